@@ -1,0 +1,61 @@
+"""One family of errors. Every message is one sentence that a game master can act on.
+
+The CLI turns any :class:`CristalError` into ``Error: <message>`` on stderr and a non-zero exit,
+in one place (``cristal_events.cli``). Nothing is appended to the log when one is raised.
+"""
+
+from __future__ import annotations
+
+
+class CristalError(Exception):
+    """Base class of every error the engine reports to a user."""
+
+    exit_code = 1
+
+
+class NotACampaign(CristalError):
+    """The file is missing, is not SQLite, or holds no campaign."""
+
+
+class SchemaTooNew(CristalError):
+    """The campaign was written by a newer engine; it is left untouched."""
+
+
+class MigrationError(CristalError):
+    """A recorded migration was changed or removed."""
+
+
+class ConcurrencyConflict(CristalError):
+    """The stream moved since the caller read it (optimistic concurrency)."""
+
+
+class StoreUnavailable(CristalError):
+    """The database is locked past the timeout, read-only, or the disk is full."""
+
+
+class EventDecodeError(CristalError):
+    """A stored or imported payload does not match its event type."""
+
+
+class IntegrityError(CristalError):
+    """The hash chain, the triggers or the migrations do not verify."""
+
+
+class RuleError(CristalError):
+    """A command is refused by the rules (not enough XP, level limit, unknown race, ...)."""
+
+
+class UnknownEntity(RuleError):
+    """A character, combat, item, class, spell or other name does not exist."""
+
+
+class DiceError(CristalError):
+    """A dice or formula expression is malformed, too large, or the entered faces do not fit it."""
+
+
+class ContentError(CristalError):
+    """A content pack (races, classes, spells, items ...) is malformed."""
+
+
+class ScriptError(CristalError):
+    """A sample-campaign command script is malformed (names the line and the reason)."""
