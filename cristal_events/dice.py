@@ -1,0 +1,510 @@
+"""Dice and formula expressions: parse once, evaluate with entered faces or a seeded RNG.
+
+The book's formulas (seed 000, L29) are bracketed arithmetic with dice and the sheet's variables:
+``[1d4]+4``, ``[2d6+2]``, ``[(1d6) /3]``, ``FRC/3``, ``[(Alignement) * 5]``; Illergan writes ``Dé100``.
+Grammar (catalogue R-DICE, section 3)::
+
+    expr   := term (('+' | '-') term)*
+    term   := factor (('*' | '/') factor)*
+    factor := NUMBER ['%'] | [NUMBER] DIE | VAR | '(' expr ')' | '[' expr ']' | '-' factor
+    DIE    := ('d' | 'D' | 'dé' | 'Dé') SIDES          e.g. d20 = 1d20, Dé100 = 1d100
+
+Values are exact fractions; every ``*`` and ``/`` is rounded with the campaign's mode right after it
+is computed (L23), and the total is rounded to an integer. Randomness is an input (STYLE 7): faces come
+from a :class:`Dice`, which either hands out the faces typed in at the table or rolls a seeded
+``random.Random``; every face is returned in the :class:`~cristal_events.rolls.Roll`.
+
+>>> evaluate("[2d6+2]", faces=[3, 3]).total
+8
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+from cristal_events import rounding as _rounding
+from cristal_events.errors import DiceError
+from cristal_events.rolls import Roll
+
+__all__ = [
+    "MAX_DEPTH", "MAX_DICE", "MAX_LENGTH", "MAX_SIDES", "MAX_VALUE",
+    "BinOp", "Dice", "DiceError", "Die", "Expr", "Neg", "Number", "Roll", "Var",
+    "dice_in", "evaluate", "parse",
+]
+
+MAX_LENGTH = 500          # characters of text
+MAX_DEPTH = 32            # nested brackets, parentheses and unary minus signs
+MAX_DICE = 100            # dice rolled by one expression
+MAX_SIDES = 1000          # sides of one die
+MAX_VALUE = 10**12        # magnitude of any literal, variable or intermediate value
+
+Rounding = Literal["round", "truncate"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The tree. Immutable; str() gives the normalised text (brackets become parentheses only where
+# precedence needs them, so "[1d4]+4" and "1d4+4" are the same Expr).
+
+class Expr:
+    """A parsed expression; ``str(expr)`` is its normalised text and parses back to an equal Expr."""
+
+    __slots__ = ()
+    precedence = 4
+
+
+def _decimal(v: Fraction) -> str:
+    if v.denominator == 1:
+        return str(v.numerator)
+    places = 0
+    while (v * 10**places).denominator != 1:  # literals are finite decimals
+        places += 1
+    digits = str(abs(v * 10**places).numerator).rjust(places + 1, "0")
+    return ("-" if v < 0 else "") + digits[:-places] + "." + digits[-places:]
+
+
+@dataclass(frozen=True, slots=True)
+class Number(Expr):
+    """A literal. ``percent`` keeps the ``%`` sign: ``value`` is the printed number (30 for 30%)."""
+
+    value: Fraction
+    percent: bool = False
+
+    def __str__(self) -> str:
+        return _decimal(self.value) + ("%" if self.percent else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Die(Expr):
+    """``count`` dice of ``sides`` sides, summed."""
+
+    count: int
+    sides: int
+
+    def __str__(self) -> str:
+        return f"{self.count}d{self.sides}"
+
+
+@dataclass(frozen=True, slots=True)
+class Var(Expr):
+    """A sheet variable (FRC, DEX, PM ...), looked up when the expression is evaluated."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Neg(Expr):
+    operand: Expr
+    precedence = 3
+
+    def __str__(self) -> str:
+        inner = str(self.operand)
+        return f"-{inner}" if self.operand.precedence >= 3 else f"-({inner})"
+
+
+_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class BinOp(Expr):
+    op: str
+    left: Expr
+    right: Expr
+
+    @property
+    def precedence(self) -> int:  # type: ignore[override]
+        return _PRECEDENCE[self.op]
+
+    def __str__(self) -> str:
+        p = self.precedence
+        left, right = str(self.left), str(self.right)
+        if self.left.precedence < p:
+            left = f"({left})"
+        # Equal precedence on the right keeps its parentheses: a-(b-c) and a*(b/c) differ,
+        # the latter because each operation is rounded.
+        if self.right.precedence <= p:
+            right = f"({right})"
+        return f"{left}{self.op}{right}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Tokens
+
+_TOKEN = re.compile(
+    r"(?P<ws>\s+)"
+    r"|(?P<num>[0-9]+(?:[.,][0-9]+)?)"
+    r"|(?P<name>[^\W\d_][\w]*)"
+    r"|(?P<op>[-+*/%()\[\]])"
+)
+_DIE_WORD = re.compile(r"(?:d|D|dé|Dé|dÉ|DÉ)(?P<sides>[0-9]+)?")
+_CLOSER = {"(": ")", "[": "]"}
+
+
+@dataclass(frozen=True, slots=True)
+class _Tok:
+    kind: str      # num | name | die | op | end
+    text: str
+    pos: int       # 1-based column
+    value: Fraction | None = None
+    sides: int | None = None
+
+
+def _tokens(text: str) -> list[_Tok]:
+    out: list[_Tok] = []
+    i = 0
+    while i < len(text):
+        m = _TOKEN.match(text, i)
+        if m is None:
+            raise DiceError(f"Unexpected character {text[i]!r} at position {i + 1}.")
+        kind, chunk, pos = m.lastgroup or "", m.group(), i + 1
+        i = m.end()
+        if kind == "ws":
+            continue
+        if kind == "num":
+            value = Fraction(chunk.replace(",", "."))
+            if abs(value) > MAX_VALUE:
+                raise DiceError(f"The number {chunk} at position {pos} exceeds the limit of {MAX_VALUE}.")
+            out.append(_Tok("num", chunk, pos, value=value))
+        elif kind == "name" and (d := _DIE_WORD.fullmatch(chunk)):
+            sides = d.group("sides")
+            out.append(_Tok("die", chunk, pos, sides=int(sides) if sides else None))
+        else:
+            out.append(_Tok(kind, chunk, pos))
+    out.append(_Tok("end", "", len(text) + 1))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Parser (recursive descent, one method per grammar rule)
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.toks = _tokens(text)
+        self.i = 0
+        self.depth = 0
+        self.dice = 0
+
+    def peek(self) -> _Tok:
+        return self.toks[self.i]
+
+    def next(self) -> _Tok:
+        tok = self.toks[self.i]
+        self.i += 1
+        return tok
+
+    def unexpected(self, tok: _Tok, wanted: str) -> DiceError:
+        if tok.kind == "end":
+            return DiceError(f"The expression ends where {wanted} was expected.")
+        return DiceError(f"Unexpected {tok.text!r} at position {tok.pos}; {wanted} was expected.")
+
+    def whole(self) -> Expr:
+        if self.peek().kind == "end":
+            raise DiceError("The expression is empty.")
+        expr = self.expr()
+        tok = self.peek()
+        if tok.kind != "end":
+            raise self.unexpected(tok, "an operator")
+        return expr
+
+    def expr(self) -> Expr:
+        node = self.term()
+        while self.peek().text in ("+", "-") and self.peek().kind == "op":
+            op = self.next().text
+            node = BinOp(op, node, self.term())
+        return node
+
+    def term(self) -> Expr:
+        node = self.factor()
+        while self.peek().text in ("*", "/") and self.peek().kind == "op":
+            op = self.next().text
+            node = BinOp(op, node, self.factor())
+        return node
+
+    def enter(self, tok: _Tok) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise DiceError(f"The expression nests deeper than {MAX_DEPTH} levels at position {tok.pos}.")
+
+    def factor(self) -> Expr:
+        tok = self.next()
+        wanted = "a number, a die, a variable or a bracket"
+        if tok.kind == "op" and tok.text in _CLOSER:
+            self.enter(tok)
+            inner = self.expr()
+            close = self.next()
+            if close.text != _CLOSER[tok.text] or close.kind != "op":
+                if close.kind == "end":
+                    raise DiceError(f"The {tok.text!r} at position {tok.pos} is never closed.")
+                raise DiceError(
+                    f"Unexpected {close.text!r} at position {close.pos}; "
+                    f"{_CLOSER[tok.text]!r} was expected to close the {tok.text!r} at position {tok.pos}."
+                )
+            self.depth -= 1
+            return inner
+        if tok.kind == "op" and tok.text == "-":
+            self.enter(tok)
+            node = Neg(self.factor())
+            self.depth -= 1
+            return node
+        if tok.kind == "num":
+            assert tok.value is not None
+            after = self.peek()
+            if after.kind == "die":
+                if tok.value.denominator != 1:
+                    raise DiceError(f"The dice count {tok.text} at position {tok.pos} is not a whole number.")
+                return self.die(self.next(), int(tok.value), tok)
+            if after.kind == "op" and after.text == "%":
+                self.next()
+                return Number(tok.value, percent=True)
+            return Number(tok.value)
+        if tok.kind == "die":
+            return self.die(tok, 1, tok)
+        if tok.kind == "name":
+            return Var(tok.text)
+        raise self.unexpected(tok, wanted)
+
+    def die(self, tok: _Tok, count: int, start: _Tok) -> Die:
+        sides = tok.sides
+        if sides is None:  # "dé 20", "1 d 6"
+            nxt = self.next()
+            if nxt.kind != "num" or nxt.value is None or nxt.value.denominator != 1:
+                raise self.unexpected(nxt, f"the number of sides after {tok.text!r}")
+            sides = int(nxt.value)
+        if count < 1:
+            raise DiceError(f"The dice count at position {start.pos} is {count}; roll at least 1 die.")
+        if not 1 <= sides <= MAX_SIDES:
+            raise DiceError(f"A die must have 1 to {MAX_SIDES} sides, not {sides} (position {tok.pos}).")
+        self.dice += count
+        if self.dice > MAX_DICE:
+            raise DiceError(f"The expression rolls more than {MAX_DICE} dice (position {start.pos}).")
+        return Die(count, sides)
+
+
+def parse(text: str) -> Expr:
+    """Parse a formula such as ``[2d6+2]`` or ``FRC/3``; raise :class:`DiceError` naming the position.
+
+    >>> str(parse("[ (1d6) /3 ]")), str(parse("Dé100 + Dex")), str(parse("50*10%"))
+    ('1d6/3', '1d100+Dex', '50*10%')
+    """
+    if not isinstance(text, str):
+        raise DiceError(f"An expression must be text, not {type(text).__name__}.")
+    if len(text) > MAX_LENGTH:
+        raise DiceError(f"The expression is {len(text)} characters long; the limit is {MAX_LENGTH}.")
+    # NFC so that a decomposed 'dé' (d + combining accent) reads like the composed one.
+    return _Parser(unicodedata.normalize("NFC", text)).whole()
+
+
+def _as_expr(expr: Expr | str) -> Expr:
+    return expr if isinstance(expr, Expr) else parse(expr)
+
+
+def _dice_count(node: Expr) -> int:
+    match node:
+        case Die(count=count):
+            return count
+        case Neg(operand=operand):
+            return _dice_count(operand)
+        case BinOp(left=left, right=right):
+            return _dice_count(left) + _dice_count(right)
+        case _:
+            return 0
+
+
+def _check_dice(node: Expr) -> None:
+    if _dice_count(node) > MAX_DICE:
+        raise DiceError(f"The expression rolls more than {MAX_DICE} dice.")
+
+
+def dice_in(expr: Expr | str) -> list[int]:
+    """The number of sides of each die the expression rolls, in roll order.
+
+    >>> dice_in("[2d6+2]"), dice_in("1d20")
+    ([6, 6], [20])
+    """
+    node = _as_expr(expr)
+    _check_dice(node)
+    out: list[int] = []
+
+    def walk(n: Expr) -> None:
+        match n:
+            case Die(count=count, sides=sides):
+                out.extend([sides] * count)
+            case Neg(operand=operand):
+                walk(operand)
+            case BinOp(left=left, right=right):
+                walk(left)
+                walk(right)
+
+    walk(node)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluation
+
+def _bounded(value: Fraction, node: Expr) -> Fraction:
+    if abs(value) > MAX_VALUE:
+        raise DiceError(f"The value of {str(node)!r} exceeds the limit of {MAX_VALUE} in magnitude.")
+    return value
+
+
+def _resolve(name: str, variables: Mapping[str, int | Fraction]) -> Fraction:
+    if name in variables:
+        raw = variables[name]
+    else:
+        matches = sorted(k for k in variables if k.casefold() == name.casefold())
+        if len(matches) > 1:
+            raise DiceError(f"Variable {name!r} is ambiguous: it matches {', '.join(matches)}.")
+        if not matches:
+            known = ", ".join(sorted(variables)) or "none"
+            raise DiceError(f"Unknown variable {name!r} (known variables: {known}).")
+        raw = variables[matches[0]]
+    if isinstance(raw, bool) or not isinstance(raw, int | Fraction | float):
+        raise DiceError(f"Variable {name!r} has the non-numeric value {raw!r}.")
+    value = _rounding.to_fraction(raw)
+    if abs(value) > MAX_VALUE:
+        raise DiceError(f"Variable {name!r} is {raw}, beyond the limit of {MAX_VALUE} in magnitude.")
+    return value
+
+
+class _Evaluator:
+    def __init__(self, dice: Dice, variables: Mapping[str, int | Fraction], mode: Rounding) -> None:
+        self.dice, self.variables, self.mode = dice, variables, mode
+
+    def value(self, node: Expr) -> Fraction:
+        match node:
+            case Number(value=value, percent=percent):
+                return value / 100 if percent else value
+            case Var(name=name):
+                return _resolve(name, self.variables)
+            case Die(count=count, sides=sides):
+                return Fraction(sum(self.dice.take(sides) for _ in range(count)))
+            case Neg(operand=operand):
+                return -self.value(operand)
+            case BinOp(op=op, left=left, right=right):
+                a = self.value(left)
+                b = self.value(right)
+                match op:
+                    case "+":
+                        result = a + b
+                    case "-":
+                        result = a - b
+                    case "*":
+                        result = Fraction(_rounding.apply(a * b, self.mode))
+                    case "/":
+                        if b == 0:
+                            raise DiceError(f"Division by zero in {str(node)!r}.")
+                        result = Fraction(_rounding.apply(a / b, self.mode))
+                    case _:
+                        raise DiceError(f"Unknown operator {op!r}.")
+                return _bounded(result, node)
+            case _:
+                raise DiceError(f"{node!r} is not a dice expression node.")
+
+
+class Dice:
+    """Where faces come from for one command: entered at the table, or rolled by a seeded RNG.
+
+    >>> d = Dice.entered([3, 3, 17])
+    >>> d.roll("[2d6+2]").total, d.roll("1d20 + 8", purpose="attack").total
+    (8, 25)
+    >>> d.finish()
+    """
+
+    def __init__(self, source: Literal["entered", "rolled"], faces: Sequence[int] = (),
+                 rng: random.Random | None = None) -> None:
+        self.source: Literal["entered", "rolled"] = source
+        self._faces = list(faces)
+        self._rng = rng
+        self.used: list[int] = []
+
+    @classmethod
+    def entered(cls, faces: Sequence[int]) -> Dice:
+        """Faces rolled at the table and typed in, handed out in order."""
+        for face in faces:
+            if isinstance(face, bool) or not isinstance(face, int):
+                raise DiceError(f"Entered face {face!r} is not a whole number.")
+        return cls("entered", faces)
+
+    @classmethod
+    def seeded(cls, rng: random.Random) -> Dice:
+        """Faces rolled by ``rng`` (seed it to make the rolls reproducible)."""
+        return cls("rolled", rng=rng)
+
+    def take(self, sides: int) -> int:
+        """The next face of a die with ``sides`` sides. On a d100 an entered 0 (the "00") reads 100."""
+        if not 1 <= sides <= MAX_SIDES:
+            raise DiceError(f"A die must have 1 to {MAX_SIDES} sides, not {sides}.")
+        if self._rng is not None:
+            face = self._rng.randint(1, sides)
+        else:
+            n = len(self.used)
+            if n >= len(self._faces):
+                raise DiceError(
+                    f"{_faces(len(self._faces))} entered but the command needs more "
+                    f"(a d{sides} is next)."
+                )
+            face = self._faces[n]
+            if sides == 100 and face == 0:  # Illergan I-L316: "99 et 100 (00)"
+                face = 100
+            if not 1 <= face <= sides:
+                raise DiceError(f"Face {face} is out of range for a d{sides}.")
+        self.used.append(face)
+        return face
+
+    def roll(self, expr: str | Expr, *, variables: Mapping[str, int | Fraction] | None = None,
+             rounding: Rounding = "round", purpose: str = "") -> Roll:
+        """Evaluate one expression with the next faces; on error no face is consumed."""
+        if rounding not in _rounding.MODES:
+            raise DiceError(f"Unknown rounding mode {rounding!r}; use round or truncate.")
+        node = _as_expr(expr)
+        _check_dice(node)
+        start = len(self.used)
+        state = self._rng.getstate() if self._rng is not None else None
+        try:
+            value = _Evaluator(self, variables or {}, rounding).value(node)
+        except DiceError:
+            del self.used[start:]
+            if self._rng is not None:
+                self._rng.setstate(state)
+            raise
+        return Roll(expr=str(node), faces=tuple(self.used[start:]),
+                    total=_rounding.apply(value, rounding), source=self.source, purpose=purpose)
+
+    def finish(self) -> None:
+        """Refuse entered faces that the command did not use."""
+        if self._rng is None and len(self.used) < len(self._faces):
+            raise DiceError(f"{_faces(len(self._faces))} entered but the command used {len(self.used)}.")
+
+
+def _faces(n: int) -> str:
+    return "1 face was" if n == 1 else f"{n} faces were"
+
+
+def evaluate(expr: str | Expr, *, variables: Mapping[str, int | Fraction] | None = None,
+             rounding: Rounding = "round", faces: Sequence[int] | None = None,
+             rng: random.Random | None = None, purpose: str = "") -> Roll:
+    """One expression, one :class:`Dice`: entered ``faces`` (all must be used) or a seeded ``rng``.
+
+    An expression without dice needs neither.
+
+    >>> evaluate("12 + 12*30%").total, evaluate("12 + 12*30%", rounding="truncate").total
+    (16, 15)
+    """
+    if faces is not None and rng is not None:
+        raise ValueError("give entered faces or an rng, not both")
+    node = _as_expr(expr)
+    if faces is None and rng is None and dice_in(node):
+        raise DiceError(f"{str(node)!r} rolls dice but no faces were entered.")
+    dice = Dice.seeded(rng) if rng is not None else Dice.entered(faces or ())
+    result = dice.roll(node, variables=variables, rounding=rounding, purpose=purpose)
+    dice.finish()
+    return result
