@@ -1,0 +1,414 @@
+"""Illergan content: what the text states (``data/core.json``) plus the game master's pack.
+
+The seed text leaves most tables out (catalogue Part D). ``core.json`` holds ONLY what the text
+states; a campaign adds a game-master pack (JSON or TOML, same schema) with the rest. A rule that
+needs a value neither file gives raises :class:`RuleError` naming the value and its Part D id,
+through the ``Content.require_*`` helpers.
+
+Merging a pack into the core: named entries (races, cults ...) are matched by name; a field the
+core leaves at its default takes the pack's value, a field the core states may not be contradicted.
+Dict tables (power die per rank ...) are joined key by key under the same rule.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from cristal_events.errors import ContentError, RuleError, UnknownEntity
+
+DATA = Path(__file__).parent / "data"
+
+DamageType = Literal["P", "T", "C"]
+SkillType = Literal["Pratique", "Charisme", "Savoir"]
+Grip = Literal["one", "bastard", "two"]
+
+
+class _Entry(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    pass
+
+
+class Acuities(_Entry, kw_only=True):
+    """The three acuities in % (I-L12-13, I-L327)."""
+
+    visual: int = 0
+    auditory: int = 0
+    olfactory: int = 0
+
+
+class Race(_Entry, kw_only=True):
+    name: str
+    race_skill: str = ""
+    acuities: Acuities | None = None
+    description: str = ""
+
+
+class ClassDef(_Entry, kw_only=True):
+    name: str
+    religious: bool = False
+    chooses_god: bool = False
+    has_magic: bool = True
+    magics_at_creation: int | None = None
+    spells_at_creation: int | None = None
+    incantation_types: tuple[Literal["orale", "gestuelle", "canalisateur"], ...] = ()
+    characteristic_xp_costs: dict[str, int] = {}
+    bonuses: tuple[str, ...] = ()
+    critical_ceiling: int = 2
+
+
+class Heritage(_Entry, kw_only=True):
+    name: str
+    xp: int = 400
+    imposed_skills: tuple[str, ...] = ()
+    # Most heritage xp that may go to one target (a skill, "characteristics", "bottes"); I-L352 "avec contraintes".
+    spend_limits: dict[str, int] = {}
+
+
+class Skill(_Entry, kw_only=True):
+    name: str
+    rank: Literal[0, 1, 2] | None = None
+    type: SkillType | None = None
+    characteristic: str = ""
+    innate: bool = False
+    weapon_mastery: bool = False
+
+
+class Gift(_Entry, kw_only=True):
+    face: int
+    name: str
+    effect: str = ""
+
+
+class CounterEffect(_Entry, kw_only=True):
+    face: int
+    effect: str
+
+
+class SR(_Entry, kw_only=True):
+    """Seuil de Résistance per damage type (I-L424, A14)."""
+
+    P: int = 0
+    T: int = 0
+    C: int = 0
+
+
+class Armour(_Entry, kw_only=True):
+    name: str
+    type: Literal["Guerrier", "Gardien", "Mage", "Mage de mêlée", "Roublard"] | None = None
+    facture: int = 1
+    price_c: int
+    sr: SR
+    dex_malus: int = 0
+    dep_malus: int = 0
+    components: tuple[str, ...] = ()
+
+
+class Weapon(_Entry, kw_only=True):
+    name: str
+    grip: Grip = "one"
+    damage_type: DamageType = "T"
+    fp_bonus: int = 0
+    fixed_damage: int | None = None
+    range_m: tuple[float, float, float] | None = None
+    price_c: int = 0
+
+
+class Shield(_Entry, kw_only=True):
+    name: str
+    sr: int
+    srm: int
+    ps: int
+    price_c: int = 0
+
+
+class Cult(_Entry, kw_only=True):
+    name: str
+    harmonisation: str = ""
+    gods: tuple[str, ...] = ()
+
+
+class Spell(_Entry, kw_only=True):
+    name: str
+    magic: str
+    min_level: int
+    kind: Literal["independant", "primaire", "secondaire"] | None = None
+    spell_class: str = ""
+    pm_cost: dict[int, int] = {}
+    superior_effect_level: int | None = None
+
+
+class LockType(_Entry, kw_only=True):
+    name: str
+    minutes: int | None = None
+    malus: int | None = None
+    max_attempts: int | None = None
+    backlash: str = ""
+
+
+class EventRow(_Entry, kw_only=True):
+    low: int
+    high: int
+    action: str
+    d4_target: bool = False
+    coma: bool = False
+
+
+class ZoneRow(_Entry, kw_only=True):
+    low: int
+    high: int
+    zone: str
+
+
+class Pack(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One content file: the core text or a game-master pack."""
+
+    name: str
+    description: str = ""
+    example: bool = False
+    # Stated by the text (core): never contradicted by a pack.
+    coin_ratio: int | None = None
+    resale_pct: int | None = None
+    piece_price_pct: dict[str, int] = {}
+    helmet_sr_malus: int | None = None
+    secondaries_by_magic_level: dict[int, int] = {}
+    pp_by_combination_size: dict[int, int] = {}
+    alc_event_die: dict[str, str] = {}
+    alc_events: tuple[EventRow, ...] = ()
+    humanoid_zones: tuple[ZoneRow, ...] = ()
+    nonhumanoid_zones: tuple[ZoneRow, ...] = ()
+    pd_per_level: dict[int, int] = {}
+    innate_skills: tuple[str, ...] = ()
+    # The game master's values (Part D).
+    races: tuple[Race, ...] = ()
+    classes: tuple[ClassDef, ...] = ()
+    heritages: tuple[Heritage, ...] = ()
+    skills: tuple[Skill, ...] = ()
+    gifts: tuple[Gift, ...] = ()
+    counter_effects: tuple[CounterEffect, ...] = ()
+    power_die_by_rank: dict[int, int] = {}
+    pp_per_magic_level: dict[int, int] = {}
+    faith_xp_religious: dict[int, int] = {}
+    faith_xp_other: dict[int, int] = {}
+    armours: tuple[Armour, ...] = ()
+    weapons: tuple[Weapon, ...] = ()
+    shields: tuple[Shield, ...] = ()
+    cults: tuple[Cult, ...] = ()
+    spells: tuple[Spell, ...] = ()
+    lock_types: tuple[LockType, ...] = ()
+    charges: dict[str, int] = {}
+    alc_per_drink: dict[str, int] = {}
+
+
+_NAMED = ("races", "classes", "heritages", "skills", "armours", "weapons", "shields", "cults", "spells", "lock_types")
+_FACED = ("gifts", "counter_effects")
+_TABLES = (
+    "piece_price_pct", "secondaries_by_magic_level", "pp_by_combination_size", "alc_event_die",
+    "pd_per_level", "power_die_by_rank", "pp_per_magic_level", "faith_xp_religious",
+    "faith_xp_other", "charges", "alc_per_drink",
+)
+_SCALARS = ("coin_ratio", "resale_pct", "helmet_sr_malus")
+_ROWS = ("alc_events", "humanoid_zones", "nonhumanoid_zones", "innate_skills")
+
+_decoder = msgspec.json.Decoder(Pack)
+
+
+_PATH = re.compile(r"`\$\.(\w+)\[(\d+)\]")
+
+
+def _where(err: Exception, data: Any) -> str:
+    """msgspec names the path (`$.races[0].acuities`); add the entry's own name when it has one."""
+    text = str(err).rstrip(".")
+    m = _PATH.search(text)
+    if m and isinstance(data, dict):
+        try:
+            item = data[m.group(1)][int(m.group(2))]
+            label = item.get("name", item.get("face")) if isinstance(item, dict) else None
+        except (KeyError, IndexError, TypeError):
+            label = None
+        if label is not None:
+            return f"{m.group(1)} entry {label!r}: {text}"
+    return text
+
+
+def decode_pack(raw: bytes | str, *, source: str) -> Pack:
+    """Decode one pack from JSON (``.json``) or TOML (``.toml``) text; ``source`` names the file."""
+    data: Any = None
+    try:
+        if source.endswith(".toml"):
+            data = _stringify_keys(tomllib.loads(raw.decode() if isinstance(raw, bytes) else raw))
+            return msgspec.convert(data, Pack, strict=False)
+        data = msgspec.json.decode(raw)
+        return _decoder.decode(raw)
+    except (msgspec.ValidationError, msgspec.DecodeError, tomllib.TOMLDecodeError) as err:
+        raise ContentError(f"Content pack {source} is malformed: {_where(err, data)}.") from None
+
+
+def _stringify_keys(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {str(k): _stringify_keys(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_stringify_keys(v) for v in data]
+    return data
+
+
+def load_pack(path: str | Path) -> Pack:
+    """Read and validate one pack file (done once when a campaign opens, never inside a rule)."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as err:
+        raise ContentError(f"Content pack {p.name} cannot be read: {err.strerror}.") from None
+    return decode_pack(raw, source=p.name)
+
+
+def _merge_entry(core: Any, extra: Any, *, source: str, field: str) -> Any:
+    changes = {}
+    for name in core.__struct_fields__:
+        mine, theirs = getattr(core, name), getattr(extra, name)
+        default = getattr(type(core)(**_required(core)), name)
+        if theirs == mine or theirs == default:
+            continue
+        if mine != default:
+            raise ContentError(
+                f"Content pack {source} contradicts the rules text at {field} "
+                f"{getattr(core, 'name', getattr(core, 'face', '?'))!r}, field {name!r}."
+            )
+        changes[name] = theirs
+    return msgspec.structs.replace(core, **changes)
+
+
+def _required(entry: Any) -> dict[str, Any]:
+    """The entry's required fields, to rebuild a default instance for comparison."""
+    out = {}
+    for f in msgspec.structs.fields(entry):
+        if f.required:
+            out[f.name] = getattr(entry, f.name)
+    return out
+
+
+def merge(core: Pack, pack: Pack, *, source: str) -> Pack:
+    """The core with the pack's values added; a pack may fill the text's gaps, never contradict it."""
+    out: dict[str, Any] = {}
+    for name in _SCALARS:
+        a, b = getattr(core, name), getattr(pack, name)
+        if a is not None and b is not None and a != b:
+            raise ContentError(f"Content pack {source} contradicts the rules text at {name!r}.")
+        out[name] = a if a is not None else b
+    for name in _TABLES:
+        a, b = getattr(core, name), getattr(pack, name)
+        for key, value in b.items():
+            if key in a and a[key] != value:
+                raise ContentError(f"Content pack {source} contradicts the rules text at {name}[{key!r}].")
+        out[name] = {**a, **b}
+    for name in _ROWS:
+        a, b = getattr(core, name), getattr(pack, name)
+        if a and b and a != b:
+            raise ContentError(f"Content pack {source} contradicts the rules text at {name!r}.")
+        out[name] = a or b
+    for name, key in [(n, "name") for n in _NAMED] + [(n, "face") for n in _FACED]:
+        merged = {getattr(e, key): e for e in getattr(core, name)}
+        seen: set[Any] = set()
+        for entry in getattr(pack, name):
+            k = getattr(entry, key)
+            if k in seen:
+                raise ContentError(f"Content pack {source} lists {name} entry {k!r} twice.")
+            seen.add(k)
+            merged[k] = _merge_entry(merged[k], entry, source=source, field=name) if k in merged else entry
+        out[name] = tuple(merged.values())
+    return msgspec.structs.replace(core, name=pack.name, description=pack.description, example=pack.example, **out)
+
+
+@lru_cache(maxsize=1)
+def core_pack() -> Pack:
+    """What the text states (packaged ``data/core.json``), loaded once."""
+    return load_pack(DATA / "core.json")
+
+
+@lru_cache(maxsize=1)
+def example_pack() -> Pack:
+    """The EXAMPLE game-master pack used by the sample campaign and the tests (our choices)."""
+    return load_pack(DATA / "example_pack.json")
+
+
+class Content:
+    """Merged content with lookups; every missing value raises a :class:`RuleError` naming it."""
+
+    def __init__(self, pack: Pack) -> None:
+        self.pack = pack
+        self._index = {name: {e.name: e for e in getattr(pack, name)} for name in _NAMED}
+
+    @classmethod
+    def core_only(cls) -> Content:
+        return cls(core_pack())
+
+    @classmethod
+    def with_pack(cls, pack: Pack, *, source: str = "pack") -> Content:
+        return cls(merge(core_pack(), pack, source=source))
+
+    def entry(self, kind: str, name: str) -> Any:
+        """A named entry (``kind`` is a Pack field such as ``races``), or :class:`UnknownEntity`."""
+        try:
+            return self._index[kind][name]
+        except KeyError:
+            raise UnknownEntity(
+                f"The {kind[:-1].replace('_', ' ')} {name!r} is not in this campaign's content pack."
+            ) from None
+
+    def missing(self, what: str, gap: str) -> RuleError:
+        return RuleError(f"{what} is not set in this campaign's content pack (Part D: {gap}).")
+
+    def table_value(self, table: str, key: int | str, *, what: str, gap: str) -> int:
+        value = getattr(self.pack, table).get(key)
+        if value is None:
+            raise self.missing(what, gap)
+        return value
+
+    def power_die(self, rank: int) -> int:
+        """Faces of the power die for a Rang de puissance (I-L298, G11)."""
+        return self.table_value(
+            "power_die_by_rank", rank, what=f"The power die for rank {rank}", gap="G11 Rang de puissance → Dé de puissance"
+        )
+
+    def pp_for_level(self, level: int) -> int:
+        """pp a magic needs to reach ``level`` (I-L211, G9)."""
+        return self.table_value(
+            "pp_per_magic_level", level, what=f"The pp needed for magic level {level}", gap="G9 pp thresholds"
+        )
+
+    def faith_xp(self, level: int, *, religious: bool) -> int:
+        """xp to reach faith level ``level`` (I-L575 / I-L584, G18 / G19)."""
+        table, gap = ("faith_xp_religious", "G18") if religious else ("faith_xp_other", "G19")
+        kind = "religious" if religious else "non-religious"
+        return self.table_value(table, level, what=f"The xp cost of faith level {level} for {kind} classes", gap=gap)
+
+    def gift(self, face: int) -> Gift:
+        for g in self.pack.gifts:
+            if g.face == face:
+                return g
+        raise self.missing(f"The gift for d8 face {face}", "G14 gift table")
+
+    def counter_effect(self, face: int) -> CounterEffect:
+        for c in self.pack.counter_effects:
+            if c.face == face:
+                return c
+        raise self.missing(f"The counter-effect for d20 face {face}", "G10 counter-effect table")
+
+    def skill(self, name: str) -> Skill:
+        found = self._index["skills"].get(name)
+        if found is None:
+            if name in self.pack.innate_skills:
+                return Skill(name=name, innate=True)
+            raise UnknownEntity(f"The skill {name!r} is not in this campaign's content pack.")
+        return found
+
+    def is_innate(self, name: str) -> bool:
+        """Savoir skills, Acuités, Escalade, Furtivité and Nage are innate (I-L481)."""
+        if name in self.pack.innate_skills:
+            return True
+        s = self._index["skills"].get(name)
+        return bool(s and (s.innate or s.type == "Savoir"))
