@@ -23,8 +23,8 @@ from cristal_events.rolls import Roll
 
 # (text, variables, faces, rounding, total) -- forms printed in the book.
 BOOK = [
-    ("[1d4]", {}, [3], "round", 3),                               # L29, L1474
-    ("[1d4]+4", {}, [2], "round", 6),                             # L1474 (dice outside the brackets)
+    ("[1d4]", {}, [3], "round", 3),                               # L29, L1233
+    ("[1d4]+4", {}, [2], "round", 6),                             # L1234 (dice outside the brackets)
     ("[1d4 -2]", {}, [1], "round", -1),                           # L1466: not floored here (D2)
     ("[1d4 -2]", {}, [4], "round", 2),                            # L1466
     ("[2d6+2]", {}, [3, 3], "round", 8),                          # L1361 Gustave hits Rodrigue for 8
@@ -54,7 +54,7 @@ BOOK = [
     ("[CNC] + [d20]", {"CNC": 7}, [11], "round", 18),             # L972 "[d20]" = 1d20
     ("Dex + Vol + Dé100", {"Dex": 40, "Vol": 35}, [57], "round", 132),  # Illergan I-L4
     ("[(50 - Dé100)/10]", {}, [73], "round", -2),                 # Illergan I-L404: -2.3 -> -2
-    ("Dé20+4", {}, [20], "round", 24),                            # Illergan I-L139
+    ("Dé20 + 4", {}, [20], "round", 24),                          # Illergan I-L142
     ("dé 20", {}, [9], "round", 9),                               # L1363 "dé 20"
     ("REF * 0,75", {"REF": 10}, [], "round", 8),                  # decimal comma: 7.5 -> 8
     ("REF * 0,75", {"REF": 10}, [], "truncate", 7),
