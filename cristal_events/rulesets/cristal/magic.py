@@ -1,0 +1,722 @@
+"""Spells, crystals, artefacts and potions of *Les Lois du Cristal* (seed 000, L929-L1193).
+
+Pure functions over plain values: a spell is described by its numbers (base PM, CNC, Temps, the
+variable effects and the PM the caster puts in each), never by a content-pack object, so these
+rules work whatever the pack schema is. Functions that roll take a ``dice`` object (``roll(expr,
+purpose=...) -> Roll``) and return the :class:`~cristal_events.rolls.Roll` they made in their
+result, so an event can store it and a replay never rolls again.
+
+Tables (CNC penalties, crystal bands, the crystal and artefact spells, potion limits) are data in
+``data/cnc_penalties.json`` and ``data/crystals.json``, loaded and validated once.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+from pathlib import Path
+from typing import Iterable, Literal, Protocol, Sequence
+
+import msgspec
+
+from cristal_events import rounding
+from cristal_events.errors import ContentError, RuleError, UnknownEntity
+from cristal_events.rolls import Roll
+from cristal_events.rounding import RoundingMode
+
+__all__ = [
+    "Dice", "Scale", "VariableEffect", "EffectSpend", "EffectOutcome", "SpellTime",
+    "ConcentrationResult", "Overdraw", "CastResult", "SpellDurations", "CrystalBand", "CrystalSpell",
+    "StoredSpell", "Crystal", "StoreResult", "Explosion", "AnalyseResult", "Potion",
+    "PotionRelease", "parse_scale", "check_allocation", "spell_pm_cost", "effect_outcome",
+    "reduce_effects", "dm_after_reduction", "roll_effect", "cnc_penalty", "concentration",
+    "roll_concentration", "pm_overdraw", "cast_spell", "deconcentrates", "parse_spell_time",
+    "spell_durations", "crystal_band", "crystal_spell", "fermeture_pm", "store_in_crystal",
+    "roll_explosion", "release_crystal", "lock_crystal", "vision_cristalline", "detect_magic",
+    "analyse_cost", "analyse_magique", "make_potion", "trigger_potion", "check_magic_can",
+    "FORBIDDEN_EFFECTS",
+]
+
+DATA = Path(__file__).parent / "data"
+
+
+class Dice(Protocol):
+    """What the rules need from ``cristal_events.dice.Dice``: evaluate one expression into a Roll."""
+
+    def roll(self, expr: str, *, purpose: str = "") -> Roll: ...  # pragma: no cover
+
+
+# --------------------------------------------------------------------------- variable effects
+
+class Scale(msgspec.Struct, frozen=True, kw_only=True):
+    """An Échelle split into what one step produces and how many PM one step costs (L1006).
+
+    ``[1d6]`` -> amount ``1d6`` per 1 PM; ``[1/4]`` -> amount ``1`` per 4 PM; ``[(1d6)/3]`` -> ``1d6``
+    per 3 PM; ``5`` -> ``5`` per 1 PM.
+    """
+
+    amount: str
+    per_pm: int = 1
+
+
+class VariableEffect(msgspec.Struct, frozen=True, kw_only=True):
+    """One row of a spell's Effet Variable table (Nom, Échelle, Unité, Réduction; L997-L1014)."""
+
+    name: str
+    scale: str
+    unit: str = ""
+    reduction: int = 0
+
+
+class EffectSpend(msgspec.Struct, frozen=True, kw_only=True):
+    """The PM a caster puts in one variable effect (step 2 of the casting procedure, L1043)."""
+
+    effect: VariableEffect
+    pm: int
+
+
+class EffectOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """An effect after the target's DM: the PM left, the whole steps they buy, and the value.
+
+    ``amount`` is a number (``"15"``) or a dice expression (``"4d6"``); ``"0"`` when absorbed.
+    """
+
+    name: str
+    unit: str
+    pm_allocated: int
+    pm_after: int
+    steps: int
+    amount: str
+    absorbed: bool = False
+
+
+_FRACTION_SCALE = re.compile(r"^\(?\s*(?P<amount>[^()/]+?)\s*\)?\s*/\s*(?P<den>\d+)$")
+_SIMPLE_DICE = re.compile(r"^(?P<count>\d*)d(?P<faces>\d+)$")
+
+
+def parse_scale(text: str | int) -> Scale:
+    """Split an Échelle as the book prints it (``5``, ``[1d6]``, ``[1/4]``, ``[(1d6) /3]``) into a Scale."""
+    raw = str(text).strip()
+    if raw.startswith("[") and raw.endswith("]"):
+        raw = raw[1:-1].strip()
+    raw = raw.replace(" ", "")
+    if not raw:
+        raise ContentError("An Échelle is empty.")
+    match = _FRACTION_SCALE.match(raw)
+    if match:
+        per_pm = int(match["den"])
+        if per_pm < 1:
+            raise ContentError(f"The Échelle {text!r} divides by zero.")
+        return Scale(amount=match["amount"], per_pm=per_pm)
+    return Scale(amount=raw.strip("()"), per_pm=1)
+
+
+def check_allocation(spend: EffectSpend) -> None:
+    """Refuse fewer than 1 PM in an effect (L993) or PM that are not a multiple of the scale's denominator (L1006)."""
+    scale = parse_scale(spend.effect.scale)
+    if spend.pm < 1:
+        raise RuleError(
+            f"The effect {spend.effect.name} needs at least 1 PM (got {spend.pm}); "
+            "no effect may be left at 0 PM."
+        )
+    if spend.pm % scale.per_pm:
+        raise RuleError(
+            f"The effect {spend.effect.name} takes PM in multiples of {scale.per_pm} (got {spend.pm})."
+        )
+
+
+def spell_pm_cost(base_pm: int, spends: Sequence[EffectSpend], pm_max: int | None = None) -> int:
+    """Total PM of a cast: PM de Base + the PM of every variable effect (L989), never above PM MAX (L1018).
+
+    >>> rayon = [EffectSpend(effect=VariableEffect(name="Distance", scale="5"), pm=3),
+    ...          EffectSpend(effect=VariableEffect(name="Dommage", scale="[1d6/2]", reduction=2), pm=8)]
+    >>> spell_pm_cost(0, rayon)
+    11
+    """
+    for spend in spends:
+        check_allocation(spend)
+    total = base_pm + sum(spend.pm for spend in spends)
+    if pm_max is not None and total > pm_max:
+        raise RuleError(f"The spell costs {total} PM, above its PM MAX of {pm_max}.")
+    return total
+
+
+def _scaled_amount(scale: Scale, steps: int) -> str:
+    if steps <= 0:
+        return "0"
+    dice = _SIMPLE_DICE.match(scale.amount)
+    if dice:
+        count = int(dice["count"] or 1)
+        return f"{count * steps}d{dice['faces']}"
+    if "d" in scale.amount:
+        # A compound per-step expression is rolled once per step, as [1d6] per PM is (L1006).
+        return "+".join([f"({scale.amount})"] * steps)
+    value = rounding.to_fraction(scale.amount) * steps
+    return str(value.numerator) if value.denominator == 1 else str(value)
+
+
+def effect_outcome(effect: VariableEffect, pm_allocated: int, pm_after: int | None = None) -> EffectOutcome:
+    """The value an effect produces with ``pm_after`` PM (default: all it was given), in whole steps.
+
+    A partial step left by the DM is lost (ruling D-scale): 2 PM of ``[1d6/2]`` give 1d6, 3 PM too.
+    """
+    scale = parse_scale(effect.scale)
+    pm = pm_allocated if pm_after is None else pm_after
+    pm = max(pm, 0)
+    steps = pm // scale.per_pm
+    return EffectOutcome(
+        name=effect.name, unit=effect.unit, pm_allocated=pm_allocated, pm_after=pm, steps=steps,
+        amount=_scaled_amount(scale, steps), absorbed=pm == 0,
+    )
+
+
+def dm_after_reduction(pm: int, dm: int, reduction: int) -> int:
+    """``[PM après défense] = [(PM de l'effet) - ((DM de la cible) * (réduction de l'effet))]`` (L1028), floored at 0."""
+    if reduction <= 0 or dm <= 0:
+        return pm
+    return max(pm - dm * reduction, 0)
+
+
+def reduce_effects(
+    spends: Sequence[EffectSpend], target_dm: int, *, lowered_dm: int | None = None
+) -> tuple[EffectOutcome, ...]:
+    """Apply one target's DM to every effect with Réduction > 0 (L1026-L1034).
+
+    ``lowered_dm`` is the DM the target chooses to oppose, from 0 to its DM (L1036), e.g. 0 for a
+    spell it welcomes. Effects with Réduction 0 (range, distance) are never touched.
+    """
+    dm = target_dm
+    if lowered_dm is not None:
+        if not 0 <= lowered_dm <= target_dm:
+            raise RuleError(f"A target may lower its DM to between 0 and {target_dm}, not {lowered_dm}.")
+        dm = lowered_dm
+    return tuple(
+        effect_outcome(s.effect, s.pm, dm_after_reduction(s.pm, dm, s.effect.reduction)) for s in spends
+    )
+
+
+def roll_effect(dice: Dice, outcome: EffectOutcome, *, purpose: str = "") -> Roll | None:
+    """Roll an effect's dice (e.g. Taz's ``[1d6]``); None when the effect has no dice or was absorbed."""
+    if outcome.absorbed or "d" not in outcome.amount:
+        return None
+    return dice.roll(outcome.amount, purpose=purpose or outcome.name.lower())
+
+
+# --------------------------------------------------------------------------- concentration
+
+class _Penalty(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    key: str
+    label: str
+    penalty: int
+    line: int
+    exclusive_group: str | None = None
+
+
+class _PenaltyFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    source: str
+    penalties: tuple[_Penalty, ...]
+
+
+@cache
+def _penalties() -> dict[str, _Penalty]:
+    try:
+        data = msgspec.json.decode((DATA / "cnc_penalties.json").read_bytes(), type=_PenaltyFile)
+    except msgspec.ValidationError as exc:
+        raise ContentError(f"cnc_penalties.json is malformed: {exc}.") from exc
+    return {p.key: p for p in data.penalties}
+
+
+def cnc_penalty(situations: Iterable[str]) -> int:
+    """Sum of the CNC penalty table (L943-L950) for the situations at hand (a negative number or 0).
+
+    Rows of one exclusive group (the two armours; one hand busy vs both hands tied) do not stack:
+    the worse one counts (ruling D20). A situation named twice counts once.
+    """
+    table = _penalties()
+    worst: dict[str, int] = {}
+    total = 0
+    for key in dict.fromkeys(situations):
+        row = table.get(key)
+        if row is None:
+            raise UnknownEntity(f"Unknown CNC situation {key!r}; known: {', '.join(table)}.")
+        if row.exclusive_group is None:
+            total += row.penalty
+        else:
+            worst[row.exclusive_group] = min(worst.get(row.exclusive_group, 0), row.penalty)
+    return total + sum(worst.values())
+
+
+class ConcentrationResult(msgspec.Struct, frozen=True, kw_only=True):
+    """``[CNC du mage] + [1d20] >= [CNC du sort]`` (L1020); ``margin`` = total - spell CNC."""
+
+    cnc: int
+    penalty: int
+    die: int
+    total: int
+    spell_cnc: int
+    success: bool
+    margin: int
+    roll: Roll | None = None
+
+
+def concentration(
+    cnc: int, die: int, spell_cnc: int, *, situations: Iterable[str] = (), alignment_penalty: int = 0,
+    roll: Roll | None = None,
+) -> ConcentrationResult:
+    """Judge a concentration roll from a known d20 face.
+
+    Situational penalties (L941) and the alignment penalty (L1415, whose size is subtracted
+    whatever its sign, ruling D4) lower the caster's CNC before the die is added.
+    """
+    penalty = cnc_penalty(situations) - abs(alignment_penalty)
+    total = cnc + penalty + die
+    return ConcentrationResult(
+        cnc=cnc, penalty=penalty, die=die, total=total, spell_cnc=spell_cnc,
+        success=total >= spell_cnc, margin=total - spell_cnc, roll=roll,
+    )
+
+
+def roll_concentration(
+    dice: Dice, cnc: int, spell_cnc: int, *, situations: Iterable[str] = (), alignment_penalty: int = 0
+) -> ConcentrationResult:
+    """Roll the 1d20 of a concentration check and judge it (see :func:`concentration`)."""
+    roll = dice.roll("1d20", purpose="concentration")
+    return concentration(
+        cnc, roll.total, spell_cnc, situations=situations, alignment_penalty=alignment_penalty, roll=roll
+    )
+
+
+class Overdraw(msgspec.Struct, frozen=True, kw_only=True):
+    """PM left after paying, and the PV damage for PM drawn below 0 (``1 PM contre 2 PV``, L379)."""
+
+    pm_after: int
+    overdrawn_pm: int
+    pv_damage: int
+
+
+def pm_overdraw(current_pm: int, cost: int) -> Overdraw:
+    """Pay ``cost`` PM; each PM missing costs 2 PV instead (L379, ruling D6).
+
+    >>> pm_overdraw(3, 11)
+    Overdraw(pm_after=0, overdrawn_pm=8, pv_damage=16)
+    """
+    if cost < 0:
+        raise RuleError(f"A spell cannot cost a negative number of PM ({cost}).")
+    missing = max(cost - max(current_pm, 0), 0)
+    return Overdraw(pm_after=max(current_pm, 0) - (cost - missing), overdrawn_pm=missing, pv_damage=2 * missing)
+
+
+class CastResult(msgspec.Struct, frozen=True, kw_only=True):
+    """Steps 3-5 of the casting procedure (L1044-L1046): PM paid, then the concentration roll.
+
+    On a failed roll no effect happens but the PM stay spent (L1022).
+    """
+
+    pm_cost: int
+    pm_before: int
+    pm_after: int
+    pv_damage: int
+    concentration: ConcentrationResult
+
+    @property
+    def success(self) -> bool:
+        return self.concentration.success
+
+
+def cast_spell(
+    *, caster_pm: int, caster_cnc: int, base_pm: int, spell_cnc: int, spends: Sequence[EffectSpend] = (),
+    die: int | None = None, dice: Dice | None = None, pm_max: int | None = None,
+    situations: Iterable[str] = (), alignment_penalty: int = 0, allow_overdraw: bool = True,
+    magic_capable: bool = True, predefined_pm: int | None = None,
+) -> CastResult:
+    """Pay for a spell and roll its concentration (give the d20 face as ``die``, or a ``dice``).
+
+    ``predefined_pm`` is the total of a Prédéfini description, which skips steps 2-3 (L1050).
+    A race with PM initial 0 cannot practise magic at all (L493); overdraw needs ``allow_overdraw``.
+    """
+    if not magic_capable:
+        raise RuleError("This character's race has PM initial 0 and can never cast a spell.")
+    cost = predefined_pm if predefined_pm is not None else spell_pm_cost(base_pm, spends, pm_max)
+    if cost > caster_pm and not allow_overdraw:
+        raise RuleError(f"The spell costs {cost} PM and the caster has only {caster_pm}.")
+    paid = pm_overdraw(caster_pm, cost)
+    if die is not None:
+        check = concentration(caster_cnc, die, spell_cnc, situations=situations, alignment_penalty=alignment_penalty)
+    elif dice is not None:
+        check = roll_concentration(
+            dice, caster_cnc, spell_cnc, situations=situations, alignment_penalty=alignment_penalty
+        )
+    else:
+        raise RuleError("A concentration roll needs either the d20 face or dice to roll it.")
+    return CastResult(
+        pm_cost=cost, pm_before=caster_pm, pm_after=paid.pm_after, pv_damage=paid.pv_damage, concentration=check
+    )
+
+
+# --------------------------------------------------------------------------- timing
+
+SpellTimeKind = Literal["incantation", "instantane", "simultane"]
+
+
+class SpellTime(msgspec.Struct, frozen=True, kw_only=True):
+    """A spell's Temps: an incantation in seconds, INSTANTANÉ or SIMULTANÉ (L962-L967)."""
+
+    kind: SpellTimeKind
+    seconds: int = 0
+
+
+def _fold(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).lower()
+
+
+def parse_spell_time(text: str | int) -> SpellTime:
+    """Read a Temps as printed: ``10``, ``"4 secondes"``, ``"1 minute (60 secondes)"``, ``"INSTANTANÉ"``."""
+    if isinstance(text, int):
+        return SpellTime(kind="incantation", seconds=text)
+    folded = _fold(text)
+    if folded.startswith("instantan"):
+        return SpellTime(kind="instantane")
+    if folded.startswith("simultan"):
+        return SpellTime(kind="simultane")
+    seconds = re.findall(r"(\d+)\s*seconde", folded)
+    if seconds:
+        return SpellTime(kind="incantation", seconds=int(seconds[-1]))
+    minutes = re.match(r"^\s*(\d+)\s*minute", folded)
+    if minutes:
+        return SpellTime(kind="incantation", seconds=60 * int(minutes[1]))
+    if folded.strip().isdigit():
+        return SpellTime(kind="incantation", seconds=int(folded))
+    raise ContentError(f"Cannot read the spell Temps {text!r}.")
+
+
+class SpellDurations(msgspec.Struct, frozen=True, kw_only=True):
+    """IT a spell costs its caster: incantation when it starts, combustion after the effects (L1267-L1271)."""
+
+    incantation: int
+    combustion: int
+
+    @property
+    def total(self) -> int:
+        return self.incantation + self.combustion
+
+
+def spell_durations(
+    time: SpellTime | str | int, spell_cnc: int, mode: RoundingMode, *, success: bool = True,
+    accompanying_seconds: int | None = None,
+) -> SpellDurations:
+    """Incantation = Temps (0 for INSTANTANÉ and SIMULTANÉ); combustion = CNC du sort / 2, rounded (L1271).
+
+    SIMULTANÉ replaces the combustion by the duration of the accompanying action (ruling D23).
+    A failed spell still pays the incantation, never the combustion (L1284).
+    """
+    spell_time = time if isinstance(time, SpellTime) else parse_spell_time(time)
+    incantation = spell_time.seconds if spell_time.kind == "incantation" else 0
+    if not success:
+        return SpellDurations(incantation=incantation, combustion=0)
+    if spell_time.kind == "simultane":
+        if accompanying_seconds is None:
+            raise RuleError("A SIMULTANÉ spell takes the duration of the action that accompanies it; give it.")
+        return SpellDurations(incantation=0, combustion=accompanying_seconds)
+    return SpellDurations(incantation=incantation, combustion=rounding.divide(spell_cnc, 2, mode))
+
+
+def deconcentrates(
+    damage: int, check: ConcentrationResult, time: SpellTime | str | int = SpellTime(kind="incantation", seconds=1)
+) -> bool:
+    """``[Dommage pour déconcentrer] > ([CNC du mage] + [d20]) - [CNC du sort]`` (L972).
+
+    The d20 is the casting roll's own (ruling D5), so the threshold is the roll's margin. INSTANTANÉ
+    and SIMULTANÉ spells have no incantation and cannot be deconcentrated (L966).
+    """
+    spell_time = time if isinstance(time, SpellTime) else parse_spell_time(time)
+    if spell_time.kind != "incantation" or not check.success:
+        return False
+    return damage > check.margin
+
+
+# --------------------------------------------------------------------------- crystals
+
+class CrystalBand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One row of the crystal table (L1084-L1089); ``None`` price or size means "spéciale"."""
+
+    min_pm: int
+    max_pm: int | None
+    price_po: int | None
+    size_cm3: int | None
+    line: int
+
+
+class _SpellEffect(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    name: str
+    scale: str
+    unit: str
+    reduction: int
+
+
+class CrystalSpell(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The printed fields of a crystal or artefact spell (L1099-L1167)."""
+
+    key: str
+    name: str
+    xp_cost: int
+    cnc: int
+    base_pm: int
+    time: str
+    line: int
+    effect: _SpellEffect | None = None
+
+    @property
+    def variable_effect(self) -> VariableEffect | None:
+        e = self.effect
+        return None if e is None else VariableEffect(name=e.name, scale=e.scale, unit=e.unit, reduction=e.reduction)
+
+
+class _Explosion(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    radius_m: int
+    die_per_pm: str
+    line: int
+
+
+class _PotionRules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    max_pm: int
+    triggers: tuple[str, ...]
+    line: int
+
+
+class _CrystalFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    source: str
+    bands: tuple[CrystalBand, ...]
+    explosion: _Explosion
+    fermeture_slice_pm: int
+    spells: tuple[CrystalSpell, ...]
+    potion: _PotionRules
+
+
+@cache
+def _crystal_data() -> _CrystalFile:
+    try:
+        return msgspec.json.decode((DATA / "crystals.json").read_bytes(), type=_CrystalFile)
+    except msgspec.ValidationError as exc:
+        raise ContentError(f"crystals.json is malformed: {exc}.") from exc
+
+
+def crystal_band(capacity_pm: int) -> CrystalBand:
+    """The price and size band of a crystal holding up to ``capacity_pm`` PM (L1083-L1089)."""
+    if capacity_pm < 0:
+        raise RuleError(f"A crystal cannot hold a negative number of PM ({capacity_pm}).")
+    for band in _crystal_data().bands:
+        if capacity_pm >= band.min_pm and (band.max_pm is None or capacity_pm <= band.max_pm):
+            return band
+    raise ContentError(f"No crystal band covers {capacity_pm} PM.")  # pragma: no cover - bands are contiguous
+
+
+def crystal_spell(key: str) -> CrystalSpell:
+    """Printed fields of ``liberation_cristalline``, ``fermeture_cristalline``, ``vision_cristalline``,
+    ``verrou_cristallin``, ``detection_magique`` or ``analyse_magique``."""
+    for spell in _crystal_data().spells:
+        if spell.key == key:
+            return spell
+    raise UnknownEntity(f"Unknown crystal or artefact spell {key!r}.")
+
+
+class StoredSpell(msgspec.Struct, frozen=True, kw_only=True):
+    """A cast spell kept in a crystal or potion: its name, total PM and PM per effect (fixed, L1105)."""
+
+    name: str
+    pm: int
+    spends: tuple[EffectSpend, ...] = ()
+
+
+class Crystal(msgspec.Struct, frozen=True, kw_only=True):
+    """A crystal's sheet: exact PM capacity (L919), the stored spell, and who locked it (Verrou)."""
+
+    capacity: int
+    stored: StoredSpell | None = None
+    locked_by: str | None = None
+    destroyed: bool = False
+
+
+def fermeture_pm(stored_pm: int) -> int:
+    """PM of Fermeture Cristalline: 3 base + 1 per started slice of 6 stored PM, at least 1 (L1115, ruling D12)."""
+    data = _crystal_data()
+    base = crystal_spell("fermeture_cristalline").base_pm
+    return base + max(-(-stored_pm // data.fermeture_slice_pm), 1)
+
+
+class Explosion(msgspec.Struct, frozen=True, kw_only=True):
+    """Over-capacity blast: ``[1d4]`` damage per PM of the spell, to everyone within 6 m (L1093)."""
+
+    radius_m: int
+    expr: str
+    roll: Roll | None = None
+
+
+class StoreResult(msgspec.Struct, frozen=True, kw_only=True):
+    """What an attempt to store a spell did: ``stored``, ``failed`` (a spell failed, L1077) or ``exploded``."""
+
+    outcome: Literal["stored", "failed", "exploded"]
+    crystal: Crystal
+    explosion: Explosion | None = None
+
+
+def store_in_crystal(
+    crystal: Crystal, spell: StoredSpell, *, spell_success: bool, fermeture_success: bool
+) -> StoreResult:
+    """Close a successfully cast spell in a crystal with Fermeture Cristalline (L1077, L1091-L1093, L1115).
+
+    Both spells must succeed or nothing happens. A spell above the crystal's capacity explodes it;
+    a crystal that already holds a spell must be released first.
+    """
+    if crystal.destroyed:
+        raise RuleError("This crystal was destroyed by an explosion.")
+    if crystal.stored is not None:
+        raise RuleError(f"The crystal already holds {crystal.stored.name}; release it before storing another spell.")
+    if not (spell_success and fermeture_success):
+        return StoreResult(outcome="failed", crystal=crystal)
+    if spell.pm > crystal.capacity:
+        blast = _crystal_data().explosion
+        count = _SIMPLE_DICE.match(blast.die_per_pm)
+        assert count is not None
+        expr = f"{int(count['count'] or 1) * spell.pm}d{count['faces']}"
+        return StoreResult(
+            outcome="exploded",
+            crystal=msgspec.structs.replace(crystal, destroyed=True),
+            explosion=Explosion(radius_m=blast.radius_m, expr=expr),
+        )
+    return StoreResult(outcome="stored", crystal=msgspec.structs.replace(crystal, stored=spell, locked_by=None))
+
+
+def roll_explosion(dice: Dice, explosion: Explosion) -> Explosion:
+    """Roll an over-capacity explosion's damage (the same total hits everyone in the radius)."""
+    return msgspec.structs.replace(explosion, roll=dice.roll(explosion.expr, purpose="explosion"))
+
+
+def release_crystal(crystal: Crystal, releaser: str) -> tuple[Crystal, StoredSpell]:
+    """Libération Cristalline: the stored spell goes off as it was cast, with no CNC roll nor PM (L1105).
+
+    Only the locker may release a locked crystal (L1135); the lock vanishes with the release.
+    """
+    if crystal.stored is None:
+        raise RuleError("The crystal holds no spell to release.")
+    if crystal.locked_by is not None and crystal.locked_by != releaser:
+        raise RuleError(f"The crystal is locked by {crystal.locked_by}; only they can release it.")
+    return msgspec.structs.replace(crystal, stored=None, locked_by=None), crystal.stored
+
+
+def lock_crystal(crystal: Crystal, locker: str) -> Crystal:
+    """Verrou Cristallin: only ``locker`` can release the stored spell from now on (L1135)."""
+    if crystal.stored is None:
+        raise RuleError("Verrou Cristallin needs a crystal that holds a spell.")
+    return msgspec.structs.replace(crystal, locked_by=locker)
+
+
+def vision_cristalline(crystal: Crystal) -> StoredSpell | None:
+    """The stored spell and its PM per effect (L1125); a locked crystal hides it (L1135)."""
+    if crystal.locked_by is not None:
+        raise RuleError("Vision Cristalline cannot see through a Verrou Cristallin.")
+    return crystal.stored
+
+
+# --------------------------------------------------------------------------- artefacts
+
+def detect_magic(item_mag: int) -> int | None:
+    """Détection Magique (L1157): the item's MAG when it is magic (MAG > 0, L1137), else None."""
+    return item_mag if item_mag > 0 else None
+
+
+def analyse_cost(item_mag: int) -> int:
+    """PM of Analyse Magique on an artefact: 2 base + 4 per MAG (L1167); MAG 2 -> 10 PM."""
+    spell = crystal_spell("analyse_magique")
+    effect = spell.variable_effect
+    assert effect is not None
+    return spell.base_pm + parse_scale(effect.scale).per_pm * item_mag
+
+
+class AnalyseResult(msgspec.Struct, frozen=True, kw_only=True):
+    """Whether the caster now understands the artefact, and the PM the cast took."""
+
+    understood: bool
+    pm_spent: int
+
+
+def analyse_magique(item_mag: int, magie_pm: int, *, concentration_success: bool = True) -> AnalyseResult:
+    """Analyse Magique with ``magie_pm`` PM in its Magie effect: it needs 4 PM per MAG (L1167).
+
+    Too few PM, or a failed concentration, leave the artefact unknown and the PM spent (ruling D36).
+    """
+    spell = crystal_spell("analyse_magique")
+    effect = spell.variable_effect
+    assert effect is not None
+    spend = EffectSpend(effect=effect, pm=magie_pm)
+    cost = spell_pm_cost(spell.base_pm, [spend])
+    enough = effect_outcome(effect, magie_pm).steps >= item_mag
+    return AnalyseResult(understood=enough and concentration_success, pm_spent=cost)
+
+
+# --------------------------------------------------------------------------- potions
+
+PotionTrigger = Literal["ingestion", "contact", "ouverture"]
+
+
+class Potion(msgspec.Struct, frozen=True, kw_only=True):
+    """A liquid holding one spell (L1169), released once by its trigger (L1173-L1175)."""
+
+    spell: StoredSpell
+    trigger: PotionTrigger
+    used: bool = False
+
+
+class PotionRelease(msgspec.Struct, frozen=True, kw_only=True):
+    """A potion went off: its spell acts on whoever or whatever triggered it (L1177)."""
+
+    potion: Potion
+    spell: StoredSpell
+    target: str
+
+
+def make_potion(spell: StoredSpell, trigger: str) -> Potion:
+    """Put a spell in a potion: at most 15 PM (L1184) and one of the three triggers (L1173-L1175)."""
+    rules = _crystal_data().potion
+    if trigger not in rules.triggers:
+        raise RuleError(f"A potion is triggered by {', '.join(rules.triggers)}, not {trigger!r}.")
+    if spell.pm > rules.max_pm:
+        raise RuleError(f"A potion holds at most {rules.max_pm} PM; {spell.name} has {spell.pm}.")
+    return Potion(spell=spell, trigger=trigger, used=False)  # type: ignore[arg-type]
+
+
+def trigger_potion(potion: Potion, how: str, target: str) -> PotionRelease | None:
+    """``how`` happens to the potion (ingestion, contact, ouverture); None if that is not its trigger."""
+    if potion.used:
+        raise RuleError("This potion was already used; an empty vial has no power left.")
+    if how not in _crystal_data().potion.triggers:
+        raise RuleError(f"Unknown potion trigger {how!r}.")
+    if how != potion.trigger:
+        return None
+    return PotionRelease(potion=msgspec.structs.replace(potion, used=True), spell=potion.spell, target=target)
+
+
+# --------------------------------------------------------------------------- limits
+
+FORBIDDEN_EFFECTS: dict[str, str] = {
+    "guerison": "Magic can never heal, cure or regenerate a living being (L1190).",
+    "resurrection": "Magic can never give life or raise the dead (L1191).",
+    "temps": "Magic has no control over time (L1192).",
+    "ame": "Magic can never affect souls or Extra-Sensory powers (L1193).",
+    "alignement": "Magic has no power over Alignment (L1423).",
+}
+_SYNONYMS = {
+    "healing": "guerison", "heal": "guerison", "soin": "guerison", "soigner": "guerison",
+    "regeneration": "guerison", "guerir": "guerison", "resurrect": "resurrection", "vie": "resurrection",
+    "time": "temps", "soul": "ame", "ames": "ame", "extra-sensoriel": "ame", "alignment": "alignement",
+}
+
+
+def check_magic_can(effect_kinds: Iterable[str]) -> None:
+    """Refuse a spell or potion whose effects include what magic can never do (L1186-L1193)."""
+    for kind in effect_kinds:
+        folded = _fold(kind).strip()
+        key = _SYNONYMS.get(folded, folded)
+        if key in FORBIDDEN_EFFECTS:
+            raise RuleError(FORBIDDEN_EFFECTS[key])
+
