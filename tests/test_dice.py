@@ -251,3 +251,21 @@ def test_unknown_rounding_mode():
 
 def test_variables_are_case_sensitive_in_the_tree():
     assert parse("Fo + fo") == BinOp("+", Var("Fo"), Var("fo"))
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("-" * 499 + "1", "The expression nests deeper than 32 levels at position 33."),
+    ("[" * 499 + "1", "The expression nests deeper than 32 levels at position 33."),
+    ("1d6+" * 100 + "1d6", "The expression rolls more than 100 dice (position 401)."),
+], ids=["minus-chain", "open-brackets", "101-dice"])
+def test_hostile_text_is_refused_within_the_bounds(text, message):
+    with pytest.raises(DiceError) as info:
+        parse(text)
+    assert str(info.value) == message
+
+
+def test_hand_built_trees_are_bounded_too():
+    with pytest.raises(DiceError, match=r"^The expression rolls more than 100 dice\.$"):
+        dice_in(Die(10**9, 6))
+    with pytest.raises(DiceError, match=r"^A die must have 1 to 1000 sides, not 5000\.$"):
+        evaluate(Die(1, 5000), rng=random.Random(0))
