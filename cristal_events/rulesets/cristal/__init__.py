@@ -1,0 +1,1 @@
+"""Les Lois du Cristal (seed 000): pure rules over plain data and the core content pack."""

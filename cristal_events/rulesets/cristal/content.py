@@ -1,0 +1,559 @@
+"""Content packs for Les Lois du Cristal: races, classes, techniques, items and spells as data.
+
+The core pack is the book's own data (seed 000), shipped as JSON under ``data/`` and loaded once
+(:func:`load_core`). A campaign may add or override entries with a pack of the same format, a JSON
+or TOML file with the sections ``races``, ``classes``, ``techniques``, ``items`` and ``spells``
+(each a list of entries), or a folder holding ``races.json`` ... (:func:`load_pack`, :func:`merge`).
+Packs are written by hand, so every struct forbids unknown fields, and a malformed entry raises
+:class:`ContentError` naming the file, the entry and the field.
+
+Example::
+
+    core = load_core()
+    campaign = merge(core, load_pack("packs/orques.toml"))
+    campaign.race("elfe").level_limit  # 20
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from cristal_events.errors import ContentError, UnknownEntity
+
+FIXED_STATES: tuple[str, ...] = ("FRC", "DEX", "INT", "MAG", "CON", "REF", "OBS", "MEM", "CHAR")
+SENSES: tuple[str, ...] = ("Vue", "Ouïe", "Goûter", "Odorat", "Toucher", "Extrasensoriel")
+STABLE_STATES: tuple[str, ...] = ("DP", "DM", "ATT", "DMG", "CNC", "PVmax", "PMmax")
+
+# French labels of the race's initial states (L517-L522), for the sex-adjustment notation (L413).
+_INITIAL_LABELS = {
+    "pv initiaux": "pv_initial",
+    "pv régénération": "regen_pct",
+    "pm initiaux": "pm_initial",
+    "dp initiale": "dp_initial",
+    "dm initiale": "dm_initial",
+}
+
+
+class _Entry(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Base of every pack entry: hand-written, so unknown fields are errors."""
+
+
+class Movement(_Entry, kw_only=True):
+    """``Mode (Vitesse de Croisière, Vitesse de Pointe, Attribut Variable)`` (L461), speeds in km/h."""
+
+    mode: str
+    cruise_kmh: float
+    top_kmh: float
+    variable: float | None = None
+
+
+class RaceWeapon(_Entry, kw_only=True):
+    """A line of the race weapon table: Naturelle, Préférer or Peut Utiliser (L524-L527)."""
+
+    kind: Literal["Naturelle", "Préférer", "Peut Utiliser"]
+    description: str
+    dmg: str | None = None
+
+
+class Race(_Entry, kw_only=True):
+    """A race (L399-L501): initial states, fixed-state bases, senses, level scale.
+
+    ``sex_adjustments`` holds the book's notation ``[PV Initiaux : 10 (Femelle = 8)]`` as
+    ``{"Femelle": {"pv_initial": 8}}``; keys are initial-state fields, fixed states or senses.
+    ``level_limit`` is None for no limit (Humain, L501). ``technique_factors`` overrides a
+    Technique's XP factor for this race (ruling D13).
+    """
+
+    name: str
+    pv_initial: int
+    regen_pct: int
+    pm_initial: int
+    dp_initial: int
+    dm_initial: int
+    fixed: dict[str, int]
+    senses: dict[str, int]
+    specials: list[str] = []
+    milieu_vital: list[str] = []
+    movement: list[Movement] = []
+    weapons: list[RaceWeapon] = []
+    height_m: dict[str, float] = {}
+    weight_kg: dict[str, float] = {}
+    longevity_years: tuple[int, int] | None = None
+    level_cost: int
+    level_limit: int | None = None
+    technique_factors: dict[str, int] = {}
+    innate_techniques: dict[str, int] = {}
+    sex_adjustments: dict[str, dict[str, int]] = {}
+    notes: str = ""
+
+    def __post_init__(self) -> None:
+        if sorted(self.fixed) != sorted(FIXED_STATES):
+            raise ValueError(f"field 'fixed' must give exactly {', '.join(FIXED_STATES)}")
+        unknown = sorted(set(self.senses) - set(SENSES))
+        if unknown:
+            raise ValueError(f"field 'senses' has an unknown sense '{unknown[0]}'")
+        if self.level_cost <= 0:
+            raise ValueError("field 'level_cost' must be positive")
+        if self.level_limit is not None and self.level_limit < 1:
+            raise ValueError("field 'level_limit' must be at least 1")
+
+
+class ClassColumn(_Entry, kw_only=True):
+    """One column of a class table: ``flat`` bonus, ``percent`` bonus, or daily ``points`` (PH, L662)."""
+
+    name: str
+    state: str
+    kind: Literal["flat", "percent", "points"]
+
+
+class Pattern(_Entry, kw_only=True):
+    """Closed form of a column, used beyond the printed rows: ``step * floor((level + offset) / per)``."""
+
+    step: int
+    per: int = 1
+    offset: int = 0
+
+    def value(self, level: int) -> int:
+        return self.step * ((level + self.offset) // self.per)
+
+
+class Ability(_Entry, kw_only=True):
+    """A special ability paid from a class's daily points (L664-L668), e.g. Voleur's Vol*."""
+
+    name: str
+    cost: int
+    min_level: int
+    pool: str
+    description: str = ""
+
+
+class ClassDef(_Entry, kw_only=True):
+    """A class (L628-L741): its bonus table (one row per level, not cumulative, L650)."""
+
+    name: str
+    columns: list[ClassColumn]
+    table: dict[str, list[int]]
+    patterns: dict[str, Pattern]
+    prerequisites: dict[str, int] = {}
+    abilities: list[Ability] = []
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        names = [c.name for c in self.columns]
+        for col in names:
+            if col not in self.table:
+                raise ValueError(f"field 'table' lacks the column '{col}'")
+            if col not in self.patterns:
+                raise ValueError(f"field 'patterns' lacks the column '{col}'")
+        lengths = {len(v) for v in self.table.values()}
+        if len(lengths) > 1:
+            raise ValueError("field 'table' columns must all have the same number of levels")
+        extra = sorted(set(self.table) - set(names))
+        if extra:
+            raise ValueError(f"field 'table' has a column '{extra[0]}' that 'columns' does not declare")
+
+
+class Restriction(_Entry, kw_only=True):
+    """Who may learn a Technique (L757): a race among ``races`` and/or class levels."""
+
+    races: list[str] = []
+    classes: dict[str, int] = {}
+
+
+class Technique(_Entry, kw_only=True):
+    """A Technique (L743-L799): XP factor, optional restriction, adjustment formula like ``OBS / 3``."""
+
+    name: str
+    factor: int
+    race_factors: dict[str, int] = {}
+    restriction: Restriction | None = None
+    adjustment: str = ""
+    capabilities: list[str] = []
+    limits: dict[str, list[int | None]] = {}
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if self.factor <= 0:
+            raise ValueError("field 'factor' must be positive")
+        parse_adjustment(self.adjustment)
+
+
+class ItemTemplate(_Entry, kw_only=True):
+    """An item's sheet line (L828-L879). ``modifiers`` is the Bonus/Handicap per state (signed).
+
+    ``dm`` is the bonus given to the wearer; a magic item's own DM is its ``mag`` (L851, D7).
+    ``frc_required`` is the weapon's "force nécessaire" for DMG (L302, D2). ``kind`` marks
+    projectiles, propulsors (with ``range_m``) and thrown weapons (range FRC x 2, L1344).
+    """
+
+    name: str
+    category: Literal[
+        "Principale", "Projectiles", "Poisons", "Objets de Valeurs", "Cristal Magique", "Autres"
+    ] = "Principale"
+    qty: int = 1
+    att: int = 0
+    dmg: str = "0"
+    mag: int = 0
+    special: str = ""
+    dp: int = 0
+    dm: int = 0
+    modifiers: dict[str, int] = {}
+    weight_kg: float = 0.0
+    eq: bool = False
+    it: int | None = None
+    frc_required: int = 0
+    kind: Literal["", "projectile", "propulsor", "thrown"] = ""
+    range_m: int | None = None
+    price_po: int | None = None
+    notes: str = ""
+
+    def __post_init__(self) -> None:
+        if self.qty < 0:
+            raise ValueError("field 'qty' must not be negative")
+        if self.weight_kg < 0:
+            raise ValueError("field 'weight_kg' must not be negative")
+        if self.kind == "propulsor" and self.range_m is None:
+            raise ValueError("field 'range_m' is required for a propulsor")
+        parse_amount(self.dmg, allow_sum=True)
+
+
+class VariableEffect(_Entry, kw_only=True):
+    """A row of a spell's Effet Variable table (L997-L1014): Nom, Échelle, Unité, Réduction."""
+
+    name: str
+    scale: str
+    unit: str
+    reduction: int = 0
+
+    def __post_init__(self) -> None:
+        parse_scale(self.scale)
+
+
+class Predefined(_Entry, kw_only=True):
+    """A spell's Prédéfini description (L976): fixed allocation and total PM."""
+
+    description: str
+    allocation: dict[str, int]
+
+
+class SpellDef(_Entry, kw_only=True):
+    """A spell (L1099-L1167). ``time`` is seconds, ``INSTANTANÉ`` or ``SIMULTANÉ`` (L964-L967);
+    None when the book does not print it. ``combustion`` None means the rule CNC / 2 (L1271).
+    ``inferred`` lists the fields the book does not print (see ``notes``).
+    """
+
+    name: str
+    learning_cost: int | None = None
+    cnc: int
+    pm_base: int
+    time: int | Literal["INSTANTANÉ", "SIMULTANÉ"] | None = None
+    time_text: str = ""
+    combustion: int | None = None
+    effects: list[VariableEffect] = []
+    pm_max: int | None = None
+    predefined: Predefined | None = None
+    description: str = ""
+    inferred: list[str] = []
+    notes: str = ""
+
+
+class Content(msgspec.Struct, frozen=True, kw_only=True):
+    """Every entry of a ruleset by its book name. Look-ups are case-insensitive."""
+
+    races: dict[str, Race] = {}
+    classes: dict[str, ClassDef] = {}
+    techniques: dict[str, Technique] = {}
+    items: dict[str, ItemTemplate] = {}
+    spells: dict[str, SpellDef] = {}
+
+    def race(self, name: str) -> Race:
+        return _lookup(self.races, name, "race", "races")
+
+    def class_def(self, name: str) -> ClassDef:
+        return _lookup(self.classes, name, "class", "classes")
+
+    def technique(self, name: str) -> Technique:
+        return _lookup(self.techniques, name, "technique", "techniques")
+
+    def item(self, name: str) -> ItemTemplate:
+        return _lookup(self.items, name, "item", "items")
+
+    def spell(self, name: str) -> SpellDef:
+        return _lookup(self.spells, name, "spell", "spells")
+
+
+def _lookup(table: dict[str, Any], name: str, noun: str, plural: str) -> Any:
+    key = name.strip().casefold()
+    for entry_name, entry in table.items():
+        if entry_name.casefold() == key:
+            return entry
+    known = ", ".join(sorted(table, key=str.casefold)) or "none"
+    raise UnknownEntity(f"Unknown {noun} '{name}'; known {plural}: {known}.")
+
+
+# ---------------------------------------------------------------------------------------------
+# Small grammars used by the data: adjustment formulas, dice amounts, effect scales.
+
+_ADJ_TERM = re.compile(r"^\s*([+-]?)\s*([A-Z]+|\d+)\s*(?:([*/])\s*(\d+))?\s*")
+
+
+def parse_adjustment(text: str) -> tuple[tuple[int, str, str, int], ...]:
+    """Parse a Technique adjustment like ``OBS / 3`` or ``INT / 2`` into signed terms.
+
+    Each term is ``(sign, state-or-number, operator, operand)``; the empty text means no
+    adjustment. Raises ValueError on anything else.
+    """
+    terms: list[tuple[int, str, str, int]] = []
+    rest = text.strip()
+    while rest:
+        m = _ADJ_TERM.match(rest)
+        if not m or (not m.group(2).isdigit() and m.group(2) not in FIXED_STATES):
+            raise ValueError(f"field 'adjustment' is not a formula on fixed states: '{text}'")
+        if m.group(3) == "/" and int(m.group(4)) == 0:
+            raise ValueError("field 'adjustment' divides by zero")
+        if terms and not m.group(1):
+            raise ValueError(f"field 'adjustment' is not a formula on fixed states: '{text}'")
+        terms.append((-1 if m.group(1) == "-" else 1, m.group(2), m.group(3) or "", int(m.group(4) or 1)))
+        rest = rest[m.end():]
+    return tuple(terms)
+
+
+_AMOUNT = re.compile(r"^\(?\s*(\d+)(?:d(\d+))?\s*\)?$")
+
+
+def parse_amount(text: str, *, allow_sum: bool = False) -> tuple[int, int | None]:
+    """``"1d6"`` -> (1, 6); ``"5"`` -> (5, None). With ``allow_sum`` a DMG like ``2d6+2`` is accepted
+    (validated term by term; the first term is returned)."""
+    parts = re.split(r"\s*[+-]\s*", text.strip()) if allow_sum else [text.strip()]
+    parsed = []
+    for part in parts:
+        m = _AMOUNT.match(part)
+        if not m:
+            raise ValueError(f"'{text}' is not a dice amount like 1d6, 2d6+2 or 5")
+        parsed.append((int(m.group(1)), int(m.group(2)) if m.group(2) else None))
+    return parsed[0]
+
+
+def parse_scale(text: str) -> tuple[int, int | None, int]:
+    """An Échelle (L1006): ``5`` -> (5, None, 1); ``1d6`` -> (1, 6, 1); ``1/4`` -> (1, None, 4);
+    ``(1d6)/3`` or ``1d6/2`` -> (1, 6, k). Returns (count, faces or None, PM per step)."""
+    body, _, per = text.strip().strip("[]").partition("/")
+    try:
+        count, faces = parse_amount(body)
+        divisor = int(per) if per.strip() else 1
+    except ValueError:
+        raise ValueError(f"field 'scale' is not an Échelle like 5, 1d6, 1/4 or (1d6)/3: '{text}'") from None
+    if divisor <= 0:
+        raise ValueError("field 'scale' divides by zero")
+    return count, faces, divisor
+
+
+def scaled_amount(scale: str, pm: int) -> str:
+    """The effect produced by ``pm`` PM on an Échelle (L1006), as a dice expression or a number.
+
+    Only whole steps count (PM not a multiple of the denominator are wasted, ruling in
+    docs/rulings.md): ``scaled_amount("5", 3) == "15"``, ``scaled_amount("1d6/2", 8) == "4d6"``,
+    ``scaled_amount("1/4", 4) == "1"``.
+    """
+    count, faces, per = parse_scale(scale)
+    steps = max(pm, 0) // per
+    if faces is None:
+        return str(count * steps)
+    return f"{count * steps}d{faces}" if steps else "0"
+
+
+def parse_sex_adjustment(text: str) -> tuple[str, int, dict[str, int]]:
+    """The book's notation ``[PV Initiaux : 10 (Femelle = 8)]`` (L413) -> ("pv_initial", 10, {"Femelle": 8}).
+
+    The label is an initial state (PV Initiaux, PM Initiaux, DP Initiale, DM Initiale,
+    PV régénération), a fixed state (FRC ...) or a sense (Vue ...).
+    """
+    m = re.fullmatch(r"\s*\[\s*([^:\]]+?)\s*:\s*(-?\d+)\s*((?:\([^)]*\)\s*)*)\]\s*", text)
+    if not m:
+        raise ContentError(f"'{text}' is not written like [PV Initiaux : 10 (Femelle = 8)].")
+    label = m.group(1)
+    key = _INITIAL_LABELS.get(label.casefold()) or next(
+        (s for s in FIXED_STATES + SENSES if s.casefold() == label.casefold()), None
+    )
+    if key is None:
+        raise ContentError(f"'{label}' is not an initial state, a fixed state or a sense.")
+    overrides = {
+        sex.strip(): int(val)
+        for sex, val in re.findall(r"\(\s*([^=)]+?)\s*=\s*(-?\d+)\s*\)", m.group(3))
+    }
+    return key, int(m.group(2)), overrides
+
+
+def race_for_sex(race: Race, sex: str | None) -> Race:
+    """The race as it applies to one sex: its ``sex_adjustments`` folded in (L413, TV-06)."""
+    if not sex:
+        return race
+    adj = next((v for k, v in race.sex_adjustments.items() if k.casefold() == sex.casefold()), None)
+    if not adj:
+        return race
+    fixed = dict(race.fixed)
+    senses = dict(race.senses)
+    fields: dict[str, int] = {}
+    for key, value in adj.items():
+        if key in FIXED_STATES:
+            fixed[key] = value
+        elif key in SENSES:
+            senses[key] = value
+        else:
+            fields[key] = value
+    return msgspec.structs.replace(race, fixed=fixed, senses=senses, **fields)
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading and merging.
+
+_SECTIONS: dict[str, tuple[str, type]] = {
+    "races": ("race", Race),
+    "classes": ("class", ClassDef),
+    "techniques": ("technique", Technique),
+    "items": ("item", ItemTemplate),
+    "spells": ("spell", SpellDef),
+}
+
+_TYPE_WORDS = {
+    "int": "an integer",
+    "str": "a string",
+    "bool": "true or false",
+    "float": "a number",
+    "array": "a list",
+    "object": "a table",
+    "null": "empty",
+}
+
+
+def _field_message(err: msgspec.ValidationError) -> str:
+    text = str(err)
+    path_match = re.search(r" - at `\$(.*)`$", text)
+    path = (path_match.group(1) if path_match else "").lstrip(".")
+    text = text[: path_match.start()] if path_match else text
+    if m := re.match(r"Object contains unknown field `(.+)`", text):
+        where = f" in '{path}'" if path else ""
+        return f"unknown field '{m.group(1)}'{where}"
+    if m := re.match(r"Object missing required field `(.+)`", text):
+        full = f"{path}.{m.group(1)}" if path else m.group(1)
+        return f"field '{full}' is missing"
+    if m := re.match(r"Expected `([^`]+)`, got `([^`]+)`", text):
+        wanted = " or ".join(_TYPE_WORDS.get(t.strip(), t.strip()) for t in m.group(1).split("|"))
+        return f"field '{path}' must be {wanted}"
+    if text.startswith("field '"):
+        return text
+    return f"field '{path}': {text}" if path else text
+
+
+def _decode_section(source: str, section: str, raw: Any) -> dict[str, Any]:
+    noun, kind = _SECTIONS[section]
+    if not isinstance(raw, list):
+        raise ContentError(f"{source}: section '{section}' must be a list of {noun} entries.")
+    out: dict[str, Any] = {}
+    for index, entry in enumerate(raw):
+        label = entry.get("name") if isinstance(entry, dict) else None
+        label = f"'{label}'" if isinstance(label, str) else f"#{index + 1}"
+        if not isinstance(entry, dict):
+            raise ContentError(f"{source}: {noun} {label}: must be a table of fields.")
+        try:
+            value = msgspec.convert(entry, kind)
+        except msgspec.ValidationError as err:
+            raise ContentError(f"{source}: {noun} {label}: {_field_message(err)}.") from None
+        if any(k.casefold() == value.name.casefold() for k in out):
+            raise ContentError(f"{source}: {noun} {label} is defined twice.")
+        out[value.name] = value
+    return out
+
+
+def _content_from_sections(source: str, data: Any, *, only: str | None = None) -> Content:
+    if only is not None:
+        return Content(**{only: _decode_section(source, only, data)})
+    if not isinstance(data, dict):
+        raise ContentError(f"{source}: a pack must be a table with sections {', '.join(_SECTIONS)}.")
+    unknown = sorted(set(data) - set(_SECTIONS))
+    if unknown:
+        raise ContentError(
+            f"{source}: unknown section '{unknown[0]}'; sections are {', '.join(_SECTIONS)}."
+        )
+    return Content(**{s: _decode_section(source, s, data[s]) for s in _SECTIONS if s in data})
+
+
+def _parse_file(path: Path) -> Any:
+    text = path.read_bytes()
+    try:
+        if path.suffix.lower() == ".toml":
+            return tomllib.loads(text.decode("utf-8"))
+        return json.loads(text)
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ContentError(f"{path.name}: not valid {path.suffix.lstrip('.').upper()} ({err}).") from None
+
+
+def load_pack(path: str | Path) -> Content:
+    """Read a content pack: one JSON/TOML file with sections, or a folder of ``races.json`` ... files."""
+    p = Path(path)
+    if p.is_dir():
+        merged = Content()
+        for section in _SECTIONS:
+            for suffix in (".json", ".toml"):
+                f = p / f"{section}{suffix}"
+                if f.exists():
+                    merged = merge(merged, _content_from_sections(f.name, _parse_file(f), only=section))
+        return merged
+    if not p.exists():
+        raise ContentError(f"{p.name}: the content pack does not exist.")
+    return _content_from_sections(p.name, _parse_file(p))
+
+
+def merge(base: Content, pack: Content) -> Content:
+    """``base`` with every entry of ``pack`` added, or replacing the entry of the same name
+    (case-insensitive). Cross references (prerequisites, restrictions, race factors) are checked."""
+    sections = {}
+    for section in _SECTIONS:
+        merged = dict(getattr(base, section))
+        for name, entry in getattr(pack, section).items():
+            for old in [k for k in merged if k.casefold() == name.casefold()]:
+                del merged[old]
+            merged[name] = entry
+        sections[section] = merged
+    result = Content(**sections)
+    _check_references(result)
+    return result
+
+
+def _check_references(c: Content) -> None:
+    classes = {k.casefold() for k in c.classes}
+    techniques = {k.casefold() for k in c.techniques}
+    for cls in c.classes.values():
+        for req in cls.prerequisites:
+            if req.casefold() not in classes:
+                raise ContentError(f"class '{cls.name}': prerequisite class '{req}' is unknown.")
+    for tech in c.techniques.values():
+        if tech.restriction:
+            for cname in tech.restriction.classes:
+                if cname.casefold() not in classes:
+                    raise ContentError(f"technique '{tech.name}': restriction class '{cname}' is unknown.")
+    for race in c.races.values():
+        for tname in list(race.technique_factors) + list(race.innate_techniques):
+            if tname.casefold() not in techniques:
+                raise ContentError(f"race '{race.name}': technique '{tname}' is unknown.")
+
+
+@functools.cache
+def load_core() -> Content:
+    """The book's own content (seed 000), decoded from the packaged JSON once and cached."""
+    data = resources.files(__package__) / "data"
+    sections = {}
+    for section in _SECTIONS:
+        raw = json.loads((data / f"{section}.json").read_text(encoding="utf-8"))
+        sections[section] = _decode_section(f"{section}.json", section, raw)
+    content = Content(**sections)
+    _check_references(content)
+    return content
