@@ -1,0 +1,140 @@
+"""The nine fixed states and their printed tables (seed 000, L78-L189), and Sur-Effort (L233-L242).
+
+The book prints rows for even scores only (-6 .. +8, and INT -10). Values for other scores
+(ruling D3):
+
+* FRC, CON: the tables are exactly linear; closed forms ``150 + 22.5 FRC``, ``50 + 7.5 FRC``,
+  ``16 + 2 CON`` (clamped at 0, D33).
+* DEX: ``DEX + 2`` objects juggled for DEX >= 0; none (``None``) below 0, as every printed
+  negative row shows "-".
+* CHAR: exactly geometric; ``floor(4 * 2^(CHAR/2))`` (the -6 row's 0.5 prints as 0).
+* INT, REF, OBS, MEM: linear interpolation between the two nearest printed rows; beyond the
+  printed ends, the slope of the end segment continues (clamped at 0), except REF, which stays at
+  the book's fastest 0,10 s above +8.
+
+All values are exact Fractions; a caller rounds with the campaign mode when it needs an integer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from fractions import Fraction
+
+from cristal_events.errors import RuleError
+
+FIXED_STATES: tuple[str, ...] = ("FRC", "DEX", "INT", "MAG", "CON", "REF", "OBS", "MEM", "CHAR")
+PRINCIPAL: tuple[str, ...] = ("FRC", "DEX", "INT", "MAG", "CON")  # the (*) states, L78-L82
+
+# The printed tables, score -> value (L84-L189). MAG has no table (L127).
+FRC_TABLE = {-6: (15, 5), -4: (60, 20), -2: (105, 35), 0: (150, 50), 2: (195, 65), 4: (240, 80),
+             6: (285, 95), 8: (330, 110)}  # (Max. kg, Encom. kg), L86-L96
+DEX_TABLE = {-6: None, -4: None, -2: None, 0: 2, 2: 4, 4: 6, 6: 8, 8: 10}  # Jongle, L100-L110
+INT_TABLE = {-10: 20, -6: 70, -4: 80, -2: 90, 0: 100, 2: 110, 4: 125, 6: 140, 8: 160}  # Q.I., L114-L125
+CON_TABLE = {-6: 4, -4: 8, -2: 12, 0: 16, 2: 20, 4: 24, 6: 28, 8: 32}  # Heures, L131-L141
+REF_TABLE = {-6: Fraction(4), -4: Fraction(3), -2: Fraction(2), 0: Fraction(1), 2: Fraction(3, 4),
+             4: Fraction(1, 2), 6: Fraction(1, 4), 8: Fraction(1, 10)}  # Temps (s), L145-L153
+OBS_TABLE = {-6: 1, -4: 2, -2: 5, 0: 9, 2: 14, 4: 20, 6: 27, 8: 35}  # Vision, L157-L165
+MEM_TABLE = {-6: 1, -4: 2, -2: 4, 0: 6, 2: 10, 4: 16, 6: 24, 8: 34}  # Jours, L169-L177
+CHAR_TABLE = {-6: 0, -4: 1, -2: 2, 0: 4, 2: 8, 4: 16, 6: 32, 8: 64}  # Public, L181-L189
+
+# Sur-Effort die by the fixed state's current value (L239-L242): (lowest score of the band, die).
+SUR_EFFORT_BANDS: tuple[tuple[int | None, str], ...] = (
+    (None, "1d2"), (-5, "1d4"), (0, "1d6"), (11, "1d8"), (21, "1d10"), (31, "1d12"),
+)
+
+
+def lift_max(frc: int) -> Fraction:
+    """Max. lift in kg (L86-L96): ``150 + 22.5 FRC``; FRC 4 -> 240 (L235). Clamped at 0."""
+    return max(Fraction(0), 150 + Fraction(45, 2) * frc)
+
+
+def encumbrance_limit(frc: int) -> Fraction:
+    """Encom. in kg (L86-L96): ``50 + 7.5 FRC``, the normal carried weight (L816-L818). Clamped at 0."""
+    return max(Fraction(0), 50 + Fraction(15, 2) * frc)
+
+
+def juggling(dex: int) -> int | None:
+    """Objects juggled (L100-L110): ``DEX + 2`` from DEX 0, none below."""
+    return dex + 2 if dex >= 0 else None
+
+
+def con_hours(con: int) -> Fraction:
+    """"Heures" (L131-L141): ``16 + 2 CON``, clamped at 0 (D33)."""
+    return Fraction(max(0, 16 + 2 * con))
+
+
+def audience(char: int) -> int:
+    """"Public" (L181-L189): ``floor(4 * 2^(CHAR/2))``; CHAR -6 -> 0, CHAR 3 -> 11."""
+    exp = char + 4  # 4 * 2^(c/2) = 2^((c+4)/2)
+    if exp < 0:
+        return 0  # below 1 listener: the -6 row prints 0
+    whole = 2 ** (exp // 2)
+    return whole if exp % 2 == 0 else math.isqrt(2 * whole * whole)
+
+
+def _interpolate(table: dict[int, int] | dict[int, Fraction], score: int, *, hold_high: bool = False) -> Fraction:
+    keys = sorted(table)
+    if score in table:
+        return Fraction(table[score])
+    if score < keys[0]:
+        a, b = keys[0], keys[1]
+    elif score > keys[-1]:
+        if hold_high:
+            return Fraction(table[keys[-1]])
+        a, b = keys[-2], keys[-1]
+    else:
+        a = max(k for k in keys if k < score)
+        b = min(k for k in keys if k > score)
+    ya, yb = Fraction(table[a]), Fraction(table[b])
+    return max(Fraction(0), ya + (yb - ya) * (score - a) / (b - a))
+
+
+def iq(int_score: int) -> Fraction:
+    """Q.I. (L114-L125), interpolated between rows: Elfe INT 3 -> 117.5, Nain INT -3 -> 85."""
+    return _interpolate(INT_TABLE, int_score)
+
+
+def reaction_time(ref: int) -> Fraction:
+    """Reaction "Temps" in seconds (L145-L153), interpolated; 0,10 s at +8 and above."""
+    return _interpolate(REF_TABLE, ref, hold_high=True)
+
+
+def vision(obs: int) -> Fraction:
+    """"Vision" (L157-L165), interpolated: OBS 3 -> 17, OBS -3 -> 3.5."""
+    return _interpolate(OBS_TABLE, obs)
+
+
+def memory_days(mem: int) -> Fraction:
+    """"Jours" (L169-L177), interpolated: MEM -3 -> 3, MEM 3 -> 13."""
+    return _interpolate(MEM_TABLE, mem)
+
+
+TABLE_VALUE: dict[str, Callable[[int], object]] = {
+    "FRC": lambda s: (lift_max(s), encumbrance_limit(s)),
+    "DEX": juggling,
+    "INT": iq,
+    "CON": con_hours,
+    "REF": reaction_time,
+    "OBS": vision,
+    "MEM": memory_days,
+    "CHAR": audience,
+}
+
+
+def table_value(state: str, score: int) -> object:
+    """The book's table value of ``state`` at ``score`` (MAG has no table, L127)."""
+    try:
+        fn = TABLE_VALUE[state.upper()]
+    except KeyError:
+        raise RuleError(f"The fixed state {state} has no table; tables exist for {', '.join(TABLE_VALUE)}.") from None
+    return fn(score)
+
+
+def sur_effort_die(score: int) -> str:
+    """The Sur-Effort die added to a fixed state (L239-L242), chosen by its current value (D27)."""
+    die = SUR_EFFORT_BANDS[0][1]
+    for low, band_die in SUR_EFFORT_BANDS[1:]:
+        if low is not None and score >= low:
+            die = band_die
+    return die
