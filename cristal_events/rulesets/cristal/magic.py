@@ -16,17 +16,18 @@ import re
 import unicodedata
 from functools import cache
 from pathlib import Path
-from typing import Iterable, Literal, Protocol, Sequence
+from typing import Iterable, Literal, Sequence
 
 import msgspec
 
 from cristal_events import rounding
+from cristal_events.dice import Dice
 from cristal_events.errors import ContentError, RuleError, UnknownEntity
 from cristal_events.rolls import Roll
 from cristal_events.rounding import RoundingMode
 
 __all__ = [
-    "Dice", "Scale", "VariableEffect", "EffectSpend", "EffectOutcome", "SpellTime",
+    "Scale", "VariableEffect", "EffectSpend", "EffectOutcome", "SpellTime",
     "ConcentrationResult", "Overdraw", "CastResult", "SpellDurations", "CrystalBand", "CrystalSpell",
     "StoredSpell", "Crystal", "StoreResult", "Explosion", "AnalyseResult", "Potion",
     "PotionRelease", "parse_scale", "check_allocation", "spell_pm_cost", "effect_outcome",
@@ -39,12 +40,6 @@ __all__ = [
 ]
 
 DATA = Path(__file__).parent / "data"
-
-
-class Dice(Protocol):
-    """What the rules need from ``cristal_events.dice.Dice``: evaluate one expression into a Roll."""
-
-    def roll(self, expr: str, *, purpose: str = "") -> Roll: ...  # pragma: no cover
 
 
 # --------------------------------------------------------------------------- variable effects
