@@ -216,7 +216,7 @@ def test_chained_attack_is_exactly_two_attacks():
 
 @pytest.mark.parametrize(
     ("race_pv", "con", "threshold"),
-    [(12, 0, -12), (6, 0, -6), (12, 4, -20), (6, -4, 0)],
+    [(12, 0, -12), (6, 0, -6), (12, 4, -20), (6, -4, 0)],  # PV initiaux: Humain 12 (L518), Elfe 6 (L557), Nain 12 (L597)
     ids=["humain", "elfe", "nain-con4", "clamped"],
 )
 def test_death_threshold(race_pv, con, threshold):
