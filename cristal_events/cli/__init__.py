@@ -1,0 +1,127 @@
+"""The ``cristal`` command line: a thin face over the Python API.
+
+Commands live one module per noun in this package (each defines ``COMMANDS``, a list of click
+commands, found automatically). A ruleset adds its own commands in ``<ruleset>/cli.py``
+(``commands()``); the ruleset of the campaign named by ``--db`` decides which ones exist, so
+``cristal character create`` speaks Lois du Cristal or Illergan according to the campaign.
+Every :class:`~cristal_events.errors.CristalError` becomes ``Error: <sentence>`` and exit 1, here
+and nowhere else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import pkgutil
+import sqlite3
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .. import __version__
+from ..errors import CristalError
+from ..rulesets import module as ruleset_module
+from ..rulesets import names as ruleset_names
+
+
+@cache
+def _core_commands() -> dict[str, click.Command]:
+    found: dict[str, click.Command] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if info.name.startswith("_") or info.name == "common":
+            continue
+        mod = importlib.import_module(f"{__name__}.{info.name}")
+        for cmd in getattr(mod, "COMMANDS", ()):
+            found[cmd.name] = cmd
+    return found
+
+
+@cache
+def _ruleset_commands(name: str) -> dict[str, click.Command]:
+    try:
+        mod = importlib.import_module(f"{ruleset_module(name).__name__}.cli")
+    except ModuleNotFoundError:
+        return {}
+    return {c.name: c for c in mod.commands()}
+
+
+def campaign_ruleset(path: str | os.PathLike[str]) -> str | None:
+    """The ruleset named in a campaign file's first event, or None when it cannot be read."""
+    p = Path(path)
+    if not p.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{p.resolve().as_posix()}?mode=ro", uri=True, timeout=1)
+        try:
+            row = conn.execute("SELECT payload FROM events WHERE position = 1").fetchone()
+        finally:
+            conn.close()
+        return json.loads(row[0]).get("ruleset") if row else None
+    except (sqlite3.Error, ValueError):
+        return None
+
+
+class CristalGroup(click.Group):
+    """Core commands, plus the commands of the campaign's ruleset; CristalError -> one sentence."""
+
+    def _ruleset_for(self, ctx: click.Context) -> list[str]:
+        db = ctx.params.get("db") or os.environ.get("CRISTAL_DB", "campaign.db")
+        found = campaign_ruleset(db)
+        return [found] if found else ruleset_names()
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        names = set(_core_commands())
+        for rs in self._ruleset_for(ctx):
+            names.update(_ruleset_commands(rs))
+        return sorted(names)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        core = _core_commands()
+        if cmd_name in core:
+            return core[cmd_name]
+        for rs in self._ruleset_for(ctx):
+            cmd = _ruleset_commands(rs).get(cmd_name)
+            if cmd is not None:
+                return cmd
+        return None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except CristalError as exc:
+            raise click.ClickException(str(exc)) from None
+        except sqlite3.Error as exc:  # anything the store did not translate
+            raise click.ClickException(f"The campaign database failed: {exc}.") from None
+
+
+@click.group(cls=CristalGroup)
+@click.option("--db", envvar="CRISTAL_DB", default="campaign.db", show_default=True, metavar="PATH",
+              help="The campaign file (env CRISTAL_DB).")
+@click.option("--actor", envvar="CRISTAL_ACTOR", default="GM", show_default=True,
+              help="Who records the events: GM or a player's name (env CRISTAL_ACTOR).")
+@click.version_option(__version__, prog_name="cristal")
+@click.pass_context
+def cli(ctx: click.Context, db: str, actor: str) -> None:
+    """cristal: the append-only campaign log for Les Lois du Cristal and Illergan.
+
+    Every action is an immutable event in one SQLite file per campaign; sheets, the XP
+    ledger, combats and exports are derived from that log.
+
+    Example: cristal --db taverne.db log --session 1
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["db"] = db
+    ctx.obj["actor"] = actor
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point (``cristal``)."""
+    try:
+        cli.main(args=argv, prog_name="cristal")
+    except KeyboardInterrupt:
+        click.echo("Error: interrupted; nothing more was written.", err=True)
+        sys.exit(130)

@@ -1,0 +1,224 @@
+"""Campaign-level commands: init, session, log, verify, schema, note, rebuild."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+import msgspec
+
+from ..errors import CristalError
+from ..rounding import MODES
+from ..rulesets import names as ruleset_names
+from ..service import Campaign, RecordNote
+from ..store import RecordedEvent
+from .common import actor, emit_json, json_option, open_campaign
+
+
+def _parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise CristalError(f"--set expects KEY=VALUE, got {pair!r}.")
+        try:
+            out[key.strip()] = msgspec.json.decode(raw)
+        except msgspec.DecodeError:
+            out[key.strip()] = raw
+    return out
+
+
+@click.command("init")
+@click.argument("path", required=False)
+@click.option("--name", required=True, help="The campaign's name.")
+@click.option("--ruleset", type=click.Choice(ruleset_names()), default="cristal", show_default=True,
+              help="cristal = Les Lois du Cristal; illergan = the Dé100 rules of Illergan.")
+@click.option("--rounding", type=click.Choice(MODES), default="round", show_default=True,
+              help="round = half away from zero after each operation (the book's advice); truncate = drop decimals.")
+@click.option("--seed", type=int, default=None, help="Seed of the engine's dice outside sessions (reproducible rolls).")
+@click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
+              help="A ruleset setting the book leaves to the game master (see docs/rulings.md).")
+@json_option
+@click.pass_context
+def init_cmd(ctx: click.Context, path: str | None, name: str, ruleset: str, rounding: str, seed: int | None,
+             settings: tuple[str, ...], as_json: bool) -> None:
+    """Create a new campaign file (PATH, default --db).
+
+    Example: cristal init taverne.db --name "La Taverne" --ruleset cristal --rounding round --seed 7
+    """
+    target = path or ctx.obj["db"]
+    camp = Campaign.create(target, name=name, ruleset=ruleset, rounding=rounding, seed=seed,
+                           settings=_parse_settings(settings), actor=actor(ctx))
+    ctx.call_on_close(camp.close)
+    if as_json:
+        emit_json({"path": target, "campaign_id": camp.header.campaign_id, "ruleset": ruleset, "rounding": rounding,
+                   "settings": camp.header.settings})
+    else:
+        click.echo(f"Created campaign « {name} » ({camp.ruleset.title}, rounding {rounding}) in {target}.")
+
+
+@click.group("session")
+def session_group() -> None:
+    """Open and close play sessions; events in between carry the session number.
+
+    Example: cristal session start --title "La taverne" --date "3 Floréal"
+    """
+
+
+@session_group.command("start")
+@click.option("--title", default="", help="A title for the session.")
+@click.option("--date", "in_game_date", default="", help="The in-game date.")
+@json_option
+@click.pass_context
+def session_start(ctx: click.Context, title: str, in_game_date: str, as_json: bool) -> None:
+    """Start the next session. Example: cristal session start --title "Arrivée" --date "1er Mai" """
+    camp = open_campaign(ctx, write=True)
+    recs = camp.start_session(title, in_game_date, actor=actor(ctx))
+    ev = recs[0].event
+    if as_json:
+        emit_json({"session": ev.number, "position": recs[0].position, "seed_commitment": ev.seed_commitment})
+    else:
+        click.echo(f"Session {ev.number} started at position {recs[0].position}.")
+
+
+@session_group.command("end")
+@json_option
+@click.pass_context
+def session_end(ctx: click.Context, as_json: bool) -> None:
+    """End the open session (reveals its dice seed). Example: cristal session end"""
+    camp = open_campaign(ctx, write=True)
+    recs = camp.end_session(actor=actor(ctx))
+    ev = recs[0].event
+    if as_json:
+        emit_json({"session": ev.number, "position": recs[0].position, "seed_reveal": ev.seed_reveal})
+    else:
+        click.echo(f"Session {ev.number} ended at position {recs[0].position}.")
+
+
+def log_line(camp: Campaign, rec: RecordedEvent) -> str:
+    sess = f"s{rec.session}" if rec.session is not None else "--"
+    return f"{rec.position:>6}  {sess:>4}  {rec.stream:<22} {rec.type:<24} {rec.actor:<8} {camp.summarize(rec)}"
+
+
+def record_json(camp: Campaign, rec: RecordedEvent) -> dict[str, Any]:
+    return {
+        "position": rec.position, "event_id": rec.event_id, "stream": rec.stream, "version": rec.version,
+        "type": rec.type, "schema_version": rec.schema_version, "recorded_at": rec.recorded_at,
+        "session": rec.session, "actor": rec.actor, "causation_id": rec.causation_id,
+        "correlation_id": rec.correlation_id, "payload": msgspec.json.decode(rec.payload),
+        "summary": camp.summarize(rec), "prev_hash": rec.prev_hash, "hash": rec.hash,
+    }
+
+
+@click.command("log")
+@click.option("--stream", default=None, help="Only this stream (campaign, character:thor, combat:taverne ...).")
+@click.option("--type", "type_", default=None, help="Only this event type (e.g. xp.awarded).")
+@click.option("--session", type=int, default=None, help="Only this session's events.")
+@click.option("--after", type=int, default=0, show_default=True, help="Only events after this position.")
+@json_option
+@click.pass_context
+def log_cmd(ctx: click.Context, stream: str | None, type_: str | None, session: int | None, after: int,
+            as_json: bool) -> None:
+    """Print the event log, one readable line per event (JSON Lines with --json).
+
+    Example: cristal log --session 2 --stream character:thor
+    """
+    camp = Campaign.open(ctx.obj["db"], readonly=True)
+    ctx.call_on_close(camp.close)
+    for rec in camp.store.read_all(after=after, stream=stream, type=type_, session=session):
+        if as_json:
+            click.echo(msgspec.json.encode(record_json(camp, rec)).decode())
+        else:
+            click.echo(log_line(camp, rec))
+
+
+@click.command("verify")
+@click.option("--file", "file_", type=click.Path(dir_okay=False), default=None,
+              help="Verify an exported JSONL timeline offline instead of the campaign.")
+@json_option
+@click.pass_context
+def verify_cmd(ctx: click.Context, file_: str | None, as_json: bool) -> None:
+    """Check the hash chain, the append-only triggers, the migrations and the read models.
+
+    Exit 1 naming the first bad position when anything does not verify.
+
+    Example: cristal verify --json
+    """
+    from ..exchange import verify_jsonl
+
+    if file_:
+        report = verify_jsonl(file_)
+        problems = list(report.problems)
+        result: dict[str, Any] = msgspec.to_builtins(report)
+    else:
+        import projections.runner
+
+        camp = Campaign.open(ctx.obj["db"], readonly=True)
+        ctx.call_on_close(camp.close)
+        report = camp.verify()
+        problems = list(report.problems)
+        if report.ok:
+            problems += projections.runner.verify(camp)
+        result = {**msgspec.to_builtins(report), "ok": not problems, "problems": problems}
+    if as_json:
+        emit_json(result)
+    elif not problems:
+        click.echo(f"OK: {result['events']} events, hash chain intact, triggers present, migrations intact, read models match.")
+    if problems:
+        if not as_json:
+            first = result.get("first_bad_position")
+            where = f" at position {first}" if first else ""
+            click.echo(f"Error: the campaign does not verify{where}: {problems[0]}.", err=True)
+        ctx.exit(1)
+
+
+@click.command("schema")
+@click.option("--ruleset", type=click.Choice(ruleset_names()), default=None,
+              help="Whose events (default: the --db campaign's ruleset, else cristal).")
+@click.pass_context
+def schema_cmd(ctx: click.Context, ruleset: str | None) -> None:
+    """Print the JSON Schema of every event type (generated by msgspec).
+
+    Example: cristal schema --ruleset illergan > events.schema.json
+    """
+    from . import campaign_ruleset
+    from ..rulesets import get
+    from ..service import codec_for
+
+    name = ruleset or campaign_ruleset(ctx.obj["db"]) or "cristal"
+    click.echo(msgspec.json.format(msgspec.json.encode(codec_for(get(name)).json_schema())).decode())
+
+
+@click.command("note")
+@click.argument("text")
+@click.option("--topic", default="", help="What the note is about (a ruling, an error noted ...).")
+@click.pass_context
+def note_cmd(ctx: click.Context, text: str, topic: str) -> None:
+    """Record a game master's note or ruling in the log (never changes the past).
+
+    Example: cristal note "Thor's 600 XP should have been 60; corrected at position 14" --topic erreur
+    """
+    camp = open_campaign(ctx, write=True)
+    recs = camp.execute(RecordNote(text=text, topic=topic), actor=actor(ctx))
+    click.echo(f"Note recorded at position {recs[0].position}.")
+
+
+@click.command("rebuild")
+@json_option
+@click.pass_context
+def rebuild_cmd(ctx: click.Context, as_json: bool) -> None:
+    """Drop every read model and rebuild it from the log.
+
+    Example: cristal rebuild
+    """
+    import projections.runner
+
+    camp = open_campaign(ctx)
+    counts = projections.runner.rebuild(camp, progress=projections.runner.tty_progress("rebuild"))
+    if as_json:
+        emit_json(counts)
+    else:
+        click.echo("Rebuilt " + ", ".join(f"{k} ({v} events)" for k, v in counts.items()) + ".")
+
+
+COMMANDS = [init_cmd, session_group, log_cmd, verify_cmd, schema_cmd, note_cmd, rebuild_cmd]

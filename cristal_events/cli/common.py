@@ -1,0 +1,68 @@
+"""Small helpers shared by the command modules: opening the campaign, output, dice lists."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import click
+import msgspec
+
+from ..errors import DiceError
+from ..service import Campaign
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
+dice_option = click.option(
+    "--dice", "dice", metavar="F[,F...]", default=None,
+    help="The faces rolled at the table, in the order the rule rolls them; without it the engine rolls.",
+)
+
+
+def open_campaign(ctx: click.Context, *, write: bool = False) -> Campaign:
+    """Open the campaign of ``--db``; for writes, attach the projections so read models follow."""
+    camp = Campaign.open(ctx.obj["db"], readonly=False)
+    if write:
+        import projections
+
+        projections.attach(camp)
+    ctx.call_on_close(camp.close)
+    return camp
+
+
+def actor(ctx: click.Context) -> str:
+    return ctx.obj["actor"]
+
+
+def parse_faces(text: str | None) -> list[int] | None:
+    """``"13,4,4"`` -> [13, 4, 4]; a malformed list is one clear DiceError."""
+    if text is None:
+        return None
+    parts = [p.strip() for p in text.replace(";", ",").split(",") if p.strip()]
+    if not parts:
+        raise DiceError("--dice needs at least one face, e.g. --dice 13,4,4.")
+    faces = []
+    for p in parts:
+        try:
+            faces.append(int(p))
+        except ValueError:
+            raise DiceError(f"--dice: {p!r} is not a whole number; give faces like 13,4,4.") from None
+    return faces
+
+
+def to_json(data: Any) -> str:
+    return msgspec.json.encode(data, enc_hook=_enc).decode()
+
+
+def _enc(obj: Any) -> Any:
+    if isinstance(obj, (set, frozenset)):
+        return sorted(obj)
+    return str(obj)
+
+
+def emit_json(data: Any) -> None:
+    click.echo(to_json(msgspec.to_builtins(data, enc_hook=_enc)))
+
+
+def emit_lines(lines: Iterable[str]) -> None:
+    for line in lines:
+        click.echo(line)

@@ -1,0 +1,116 @@
+"""Numbered, forward-only schema migrations, recorded with their SHA-256 checksum.
+
+The SQL files live in the top-level ``migrations`` package (shipped in the wheel). On open, every
+migration not yet applied is applied in order; a recorded migration whose file changed or vanished
+is reported, and a campaign that records a migration this engine does not know was written by a
+newer engine: it is refused and left untouched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from importlib import resources
+
+from .errors import MigrationError, SchemaTooNew
+
+APPLICATION_ID = 0x43524953  # "CRIS": marks an SQLite file as a cristal-events campaign
+_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+
+
+@dataclass(frozen=True)
+class Migration:
+    number: int
+    name: str
+    sql: str
+
+    @property
+    def checksum(self) -> str:
+        return hashlib.sha256(self.sql.encode()).hexdigest()
+
+
+def available() -> list[Migration]:
+    """The migrations shipped with this engine, in order."""
+    out = []
+    for entry in resources.files("migrations").iterdir():
+        m = _NAME.match(entry.name)
+        if m:
+            out.append(Migration(int(m.group(1)), entry.name, entry.read_text(encoding="utf-8")))
+    out.sort(key=lambda m: m.number)
+    return out
+
+
+def latest() -> int:
+    return available()[-1].number
+
+
+def _recorded(conn: sqlite3.Connection) -> dict[int, tuple[str, str]]:
+    has = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_migrations'").fetchone()
+    if not has:
+        return {}
+    return {n: (name, cs) for n, name, cs in conn.execute("SELECT number, name, checksum FROM schema_migrations")}
+
+
+def check(conn: sqlite3.Connection) -> list[Migration]:
+    """Compare recorded migrations to the shipped ones; return those still to apply.
+
+    Raises SchemaTooNew for a newer campaign and MigrationError for a changed or missing one.
+    """
+    shipped = {m.number: m for m in available()}
+    recorded = _recorded(conn)
+    newer = sorted(n for n in recorded if n not in shipped)
+    if newer and newer[-1] > max(shipped):
+        raise SchemaTooNew(
+            f"This campaign uses schema version {max(recorded)}, newer than this engine's {max(shipped)}; "
+            "upgrade cristal-events to open it (the file was not touched)."
+        )
+    for n, (name, cs) in sorted(recorded.items()):
+        m = shipped.get(n)
+        if m is None:
+            raise MigrationError(f"Migration {name} is recorded in the campaign but missing from this engine.")
+        if m.checksum != cs:
+            raise MigrationError(f"Migration {name} was changed after it was applied (checksum mismatch).")
+    return [m for n, m in sorted(shipped.items()) if n not in recorded]
+
+
+def apply_pending(conn: sqlite3.Connection) -> list[str]:
+    """Apply every pending migration, each in its own transaction. Returns their names."""
+    pending = check(conn)
+    done = []
+    for m in pending:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (number INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+                "checksum TEXT NOT NULL, applied_at TEXT NOT NULL)"
+            )
+            for statement in _split(m.sql):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_migrations VALUES (?, ?, ?, ?)",
+                (m.number, m.name, m.checksum, datetime.now(timezone.utc).isoformat(timespec="microseconds")),
+            )
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        done.append(m.name)
+    return done
+
+
+def _split(sql: str) -> list[str]:
+    """Split a migration file into statements (trigger bodies keep their inner semicolons)."""
+    statements, buf = [], []
+    for line in sql.splitlines():
+        buf.append(line)
+        chunk = "\n".join(buf)
+        if sqlite3.complete_statement(chunk):
+            text = chunk.strip()
+            if text and not all(l.strip().startswith("--") or not l.strip() for l in buf):
+                statements.append(text)
+            buf = []
+    return statements

@@ -1,0 +1,115 @@
+"""The contract between the ruleset-agnostic core and a rule system.
+
+A ruleset is plain data plus pure functions: its event classes (one tagged union), its upcasters,
+its settings (the choices its book leaves to the game master), the type of its state, and
+
+* ``initial_state(header) -> state``
+* ``evolve(state, recorded_event) -> state``: a pure fold, never raises for a valid event, never rolls;
+* ``decide(state, command, ctx) -> list[Emit]``: validates a command against the state and returns
+  the events to append, or raises a :class:`~cristal_events.errors.RuleError`;
+* ``compensate(state, original, changes, ctx) -> list[Emit]``: the events that correct an earlier one;
+* ``summarize(recorded_event) -> str``: one readable line for the log, the replay and the exports.
+
+The core never imports a ruleset's modules by name: rulesets are found through
+:mod:`cristal_events.rulesets` (a registry by name, extendable with the ``cristal_events.rulesets``
+entry-point group).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, NamedTuple
+
+import msgspec
+
+from .dice import Dice
+from .errors import RuleError
+from .events import CampaignCreated, Event
+from .store import RecordedEvent
+
+
+class Emit(NamedTuple):
+    """One event a decision wants appended, and the stream it belongs to."""
+
+    stream: str
+    event: Event
+
+
+@dataclass
+class Context:
+    """What a decision may know besides the state: settings, rounding, actor, session, and dice."""
+
+    header: CampaignCreated
+    settings: Any
+    rounding: str
+    session: int | None
+    position: int  # the last position of the log when the command was decided
+    actor: str
+    seed_material: str
+    faces: list[int] | None = None
+    _dice: Dice | None = field(default=None, repr=False)
+
+    def dice(self) -> Dice:
+        """The command's single source of faces: those entered at the table, else the seeded RNG."""
+        if self._dice is None:
+            if self.faces is not None:
+                self._dice = Dice.entered(self.faces)
+            else:
+                self._dice = Dice.seeded(random.Random(derive_seed(self.seed_material, self.position + 1)))
+        return self._dice
+
+
+def derive_seed(material: str, position: int) -> int:
+    """The RNG seed of the command whose first event lands at ``position`` (docs/verifiable-dice.md)."""
+    digest = hashlib.sha256(f"{material}:{position}".encode()).digest()
+    return int.from_bytes(digest[:16], "big")
+
+
+class Ruleset(ABC):
+    """Base class of a rule system. Subclasses fill the class attributes and override the hooks."""
+
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    events: ClassVar[tuple[type[Event], ...]] = ()
+    upcasters: ClassVar[dict[tuple[str, int], Any]] = {}
+    settings_type: ClassVar[type[msgspec.Struct]]
+    state_type: ClassVar[Any]
+    #: bump when the shape of the state changes: snapshots of another version are ignored
+    state_version: ClassVar[str] = "1"
+
+    def settings(self, header: CampaignCreated, overrides: dict[str, Any] | None = None) -> Any:
+        """The ruleset's settings: its defaults, then the campaign's choices, validated."""
+        data = dict(header.settings)
+        if overrides:
+            data.update(overrides)
+        try:
+            return msgspec.convert(data, self.settings_type)
+        except msgspec.ValidationError as exc:
+            raise RuleError(f"Invalid {self.name} campaign setting: {exc}.") from None
+
+    def default_settings(self) -> dict[str, Any]:
+        return msgspec.to_builtins(msgspec.convert({}, self.settings_type))
+
+    @abstractmethod
+    def initial_state(self, header: CampaignCreated) -> Any:
+        """The state of a campaign with no event but its header."""
+
+    @abstractmethod
+    def evolve(self, state: Any, rec: RecordedEvent) -> Any:
+        """The state after one more event (pure)."""
+
+    def decide(self, state: Any, command: Any, ctx: Context) -> list[Emit]:
+        raise RuleError(f"The {self.title or self.name} rules do not know the command {type(command).__name__}.")
+
+    def compensate(self, state: Any, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
+        raise RuleError(f"Events of type {original.type} cannot be corrected with the {self.name} rules.")
+
+    def summarize(self, rec: RecordedEvent) -> str:
+        return rec.type
+
+    def characters(self, state: Any) -> dict[str, Any]:
+        """The characters of a state by id (used by the generic commands: sheet, replay, audit)."""
+        return {}

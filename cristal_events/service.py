@@ -1,0 +1,382 @@
+"""The one place that composes: open -> load state -> decide -> append -> fold -> hooks.
+
+Python API::
+
+    from cristal_events import init_campaign, open_campaign
+    camp = init_campaign("taverne.db", name="La Taverne", ruleset="cristal", rounding="round", seed=7)
+    camp.start_session(title="Arrivée", in_game_date="1er Mai")
+    recs = camp.execute(SomeRulesetCommand(...), faces=[13, 4, 4])   # faces rolled at the table
+    camp.state_at(position)                                           # time travel
+
+A command is decided inside one ``BEGIN IMMEDIATE`` transaction on the state folded up to the last
+position, so two writers never decide on a stale state; a refused command raises and appends
+nothing. ``hooks`` run after each commit (the projections runner attaches itself there).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from . import __version__
+from .codec import Codec
+from .errors import CristalError, NotACampaign, RuleError
+from .events import (
+    CORE_EVENTS,
+    CORE_UPCASTERS,
+    CampaignCreated,
+    CorrectionRecorded,
+    NoteRecorded,
+    SessionEnded,
+    SessionStarted,
+    SettingChanged,
+)
+from .rounding import MODES
+from .ruleset import Context, Emit, Ruleset
+from .rulesets import get as get_ruleset
+from .store import RecordedEvent, Store, VerifyReport
+
+CAMPAIGN_STREAM = "campaign"
+SNAPSHOT_EVERY = int(os.environ.get("CRISTAL_SNAPSHOT_EVERY", "1000"))
+
+
+class CoreState(msgspec.Struct, kw_only=True):
+    """What the core itself tracks: the header, the sessions, the last position folded."""
+
+    header: CampaignCreated
+    settings: dict[str, Any] = {}
+    session: int | None = None
+    sessions: int = 0
+    session_titles: dict[int, str] = {}
+    position: int = 0
+
+
+@dataclass
+class World:
+    core: CoreState
+    rules: Any
+
+
+# ------------------------------------------------------------------ core commands
+class StartSession(msgspec.Struct, frozen=True, kw_only=True):
+    title: str = ""
+    in_game_date: str = ""
+
+
+class EndSession(msgspec.Struct, frozen=True, kw_only=True):
+    pass
+
+
+class RecordNote(msgspec.Struct, frozen=True, kw_only=True):
+    text: str
+    topic: str = ""
+
+
+class ChangeSetting(msgspec.Struct, frozen=True, kw_only=True):
+    key: str
+    value: Any
+    reason: str = ""
+
+
+class Correct(msgspec.Struct, frozen=True, kw_only=True):
+    position: int
+    reason: str
+    changes: dict[str, Any] = {}
+
+
+def codec_for(ruleset: Ruleset) -> Codec:
+    return Codec(CORE_EVENTS + tuple(ruleset.events), {**CORE_UPCASTERS, **ruleset.upcasters})
+
+
+def core_evolve(core: CoreState, rec: RecordedEvent) -> CoreState:
+    """Fold one event into the core state (pure)."""
+    ev = rec.event
+    match ev:
+        case SessionStarted():
+            core = msgspec.structs.replace(core, session=ev.number, sessions=max(core.sessions, ev.number),
+                                           session_titles={**core.session_titles, ev.number: ev.title})
+        case SessionEnded():
+            core = msgspec.structs.replace(core, session=None)
+        case SettingChanged():
+            core = msgspec.structs.replace(core, settings={**core.settings, ev.key: ev.value})
+    if rec.position != core.position:
+        core = msgspec.structs.replace(core, position=rec.position)
+    return core
+
+
+class Campaign:
+    """An open campaign: its store, its ruleset, and its state kept current in memory."""
+
+    def __init__(self, store: Store, ruleset: Ruleset, header: CampaignCreated):
+        self.store = store
+        self.ruleset = ruleset
+        self.header = header
+        self.hooks: list[Callable[["Campaign"], None]] = []
+        self._world: World | None = None
+
+    # ---------------------------------------------------------------- opening
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, readonly: bool = False, timeout: float | None = None) -> "Campaign":
+        store = Store.open(path, readonly=readonly, timeout=timeout)
+        first = next(store.read_all(decode=False, until=1), None)
+        if first is None or first.type != "campaign.created":
+            store.close()
+            raise NotACampaign(f"{path} holds no campaign (its log does not start with campaign.created).")
+        header_ruleset = msgspec.json.decode(first.payload).get("ruleset", "")
+        ruleset = get_ruleset(header_ruleset)
+        store.codec = codec_for(ruleset)
+        header = store.codec.decode(first.type, first.schema_version, first.payload)
+        assert isinstance(header, CampaignCreated)
+        return cls(store, ruleset, header)
+
+    @classmethod
+    def create(cls, path: str | os.PathLike[str], *, name: str, ruleset: str = "cristal", rounding: str = "round",
+               seed: int | None = None, settings: dict[str, Any] | None = None, actor: str = "GM") -> "Campaign":
+        if rounding not in MODES:
+            raise CristalError(f"Unknown rounding mode {rounding!r}; use 'round' or 'truncate'.")
+        if not name.strip():
+            raise CristalError("A campaign needs a name.")
+        rs = get_ruleset(ruleset)
+        header = CampaignCreated(campaign_id=str(uuid.uuid4()), name=name, ruleset=ruleset, rounding=rounding,
+                                 seed=seed, settings={}, engine_version=__version__)
+        merged = {**rs.default_settings(), **(settings or {})}
+        validated = rs.settings(msgspec.structs.replace(header, settings=merged))
+        header = msgspec.structs.replace(header, settings=msgspec.to_builtins(validated))
+        store = Store.create(path, codec_for(rs))
+        store.append(CAMPAIGN_STREAM, [header], expected_version=0, actor=actor)
+        return cls(store, rs, header)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> "Campaign":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ state
+    def _initial(self) -> World:
+        core = CoreState(header=self.header, settings=dict(self.header.settings))
+        return World(core, self.ruleset.initial_state(self.header))
+
+    def fold(self, world: World, rec: RecordedEvent) -> World:
+        return World(core_evolve(world.core, rec), self.ruleset.evolve(world.rules, rec))
+
+    def state(self) -> World:
+        """The current state: the cached one caught up with any event appended since (by anyone)."""
+        world = self._world
+        if world is None:
+            world = self._load_snapshot(None) or self._initial()
+        last = self.store.last_position()
+        if world.core.position < last:
+            for rec in self.store.read_all(after=world.core.position):
+                world = self.fold(world, rec)
+        self._world = world
+        return world
+
+    def state_at(self, position: int) -> World:
+        """The state right after ``position``: time travel, from the nearest snapshot at or before it."""
+        world = self._load_snapshot(position) or self._initial()
+        for rec in self.store.read_all(after=world.core.position, until=position):
+            world = self.fold(world, rec)
+        return world
+
+    def state_at_session_end(self, session: int) -> World:
+        row = self.store.conn.execute("SELECT MAX(position) FROM events WHERE session = ?", (session,)).fetchone()
+        if row[0] is None:
+            raise CristalError(f"Session {session} has no events.")
+        return self.state_at(row[0])
+
+    def _state_key(self) -> str:
+        return f"{self.ruleset.name}:{self.ruleset.state_version}"
+
+    def _load_snapshot(self, position: int | None) -> World | None:
+        sql = "SELECT position, state FROM snapshots WHERE state_version = ?"
+        args: list[Any] = [self._state_key()]
+        if position is not None:
+            sql += " AND position <= ?"
+            args.append(position)
+        row = self.store.conn.execute(sql + " ORDER BY position DESC LIMIT 1", args).fetchone()
+        if row is None:
+            return None
+        try:
+            core, rules = msgspec.msgpack.decode(row[1], type=tuple[CoreState, self.ruleset.state_type])
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return None  # a stale or damaged snapshot is only a cache: fold from the log instead
+        return World(core, rules)
+
+    def write_snapshot(self, world: World) -> None:
+        """Cache ``world`` (derived data, outside the event log's triggers)."""
+        blob = msgspec.msgpack.encode((world.core, world.rules))
+        self.store.conn.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)",
+                                (world.core.position, self._state_key(), blob))
+
+    def _maybe_snapshot(self, world: World, before: int) -> None:
+        if SNAPSHOT_EVERY > 0 and world.core.position // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
+            self.write_snapshot(world)
+
+    # --------------------------------------------------------------- commands
+    def context(self, world: World, *, actor: str, faces: list[int] | None) -> Context:
+        core = world.core
+        header = msgspec.structs.replace(self.header, settings=core.settings)
+        return Context(header=header, settings=self.ruleset.settings(header), rounding=self.header.rounding,
+                       session=core.session, position=core.position, actor=actor,
+                       seed_material=self._seed_material(core.session), faces=faces)
+
+    def _seed_material(self, session: int | None) -> str:
+        if session is not None:
+            row = self.store.conn.execute("SELECT secret FROM session_secrets WHERE session = ?", (session,)).fetchone()
+            if row:
+                return row[0]
+        if self.header.seed is not None:
+            return f"campaign-seed:{self.header.seed}"
+        return secrets.token_hex(16)
+
+    def execute(self, command: Any, *, actor: str = "GM", faces: Iterable[int] | None = None) -> list[RecordedEvent]:
+        """Decide ``command`` against the current state and append its events atomically.
+
+        ``faces`` are the dice faces rolled at the table, in the order the rule rolls them; without
+        them the engine rolls with its seeded RNG. Raises a CristalError and appends nothing when
+        the command is refused.
+        """
+        faces_list = list(faces) if faces is not None else None
+        with self.store.transaction():
+            world = self.state()
+            ctx = self.context(world, actor=actor, faces=faces_list)
+            emits, causes = self._decide(world, command, ctx)
+            if ctx._dice is not None:
+                ctx._dice.finish()
+            elif faces_list:
+                raise RuleError("Dice faces were entered but this command rolls no dice.")
+            recs = self._append(emits, causes, actor=actor, session=self._session_for(world, command))
+        for hook in self.hooks:
+            hook(self)
+        return recs
+
+    def _session_for(self, world: World, command: Any) -> int | None:
+        if isinstance(command, StartSession):
+            return world.core.sessions + 1
+        return world.core.session
+
+    def _decide(self, world: World, command: Any, ctx: Context) -> tuple[list[Emit], list[int | None]]:
+        """Core commands are decided here; everything else goes to the ruleset."""
+        core = world.core
+        match command:
+            case StartSession():
+                if core.session is not None:
+                    raise RuleError(f"Session {core.session} is still open; end it before starting another.")
+                number = core.sessions + 1
+                secret = secrets.token_hex(32)
+                self.store.conn.execute("INSERT OR REPLACE INTO session_secrets VALUES (?, ?)", (number, secret))
+                commitment = hashlib.sha256(secret.encode()).hexdigest()
+                ev = SessionStarted(number=number, title=command.title, in_game_date=command.in_game_date,
+                                    seed_commitment=commitment)
+                return [Emit(CAMPAIGN_STREAM, ev)], [None]
+            case EndSession():
+                if core.session is None:
+                    raise RuleError("No session is open.")
+                row = self.store.conn.execute("SELECT secret FROM session_secrets WHERE session = ?",
+                                              (core.session,)).fetchone()
+                return [Emit(CAMPAIGN_STREAM, SessionEnded(number=core.session, seed_reveal=row[0] if row else ""))], [None]
+            case RecordNote():
+                if not command.text.strip():
+                    raise RuleError("A note needs some text.")
+                return [Emit(CAMPAIGN_STREAM, NoteRecorded(text=command.text, topic=command.topic))], [None]
+            case ChangeSetting():
+                if command.key == "rounding":
+                    raise RuleError("The rounding mode is fixed for the whole campaign (seed 000, L23).")
+                self.ruleset.settings(ctx.header, {command.key: command.value})
+                if command.key not in self.ruleset.default_settings():
+                    raise RuleError(f"Unknown {self.ruleset.name} setting {command.key!r}.")
+                return [Emit(CAMPAIGN_STREAM, SettingChanged(key=command.key, value=command.value,
+                                                             reason=command.reason))], [None]
+            case Correct():
+                if not command.reason.strip():
+                    raise RuleError("A correction needs a reason.")
+                original = self.store.get(command.position)
+                if original is None:
+                    raise RuleError(f"There is no event at position {command.position}.")
+                comp = self.ruleset.compensate(world.rules, original, dict(command.changes), ctx)
+                head = Emit(CAMPAIGN_STREAM, CorrectionRecorded(amends=[command.position], reason=command.reason,
+                                                                changes=dict(command.changes)))
+                return [head, *comp], [None] + [0] * len(comp)
+        emits = self.ruleset.decide(world.rules, command, ctx)
+        return list(emits), [None] * len(emits)
+
+    def _append(self, emits: list[Emit], causes: list[int | None], *, actor: str, session: int | None) -> list[RecordedEvent]:
+        correlation = str(uuid.uuid4())
+        ids = [str(uuid.uuid4()) for _ in emits]
+        positions: list[int] = []
+        i = 0
+        while i < len(emits):  # consecutive events of one stream go in one append
+            j = i
+            while j < len(emits) and emits[j].stream == emits[i].stream:
+                j += 1
+            stream = emits[i].stream
+            cause_ids = [ids[c] if c is not None else None for c in causes[i:j]]
+            positions += self.store.append(
+                stream, [e.event for e in emits[i:j]], self.store.stream_version(stream), event_ids=ids[i:j],
+                actor=actor, session=session, correlation_id=correlation, causation_ids=cause_ids,
+            )
+            i = j
+        recs = list(self.store.read_all(after=positions[0] - 1, until=positions[-1])) if positions else []
+        world = self._world
+        if world is not None:
+            before = world.core.position
+            for rec in recs:
+                world = self.fold(world, rec)
+            self._world = world
+            self._maybe_snapshot(world, before)
+        return recs
+
+    # -------------------------------------------------------------- shortcuts
+    def start_session(self, title: str = "", in_game_date: str = "", *, actor: str = "GM") -> list[RecordedEvent]:
+        return self.execute(StartSession(title=title, in_game_date=in_game_date), actor=actor)
+
+    def end_session(self, *, actor: str = "GM") -> list[RecordedEvent]:
+        return self.execute(EndSession(), actor=actor)
+
+    def correct(self, position: int, reason: str, changes: dict[str, Any] | None = None, *,
+                actor: str = "GM") -> list[RecordedEvent]:
+        return self.execute(Correct(position=position, reason=reason, changes=changes or {}), actor=actor)
+
+    def verify(self) -> VerifyReport:
+        return self.store.verify()
+
+    def summarize(self, rec: RecordedEvent) -> str:
+        """One readable line for any event, core or ruleset."""
+        ev = rec.event
+        match ev:
+            case CampaignCreated():
+                return f"Campagne « {ev.name} » créée (règles {ev.ruleset}, arrondi {ev.rounding})"
+            case SessionStarted():
+                extra = f" — {ev.in_game_date}" if ev.in_game_date else ""
+                return f"Session {ev.number} commence : {ev.title or 'sans titre'}{extra}"
+            case SessionEnded():
+                return f"Session {ev.number} terminée"
+            case CorrectionRecorded():
+                changes = ", ".join(f"{k} = {v}" for k, v in ev.changes.items())
+                return f"Correction de la position {', '.join(map(str, ev.amends))} : {ev.reason}" + (f" ({changes})" if changes else "")
+            case NoteRecorded():
+                return f"Note du MJ{' (' + ev.topic + ')' if ev.topic else ''} : {ev.text}"
+            case SettingChanged():
+                return f"Réglage {ev.key} = {ev.value!r}" + (f" : {ev.reason}" if ev.reason else "")
+        return self.ruleset.summarize(rec)
+
+
+def open_campaign(path: str | os.PathLike[str], **kw: Any) -> Campaign:
+    """Open an existing campaign file."""
+    return Campaign.open(path, **kw)
+
+
+def init_campaign(path: str | os.PathLike[str], **kw: Any) -> Campaign:
+    """Create a new campaign file; see :meth:`Campaign.create`."""
+    return Campaign.create(path, **kw)

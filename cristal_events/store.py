@@ -1,0 +1,407 @@
+"""The append-only event store: one SQLite file per campaign.
+
+Python API::
+
+    store = Store.open("campaign.db", codec)            # existing campaign, migrations applied
+    positions = store.append("character:thor", [event], expected_version=3)
+    for rec in store.read_all(after=0): ...
+    store.read_stream("character:thor", after_version=0)
+    store.last_position(); store.verify()
+
+Appends run in one ``BEGIN IMMEDIATE`` transaction (WAL journal, busy timeout), so a
+check-then-append cannot race. Each row carries the SHA-256 of its canonical encoding chained to
+the previous row's hash; ``verify`` recomputes the chain and reports the first bad position.
+SQLite triggers abort every UPDATE and DELETE on the events table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import msgspec
+
+from . import migrate
+from .codec import Codec, encode
+from .errors import (
+    ConcurrencyConflict,
+    CristalError,
+    IntegrityError,
+    NotACampaign,
+    StoreUnavailable,
+)
+from .events import Event
+
+GENESIS = "0" * 64
+ANY = None  # expected_version that skips the concurrency check
+
+_COLUMNS = (
+    "position, event_id, stream, version, type, schema_version, payload, recorded_at, session, actor, "
+    "causation_id, correlation_id, prev_hash, hash"
+)
+_hash_encoder = msgspec.json.Encoder()
+
+
+class RecordedEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """An event as stored: the decoded event and its envelope."""
+
+    position: int
+    event_id: str
+    stream: str
+    version: int
+    type: str
+    schema_version: int
+    payload: str
+    recorded_at: str
+    session: int | None
+    actor: str
+    causation_id: str | None
+    correlation_id: str | None
+    prev_hash: str
+    hash: str
+    event: Event | None = None
+
+
+class VerifyReport(msgspec.Struct, kw_only=True):
+    """The outcome of :meth:`Store.verify`. ``ok`` is False when any problem was found."""
+
+    ok: bool
+    events: int
+    first_bad_position: int | None = None
+    problems: list[str] = []
+
+
+def row_hash(prev_hash: str, position: int, event_id: str, stream: str, version: int, type_: str,
+             schema_version: int, payload: str, recorded_at: str, session: int | None, actor: str,
+             causation_id: str | None, correlation_id: str | None) -> str:
+    """SHA-256 over the canonical JSON array of the envelope and the payload text."""
+    canonical = _hash_encoder.encode([
+        prev_hash, position, event_id, stream, version, type_, schema_version, payload, recorded_at,
+        session, actor, causation_id, correlation_id,
+    ])
+    return hashlib.sha256(canonical).hexdigest()
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def translate_sqlite_error(exc: sqlite3.Error, path: str | os.PathLike[str]) -> CristalError:
+    """One clear sentence for the SQLite failures a user can meet."""
+    msg = str(exc).lower()
+    if "locked" in msg or "busy" in msg:
+        return StoreUnavailable(f"The campaign {path} is locked by another program past the timeout; nothing was written.")
+    if "readonly" in msg or "read-only" in msg:
+        return StoreUnavailable(f"The campaign {path} is read-only; nothing was written.")
+    if "full" in msg or "disk i/o" in msg:
+        return StoreUnavailable(f"The disk holding {path} is full; nothing was written.")
+    if "not a database" in msg or "malformed" in msg or "file is encrypted" in msg:
+        return NotACampaign(f"{path} is not a campaign file (not an SQLite database).")
+    if "append-only" in msg:
+        return IntegrityError(f"The event log of {path} is append-only; events cannot be changed or removed.")
+    return StoreUnavailable(f"The campaign {path} could not be used: {exc}.")
+
+
+class Store:
+    """An append-only event log in one SQLite file."""
+
+    def __init__(self, conn: sqlite3.Connection, path: str, codec: Codec | None = None):
+        self.conn = conn
+        self.path = path
+        self.codec = codec
+        self._depth = 0
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    def create(cls, path: str | os.PathLike[str], codec: Codec | None = None, *, timeout: float | None = None) -> "Store":
+        """Create a new, empty campaign file (refuses an existing file)."""
+        p = Path(path)
+        if p.exists():
+            raise CristalError(f"{p} already exists; choose another path or remove it first.")
+        if not p.parent.exists():
+            raise CristalError(f"The folder {p.parent} does not exist.")
+        try:
+            conn = _connect(p, "rwc", timeout)
+            conn.execute("PRAGMA journal_mode=WAL")
+            migrate.apply_pending(conn)
+        except sqlite3.Error as exc:
+            raise translate_sqlite_error(exc, p) from None
+        return cls(conn, str(p), codec)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], codec: Codec | None = None, *, timeout: float | None = None,
+             readonly: bool = False) -> "Store":
+        """Open an existing campaign, applying pending migrations (unless read-only)."""
+        p = Path(path)
+        if not p.exists():
+            raise NotACampaign(f"No campaign at {p}; create one with 'cristal init {p} --name NAME'.")
+        if p.is_dir():
+            raise NotACampaign(f"{p} is a folder, not a campaign file.")
+        try:
+            with open(p, "rb") as fh:
+                header = fh.read(16)
+        except OSError as exc:
+            raise NotACampaign(f"{p} cannot be read: {exc.strerror}.") from None
+        if header and header != b"SQLite format 3\x00":
+            raise NotACampaign(f"{p} is not a campaign file (not an SQLite database).")
+        try:
+            conn = _connect(p, "ro" if readonly else "rw", timeout)
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            if app_id != migrate.APPLICATION_ID:
+                conn.close()
+                raise NotACampaign(f"{p} is an SQLite file but not a cristal-events campaign.")
+            if readonly:
+                migrate.check(conn)
+            else:
+                migrate.apply_pending(conn)
+        except sqlite3.Error as exc:
+            raise translate_sqlite_error(exc, p) from None
+        return cls(conn, str(p), codec)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # ------------------------------------------------------------ transactions
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A write transaction started with BEGIN IMMEDIATE; re-entrant (inner calls join the outer one)."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise translate_sqlite_error(exc, self.path) from None
+        self._depth = 1
+        try:
+            yield
+        except BaseException:
+            self._depth = 0
+            try:
+                self.conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            raise
+        self._depth = 0
+        try:
+            self.conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            try:
+                self.conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            raise translate_sqlite_error(exc, self.path) from None
+
+    # ------------------------------------------------------------------ writing
+    def stream_version(self, stream: str) -> int:
+        row = self.conn.execute("SELECT MAX(version) FROM events WHERE stream = ?", (stream,)).fetchone()
+        return row[0] or 0
+
+    def append(self, stream: str, events: Sequence[Event], expected_version: int | None = ANY, *,
+               event_ids: Sequence[str] | None = None, actor: str = "GM", session: int | None = None,
+               causation_id: str | None = None, correlation_id: str | None = None,
+               recorded_at: str | None = None, causation_ids: Sequence[str | None] | None = None) -> list[int]:
+        """Append ``events`` to ``stream`` atomically; return their global positions.
+
+        ``expected_version`` is the stream version the caller decided on (0: the stream must be new;
+        ``None``: no check); a mismatch raises :class:`ConcurrencyConflict`. When every id of
+        ``event_ids`` is already stored, nothing is written and their original positions are
+        returned (an idempotent retry).
+        """
+        if not events:
+            return []
+        ids = list(event_ids) if event_ids is not None else [str(uuid.uuid4()) for _ in events]
+        if len(ids) != len(events):
+            raise ValueError("event_ids and events differ in length")
+        try:
+            with self.transaction():
+                if event_ids is not None:
+                    known = self._positions_of(ids)
+                    if len(known) == len(ids):
+                        return [known[i] for i in ids]
+                    if known:
+                        raise ConcurrencyConflict(
+                            f"{len(known)} of the {len(ids)} event ids are already stored; a retry must resend the same batch."
+                        )
+                current = self.stream_version(stream)
+                if expected_version is not None and current != expected_version:
+                    raise ConcurrencyConflict(
+                        f"Stream {stream} is at version {current}, not {expected_version}: someone else wrote first; retry."
+                    )
+                position, prev = self._head()
+                when = recorded_at or utc_now()
+                rows = []
+                for i, (event, eid) in enumerate(zip(events, ids)):
+                    position += 1
+                    payload = encode(event).decode()
+                    tag = event.__struct_config__.tag
+                    cause = causation_ids[i] if causation_ids is not None else causation_id
+                    h = row_hash(prev, position, eid, stream, current + i + 1, tag, type(event).version, payload,
+                                 when, session, actor, cause, correlation_id)
+                    rows.append((position, eid, stream, current + i + 1, tag, type(event).version, payload, when,
+                                 session, actor, cause, correlation_id, prev, h))
+                    prev = h
+                self.conn.executemany(f"INSERT INTO events ({_COLUMNS}) VALUES ({','.join('?' * 14)})", rows)
+        except sqlite3.IntegrityError as exc:
+            raise ConcurrencyConflict(f"Stream {stream} moved while appending ({exc}); retry.") from None
+        except sqlite3.Error as exc:
+            raise translate_sqlite_error(exc, self.path) from None
+        return [r[0] for r in rows]
+
+    def append_rows(self, rows: Sequence[dict[str, Any]]) -> int:
+        """Append pre-built rows (an import): re-chains and re-hashes them at the end of this log."""
+        with self.transaction():
+            position, prev = self._head()
+            out = []
+            for r in rows:
+                position += 1
+                h = row_hash(prev, position, r["event_id"], r["stream"], r["version"], r["type"], r["schema_version"],
+                             r["payload"], r["recorded_at"], r["session"], r["actor"], r["causation_id"],
+                             r["correlation_id"])
+                out.append((position, r["event_id"], r["stream"], r["version"], r["type"], r["schema_version"],
+                            r["payload"], r["recorded_at"], r["session"], r["actor"], r["causation_id"],
+                            r["correlation_id"], prev, h))
+                prev = h
+            try:
+                self.conn.executemany(f"INSERT INTO events ({_COLUMNS}) VALUES ({','.join('?' * 14)})", out)
+            except sqlite3.Error as exc:
+                raise translate_sqlite_error(exc, self.path) from None
+        return len(out)
+
+    def _positions_of(self, ids: Sequence[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for chunk in range(0, len(ids), 500):
+            part = ids[chunk:chunk + 500]
+            q = f"SELECT event_id, position FROM events WHERE event_id IN ({','.join('?' * len(part))})"
+            out.update(self.conn.execute(q, part).fetchall())
+        return out
+
+    def _head(self) -> tuple[int, str]:
+        row = self.conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
+        seq = row[0] if row else 0
+        last = self.conn.execute("SELECT position, hash FROM events ORDER BY position DESC LIMIT 1").fetchone()
+        if last is None:
+            return seq, GENESIS
+        return max(seq, last[0]), last[1]
+
+    # ------------------------------------------------------------------ reading
+    def last_position(self) -> int:
+        row = self.conn.execute("SELECT MAX(position) FROM events").fetchone()
+        return row[0] or 0
+
+    def count(self) -> int:
+        return self.conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+
+    def last_hash(self) -> str:
+        row = self.conn.execute("SELECT hash FROM events ORDER BY position DESC LIMIT 1").fetchone()
+        return row[0] if row else GENESIS
+
+    def read_all(self, after: int = 0, *, until: int | None = None, stream: str | None = None,
+                 type: str | None = None, session: int | None = None, decode: bool = True,
+                 batch: int = 2000) -> Iterator[RecordedEvent]:
+        """Events after position ``after`` (and up to ``until``), in log order, optionally filtered."""
+        where, args = ["position > ?"], [after]
+        if until is not None:
+            where.append("position <= ?")
+            args.append(until)
+        if stream is not None:
+            where.append("stream = ?")
+            args.append(stream)
+        if type is not None:
+            where.append("type = ?")
+            args.append(type)
+        if session is not None:
+            where.append("session = ?")
+            args.append(session)
+        sql = f"SELECT {_COLUMNS} FROM events WHERE {' AND '.join(where)} ORDER BY position"
+        yield from self._rows(sql, args, decode, batch)
+
+    def read_stream(self, stream: str, after_version: int = 0, *, decode: bool = True) -> Iterator[RecordedEvent]:
+        """The events of one stream after ``after_version``, in stream order."""
+        sql = f"SELECT {_COLUMNS} FROM events WHERE stream = ? AND version > ? ORDER BY version"
+        yield from self._rows(sql, [stream, after_version], decode, 2000)
+
+    def get(self, position: int) -> RecordedEvent | None:
+        """The event at one position, or None."""
+        for rec in self._rows(f"SELECT {_COLUMNS} FROM events WHERE position = ?", [position], True, 1):
+            return rec
+        return None
+
+    def _rows(self, sql: str, args: list[Any], decode: bool, batch: int) -> Iterator[RecordedEvent]:
+        codec = self.codec if decode else None
+        try:
+            cur = self.conn.execute(sql, args)
+            while True:
+                rows = cur.fetchmany(batch)
+                if not rows:
+                    return
+                for r in rows:
+                    ev = codec.decode(r[4], r[5], r[6]) if codec is not None else None
+                    yield RecordedEvent(
+                        position=r[0], event_id=r[1], stream=r[2], version=r[3], type=r[4], schema_version=r[5],
+                        payload=r[6], recorded_at=r[7], session=r[8], actor=r[9], causation_id=r[10],
+                        correlation_id=r[11], prev_hash=r[12], hash=r[13], event=ev,
+                    )
+        except sqlite3.Error as exc:
+            raise translate_sqlite_error(exc, self.path) from None
+
+    # ---------------------------------------------------------------- verifying
+    def verify(self) -> VerifyReport:
+        """Recompute the hash chain; check positions, triggers and migrations. Never raises for bad data."""
+        problems: list[str] = []
+        first_bad: int | None = None
+        prev, expected_pos, n = GENESIS, 1, 0
+        cur = self.conn.execute(f"SELECT {_COLUMNS} FROM events ORDER BY position")
+        for r in iter(lambda: cur.fetchmany(5000), []):
+            for (pos, eid, stream, ver, tag, sv, payload, when, sess, actor, cause, corr, ph, h) in r:
+                n += 1
+                if first_bad is not None:
+                    continue
+                if pos != expected_pos:
+                    first_bad = expected_pos
+                    problems.append(f"position {expected_pos} is missing (next stored event is {pos}): an event was removed")
+                elif ph != prev:
+                    first_bad = pos
+                    problems.append(f"position {pos} does not follow the previous event (chain broken: reordered or removed)")
+                elif row_hash(prev, pos, eid, stream, ver, tag, sv, payload, when, sess, actor, cause, corr) != h:
+                    first_bad = pos
+                    problems.append(f"position {pos} was altered after it was written (hash mismatch)")
+                prev, expected_pos = h, pos + 1
+        row = self.conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
+        seq = row[0] if row else 0
+        if first_bad is None and seq > expected_pos - 1:
+            first_bad = expected_pos
+            problems.append(f"the log ends at position {expected_pos - 1} but position {seq} was written: events were removed from its end")
+        triggers = {name for (name,) in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+        for t in ("events_no_update", "events_no_delete"):
+            if t not in triggers:
+                problems.append(f"the append-only trigger {t} is missing")
+        try:
+            pending = migrate.check(self.conn)
+            if pending:
+                problems.append(f"{len(pending)} migration(s) were never applied")
+        except CristalError as exc:
+            problems.append(str(exc).rstrip("."))
+        return VerifyReport(ok=not problems, events=n, first_bad_position=first_bad, problems=problems)
+
+
+def _connect(path: Path, mode: str, timeout: float | None) -> sqlite3.Connection:
+    if timeout is None:
+        timeout = float(os.environ.get("CRISTAL_BUSY_TIMEOUT", "5"))
+    uri = f"file:{quote(path.resolve().as_posix())}?mode={mode}"
+    conn = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None, check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    return conn

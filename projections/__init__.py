@@ -1,0 +1,52 @@
+"""Read models: pure folds over the event log, written to tables of the campaign file.
+
+Each module of this package may define ``PROJECTIONS``: a list of :class:`projections.base.Projection`
+subclasses. They are found automatically; each says which rulesets it applies to. The runner
+(:mod:`projections.runner`) catches them up incrementally, rebuilds them and verifies them.
+
+``attach(campaign)`` makes every command of a :class:`cristal_events.Campaign` catch the read models
+up right after it commits; the CLI does this for every write command.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import cache
+from typing import TYPE_CHECKING
+
+from .base import Projection
+
+if TYPE_CHECKING:
+    from cristal_events import Campaign
+
+
+@cache
+def _classes() -> tuple[type[Projection], ...]:
+    found: list[type[Projection]] = []
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if info.name in ("base", "runner"):
+            continue
+        mod = importlib.import_module(f"{__name__}.{info.name}")
+        found.extend(getattr(mod, "PROJECTIONS", ()))
+    return tuple(found)
+
+
+def for_campaign(campaign: "Campaign") -> list[Projection]:
+    """Instances of every projection that applies to this campaign's ruleset."""
+    out = []
+    for cls in _classes():
+        if cls.rulesets is None or campaign.ruleset.name in cls.rulesets:
+            out.append(cls(campaign))
+    return out
+
+
+def attach(campaign: "Campaign") -> "Campaign":
+    """Catch the read models up after every command this campaign executes."""
+    from .runner import catch_up
+
+    campaign.hooks.append(lambda c: catch_up(c))
+    return campaign
+
+
+__all__ = ["Projection", "attach", "for_campaign"]
