@@ -416,9 +416,7 @@ def spell_durations(
     return SpellDurations(incantation=incantation, combustion=rounding.divide(spell_cnc, 2, mode))
 
 
-def deconcentrates(
-    damage: int, check: ConcentrationResult, time: SpellTime | str | int = SpellTime(kind="incantation", seconds=1)
-) -> bool:
+def deconcentrates(damage: int, check: ConcentrationResult, time: SpellTime | str | int) -> bool:
     """``[Dommage pour déconcentrer] > ([CNC du mage] + [d20]) - [CNC du sort]`` (L972).
 
     The d20 is the casting roll's own (ruling D5), so the threshold is the roll's margin. INSTANTANÉ
