@@ -195,3 +195,17 @@ def heritage_leftover(content: Content, heritage_name: str, spends: Mapping[str,
     if total > heritage.xp:
         raise RuleError(f"The {heritage.name} heritage gives {heritage.xp} xp; {total} xp were spent.")
     return heritage.xp - total
+
+
+def starting_equipment(content: Content, profiles: Sequence[str]) -> dict[str, int]:
+    """The usual starting kit (I-L164-192): everyone's items plus each profile's (mage, guerrier,
+    roublard, archer) and class extras (paladin, traqueur, espion); the GM may change it (I-L164)."""
+    out: dict[str, int] = {}
+    for key in ("tous", *profiles):
+        items = content.pack.starting_kit.get(key)
+        if items is None:
+            raise RuleError(f"No starting kit is listed for {key!r} (I-L164-192).")
+        for item in items:
+            label = f"{item.name} ({item.note})" if item.note else item.name
+            out[label] = out.get(label, 0) + item.qty
+    return out

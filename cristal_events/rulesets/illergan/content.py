@@ -164,6 +164,12 @@ class ZoneRow(_Entry, kw_only=True):
     zone: str
 
 
+class KitItem(_Entry, kw_only=True):
+    name: str
+    qty: int = 1
+    note: str = ""
+
+
 class Pack(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One content file: the core text or a game-master pack."""
 
@@ -183,6 +189,7 @@ class Pack(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     nonhumanoid_zones: tuple[ZoneRow, ...] = ()
     pd_per_level: dict[int, int] = {}
     innate_skills: tuple[str, ...] = ()
+    starting_kit: dict[str, tuple[KitItem, ...]] = {}
     # The game master's values (Part D).
     races: tuple[Race, ...] = ()
     classes: tuple[ClassDef, ...] = ()
@@ -209,7 +216,7 @@ _FACED = ("gifts", "counter_effects")
 _TABLES = (
     "piece_price_pct", "secondaries_by_magic_level", "pp_by_combination_size", "alc_event_die",
     "pd_per_level", "power_die_by_rank", "pp_per_magic_level", "faith_xp_religious",
-    "faith_xp_other", "charges", "alc_per_drink",
+    "faith_xp_other", "charges", "alc_per_drink", "starting_kit",
 )
 _SCALARS = ("coin_ratio", "resale_pct", "helmet_sr_malus")
 _ROWS = ("alc_events", "humanoid_zones", "nonhumanoid_zones", "innate_skills")

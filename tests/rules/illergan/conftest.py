@@ -1,0 +1,15 @@
+"""Shared fixtures: the core text alone, and the core with the EXAMPLE game-master pack."""
+
+import pytest
+
+from cristal_events.rulesets.illergan.content import Content, example_pack
+
+
+@pytest.fixture(scope="session")
+def core() -> Content:
+    return Content.core_only()
+
+
+@pytest.fixture(scope="session")
+def content() -> Content:
+    return Content.with_pack(example_pack(), source="example_pack.json")
