@@ -1,4 +1,16 @@
-"""Les Lois du Cristal as a ruleset of the engine: settings, state, events, decide and evolve."""
+"""Les Lois du Cristal as a ruleset of the engine: settings, state, and the dispatch of its parts.
+
+The ruleset is composed of parts (``characters``: creation, XP, equipment, rest; ``fights``:
+combat on the Indice de Temps timeline). Each part module exposes
+
+* ``EVENTS``: its event classes (explicit tags),
+* ``DECIDERS``: ``{command class: decide(state, command, ctx) -> list[Emit]}``,
+* ``EVOLVERS``: ``{event class: evolve(state, rec) -> state}`` (pure),
+* ``SUMMARIES``: ``{event class: summarize(rec) -> str}`` (one French line for log/replay/exports),
+* ``COMPENSATORS``: ``{event class: compensate(state, original_rec, changes, ctx) -> list[Emit]}``,
+
+and this module only dispatches (a dict of handlers, never an ``if`` ladder).
+"""
 
 from __future__ import annotations
 
@@ -6,9 +18,11 @@ from typing import Any
 
 import msgspec
 
+from ...errors import RuleError
 from ...events import CampaignCreated
-from ...ruleset import Ruleset
+from ...ruleset import Context, Emit, Ruleset
 from ...store import RecordedEvent
+from . import characters, fights
 
 
 class CristalSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -25,13 +39,24 @@ class CristalSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
 
 
 class CristalState(msgspec.Struct, kw_only=True):
-    characters: dict[str, Any] = {}
+    """Everything a Lois du Cristal decision may need: the characters and the combats."""
+
+    characters: dict[str, characters.Character] = {}
+    combats: dict[str, fights.Combat] = {}
+
+
+PARTS = (characters, fights)
+_DECIDERS: dict[type, Any] = {k: v for part in PARTS for k, v in part.DECIDERS.items()}
+_EVOLVERS: dict[type, Any] = {k: v for part in PARTS for k, v in part.EVOLVERS.items()}
+_SUMMARIES: dict[type, Any] = {k: v for part in PARTS for k, v in part.SUMMARIES.items()}
+_COMPENSATORS: dict[type, Any] = {k: v for part in PARTS for k, v in part.COMPENSATORS.items()}
 
 
 class CristalRuleset(Ruleset):
     name = "cristal"
     title = "Les Lois du Cristal"
-    events = ()
+    events = tuple(ev for part in PARTS for ev in part.EVENTS)
+    upcasters = {k: v for part in PARTS for k, v in getattr(part, "UPCASTERS", {}).items()}
     settings_type = CristalSettings
     state_type = CristalState
 
@@ -39,7 +64,28 @@ class CristalRuleset(Ruleset):
         return CristalState()
 
     def evolve(self, state: CristalState, rec: RecordedEvent) -> CristalState:
-        return state
+        fn = _EVOLVERS.get(type(rec.event))
+        return fn(state, rec) if fn is not None else state
+
+    def decide(self, state: CristalState, command: Any, ctx: Context) -> list[Emit]:
+        fn = _DECIDERS.get(type(command))
+        if fn is None:
+            raise RuleError(f"Les Lois du Cristal do not know the command {type(command).__name__}.")
+        return fn(state, command, ctx)
+
+    def compensate(self, state: CristalState, original: RecordedEvent, changes: dict[str, Any],
+                   ctx: Context) -> list[Emit]:
+        fn = _COMPENSATORS.get(type(original.event))
+        if fn is None:
+            raise RuleError(f"Events of type {original.type} cannot be corrected; record a note instead.")
+        return fn(state, original, changes, ctx)
+
+    def summarize(self, rec: RecordedEvent) -> str:
+        fn = _SUMMARIES.get(type(rec.event))
+        return fn(rec) if fn is not None else rec.type
+
+    def characters(self, state: CristalState) -> dict[str, Any]:
+        return dict(state.characters)
 
 
 RULESET = CristalRuleset()
