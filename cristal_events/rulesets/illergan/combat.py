@@ -16,7 +16,7 @@ import msgspec
 from cristal_events.dice import Dice
 from cristal_events.errors import RuleError
 from cristal_events.rolls import Roll
-from cristal_events.rulesets.illergan.content import Content, DamageType, Weapon
+from cristal_events.rulesets.illergan.content import Armour, Content, DamageType, Weapon
 from cristal_events.rulesets.illergan.settings import DEFAULT, IllerganSettings, round_gap
 
 # ---------------------------------------------------------------- initiative (I-L3-8)
@@ -292,6 +292,15 @@ def effective_sr(sr: int, *, critical: bool, damage_type: DamageType | None = No
         return sr
     ignored = 10 + (settings.impact_extra_sr_ignored_pct if damage_type == "C" else 0)
     return round_gap(Fraction(sr * (100 - ignored), 100), settings.sr_crit_rounding)
+
+
+def zone_sr(armour: Armour, zone: str, damage_type: DamageType, content: Content) -> int:
+    """The SR against a hit: the piece covering the zone, for the damage type (A14); the helmet has
+    −10 SR, minimum 0 (I-L83)."""
+    sr = getattr(armour.sr, damage_type)
+    if zone in ("tête", "têtes"):
+        return max(0, sr - (content.pack.helmet_sr_malus or 0))
+    return sr
 
 
 def pv_lost(damage: int | Fraction, sr: int | Fraction, rn: int) -> int:

@@ -182,3 +182,16 @@ def test_spend():
     assert xp.spend(400, 150, what="Parade") == 250
     with pytest.raises(RuleError, match="only 100 xp"):
         xp.spend(100, 150, what="Parade")
+
+
+def _closed_form(p):  # catalogue §46: C1(p)
+    if p <= 50:
+        return p
+    if p <= 75:
+        return 50 + 2 * (p - 50)
+    return 100 + 4 * (p - 75)
+
+
+@pytest.mark.parametrize("rank", [1, 2], ids=["rank1", "rank2"])
+def test_curve_matches_closed_form(rank):  # I-L484-485: the table (per point) and the formula agree
+    assert [xp.cumulative_cost(p, rank) for p in range(101)] == [rank * _closed_form(p) for p in range(101)]

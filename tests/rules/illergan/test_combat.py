@@ -253,3 +253,19 @@ def test_destiny_point_spent():
     assert combat.spend_destiny_point(2) == 1
     with pytest.raises(RuleError, match="no destiny point"):
         combat.spend_destiny_point(0)
+
+
+def test_zone_sr_helmet(content):  # I-L83, A14
+    mail = content.entry("armours", "Cotte de mailles")
+    assert combat.zone_sr(mail, "tronc", "T", content) == 25
+    assert combat.zone_sr(mail, "tête", "T", content) == 15
+    assert combat.zone_sr(content.entry("armours", "Toge à glyphe de Sycte"), "tête", "C", content) == 0
+
+
+def test_seeded_power_die_explodes_consistently():
+    import random
+
+    r = combat.roll_power_die(Dice.seeded(random.Random(7)), 2)
+    assert r.source == "rolled"
+    assert r.faces[-1] == 1 and all(f == 2 for f in r.faces[:-1])
+    assert r.total == sum(r.faces) == combat.explode(r.faces, 2)
