@@ -293,9 +293,9 @@ class Campaign:
             case ChangeSetting():
                 if command.key == "rounding":
                     raise RuleError("The rounding mode is fixed for the whole campaign (seed 000, L23).")
-                self.ruleset.settings(ctx.header, {command.key: command.value})
                 if command.key not in self.ruleset.default_settings():
                     raise RuleError(f"Unknown {self.ruleset.name} setting {command.key!r}.")
+                self.ruleset.settings(ctx.header, {command.key: command.value})
                 return [Emit(CAMPAIGN_STREAM, SettingChanged(key=command.key, value=command.value,
                                                              reason=command.reason))], [None]
             case Correct():

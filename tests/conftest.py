@@ -1,0 +1,37 @@
+"""Shared fixtures: a fresh campaign file per test, and a CLI runner bound to it."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from cristal_events import init_campaign
+from cristal_events.cli import cli
+
+
+@pytest.fixture
+def db_path(tmp_path):
+    return tmp_path / "campaign.db"
+
+
+@pytest.fixture
+def campaign(db_path):
+    camp = init_campaign(db_path, name="La Taverne", ruleset="cristal", rounding="round", seed=7)
+    yield camp
+    camp.close()
+
+
+class Cli:
+    """Runs ``cristal --db <path> ...`` in-process and returns the click Result."""
+
+    def __init__(self, path):
+        self.path = path
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str, input: str | None = None):
+        return self.runner.invoke(cli, ["--db", str(self.path), *args], input=input, catch_exceptions=False)
+
+
+@pytest.fixture
+def run(db_path):
+    return Cli(db_path)
