@@ -16,6 +16,7 @@ import msgspec
 from cristal_events.dice import Dice
 from cristal_events.errors import RuleError
 from cristal_events.rolls import Roll
+from cristal_events.rulesets.illergan.checks import skill_check
 from cristal_events.rulesets.illergan.content import Armour, Content, DamageType, Weapon
 from cristal_events.rulesets.illergan.settings import DEFAULT, IllerganSettings, round_gap
 
@@ -454,3 +455,55 @@ def spend_destiny_point(points: int) -> int:
     if points <= 0:
         raise RuleError("The character has no destiny point left (I-L377).")
     return points - 1
+
+
+# ---------------------------------------------------------------- defences (I-L542-554)
+
+Defence = Literal["esquive", "parade", "blocage", "vivacite_elfique", "magique"]
+
+
+class DefenceBudget(msgspec.Struct, frozen=True, kw_only=True):
+    """Per turn: one block, one magic defence and either one parry or one dodge (I-L543);
+    Vivacité elfique takes the dodge slot (A35)."""
+
+    block: int = 1
+    magic: int = 1
+    parry_or_dodge: int = 1
+
+
+_DEFENCE_SLOT = {"esquive": "parry_or_dodge", "parade": "parry_or_dodge", "vivacite_elfique": "parry_or_dodge",
+                 "blocage": "block", "magique": "magic"}
+
+
+def use_defence(b: DefenceBudget, kind: Defence, *, against_magic: bool = False) -> DefenceBudget:
+    """Spend a defence; magic damage can only be blocked, never dodged or parried (I-L439)."""
+    if against_magic and kind in ("esquive", "parade", "vivacite_elfique"):
+        raise RuleError("Magic damage cannot be dodged or parried, only blocked (I-L439).")
+    slot = _DEFENCE_SLOT[kind]
+    if getattr(b, slot) <= 0:
+        raise RuleError(f"The {kind} defence is already used this turn (I-L543).")
+    return msgspec.structs.replace(b, **{slot: getattr(b, slot) - 1})
+
+
+# ---------------------------------------------------------------- flight (I-L556-566)
+
+U_TURN_EXTRA_M = 2  # I-L564
+
+
+def flight_speeds(dep: int, sprint: int) -> tuple[int, int]:
+    """Dep and Sprint double in flight (I-L560-561)."""
+    return 2 * dep, 2 * sprint
+
+
+def takeoff(face: int, dex_pure: int, remaining_m: int | Fraction) -> tuple[bool, int | Fraction]:
+    """A pure Dex roll (equipment maluses ignored) costs a minor action either way; success doubles the
+    remaining movement (I-L558). Returns (success, remaining movement)."""
+    if remaining_m <= 0:
+        raise RuleError("Taking off needs some movement left this turn (I-L558).")
+    ok = skill_check(face, dex_pure).success  # 01-02 succeed, 99-100 fail (I-L497-502)
+    return ok, (2 * remaining_m if ok else remaining_m)
+
+
+def passengers_allowed(fo: int, passenger_vits: Sequence[int]) -> bool:
+    """Passengers whose Vitalités sum to at most [6 × Fo] (I-L566)."""
+    return sum(passenger_vits) <= 6 * fo

@@ -269,3 +269,21 @@ def test_seeded_power_die_explodes_consistently():
     assert r.source == "rolled"
     assert r.faces[-1] == 1 and all(f == 2 for f in r.faces[:-1])
     assert r.total == sum(r.faces) == combat.explode(r.faces, 2)
+
+
+def test_defence_limits():  # I-L543, I-L439
+    b = combat.use_defence(combat.DefenceBudget(), "parade")
+    with pytest.raises(RuleError, match="already used"):
+        combat.use_defence(b, "esquive")
+    b = combat.use_defence(combat.use_defence(b, "blocage"), "magique")
+    assert b == combat.DefenceBudget(block=0, magic=0, parry_or_dodge=0)
+    with pytest.raises(RuleError, match="only blocked"):
+        combat.use_defence(combat.DefenceBudget(), "esquive", against_magic=True)
+
+
+def test_flight():  # FLY-1 .. FLY-4
+    assert combat.flight_speeds(10, 30) == (20, 60)
+    assert combat.takeoff(40, 50, 4) == (True, 8)
+    assert combat.takeoff(60, 50, 4) == (False, 4)
+    assert combat.passengers_allowed(5, [15, 15]) and not combat.passengers_allowed(5, [20, 15])
+    assert combat.U_TURN_EXTRA_M == 2
