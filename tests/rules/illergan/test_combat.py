@@ -6,8 +6,9 @@ import pytest
 
 from cristal_events.dice import Dice
 from cristal_events.errors import RuleError
-from cristal_events.rulesets.illergan import combat
-from cristal_events.rulesets.illergan.combat import Body, Initiative
+from cristal_events.rulesets.illergan import combat, locations
+from cristal_events.rulesets.illergan.combat import Initiative
+from cristal_events.rulesets.illergan.locations import Body
 from cristal_events.rulesets.illergan.settings import IllerganSettings
 
 
@@ -224,13 +225,13 @@ def test_critical_riders():
 ], ids=["NH-1", "NH-2a", "NH-2b", "NH-3a", "NH-3b", "NH-3c", "NH-4a", "NH-4b", "NH-4c", "NH-4d", "NH-5a", "NH-5b",
         "NH-6", "NH-8a", "NH-8b", "NH-7"])
 def test_nonhumanoid(content, face, body, expected):
-    assert combat.nonhumanoid_zone(face, body, content) == expected
+    assert locations.nonhumanoid_zone(face, body, content) == expected
 
 
 def test_nonhumanoid_60_trunk_switch(content):
     s = IllerganSettings(nonhumanoid_roll60="trunk")
-    assert combat.nonhumanoid_zone(60, Body(tails=1), content, s) == ("tronc", 1)
-    assert combat.nonhumanoid_zone(59, Body(tails=1), content, s) == ("queues", 1)
+    assert locations.nonhumanoid_zone(60, Body(tails=1), content, s) == ("tronc", 1)
+    assert locations.nonhumanoid_zone(59, Body(tails=1), content, s) == ("queues", 1)
 
 
 # ---- limbs, death, destiny, I-L318, I-L377
