@@ -43,6 +43,7 @@ class CristalState(msgspec.Struct, kw_only=True):
 
     characters: dict[str, characters.Character] = {}
     combats: dict[str, fights.Combat] = {}
+    packs: list[characters.ContentPack] = []  # campaign content packs, in log order (content.pack_loaded)
 
 
 PARTS = (characters, fights)
