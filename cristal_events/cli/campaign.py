@@ -135,18 +135,23 @@ def log_cmd(ctx: click.Context, stream: str | None, type_: str | None, session: 
 @click.command("verify")
 @click.option("--file", "file_", type=click.Path(dir_okay=False), default=None,
               help="Verify an exported JSONL timeline offline instead of the campaign.")
+@click.option("--rolls", is_flag=True,
+              help="Also re-derive every engine roll of the closed sessions from their revealed seeds.")
 @json_option
 @click.pass_context
-def verify_cmd(ctx: click.Context, file_: str | None, as_json: bool) -> None:
+def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, as_json: bool) -> None:
     """Check the hash chain, the append-only triggers, the migrations and the read models.
 
-    Exit 1 naming the first bad position when anything does not verify.
+    Exit 1 naming the first bad position when anything does not verify. With --rolls, also check
+    that the engine's dice were not fudged (docs/verifiable-dice.md); entered rolls are skipped.
 
-    Example: cristal verify --json
+    Example: cristal verify --rolls --json
     """
     from ..exchange import verify_jsonl
 
     if file_:
+        if rolls:
+            raise CristalError("--rolls checks a campaign file; it cannot be combined with --file.")
         report = verify_jsonl(file_)
         problems = list(report.problems)
         result: dict[str, Any] = msgspec.to_builtins(report)
@@ -160,10 +165,23 @@ def verify_cmd(ctx: click.Context, file_: str | None, as_json: bool) -> None:
         if report.ok:
             problems += projections.runner.verify(camp)
         result = {**msgspec.to_builtins(report), "ok": not problems, "problems": problems}
+        if rolls:
+            from ..fairness import verify_rolls
+
+            fair = verify_rolls(camp)
+            problems += [f"dice: {p}" for p in fair.problems]
+            result = {**result, "ok": not problems, "problems": problems, "rolls": msgspec.to_builtins(fair)}
+            if fair.mismatches and result.get("first_bad_position") is None:
+                result["first_bad_position"] = fair.mismatches[0].position
     if as_json:
         emit_json(result)
     elif not problems:
         click.echo(f"OK: {result['events']} events, hash chain intact, triggers present, migrations intact, read models match.")
+        if "rolls" in result:
+            r = result["rolls"]
+            click.echo(f"OK: {r['checked']} engine rolls of {r['sessions']} closed session(s) re-derived from their "
+                       f"revealed seeds; {r['entered']} entered at the table, {r['pending']} in an open session, "
+                       f"{r['unverifiable']} without a public seed.")
     if problems:
         if not as_json:
             first = result.get("first_bad_position")
