@@ -258,6 +258,8 @@ class Store:
             raise ConcurrencyConflict(f"Stream {stream} moved while appending ({exc}); retry.") from None
         except sqlite3.Error as exc:
             raise translate_sqlite_error(exc, self.path) from None
+        except UnicodeEncodeError:  # e.g. argv bytes that were not UTF-8 (surrogate escapes)
+            raise CristalError("Text with characters that are not valid Unicode cannot be stored; nothing was written.") from None
         return [r[0] for r in rows]
 
     def append_rows(self, rows: Sequence[dict[str, Any]]) -> int:

@@ -7,7 +7,7 @@ from typing import Any
 import click
 import msgspec
 
-from ..errors import CristalError
+from ..errors import CristalError, EventDecodeError, NotACampaign
 from ..rounding import MODES
 from ..rulesets import names as ruleset_names
 from ..service import Campaign, RecordNote
@@ -158,14 +158,26 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, as_json: bool
     else:
         import projections.runner
 
-        camp = Campaign.open(ctx.obj["db"], readonly=True)
-        ctx.call_on_close(camp.close)
-        report = camp.verify()
+        try:
+            camp = Campaign.open(ctx.obj["db"], readonly=True)
+        except (EventDecodeError, NotACampaign):
+            # a tampered header can make the campaign unreadable: the chain still names the position
+            from ..store import Store
+
+            store = Store.open(ctx.obj["db"], readonly=True)
+            ctx.call_on_close(store.close)
+            bare = store.verify()
+            if bare.ok:
+                raise
+            camp, report = None, bare
+        else:
+            ctx.call_on_close(camp.close)
+            report = camp.verify()
         problems = list(report.problems)
-        if report.ok:
+        if report.ok and camp is not None:
             problems += projections.runner.verify(camp)
         result = {**msgspec.to_builtins(report), "ok": not problems, "problems": problems}
-        if rolls:
+        if rolls and camp is not None:
             from ..fairness import verify_rolls
 
             fair = verify_rolls(camp)

@@ -1,0 +1,172 @@
+"""Tamper evidence: a changed byte, a removed or reordered event, an edited JSONL export are all found."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import ledger_ruleset as L
+from cristal_events import Store, init_campaign, open_campaign
+from cristal_events.cli import cli
+from cristal_events.exchange import verify_jsonl
+
+
+@pytest.fixture(scope="module")
+def original(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 40-event campaign: awards, spends (two streams each), notes and a session."""
+    path = tmp_path_factory.mktemp("tamper") / "orig.db"
+    camp = init_campaign(path, name="Témoin", ruleset="ledger", seed=3)
+    camp.start_session("Une")
+    for i in range(12):
+        camp.execute(L.AwardXp(character="thor", amount=10 + i, reason=f"combat {i}"))
+        camp.execute(L.SpendXp(character="thor", amount=5, what="technique"))
+    camp.end_session()
+    assert camp.store.last_position() == 39
+    camp.close()
+    return path
+
+
+def _attacker(src: Path, dst: Path) -> sqlite3.Connection:
+    """A copy of the campaign opened raw, with the append-only triggers dropped."""
+    shutil.copy(src, dst)
+    conn = sqlite3.connect(dst, isolation_level=None)
+    conn.execute("DROP TRIGGER events_no_update")
+    conn.execute("DROP TRIGGER events_no_delete")
+    return conn
+
+
+def _flip(text: str) -> str:
+    """``text`` with one byte changed (its last ASCII letter or digit), still valid JSON."""
+    for i in range(len(text) - 1, -1, -1):
+        ch = text[i]
+        if ch.isascii() and ch.isalnum():
+            new = {"7": "8"}.get(ch, "7") if ch.isdigit() else ("q" if ch != "q" else "z")
+            return text[:i] + new + text[i + 1:]
+    raise AssertionError("nothing to change")
+
+
+def _verify_cli(path: Path) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["--db", str(path), "verify"])
+    return result.exit_code, result.output
+
+
+SAMPLE = [1, 2, 3, 4, 17, 25, 38, 39]
+COLUMNS = ["payload", "actor", "stream", "recorded_at", "event_id", "type"]
+
+
+@pytest.mark.parametrize("column", COLUMNS)
+@pytest.mark.parametrize("position", SAMPLE, ids=[f"pos{p}" for p in SAMPLE])
+def test_one_changed_byte_is_found_at_its_position(original: Path, tmp_path: Path, position: int, column: str) -> None:
+    conn = _attacker(original, tmp_path / "t.db")
+    value = conn.execute(f"SELECT {column} FROM events WHERE position = ?", (position,)).fetchone()[0]
+    conn.execute(f"UPDATE events SET {column} = ? WHERE position = ?", (_flip(value), position))
+    conn.close()
+    store = Store.open(tmp_path / "t.db", readonly=True)  # the header itself may be the tampered event
+    report = store.verify()
+    store.close()
+    assert not report.ok
+    assert report.first_bad_position == position
+    code, out = _verify_cli(tmp_path / "t.db")
+    assert code == 1
+    assert f"at position {position}:" in out
+
+
+@pytest.mark.parametrize("position", [2, 17, 38], ids=["early", "middle", "second-last"])
+def test_a_deleted_event_is_found(original: Path, tmp_path: Path, position: int) -> None:
+    conn = _attacker(original, tmp_path / "t.db")
+    conn.execute("DELETE FROM events WHERE position = ?", (position,))
+    conn.close()
+    camp = open_campaign(tmp_path / "t.db", readonly=True)
+    report = camp.verify()
+    camp.close()
+    assert report.first_bad_position == position
+    assert "removed" in report.problems[0]
+
+
+def test_the_deleted_last_event_is_found(original: Path, tmp_path: Path) -> None:
+    conn = _attacker(original, tmp_path / "t.db")
+    conn.execute("DELETE FROM events WHERE position = 39")
+    conn.close()
+    camp = open_campaign(tmp_path / "t.db", readonly=True)
+    report = camp.verify()
+    camp.close()
+    assert not report.ok
+    assert report.first_bad_position == 39
+
+
+@pytest.mark.parametrize("a,b", [(2, 3), (10, 20), (38, 39)], ids=["neighbours", "apart", "last-two"])
+def test_reordered_events_are_found(original: Path, tmp_path: Path, a: int, b: int) -> None:
+    conn = _attacker(original, tmp_path / "t.db")
+    cols = [r[1] for r in conn.execute("PRAGMA table_info(events)") if r[1] != "position"]
+    row_a = conn.execute(f"SELECT {', '.join(cols)} FROM events WHERE position = ?", (a,)).fetchone()
+    row_b = conn.execute(f"SELECT {', '.join(cols)} FROM events WHERE position = ?", (b,)).fetchone()
+    conn.execute("DELETE FROM events WHERE position IN (?, ?)", (a, b))
+    marks = ", ".join("?" * (len(cols) + 1))
+    conn.execute(f"INSERT INTO events (position, {', '.join(cols)}) VALUES ({marks})", (a, *row_b))
+    conn.execute(f"INSERT INTO events (position, {', '.join(cols)}) VALUES ({marks})", (b, *row_a))
+    conn.close()
+    camp = open_campaign(tmp_path / "t.db", readonly=True)
+    report = camp.verify()
+    camp.close()
+    assert report.first_bad_position == a
+
+
+def _export(original: Path, dst: Path) -> list[str]:
+    result = CliRunner().invoke(cli, ["--db", str(original), "log", "--json"])
+    assert result.exit_code == 0, result.output
+    dst.write_text(result.output, encoding="utf-8")
+    return result.output.splitlines()
+
+
+def test_the_exported_jsonl_verifies_offline(original: Path, tmp_path: Path) -> None:
+    _export(original, tmp_path / "x.jsonl")
+    report = verify_jsonl(tmp_path / "x.jsonl")
+    assert report.ok and report.events == 39
+    result = CliRunner().invoke(cli, ["--db", str(tmp_path / "absent.db"), "verify", "--file", str(tmp_path / "x.jsonl")])
+    assert result.exit_code == 0, result.output
+
+
+def _edit_payload(lines: list[str], i: int) -> list[str]:
+    d = json.loads(lines[i])
+    d["payload"] = {**d["payload"], **({"amount": d["payload"]["amount"] + 1} if "amount" in d["payload"] else {"title": "X"})}
+    return lines[:i] + [json.dumps(d, ensure_ascii=False)] + lines[i + 1:]
+
+
+def _edit_field(field: str, value: object):
+    def edit(lines: list[str], i: int) -> list[str]:
+        d = json.loads(lines[i])
+        d[field] = value
+        return lines[:i] + [json.dumps(d, ensure_ascii=False)] + lines[i + 1:]
+    return edit
+
+
+EDITS = {
+    "payload-value": _edit_payload,
+    "actor": _edit_field("actor", "Thor"),
+    "recorded_at": _edit_field("recorded_at", "2020-01-01T00:00:00.000000+00:00"),
+    "session": _edit_field("session", 9),
+    "hash": _edit_field("hash", "0" * 64),
+    "deleted-line": lambda lines, i: lines[:i] + lines[i + 1:],
+    "swapped-lines": lambda lines, i: lines[:i] + [lines[i + 1], lines[i]] + lines[i + 2:],
+    "truncated-line": lambda lines, i: lines[:i] + [lines[i][: len(lines[i]) // 2]] + lines[i + 1:],
+    "one-byte": lambda lines, i: lines[:i] + [lines[i].replace('"stream":"', '"stream":"x', 1)] + lines[i + 1:],
+}
+
+
+@pytest.mark.parametrize("edit", list(EDITS), ids=list(EDITS))
+@pytest.mark.parametrize("index", [3, 20], ids=["line4", "line21"])
+def test_any_edit_of_the_export_fails_verification(original: Path, tmp_path: Path, edit: str, index: int) -> None:
+    lines = _export(original, tmp_path / "x.jsonl")
+    edited = EDITS[edit](lines, index)
+    (tmp_path / "e.jsonl").write_text("\n".join(edited) + "\n", encoding="utf-8")
+    report = verify_jsonl(tmp_path / "e.jsonl")
+    assert not report.ok
+    assert report.first_bad_position == index + 1
+    result = CliRunner().invoke(cli, ["verify", "--file", str(tmp_path / "e.jsonl")])
+    assert result.exit_code == 1
+    assert f"at position {index + 1}" in result.output
