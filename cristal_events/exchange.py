@@ -73,3 +73,35 @@ def verify_jsonl(path: str | os.PathLike[str]) -> VerifyReport:
     if n == 0:
         problems.append("the file holds no event")
     return VerifyReport(ok=not problems, events=n, first_bad_position=first_bad, problems=problems)
+
+
+def export_record(rec: Any, *, summary: str = "", in_game_date: str = "") -> dict[str, Any]:
+    """One JSONL line of the exchange format for a stored event (envelope, payload, readable extras)."""
+    out: dict[str, Any] = {k: getattr(rec, k) for k in ENVELOPE}
+    out["payload"] = msgspec.json.decode(rec.payload)
+    out["summary"] = summary
+    out["in_game_date"] = in_game_date
+    return out
+
+
+def read_jsonl(path: str | os.PathLike[str]) -> Any:
+    """Yield ``(line number, object)`` for each non-blank line of an exported file."""
+    try:
+        fh = open(path, "rb")
+    except OSError as exc:
+        raise CristalError(f"Cannot read {path}: {exc.strerror}.") from None
+    with fh:
+        for lineno, raw in enumerate(fh, 1):
+            if raw.strip():
+                try:
+                    yield lineno, msgspec.json.decode(raw)
+                except msgspec.DecodeError as exc:
+                    raise CristalError(f"Line {lineno} of {path} is not JSON ({exc}).") from None
+
+
+def store_row(d: dict[str, Any]) -> dict[str, Any]:
+    """The store row (for ``Store.append_rows``) of one exported line; the payload text is re-encoded
+    compactly, exactly as the hash covers it."""
+    row = {k: d[k] for k in ENVELOPE if k not in ("prev_hash", "hash")}
+    row["payload"] = payload_text(d["payload"])
+    return row

@@ -1,0 +1,58 @@
+"""``cristal audit xp``: how experience was earned and spent, and every anomaly (exit 1)."""
+
+from __future__ import annotations
+
+import click
+
+from ..jobs.audit import audit_rows, find_ledger, ledger_rows
+from ..jobs.audit import text_lines as audit_lines
+from ..service import Campaign
+from .common import emit_json, emit_lines, json_option
+
+
+def run_audit(camp: Campaign, character: str | None = None):
+    """The XP audit of an open campaign (ledger folded in memory: no read model needed)."""
+    import projections
+    import projections.runner
+
+    ledger = find_ledger(projections.for_campaign(camp))
+    rows = list(ledger_rows(camp, ledger, progress=projections.runner.tty_progress("audit")))
+    chars = camp.ruleset.characters(camp.state().rules)
+    names = {cid: str(getattr(c, "name", cid) or cid) for cid, c in chars.items()}
+    return audit_rows(rows, names=names, character=character)
+
+
+@click.group("audit")
+def audit_group() -> None:
+    """Audit the campaign's log.
+
+    Example: cristal audit xp thor
+    """
+
+
+@audit_group.command("xp")
+@click.argument("character", required=False, metavar="[ID]")
+@json_option
+@click.pass_context
+def audit_xp(ctx: click.Context, character: str | None, as_json: bool) -> None:
+    """Every XP award and spend per character, corrections beside what they amend, totals per
+    session, and the anomalies (a charge that differs from the rule, a balance below zero, a level
+    past the race limit, a purchase by a dead character, an award with no reason).
+
+    Exits 1 when it finds any anomaly, so it can gate a script. Works on logs written by older
+    engines: the ledger is computed from the events, not read from a stored table.
+
+    Example: cristal audit xp thor --json
+    """
+    camp = Campaign.open(ctx.obj["db"], readonly=True)
+    ctx.call_on_close(camp.close)
+    report = run_audit(camp, character)
+    if as_json:
+        emit_json({"ok": report.ok, "characters": report.characters, "anomalies": report.anomalies})
+    else:
+        emit_lines(audit_lines(report))
+    if not report.ok:
+        ctx.exit(1)
+
+
+COMMANDS = [audit_group]

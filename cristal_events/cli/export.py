@@ -1,0 +1,130 @@
+"""``cristal export timeline`` (jsonl, csv, md, html) and ``cristal import FILE``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import CristalError
+from ..jobs import exports
+from ..jobs.html import write_html
+from ..jobs.walk import resolve_range, walk
+from ..service import Campaign
+from .common import emit_json, json_option
+
+
+def ledger_or_none(camp: Campaign) -> list[dict[str, Any]] | None:
+    """The XP ledger rows (folded in memory), or None when the rules have no ledger."""
+    import projections
+
+    from ..jobs.audit import find_ledger, ledger_rows
+
+    try:
+        ledger = find_ledger(projections.for_campaign(camp))
+    except CristalError:
+        return None
+    return list(ledger_rows(camp, ledger))
+
+
+def export_timeline(camp: Campaign, fmt: str, out: Any, *, session: int | None = None,
+                    character: str | None = None, progress: Any = None) -> int:
+    """Write the timeline of ``camp`` to ``out`` in ``fmt``; return the number of events written."""
+    after, end = resolve_range(camp, session=session)
+    steps = walk(camp, after=after, until=end, character=character, progress=progress)
+    match fmt:
+        case "jsonl":
+            return exports.write_jsonl(steps, out)
+        case "csv":
+            return exports.write_csv(steps, out)
+        case "md":
+            return exports.write_markdown(camp, steps, out, ledger=_session_rows(camp, session, character))
+        case "html":
+            return write_html(camp, steps, out, ledger=_session_rows(camp, session, character))
+    raise CristalError(f"Unknown export format {fmt!r}; use one of {', '.join(exports.FORMATS)}.")
+
+
+def _session_rows(camp: Campaign, session: int | None, character: str | None) -> list[dict[str, Any]]:
+    rows = ledger_or_none(camp) or []
+    return [r for r in rows if (session is None or r.get("session") == session)
+            and (character is None or r.get("character") == character)]
+
+
+@click.group("export")
+def export_group() -> None:
+    """Export the campaign.
+
+    Example: cristal export timeline --format html -o chronique.html
+    """
+
+
+@export_group.command("timeline")
+@click.option("--format", "fmt", type=click.Choice(exports.FORMATS), required=True,
+              help="jsonl: verifiable and importable; csv: spreadsheets; md: a recap per session; "
+                   "html: one self-contained page with charts.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="The file to write (default: stdout).")
+@click.option("--session", type=int, default=None, help="Only this session.")
+@click.option("--character", default=None, metavar="ID", help="Only the events that concern this character.")
+@click.pass_context
+def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, session: int | None,
+                        character: str | None) -> None:
+    """Export the campaign's timeline as JSONL, CSV, Markdown or HTML.
+
+    A whole-campaign or one-session JSONL export verifies offline (cristal verify --file); a
+    whole-campaign one imports into a new campaign (cristal import). User text is escaped in HTML
+    and Markdown; CSV cells starting with = + - @ are neutralised.
+
+    Example: cristal export timeline --format md --session 2 -o session2.md
+    """
+    import projections.runner
+
+    camp = Campaign.open(ctx.obj["db"], readonly=True)
+    ctx.call_on_close(camp.close)
+    if output is None:
+        export_timeline(camp, fmt, sys.stdout, session=session, character=character)
+        return
+    tmp = Path(output + ".part")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            n = export_timeline(camp, fmt, fh, session=session, character=character,
+                                progress=projections.runner.tty_progress("export"))
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise CristalError(f"Cannot write {output}: {exc.strerror}.") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    tmp.replace(output)
+    click.echo(f"Wrote {n} events to {output} ({fmt}).", err=True)
+
+
+@click.command("import")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("path", required=False)
+@json_option
+@click.pass_context
+def import_cmd(ctx: click.Context, file: str, path: str | None, as_json: bool) -> None:
+    """Create a new campaign (PATH, default --db) from a whole-campaign JSONL export.
+
+    The file must verify; every event is validated by the campaign's rules; the new log has the
+    same events and the same hashes. Read models are built after the import.
+
+    Example: cristal import taverne.jsonl copie.db
+    """
+    import projections.runner
+
+    target = path or ctx.obj["db"]
+    result = exports.import_jsonl(file, target, progress=projections.runner.tty_progress("import"))
+    camp = Campaign.open(target)
+    ctx.call_on_close(camp.close)
+    projections.runner.catch_up(camp, progress=projections.runner.tty_progress("read models"))
+    if as_json:
+        emit_json(result.__dict__)
+    else:
+        click.echo(f"Imported {result.events} events into {target} (campaign « {result.name} », "
+                   f"rules {result.ruleset}); last hash {result.last_hash[:16]}….")
+
+
+COMMANDS = [export_group, import_cmd]

@@ -1,0 +1,272 @@
+"""Timeline exports (JSONL, CSV, Markdown; HTML in :mod:`.html`) and the JSONL import.
+
+Python API::
+
+    steps = list(walk(camp, after=0))
+    write_jsonl(steps, fh)                 # verifiable offline: cristal verify --file
+    write_csv(steps, fh)                   # spreadsheet-safe (formula cells neutralised)
+    write_markdown(camp, steps, fh, ledger=rows)
+    import_jsonl("export.jsonl", "copy.db") # a new campaign with the same chain of hashes
+
+Every text a user typed (names, reasons, titles, notes) is escaped for the format it lands in.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from itertools import chain
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import msgspec
+
+from ..errors import CristalError, EventDecodeError
+from ..exchange import export_record, read_jsonl, store_row, verify_jsonl
+from ..rulesets import get as get_ruleset
+from ..service import codec_for
+from ..store import Store
+from .diff import render_change
+from .walk import Step
+
+Progress = Callable[[int, int], None]
+FORMATS = ("jsonl", "csv", "md", "html")
+IMPORT_BATCH = 5000
+
+
+# ---------------------------------------------------------------------------------------- JSONL
+def write_jsonl(steps: Iterable[Step], out: TextIO) -> int:
+    """One event per line in the exchange format; returns the number of lines."""
+    n = 0
+    enc = msgspec.json.Encoder()
+    for step in steps:
+        out.write(enc.encode(export_record(step.rec, summary=step.summary, in_game_date=step.in_game_date)).decode())
+        out.write("\n")
+        n += 1
+    return n
+
+
+# ------------------------------------------------------------------------------------------ CSV
+CSV_COLUMNS = ("position", "recorded_at", "session", "in_game_date", "actor", "stream", "type", "summary",
+               "characters", "changes", "hash")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A cell a spreadsheet will not run: text starting with = + - @ (or a tab/CR) gets a leading '."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def write_csv(steps: Iterable[Step], out: TextIO) -> int:
+    """One flat row per event with summary columns; returns the number of rows."""
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    n = 0
+    for s in steps:
+        r = s.rec
+        row = (r.position, r.recorded_at, r.session, s.in_game_date, r.actor, r.stream, r.type, s.summary,
+               " ".join(s.characters), "; ".join(render_change(c) for c in s.changes), r.hash)
+        w.writerow([csv_cell(v) for v in row])
+        n += 1
+    return n
+
+
+# ------------------------------------------------------------------------------------- Markdown
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]|#~"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;",
+                                                                    "\n": " ", "\r": " "})
+
+
+def md(text: Any) -> str:
+    """Text safe in Markdown: no raw HTML, no accidental emphasis, links or table breaks."""
+    return str(text).translate(_MD_SPECIAL)
+
+
+def character_names(camp: Any, steps: list[Step]) -> dict[str, str]:
+    """Character id -> name as the last state of the walk knows it."""
+    if not steps:
+        return {}
+    chars = camp.ruleset.characters(steps[-1].after.rules)
+    return {cid: str(getattr(c, "name", cid) or cid) for cid, c in chars.items()}
+
+
+def combat_its(rules_state: Any, name: str) -> dict[str, int]:
+    """The Indice de Temps of each participant of a combat, when the ruleset's state keeps one."""
+    combat = getattr(rules_state, "combats", {}).get(name)
+    its = getattr(combat, "it", None)
+    return dict(its) if isinstance(its, dict) else {}
+
+
+@dataclass
+class CombatRow:
+    position: int
+    summary: str
+    actor: str
+    duration: int | None
+    it_before: dict[str, int]
+    it_after: dict[str, int]
+
+
+@dataclass
+class CombatView:
+    name: str
+    participants: list[str]
+    rows: list[CombatRow]
+
+
+def combats(steps: Iterable[Step]) -> list[CombatView]:
+    """Each combat stream as the book's table: IT before, who acts, the action, duration, IT after."""
+    views: dict[str, CombatView] = {}
+    for s in steps:
+        if not s.rec.stream.startswith("combat:"):
+            continue
+        name = s.rec.stream[len("combat:"):]
+        before, after = combat_its(s.before.rules, name), combat_its(s.after.rules, name)
+        view = views.setdefault(name, CombatView(name, [], []))
+        for cid in list(before) + list(after):
+            if cid not in view.participants:
+                view.participants.append(cid)
+        moved = [c for c in after if c in before and after[c] > before[c]]
+        actor = moved[0] if len(moved) == 1 else next((c for c in s.characters if c in after), "")
+        duration = after[actor] - before[actor] if actor in before and actor in after else None
+        view.rows.append(CombatRow(s.rec.position, s.summary, actor, duration, before, after))
+    return list(views.values())
+
+
+def session_groups(steps: Iterable[Step]) -> list[tuple[Any, list[Step]]]:
+    """Consecutive steps grouped by session (None: outside any session)."""
+    groups: list[tuple[Any, list[Step]]] = []
+    for s in steps:
+        key = s.session.number if s.session else None
+        if not groups or groups[-1][0] != key:
+            groups.append((key, []))
+        groups[-1][1].append(s)
+    return groups
+
+
+def xp_by_session(ledger: Iterable[dict[str, Any]] | None) -> dict[Any, dict[str, list[int]]]:
+    """{session: {character: [earned, spent]}} from XP ledger rows (corrections count as earned/spent)."""
+    out: dict[Any, dict[str, list[int]]] = {}
+    for row in ledger or ():
+        amount = row.get("amount") or 0
+        cell = out.setdefault(row.get("session"), {}).setdefault(row["character"], [0, 0])
+        if row.get("kind") == "spend" or amount < 0:
+            cell[1] += -amount
+        else:
+            cell[0] += amount
+    return out
+
+
+def _signed(n: int) -> str:
+    return f"+{n}" if n > 0 else str(n)
+
+
+def write_markdown(camp: Any, steps: Iterable[Step], out: TextIO, *,
+                   ledger: Iterable[dict[str, Any]] | None = None) -> int:
+    """A recap per session: heading, who was there, XP earned and spent, events, combats as tables."""
+    steps = list(steps)
+    names = character_names(camp, steps)
+    xp = xp_by_session(ledger)
+    out.write(f"# {md(camp.header.name)}\n\n")
+    out.write(f"*{md(camp.ruleset.title)} — {len(steps)} événements — arrondi : {md(camp.header.rounding)}*\n")
+    for key, group in session_groups(steps):
+        first = group[0]
+        if key is None:
+            out.write("\n## Hors session\n\n")
+        else:
+            info = first.session
+            title = f" : {md(info.title)}" if info.title else ""
+            date = f" — {md(info.in_game_date)}" if info.in_game_date else ""
+            out.write(f"\n## Session {key}{title}{date}\n\n")
+        present: dict[str, None] = {}
+        for s in group:
+            present.update(dict.fromkeys(s.characters))
+        if present:
+            out.write("**Présents :** " + ", ".join(md(names.get(c, c)) for c in present) + "\n\n")
+        if xp.get(key):
+            parts = [f"{md(names.get(c, c))} {_signed(e)} / −{sp}" for c, (e, sp) in xp[key].items()]
+            out.write("**XP gagnés / dépensés :** " + " ; ".join(parts) + "\n\n")
+        for s in group:
+            out.write(f"- `#{s.rec.position}` {md(s.summary)}\n")
+        for view in combats(group):
+            out.write(f"\n### Combat : {md(view.name)}\n\n")
+            who = [md(names.get(c, c)) for c in view.participants]
+            head = [f"IT avant {w}" for w in who] + ["Au tour de", "Action", "Durée"] + [f"IT après {w}" for w in who]
+            out.write("| " + " | ".join(head) + " |\n")
+            out.write("|" + "---|" * len(head) + "\n")
+            for r in view.rows:
+                cells = [str(r.it_before.get(c, "")) for c in view.participants]
+                cells += [md(names.get(r.actor, r.actor)), md(r.summary),
+                          "" if r.duration is None else _signed(r.duration)]
+                cells += [str(r.it_after.get(c, "")) for c in view.participants]
+                out.write("| " + " | ".join(cells) + " |\n")
+    return len(steps)
+
+
+# --------------------------------------------------------------------------------------- import
+@dataclass
+class ImportResult:
+    path: str
+    name: str
+    ruleset: str
+    events: int
+    last_hash: str
+
+
+def import_jsonl(source: str | os.PathLike[str], target: str | os.PathLike[str], *,
+                 progress: Progress | None = None) -> ImportResult:
+    """Create the campaign ``target`` from an exported JSONL file of a whole campaign.
+
+    The file must verify (hash chain) and start with the campaign's first event; every payload is
+    validated by the campaign's rules (with upcasting). The new log holds the same events with the
+    same hashes; on any problem nothing is left behind.
+    """
+    report = verify_jsonl(source)
+    if not report.ok:
+        raise CristalError(f"{source} does not verify ({report.problems[0]}); nothing was imported.")
+    lines = read_jsonl(source)
+    _, first = next(lines)
+    if first.get("position") != 1 or first.get("type") != "campaign.created":
+        raise CristalError(f"{source} does not start with the campaign's first event (position 1, "
+                           "campaign.created); export the whole timeline to import it.")
+    ruleset = get_ruleset(str(first["payload"].get("ruleset", "")))
+    codec = codec_for(ruleset)
+    target = Path(target)
+    store = Store.create(target, codec)
+    try:
+        with store.transaction():
+            batch: list[dict[str, Any]] = []
+            n = 0
+            expected_hash = ""
+            for lineno, d in chain([(1, first)], lines):
+                row = store_row(d)
+                try:
+                    codec.decode(d["type"], d["schema_version"], row["payload"])
+                except EventDecodeError as exc:
+                    raise CristalError(f"Line {lineno} of {source}: {str(exc).rstrip('.')}; nothing was imported.") from None
+                batch.append(row)
+                expected_hash = d["hash"]
+                n += 1
+                if len(batch) >= IMPORT_BATCH:
+                    store.append_rows(batch)
+                    batch = []
+                    if progress is not None:
+                        progress(n, report.events)
+            store.append_rows(batch)
+            if store.last_hash() != expected_hash:
+                raise CristalError(f"The imported chain of {source} does not end on the file's last hash; nothing was imported.")
+        if progress is not None:
+            progress(n, report.events)
+    except BaseException:
+        store.close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(target) + suffix).unlink(missing_ok=True)
+        raise
+    store.close()
+    return ImportResult(str(target), str(first["payload"].get("name", "")), ruleset.name, n, expected_hash)
+

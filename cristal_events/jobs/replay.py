@@ -1,0 +1,64 @@
+"""Replay: the story of a range of the log, event by event, with the state change each made.
+
+Python API::
+
+    from cristal_events.jobs import replay
+    for line in replay.text_lines(steps): print(line)
+    for record in map(replay.record, steps): ...
+
+Replaying reads the log and folds it; it never rolls a die and never writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import msgspec
+
+from .diff import render_change
+from .walk import Step
+
+
+def session_heading(step: Step) -> str:
+    if step.session is None:
+        return "── Hors session ──"
+    s = step.session
+    title = f" : {s.title}" if s.title else ""
+    date = f" ({s.in_game_date})" if s.in_game_date else ""
+    return f"── Session {s.number}{title}{date} ──"
+
+
+def event_lines(step: Step) -> list[str]:
+    """The lines of one event: position, actor, the readable summary, then each change."""
+    rec = step.rec
+    head = f"#{rec.position:<5} {rec.actor:<8} {step.summary}"
+    return [head] + [f"        {render_change(c)}" for c in step.changes]
+
+
+def text_blocks(steps: Iterable[Step]) -> Iterator[list[str]]:
+    """One block of lines per event (a session heading first when the session changes)."""
+    current: object = object()
+    for step in steps:
+        key = step.session.number if step.session else None
+        block = []
+        if key != current:
+            block.append(session_heading(step))
+            current = key
+        yield block + event_lines(step)
+
+
+def text_lines(steps: Iterable[Step]) -> Iterator[str]:
+    for block in text_blocks(steps):
+        yield from block
+
+
+def record(step: Step) -> dict[str, Any]:
+    """The structured record of one event (``replay --json`` prints one per line)."""
+    rec = step.rec
+    return {
+        "position": rec.position, "recorded_at": rec.recorded_at, "session": rec.session,
+        "in_game_date": step.in_game_date, "actor": rec.actor, "stream": rec.stream, "type": rec.type,
+        "summary": step.summary, "payload": msgspec.json.decode(rec.payload), "changes": step.changes,
+        "characters": list(step.characters),
+    }

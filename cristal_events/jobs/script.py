@@ -1,0 +1,296 @@
+"""Campaign scripts: a TOML file a person writes, whose steps are ``cristal`` commands.
+
+Format::
+
+    [campaign]                    # the header: what ``cristal init`` needs
+    name = "La Compagnie du Cristal"
+    ruleset = "cristal"           # optional (default cristal)
+    rounding = "round"            # optional
+    seed = 7                      # optional: the engine's dice outside sessions
+    settings = { chain_attacks = 2 }   # optional ruleset settings (--set KEY=VALUE)
+
+    [[step]]
+    run = "xp award"              # the command, as typed after ``cristal``
+    args = ["thor", "600"]        # positional arguments
+    reason = "Victoire"           # every other key is an option: reason -> --reason
+    label = "prime"               # optional: later steps may write "@prime" for its first position
+    actor = "Alice"               # optional: who records it (--actor)
+    dice = [13, 4]                # optional: faces rolled at the table (--dice 13,4)
+
+A ``true`` option is a flag, a list repeats the option. A script is checked whole before anything is
+written: a malformed one is refused with its line and the reason; a step the rules refuse stops the
+run with its line, and the half-built campaign is removed.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import sqlite3
+import tomllib
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+import msgspec
+
+from ..errors import CristalError
+
+HEADER_KEYS = {"name", "ruleset", "rounding", "seed", "settings", "description"}
+RESERVED = {"run", "args", "label", "actor", "dice"}
+_STEP_RE = re.compile(r"^\s*\[\[\s*step\s*\]\]")
+_TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
+
+
+class ScriptError(CristalError):
+    """A campaign script that cannot be run: the sentence names the file, the line and the reason."""
+
+
+@dataclass
+class Step:
+    line: int
+    run: str
+    args: list[str] = field(default_factory=list)
+    options: dict[str, Any] = field(default_factory=dict)
+    label: str = ""
+    actor: str = ""
+    dice: list[int] | None = None
+    key_lines: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Script:
+    path: str
+    header: dict[str, Any]
+    steps: list[Step]
+
+    @property
+    def ruleset(self) -> str:
+        return str(self.header.get("ruleset", "cristal"))
+
+
+def _fail(path: str, line: int, reason: str) -> ScriptError:
+    return ScriptError(f"{path}, line {line}: {reason}.")
+
+
+def _key_lines(lines: list[str], start: int, end: int) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for i in range(start, end):
+        m = re.match(r"^\s*([A-Za-z0-9_-]+)\s*=", lines[i])
+        if m and m.group(1) not in out:
+            out[m.group(1)] = i + 1
+    return out
+
+
+def _scalar(v: Any) -> bool:
+    return isinstance(v, (str, int, float)) and not isinstance(v, bool)
+
+
+def parse(text: str, path: str = "<script>") -> Script:
+    """Parse and check the shape of a script (not yet its commands; see :func:`check`)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        msg = str(exc)
+        m = _TOML_LINE.search(msg)
+        line = int(m.group(1)) if m else 1
+        raise _fail(path, line, "not valid TOML (" + _TOML_LINE.sub("", msg).strip() + ")") from None
+    lines = text.splitlines()
+    step_lines = [i + 1 for i, ln in enumerate(lines) if _STEP_RE.match(ln)]
+    head_line = next((i + 1 for i, ln in enumerate(lines) if re.match(r"^\s*\[\s*campaign\s*\]", ln)), 1)
+    for key in data:
+        if key not in ("campaign", "step"):
+            where = next((i + 1 for i, ln in enumerate(lines) if re.match(rf"^\s*\[*\s*{re.escape(key)}\b", ln)), 1)
+            raise _fail(path, where, f"unknown section or key {key!r} (a script has [campaign] and [[step]] only)")
+    header = data.get("campaign")
+    if not isinstance(header, dict):
+        raise _fail(path, 1, "the script needs a [campaign] table with at least a name")
+    hkeys = _key_lines(lines, head_line, step_lines[0] - 1 if step_lines else len(lines))
+    for key, value in header.items():
+        if key not in HEADER_KEYS:
+            raise _fail(path, hkeys.get(key, head_line), f"unknown campaign key {key!r} (known: {', '.join(sorted(HEADER_KEYS))})")
+    if not isinstance(header.get("name"), str) or not header["name"].strip():
+        raise _fail(path, hkeys.get("name", head_line), "the campaign needs a name (name = \"...\")")
+    if "seed" in header and (not isinstance(header["seed"], int) or isinstance(header["seed"], bool)):
+        raise _fail(path, hkeys["seed"], "seed must be a whole number")
+    if "settings" in header and not isinstance(header["settings"], dict):
+        raise _fail(path, hkeys["settings"], "settings must be a table (settings = { key = value })")
+    raw_steps = data.get("step", [])
+    if not isinstance(raw_steps, list) or not raw_steps:
+        raise _fail(path, len(lines) or 1, "the script has no [[step]]")
+    steps, labels = [], set()
+    for n, raw in enumerate(raw_steps):
+        line = step_lines[n] if n < len(step_lines) else 1
+        end = step_lines[n + 1] - 1 if n + 1 < len(step_lines) else len(lines)
+        keys = _key_lines(lines, line, end)
+        steps.append(_step(path, line, raw, keys, labels))
+    return Script(path=path, header=header, steps=steps)
+
+
+def _step(path: str, line: int, raw: dict[str, Any], keys: dict[str, int], labels: set[str]) -> Step:
+    def at(key: str) -> int:
+        return keys.get(key, line)
+
+    run = raw.get("run")
+    if not isinstance(run, str) or not run.split():
+        raise _fail(path, line, "the step needs run = \"<command>\" (e.g. run = \"xp award\")")
+    args = raw.get("args", [])
+    if not isinstance(args, list) or not all(_scalar(a) for a in args):
+        raise _fail(path, at("args"), "args must be a list of texts or numbers")
+    dice = raw.get("dice")
+    if dice is not None and (not isinstance(dice, list) or not dice
+                             or not all(isinstance(d, int) and not isinstance(d, bool) for d in dice)):
+        raise _fail(path, at("dice"), "dice must be a list of whole numbers (the faces rolled at the table)")
+    for key in ("label", "actor"):
+        if key in raw and (not isinstance(raw[key], str) or not raw[key].strip()):
+            raise _fail(path, at(key), f"{key} must be a non-empty text")
+    label = raw.get("label", "")
+    if label in labels:
+        raise _fail(path, at("label"), f"the label {label!r} is already used by an earlier step")
+    if label:
+        labels.add(label)
+    options: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key in RESERVED:
+            continue
+        ok = _scalar(value) or isinstance(value, bool) or (isinstance(value, list) and all(_scalar(v) for v in value))
+        if not ok:
+            raise _fail(path, at(key), f"option {key!r} must be a text, a number, true/false or a list of them")
+        options[key] = value
+    for value in [*args, *[v for o in options.values() for v in (o if isinstance(o, list) else [o])]]:
+        if isinstance(value, str) and value.startswith("@") and value[1:] not in labels:
+            raise _fail(path, line, f"{value} names no label of an earlier step")
+    return Step(line=line, run=" ".join(run.split()), args=[str(a) for a in args], options=options,
+                label=label, actor=raw.get("actor", ""), dice=dice, key_lines=keys)
+
+
+def load(path: str | Path) -> Script:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScriptError(f"Cannot read the script {p}: {exc.strerror}.") from None
+    except UnicodeDecodeError:
+        raise ScriptError(f"{p}, line 1: the script is not UTF-8 text.") from None
+    return parse(text, str(p))
+
+
+def _resolve(ruleset: str, words: list[str]) -> click.Command | None:
+    from ..cli import _core_commands, _ruleset_commands
+
+    cmd: click.Command | None = _core_commands().get(words[0]) or _ruleset_commands(ruleset).get(words[0])
+    for w in words[1:]:
+        if not isinstance(cmd, click.Group):
+            return None
+        cmd = cmd.commands.get(w)
+    return None if isinstance(cmd, click.Group) else cmd
+
+
+def check(script: Script) -> None:
+    """Refuse a step whose command or option the ``cristal`` CLI does not have (nothing written)."""
+    from ..rulesets import names
+
+    if script.ruleset not in names():
+        raise _fail(script.path, 1, f"unknown ruleset {script.ruleset!r} (known: {', '.join(names())})")
+    for step in script.steps:
+        cmd = _resolve(script.ruleset, step.run.split())
+        if cmd is None:
+            raise _fail(script.path, step.line, f"unknown command {step.run!r} for the {script.ruleset} rules")
+        opts = {o for p in cmd.params if isinstance(p, click.Option) for o in p.opts}
+        for key in step.options:
+            if "--" + key.replace("_", "-") not in opts:
+                raise _fail(script.path, step.key_lines.get(key, step.line),
+                            f"the command {step.run!r} has no option --{key.replace('_', '-')}")
+        if step.dice is not None and "--dice" not in opts:
+            raise _fail(script.path, step.key_lines.get("dice", step.line),
+                        f"the command {step.run!r} rolls no dice (it has no --dice option)")
+
+
+def _argv(step: Step, resolve: Any) -> list[str]:
+    argv = step.run.split() + [resolve(a) for a in step.args]
+    for key, value in step.options.items():
+        flag = "--" + key.replace("_", "-")
+        for v in value if isinstance(value, list) else [value]:
+            if v is True:
+                argv.append(flag)
+            elif v is False:
+                continue
+            else:
+                argv += [flag, resolve(str(v))]
+    if step.dice is not None:
+        argv += ["--dice", ",".join(map(str, step.dice))]
+    return argv
+
+
+@dataclass
+class Ran:
+    line: int
+    run: str
+    positions: tuple[int, int]
+    output: str
+
+
+def _last_position(db: Path) -> int:
+    conn = sqlite3.connect(f"file:{db.resolve().as_posix()}?mode=ro", uri=True)
+    try:
+        return conn.execute("SELECT COALESCE(MAX(position), 0) FROM events").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def _invoke(argv: list[str]) -> tuple[int, str, str]:
+    from ..cli import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            code = cli.main(args=argv, prog_name="cristal", standalone_mode=False)
+        except click.ClickException as exc:
+            return 1, out.getvalue(), exc.format_message()
+        except click.exceptions.Exit as exc:
+            code = exc.exit_code
+        except click.exceptions.Abort:
+            return 1, out.getvalue(), "aborted"
+    return (code if isinstance(code, int) else 0), out.getvalue(), err.getvalue().strip()
+
+
+def run(script: Script, db: str | Path, *, actor: str = "GM") -> list[Ran]:
+    """Build the campaign ``db`` (a new file) from ``script``; return what each step appended."""
+    check(script)
+    db = Path(db)
+    if db.exists():
+        raise ScriptError(f"{db} already exists; a script builds a new campaign.")
+    h = script.header
+    init = ["init", "--name", h["name"], "--ruleset", script.ruleset, "--rounding", str(h.get("rounding", "round"))]
+    if "seed" in h:
+        init += ["--seed", str(h["seed"])]
+    for key, value in h.get("settings", {}).items():
+        init += ["--set", f"{key}={msgspec.json.encode(value).decode()}"]
+    labels: dict[str, int] = {}
+
+    def resolve(value: str) -> str:
+        return str(labels[value[1:]]) if value.startswith("@") and value[1:] in labels else value
+
+    done: list[Ran] = []
+    try:
+        code, _, err = _invoke(["--db", str(db), "--actor", actor, *init])
+        if code:
+            raise _fail(script.path, 1, f"the campaign could not be created ({err.removeprefix('Error: ')})")
+        for step in script.steps:
+            before = _last_position(db)
+            argv = ["--db", str(db), "--actor", step.actor or actor, *_argv(step, resolve)]
+            code, out, err = _invoke(argv)
+            if code:
+                reason = (err or out).strip().removeprefix("Error: ").rstrip(".")
+                raise _fail(script.path, step.line, f"{step.run} was refused: {reason}")
+            after = _last_position(db)
+            if step.label:
+                labels[step.label] = before + 1
+            done.append(Ran(step.line, step.run, (before + 1, after), out))
+    except BaseException:
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(db) + suffix).unlink(missing_ok=True)
+        raise
+    return done

@@ -1,0 +1,150 @@
+"""Walk a range of the log event by event, with the state before and after each event.
+
+The walk opens nothing and writes nothing: it reads the store of an open :class:`Campaign` (the jobs
+open it read-only) and folds the states with :meth:`Campaign.fold`, so it never rolls a die. Replay
+and every export are renderings of these steps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from ..errors import CristalError, UnknownEntity
+from ..events import SessionStarted
+from ..service import Campaign, World
+from ..store import RecordedEvent
+from .diff import Change, diff
+
+Progress = Callable[[int, int], None]
+CHARACTER_STREAM = "character:"
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    number: int
+    title: str = ""
+    in_game_date: str = ""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One event of the walk: the record, its readable line, and what it changed."""
+
+    rec: RecordedEvent
+    summary: str
+    session: SessionInfo | None
+    before: World
+    after: World
+    changes: list[Change] = field(default_factory=list)
+    characters: tuple[str, ...] = ()
+
+    @property
+    def in_game_date(self) -> str:
+        return self.session.in_game_date if self.session else ""
+
+
+def sessions(camp: Campaign) -> dict[int, SessionInfo]:
+    """Every session of the campaign with its title and in-game date (upcast from old logs)."""
+    out: dict[int, SessionInfo] = {}
+    for rec in camp.store.read_all(type="session.started"):
+        ev = rec.event
+        assert isinstance(ev, SessionStarted)
+        out[ev.number] = SessionInfo(ev.number, ev.title, ev.in_game_date)
+    return out
+
+
+def session_range(camp: Campaign, number: int) -> tuple[int, int]:
+    """The first and last positions of one session."""
+    row = camp.store.conn.execute("SELECT MIN(position), MAX(position) FROM events WHERE session = ?",
+                                  (number,)).fetchone()
+    if row[0] is None:
+        raise UnknownEntity(f"Session {number} has no events in this campaign.")
+    return row[0], row[1]
+
+
+def check_character(camp: Campaign, character: str) -> None:
+    """Refuse a character id the campaign never saw."""
+    found = camp.store.conn.execute("SELECT 1 FROM events WHERE stream = ? LIMIT 1",
+                                    (CHARACTER_STREAM + character,)).fetchone()
+    if found is None and character not in camp.ruleset.characters(camp.state().rules):
+        raise UnknownEntity(f"No character {character!r} in this campaign.")
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def involved(rec: RecordedEvent, changes: list[Change], known: set[str] | dict[str, Any]) -> tuple[str, ...]:
+    """The characters an event concerns: its stream's, those whose state it changed, those it names."""
+    found: dict[str, None] = {}
+    if rec.stream.startswith(CHARACTER_STREAM):
+        found[rec.stream[len(CHARACTER_STREAM):]] = None
+    for ch in changes:
+        p = ch["path"]
+        if len(p) >= 2 and p[0] == "characters" and isinstance(p[1], str):
+            found[p[1]] = None
+    if known:
+        for s in _strings(msgspec.json.decode(rec.payload)):
+            if s in known:
+                found[s] = None
+    return tuple(found)
+
+
+def resolve_range(camp: Campaign, *, session: int | None = None, start: int | None = None,
+                  until: int | None = None) -> tuple[int, int]:
+    """``(after, until)`` positions for a walk: a session and/or an explicit ``--from``/``--until``."""
+    last = camp.store.last_position()
+    after, end = 0, last
+    if session is not None:
+        first, final = session_range(camp, session)
+        after, end = first - 1, final
+    if start is not None:
+        if start < 1:
+            raise CristalError(f"--from must be a position of at least 1, not {start}.")
+        after = max(after, start - 1)
+    if until is not None:
+        if until < 1:
+            raise CristalError(f"--until must be a position of at least 1, not {until}.")
+        end = min(end, until)
+    if after >= end:
+        raise CristalError(f"No event between positions {after + 1} and {end}.")
+    return after, end
+
+
+def walk(camp: Campaign, *, after: int = 0, until: int | None = None, character: str | None = None,
+         progress: Progress | None = None) -> Iterator[Step]:
+    """The steps of positions ``after+1 .. until``; with ``character``, only those concerning it."""
+    if character is not None:
+        check_character(camp, character)
+    end = camp.store.last_position() if until is None else until
+    infos = sessions(camp)
+    world = camp.state_at(after)
+    total, done = max(end - after, 0), 0
+    for rec in camp.store.read_all(after=after, until=end):
+        before = world
+        world = camp.fold(world, rec)
+        done += 1
+        if progress is not None and done % 1000 == 0:
+            progress(done, total)
+        changes = diff(before.rules, world.rules, ())
+        changes += [c for c in diff(before.core.settings, world.core.settings, ("settings",))]
+        known = camp.ruleset.characters(world.rules)
+        who = involved(rec, changes, known)
+        if character is not None and character not in who:
+            continue
+        info = infos.get(rec.session) if rec.session is not None else None
+        yield Step(rec=rec, summary=camp.summarize(rec), session=info, before=before, after=world,
+                   changes=changes, characters=who)
+    if progress is not None:
+        progress(total, total)
