@@ -1,0 +1,456 @@
+"""Lois du Cristal character commands: creation, XP, equipment, gold, rest, health, sheets, content packs.
+
+Each command parses its arguments into a command Struct of :mod:`.characters`, runs it through
+``Campaign.execute`` and prints what was recorded (``--json`` for scripts). Signed amounts such as
+``-5`` are arguments, not options.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+import msgspec
+
+from cristal_events.cli.common import actor, emit_json, json_option, open_campaign, parse_faces
+from cristal_events.errors import CristalError, RuleError
+from cristal_events.service import Campaign
+
+from . import characters as C
+from .content import FIXED_STATES, _parse_file
+
+SIGNED = {"ignore_unknown_options": True}
+
+
+def _int(text: str, what: str) -> int:
+    try:
+        return int(str(text).strip())
+    except ValueError:
+        raise RuleError(f"{what} '{text}' is not a whole number.") from None
+
+
+def _pairs(pairs: tuple[str, ...], option: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise RuleError(f"{option} expects STAT=N like FRC=+1, got '{pair}'.")
+        out[key.strip()] = _int(raw, f"{option} {key.strip()}")
+    return out
+
+
+def _run(ctx: click.Context, command: Any, as_json: bool, faces: list[int] | None = None) -> None:
+    camp = open_campaign(ctx, write=True)
+    recs = camp.execute(command, actor=actor(ctx), faces=faces)
+    if as_json:
+        emit_json([{"position": r.position, "stream": r.stream, "type": r.type,
+                    "event": msgspec.to_builtins(r.event), "summary": camp.summarize(r)} for r in recs])
+    else:
+        for r in recs:
+            click.echo(f"{r.position:>6}  {camp.summarize(r)}")
+
+
+# ---------------------------------------------------------------------------- character
+@click.group("character")
+def character_group() -> None:
+    """Create Lois du Cristal characters.
+
+    Example: cristal character create thor --race Humain --name Thor --set FRC=+1 --gold 100
+    """
+
+
+@character_group.command("create")
+@click.argument("character_id")
+@click.option("--race", required=True, help="Humain, Elfe, Nain or a race of a loaded content pack.")
+@click.option("--name", default="", help="The character's name (default: the id).")
+@click.option("--sex", default="", help="F or M (matters only through the race's sex adjustments, L413).")
+@click.option("--set", "adjust", multiple=True, metavar="STAT=N",
+              help="A fixed-state adjustment the GM allows at creation (L1466), e.g. FRC=+1 INT=-1.")
+@click.option("--roll", "roll_adj", is_flag=True, help="Roll [1d4 -2] on each fixed state (L1466).")
+@click.option("--alignment", default="0", help="Starting alignment (0 by the book, L1464).")
+@click.option("--luck", default="0", help="Chance, the optional rule (L56).")
+@click.option("--gold", default="0", help="Starting gold in PO (50 to 200 suggested, L1474).")
+@click.option("--player", default="", help="The player's name.")
+@click.option("--dice", default=None, metavar="F[,F...]", help="Faces of the --roll dice, FRC to CHAR.")
+@json_option
+@click.pass_context
+def create_cmd(ctx: click.Context, character_id: str, race: str, name: str, sex: str, adjust: tuple[str, ...],
+               roll_adj: bool, alignment: str, luck: str, gold: str, player: str, dice: str | None,
+               as_json: bool) -> None:
+    """Create a character: race bases plus the GM's adjustments, senses from the race.
+
+    Example: cristal character create lia --race Elfe --sex F --set INT=+1 --set CHAR=-1
+    """
+    cmd = C.CreateCharacter(id=character_id, race=race, name=name, sex=sex, adjustments=_pairs(adjust, "--set"),
+                            roll_adjustments=roll_adj, alignment=_int(alignment, "Alignment"),
+                            luck=_int(luck, "Chance"), gold=_int(gold, "Gold"), player=player)
+    _run(ctx, cmd, as_json, parse_faces(dice))
+
+
+# ---------------------------------------------------------------------------- xp
+@click.group("xp")
+def xp_group() -> None:
+    """Award and spend experience points (L383-L395).
+
+    Example: cristal xp award --all 600 --reason "Starting XP (L1478)"
+    """
+
+
+@xp_group.command("award", context_settings=SIGNED)
+@click.argument("args", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="Every living character.")
+@click.option("--reason", default="", help="Why the XP is given (required).")
+@json_option
+@click.pass_context
+def award_cmd(ctx: click.Context, args: tuple[str, ...], all_: bool, reason: str, as_json: bool) -> None:
+    """Award XP to characters: ID... AMOUNT, or --all AMOUNT.
+
+    Example: cristal xp award thor lia 60 --reason "Goblins of the inn"
+    """
+    if not args:
+        raise RuleError("xp award needs an AMOUNT (and character ids or --all).")
+    ids, amount = tuple(args[:-1]), _int(args[-1], "XP amount")
+    _run(ctx, C.AwardXp(characters=ids, all=all_, amount=amount, reason=reason), as_json)
+
+
+@xp_group.command("buy")
+@click.argument("character_id")
+@click.argument("kind", type=click.Choice(["level", "technique", "spell"]))
+@click.argument("name")
+@click.option("--stat", default=None, help="For a level: the fixed state that gains +1 (L66).")
+@click.option("--cost", default=None, help="For a spell: the GM's price when the book prints none.")
+@json_option
+@click.pass_context
+def buy_cmd(ctx: click.Context, character_id: str, kind: str, name: str, stat: str | None, cost: str | None,
+            as_json: bool) -> None:
+    """Spend XP on a global level (to CLASS), a technique's next level, or a spell.
+
+    Example: cristal xp buy thor level Guerrier --stat FRC
+    """
+    if kind == "level":
+        if not stat:
+            raise RuleError(f"A level needs --stat, one of {', '.join(FIXED_STATES)} (L66).")
+        cmd: Any = C.BuyLevel(character=character_id, class_name=name, stat=stat)
+    elif kind == "technique":
+        cmd = C.BuyTechnique(character=character_id, technique=name)
+    else:
+        cmd = C.LearnSpell(character=character_id, spell=name, cost=_int(cost, "Cost") if cost is not None else None)
+    _run(ctx, cmd, as_json)
+
+
+# ---------------------------------------------------------------------------- items
+@click.group("item")
+def item_group() -> None:
+    """Carry, equip, unequip and drop items (L801-L927).
+
+    Example: cristal item add thor "Épée longue"
+    """
+
+
+@item_group.command("add", context_settings=SIGNED)
+@click.argument("character_id")
+@click.argument("item")
+@click.option("--qty", default="1", help="Quantity (QTÉ).")
+@click.option("--from-pack", is_flag=True, help="Take the item from the content pack (the default without properties).")
+@click.option("--category", default=None, help="Principale, Projectiles, Poisons, Objets de Valeurs, Cristal Magique, Autres.")
+@click.option("--att", default=None, help="ATT bonus when used.")
+@click.option("--dmg", default=None, help="DMG, e.g. 1d8.")
+@click.option("--mag", default=None, help="The item's own MAG.")
+@click.option("--dp", default=None, help="DP when worn.")
+@click.option("--dm", default=None, help="DM bonus to the wearer.")
+@click.option("--mod", "mods", multiple=True, metavar="STATE=N", help="Bonus/Handicap, e.g. FRC=-6 (L865).")
+@click.option("--weight", default=None, help="Poids in kg.")
+@click.option("--it", default=None, help="Seconds to use it (IT).")
+@click.option("--special", default=None, help="Spéciale (free text).")
+@json_option
+@click.pass_context
+def item_add_cmd(ctx: click.Context, character_id: str, item: str, qty: str, from_pack: bool, category: str | None,
+                 att: str | None, dmg: str | None, mag: str | None, dp: str | None, dm: str | None,
+                 mods: tuple[str, ...], weight: str | None, it: str | None, special: str | None,
+                 as_json: bool) -> None:
+    """Give an item to a character, from the content pack or described by its properties.
+
+    Example: cristal item add thor "Excalibur" --dmg 1d10 --att 1 --mag 3 --weight 2
+    """
+    props: dict[str, Any] = {}
+    for key, raw in (("att", att), ("mag", mag), ("dp", dp), ("dm", dm), ("it", it)):
+        if raw is not None:
+            props[key] = _int(raw, f"--{key}")
+    if dmg is not None:
+        props["dmg"] = dmg
+    if category is not None:
+        props["category"] = category
+    if special is not None:
+        props["special"] = special
+    if weight is not None:
+        try:
+            props["weight_kg"] = float(weight.replace(",", "."))
+        except ValueError:
+            raise RuleError(f"--weight '{weight}' is not a number of kg.") from None
+    if mods:
+        props["modifiers"] = _pairs(mods, "--mod")
+    if from_pack and props:
+        raise RuleError("Give either --from-pack or item properties, not both.")
+    _run(ctx, C.AddItem(character=character_id, item=item, qty=_int(qty, "Quantity"),
+                        properties=props or None), as_json)
+
+
+@item_group.command("equip")
+@click.argument("character_id")
+@click.argument("item")
+@json_option
+@click.pass_context
+def item_equip_cmd(ctx: click.Context, character_id: str, item: str, as_json: bool) -> None:
+    """Equip an item (EQ, L877); refused when its handicap leaves a fixed state below 0 (L871).
+
+    Example: cristal item equip thor "Épée longue"
+    """
+    _run(ctx, C.EquipItem(character=character_id, item=item), as_json)
+
+
+@item_group.command("unequip")
+@click.argument("character_id")
+@click.argument("item")
+@json_option
+@click.pass_context
+def item_unequip_cmd(ctx: click.Context, character_id: str, item: str, as_json: bool) -> None:
+    """Unequip an item (it stays carried). Example: cristal item unequip thor "Épée longue" """
+    _run(ctx, C.UnequipItem(character=character_id, item=item), as_json)
+
+
+@item_group.command("drop")
+@click.argument("character_id")
+@click.argument("item")
+@click.option("--qty", default=None, help="How many (default: all).")
+@click.option("--reason", default="", help="Why (sold, lost, thrown ...).")
+@json_option
+@click.pass_context
+def item_drop_cmd(ctx: click.Context, character_id: str, item: str, qty: str | None, reason: str,
+                  as_json: bool) -> None:
+    """Drop, sell or lose an item. Example: cristal item drop thor "Flèche" --qty 3 --reason "tirées" """
+    _run(ctx, C.DropItem(character=character_id, item=item, qty=_int(qty, "Quantity") if qty is not None else None,
+                         reason=reason), as_json)
+
+
+# ---------------------------------------------------------------------------- gold, health, alignment, states
+@click.command("gold", context_settings=SIGNED)
+@click.argument("character_id")
+@click.argument("amount")
+@click.option("--reason", default="", help="Why (required).")
+@json_option
+@click.pass_context
+def gold_cmd(ctx: click.Context, character_id: str, amount: str, reason: str, as_json: bool) -> None:
+    """Add (+N) or pay (-N) gold pieces. Example: cristal gold thor -15 --reason "Chambre à l'auberge" """
+    _run(ctx, C.ChangeGold(character=character_id, amount=_int(amount, "Gold amount"), reason=reason), as_json)
+
+
+@click.command("rest")
+@click.argument("character_ids", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="Every living character.")
+@click.option("--days", default="1", show_default=True, help="Days of rest.")
+@json_option
+@click.pass_context
+def rest_cmd(ctx: click.Context, character_ids: tuple[str, ...], all_: bool, days: str, as_json: bool) -> None:
+    """Rest: PV regenerate the race's % of PVmax a day, PM are full, daily pools renew (L367, L377, L491).
+
+    Example: cristal rest --all --days 2
+    """
+    _run(ctx, C.Rest(characters=character_ids, all=all_, days=_int(days, "Days")), as_json)
+
+
+@click.command("damage")
+@click.argument("character_id")
+@click.argument("amount")
+@click.option("--reason", default="", help="What hurt (required).")
+@json_option
+@click.pass_context
+def damage_cmd(ctx: click.Context, character_id: str, amount: str, reason: str, as_json: bool) -> None:
+    """PV lost outside combat (a fall, a trap). Example: cristal damage thor 4 --reason "Chute" """
+    _run(ctx, C.Damage(character=character_id, amount=_int(amount, "Damage"), reason=reason), as_json)
+
+
+@click.command("heal")
+@click.argument("character_id")
+@click.argument("amount")
+@click.option("--source", default="", help="What heals: care, divine, alignment (with --by) ...; never magic (L1188).")
+@click.option("--by", "healer", default="", help="The healer's id (alignment healing uses their pool, L1419).")
+@click.option("--reason", default="", help="Why (required).")
+@json_option
+@click.pass_context
+def heal_cmd(ctx: click.Context, character_id: str, amount: str, source: str, healer: str, reason: str,
+             as_json: bool) -> None:
+    """Heal PV up to PVmax, recording who or what healed.
+
+    Example: cristal heal thor 6 --source alignment --by lia --reason "Imposition des mains"
+    """
+    _run(ctx, C.Heal(character=character_id, amount=_int(amount, "Healing"), source=source, reason=reason,
+                     healer=healer), as_json)
+
+
+@click.command("alignment", context_settings=SIGNED)
+@click.argument("character_id")
+@click.argument("amount")
+@click.option("--reason", default="", help="The deed (required).")
+@json_option
+@click.pass_context
+def alignment_cmd(ctx: click.Context, character_id: str, amount: str, reason: str, as_json: bool) -> None:
+    """Change a character's alignment by ±N (L1369). Example: cristal alignment thor +1 --reason "Sauve l'enfant" """
+    _run(ctx, C.ChangeAlignment(character=character_id, amount=_int(amount, "Alignment change"), reason=reason),
+         as_json)
+
+
+@click.command("state", context_settings=SIGNED)
+@click.argument("character_id")
+@click.argument("stat", required=False)
+@click.argument("delta", required=False)
+@click.option("--until", default="", help="When it ends (free text: 'antidote', 'session 4' ...).")
+@click.option("--end", "end", default=None, help="End the alteration applied at this position instead.")
+@click.option("--reason", default="", help="The cause (required for a new alteration).")
+@json_option
+@click.pass_context
+def state_cmd(ctx: click.Context, character_id: str, stat: str | None, delta: str | None, until: str,
+              end: str | None, reason: str, as_json: bool) -> None:
+    """A temporary alteration of a fixed state (L1468), or --end one.
+
+    Example: cristal state thor FRC -3 --until antidote --reason "Poison du serpent"
+    """
+    if end is not None:
+        _run(ctx, C.EndAlteration(character=character_id, since=_int(end, "Position"), reason=reason), as_json)
+        return
+    if stat is None or delta is None:
+        raise RuleError("state needs STAT and DELTA (e.g. FRC -3), or --end POSITION.")
+    _run(ctx, C.AlterState(character=character_id, stat=stat, delta=_int(delta, "Alteration"), until=until,
+                           reason=reason), as_json)
+
+
+# ---------------------------------------------------------------------------- reading
+def _world(ctx: click.Context, at: int | None, session: int | None) -> tuple[Campaign, Any]:
+    camp = Campaign.open(ctx.obj["db"], readonly=True)
+    ctx.call_on_close(camp.close)
+    if at is not None and session is not None:
+        raise RuleError("Give --at or --session, not both.")
+    if at is not None:
+        last = camp.store.last_position()
+        if at < 1 or at > last:
+            raise RuleError(f"Position {at} is outside the log (1 to {last}).")
+        return camp, camp.state_at(at)
+    if session is not None:
+        return camp, camp.state_at_session_end(session)
+    return camp, camp.state()
+
+
+def _sheet_of(camp: Campaign, world: Any, character_id: str) -> dict[str, Any]:
+    ch = C.find(world.rules, character_id)
+    minimum_one = bool(world.core.settings.get("regeneration_minimum_one", False))
+    return C.sheet(ch, C.content_of(world.rules), camp.header.rounding, regeneration_minimum_one=minimum_one)
+
+
+def render(s: dict[str, Any]) -> list[str]:
+    """The sheet as terminal lines (French labels, as on the Feuille de Personnage)."""
+    st, var = s["stable"], s["variable"]
+    classes = ", ".join(f"{k} {v}" for k, v in s["classes"].items()) or "aucune"
+    lines = [
+        f"{s['name']} ({s['id']}) — {s['race']}{' ' + s['sex'] if s['sex'] else ''}, Niveau Global {s['global_level']}"
+        f" ({classes})",
+        f"Alignement {s['alignment']:+d}   Chance {s['luck']}   Or {s['gold']} PO   État : {s['status']}",
+        "États fixes : " + "  ".join(f"{k} {v:+d}" for k, v in s["fixed"].items()),
+    ]
+    for a in s["alterations"]:
+        lines.append(f"  altération (pos. {a['since']}) : {a['stat']} {a['delta']:+d} jusqu'à {a['until'] or '?'}"
+                     f" — {a['reason']}")
+    lines += [
+        "Sens : " + "  ".join(f"{k} {v:+d}" for k, v in s["senses"].items())
+        + (f"   ({', '.join(s['specials'])})" if s["specials"] else ""),
+        f"États stables : DP {st['DP']}  DM {st['DM']}  ATT {st['ATT']}  DMG {st['DMG']}  CNC {st['CNC']}"
+        f"  PVmax {st['PVmax']}  PMmax {st['PMmax']}" + (f"  (arme : {st['weapon']})" if st["weapon"] else ""),
+        f"États variables : PV {var['PV']}/{st['PVmax']}  PM {var['PM']}/{st['PMmax']}  XP {var['XP']}  IT {var['IT']}"
+        f"   régénération {s['regeneration']} PV/jour",
+    ]
+    for w in s["weapons"]:
+        lines.append(f"  arme {w['name']} : ATT {w['ATT']}  DMG {w['DMG']}  IT {w['IT']}")
+    if s["vol"]["max"]:
+        lines.append(f"Vol* {s['vol']['left']}/{s['vol']['max']}")
+    lines.append("Techniques : " + (", ".join(f"{k} {v}" for k, v in s["techniques"].items()) or "aucune"))
+    lines.append("Sorts : " + (", ".join(s["spells"]) or "aucun"))
+    lines.append("Équipement :" + ("" if s["items"] else " rien"))
+    for i in s["items"]:
+        lines.append(f"  {'[EQ] ' if i['equipped'] else '     '}{i['name']} × {i['qty']} ({i['category']},"
+                     f" {i['weight_kg']} kg)")
+    enc = s["encumbrance"]
+    lines.append(f"Charge : {enc['weight_kg']} kg / Encom. {enc['encumbrance_kg']} kg / Max. {enc['max_kg']} kg"
+                 f" ({enc['status']})")
+    return lines
+
+
+@click.command("sheet")
+@click.argument("character_id")
+@click.option("--at", "at", type=int, default=None, help="As it was right after this log position (time travel).")
+@click.option("--session", type=int, default=None, help="As it was at the end of this session.")
+@json_option
+@click.pass_context
+def sheet_cmd(ctx: click.Context, character_id: str, at: int | None, session: int | None, as_json: bool) -> None:
+    """Print a character sheet, now or at an earlier point of the log.
+
+    Example: cristal sheet thor --at 42 --json
+    """
+    camp, world = _world(ctx, at, session)
+    data = _sheet_of(camp, world, character_id)
+    if as_json:
+        emit_json(data)
+    else:
+        for line in render(data):
+            click.echo(line)
+
+
+@click.command("characters")
+@json_option
+@click.pass_context
+def characters_cmd(ctx: click.Context, as_json: bool) -> None:
+    """The party at a glance. Example: cristal characters --json"""
+    camp, world = _world(ctx, None, None)
+    rows = [_sheet_of(camp, world, cid) for cid in world.rules.characters]
+    if as_json:
+        emit_json([{k: r[k] for k in ("id", "name", "race", "global_level", "classes", "variable", "stable",
+                                      "gold", "status")} for r in rows])
+        return
+    if not rows:
+        click.echo("No character yet.")
+    for r in rows:
+        classes = ", ".join(f"{k} {v}" for k, v in r["classes"].items()) or "-"
+        click.echo(f"{r['id']:<12} {r['name']:<16} {r['race']:<8} N{r['global_level']:<3} {classes:<20} "
+                   f"PV {r['variable']['PV']}/{r['stable']['PVmax']}  PM {r['variable']['PM']}/{r['stable']['PMmax']}"
+                   f"  XP {r['variable']['XP']}  {r['status']}")
+
+
+# ---------------------------------------------------------------------------- content packs
+@click.group("content")
+def content_group() -> None:
+    """Campaign content packs (races, classes, techniques, items, spells).
+
+    Example: cristal content load packs/orques.toml
+    """
+
+
+@content_group.command("load")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--name", default=None, help="The pack's name (default: the file name).")
+@json_option
+@click.pass_context
+def content_load_cmd(ctx: click.Context, file: str, name: str | None, as_json: bool) -> None:
+    """Load a JSON or TOML content pack into the campaign log (replay never reads the file again).
+
+    Example: cristal content load packs/orques.json
+    """
+    from pathlib import Path
+
+    path = Path(file)
+    if not path.is_file():
+        raise CristalError(f"{path.name}: the content pack does not exist.")
+    data = _parse_file(path)
+    if not isinstance(data, dict):
+        raise CristalError(f"{path.name}: a pack must be a table with sections races, classes, techniques, items, spells.")
+    _run(ctx, C.LoadContentPack(name=name or path.name, data=data), as_json)
+
+
+COMMANDS = [character_group, xp_group, item_group, gold_cmd, rest_cmd, damage_cmd, heal_cmd, alignment_cmd,
+            state_cmd, sheet_cmd, characters_cmd, content_group]

@@ -1,0 +1,107 @@
+"""The Lois du Cristal XP ledger: every award, spend and correction with its running balance.
+
+Writes the table ``xp_ledger`` with exactly the columns of the XP ledger contract
+(docs/architecture.md), shared with the Illergan ledger and read by the audit. The balance is the
+ledger's own running sum (not the value an event recorded), so a correction shows in every later
+row; ``flags`` lists the anomalies found: ``cost_mismatch`` (charged differs from what the rules
+required), ``negative_balance``, ``past_level_limit`` (global level above the race limit, L501),
+``dead_character`` (XP moved on a dead character, L373) and ``no_reason`` (an award without one).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from cristal_events.rulesets.cristal import characters as chars
+
+from .base import Projection, Table
+
+XP_LEDGER = Table(
+    {"position": "INTEGER", "character": "TEXT", "session": "INTEGER", "recorded_at": "TEXT", "actor": "TEXT",
+     "kind": "TEXT", "amount": "INTEGER", "what": "TEXT", "reason": "TEXT", "cost_charged": "INTEGER",
+     "cost_required": "INTEGER", "balance_after": "INTEGER", "amends": "INTEGER", "flags": "TEXT"},
+    pk="position",
+)
+
+
+class Account(msgspec.Struct, kw_only=True):
+    balance: int = 0
+    dead: bool = False
+    level_limit: int | None = None
+
+
+class LedgerState(msgspec.Struct, kw_only=True):
+    accounts: dict[str, Account] = {}
+    last: dict[str, Any] | None = None  # the row of the event just folded, if it moved XP
+
+
+def _entry(ev: Any) -> tuple[str, int, str, str, int | None, int | None, int | None, int | None] | None:
+    """(kind, amount, what, reason, cost_charged, cost_required, amends, global_level) of an XP event."""
+    match ev:
+        case chars.XpAwarded():
+            return "award", ev.amount, "award", ev.reason, None, None, None, None
+        case chars.LevelBought():
+            return ("spend", -ev.cost_charged, f"global level {ev.global_level} ({ev.class_name} {ev.class_level}, "
+                    f"+1 {ev.stat})", "", ev.cost_charged, ev.cost_required, None, ev.global_level)
+        case chars.TechniqueBought():
+            return ("spend", -ev.cost_charged, f"technique {ev.technique} level {ev.level}", "", ev.cost_charged,
+                    ev.cost_required, None, None)
+        case chars.SpellLearned():
+            return "spend", -ev.cost_charged, f"spell {ev.spell}", "", ev.cost_charged, ev.cost_required, None, None
+        case chars.CharacterCorrected() if ev.field == "xp":
+            return "correction", ev.delta, f"correction of position {ev.amends}", ev.reason, None, None, ev.amends, None
+    return None
+
+
+class CristalLedger(Projection):
+    name = "cristal_ledger"
+    version = 1
+    rulesets = ("cristal",)
+    state_type = LedgerState
+    append_tables = {"xp_ledger": XP_LEDGER}
+
+    def initial(self) -> LedgerState:
+        return LedgerState()
+
+    def evolve(self, state: LedgerState, rec: Any) -> LedgerState:
+        ev = rec.event
+        accounts = state.accounts
+        if isinstance(ev, chars.CharacterCreated):
+            accounts = {**accounts, ev.character: Account(level_limit=ev.level_limit)}
+            return LedgerState(accounts=accounts)
+        if isinstance(ev, chars.DamageTaken) and ev.dead and ev.character in accounts:
+            acc = msgspec.structs.replace(accounts[ev.character], dead=True)
+            return LedgerState(accounts={**accounts, ev.character: acc})
+        entry = _entry(ev)
+        if entry is None:
+            return state if state.last is None else LedgerState(accounts=accounts)
+        kind, amount, what, reason, charged, required, amends, level = entry
+        acc = accounts.get(ev.character, Account())
+        balance = acc.balance + amount
+        flags = []
+        if charged is not None and required is not None and charged != required:
+            flags.append("cost_mismatch")
+        if balance < 0:
+            flags.append("negative_balance")
+        if level is not None and acc.level_limit is not None and level > acc.level_limit:
+            flags.append("past_level_limit")
+        if acc.dead:
+            flags.append("dead_character")
+        if kind != "spend" and not reason.strip():
+            flags.append("no_reason")
+        row = {"position": rec.position, "character": ev.character, "session": rec.session,
+               "recorded_at": rec.recorded_at, "actor": rec.actor, "kind": kind, "amount": amount, "what": what,
+               "reason": reason, "cost_charged": charged, "cost_required": required, "balance_after": balance,
+               "amends": amends, "flags": flags}
+        return LedgerState(accounts={**accounts, ev.character: msgspec.structs.replace(acc, balance=balance)},
+                           last=row)
+
+    def appended(self, state: LedgerState, rec: Any) -> dict[str, list[dict[str, Any]]]:
+        if state.last is None or state.last["position"] != rec.position:
+            return {}
+        return {"xp_ledger": [state.last]}
+
+
+PROJECTIONS = [CristalLedger]

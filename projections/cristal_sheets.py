@@ -1,0 +1,66 @@
+"""The Lois du Cristal character sheets: one row per character, the Feuille de Personnage as JSON.
+
+The fold is the ruleset's own (``CristalRuleset.evolve``) plus the campaign settings changed in the
+log; the rows are :func:`cristal_events.rulesets.cristal.characters.sheet` of every character, one
+column per top-level key (JSON for the nested ones) and the whole sheet in ``sheet``.
+
+    sqlite-utils query taverne.db "select name, json_extract(variable, '$.PV') from cristal_sheets"
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from cristal_events.events import SettingChanged
+from cristal_events.rulesets.cristal import characters as chars
+from cristal_events.rulesets.cristal.ruleset import RULESET, CristalState
+
+from .base import Projection, Table
+
+COLUMNS = ("id", "name", "race", "sex", "player", "global_level", "alignment", "luck", "classes", "fixed",
+           "senses", "stable", "variable", "techniques", "spells", "items", "gold", "status")
+
+
+class SheetsState(msgspec.Struct, kw_only=True):
+    rules: CristalState = msgspec.field(default_factory=CristalState)
+    settings: dict[str, Any] = {}
+
+
+class CristalSheets(Projection):
+    name = "cristal_sheets"
+    version = 1
+    rulesets = ("cristal",)
+    state_type = SheetsState
+    state_tables = {
+        "cristal_sheets": Table(
+            {c: ("INTEGER" if c in ("global_level", "alignment", "luck", "gold") else "TEXT") for c in COLUMNS}
+            | {"sheet": "TEXT"},
+            pk="id",
+        )
+    }
+
+    def initial(self) -> SheetsState:
+        return SheetsState(settings=dict(self.campaign.header.settings))
+
+    def evolve(self, state: SheetsState, rec: Any) -> SheetsState:
+        ev = rec.event
+        if isinstance(ev, SettingChanged):
+            return SheetsState(rules=state.rules, settings={**state.settings, ev.key: ev.value})
+        rules = RULESET.evolve(state.rules, rec)
+        if rules is state.rules:
+            return state
+        return SheetsState(rules=rules, settings=state.settings)
+
+    def rows(self, state: SheetsState) -> dict[str, list[dict[str, Any]]]:
+        content = chars.content_of(state.rules)
+        minimum_one = bool(state.settings.get("regeneration_minimum_one", False))
+        out = []
+        for ch in state.rules.characters.values():
+            data = chars.sheet(ch, content, self.campaign.header.rounding, regeneration_minimum_one=minimum_one)
+            out.append({**{c: data[c] for c in COLUMNS}, "sheet": data})
+        return {"cristal_sheets": out}
+
+
+PROJECTIONS = [CristalSheets]
