@@ -1,0 +1,170 @@
+"""Hostile text is stored exactly and printed as valid JSON; Hypothesis fuzzes event decoding and CLI arguments."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import msgspec
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ledger_ruleset as L
+from conftest import log_fingerprint
+from cristal_events import init_campaign, open_campaign
+from cristal_events.cli import cli
+from cristal_events.errors import CristalError, EventDecodeError
+from cristal_events.events import Event
+from cristal_events.rulesets import get
+from cristal_events.service import codec_for
+
+HOSTILE = {
+    "quotes": "Thor \"le Grand\" l'Ancien `x` «y»",
+    "sql": "Robert'); DROP TABLE events;--",
+    "html-js": "<script>alert('xss')</script><img src=x onerror=alert(1)>&amp;",
+    "markdown": "| a | b |\n# titre\n[lien](javascript:alert(1)) **gras** `code`",
+    "csv-formula": "=HYPERLINK(\"http://evil\",\"clic\")",
+    "csv-plus-minus-at": "+1+1\t-2\r\n@SUM(A1)",
+    "control": "a\x00b\x01c\x07d\x1b[31mrouge\x1b[0m\x7f",
+    "rtl": "\u202eedoc\u202c \u200f\u061c عربى \u2066x\u2069",
+    "long": "Ω" * 100_000,
+    "emoji-combining": "e\u0301 👩‍👩‍👧 \ufeff\u200b",
+}
+
+
+@pytest.mark.parametrize("text", list(HOSTILE.values()), ids=list(HOSTILE))
+def test_hostile_text_is_stored_exactly_and_printed_as_valid_json(ledger_db: Path, text: str) -> None:
+    runner = CliRunner()
+    result = runner.invoke(cli, ["--db", str(ledger_db), "--actor", text[:200], "note", text, "--topic", text[:50]])
+    assert result.exit_code == 0, result.output
+    camp = open_campaign(ledger_db, readonly=True)
+    rec = list(camp.store.read_all())[-1]
+    assert camp.verify().ok
+    camp.close()
+    assert (rec.event.text, rec.event.topic, rec.actor) == (text, text[:50], text[:200])
+    out = runner.invoke(cli, ["--db", str(ledger_db), "log", "--json"])
+    assert out.exit_code == 0
+    last = json.loads(out.output.splitlines()[-1])
+    assert last["payload"]["text"] == text and last["actor"] == text[:200]
+
+
+@pytest.mark.parametrize("text", list(HOSTILE.values()), ids=list(HOSTILE))
+def test_hostile_text_through_the_python_api_round_trips(tmp_path: Path, text: str) -> None:
+    camp = init_campaign(tmp_path / "h.db", name=text[:300] or "x", ruleset="ledger")
+    camp.execute(L.AwardXp(character=text[:40], amount=3, reason=text), actor=text[:100])
+    camp.close()
+    camp = open_campaign(tmp_path / "h.db", readonly=True)
+    rec = list(camp.store.read_all())[-1]
+    assert (camp.header.name, rec.event.reason, rec.event.character, rec.actor) == (text[:300], text, text[:40], text[:100])
+    assert rec.stream == f"character:{text[:40]}"
+    assert camp.state().rules.xp == {text[:40]: 3}
+    camp.close()
+
+
+def test_text_that_is_not_unicode_is_refused_in_one_sentence(ledger_db: Path) -> None:
+    before = log_fingerprint(ledger_db)
+    result = CliRunner().invoke(cli, ["--db", str(ledger_db), "note", "a\udcffb"])  # argv bytes that were not UTF-8
+    assert result.exit_code == 1
+    assert result.output == "Error: Text with characters that are not valid Unicode cannot be stored; nothing was written.\n"
+    assert log_fingerprint(ledger_db) == before
+
+
+# ------------------------------------------------------------------------------ decoding fuzz
+CODEC = codec_for(get("ledger"))
+TAGS = sorted(CODEC.by_tag)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False) | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=12), inner, max_size=6),
+    max_leaves=25,
+)
+field_names = st.sampled_from(["character", "amount", "reason", "what", "rolls", "number", "title", "text", "type",
+                               "name", "campaign_id", "ruleset", "seed", "faces", "expr", "total", "source", "part"])
+payloads = st.dictionaries(field_names, json_values, max_size=7) | json_values
+
+
+@settings(max_examples=300, deadline=None)
+@given(tag=st.sampled_from(TAGS) | st.text(max_size=20), version=st.integers(-3, 5), payload=payloads)
+def test_decoding_arbitrary_json_gives_an_event_or_one_decode_error(tag: str, version: int, payload: object) -> None:
+    text = json.dumps(payload)
+    try:
+        ev = CODEC.decode(tag, version, text)
+    except EventDecodeError as exc:
+        message = str(exc)
+        assert message.endswith(".") and "\n" not in message
+        return
+    assert isinstance(ev, Event)
+    assert msgspec.json.decode(msgspec.json.encode(ev))["type"] in CODEC.by_tag
+
+
+@settings(max_examples=200, deadline=None)
+@given(raw=st.binary(max_size=200), tag=st.sampled_from(TAGS))
+def test_decoding_arbitrary_bytes_gives_an_event_or_one_decode_error(raw: bytes, tag: str) -> None:
+    try:
+        ev = CODEC.decode(tag, CODEC.version_of(tag), raw)
+    except EventDecodeError:
+        return
+    assert isinstance(ev, Event)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=payloads)
+def test_validating_arbitrary_builtins_gives_an_event_or_one_decode_error(data: object) -> None:
+    try:
+        ev = CODEC.from_builtins(data)
+    except EventDecodeError as exc:
+        assert str(exc).startswith("Invalid event: ")
+        return
+    assert isinstance(ev, Event)
+
+
+# ----------------------------------------------------------------------------------- CLI fuzz
+WORDS = ["note", "log", "verify", "schema", "session", "start", "end", "rebuild", "init", "--json", "--rolls",
+         "--stream", "--type", "--session", "--after", "--topic", "--title", "--date", "--file", "--name",
+         "--ruleset", "--seed", "--rounding", "--set", "-1", "0", "7", "abc", "campaign", "ledger", "x=1", "",
+         "--help", "--version", "--db"]
+argv = st.lists(st.sampled_from(WORDS) | st.text(max_size=12), min_size=1, max_size=6)
+
+
+@pytest.fixture(scope="module")
+def fuzz_home() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="cristal-fuzz-"))
+    camp = init_campaign(folder / "c.db", name="Fuzz", ruleset="ledger", seed=1)
+    camp.execute(L.AwardXp(character="thor", amount=10))
+    camp.close()
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(args=argv)
+def test_any_cli_arguments_succeed_or_fail_in_one_sentence_leaving_the_log_unchanged(fuzz_home: Path,
+                                                                                     args: list[str]) -> None:
+    db = fuzz_home / "c.db"
+    before = log_fingerprint(db)
+    runner = CliRunner()
+    with runner.isolated_filesystem(temp_dir=fuzz_home):  # a stray 'init NAME' lands in a scratch folder
+        result = runner.invoke(cli, ["--db", str(db), *args])
+    # no traceback: the only exceptions are click's own exits
+    assert result.exception is None or isinstance(result.exception, SystemExit), (args, result.exception)
+    if result.exit_code != 0:
+        assert result.exit_code in (1, 2)
+        assert log_fingerprint(db) == before, args
+        lines = result.output.strip().splitlines()
+        # a refusal ends with one "Error: ..." line; a group called without its command prints its usage (exit 2)
+        assert (lines and lines[-1].startswith("Error:")) or (result.exit_code == 2 and lines[0].startswith("Usage:")), \
+            (args, result.output)
+    assert open_campaign(db, readonly=True).verify().ok
+
+
+def test_the_fuzzed_refusals_name_the_problem(fuzz_home: Path) -> None:
+    db = fuzz_home / "c.db"
+    result = CliRunner().invoke(cli, ["--db", str(db), "note", "   "])
+    assert (result.exit_code, result.output) == (1, "Error: A note needs some text.\n")
+    result = CliRunner().invoke(cli, ["--db", str(db), "session", "end"])
+    assert (result.exit_code, result.output) == (1, "Error: No session is open.\n")
+    with pytest.raises(CristalError):
+        init_campaign(db, name="again", ruleset="ledger")
