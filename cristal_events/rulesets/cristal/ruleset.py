@@ -22,7 +22,7 @@ from ...errors import RuleError
 from ...events import CampaignCreated
 from ...ruleset import Context, Emit, Ruleset
 from ...store import RecordedEvent
-from . import characters, fights
+from . import characters, fights, magic
 
 
 class CristalSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -43,6 +43,7 @@ class CristalState(msgspec.Struct, kw_only=True):
 
     characters: dict[str, characters.Character] = {}
     combats: dict[str, fights.Combat] = {}
+    crystals: dict[str, magic.Crystal] = {}  # magic crystals by name (fights: Fermeture/Libération Cristalline)
     packs: list[characters.ContentPack] = []  # campaign content packs, in log order (content.pack_loaded)
 
 
