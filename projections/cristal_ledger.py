@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from cristal_events.events import CorrectionRecorded
 from cristal_events.rulesets.cristal import characters as chars
 
 from .base import Projection, Table
@@ -35,13 +36,14 @@ class Account(msgspec.Struct, kw_only=True):
 class LedgerState(msgspec.Struct, kw_only=True):
     accounts: dict[str, Account] = {}
     last: dict[str, Any] | None = None  # the row of the event just folded, if it moved XP
+    correction_reason: str = ""  # the reason of the correction.recorded that heads its compensations
 
 
 def _entry(ev: Any) -> tuple[str, int, str, str, int | None, int | None, int | None, int | None] | None:
     """(kind, amount, what, reason, cost_charged, cost_required, amends, global_level) of an XP event."""
     match ev:
         case chars.XpAwarded():
-            return "award", ev.amount, "award", ev.reason, None, None, None, None
+            return "award", ev.amount, ev.reason, ev.reason, None, None, None, None
         case chars.LevelBought():
             return ("spend", -ev.cost_charged, f"global level {ev.global_level} ({ev.class_name} {ev.class_level}, "
                     f"+1 {ev.stat})", "", ev.cost_charged, ev.cost_required, None, ev.global_level)
@@ -68,6 +70,8 @@ class CristalLedger(Projection):
     def evolve(self, state: LedgerState, rec: Any) -> LedgerState:
         ev = rec.event
         accounts = state.accounts
+        if isinstance(ev, CorrectionRecorded):
+            return LedgerState(accounts=accounts, correction_reason=ev.reason)
         if isinstance(ev, chars.CharacterCreated):
             accounts = {**accounts, ev.character: Account(level_limit=ev.level_limit)}
             return LedgerState(accounts=accounts)
@@ -78,6 +82,8 @@ class CristalLedger(Projection):
         if entry is None:
             return state if state.last is None else LedgerState(accounts=accounts)
         kind, amount, what, reason, charged, required, amends, level = entry
+        if kind == "correction":
+            reason = reason or state.correction_reason
         acc = accounts.get(ev.character, Account())
         balance = acc.balance + amount
         flags = []
@@ -96,7 +102,7 @@ class CristalLedger(Projection):
                "reason": reason, "cost_charged": charged, "cost_required": required, "balance_after": balance,
                "amends": amends, "flags": flags}
         return LedgerState(accounts={**accounts, ev.character: msgspec.structs.replace(acc, balance=balance)},
-                           last=row)
+                           last=row, correction_reason=state.correction_reason)
 
     def appended(self, state: LedgerState, rec: Any) -> dict[str, list[dict[str, Any]]]:
         if state.last is None or state.last["position"] != rec.position:

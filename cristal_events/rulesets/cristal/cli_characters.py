@@ -258,7 +258,7 @@ def rest_cmd(ctx: click.Context, character_ids: tuple[str, ...], all_: bool, day
     _run(ctx, C.Rest(characters=character_ids, all=all_, days=_int(days, "Days")), as_json)
 
 
-@click.command("damage")
+@click.command("damage", context_settings=SIGNED)
 @click.argument("character_id")
 @click.argument("amount")
 @click.option("--reason", default="", help="What hurt (required).")
@@ -269,7 +269,7 @@ def damage_cmd(ctx: click.Context, character_id: str, amount: str, reason: str, 
     _run(ctx, C.Damage(character=character_id, amount=_int(amount, "Damage"), reason=reason), as_json)
 
 
-@click.command("heal")
+@click.command("heal", context_settings=SIGNED)
 @click.argument("character_id")
 @click.argument("amount")
 @click.option("--source", default="", help="What heals: care, divine, alignment (with --by) ...; never magic (L1188).")
