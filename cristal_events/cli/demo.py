@@ -1,0 +1,138 @@
+"""``cristal demo`` (build a sample campaign, show the party, the XP audit and the HTML timeline) and
+``cristal script`` (check or run a campaign script)."""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import click
+
+from ..errors import CristalError
+from ..jobs import script as scripts
+from ..jobs.audit import text_lines as audit_lines
+from ..jobs.html import write_html
+from ..jobs.walk import walk
+from ..service import Campaign
+from .audit import run_audit
+from .common import emit_json, json_option
+from .export import ledger_or_none
+
+SAMPLE_DIRS = (Path.cwd() / "sample_campaigns", Path(__file__).resolve().parents[2] / "sample_campaigns")
+
+
+def find_sample(ruleset: str) -> Path:
+    """The first sample campaign script (alphabetical) written for ``ruleset``."""
+    for folder in SAMPLE_DIRS:
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.glob("*.toml")):
+            try:
+                if scripts.load(path).ruleset == ruleset:
+                    return path
+            except scripts.ScriptError:
+                continue
+    raise CristalError(f"No {ruleset} sample campaign exists in sample_campaigns/ yet; "
+                       "give one with --sample FILE.")
+
+
+def _party(camp: Campaign) -> list[str]:
+    """The player characters (those with a player), else every character."""
+    chars = camp.ruleset.characters(camp.state().rules)
+    players = [cid for cid, c in chars.items() if getattr(c, "player", "")]
+    return players or list(chars)
+
+
+def _sheet_text(db: Path, cid: str) -> str:
+    from . import cli
+
+    out = io.StringIO()
+    with redirect_stdout(out):
+        try:
+            cli.main(args=["--db", str(db), "sheet", cid], prog_name="cristal", standalone_mode=False)
+        except click.ClickException as exc:
+            return f"(no sheet for {cid}: {exc.format_message()})"
+    return out.getvalue().rstrip()
+
+
+@click.command("demo")
+@click.argument("directory", required=False, default="cristal-demo", metavar="[DIR]")
+@click.option("--ruleset", type=click.Choice(["cristal", "illergan"]), default="cristal", show_default=True,
+              help="Which rules' sample campaign to build.")
+@click.option("--sample", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="Build this campaign script instead of the bundled sample.")
+@click.pass_context
+def demo_cmd(ctx: click.Context, directory: str, ruleset: str, sample: str | None) -> None:
+    """Build a sample campaign in DIR (default ./cristal-demo), print the party's sheets and the
+    XP audit, and write the HTML timeline. A previous demo's files in DIR are replaced.
+
+    Example: cristal demo /tmp/cristal --ruleset cristal
+    """
+    path = Path(sample) if sample else find_sample(ruleset)
+    script = scripts.load(path)
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    db, page = folder / f"{path.stem}.db", folder / f"{path.stem}.html"
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(db) + suffix).unlink(missing_ok=True)
+    ran = scripts.run(script, db, actor=ctx.obj["actor"])
+    camp = Campaign.open(db, readonly=True)
+    ctx.call_on_close(camp.close)
+    last = camp.store.last_position()
+    click.echo(f"Built « {script.header['name']} » from {path}: {len(ran)} commands, {last} events, "
+               f"{camp.state().core.sessions} sessions, in {db}.")
+    for cid in _party(camp):
+        click.echo("")
+        click.echo(_sheet_text(db, cid))
+    click.echo("")
+    report = run_audit(camp)
+    for line in audit_lines(report):
+        click.echo(line)
+    with open(page, "w", encoding="utf-8") as fh:
+        write_html(camp, walk(camp), fh, ledger=ledger_or_none(camp))
+    click.echo("")
+    click.echo(f"HTML timeline written to {page} (open it in a browser).")
+    click.echo(f"Next: cristal --db {db} replay --session 1")
+
+
+@click.group("script")
+def script_group() -> None:
+    """Campaign scripts: TOML files whose steps are cristal commands (see docs/exports.md).
+
+    Example: cristal script run sample_campaigns/compagnie_du_cristal.toml taverne.db
+    """
+
+
+@script_group.command("check")
+@click.argument("file", type=click.Path(dir_okay=False))
+def script_check(file: str) -> None:
+    """Check a campaign script without running it (exit 1 naming the line and the reason).
+
+    Example: cristal script check ma_campagne.toml
+    """
+    s = scripts.load(file)
+    scripts.check(s)
+    click.echo(f"{file}: {len(s.steps)} steps for the {s.ruleset} rules, all known commands and options.")
+
+
+@script_group.command("run")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("path", required=False)
+@json_option
+@click.pass_context
+def script_run(ctx: click.Context, file: str, path: str | None, as_json: bool) -> None:
+    """Build a new campaign (PATH, default --db) from a script; a refused step stops it, naming its line,
+    and leaves no campaign behind.
+
+    Example: cristal script run sample_campaigns/compagnie_du_cristal.toml compagnie.db
+    """
+    target = path or ctx.obj["db"]
+    ran = scripts.run(scripts.load(file), target, actor=ctx.obj["actor"])
+    if as_json:
+        emit_json([{"line": r.line, "run": r.run, "positions": list(r.positions)} for r in ran])
+    else:
+        click.echo(f"Built {target} from {file}: {len(ran)} commands, positions 1 to {ran[-1].positions[1] if ran else 1}.")
+
+
+COMMANDS = [demo_cmd, script_group]
