@@ -1,0 +1,453 @@
+"""Illergan fights as event streams (``fight:<name>``): initiative, attacks, spells, destiny points.
+
+Part of the illergan ruleset. Decisions reuse :mod:`.combat`, :mod:`.locations` and :mod:`.magic`:
+the initiative test [Dex + Vol + Dé100] − malus (50 or less: no action, I-L3-8), the Adresse roll with
+its critical zone reroll (I-L269-316), the semi-open power dice (I-L301-304), SR then RN rounded up
+(I-L279-281), limb loss and death (I-L318), the destiny point that cancels them (I-L377), and the
+spell launch with its [50 + 10 × Dé10]% refund or its counter-effect (I-L520-527). Every Roll is
+stored; the folds only apply the recorded deltas.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Literal
+
+import msgspec
+
+from cristal_events.errors import RuleError
+from cristal_events.events import Event
+from cristal_events.rolls import Roll
+from cristal_events.ruleset import Context, Emit
+from cristal_events.store import RecordedEvent
+
+from . import combat, magic
+from .locations import nonhumanoid_zone
+from .state import (Fight, Hero, IllerganState, MagicEntry, WoundRef, content_of, fight_stream, find,
+                    find_fight, plain, put, stat, stream_of)
+
+
+# ============================================================================ events
+class FightStarted(Event, tag="fight.started", kw_only=True):
+    fight: str
+    participants: list[str]
+
+
+class InitiativeEntry(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    dex: int
+    vol: int
+    malus: int
+    score: int
+    acts: bool
+    roll: Roll
+
+
+class InitiativeRolled(Event, tag="fight.initiative_rolled", kw_only=True):
+    fight: str
+    turn: int
+    entries: list[InitiativeEntry]
+    order: list[str]
+
+
+class AttackResolved(Event, tag="fight.attack_resolved", kw_only=True):
+    fight: str
+    attacker: str
+    target: str
+    weapon: str  # "" = unarmed
+    adresse: int
+    dex_maluses: list[int] = []
+    rolls: list[Roll]
+    hit: bool
+    critical: bool = False
+    fumble: bool = False
+    zone: str = ""
+    zone_index: int = 0
+    defended: bool = False
+    damage_type: str = ""
+    power_rolls: list[Roll] = []
+    damage: int | float = 0
+    sr: int | float = 0
+    rn: int = 0
+    pv_lost: int = 0
+    pv_after: int = 0
+    limb_lost: str = ""
+    dead: bool = False
+    rider: combat.Rider | None = None
+
+
+class DestinyPointSpent(Event, tag="fight.destiny_point_spent", kw_only=True):
+    character: str
+    cancels: int  # the position of the wound cancelled
+    pv_restored: int
+    limb_restored: str = ""
+    revived: bool = False
+    destiny_after: int
+    narrative: str = ""
+
+
+class SpellCast(Event, tag="magic.spell_cast", kw_only=True):
+    caster: str
+    fight: str = ""
+    magic: str
+    spell: str
+    cast_level: int
+    magic_level: int
+    threshold_level: int
+    cost: int
+    rolls: list[Roll]
+    outcome: Literal["critical", "normal", "counter"]
+    refund_pct: int = 0
+    refund_pm: int = 0
+    pm_after: int
+    counter_effect: str = ""
+    effective_level: int
+    pp_gained: int = 0
+    magic_level_after: int
+    target: str = ""
+    raw_damage: int = 0
+    pv_lost: int = 0
+    pv_after: int = 0
+    dead: bool = False
+
+
+class FightEnded(Event, tag="fight.ended", kw_only=True):
+    fight: str
+
+
+# ============================================================================ commands
+class StartFight(msgspec.Struct, frozen=True, kw_only=True):
+    fight: str
+    participants: tuple[str, ...]
+
+
+class RollInitiative(msgspec.Struct, frozen=True, kw_only=True):
+    fight: str
+    maluses: dict[str, int] = {}
+
+
+class Attack(msgspec.Struct, frozen=True, kw_only=True):
+    fight: str
+    attacker: str
+    target: str
+    weapon: str | None = None  # None: the equipped weapon; "" : unarmed
+    hands: int = 1
+    off_hand: bool = False
+    distance: float | None = None
+    power_dice: int | None = None  # fewer dice for a non-lethal blow (I-L457)
+    flat: bool = False  # the flat of the weapon: Fo / 3, contondant (I-L458)
+    zone: str | None = None  # the attacker's choice when the table says so (I-L315)
+    defended: bool = False  # the target parried or dodged (I-L273)
+
+
+class SpendDestiny(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    narrative: str = ""
+
+
+class CastSpell(msgspec.Struct, frozen=True, kw_only=True):
+    caster: str
+    spell: str
+    cast_level: int
+    fight: str = ""
+    modifiers_pct: tuple[int, ...] = ()
+    whispered: bool = False
+    target: str = ""
+    damage: int = 0  # the spell's raw magic damage (G25: the spell lists are the game master's)
+
+
+class EndFight(msgspec.Struct, frozen=True, kw_only=True):
+    fight: str
+
+
+# ============================================================================ decisions
+def decide_start(state: IllerganState, cmd: StartFight, ctx: Context) -> list[Emit]:
+    if not cmd.fight.strip() or ":" in cmd.fight:
+        raise RuleError(f"A fight needs a name without a colon, not {cmd.fight!r}.")
+    if cmd.fight in state.fights and not state.fights[cmd.fight].ended:
+        raise RuleError(f"The fight '{cmd.fight}' is already under way.")
+    if len(set(cmd.participants)) < 2:
+        raise RuleError("A fight needs at least two different participants.")
+    for c in cmd.participants:
+        if find(state, c).dead:
+            raise RuleError(f"{c} is dead and cannot fight.")
+    return [Emit(fight_stream(cmd.fight), FightStarted(fight=cmd.fight, participants=list(cmd.participants)))]
+
+
+def decide_initiative(state: IllerganState, cmd: RollInitiative, ctx: Context) -> list[Emit]:
+    fight = find_fight(state, cmd.fight)
+    for c in cmd.maluses:
+        if c not in fight.participants:
+            raise RuleError(f"{c} does not take part in the fight '{fight.name}'.")
+    dice = ctx.dice()
+    entries, results = [], []
+    for c in fight.participants:
+        hero = state.characters[c]
+        if hero.dead:
+            continue
+        dex, vol, malus = stat(hero, "Dex"), stat(hero, "Vol"), cmd.maluses.get(c, 0)
+        combat.initiative_score(dex, vol, 1, malus)  # the malus is checked before rolling
+        ini = combat.roll_initiative(dice, c, dex, vol, malus)
+        results.append(ini)
+        entries.append(InitiativeEntry(character=c, dex=dex, vol=vol, malus=malus, score=ini.score, acts=ini.acts,
+                                       roll=ini.roll))
+    order = [e.name for e in combat.initiative_order(results, settings=ctx.settings)]
+    ev = InitiativeRolled(fight=fight.name, turn=fight.turn + 1, entries=entries, order=order)
+    return [Emit(fight_stream(fight.name), ev)]
+
+
+def _zone(face: int, target: Hero, content: Any, settings: Any, *, critical: bool) -> tuple[str, int]:
+    if target.body is not None:
+        zone, index = nonhumanoid_zone(face, target.body, content, settings)
+        return ("choix" if critical and zone == "aucune" else zone), index
+    zone = combat.critical_zone(face, content) if critical else combat.humanoid_zone(face, content)
+    return zone, 0
+
+
+def _weapon(attacker: Hero, name: str | None, content: Any) -> Any:
+    chosen = attacker.weapon if name is None else (name or None)
+    return content.entry("weapons", chosen) if chosen else None
+
+
+def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]:
+    fight = find_fight(state, cmd.fight)
+    for c in (cmd.attacker, cmd.target):
+        if c not in fight.participants:
+            raise RuleError(f"{c} does not take part in the fight '{fight.name}'.")
+    a, t = find(state, cmd.attacker), find(state, cmd.target)
+    if a.dead or t.dead:
+        raise RuleError(f"{(a if a.dead else t).name} is dead.")
+    if fight.turn and cmd.attacker not in fight.acting:
+        raise RuleError(f"{a.name} scored 50 or less at initiative and cannot act this turn (I-L7).")
+    content, settings = content_of(state), ctx.settings
+    weapon = _weapon(a, cmd.weapon, content)
+    maluses = []
+    if weapon is not None:
+        maluses.append(combat.grip_malus(weapon.grip, hands=cmd.hands, preferred_hand=not cmd.off_hand))
+        if cmd.distance is not None:
+            maluses.append(combat.range_malus(cmd.distance, weapon.range_m))
+    adresse = combat.effective_adresse(stat(a, "Adresse"), [m for m in maluses if m], settings)
+    if weapon is not None and weapon.fixed_damage is None:
+        content.power_die(a.power_rank)  # a missing power die is named before any die is rolled
+    dice = ctx.dice()
+    r = dice.roll("1d100", purpose="attack")
+    res = combat.attack(r.total, adresse, content, critical_ceiling=a.critical_ceiling, settings=settings)
+    rolls, zone, index = [r], res.zone, 0
+    if res.hit and res.critical:
+        z = dice.roll("1d100", purpose="hit location")
+        rolls.append(z)
+        zone, index = _zone(z.total, t, content, settings, critical=True)
+    elif res.hit:
+        zone, index = _zone(r.total, t, content, settings, critical=False)
+    if zone == "choix":
+        if not cmd.zone:
+            raise RuleError(f"The roll lets {a.name} choose the zone (I-L315): give the zone.")
+        zone = cmd.zone
+    base = dict(fight=fight.name, attacker=a.id, target=t.id, weapon=weapon.name if weapon else "", adresse=adresse,
+                dex_maluses=[m for m in maluses if m], rolls=rolls, hit=res.hit, critical=res.critical,
+                fumble=res.fumble, zone=zone if res.hit else "", zone_index=index, defended=cmd.defended,
+                pv_after=t.pv)
+    if not res.hit or cmd.defended or zone == "aucune":
+        return [Emit(fight_stream(fight.name), AttackResolved(**base))]
+    fo: int | Fraction = stat(a, "Fo")
+    dtype = weapon.damage_type if weapon else "C"
+    power: tuple[Roll, ...] = ()
+    if cmd.flat:
+        fo, dtype = combat.flat_of_weapon_fo(int(fo)), "C"
+    if weapon is None:
+        total = None
+        if settings.unarmed_fp_mode == "dice":
+            total, power = combat.roll_power_dice(dice, content, rank=a.power_rank, fp=a.fp, count=cmd.power_dice,
+                                                  settings=settings)
+        damage: int | Fraction = combat.unarmed_damage(int(fo), a.fp, total, settings)
+    elif weapon.fixed_damage is not None:
+        damage = combat.crossbow_damage(weapon, content)
+    else:
+        total, power = combat.roll_power_dice(dice, content, rank=a.power_rank, fp=a.fp + weapon.fp_bonus,
+                                              count=cmd.power_dice, settings=settings)
+        damage = combat.weapon_damage(fo, total)
+    sr: int | Fraction = 0
+    if t.armour:
+        armour = content.entry("armours", t.armour)
+        sr = combat.effective_sr(combat.zone_sr(armour, zone, dtype, content), critical=res.critical,
+                                 damage_type=dtype, settings=settings)
+    lost = combat.pv_lost(damage, sr, t.rn)
+    wound = combat.apply_pv_loss(t.pv, lost, zone, destiny_points=t.destiny_points)
+    rider = combat.critical_rider(dtype, attacker_fo=int(stat(a, "Fo")), settings=settings) if res.critical else None
+    ev = AttackResolved(**{**base, "damage_type": dtype, "power_rolls": list(power), "damage": plain(damage),
+                           "sr": plain(sr), "rn": t.rn, "pv_lost": wound.pv_lost, "pv_after": wound.pv_after,
+                           "limb_lost": wound.limb_lost, "dead": wound.dead, "rider": rider})
+    return [Emit(fight_stream(fight.name), ev)]
+
+
+def decide_destiny(state: IllerganState, cmd: SpendDestiny, ctx: Context) -> list[Emit]:
+    hero = find(state, cmd.character)
+    wound = hero.last_wound
+    if wound is None:
+        raise RuleError(f"{hero.name} has no death or lost limb for a destiny point to cancel (I-L377).")
+    after = combat.spend_destiny_point(hero.destiny_points)
+    ev = DestinyPointSpent(character=hero.id, cancels=wound.position, pv_restored=wound.pv_lost,
+                           limb_restored=wound.limb_lost, revived=wound.dead, destiny_after=after,
+                           narrative=cmd.narrative)
+    return [Emit(stream_of(hero.id), ev)]
+
+
+def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit]:
+    caster = find(state, cmd.caster)
+    if caster.dead:
+        raise RuleError(f"{caster.name} is dead.")
+    if cmd.fight:
+        find_fight(state, cmd.fight)
+    content, settings = content_of(state), ctx.settings
+    spell = content.entry("spells", cmd.spell)
+    known = caster.magics.get(spell.magic)
+    if known is None:
+        raise RuleError(f"{caster.name} does not know the magic {spell.magic} of {spell.name}.")
+    magic.check_cast_level(spell, known.level, cmd.cast_level)
+    cost = int(Fraction(magic.pm_cost(magic.spell_base_cost(content, spell, cmd.cast_level), cmd.modifiers_pct,
+                                      whispered=cmd.whispered, settings=settings)).__ceil__())
+    if cost > caster.pm:
+        raise RuleError(f"{spell.name} at level {cmd.cast_level} costs {cost} PM but {caster.name} has {caster.pm} (I-L17).")
+    target = find(state, cmd.target) if cmd.target else None
+    if cmd.damage and target is None:
+        raise RuleError("Magic damage needs a target.")
+    level = known.level if settings.spell_threshold_level_source == "magic" else cmd.cast_level
+    if cmd.fight and not content.pack.pp_by_combination_size:
+        raise content.missing("The pp per combination size", "I-L198-203")
+    launch = magic.roll_launch(ctx.dice(), level, content, settings)
+    critical = launch.outcome == "critical"
+    refund_pm = int(magic.refund(cost, launch.rolls[1].total, settings)) if critical else 0
+    pm_after = magic.pm_after_cast(caster.pm, caster.pm_max, cost, launch.outcome, refund_pm, settings)
+    pp = magic.pp_in_combat(1, content, counter_effect=launch.outcome == "counter") if cmd.fight else 0
+    level_after = magic.magic_level_for_pp(known.pp + pp, content, settings) if pp else known.level
+    fields: dict[str, Any] = {}
+    if target is not None and cmd.damage and launch.outcome != "counter":
+        lost = int(magic.vol_reduced(cmd.damage, stat(target, "Vol"), settings))
+        wound = combat.apply_pv_loss(target.pv, lost, "", destiny_points=target.destiny_points)
+        fields = dict(raw_damage=cmd.damage, pv_lost=wound.pv_lost, pv_after=wound.pv_after, dead=wound.dead)
+    ev = SpellCast(caster=caster.id, fight=cmd.fight, magic=spell.magic, spell=spell.name, cast_level=cmd.cast_level,
+                   magic_level=known.level, threshold_level=level, cost=cost, rolls=list(launch.rolls),
+                   outcome=launch.outcome, refund_pct=launch.refund_pct, refund_pm=refund_pm, pm_after=pm_after,
+                   counter_effect=launch.counter_effect,
+                   effective_level=magic.effective_level(cmd.cast_level, critical=critical), pp_gained=pp,
+                   magic_level_after=max(level_after, known.level), target=cmd.target, **fields)
+    stream = fight_stream(cmd.fight) if cmd.fight else stream_of(caster.id)
+    return [Emit(stream, ev)]
+
+
+def decide_end(state: IllerganState, cmd: EndFight, ctx: Context) -> list[Emit]:
+    fight = find_fight(state, cmd.fight)
+    return [Emit(fight_stream(fight.name), FightEnded(fight=fight.name))]
+
+
+# ============================================================================ folds
+def _fight(state: IllerganState, fight: Fight) -> IllerganState:
+    return msgspec.structs.replace(state, fights={**state.fights, fight.name: fight})
+
+
+def evolve_started(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: FightStarted = rec.event  # type: ignore[assignment]
+    return _fight(state, Fight(name=ev.fight, participants=tuple(ev.participants)))
+
+
+def evolve_initiative(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: InitiativeRolled = rec.event  # type: ignore[assignment]
+    acting = tuple(e.character for e in ev.entries if e.acts)
+    return _fight(state, msgspec.structs.replace(state.fights[ev.fight], turn=ev.turn, order=tuple(ev.order),
+                                                 acting=acting))
+
+
+def _wound(hero: Hero, lost: int, position: int, limb: str, dead: bool) -> Hero:
+    changes: dict[str, Any] = {"pv": hero.pv - lost}
+    if limb:
+        changes["limbs_lost"] = (*hero.limbs_lost, limb)
+    if dead:
+        changes["dead"] = True
+    if limb or dead:
+        changes["last_wound"] = WoundRef(position=position, pv_lost=lost, limb_lost=limb, dead=dead)
+    return msgspec.structs.replace(hero, **changes)
+
+
+def evolve_attack(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: AttackResolved = rec.event  # type: ignore[assignment]
+    if not ev.pv_lost and not ev.limb_lost:
+        return state
+    return put(state, _wound(state.characters[ev.target], ev.pv_lost, rec.position, ev.limb_lost, ev.dead))
+
+
+def evolve_destiny(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: DestinyPointSpent = rec.event  # type: ignore[assignment]
+    hero = state.characters[ev.character]
+    limbs = list(hero.limbs_lost)
+    if ev.limb_restored in limbs:
+        limbs.remove(ev.limb_restored)
+    return put(state, msgspec.structs.replace(
+        hero, pv=hero.pv + ev.pv_restored, limbs_lost=tuple(limbs), dead=hero.dead and not ev.revived,
+        destiny_points=hero.destiny_points - 1, last_wound=None))
+
+
+def evolve_cast(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: SpellCast = rec.event  # type: ignore[assignment]
+    caster = state.characters[ev.caster]
+    m = caster.magics[ev.magic]
+    caster = msgspec.structs.replace(caster, pm=ev.pm_after,
+                                     magics={**caster.magics, ev.magic: MagicEntry(level=ev.magic_level_after,
+                                                                                   pp=m.pp + ev.pp_gained)})
+    state = put(state, caster)
+    if ev.target and ev.pv_lost:
+        state = put(state, _wound(state.characters[ev.target], ev.pv_lost, rec.position, "", ev.dead))
+    return state
+
+
+def evolve_ended(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: FightEnded = rec.event  # type: ignore[assignment]
+    return _fight(state, msgspec.structs.replace(state.fights[ev.fight], ended=True))
+
+
+# ============================================================================ summaries
+def _attack(rec: RecordedEvent) -> str:
+    e: AttackResolved = rec.event  # type: ignore[assignment]
+    face = e.rolls[0].total
+    arme = e.weapon or "à mains nues"
+    if e.fumble:
+        return f"{e.attacker} attaque {e.target} ({arme}) : Dé100 {face}, échec critique"
+    if not e.hit:
+        return f"{e.attacker} attaque {e.target} ({arme}) : Dé100 {face} contre Adresse {e.adresse}, raté"
+    crit = " critique" if e.critical else ""
+    if e.defended:
+        return f"{e.attacker} touche{crit} {e.target} ({e.zone}) mais la défense réussit"
+    extra = f", perd {e.limb_lost}" if e.limb_lost else ", mort" if e.dead else ""
+    return (f"{e.attacker} touche{crit} {e.target} au {e.zone} ({arme}) : {e.damage} dégâts {e.damage_type}, "
+            f"SR {e.sr}, RN {e.rn}% → −{e.pv_lost} PV ({e.pv_after}){extra}")
+
+
+def _cast(rec: RecordedEvent) -> str:
+    e: SpellCast = rec.event  # type: ignore[assignment]
+    out = {"critical": f"critique, {e.refund_pct}% rendus (+{e.refund_pm} PM)", "normal": "réussi",
+           "counter": f"contre-effet : {e.counter_effect}"}[e.outcome]
+    hit = f", {e.target} −{e.pv_lost} PV" if e.pv_lost else ""
+    return (f"{e.caster} lance {e.spell} niveau {e.cast_level} ({e.cost} PM) : Dé100 {e.rolls[0].total}, {out}"
+            f" → PM {e.pm_after}{hit}")
+
+
+SUMMARIES: dict[type, Any] = {
+    FightStarted: lambda r: f"Combat « {r.event.fight} » : {', '.join(r.event.participants)}",
+    InitiativeRolled: lambda r: (f"Tour {r.event.turn} de « {r.event.fight} » : "
+                                 + ", ".join(f"{e.character} {e.score}{'' if e.acts else ' (sans action)'}"
+                                             for e in sorted(r.event.entries, key=lambda x: r.event.order.index(x.character)))),
+    AttackResolved: _attack,
+    DestinyPointSpent: lambda r: (f"{r.event.character} dépense un point de destin : la position {r.event.cancels} "
+                                  f"est annulée ({r.event.destiny_after} restant)"),
+    SpellCast: _cast,
+    FightEnded: lambda r: f"Fin du combat « {r.event.fight} »",
+}
+EVENTS: tuple[type, ...] = tuple(SUMMARIES)
+DECIDERS: dict[type, Any] = {
+    StartFight: decide_start, RollInitiative: decide_initiative, Attack: decide_attack, SpendDestiny: decide_destiny,
+    CastSpell: decide_cast, EndFight: decide_end,
+}
+EVOLVERS: dict[type, Any] = {
+    FightStarted: evolve_started, InitiativeRolled: evolve_initiative, AttackResolved: evolve_attack,
+    DestinyPointSpent: evolve_destiny, SpellCast: evolve_cast, FightEnded: evolve_ended,
+}
+COMPENSATORS: dict[type, Any] = {}

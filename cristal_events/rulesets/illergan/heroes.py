@@ -1,0 +1,558 @@
+"""Illergan heroes as event streams (``character:<id>``): packs, creation, xp, money and gear.
+
+Part of the illergan ruleset (``EVENTS``, ``DECIDERS``, ``EVOLVERS``, ``SUMMARIES``, ``COMPENSATORS``;
+see ``ruleset.py``). Decisions reuse the pure rules (:mod:`.character`, :mod:`.xp`, :mod:`.money`);
+every event stores what an audit needs (an xp purchase keeps the cost charged AND the cost the rules
+required). Folds apply deltas, so a later correction stays consistent.
+
+The text leaves PV, PM and RN without formulas (G12): the game master gives them at creation.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from cristal_events.errors import ContentError, RuleError
+from cristal_events.events import Event
+from cristal_events.rolls import Roll
+from cristal_events.ruleset import Context, Emit
+from cristal_events.store import RecordedEvent
+
+from . import character as creation
+from . import money as coins
+from . import xp as costs
+from .alcohol import start as alc_start
+from .locations import Body
+from .state import (CHARACTERISTICS, CONTENT_STREAM, CREATURE_REQUIRED, Hero, IllerganState, LoadedPack,
+                    MagicEntry, content_of, find, put, stream_of)
+
+
+# ============================================================================ events
+class PackLoaded(Event, tag="content.pack_loaded", kw_only=True):
+    """A game-master pack, carried whole so that replay does not depend on the file."""
+
+    name: str
+    data: dict[str, Any]
+
+
+class HeroCreated(Event, tag="hero.created", kw_only=True):
+    character: str
+    character_data: Hero
+    gift_roll: Roll | None = None
+    kit: dict[str, int] = {}
+
+
+class CreatureCreated(Event, tag="hero.creature_created", kw_only=True):
+    character: str
+    character_data: Hero
+
+
+class XpAwarded(Event, tag="xp.awarded", kw_only=True):
+    character: str
+    amount: int
+    reason: str
+    balance_after: int
+
+
+XpKind = Literal["skill", "pp", "magic", "characteristic", "faith"]
+
+
+class XpSpent(Event, tag="xp.spent", kw_only=True):
+    """One purchase: a skill %, pp, a magic, a characteristic point or a faith level."""
+
+    character: str
+    kind: XpKind
+    target: str
+    from_value: int | None
+    to_value: int
+    rank: int | None = None
+    acquire_xp: int = 0
+    cost_required: int
+    cost_charged: int
+    pool: Literal["xp", "heritage"] = "xp"
+    balance_after: int
+    magic_level_after: int | None = None
+
+
+class HeroCorrected(Event, tag="hero.corrected", kw_only=True):
+    character: str
+    amends: int
+    field: Literal["xp", "copper"]
+    delta: int
+    reason: str = ""
+
+
+class MoneyChanged(Event, tag="money.changed", kw_only=True):
+    character: str
+    amount_c: int
+    reason: str
+    balance_after_c: int
+    item: str = ""
+    qty_delta: int = 0
+    reference_c: int | None = None
+
+
+class Equipped(Event, tag="hero.equipped", kw_only=True):
+    character: str
+    slot: Literal["weapon", "armour", "shield"]
+    item: str | None
+
+
+# ============================================================================ commands
+class LoadPack(msgspec.Struct, frozen=True, kw_only=True):
+    name: str
+    data: dict[str, Any]
+
+
+class CreateHero(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    choices: creation.Choices
+    characteristics: dict[str, int]
+    pv: int
+    pm: int
+    rn: int
+    player: str = ""
+    gift_face: int | None = None
+    fp: int = 1
+    power_rank: int = 1
+    kit: tuple[str, ...] = ()
+    copper: int = 0
+    spells: tuple[str, ...] = ()
+
+
+class CreateCreature(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    name: str
+    characteristics: dict[str, int]
+    pv: int
+    rn: int = 0
+    pm: int = 0
+    fp: int = 1
+    power_rank: int = 1
+    weapon: str | None = None
+    armour: str | None = None
+    body: Body | None = None
+
+
+class AwardXp(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    amount: int
+    reason: str
+
+
+class BuyXp(msgspec.Struct, frozen=True, kw_only=True):
+    """``kind`` skill (``target`` % in ``value``), pp (``value`` pp), magic (``value`` = teacher level),
+    characteristic (``value`` points) or faith (one level)."""
+
+    character: str
+    kind: XpKind
+    target: str = ""
+    value: int = 1
+    heritage: bool = False
+    charge: int | None = None
+
+
+class ChangeMoney(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    amount_c: int
+    reason: str
+
+
+class Trade(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    item: str
+    sell: bool = False
+    price_c: int | None = None
+    piece: str | None = None
+    jewel: bool = False
+
+
+class Equip(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    slot: Literal["weapon", "armour", "shield"]
+    item: str | None
+
+
+# ============================================================================ decisions
+def decide_pack(state: IllerganState, cmd: LoadPack, ctx: Context) -> list[Emit]:
+    if not cmd.name.strip():
+        raise RuleError("A content pack needs a name.")
+    if any(p.name == cmd.name for p in state.packs):
+        raise ContentError(f"The content pack {cmd.name!r} is already loaded in this campaign.")
+    content_of(msgspec.structs.replace(state, packs=[*state.packs, LoadedPack(name=cmd.name, data=cmd.data)]))
+    return [Emit(CONTENT_STREAM, PackLoaded(name=cmd.name, data=cmd.data))]
+
+
+def _new_id(state: IllerganState, character: str) -> str:
+    if not character.strip() or ":" in character:
+        raise RuleError(f"A character id needs letters and no colon, not {character!r}.")
+    if character in state.characters:
+        raise RuleError(f"The character '{character}' already exists.")
+    return character
+
+
+def _check_characteristics(values: dict[str, int], required: tuple[str, ...]) -> None:
+    missing = [k for k in required if k not in values]
+    if missing:
+        raise RuleError(f"The characteristic(s) {', '.join(missing)} are missing; give them as KEY=VALUE.")
+    unknown = [k for k in values if k not in CHARACTERISTICS]
+    if unknown:
+        raise RuleError(f"Unknown characteristic {unknown[0]!r}; the sheet has {', '.join(CHARACTERISTICS)}.")
+
+
+def _pools(pv: int, pm: int, rn: int) -> None:
+    if pv <= 0:
+        raise RuleError(f"A character starts with some PV (the game master's value, G12), not {pv}.")
+    if pm < 0 or not 0 <= rn <= 100:
+        raise RuleError(f"PM must be 0 or more and RN 0 to 100%, not PM {pm} and RN {rn}.")
+
+
+def decide_create(state: IllerganState, cmd: CreateHero, ctx: Context) -> list[Emit]:
+    cid = _new_id(state, cmd.character)
+    content = content_of(state)
+    _check_characteristics(cmd.characteristics, CHARACTERISTICS)
+    _pools(cmd.pv, cmd.pm, cmd.rn)
+    dice = ctx.dice() if cmd.gift_face is None else None
+    made = creation.create(content, cmd.choices, fo=cmd.characteristics["Fo"], gift_face=cmd.gift_face, dice=dice)
+    cls = content.entry("classes", made.class_name)
+    for spell in cmd.spells:
+        sp = content.entry("spells", spell)
+        if sp.magic not in made.magics:
+            raise RuleError(f"{spell} is a spell of {sp.magic}, which {made.name} does not know.")
+    kit = creation.starting_equipment(content, cmd.kit) if cmd.kit else {}
+    if cmd.copper < 0:
+        raise RuleError(f"Starting Starls cannot be negative ({cmd.copper}'C).")
+    hero = Hero(
+        id=cid, name=made.name, player=cmd.player, race=made.race, class_name=made.class_name,
+        heritage=made.heritage, race_skill=made.race_skill, class_bonuses=made.class_bonuses,
+        characteristic_xp_costs=made.characteristic_xp_costs, incantation_types=made.incantation_types,
+        critical_ceiling=cls.critical_ceiling, characteristics=dict(cmd.characteristics), skills=made.skills,
+        destiny_points=made.destiny_points, gift=made.gift, gift_effect=made.gift_effect, cult=made.cult,
+        god=made.god, faith_level=made.faith_level, pf_per_day=made.pf_per_day, pf=made.pf_per_day,
+        magics={m: MagicEntry(level=lvl) for m, lvl in made.magics.items()}, spells=cmd.spells,
+        preferred_hand=made.preferred_hand, languages=made.languages, traits=made.traits,
+        background_alc_min=made.alc_min, alc=alc_start(made.alc_min), heritage_xp=made.heritage_xp,
+        pv=cmd.pv, pv_max=cmd.pv, pm=cmd.pm, pm_max=cmd.pm, rn=cmd.rn, fp=cmd.fp, power_rank=cmd.power_rank,
+        copper=cmd.copper, items=kit, max_charges=made.max_charges,
+    )
+    return [Emit(stream_of(cid), HeroCreated(character=cid, character_data=hero, gift_roll=made.gift_roll, kit=kit))]
+
+
+def decide_creature(state: IllerganState, cmd: CreateCreature, ctx: Context) -> list[Emit]:
+    cid = _new_id(state, cmd.character)
+    content = content_of(state)
+    _check_characteristics(cmd.characteristics, CREATURE_REQUIRED)
+    _pools(cmd.pv, cmd.pm, cmd.rn)
+    for kind, name in (("weapons", cmd.weapon), ("armours", cmd.armour)):
+        if name is not None:
+            content.entry(kind, name)
+    hero = Hero(id=cid, name=cmd.name or cid, kind="creature", characteristics=dict(cmd.characteristics),
+                pv=cmd.pv, pv_max=cmd.pv, pm=cmd.pm, pm_max=cmd.pm, rn=cmd.rn, fp=cmd.fp,
+                power_rank=cmd.power_rank, weapon=cmd.weapon, armour=cmd.armour, body=cmd.body)
+    return [Emit(stream_of(cid), CreatureCreated(character=cid, character_data=hero))]
+
+
+def decide_award(state: IllerganState, cmd: AwardXp, ctx: Context) -> list[Emit]:
+    hero = find(state, cmd.character)
+    if cmd.amount <= 0:
+        raise RuleError(f"An xp award must be positive, not {cmd.amount}.")
+    if not cmd.reason.strip():
+        raise RuleError("An xp award needs a reason (I-L590: the game master notes the actions rewarded).")
+    return [Emit(stream_of(hero.id), XpAwarded(character=hero.id, amount=cmd.amount, reason=cmd.reason,
+                                               balance_after=hero.xp + cmd.amount))]
+
+
+def _skill_price(hero: Hero, content: Any, cmd: BuyXp) -> tuple[int | None, int, int | None, int, int]:
+    entry = hero.skills.get(cmd.target)
+    acuity = None
+    if entry is None and cmd.target in creation.ACUITY_SKILLS.values():
+        raise RuleError(f"{hero.name} already has {cmd.target} from the race.")
+    buy = costs.skill_purchase(content, cmd.target, current=None if entry is None else entry.pct,
+                               target=cmd.value, acuity_start=acuity)
+    if entry is not None and entry.fixed:
+        raise RuleError("A rank 0 skill is fixed and cannot be improved (I-L483).")
+    if entry is not None and cmd.value == entry.pct:
+        raise RuleError(f"{cmd.target} is already at {entry.pct}%.")
+    rank = content.skill(cmd.target).rank
+    return (None if entry is None else entry.pct), cmd.value, rank, buy.acquire_xp, buy.total
+
+
+def _price(hero: Hero, state: IllerganState, cmd: BuyXp) -> tuple[int | None, int, int | None, int, int, int | None]:
+    """(from, to, rank, acquire xp, cost the rules require, magic level after) of one purchase."""
+    content = content_of(state)
+    match cmd.kind:
+        case "skill":
+            frm, to, rank, acquire, cost = _skill_price(hero, content, cmd)
+            return frm, to, rank, acquire, cost, None
+        case "pp":
+            magic = hero.magics.get(cmd.target)
+            if magic is None:
+                raise RuleError(f"{hero.name} does not know the magic {cmd.target!r}.")
+            cost = costs.pp_cost(cmd.value)
+            from .magic import magic_level_for_pp
+            level = magic_level_for_pp(magic.pp + cmd.value, content)
+            return magic.pp, magic.pp + cmd.value, None, 0, cost, max(level, magic.level)
+        case "magic":
+            if cmd.target in hero.magics:
+                raise RuleError(f"{hero.name} already knows the magic {cmd.target!r}.")
+            if not any(s.magic == cmd.target for s in content.pack.spells):
+                raise RuleError(f"The magic {cmd.target!r} has no spell in this campaign's content pack.")
+            return None, 1, None, 0, costs.new_magic_cost(cmd.value), 1
+        case "characteristic":
+            if cmd.target not in hero.characteristics:
+                raise RuleError(f"Unknown characteristic {cmd.target!r}; the sheet has {', '.join(CHARACTERISTICS)}.")
+            per = hero.characteristic_xp_costs.get(cmd.target)
+            if per is None:
+                raise content.missing(f"The xp cost of {cmd.target} for the {hero.class_name} class", "G13 xp weighting")
+            if cmd.value <= 0:
+                raise RuleError(f"Buy at least one characteristic point, not {cmd.value}.")
+            now = hero.characteristics[cmd.target]
+            return now, now + cmd.value, None, 0, per * cmd.value, None
+        case "faith":
+            if hero.cult is None or hero.faith_level is None:
+                raise RuleError(f"{hero.name} follows no cult (I-L333).")
+            religious = content.entry("classes", hero.class_name).religious
+            nxt = hero.faith_level + 1
+            return hero.faith_level, nxt, None, 0, costs.faith_level_cost(content, nxt, religious=religious), None
+    raise RuleError(f"Unknown purchase {cmd.kind!r}.")
+
+
+def _heritage_target(cmd: BuyXp) -> str:
+    return "characteristics" if cmd.kind == "characteristic" else cmd.target
+
+
+def decide_buy(state: IllerganState, cmd: BuyXp, ctx: Context) -> list[Emit]:
+    hero = find(state, cmd.character)
+    if hero.kind != "hero":
+        raise RuleError(f"{hero.name} is a creature and has no xp.")
+    if hero.dead:
+        raise RuleError(f"{hero.name} is dead and cannot spend xp.")
+    frm, to, rank, acquire, required, level = _price(hero, state, cmd)
+    charged = required if cmd.charge is None else cmd.charge
+    if charged < 0:
+        raise RuleError(f"An xp price cannot be negative ({charged}).")
+    if cmd.heritage:
+        content = content_of(state)
+        key = _heritage_target(cmd)
+        spends = {**hero.heritage_spent, key: hero.heritage_spent.get(key, 0) + charged}
+        creation.heritage_leftover(content, hero.heritage, spends)
+        left = costs.spend(hero.heritage_xp, charged, what=f"{cmd.target or cmd.kind} from the heritage")
+        balance = left + hero.xp
+    else:
+        balance = costs.spend(hero.xp, charged, what=cmd.target or cmd.kind) + hero.heritage_xp
+    ev = XpSpent(character=hero.id, kind=cmd.kind, target=cmd.target, from_value=frm, to_value=to, rank=rank,
+                 acquire_xp=acquire, cost_required=required, cost_charged=charged,
+                 pool="heritage" if cmd.heritage else "xp", balance_after=balance, magic_level_after=level)
+    return [Emit(stream_of(hero.id), ev)]
+
+
+def decide_money(state: IllerganState, cmd: ChangeMoney, ctx: Context) -> list[Emit]:
+    hero = find(state, cmd.character)
+    if cmd.amount_c == 0:
+        raise RuleError("A change of Starls needs a non-zero amount.")
+    if not cmd.reason.strip():
+        raise RuleError("A change of Starls needs a reason.")
+    after = hero.copper + cmd.amount_c
+    if after < 0:
+        have = coins.from_copper(hero.copper, content_of(state))
+        raise RuleError(f"{hero.name} has only {have}; {-cmd.amount_c}'C cannot be paid.")
+    return [Emit(stream_of(hero.id), MoneyChanged(character=hero.id, amount_c=cmd.amount_c, reason=cmd.reason,
+                                                  balance_after_c=after))]
+
+
+def _list_price(content: Any, item: str) -> int:
+    for kind in ("weapons", "armours", "shields"):
+        entry = content._index[kind].get(item)
+        if entry is not None:
+            if not entry.price_c:
+                raise content.missing(f"The price of {item!r}", "G3/G30 item lists")
+            return entry.price_c
+    raise content.missing(f"The item {item!r}", "G3/G30 item lists")
+
+
+def decide_trade(state: IllerganState, cmd: Trade, ctx: Context) -> list[Emit]:
+    """Buy at the list price (an armour piece at 40% / 20%, I-L79) or sell at 25% of it (I-L26)."""
+    hero = find(state, cmd.character)
+    content = content_of(state)
+    listed = cmd.price_c if cmd.price_c is not None and not cmd.sell else _list_price(content, cmd.item)
+    label = cmd.item if cmd.piece is None else f"{cmd.item} ({cmd.piece})"
+    if cmd.piece is not None:
+        content.entry("armours", cmd.item)
+        listed = coins.piece_price(listed, cmd.piece, content)
+    if cmd.sell:
+        if hero.items.get(label, 0) <= 0:
+            raise RuleError(f"{hero.name} does not carry {label}.")
+        reference = coins.resale_price(listed, content, jewel=cmd.jewel)
+        amount = reference if cmd.price_c is None else cmd.price_c
+        return [Emit(stream_of(hero.id), MoneyChanged(
+            character=hero.id, amount_c=amount, reason=f"vente de {label}", balance_after_c=hero.copper + amount,
+            item=label, qty_delta=-1, reference_c=reference))]
+    if listed > hero.copper:
+        raise RuleError(f"{label} costs {coins.from_copper(listed, content)}; {hero.name} has "
+                        f"{coins.from_copper(hero.copper, content)}.")
+    return [Emit(stream_of(hero.id), MoneyChanged(
+        character=hero.id, amount_c=-listed, reason=f"achat de {label}", balance_after_c=hero.copper - listed,
+        item=label, qty_delta=1, reference_c=listed))]
+
+
+_SLOT_KIND = {"weapon": "weapons", "armour": "armours", "shield": "shields"}
+
+
+def decide_equip(state: IllerganState, cmd: Equip, ctx: Context) -> list[Emit]:
+    hero = find(state, cmd.character)
+    if cmd.item is not None:
+        content_of(state).entry(_SLOT_KIND[cmd.slot], cmd.item)
+    if getattr(hero, cmd.slot) == cmd.item:
+        raise RuleError(f"{hero.name} already has that {cmd.slot}.")
+    return [Emit(stream_of(hero.id), Equipped(character=hero.id, slot=cmd.slot, item=cmd.item))]
+
+
+# ============================================================================ folds
+def evolve_pack(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: PackLoaded = rec.event  # type: ignore[assignment]
+    return msgspec.structs.replace(state, packs=[*state.packs, LoadedPack(name=ev.name, data=ev.data)])
+
+
+def evolve_created(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    return put(state, rec.event.character_data)  # type: ignore[union-attr]
+
+
+def _update(state: IllerganState, character: str, **changes: Any) -> IllerganState:
+    hero = state.characters[character]
+    return put(state, msgspec.structs.replace(hero, **changes))
+
+
+def evolve_award(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: XpAwarded = rec.event  # type: ignore[assignment]
+    hero = state.characters[ev.character]
+    return _update(state, ev.character, xp=hero.xp + ev.amount, xp_total=hero.xp_total + ev.amount)
+
+
+def _apply_purchase(hero: Hero, ev: XpSpent) -> dict[str, Any]:
+    match ev.kind:
+        case "skill":
+            old = hero.skills.get(ev.target)
+            entry = creation.SkillEntry(pct=ev.to_value, rank=ev.rank, fixed=bool(old and old.fixed))
+            return {"skills": {**hero.skills, ev.target: entry}}
+        case "pp":
+            m = hero.magics[ev.target]
+            level = ev.magic_level_after or m.level
+            return {"magics": {**hero.magics, ev.target: MagicEntry(level=level, pp=m.pp + ev.to_value - (ev.from_value or 0))}}
+        case "magic":
+            return {"magics": {**hero.magics, ev.target: MagicEntry(level=1)}}
+        case "characteristic":
+            delta = ev.to_value - (ev.from_value or 0)
+            return {"characteristics": {**hero.characteristics, ev.target: hero.characteristics[ev.target] + delta}}
+        case "faith":
+            return {"faith_level": ev.to_value}
+    return {}
+
+
+def evolve_spent(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: XpSpent = rec.event  # type: ignore[assignment]
+    hero = state.characters[ev.character]
+    changes = _apply_purchase(hero, ev)
+    if ev.pool == "heritage":
+        key = "characteristics" if ev.kind == "characteristic" else ev.target
+        changes["heritage_xp"] = hero.heritage_xp - ev.cost_charged
+        changes["heritage_spent"] = {**hero.heritage_spent, key: hero.heritage_spent.get(key, 0) + ev.cost_charged}
+    else:
+        changes["xp"] = hero.xp - ev.cost_charged
+    return _update(state, ev.character, **changes)
+
+
+def evolve_corrected(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: HeroCorrected = rec.event  # type: ignore[assignment]
+    hero = state.characters[ev.character]
+    if ev.field == "xp":
+        return _update(state, ev.character, xp=hero.xp + ev.delta, xp_total=hero.xp_total + ev.delta)
+    return _update(state, ev.character, copper=hero.copper + ev.delta)
+
+
+def evolve_money(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: MoneyChanged = rec.event  # type: ignore[assignment]
+    hero = state.characters[ev.character]
+    items = dict(hero.items)
+    if ev.item:
+        qty = items.get(ev.item, 0) + ev.qty_delta
+        if qty > 0:
+            items[ev.item] = qty
+        else:
+            items.pop(ev.item, None)
+    return _update(state, ev.character, copper=hero.copper + ev.amount_c, items=items)
+
+
+def evolve_equipped(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: Equipped = rec.event  # type: ignore[assignment]
+    return _update(state, ev.character, **{ev.slot: ev.item})
+
+
+# ============================================================================ corrections
+def _amount(changes: dict[str, Any], original: int) -> int:
+    if set(changes) != {"amount"}:
+        raise RuleError("Only the amount of this event can be corrected: give amount=N.")
+    try:
+        value = int(changes["amount"])
+    except (TypeError, ValueError):
+        raise RuleError(f"The corrected amount must be a whole number, not {changes['amount']!r}.") from None
+    if value == original:
+        raise RuleError(f"The amount is already {original}; nothing to correct.")
+    return value
+
+
+def compensate_award(state: IllerganState, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
+    ev: XpAwarded = original.event  # type: ignore[assignment]
+    find(state, ev.character)
+    value = _amount(changes, ev.amount)
+    if value <= 0:
+        raise RuleError(f"The corrected award must be positive, not {value}.")
+    return [Emit(stream_of(ev.character), HeroCorrected(character=ev.character, amends=original.position,
+                                                        field="xp", delta=value - ev.amount))]
+
+
+def compensate_money(state: IllerganState, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
+    ev: MoneyChanged = original.event  # type: ignore[assignment]
+    find(state, ev.character)
+    value = _amount(changes, ev.amount_c)
+    return [Emit(stream_of(ev.character), HeroCorrected(character=ev.character, amends=original.position,
+                                                        field="copper", delta=value - ev.amount_c))]
+
+
+# ============================================================================ summaries
+def _s(fmt: str) -> Any:
+    return lambda rec: fmt.format(e=rec.event)
+
+
+def _spent(rec: RecordedEvent) -> str:
+    e: XpSpent = rec.event  # type: ignore[assignment]
+    what = {"skill": f"{e.target} {e.from_value if e.from_value is not None else '—'}→{e.to_value}%",
+            "pp": f"{e.to_value - (e.from_value or 0)} pp de {e.target}", "magic": f"la magie {e.target}",
+            "characteristic": f"{e.target} {e.from_value}→{e.to_value}", "faith": f"niveau de foi {e.to_value}"}[e.kind]
+    pool = " (héritage)" if e.pool == "heritage" else ""
+    return f"{e.character} achète {what} pour {e.cost_charged} xp{pool}"
+
+
+SUMMARIES: dict[type, Any] = {
+    PackLoaded: _s("Pack de contenu « {e.name} » chargé"),
+    HeroCreated: lambda r: (f"{r.event.character_data.name} ({r.event.character_data.race}, "
+                            f"{r.event.character_data.class_name}) créé : don {r.event.character_data.gift}, "
+                            f"{r.event.character_data.destiny_points} points de destin"),
+    CreatureCreated: _s("Créature {e.character_data.name} : PV {e.character_data.pv}"),
+    XpAwarded: _s("{e.character} reçoit {e.amount} xp ({e.reason})"),
+    XpSpent: _spent,
+    HeroCorrected: _s("{e.character} : correction de la position {e.amends}, {e.field} {e.delta:+d}"),
+    MoneyChanged: _s("{e.character} : {e.amount_c:+d}'C ({e.reason})"),
+    Equipped: lambda r: f"{r.event.character} : {r.event.slot} = {r.event.item or 'rien'}",
+}
+EVENTS: tuple[type, ...] = tuple(SUMMARIES)
+DECIDERS: dict[type, Any] = {
+    LoadPack: decide_pack, CreateHero: decide_create, CreateCreature: decide_creature, AwardXp: decide_award,
+    BuyXp: decide_buy, ChangeMoney: decide_money, Trade: decide_trade, Equip: decide_equip,
+}
+EVOLVERS: dict[type, Any] = {
+    PackLoaded: evolve_pack, HeroCreated: evolve_created, CreatureCreated: evolve_created, XpAwarded: evolve_award,
+    XpSpent: evolve_spent, HeroCorrected: evolve_corrected, MoneyChanged: evolve_money, Equipped: evolve_equipped,
+}
+COMPENSATORS: dict[type, Any] = {XpAwarded: compensate_award, MoneyChanged: compensate_money}

@@ -1,0 +1,176 @@
+"""The state an Illergan decision reads: heroes and creatures, fights, and the campaign's packs.
+
+Shared by the parts (``heroes``, ``trials``, ``fights``, ``tavern``) and the projections. The
+content of a campaign is the core text merged with every ``content.pack_loaded`` event in log order
+(:func:`content_of`), so replay never reads a file.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+import msgspec
+
+from cristal_events.errors import UnknownEntity
+
+from . import alcohol
+from .character import SkillEntry
+from .content import Content, core_pack, decode_pack, merge
+from .locations import Body
+
+CONTENT_STREAM = "content"
+# The characteristics of the sheet (catalogue §0.1); Adresse and Agilité are read as given (G28).
+CHARACTERISTICS = ("Fo", "Dex", "Vit", "Vol", "Mana", "E", "Cha", "Sav", "Dep", "Agilité", "Adresse")
+CREATURE_REQUIRED = ("Fo", "Dex", "Vol", "Vit", "Adresse")
+
+
+class LoadedPack(msgspec.Struct, frozen=True, kw_only=True):
+    """A game-master pack as its event carries it: a name and the raw pack fields."""
+
+    name: str
+    data: dict[str, Any]
+
+
+class MagicEntry(msgspec.Struct, frozen=True, kw_only=True):
+    level: int = 1  # every magic starts at level 1 (I-L213)
+    pp: int = 0
+
+
+class WoundRef(msgspec.Struct, frozen=True, kw_only=True):
+    """The last wound a destiny point may cancel (I-L318, I-L377)."""
+
+    position: int
+    pv_lost: int
+    limb_lost: str = ""
+    dead: bool = False
+
+
+class Hero(msgspec.Struct, frozen=True, kw_only=True):
+    """A player character or a creature of the game master (``kind``)."""
+
+    id: str
+    name: str
+    kind: str = "hero"  # hero | creature
+    player: str = ""
+    race: str = ""
+    class_name: str = ""
+    heritage: str = ""
+    race_skill: str = ""
+    class_bonuses: tuple[str, ...] = ()
+    characteristic_xp_costs: dict[str, int] = {}
+    incantation_types: tuple[str, ...] = ()
+    critical_ceiling: int = 2
+    characteristics: dict[str, int] = {}
+    skills: dict[str, SkillEntry] = {}
+    destiny_points: int = 0
+    gift: str = ""
+    gift_effect: str = ""
+    cult: str | None = None
+    god: str | None = None
+    faith_level: int | None = None
+    pf_per_day: int = 0
+    pf: int = 0
+    pfb: int = 0
+    magics: dict[str, MagicEntry] = {}
+    spells: tuple[str, ...] = ()
+    preferred_hand: str = "droite"
+    languages: tuple[str, ...] = ()
+    traits: tuple[str, ...] = ()
+    background_alc_min: int = 0
+    alc: alcohol.AlcState = alcohol.AlcState(alc=0, alc_min=0)
+    heritage_xp: int = 0  # heritage xp left (not in the xp total, I-L352-354)
+    heritage_spent: dict[str, int] = {}
+    xp: int = 0  # earned xp not yet spent
+    xp_total: int = 0  # earned xp (I-L588)
+    pv: int = 0
+    pv_max: int = 0
+    pm: int = 0
+    pm_max: int = 0
+    rn: int = 0
+    fp: int = 1  # I-L294: one power die by default
+    power_rank: int = 1  # I-L297
+    weapon: str | None = None
+    armour: str | None = None
+    shield: str | None = None
+    body: Body | None = None  # None: a humanoid
+    copper: int = 0
+    items: dict[str, int] = {}
+    max_charges: int = 10
+    limbs_lost: tuple[str, ...] = ()
+    last_wound: WoundRef | None = None
+    dead: bool = False
+
+
+class Fight(msgspec.Struct, frozen=True, kw_only=True):
+    name: str
+    participants: tuple[str, ...]
+    turn: int = 0
+    order: tuple[str, ...] = ()
+    acting: tuple[str, ...] = ()
+    ended: bool = False
+
+
+class IllerganState(msgspec.Struct, kw_only=True):
+    characters: dict[str, Hero] = {}
+    fights: dict[str, Fight] = {}
+    packs: list[LoadedPack] = []
+
+
+# ------------------------------------------------------------------------------ reads
+@lru_cache(maxsize=32)
+def _merged(key: bytes) -> Content:
+    packs = msgspec.json.decode(key, type=list[LoadedPack])
+    merged = core_pack()
+    for p in packs:
+        pack = decode_pack(msgspec.json.encode(p.data), source=p.name)
+        merged = merge(merged, pack, source=p.name)
+    return Content(merged)
+
+
+def content_of(state: Any) -> Content:
+    """The core text merged with every pack the campaign loaded, in log order."""
+    return _merged(msgspec.json.encode(list(state.packs)))
+
+
+def stream_of(character: str) -> str:
+    return f"character:{character}"
+
+
+def fight_stream(name: str) -> str:
+    return f"fight:{name}"
+
+
+def find(state: IllerganState, character: str) -> Hero:
+    hero = state.characters.get(character)
+    if hero is None:
+        known = ", ".join(sorted(state.characters)) or "none"
+        raise UnknownEntity(f"Unknown character '{character}'; known characters: {known}.")
+    return hero
+
+
+def find_fight(state: IllerganState, name: str) -> Fight:
+    fight = state.fights.get(name)
+    if fight is None or fight.ended:
+        raise UnknownEntity(f"No fight named '{name}' is under way.")
+    return fight
+
+
+def stat(hero: Hero, key: str) -> int:
+    """A characteristic as it is now: the alcohol band's effects applied (I-L131-134), rounded down."""
+    value = alcohol.affected(hero.characteristics, hero.alc.band).get(key)
+    if value is None:
+        raise UnknownEntity(f"{hero.name} has no characteristic {key!r} on the sheet.")
+    v = Fraction(value)
+    return v.numerator // v.denominator
+
+
+def put(state: IllerganState, hero: Hero) -> IllerganState:
+    return msgspec.structs.replace(state, characters={**state.characters, hero.id: hero})
+
+
+def plain(value: int | Fraction) -> int | float:
+    """A rule's exact value as the JSON of an event can hold it."""
+    v = Fraction(value)
+    return int(v) if v.denominator == 1 else float(v)

@@ -1,0 +1,169 @@
+"""An evening at the tavern: drinks and the time that passes, as events (I-L119-159, I-L345-347).
+
+Part of the illergan ruleset. A drink folds one step of :func:`.alcohol.evening` over the drinker's
+Alc state (thresholds from Vit, Vol, Fo and E; the minimum lowered at Titubage and Oubli; one event
+die every 3 Alc from Gaieté with its Rolls); ``time.passed`` lowers every drinker's Alc by 1 per 45
+minutes down to the minimum. Each event carries the state after it and the thresholds, so the
+evening projection reads them without the rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from cristal_events.errors import RuleError
+from cristal_events.events import Event
+from cristal_events.rolls import Roll
+from cristal_events.ruleset import Context, Emit
+from cristal_events.store import RecordedEvent
+
+from . import alcohol
+from .state import Hero, IllerganState, content_of, find, plain, put, stream_of
+
+CLOCK_STREAM = "clock"
+
+
+class Limits(msgspec.Struct, frozen=True, kw_only=True):
+    """The four thresholds (I-L126-129), as numbers an event can hold."""
+
+    gaiete: int | float
+    troublitude: int | float
+    titubage: int | float
+    oubli: int | float
+
+
+class Happening(msgspec.Struct, frozen=True, kw_only=True):
+    """One thing that happened to a drinker (:class:`.alcohol.AlcEvent` as an event holds it)."""
+
+    kind: str
+    band: str | None = None
+    alc: int | float = 0
+    result: int = 0
+    action: str = ""
+    nearest: int = 0
+    coma_hours: int | float = 0
+    rolls: list[Roll] = []
+    detail: str = ""
+
+
+class DrinkConsumed(Event, tag="alcohol.drink_consumed", kw_only=True):
+    character: str
+    beverage: str
+    alc_gained: int
+    shift: int = 0
+    limits: Limits
+    after: alcohol.AlcState
+    happenings: list[Happening] = []
+
+
+class Sobering(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    limits: Limits
+    after: alcohol.AlcState
+    happenings: list[Happening] = []
+
+
+class TimePassed(Event, tag="clock.time_passed", kw_only=True):
+    minutes: int
+    sobering: list[Sobering] = []
+    reason: str = ""
+
+
+class Drink(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    beverage: str
+    alc: int | None = None  # the GM's value when the pack has none for this beverage (G8)
+    shift: int = 0
+
+
+class PassTime(msgspec.Struct, frozen=True, kw_only=True):
+    minutes: int
+    reason: str = ""
+
+
+def thresholds_of(hero: Hero, settings: Any) -> alcohol.Thresholds:
+    c = hero.characteristics
+    try:
+        return alcohol.thresholds(vit=c["Vit"], vol=c["Vol"], fo=c["Fo"], e=c["E"], settings=settings)
+    except KeyError as exc:
+        raise RuleError(f"{hero.name} has no {exc.args[0]} on the sheet; the alcohol thresholds need it (I-L126-129).") from None
+
+
+def limits(th: alcohol.Thresholds) -> Limits:
+    return Limits(gaiete=plain(th.gaiete), troublitude=plain(th.troublitude), titubage=plain(th.titubage),
+                  oubli=plain(th.oubli))
+
+
+def _happening(e: alcohol.AlcEvent) -> Happening:
+    return Happening(kind=e.kind, band=e.band, alc=plain(e.alc), result=e.result, action=e.action, nearest=e.nearest,
+                     coma_hours=plain(e.coma_hours), rolls=list(e.rolls), detail=e.detail)
+
+
+def decide_drink(state: IllerganState, cmd: Drink, ctx: Context) -> list[Emit]:
+    hero = find(state, cmd.character)
+    if hero.dead:
+        raise RuleError(f"{hero.name} is dead.")
+    content = content_of(state)
+    alc = cmd.alc if cmd.alc is not None else content.pack.alc_per_drink.get(cmd.beverage)
+    if alc is None:
+        raise content.missing(f"The Alc of a {cmd.beverage}", "G8 Alc per beverage")
+    th = thresholds_of(hero, ctx.settings)
+    step = alcohol.Drink(alc=alc, name=cmd.beverage, shift=cmd.shift)
+    evening = alcohol.evening(hero.alc, [step], th, ctx.dice(), content, background_min=hero.background_alc_min,
+                              settings=ctx.settings)
+    ev = DrinkConsumed(character=hero.id, beverage=cmd.beverage, alc_gained=alc, shift=cmd.shift, limits=limits(th),
+                       after=evening.states[-1], happenings=[_happening(e) for e in evening.events])
+    return [Emit(stream_of(hero.id), ev)]
+
+
+def decide_time(state: IllerganState, cmd: PassTime, ctx: Context) -> list[Emit]:
+    if cmd.minutes <= 0:
+        raise RuleError(f"Time passes forward only; give some minutes, not {cmd.minutes}.")
+    out = []
+    for hero in state.characters.values():
+        if hero.dead or (hero.alc.alc == hero.alc.alc_min and not hero.alc.carry_minutes):
+            continue
+        th = thresholds_of(hero, ctx.settings)
+        evening = alcohol.evening(hero.alc, [alcohol.Wait(minutes=cmd.minutes)], th, ctx.dice(), content_of(state),
+                                  settings=ctx.settings)
+        out.append(Sobering(character=hero.id, limits=limits(th), after=evening.states[-1],
+                            happenings=[_happening(e) for e in evening.events]))
+    return [Emit(CLOCK_STREAM, TimePassed(minutes=cmd.minutes, sobering=out, reason=cmd.reason))]
+
+
+def evolve_drink(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: DrinkConsumed = rec.event  # type: ignore[assignment]
+    return put(state, msgspec.structs.replace(state.characters[ev.character], alc=ev.after))
+
+
+def evolve_time(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: TimePassed = rec.event  # type: ignore[assignment]
+    for s in ev.sobering:
+        state = put(state, msgspec.structs.replace(state.characters[s.character], alc=s.after))
+    return state
+
+
+_BANDS = {None: "sobre", "gaiete": "Gaieté", "troublitude": "Troublitude", "titubage": "Titubage", "oubli": "Oubli"}
+
+
+def _drink(rec: RecordedEvent) -> str:
+    e: DrinkConsumed = rec.event  # type: ignore[assignment]
+    dice = [f"{h.result} ({h.action})" for h in e.happenings if h.kind == "event_die"]
+    extra = f" ; dé d'événement : {', '.join(dice)}" if dice else ""
+    return (f"{e.character} boit {e.beverage} (+{e.alc_gained} Alc) → Alc {e.after.alc}, "
+            f"{_BANDS[e.after.band]}, minimum {e.after.alc_min}{extra}")
+
+
+def _time(rec: RecordedEvent) -> str:
+    e: TimePassed = rec.event  # type: ignore[assignment]
+    who = ", ".join(f"{s.character} Alc {s.after.alc}" for s in e.sobering)
+    return f"{e.minutes} minutes passent" + (f" : {who}" if who else "")
+
+
+SUMMARIES: dict[type, Any] = {DrinkConsumed: _drink, TimePassed: _time}
+EVENTS: tuple[type, ...] = (DrinkConsumed, TimePassed)
+DECIDERS: dict[type, Any] = {Drink: decide_drink, PassTime: decide_time}
+EVOLVERS: dict[type, Any] = {DrinkConsumed: evolve_drink, TimePassed: evolve_time}
+COMPENSATORS: dict[type, Any] = {}
