@@ -1596,3 +1596,45 @@ DECIDERS: dict[type, Any] = {
 EVOLVERS: dict[type, Any] = {cls: evolve for cls in EVENTS}
 SUMMARIES: dict[type, Any] = {cls: summarize for cls in EVENTS}
 COMPENSATORS: dict[type, Any] = {}
+
+
+# =========================================================================== read side (pure)
+
+#: events that are a row of the book's combat table (an actor acts and its IT moves)
+TURN_EVENTS: dict[type, str] = {
+    ActionTaken: "actor", TurnPassed: "actor", AttackResolved: "attacker", SpellCast: "caster",
+    SpellReleased: "caster", CrystalStored: "caster", CrystalReleased: "caster", PotionUsed: "actor",
+    AbilityUsed: "actor", AlignmentUsed: "actor",
+}
+
+
+def log_entry(before: Any, after: Any, ev: Any) -> dict[str, Any] | None:
+    """One row of the book's table (L1298-L1311) for a turn event: actor, action, duration, every IT before/after."""
+    field = TURN_EVENTS.get(type(ev))
+    if field is None or (isinstance(ev, SpellReleased) and ev.source != "spell"):
+        return None
+    actor = getattr(ev, field)
+    old, new = before.combats[ev.name], after.combats[ev.name]
+    return {"combat": ev.name, "actor": actor, "action": _SUMMARY[type(ev)](ev),
+            "duration": new.it[actor] - old.it.get(actor, new.it[actor]),
+            "it_before": dict(old.it), "it_after": dict(new.it)}
+
+
+def view(state: Any, name: str, mode: str = "round") -> dict[str, Any]:
+    """The combat state: participants with IT, PV/PM, condition, incantation; who acts next."""
+    cb = _combat(state, name)
+    try:
+        nxt: str | None = whose_turn(state, name, mode) if cb.active else None
+        why = ""
+    except RuleError as exc:
+        nxt, why = None, str(exc)
+    rows = []
+    for f in sorted(cb.fighters.values(), key=lambda f: (cb.it[f.id], f.id)):
+        nums = numbers(state, cb, f.id, mode)
+        inc = f.incantation
+        rows.append({"id": f.id, "it": cb.it[f.id], "pv": nums.get("PV"), "pm": nums.get("PM"),
+                     "ref": _int(nums, "REF"), "condition": f.condition,
+                     "incanting": inc.spell if inc else None, "until": inc.until if inc else None,
+                     "next": f.id == nxt})
+    return {"combat": name, "active": cb.active, "next": nxt, "waiting": why, "clock": cb.clock,
+            "participants": rows}

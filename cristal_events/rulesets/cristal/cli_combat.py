@@ -1,0 +1,458 @@
+"""``cristal combat ...``: fights on the Indice de Temps timeline (seed 000, L1195-L1425).
+
+Each write command parses its arguments into a command of :mod:`.fights`, runs it through
+``Campaign.execute`` and prints the events recorded and who acts next (``--json`` for scripts).
+``--dice F[,F...]`` gives the faces rolled at the table in the order each command's help states;
+without it the engine rolls and records its dice.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+import msgspec
+
+from cristal_events.cli.common import actor, emit_json, json_option, open_campaign, parse_faces
+from cristal_events.errors import RuleError
+
+from . import fights as F
+
+_dice = click.option("--dice", "dice", metavar="F[,F...]", default=None,
+                     help="Faces rolled at the table, in the order given above; without it the engine rolls.")
+
+
+def _split(values: tuple[str, ...]) -> list[str]:
+    return [v.strip() for raw in values for v in raw.split(",") if v.strip()]
+
+
+def _int(text: str, what: str) -> int:
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise RuleError(f"{what} {text!r} is not a whole number.") from None
+
+
+def _pairs(values: tuple[str, ...], option: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for pair in values:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise RuleError(f"{option} expects NAME=N, got {pair!r}.")
+        out[key.strip()] = _int(raw, f"{option} {key.strip()}")
+    return out
+
+
+def _stats(values: tuple[str, ...], fighter: str | None = None) -> dict[str, dict[str, int | str]]:
+    """``ID:KEY=VALUE`` (or ``KEY=VALUE`` for ``join``) -> {id: {KEY: value}}."""
+    out: dict[str, dict[str, int | str]] = {}
+    for item in values:
+        who, colon, rest = item.partition(":") if fighter is None else (fighter, ":", item)
+        key, sep, raw = rest.partition("=")
+        if not colon or not sep or not who.strip() or not key.strip():
+            form = "ID:KEY=VALUE like york:DP=10" if fighter is None else "KEY=VALUE like DP=10"
+            raise RuleError(f"--stat expects {form}, got {item!r}.")
+        raw = raw.strip()
+        out.setdefault(who.strip(), {})[key.strip()] = int(raw) if raw.lstrip("-").isdigit() else raw
+    return out
+
+
+def _run(ctx: click.Context, command: Any, as_json: bool, dice: str | None = None) -> None:
+    camp = open_campaign(ctx, write=True)
+    recs = camp.execute(command, actor=actor(ctx), faces=parse_faces(dice))
+    state = camp.state().rules
+    v = F.view(state, command.combat, camp.header.rounding)
+    if as_json:
+        emit_json({"events": [{"position": r.position, "type": r.type, "event": msgspec.to_builtins(r.event),
+                               "summary": camp.summarize(r)} for r in recs], "combat": v})
+        return
+    for r in recs:
+        click.echo(f"{r.position:>6}  {camp.summarize(r)}")
+    _next_line(v)
+
+
+def _next_line(v: dict[str, Any]) -> None:
+    if not v["active"]:
+        return
+    its = ", ".join(f"{p['id']} {p['it']}" for p in v["participants"])
+    who = v["next"] or v["waiting"]
+    click.echo(f"IT: {its}. Next: {who}")
+
+
+@click.group("combat")
+def combat_group() -> None:
+    """Fights on the Indice de Temps timeline: the smallest IT acts (L1200).
+
+    Example: cristal combat start taverne --with thor,york --it york=2
+    """
+
+
+@combat_group.command("start")
+@click.argument("name")
+@click.option("--with", "fighters", multiple=True, required=True, metavar="ID[,ID...]",
+              help="The combatants: characters, or extras described with --stat.")
+@click.option("--it", "its", multiple=True, metavar="ID=N", help="A base IT set by the GM (initiative method 1, L1317).")
+@click.option("--stat", "stats", multiple=True, metavar="ID:KEY=VALUE",
+              help=f"A GM number (overrides the sheet): {', '.join(F.STAT_KEYS)}.")
+@json_option
+@click.pass_context
+def start_cmd(ctx: click.Context, name: str, fighters: tuple[str, ...], its: tuple[str, ...],
+              stats: tuple[str, ...], as_json: bool) -> None:
+    """Start the combat NAME; every IT is 0 unless set.
+
+    Example: cristal combat start taverne --with thor,york --it york=2 --stat york:DP=10 --stat york:PV=15
+    """
+    _run(ctx, F.StartCombat(combat=name, fighters=_split(fighters), its=_pairs(its, "--it"), stats=_stats(stats)),
+         as_json)
+
+
+@combat_group.command("join")
+@click.argument("name")
+@click.argument("fighter")
+@click.option("--it", type=int, default=None, help="Its IT (default: the average IT of those present, L1220).")
+@click.option("--stat", "stats", multiple=True, metavar="KEY=VALUE", help="A GM number, as for start.")
+@json_option
+@click.pass_context
+def join_cmd(ctx: click.Context, name: str, fighter: str, it: int | None, stats: tuple[str, ...],
+             as_json: bool) -> None:
+    """A newcomer joins the fight.
+
+    Example: cristal combat join taverne gustave
+    """
+    _run(ctx, F.JoinCombat(combat=name, fighter=fighter, it=it, stats=_stats(stats, fighter).get(fighter, {})),
+         as_json)
+
+
+@combat_group.command("initiative")
+@click.argument("name")
+@click.argument("fighters", nargs=-1)
+@_dice
+@json_option
+@click.pass_context
+def initiative_cmd(ctx: click.Context, name: str, fighters: tuple[str, ...], dice: str | None, as_json: bool) -> None:
+    """Initiative rolls: IT = base IT - ([1d6] + REF x 2) (L1319), once, at the start.
+
+    --dice: one d6 per combatant, in the order named (default: the order they joined).
+
+    Example: cristal combat initiative taverne thor york --dice 4,2
+    """
+    _run(ctx, F.RollInitiative(combat=name, fighters=list(fighters)), as_json, dice)
+
+
+@combat_group.command("next")
+@click.argument("name")
+@_dice
+@json_option
+@click.pass_context
+def next_cmd(ctx: click.Context, name: str, dice: str | None, as_json: bool) -> None:
+    """Who acts now: the smallest IT; ties go to the higher REF, then to a recorded die (L1202).
+
+    --dice (only on a tie of IT and REF): one d6 per tied combatant in join order, then rerolls.
+
+    Example: cristal combat next taverne
+    """
+    _run(ctx, F.NextTurn(combat=name), as_json, dice)
+
+
+@combat_group.command("act")
+@click.argument("name")
+@click.argument("fighter")
+@click.argument("what", required=False, default="")
+@click.option("--duration", "seconds", type=int, default=None, help="Seconds the GM gives the action (L1259).")
+@click.option("--action", default="", help="A key of the duration table (marcher_5m, ouvrir_porte, chercher_sac ...).")
+@click.option("--times", type=int, default=1, show_default=True, help="Repeat a table action (run 10 m = courir_5m x 2).")
+@click.option("--aid", default="", help="Help an unconscious combatant: the bleeding stops (L371).")
+@_dice
+@json_option
+@click.pass_context
+def act_cmd(ctx: click.Context, name: str, fighter: str, what: str, seconds: int | None, action: str, times: int,
+            aid: str, dice: str | None, as_json: bool) -> None:
+    """Any action; its duration is added to the actor's IT.
+
+    --dice: the faces of a rolled duration (chercher_sac = [1d4]+4: one d4; each repetition rolls again).
+
+    Example: cristal combat act taverne thor "cherche sa potion" --action chercher_sac --dice 2
+    """
+    _run(ctx, F.TakeAction(combat=name, actor=fighter, what=what, action=action, seconds=seconds, times=times,
+                           aid=aid), as_json, dice)
+
+
+@combat_group.command("pass")
+@click.argument("name")
+@click.argument("fighter")
+@json_option
+@click.pass_context
+def pass_cmd(ctx: click.Context, name: str, fighter: str, as_json: bool) -> None:
+    """Pass: +1 IT at a time until the actor no longer holds the turn (L1292).
+
+    Example: cristal combat pass taverne thor
+    """
+    _run(ctx, F.PassTurn(combat=name, actor=fighter), as_json)
+
+
+@combat_group.command("attack")
+@click.argument("name")
+@click.argument("fighter")
+@click.argument("target")
+@click.option("--weapon", default="", help="The weapon (its ATT bonus, DMG and IT); a propulsor for projectiles.")
+@click.option("--projectile", default="", help="The projectile shot or thrown (no FRC bonus to its DMG, L1340).")
+@click.option("--distance", type=int, default=None, help="Metres to the target: -1 ATT per 2 m beyond the range.")
+@click.option("--chain", is_flag=True, help="Two attacks in one IT, each (ATT + d20) / 2 (L1363).")
+@click.option("--back", is_flag=True, help="Voleur's Attaque de dos: damage x 2, 5 Vol*, Voleur level 5 (L735).")
+@_dice
+@json_option
+@click.pass_context
+def attack_cmd(ctx: click.Context, name: str, fighter: str, target: str, weapon: str, projectile: str,
+               distance: int | None, chain: bool, back: bool, dice: str | None, as_json: bool) -> None:
+    """ATT + 1d20 > DP (L1334); on a hit the DMG roll is taken from the target's PV.
+
+    --dice: the d20, then the damage dice if it hits; with --chain the two d20, then the damage of each hit.
+
+    Example: cristal combat attack taverne gustave rodrigue --dice 13,3,3
+    """
+    _run(ctx, F.Attack(combat=name, actor=fighter, target=target, weapon=weapon, projectile=projectile,
+                       distance=distance, chain=chain, back=back), as_json, dice)
+
+
+@combat_group.command("cast")
+@click.argument("name")
+@click.argument("fighter")
+@click.argument("spell")
+@click.option("--effect", "effects", multiple=True, metavar="NAME=PM", help="PM put in a variable effect.")
+@click.option("--target", "targets", multiple=True, metavar="ID", help="A target (each opposes its DM).")
+@click.option("--penalty", "penalties", multiple=True, metavar="KEY",
+              help="A CNC situation: armure_rigide, armure_lourde, main_occupee, pieds_lies, mains_liees, baillonne.")
+@click.option("--lower-dm", "lowered", multiple=True, metavar="ID=N", help="A target that welcomes the spell lowers its DM.")
+@click.option("--time", "time_", default="", help="The spell's Temps when the book does not print it (seconds or INSTANTANÉ).")
+@click.option("--with-action", "accompanying", type=int, default=None,
+              help="SIMULTANÉ: seconds of the accompanying action (replaces the combustion).")
+@_dice
+@json_option
+@click.pass_context
+def cast_cmd(ctx: click.Context, name: str, fighter: str, spell: str, effects: tuple[str, ...],
+             targets: tuple[str, ...], penalties: tuple[str, ...], lowered: tuple[str, ...], time_: str,
+             accompanying: int | None, dice: str | None, as_json: bool) -> None:
+    """Cast a spell: pay the PM, roll CNC + 1d20 >= the spell's CNC; the incantation is added at once.
+
+    With an incantation the effects wait for 'combat release'; INSTANTANÉ and SIMULTANÉ go off at once.
+    --dice: the d20 of concentration; then, without incantation, the effect dice target by target.
+
+    Example: cristal combat cast duel xar "Rayon Magique" --effect Distance=3 --effect Dommage=8 --target taz --time INSTANTANÉ --dice 8,4
+    """
+    _run(ctx, F.CastSpell(combat=name, actor=fighter, spell=spell, effects=_pairs(effects, "--effect"),
+                          targets=_split(targets), penalties=_split(penalties), lowered_dm=_pairs(lowered, "--lower-dm"),
+                          time=time_, accompanying=accompanying), as_json, dice)
+
+
+@combat_group.command("release")
+@click.argument("name")
+@click.argument("fighter")
+@_dice
+@json_option
+@click.pass_context
+def release_cmd(ctx: click.Context, name: str, fighter: str, dice: str | None, as_json: bool) -> None:
+    """The incantation is over: the effects apply per target after its DM, then the combustion (L1269-L1271).
+
+    --dice: the effect dice, target by target, effect by effect.
+
+    Example: cristal combat release duel york --dice 3,4
+    """
+    _run(ctx, F.ReleaseSpell(combat=name, actor=fighter), as_json, dice)
+
+
+@combat_group.command("store")
+@click.argument("name")
+@click.argument("fighter")
+@click.argument("crystal")
+@click.argument("spell")
+@click.option("--effect", "effects", multiple=True, metavar="NAME=PM", help="PM put in a variable effect.")
+@click.option("--capacity", type=int, default=None, help="The crystal's capacity in PM (first use).")
+@click.option("--penalty", "penalties", multiple=True, metavar="KEY", help="A CNC situation (see cast).")
+@click.option("--time", "time_", default="", help="The spell's Temps when the book does not print it.")
+@_dice
+@json_option
+@click.pass_context
+def store_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, spell: str, effects: tuple[str, ...],
+              capacity: int | None, penalties: tuple[str, ...], time_: str, dice: str | None, as_json: bool) -> None:
+    """Cast SPELL with Fermeture Cristalline into CRYSTAL: both must succeed; over capacity it explodes (L1093).
+
+    --dice: the spell's d20, Fermeture Cristalline's d20, then the explosion's d4s when over capacity.
+
+    Example: cristal combat store duel xar bleu "Rayon Magique" --effect Distance=3 --effect Dommage=8 --capacity 9 --time 4 --dice 8,12
+    """
+    _run(ctx, F.StoreInCrystal(combat=name, actor=fighter, crystal=crystal, spell=spell,
+                               effects=_pairs(effects, "--effect"), capacity=capacity, penalties=_split(penalties),
+                               time=time_), as_json, dice)
+
+
+@combat_group.command("unleash")
+@click.argument("name")
+@click.argument("fighter")
+@click.argument("crystal")
+@click.option("--target", "targets", multiple=True, metavar="ID", help="A target of the stored spell.")
+@click.option("--lower-dm", "lowered", multiple=True, metavar="ID=N", help="A target lowers its DM.")
+@click.option("--penalty", "penalties", multiple=True, metavar="KEY", help="A CNC situation (see cast).")
+@_dice
+@json_option
+@click.pass_context
+def unleash_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, targets: tuple[str, ...],
+                lowered: tuple[str, ...], penalties: tuple[str, ...], dice: str | None, as_json: bool) -> None:
+    """Libération Cristalline: release the spell stored in CRYSTAL (no CNC roll nor PM for it, L1105).
+
+    --dice: Libération Cristalline's d20, then the stored spell's effect dice target by target.
+
+    Example: cristal combat unleash duel xar bleu --target taz --dice 11,2
+    """
+    _run(ctx, F.ReleaseCrystal(combat=name, actor=fighter, crystal=crystal, targets=_split(targets),
+                               lowered_dm=_pairs(lowered, "--lower-dm"), penalties=_split(penalties)), as_json, dice)
+
+
+@combat_group.command("potion")
+@click.argument("name")
+@click.argument("fighter")
+@click.argument("spell")
+@click.option("--effect", "effects", multiple=True, metavar="NAME=PM", help="The PM of the potion's spell per effect.")
+@click.option("--trigger", type=click.Choice(["ingestion", "contact", "ouverture"]), default="ingestion",
+              show_default=True, help="ingestion = drink it (8 s); contact/ouverture = set it off on --target.")
+@click.option("--target", default="", help="Who the potion acts on (default: the one who drinks it).")
+@click.option("--duration", "seconds", type=int, default=None, help="Seconds, when not drinking (default 3: throw).")
+@_dice
+@json_option
+@click.pass_context
+def potion_cmd(ctx: click.Context, name: str, fighter: str, spell: str, effects: tuple[str, ...], trigger: str,
+               target: str, seconds: int | None, dice: str | None, as_json: bool) -> None:
+    """Drink (8 s) or trigger a potion holding SPELL (at most 15 PM, L1184).
+
+    --dice: the effect dice of the potion's spell on its target.
+
+    Example: cristal combat potion duel thor "Boule de Feu" --effect Dommage=4 --trigger contact --target york --dice 2,5
+    """
+    _run(ctx, F.UsePotion(combat=name, actor=fighter, spell=spell, effects=_pairs(effects, "--effect"),
+                          trigger=trigger, target=target, seconds=seconds), as_json, dice)
+
+
+@combat_group.command("ability")
+@click.argument("name")
+@click.argument("fighter")
+@click.argument("ability")
+@click.option("--duration", "seconds", type=int, required=True, help="Seconds the GM gives it (15 s pickpocket ...).")
+@click.option("--target", default="", help="Who it is used on.")
+@json_option
+@click.pass_context
+def ability_cmd(ctx: click.Context, name: str, fighter: str, ability: str, seconds: int, target: str,
+                as_json: bool) -> None:
+    """A Voleur ability, paid from the day's Vol* points (L728-L741).
+
+    Example: cristal combat ability taverne taz "Pickpocket (personne occupée)" --duration 15 --target york
+    """
+    _run(ctx, F.UseAbility(combat=name, actor=fighter, ability=ability, seconds=seconds, target=target), as_json)
+
+
+@combat_group.command("align")
+@click.argument("name")
+@click.argument("fighter")
+@click.argument("target")
+@click.option("--heal", type=int, default=None, help="PV healed (blessed alignment).")
+@click.option("--harm", type=int, default=None, help="PV dealt (cursed alignment).")
+@json_option
+@click.pass_context
+def align_cmd(ctx: click.Context, name: str, fighter: str, target: str, heal: int | None, harm: int | None,
+              as_json: bool) -> None:
+    """The alignment pool by touch: 1 PV per second, at most 20 per action, no DP nor DM (L1417-L1421).
+
+    Example: cristal combat align taverne paladin thor --heal 6
+    """
+    if (heal is None) == (harm is None):
+        raise RuleError("Give either --heal N or --harm N.")
+    kind = "heal" if heal is not None else "harm"
+    _run(ctx, F.UseAlignment(combat=name, actor=fighter, target=target, kind=kind,
+                             points=heal if heal is not None else harm), as_json)  # type: ignore[arg-type]
+
+
+@combat_group.command("reroll")
+@click.argument("name")
+@click.argument("fighter")
+@_dice
+@json_option
+@click.pass_context
+def reroll_cmd(ctx: click.Context, name: str, fighter: str, dice: str | None, as_json: bool) -> None:
+    """Chance: redo the last missed attack roll of FIGHTER; both rolls stay in the log (L56-L58).
+
+    --dice: the new d20, then the damage dice if it now hits.
+
+    Example: cristal combat reroll taverne thor --dice 17,6
+    """
+    _run(ctx, F.Reroll(combat=name, actor=fighter), as_json, dice)
+
+
+@combat_group.command("end")
+@click.argument("name")
+@json_option
+@click.pass_context
+def end_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
+    """End the combat: every IT goes back to 0 (L1222).
+
+    Example: cristal combat end taverne
+    """
+    _run(ctx, F.EndCombat(combat=name), as_json)
+
+
+@combat_group.command("show")
+@click.argument("name")
+@json_option
+@click.pass_context
+def show_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
+    """The combat state: IT, PV/PM, conditions, incantations, who acts next.
+
+    Example: cristal combat show taverne --json
+    """
+    camp = open_campaign(ctx)
+    v = F.view(camp.state().rules, name, camp.header.rounding)
+    if as_json:
+        emit_json(v)
+        return
+    click.echo(f"Combat « {name} »" + ("" if v["active"] else " (terminé)"))
+    click.echo(f"{'':2}{'id':<12}{'IT':>5}{'PV':>6}{'PM':>6}  condition")
+    for p in v["participants"]:
+        inc = f", incante {p['incanting']} jusqu'à IT {p['until']}" if p["incanting"] else ""
+        mark = "* " if p["next"] else "  "
+        pv = "" if p["pv"] is None else p["pv"]
+        pm = "" if p["pm"] is None else p["pm"]
+        click.echo(f"{mark}{p['id']:<12}{p['it']:>5}{pv:>6}{pm:>6}  {p['condition']}{inc}")
+    if v["active"]:
+        click.echo(f"Next: {v['next'] or v['waiting']}")
+
+
+@combat_group.command("log")
+@click.argument("name")
+@json_option
+@click.pass_context
+def log_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
+    """The combat log like the book's table: IT before, who acts, the action, its duration, IT after.
+
+    Example: cristal combat log taverne
+    """
+    import projections.runner
+
+    camp = open_campaign(ctx, write=True)
+    F.view(camp.state().rules, name, camp.header.rounding)  # unknown combat -> one sentence
+    projections.runner.catch_up(camp)
+    rows = [dict(zip(("position", "actor", "action", "duration", "it_before", "it_after"), r))
+            for r in camp.store.conn.execute(
+                "SELECT position, actor, action, duration, it_before, it_after FROM cristal_combat_log "
+                "WHERE combat = ? ORDER BY position", (name,))]
+    for r in rows:
+        r["it_before"], r["it_after"] = msgspec.json.decode(r["it_before"]), msgspec.json.decode(r["it_after"])
+    if as_json:
+        emit_json(rows)
+        return
+    ids = list(rows[-1]["it_after"]) if rows else []
+    click.echo("IT avant".ljust(6 * len(ids)) + "  Au tour de  Durée  IT après   Action")
+    click.echo("".join(f"{i[:5]:>6}" for i in ids) + "             " + "      " + "".join(f"{i[:5]:>6}" for i in ids))
+    for r in rows:
+        before = "".join(f"{r['it_before'].get(i, ''):>6}" for i in ids)
+        after = "".join(f"{r['it_after'].get(i, ''):>6}" for i in ids)
+        click.echo(f"{before}  {r['actor']:<10} {r['duration']:>+5}  {after}   {r['action']}")
+
+
+COMMANDS = [combat_group]

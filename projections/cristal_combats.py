@@ -1,0 +1,68 @@
+"""Combat read models (Lois du Cristal): the state of every combat and its log like the book's table.
+
+* ``cristal_combatants``: one row per combatant and combat (IT, PV, PM, condition, incantation, who acts next);
+* ``cristal_combat_log``: one row per action (actor, action, duration, every IT before and after), as in
+  the Thor vs York table (seed 000, L1298-L1311).
+
+The fold is the ruleset's own (pure) ``evolve``, so the read model always agrees with the decisions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cristal_events.rulesets.cristal import fights
+from cristal_events.rulesets.cristal.ruleset import CristalState
+
+from .base import Projection, Table
+
+
+class CristalCombats(Projection):
+    name = "cristal_combats"
+    version = 1
+    rulesets = ("cristal",)
+    state_type = CristalState
+    state_tables = {
+        "cristal_combatants": Table(
+            {"combat": "TEXT", "fighter": "TEXT", "it": "INTEGER", "pv": "INTEGER", "pm": "INTEGER",
+             "condition": "TEXT", "incanting": "TEXT", "until_it": "INTEGER", "acts_next": "INTEGER",
+             "active": "INTEGER"},
+            pk=("combat", "fighter"),
+        )
+    }
+    append_tables = {
+        "cristal_combat_log": Table(
+            {"position": "INTEGER", "combat": "TEXT", "actor": "TEXT", "action": "TEXT", "duration": "INTEGER",
+             "it_before": "TEXT", "it_after": "TEXT"},
+            pk="position",
+        )
+    }
+
+    def initial(self) -> CristalState:
+        return CristalState()
+
+    def evolve(self, state: CristalState, rec: Any) -> CristalState:
+        self._last = None
+        after = self.campaign.ruleset.evolve(state, rec)
+        if type(rec.event) in fights.TURN_EVENTS:
+            self._last = (rec.position, fights.log_entry(state, after, rec.event))
+        return after
+
+    def appended(self, state: CristalState, rec: Any) -> dict[str, list[dict[str, Any]]]:
+        last = getattr(self, "_last", None)
+        if not last or last[0] != rec.position or last[1] is None:
+            return {}
+        return {"cristal_combat_log": [{"position": rec.position, **last[1]}]}
+
+    def rows(self, state: CristalState) -> dict[str, list[dict[str, Any]]]:
+        out = []
+        for name, cb in state.combats.items():
+            v = fights.view(state, name, self.campaign.header.rounding)
+            for p in v["participants"]:
+                out.append({"combat": name, "fighter": p["id"], "it": p["it"], "pv": p["pv"], "pm": p["pm"],
+                            "condition": p["condition"], "incanting": p["incanting"], "until_it": p["until"],
+                            "acts_next": int(p["next"]), "active": int(cb.active)})
+        return {"cristal_combatants": out}
+
+
+PROJECTIONS = [CristalCombats]
