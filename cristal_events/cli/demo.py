@@ -12,7 +12,7 @@ import click
 from ..errors import CristalError
 from ..jobs import script as scripts
 from ..jobs.audit import text_lines as audit_lines
-from ..jobs.html import write_html
+from ..jobs.page import write_html
 from ..jobs.walk import walk
 from ..service import Campaign
 from .audit import run_audit

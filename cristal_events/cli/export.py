@@ -10,7 +10,7 @@ import click
 
 from ..errors import CristalError
 from ..jobs import exports
-from ..jobs.html import write_html
+from ..jobs.page import write_html
 from ..jobs.walk import resolve_range, walk
 from ..service import Campaign
 from .common import emit_json, json_option

@@ -7,7 +7,7 @@ and never writes, except :func:`exports.import_jsonl` and :func:`script.run`, wh
 
 from .audit import AuditReport, audit_rows, find_ledger, ledger_rows
 from .exports import FORMATS, import_jsonl, write_csv, write_jsonl, write_markdown
-from .html import write_html
+from .page import write_html
 from .script import Script, ScriptError, load, parse
 from .script import run as run_script
 from .walk import Step, resolve_range, walk

@@ -26,6 +26,11 @@ def diff(before: Any, after: Any, path: tuple[Any, ...] = ()) -> list[Change]:
         return _diff_maps(_fields(before), _fields(after), path)
     if isinstance(before, dict) and isinstance(after, dict):
         return _diff_maps(before, after, path)
+    if isinstance(before, (list, tuple)) and isinstance(after, (list, tuple)) and len(before) == len(after):
+        out: list[Change] = []
+        for i, (a, b) in enumerate(zip(before, after)):
+            out.extend(diff(a, b, path + (_label(b, i),)))
+        return out
     if before == after:
         return []
     return [{"path": list(path), "before": _plain(before), "after": _plain(after)}]
@@ -44,6 +49,12 @@ def _diff_maps(a: dict[Any, Any], b: dict[Any, Any], path: tuple[Any, ...]) -> l
     return out
 
 
+def _label(item: Any, index: int) -> Any:
+    """A list element's name when it has one (``items.Épée longue.equipped``), else its index."""
+    name = item.get("name") if isinstance(item, dict) else getattr(item, "name", None)
+    return name if isinstance(name, str) and name else index
+
+
 def _plain(value: Any) -> Any:
     return msgspec.to_builtins(value, str_keys=True, enc_hook=str)
 
@@ -60,6 +71,8 @@ def render_value(value: Any, limit: int = 60) -> str:
         return str(value)
     elif isinstance(value, dict) and "name" in value and isinstance(value["name"], str):
         text = f"« {value['name']} »"
+    elif isinstance(value, list) and value and all(isinstance(v, dict) and isinstance(v.get("name"), str) for v in value):
+        text = ", ".join(f"« {v['name']} »" for v in value)
     else:
         text = msgspec.json.encode(value).decode()
     return text if len(text) <= limit else text[: limit - 1] + "…"
