@@ -107,7 +107,7 @@ class CombatRow:
     position: int
     summary: str
     actor: str
-    duration: int | None
+    duration: int
     it_before: dict[str, int]
     it_after: dict[str, int]
 
@@ -120,7 +120,8 @@ class CombatView:
 
 
 def combats(steps: Iterable[Step]) -> list[CombatView]:
-    """Each combat stream as the book's table: IT before, who acts, the action, duration, IT after."""
+    """Each combat stream as the book's table (L1300): IT before, who acts, the action, its duration, IT
+    after; one row per event that added time to one combatant's IT."""
     views: dict[str, CombatView] = {}
     for s in steps:
         if not s.rec.stream.startswith("combat:"):
@@ -132,9 +133,10 @@ def combats(steps: Iterable[Step]) -> list[CombatView]:
             if cid not in view.participants:
                 view.participants.append(cid)
         moved = [c for c in after if c in before and after[c] > before[c]]
-        actor = moved[0] if len(moved) == 1 else next((c for c in s.characters if c in after), "")
-        duration = after[actor] - before[actor] if actor in before and actor in after else None
-        view.rows.append(CombatRow(s.rec.position, s.summary, actor, duration, before, after))
+        if len(moved) != 1:
+            continue  # the book's table has one row per action: an event that took someone's time
+        actor = moved[0]
+        view.rows.append(CombatRow(s.rec.position, s.summary, actor, after[actor] - before[actor], before, after))
     return list(views.values())
 
 
@@ -202,7 +204,7 @@ def write_markdown(camp: Any, steps: Iterable[Step], out: TextIO, *,
             for r in view.rows:
                 cells = [str(r.it_before.get(c, "")) for c in view.participants]
                 cells += [md(names.get(r.actor, r.actor)), md(r.summary),
-                          "" if r.duration is None else _signed(r.duration)]
+                          _signed(r.duration)]
                 cells += [str(r.it_after.get(c, "")) for c in view.participants]
                 out.write("| " + " | ".join(cells) + " |\n")
     return len(steps)

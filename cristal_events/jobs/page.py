@@ -127,7 +127,7 @@ def _combat_table(view: Any, names: dict[str, str]) -> str:
     for r in view.rows:
         before = "".join(f'<td class="num">{esc(r.it_before.get(c, ""))}</td>' for c in view.participants)
         after = "".join(f'<td class="num">{esc(r.it_after.get(c, ""))}</td>' for c in view.participants)
-        dur = "" if r.duration is None else (f"+{r.duration}" if r.duration > 0 else str(r.duration))
+        dur = f"+{r.duration}"
         body.append(f"<tr>{before}<td>{esc(names.get(r.actor, r.actor))}</td><td>{esc(r.summary)}</td>"
                     f'<td class="num">{esc(dur)}</td>{after}</tr>')
     return (f'<section class="combat"><h3>Combat : {esc(view.name)}</h3><table>{head}{"".join(body)}</table>'
