@@ -386,3 +386,84 @@ def test_characters_fight_with_their_sheet(round_camp):
     ev = recs[0].event
     assert ev.dp == dp and ev.seconds == 6 and ev.swings[0].hit
     assert c.state().rules.characters["york"].pv == pv - ev.swings[0].damage
+
+
+def test_attaque_de_dos_doubles_damage_and_costs_5_vol(round_camp):
+    # L735: Voleur level 5, 5 Vol*; damage x 2
+    c = round_camp
+    c.execute(F.StartCombat(combat="v", fighters=["taz", "york"], its={"york": 1},
+                            stats={"taz": {"ATT": 5, "DMG": "1d6", "VOLEUR": 5}, "york": {"DP": 5, "PV": 30}}))
+    ev = c.execute(F.Attack(combat="v", actor="taz", target="york", back=True), faces=[10, 4])[0].event
+    assert (ev.swings[0].damage, ev.vol_spent) == (8, 5)
+    assert combat(c, "v").fighters["taz"].vol_spent == 5
+
+
+def test_attaque_de_dos_needs_voleur_level_5(round_camp):
+    c = round_camp
+    c.execute(F.StartCombat(combat="v", fighters=["taz", "york"], its={"york": 1},
+                            stats={"taz": {"ATT": 5, "DMG": "1d6", "VOLEUR": 4}, "york": {"DP": 5, "PV": 30}}))
+    with pytest.raises(RuleError, match="^Attaque de dos needs Voleur level 5 \\(has 4\\).$"):
+        c.execute(F.Attack(combat="v", actor="taz", target="york", back=True), faces=[10, 4])
+
+
+def test_voleur_ability_pays_vol_points(round_camp):
+    # L730-L741: Pickpocket on a busy person: 2 Vol*, Voleur level 2; 3 points left today (GM number)
+    c = round_camp
+    c.execute(F.StartCombat(combat="v", fighters=["taz", "york"], its={"york": 1},
+                            stats={"taz": {"VOLEUR": 2, "VOL": 3, "PV": 5}, "york": {"PV": 5}}))
+    ev = c.execute(F.UseAbility(combat="v", actor="taz", ability="Pickpocket (personne occupée)", seconds=15,
+                                target="york"))[0].event
+    assert (ev.cost, combat(c, "v").it["taz"]) == (2, 15)
+    c.execute(F.TakeAction(combat="v", actor="york", seconds=20))
+    with pytest.raises(RuleError, match="^Pickpocket \\(personne occupée\\) costs 2 Vol points; only 1 left today.$"):
+        c.execute(F.UseAbility(combat="v", actor="taz", ability="Pickpocket (personne occupée)", seconds=15))
+
+
+def test_alignment_heal_wakes_and_adds_it(round_camp):
+    # L1419, TV-25: healing 6 PV -> IT + 6; above 0 PV the character wakes (D8)
+    c = round_camp
+    c.execute(F.StartCombat(combat="a", fighters=["ange", "h"], its={"h": 1},
+                            stats={"ange": {"ALIGN": 4, "ATT": 20, "DMG": "1d6"},
+                                   "h": {"DP": 0, "PV": 2, "PVmax": 12, "race": "Humain"}}))
+    c.execute(F.Attack(combat="a", actor="ange", target="h"), faces=[1, 5])  # 2 - 5 = -3
+    recs = c.execute(F.UseAlignment(combat="a", actor="ange", target="h", kind="heal", points=6))
+    assert recs[0].event.seconds == 6 and recs[0].event.remaining == 14
+    assert [r.event.condition for r in recs if isinstance(r.event, F.ConditionChanged)] == ["conscious"]
+    assert combat(c, "a").it["ange"] == 12
+
+
+def test_chance_redoes_a_missed_attack(round_camp):
+    c = round_camp
+    c.execute(F.StartCombat(combat="c", fighters=["thor", "york"], its={"york": 9},
+                            stats={"thor": {"ATT": 5, "DMG": "1d6", "CHANCE": 1}, "york": {"DP": 12, "PV": 10}}))
+    c.execute(F.Attack(combat="c", actor="thor", target="york"), faces=[2])
+    recs = c.execute(F.Reroll(combat="c", actor="thor"), faces=[15, 4])
+    assert recs[0].event.swing.hit and recs[0].event.left == 0
+    assert F.numbers(c.state().rules, combat(c, "c"), "york", "round")["PV"] == 6
+    with pytest.raises(RuleError, match="last attack hit"):
+        c.execute(F.Reroll(combat="c", actor="thor"), faces=[1])
+
+
+def test_potion_drunk_takes_8_seconds(round_camp):
+    # L1169-L1177, L1245: drinking a potion = 8 s; a potion holds at most 15 PM (L1184)
+    c = round_camp
+    c.execute(F.StartCombat(combat="p", fighters=["thor", "york"], its={"york": 9},
+                            stats={"thor": {"PV": 10}, "york": {"PV": 10, "DM": 0}}))
+    recs = c.execute(F.UsePotion(combat="p", actor="thor", spell="Boule de Feu", effects={"Dommage": 2},
+                                 trigger="contact", target="york"), faces=[3])
+    assert recs[0].event.seconds == 3 and recs[1].event.results[0].damage == 3
+    with pytest.raises(RuleError, match="A potion holds at most 15 PM"):
+        c.execute(F.UsePotion(combat="p", actor="thor", spell="Boule de Feu", effects={"Dommage": 16}), faces=[1] * 8)
+
+
+def test_read_models_match_a_rebuild(round_camp):
+    import projections
+    from projections import runner
+
+    projections.attach(round_camp)
+    start_duel(round_camp)
+    for _, _, _, cmd, faces, _, _ in BOOK:
+        round_camp.execute(cmd, faces=faces)
+    assert runner.verify(round_camp) == []
+    rows = round_camp.store.conn.execute("SELECT actor, duration FROM cristal_combat_log ORDER BY position").fetchall()
+    assert [r[1] for r in rows] == [row[5] for row in BOOK]
