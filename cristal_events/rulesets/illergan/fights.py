@@ -417,7 +417,7 @@ def _attack(rec: RecordedEvent) -> str:
     if e.defended:
         return f"{e.attacker} touche{crit} {e.target} ({e.zone}) mais la défense réussit"
     extra = f", perd {e.limb_lost}" if e.limb_lost else ", mort" if e.dead else ""
-    return (f"{e.attacker} touche{crit} {e.target} au {e.zone} ({arme}) : {e.damage} dégâts {e.damage_type}, "
+    return (f"{e.attacker} touche{crit} {e.target}, zone {e.zone} ({arme}) : {e.damage} dégâts {e.damage_type}, "
             f"SR {e.sr}, RN {e.rn}% → −{e.pv_lost} PV ({e.pv_after}){extra}")
 
 

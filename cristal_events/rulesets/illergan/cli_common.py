@@ -1,0 +1,59 @@
+"""Helpers of the Illergan commands: run a command Struct, parse KEY=N pairs and Starls amounts."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import click
+import msgspec
+
+from cristal_events.cli.common import actor, emit_json, open_campaign, parse_faces
+from cristal_events.errors import RuleError
+
+_STARLS = re.compile(r"^\s*([+-]?)\s*((?:\d+\s*'\s*[OAC]\s*)+)$", re.IGNORECASE)
+_COIN = re.compile(r"(\d+)\s*'\s*([OAC])", re.IGNORECASE)
+
+
+def run(ctx: click.Context, command: Any, as_json: bool, dice: str | None = None) -> list[Any]:
+    """Execute ``command`` on the campaign of ``--db`` and print what was recorded."""
+    camp = open_campaign(ctx, write=True)
+    recs = camp.execute(command, actor=actor(ctx), faces=parse_faces(dice))
+    if as_json:
+        emit_json([{"position": r.position, "stream": r.stream, "type": r.type,
+                    "event": msgspec.to_builtins(r.event), "summary": camp.summarize(r)} for r in recs])
+    else:
+        for r in recs:
+            click.echo(f"{r.position:>6}  {camp.summarize(r)}")
+    return recs
+
+
+def integer(text: str, what: str) -> int:
+    try:
+        return int(str(text).strip())
+    except ValueError:
+        raise RuleError(f"{what} '{text}' is not a whole number.") from None
+
+
+def pairs(items: tuple[str, ...], option: str) -> dict[str, int]:
+    """``("Fo=4", "Dex=50")`` -> {"Fo": 4, "Dex": 50}."""
+    out: dict[str, int] = {}
+    for pair in items:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise RuleError(f"{option} expects NAME=N like Fo=4, got '{pair}'.")
+        out[key.strip()] = integer(raw, f"{option} {key.strip()}")
+    return out
+
+
+def starls(text: str, ratio: int) -> int:
+    """``"+2'A 15'C"`` -> copper Starls (1'O = 30'A, 1'A = 30'C, I-L24); a bare number is copper."""
+    t = text.strip()
+    if re.fullmatch(r"[+-]?\d+", t):
+        return int(t)
+    m = _STARLS.match(t)
+    if m is None:
+        raise RuleError(f"'{text}' is not an amount of Starls; write it like 2'O 15'A 10'C or -75'C.")
+    value = {"O": ratio * ratio, "A": ratio, "C": 1}
+    total = sum(int(n) * value[c.upper()] for n, c in _COIN.findall(m.group(2)))
+    return -total if m.group(1) == "-" else total

@@ -1,0 +1,420 @@
+"""Illergan hero commands: content packs, creation, the sheet, xp, Starls and gear.
+
+Each command parses its arguments into a command Struct of :mod:`.heroes`, runs it through
+``Campaign.execute`` and prints what was recorded (``--json`` for scripts).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+import msgspec
+
+from cristal_events.cli.common import emit_json, json_option, open_campaign
+from cristal_events.errors import ContentError, CristalError
+
+from . import heroes as H
+from .character import Choices
+from .content import DATA, decode_pack
+from .locations import Body
+from .money import from_copper
+from .sheet import sheet
+from .cli_common import integer, pairs, run, starls
+from .state import content_of
+
+SIGNED = {"ignore_unknown_options": True}
+
+
+# ---------------------------------------------------------------------------- content packs
+@click.group("content")
+def content_group() -> None:
+    """The game master's content pack (races, classes, skills, gifts, power dice, ...).
+
+    Example: cristal content load --example
+    """
+
+
+@content_group.command("load")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.option("--example", is_flag=True, help="Load the packaged EXAMPLE pack (the authors' choices, not the text's).")
+@click.option("--name", default=None, help="The pack's name (default: the file name).")
+@json_option
+@click.pass_context
+def content_load_cmd(ctx: click.Context, file: str | None, example: bool, name: str | None, as_json: bool) -> None:
+    """Load a JSON or TOML pack into the campaign log; replay never reads the file again.
+
+    Example: cristal content load packs/ma_campagne.json
+    """
+    if example == (file is not None):
+        raise CristalError("Give either a pack FILE or --example.")
+    path = DATA / "example_pack.json" if example else Path(file or "")
+    if not path.is_file():
+        raise ContentError(f"{path.name}: the content pack does not exist.")
+    pack = decode_pack(path.read_bytes(), source=path.name)
+    data = msgspec.to_builtins(pack)
+    run(ctx, H.LoadPack(name=name or ("example" if example else path.name), data=data), as_json)
+
+
+# ---------------------------------------------------------------------------- characters
+@click.group("character")
+def character_group() -> None:
+    """Create Illergan heroes and creatures.
+
+    Example: cristal character create thor --name Thor --race Humain --class Guerrier --heritage "Enfant des rues" --stat Fo=4 ...
+    """
+
+
+@character_group.command("create")
+@click.argument("character_id")
+@click.option("--name", default="", help="The hero's name (default: the id).")
+@click.option("--race", required=True, help="A race of the content pack.")
+@click.option("--class", "class_name", required=True, help="A class of the content pack.")
+@click.option("--heritage", required=True, help="A heritage of the content pack (400 xp, I-L352).")
+@click.option("--stat", "stats", multiple=True, metavar="NAME=N", help="Each characteristic: Fo Dex Vit Vol Mana E Cha Sav Dep Agilité Adresse.")
+@click.option("--pv", required=True, type=int, help="Starting PV (the GM's value: the text has no formula, G12).")
+@click.option("--pm", default=0, type=int, show_default=True, help="Starting PM (G12).")
+@click.option("--rn", default=0, type=int, show_default=True, help="Résistance Naturelle in % (G12).")
+@click.option("--cult", default=None, help="The cult followed (religious classes must choose one, I-L569).")
+@click.option("--god", default=None, help="The god (a paladin chooses one, I-L333).")
+@click.option("--magic", "magics", multiple=True, help="A magic known at level 1 (I-L213).")
+@click.option("--spell", "spells", multiple=True, help="A spell mastered at creation (the GM's choice, I-L338).")
+@click.option("--skill", "skills", multiple=True, help="A chosen skill, written at 0% (I-L350).")
+@click.option("--language", "languages", multiple=True, help="A language spoken fluently (at most 2, I-L382).")
+@click.option("--trait", "traits", multiple=True, help="A personality trait (at most 2, I-L386).")
+@click.option("--alc-min", default=0, type=int, show_default=True, help="The Alc minimum from the background, written negatively (I-L346).")
+@click.option("--hand", type=click.Choice(["droite", "gauche"]), default="droite", show_default=True, help="Preferred hand.")
+@click.option("--gift", "gift_face", type=int, default=None, help="The d8 face of the gift when rolled at the table (I-L380).")
+@click.option("--kit", "kits", multiple=True, help="A starting kit profile: mage, guerrier, roublard, archer, paladin ... (I-L164).")
+@click.option("--starls", default="0", help="Starting Starls, e.g. \"2'O 15'A\".")
+@click.option("--fp", default=1, type=int, show_default=True, help="Facteur de puissance (I-L294).")
+@click.option("--rank", "power_rank", default=1, type=int, show_default=True, help="Rang de puissance (I-L297).")
+@click.option("--player", default="", help="The player's name.")
+@click.option("--dice", default=None, metavar="F", help="The gift's d8 face rolled at the table.")
+@json_option
+@click.pass_context
+def create_cmd(ctx: click.Context, character_id: str, name: str, race: str, class_name: str, heritage: str,
+               stats: tuple[str, ...], pv: int, pm: int, rn: int, cult: str | None, god: str | None,
+               magics: tuple[str, ...], spells: tuple[str, ...], skills: tuple[str, ...],
+               languages: tuple[str, ...], traits: tuple[str, ...], alc_min: int, hand: str, gift_face: int | None,
+               kits: tuple[str, ...], starls: str, fp: int, power_rank: int, player: str, dice: str | None,
+               as_json: bool) -> None:
+    """Create a hero: race, class and heritage from the pack, 2 destiny points, the d8 gift, cult and
+    faith, magics at level 1, 400 heritage xp, charge limit [10 + Fo].
+
+    Example: cristal character create lysa --name Lysa --race Elfe --class Mage --heritage "Apprenti d'académie" --magic Yarlysy --stat Fo=2 ... --pv 45 --pm 60
+    """
+    camp = open_campaign(ctx, write=True)
+    ratio = content_of(camp.state().rules).pack.coin_ratio or 30
+    choices = Choices(name=name or character_id, race=race, class_name=class_name, heritage=heritage, cult=cult,
+                      god=god, magics=magics, alc_min=alc_min, preferred_hand=hand, languages=languages,  # type: ignore[arg-type]
+                      traits=traits, skills=skills)
+    cmd = H.CreateHero(character=character_id, choices=choices, characteristics=pairs(stats, "--stat"), pv=pv, pm=pm,
+                       rn=rn, player=player, gift_face=gift_face, fp=fp, power_rank=power_rank, kit=kits,
+                       copper=_starls(starls, ratio), spells=spells)
+    run(ctx, cmd, as_json, dice)
+
+
+def _starls(text: str, ratio: int) -> int:
+    return starls(text, ratio)
+
+
+@character_group.command("creature")
+@click.argument("character_id")
+@click.option("--name", default="", help="The creature's name (default: the id).")
+@click.option("--stat", "stats", multiple=True, metavar="NAME=N", help="At least Fo, Dex, Vol, Vit and Adresse.")
+@click.option("--pv", required=True, type=int, help="Its PV.")
+@click.option("--rn", default=0, type=int, show_default=True, help="Its Résistance Naturelle in %.")
+@click.option("--pm", default=0, type=int, show_default=True, help="Its PM.")
+@click.option("--fp", default=1, type=int, show_default=True, help="Facteur de puissance.")
+@click.option("--rank", "power_rank", default=1, type=int, show_default=True, help="Rang de puissance.")
+@click.option("--weapon", default=None, help="A weapon of the pack.")
+@click.option("--armour", default=None, help="An armour of the pack.")
+@click.option("--body", "body", multiple=True, metavar="PART=N",
+              help="A non-humanoid body (I-L630): anterior_left, anterior_right, posterior_left, posterior_right, "
+                   "wings_left, wings_right, tails, heads.")
+@json_option
+@click.pass_context
+def creature_cmd(ctx: click.Context, character_id: str, name: str, stats: tuple[str, ...], pv: int, rn: int, pm: int,
+                 fp: int, power_rank: int, weapon: str | None, armour: str | None, body: tuple[str, ...],
+                 as_json: bool) -> None:
+    """Create a creature of the game master (humanoid unless --body is given).
+
+    Example: cristal character creature loup --stat Fo=3 --stat Dex=40 --stat Vol=10 --stat Vit=30 --stat Adresse=50 --pv 35 --body anterior_left=1 --body anterior_right=1 --body posterior_left=1 --body posterior_right=1 --body tails=1
+    """
+    shape = None
+    if body:
+        parts = pairs(body, "--body")
+        unknown = [k for k in parts if k not in Body.__struct_fields__]
+        if unknown:
+            raise CristalError(f"Unknown body part {unknown[0]!r}; use {', '.join(Body.__struct_fields__)}.")
+        shape = Body(**{"heads": 1, **parts})
+    cmd = H.CreateCreature(character=character_id, name=name or character_id, characteristics=pairs(stats, "--stat"),
+                           pv=pv, rn=rn, pm=pm, fp=fp, power_rank=power_rank, weapon=weapon, armour=armour, body=shape)
+    run(ctx, cmd, as_json)
+
+
+def _sheet(ctx: click.Context, character_id: str, at: int | None) -> dict[str, Any]:
+    camp = open_campaign(ctx)
+    world = camp.state() if at is None else camp.state_at(at)
+    from .state import find
+
+    hero = find(world.rules, character_id)
+    settings = camp.ruleset.settings(msgspec.structs.replace(camp.header, settings=world.core.settings))
+    return sheet(hero, content_of(world.rules), settings)
+
+
+def render(data: dict[str, Any]) -> list[str]:
+    lines = [f"{data['name']} ({data['id']}) — {data['race'] or data['kind']} {data['class']} {data['heritage']}".rstrip()]
+    lines.append("Caractéristiques : " + ", ".join(f"{k} {v}" + (f" ({data['current'][k]})" if data['current'][k] != v else "")
+                                                   for k, v in data["characteristics"].items()))
+    lines.append(f"PV {data['pv']}/{data['pv_max']}  PM {data['pm']}/{data['pm_max']}  RN {data['rn']}%  "
+                 f"FP {data['fp']}  dé de puissance {data['power_die'] or '?'} (rang {data['power_rank']})")
+    if data["kind"] == "hero":
+        lines.append(f"Points de destin {data['destiny_points']}  Don : {data['gift']} ({data['gift_effect']})")
+        lines.append(f"xp {data['xp']} (total {data['xp_total']}, héritage restant {data['heritage_xp']})")
+        if data["cult"]:
+            lines.append(f"Culte {data['cult']}{' (' + data['god'] + ')' if data['god'] else ''} : niveau de foi "
+                         f"{data['faith_level']}, {data['pf_per_day']} PF/jour")
+        if data["magics"]:
+            lines.append("Magies : " + ", ".join(f"{k} niveau {v['level']} ({v['pp']} pp)" for k, v in data["magics"].items())
+                         + (f" ; sorts : {', '.join(data['spells'])}" if data["spells"] else ""))
+        lines.append("Compétences : " + ", ".join(f"{k} {v['pct']}%" + (" (rang 0)" if v.get("fixed") else "")
+                                                for k, v in data["skills"].items()))
+        lines.append(f"Starls {data['starls']}  charge max {data['max_charges']}")
+    alc = data["alcohol"]
+    if alc["thresholds"]:
+        lines.append(f"Alc {alc['alc']} (minimum {alc['alc_min']}, {alc['band'] or 'sobre'}) ; seuils "
+                     + ", ".join(f"{k} {round(v, 2):g}" for k, v in alc["thresholds"].items()))
+    gear = [f"{k} {data[k]}" for k in ("weapon", "armour", "shield") if data[k]]
+    if gear:
+        lines.append("Équipement : " + ", ".join(gear))
+    if data["limbs_lost"] or data["dead"]:
+        lines.append(("MORT " if data["dead"] else "") + ", ".join(f"{z} perdu" for z in data["limbs_lost"]))
+    return lines
+
+
+@click.command("sheet")
+@click.argument("character_id")
+@click.option("--at", "at", type=int, default=None, help="As it was right after this log position (time travel).")
+@json_option
+@click.pass_context
+def sheet_cmd(ctx: click.Context, character_id: str, at: int | None, as_json: bool) -> None:
+    """Print an Illergan character sheet, now or at an earlier point of the log.
+
+    Example: cristal sheet thor --at 12 --json
+    """
+    data = _sheet(ctx, character_id, at)
+    if as_json:
+        emit_json(data)
+    else:
+        for line in render(data):
+            click.echo(line)
+
+
+@click.command("characters")
+@json_option
+@click.pass_context
+def characters_cmd(ctx: click.Context, as_json: bool) -> None:
+    """The heroes and creatures at a glance. Example: cristal characters --json"""
+    camp = open_campaign(ctx)
+    world = camp.state()
+    rows = [{"id": h.id, "name": h.name, "kind": h.kind, "class": h.class_name, "pv": h.pv, "pv_max": h.pv_max,
+             "pm": h.pm, "xp": h.xp, "destiny_points": h.destiny_points, "dead": h.dead}
+            for h in world.rules.characters.values()]
+    if as_json:
+        emit_json(rows)
+        return
+    if not rows:
+        click.echo("No character yet.")
+    for r in rows:
+        click.echo(f"{r['id']:<12} {r['name']:<16} {r['kind']:<9} {r['class']:<12} PV {r['pv']}/{r['pv_max']}  "
+                   f"PM {r['pm']}  xp {r['xp']}  destin {r['destiny_points']}{'  MORT' if r['dead'] else ''}")
+
+
+# ---------------------------------------------------------------------------- xp
+@click.group("xp")
+def xp_group() -> None:
+    """Award and spend xp (skills, pp, magics, characteristics, faith).
+
+    Example: cristal xp skill thor Esquive 30
+    """
+
+
+@xp_group.command("award", context_settings=SIGNED)
+@click.argument("character_id")
+@click.argument("amount")
+@click.option("--reason", required=True, help="Why (I-L590: the GM notes the actions rewarded).")
+@json_option
+@click.pass_context
+def xp_award_cmd(ctx: click.Context, character_id: str, amount: str, reason: str, as_json: bool) -> None:
+    """Give xp to a hero. Example: cristal xp award thor 150 --reason "Les gobelins du gué" """
+    run(ctx, H.AwardXp(character=character_id, amount=integer(amount, "The amount"), reason=reason), as_json)
+
+
+_pool = click.option("--heritage", is_flag=True, help="Pay with the heritage xp (its constraints apply, I-L352).")
+_charge = click.option("--charge", type=int, default=None, help="The price the GM charged, if not the rules' (flagged by the audit).")
+
+
+def _buy(ctx: click.Context, as_json: bool, **kw: Any) -> None:
+    run(ctx, H.BuyXp(**kw), as_json)
+
+
+@xp_group.command("skill")
+@click.argument("character_id")
+@click.argument("skill")
+@click.argument("target", type=int)
+@_pool
+@_charge
+@json_option
+@click.pass_context
+def xp_skill_cmd(ctx: click.Context, character_id: str, skill: str, target: int, heritage: bool, charge: int | None,
+                 as_json: bool) -> None:
+    """Acquire a skill (100 xp, innate ones free) and/or raise it to TARGET % (I-L481-487).
+
+    Example: cristal xp skill thor Esquive 30
+    """
+    _buy(ctx, as_json, character=character_id, kind="skill", target=skill, value=target, heritage=heritage, charge=charge)
+
+
+@xp_group.command("pp")
+@click.argument("character_id")
+@click.argument("magic")
+@click.argument("pp", type=int)
+@_pool
+@_charge
+@json_option
+@click.pass_context
+def xp_pp_cmd(ctx: click.Context, character_id: str, magic: str, pp: int, heritage: bool, charge: int | None,
+              as_json: bool) -> None:
+    """Buy power points for a magic at 20 xp each (I-L208). Example: cristal xp pp lysa Yarlysy 5"""
+    _buy(ctx, as_json, character=character_id, kind="pp", target=magic, value=pp, heritage=heritage, charge=charge)
+
+
+@xp_group.command("magic")
+@click.argument("character_id")
+@click.argument("magic")
+@click.option("--teacher-level", type=int, required=True, help="The teaching mage's level (5 or more, I-L586).")
+@_pool
+@_charge
+@json_option
+@click.pass_context
+def xp_magic_cmd(ctx: click.Context, character_id: str, magic: str, teacher_level: int, heritage: bool,
+                 charge: int | None, as_json: bool) -> None:
+    """Learn a new magic for 100 xp (I-L586). Example: cristal xp magic lysa Yarlysy --teacher-level 6"""
+    _buy(ctx, as_json, character=character_id, kind="magic", target=magic, value=teacher_level, heritage=heritage,
+         charge=charge)
+
+
+@xp_group.command("characteristic")
+@click.argument("character_id")
+@click.argument("name")
+@click.argument("points", type=int, default=1)
+@_pool
+@_charge
+@json_option
+@click.pass_context
+def xp_char_cmd(ctx: click.Context, character_id: str, name: str, points: int, heritage: bool, charge: int | None,
+                as_json: bool) -> None:
+    """Raise a characteristic at the class's xp cost per point (G13). Example: cristal xp characteristic thor Fo 1 --heritage"""
+    _buy(ctx, as_json, character=character_id, kind="characteristic", target=name, value=points, heritage=heritage,
+         charge=charge)
+
+
+@xp_group.command("faith")
+@click.argument("character_id")
+@_pool
+@_charge
+@json_option
+@click.pass_context
+def xp_faith_cmd(ctx: click.Context, character_id: str, heritage: bool, charge: int | None, as_json: bool) -> None:
+    """Raise the faith level by one (the GM's xp table, G18/G19). Example: cristal xp faith brother"""
+    _buy(ctx, as_json, character=character_id, kind="faith", target="foi", value=1, heritage=heritage, charge=charge)
+
+
+# ---------------------------------------------------------------------------- money and gear
+@click.group("money")
+def money_group() -> None:
+    """Starls: gains, expenses, purchases and resales (1'O = 30'A, 1'A = 30'C, I-L24).
+
+    Example: cristal money change thor "+2'A 15'C" --reason "prime"
+    """
+
+
+@money_group.command("change", context_settings=SIGNED)
+@click.argument("character_id")
+@click.argument("amount")
+@click.option("--reason", required=True, help="Why the Starls change hands.")
+@json_option
+@click.pass_context
+def money_change_cmd(ctx: click.Context, character_id: str, amount: str, reason: str, as_json: bool) -> None:
+    """Add (or, with a minus sign, take) Starls. Example: cristal money change thor "-1'A" --reason "une chambre" """
+    camp = open_campaign(ctx, write=True)
+    ratio = content_of(camp.state().rules).pack.coin_ratio or 30
+    run(ctx, H.ChangeMoney(character=character_id, amount_c=starls(amount, ratio), reason=reason), as_json)
+
+
+@money_group.command("buy")
+@click.argument("character_id")
+@click.argument("item")
+@click.option("--piece", default=None, help="One armour piece only: cuirasse (40%) or another piece (20%) (I-L79).")
+@click.option("--price", default=None, help="A negotiated price in Starls instead of the list price.")
+@json_option
+@click.pass_context
+def money_buy_cmd(ctx: click.Context, character_id: str, item: str, piece: str | None, price: str | None,
+                  as_json: bool) -> None:
+    """Buy an item of the pack at its list price. Example: cristal money buy thor "Cotte de mailles" --piece cuirasse"""
+    camp = open_campaign(ctx, write=True)
+    ratio = content_of(camp.state().rules).pack.coin_ratio or 30
+    run(ctx, H.Trade(character=character_id, item=item, piece=piece,
+                     price_c=None if price is None else starls(price, ratio)), as_json)
+
+
+@money_group.command("sell")
+@click.argument("character_id")
+@click.argument("item")
+@click.option("--price", default=None, help="The negotiated price in Starls (default: 25% of the new price, I-L26).")
+@click.option("--jewel", is_flag=True, help="A jewel keeps its value (I-L27).")
+@json_option
+@click.pass_context
+def money_sell_cmd(ctx: click.Context, character_id: str, item: str, price: str | None, jewel: bool,
+                   as_json: bool) -> None:
+    """Sell a carried item. Example: cristal money sell thor "Épée longue" """
+    camp = open_campaign(ctx, write=True)
+    ratio = content_of(camp.state().rules).pack.coin_ratio or 30
+    run(ctx, H.Trade(character=character_id, item=item, sell=True, jewel=jewel,
+                     price_c=None if price is None else starls(price, ratio)), as_json)
+
+
+@money_group.command("convert", context_settings=SIGNED)
+@click.argument("amount")
+@json_option
+@click.pass_context
+def money_convert_cmd(ctx: click.Context, amount: str, as_json: bool) -> None:
+    """Show an amount in the largest coins (nothing is recorded). Example: cristal money convert "2260'C" """
+    camp = open_campaign(ctx)
+    content = content_of(camp.state().rules)
+    copper = starls(amount, content.pack.coin_ratio or 30)
+    coins = from_copper(copper, content)
+    if as_json:
+        emit_json({"copper": copper, "O": coins.O, "A": coins.A, "C": coins.C})
+    else:
+        click.echo(f"{coins} = {copper}'C")
+
+
+@click.command("equip")
+@click.argument("character_id")
+@click.argument("slot", type=click.Choice(["weapon", "armour", "shield"]))
+@click.argument("item")
+@json_option
+@click.pass_context
+def equip_cmd(ctx: click.Context, character_id: str, slot: str, item: str, as_json: bool) -> None:
+    """Hold a weapon, wear an armour or carry a shield (ITEM "none" to remove it).
+
+    Example: cristal equip thor weapon "Épée longue"
+    """
+    run(ctx, H.Equip(character=character_id, slot=slot, item=None if item == "none" else item), as_json)  # type: ignore[arg-type]
+
+
+COMMANDS = [content_group, character_group, sheet_cmd, characters_cmd, xp_group, money_group, equip_cmd]

@@ -1,0 +1,269 @@
+"""Illergan play commands: Dé100 checks, fights, spells, destiny points and the tavern.
+
+Each command parses its arguments into a command Struct (:mod:`.trials`, :mod:`.fights`,
+:mod:`.tavern`), runs it through ``Campaign.execute`` with the faces rolled at the table (``--dice``)
+or the engine's seeded dice, and prints what was recorded (``--json`` for scripts).
+"""
+
+from __future__ import annotations
+
+import click
+
+from cristal_events.cli.common import dice_option, emit_json, json_option, open_campaign
+
+from . import fights as F
+from . import tavern as T
+from . import trials as R
+from .cli_common import pairs, run
+
+SIGNED = {"ignore_unknown_options": True}
+
+
+# ---------------------------------------------------------------------------- checks
+@click.group("check")
+def check_group() -> None:
+    """Dé100 checks: 01-02 always succeed, 99-100 always fail (I-L488).
+
+    Example: cristal check skill thor Esquive --malus 10
+    """
+
+
+@check_group.command("skill")
+@click.argument("character_id")
+@click.argument("what")
+@click.option("--malus", type=int, default=0, show_default=True, help="The game master's malus.")
+@click.option("--with-characteristic", is_flag=True, help="Add the skill's characteristic (I-L489).")
+@dice_option
+@json_option
+@click.pass_context
+def check_skill_cmd(ctx: click.Context, character_id: str, what: str, malus: int, with_characteristic: bool,
+                    dice: str | None, as_json: bool) -> None:
+    """Roll a skill, an acuity (minor information when only the malus failed it, I-L492) or a characteristic.
+
+    Example: cristal check skill lysa "Acuité visuelle" --malus 20 --dice 35
+    """
+    run(ctx, R.RollCheck(character=character_id, what=what, malus=malus, with_characteristic=with_characteristic),
+        as_json, dice)
+
+
+@check_group.command("search")
+@click.argument("character_id")
+@click.option("--hidden", multiple=True, metavar="OBJECT=MALUS", required=True,
+              help="A hidden object and its malus (0 to 200).")
+@click.option("--acuity", default="Acuité visuelle", show_default=True, help="The acuity used.")
+@dice_option
+@json_option
+@click.pass_context
+def check_search_cmd(ctx: click.Context, character_id: str, hidden: tuple[str, ...], acuity: str, dice: str | None,
+                     as_json: bool) -> None:
+    """Search a zone: found iff Dé100 < Dex + Acuité − Malus (I-L101).
+
+    Example: cristal check search thor --hidden coffre=20 --hidden clé=50
+    """
+    run(ctx, R.RollCheck(character=character_id, kind="search", what=acuity, hidden=pairs(hidden, "--hidden")),
+        as_json, dice)
+
+
+@check_group.command("skinning")
+@click.argument("character_id")
+@click.option("--malus", type=int, default=0, show_default=True, help="The part's malus (0 to 200).")
+@click.option("--part", default="", help="What is taken from the corpse.")
+@dice_option
+@json_option
+@click.pass_context
+def check_skinning_cmd(ctx: click.Context, character_id: str, malus: int, part: str, dice: str | None,
+                       as_json: bool) -> None:
+    """Skin a corpse: success iff Dé100 < Dex + Anatomie − Malus (I-L104).
+
+    Example: cristal check skinning thor --malus 30 --part "peau de loup"
+    """
+    run(ctx, R.RollCheck(character=character_id, kind="skinning", what=part, malus=malus), as_json, dice)
+
+
+@check_group.command("lockpick")
+@click.argument("character_id")
+@click.option("--lock", default=None, help="The lock type of the pack (communes, complexes ...).")
+@click.option("--malus", type=int, default=0, show_default=True, help="An extra malus.")
+@dice_option
+@json_option
+@click.pass_context
+def check_lockpick_cmd(ctx: click.Context, character_id: str, lock: str | None, malus: int, dice: str | None,
+                       as_json: bool) -> None:
+    """Pick a lock: success iff Dé100 ≤ (Dex + Sav)/2 − Malus (I-L106).
+
+    Example: cristal check lockpick thor --lock complexes
+    """
+    run(ctx, R.RollCheck(character=character_id, kind="lockpick", lock=lock, malus=malus), as_json, dice)
+
+
+# ---------------------------------------------------------------------------- fights
+@click.group("combat")
+def combat_group() -> None:
+    """Fights: initiative, attacks with hit locations, destiny points.
+
+    Example: cristal combat start gue thor lysa gobelin
+    """
+
+
+@combat_group.command("start")
+@click.argument("fight")
+@click.argument("participants", nargs=-1, required=True)
+@json_option
+@click.pass_context
+def combat_start_cmd(ctx: click.Context, fight: str, participants: tuple[str, ...], as_json: bool) -> None:
+    """Start a fight between heroes and creatures. Example: cristal combat start gue thor lysa gobelin"""
+    run(ctx, F.StartFight(fight=fight, participants=participants), as_json)
+
+
+@combat_group.command("initiative")
+@click.argument("fight")
+@click.option("--malus", "maluses", multiple=True, metavar="ID=N", help="A situation malus 0 to 100 (I-L5).")
+@dice_option
+@json_option
+@click.pass_context
+def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[str, ...], dice: str | None,
+                          as_json: bool) -> None:
+    """Roll initiative for a new turn: [Dex + Vol + Dé100] − malus; 50 or less does nothing (I-L3-8).
+
+    Example: cristal combat initiative gue --malus gobelin=10 --dice 40,12,77
+    """
+    run(ctx, F.RollInitiative(fight=fight, maluses=pairs(maluses, "--malus")), as_json, dice)
+
+
+@combat_group.command("attack")
+@click.argument("fight")
+@click.argument("attacker")
+@click.argument("target")
+@click.option("--weapon", default=None, help="The weapon (default: the one held).")
+@click.option("--unarmed", is_flag=True, help="Bare hands: [Fo × 5] + [FP], contondant (I-L290).")
+@click.option("--hands", type=click.IntRange(1, 2), default=1, show_default=True, help="Hands on the weapon.")
+@click.option("--off-hand", is_flag=True, help="Off the preferred hand (−40, I-L87-89).")
+@click.option("--distance", type=float, default=None, help="Metres to the target, for a ranged weapon (I-L95-97).")
+@click.option("--power-dice", type=int, default=None, help="Fewer power dice for a non-lethal blow (I-L457).")
+@click.option("--flat", is_flag=True, help="The flat of the weapon: Fo / 3, contondant (I-L458).")
+@click.option("--zone", default=None, help="The zone the attacker picks when the table lets him (I-L315).")
+@click.option("--defended", is_flag=True, help="The target parried or dodged: no damage (I-L273).")
+@dice_option
+@json_option
+@click.pass_context
+def combat_attack_cmd(ctx: click.Context, fight: str, attacker: str, target: str, weapon: str | None, unarmed: bool,
+                      hands: int, off_hand: bool, distance: float | None, power_dice: int | None, flat: bool,
+                      zone: str | None, defended: bool, dice: str | None, as_json: bool) -> None:
+    """Attack: Dé100 ≤ Adresse hits (01-02 critical and a new Dé100 for the zone, 99-100 fumble); damage
+    [Fo × 10] + semi-open power dice, minus the zone's SR, minus RN %, rounded up (I-L267-318).
+
+    Example: cristal combat attack gue thor gobelin --hands 2 --dice 35,6,3
+    """
+    run(ctx, F.Attack(fight=fight, attacker=attacker, target=target, weapon="" if unarmed else weapon, hands=hands,
+                      off_hand=off_hand, distance=distance, power_dice=power_dice, flat=flat, zone=zone,
+                      defended=defended), as_json, dice)
+
+
+@combat_group.command("destiny")
+@click.argument("character_id")
+@click.option("--narrative", default="", help="How the game master rewrites the cause (I-L377).")
+@json_option
+@click.pass_context
+def combat_destiny_cmd(ctx: click.Context, character_id: str, narrative: str, as_json: bool) -> None:
+    """Spend a destiny point to cancel the last death or lost limb (I-L318, I-L377).
+
+    Example: cristal combat destiny thor --narrative "La lame glisse sur la boucle de ceinture"
+    """
+    run(ctx, F.SpendDestiny(character=character_id, narrative=narrative), as_json)
+
+
+@combat_group.command("end")
+@click.argument("fight")
+@json_option
+@click.pass_context
+def combat_end_cmd(ctx: click.Context, fight: str, as_json: bool) -> None:
+    """End a fight. Example: cristal combat end gue"""
+    run(ctx, F.EndFight(fight=fight), as_json)
+
+
+@click.command("cast")
+@click.argument("caster")
+@click.argument("spell")
+@click.option("--level", "cast_level", type=int, required=True, help="The cast level (min level ≤ it ≤ magic level, I-L219).")
+@click.option("--fight", default="", help="The fight it is cast in (1 pp without counter-effect, I-L198).")
+@click.option("--modifier", "modifiers", multiple=True, type=int, help="A % modifier of the PM cost (summed, I-L17).")
+@click.option("--whisper", is_flag=True, help="Whispered: the PM cost doubles (I-L113).")
+@click.option("--target", default="", help="The target of the spell's damage.")
+@click.option("--damage", type=int, default=0, help="The spell's magic damage, reduced by the target's Volonté up to 90% (I-L437).")
+@dice_option
+@json_option
+@click.pass_context
+def cast_cmd(ctx: click.Context, caster: str, spell: str, cast_level: int, fight: str, modifiers: tuple[int, ...],
+             whisper: bool, target: str, damage: int, dice: str | None, as_json: bool) -> None:
+    """Cast a spell: Dé100 ≤ magic level is a critical ([50 + 10 × Dé10]% of the PM back), from 95 (+1 per
+    level above 5) a counter-effect (Dé20), 100 always fails (I-L520-527).
+
+    Example: cristal cast lysa Embrasement --level 1 --fight gue --target gobelin --damage 30 --dice 1,7
+    """
+    run(ctx, F.CastSpell(caster=caster, spell=spell, cast_level=cast_level, fight=fight, modifiers_pct=modifiers,
+                         whispered=whisper, target=target, damage=damage), as_json, dice)
+
+
+# ---------------------------------------------------------------------------- tavern
+@click.command("drink", context_settings=SIGNED)
+@click.argument("character_id")
+@click.argument("beverage")
+@click.option("--alc", type=int, default=None, help="Alc of the drink when the pack has none for it (G8).")
+@click.option("--shift", type=int, default=0, help="Move the event die by up to 1 per −10 Alc minimum acquired (I-L124).")
+@dice_option
+@json_option
+@click.pass_context
+def drink_cmd(ctx: click.Context, character_id: str, beverage: str, alc: int | None, shift: int, dice: str | None,
+              as_json: bool) -> None:
+    """Drink: Alc rises, thresholds cross, an event die every 3 Alc from Gaieté (I-L121-159).
+
+    Example: cristal drink thor Bière --dice 4
+    """
+    run(ctx, T.Drink(character=character_id, beverage=beverage, alc=alc, shift=shift), as_json, dice)
+
+
+@click.command("wait")
+@click.argument("minutes", type=int)
+@click.option("--reason", default="", help="What the time was spent on.")
+@json_option
+@click.pass_context
+def wait_cmd(ctx: click.Context, minutes: int, reason: str, as_json: bool) -> None:
+    """Let time pass: every drinker loses 1 Alc per 45 minutes down to the minimum (I-L123).
+
+    Example: cristal wait 90 --reason "une partie de dés"
+    """
+    run(ctx, T.PassTime(minutes=minutes, reason=reason), as_json)
+
+
+@click.command("evening")
+@click.argument("character_id", required=False)
+@json_option
+@click.pass_context
+def evening_cmd(ctx: click.Context, character_id: str | None, as_json: bool) -> None:
+    """The evening at the tavern from the evening read model: each drink, each wait and what it did.
+
+    Example: cristal evening thor
+    """
+    camp = open_campaign(ctx, write=True)
+    from projections.runner import catch_up
+
+    catch_up(camp)
+    sql = "SELECT * FROM illergan_evening" + (" WHERE character = ?" if character_id else "") + " ORDER BY position, seq"
+    cur = camp.store.conn.execute(sql, (character_id,) if character_id else ())
+    cols = [d[0] for d in cur.description]
+    rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+    if as_json:
+        emit_json(rows)
+        return
+    if not rows:
+        click.echo("Nobody has had a drink yet.")
+    for r in rows:
+        what = {"drink": f"boit {r['beverage']} (+{r['alc_gained']})", "wait": f"attend {r['minutes']} min",
+                "event_die": f"dé d'événement {r['result']} : {r['action']}",
+                "alc_min_lowered": "minimum d'Alc abaissé", "band_up": "monte d'un seuil",
+                "band_down": "redescend d'un seuil", "memory_loss": r["detail"]}.get(r["what"], r["what"])
+        alc = int(r["alc"]) if r["alc"] == int(r["alc"]) else r["alc"]
+        click.echo(f"{r['position']:>6}  {r['character']:<10} {what:<40} Alc {alc} (min {r['alc_min']}) {r['band']}")
+
+
+COMMANDS = [check_group, combat_group, cast_cmd, drink_cmd, wait_cmd, evening_cmd]
