@@ -382,7 +382,7 @@ def decide_trade(state: IllerganState, cmd: Trade, ctx: Context) -> list[Emit]:
         content.entry("armours", cmd.item)
         listed = coins.piece_price(listed, cmd.piece, content)
     if cmd.sell:
-        if hero.items.get(label, 0) <= 0:
+        if hero.items.get(label, 0) <= 0 and label not in (hero.weapon, hero.armour, hero.shield):
             raise RuleError(f"{hero.name} does not carry {label}.")
         reference = coins.resale_price(listed, content, jewel=cmd.jewel)
         amount = reference if cmd.price_c is None else cmd.price_c
@@ -475,13 +475,17 @@ def evolve_money(state: IllerganState, rec: RecordedEvent) -> IllerganState:
     ev: MoneyChanged = rec.event  # type: ignore[assignment]
     hero = state.characters[ev.character]
     items = dict(hero.items)
-    if ev.item:
+    changes: dict[str, Any] = {}
+    if ev.item and ev.qty_delta < 0 and ev.item not in items:
+        # selling the weapon, armour or shield in use (the only one carried)
+        changes = {slot: None for slot in ("weapon", "armour", "shield") if getattr(hero, slot) == ev.item}
+    elif ev.item:
         qty = items.get(ev.item, 0) + ev.qty_delta
         if qty > 0:
             items[ev.item] = qty
         else:
             items.pop(ev.item, None)
-    return _update(state, ev.character, copper=hero.copper + ev.amount_c, items=items)
+    return _update(state, ev.character, copper=hero.copper + ev.amount_c, items=items, **changes)
 
 
 def evolve_equipped(state: IllerganState, rec: RecordedEvent) -> IllerganState:
