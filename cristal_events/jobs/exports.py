@@ -152,12 +152,13 @@ def session_groups(steps: Iterable[Step]) -> list[tuple[Any, list[Step]]]:
 
 
 def xp_by_session(ledger: Iterable[dict[str, Any]] | None) -> dict[Any, dict[str, list[int]]]:
-    """{session: {character: [earned, spent]}} from XP ledger rows (corrections count as earned/spent)."""
+    """{session: {character: [earned, spent]}} from XP ledger rows; a correction amends what was earned
+    (an award of 600 corrected to 60 shows +60)."""
     out: dict[Any, dict[str, list[int]]] = {}
     for row in ledger or ():
         amount = row.get("amount") or 0
         cell = out.setdefault(row.get("session"), {}).setdefault(row["character"], [0, 0])
-        if row.get("kind") == "spend" or amount < 0:
+        if row.get("kind") == "spend":
             cell[1] += -amount
         else:
             cell[0] += amount
