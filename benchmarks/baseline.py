@@ -1,0 +1,137 @@
+"""The floors the engine is measured against: raw sqlite3 + msgspec, and the eventsourcing library.
+
+Each function does the engine's work without the engine: same rows, same batch sizes, same
+decode to typed msgspec events, same fold; no validation hooks, no hash chain, no envelope.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import statistics
+import time
+from collections.abc import Callable, Iterable, Sequence
+from functools import reduce
+from typing import Any, Union
+
+import msgspec
+
+RAW_SCHEMA = """
+CREATE TABLE events (position INTEGER PRIMARY KEY, stream TEXT NOT NULL, version INTEGER NOT NULL,
+                     type TEXT NOT NULL, payload TEXT NOT NULL, UNIQUE (stream, version));
+"""
+
+
+def median_time(fn: Callable[[], Any], repeat: int) -> float:
+    """The median wall time of ``repeat`` calls of ``fn`` (the machine is shared and noisy)."""
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def raw_connect(path: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    return conn
+
+
+def raw_create(path: str) -> sqlite3.Connection:
+    if os.path.exists(path):
+        os.remove(path)
+    conn = raw_connect(path)
+    conn.executescript(RAW_SCHEMA)
+    return conn
+
+
+def raw_append(conn: sqlite3.Connection, rows: Sequence[tuple[str, int, str, str]], batch: int) -> None:
+    """Insert (stream, version, type, payload JSON) rows, ``batch`` per transaction."""
+    for i in range(0, len(rows), batch):
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany("INSERT INTO events (stream, version, type, payload) VALUES (?, ?, ?, ?)", rows[i:i + batch])
+        conn.execute("COMMIT")
+
+
+def raw_replay(conn: sqlite3.Connection, classes: Iterable[type], fold: Callable[[Any, Any], Any], initial: Any) -> Any:
+    """SELECT every payload in order, decode it to its typed event with one msgspec Decoder, fold."""
+    decoder = msgspec.json.Decoder(reduce(lambda a, b: Union[a, b], tuple(classes)))  # noqa: UP007
+    state = initial
+    for (payload,) in conn.execute("SELECT payload FROM events ORDER BY position"):
+        state = fold(state, decoder.decode(payload))
+    return state
+
+
+def raw_scan(conn: sqlite3.Connection) -> int:
+    """Read every column of every row (the floor of any verification)."""
+    n = 0
+    for _ in conn.execute("SELECT * FROM events ORDER BY position"):
+        n += 1
+    return n
+
+
+# ------------------------------------------------------------------------ eventsourcing (bench extra)
+def eventsourcing_available() -> str | None:
+    """None when the ``eventsourcing`` library is importable, else why not (the column is skipped)."""
+    try:
+        import eventsourcing  # noqa: F401
+    except ImportError:
+        return "eventsourcing is not installed (pip install '.[bench]'); its column is skipped"
+    return None
+
+
+_HERO: list[type] = []
+
+
+def _hero_class() -> type:
+    """The eventsourcing aggregate of the comparison (defined once: the library registers topics)."""
+    if not _HERO:
+        from eventsourcing.domain import Aggregate, event
+
+        class Hero(Aggregate):
+            @event("Created")
+            def __init__(self, name: str) -> None:
+                self.name = name
+                self.xp = 0
+
+            @event("XpAwarded")
+            def award(self, amount: int, reason: str) -> None:
+                self.xp += amount
+
+        _HERO.append(Hero)
+    return _HERO[0]
+
+
+def eventsourcing_run(path: str, n: int, batch: int = 1000) -> tuple[float, float]:
+    """(append events/s, replay events/s) of eventsourcing's SQLite Application on ``n`` small events.
+
+    Aggregates of ``batch`` events each are saved in one transaction (``app.save``), then every
+    aggregate is reconstructed from its events (``repository.get``: read, decode, fold).
+    """
+    from eventsourcing.application import Application
+
+    Hero = _hero_class()
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(path + suffix):
+            os.remove(path + suffix)
+    app = Application(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path,
+                           "SQLITE_LOCK_TIMEOUT": "10"})
+    ids = []
+    t0 = time.perf_counter()
+    done = 0
+    while done < n:
+        hero = Hero(name=f"hero-{len(ids)}")
+        for i in range(min(batch, n - done) - 1):
+            hero.award(amount=i % 50, reason="combat")
+        app.save(hero)
+        ids.append(hero.id)
+        done += min(batch, n - done)
+    append = n / (time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    total = sum(app.repository.get(i).xp for i in ids)
+    replay = n / (time.perf_counter() - t0)
+    assert total >= 0
+    app.close()
+    return append, replay

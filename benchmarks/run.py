@@ -1,0 +1,231 @@
+"""Every figure of issue 8's performance table, with its target, its baseline and the ratio.
+
+    python benchmarks/run.py [--events 1000000] [--small 100000] [--repeat 3]
+
+Builds a realistic Lois du Cristal campaign (benchmarks/generator.py: a party, sessions, fights,
+purchases, rests, notes; played through the engine's rules, then extended by eras), and measures:
+
+* bulk import (validate each payload with the campaign's codec, re-chain and hash, append in
+  batches of 1,000) of ``--small`` and ``--events`` exported events, vs raw sqlite3 inserts of the
+  same payloads and vs the eventsourcing library (``bench`` extra; skipped when not installed);
+* replay (read, decode to typed events, fold) vs the raw decode + the same fold;
+* a full rebuild of every real projection vs the raw replay;
+* ``sheet --at`` a random position (snapshot + fold) vs a full replay of the state;
+* one CLI write (``cristal xp award``) vs the start-up of ``python -c "import sqlite3"``;
+* ``verify`` of the hash chain vs a raw scan of the same rows;
+* the peak memory (max RSS) of a process rebuilding every projection of the big campaign.
+Figures are medians of ``--repeat`` runs (the big-campaign ones: of ``--repeat-big`` runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import resource
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path[:0] = [str(ROOT), str(HERE)]
+
+import baseline as B  # noqa: E402
+import generator  # noqa: E402
+from cristal_events import open_campaign  # noqa: E402
+from cristal_events.store import Store  # noqa: E402
+
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+
+
+def exported_rows(camp) -> list[tuple[str, int, str, int, str, str, int | None, str, str | None]]:
+    return [(r.stream, r.version, r.type, r.schema_version, r.payload, r.recorded_at, r.session, r.actor,
+             r.correlation_id) for r in camp.store.read_all(decode=False)]
+
+
+def engine_import(path: str, codec, rows) -> None:
+    """Validate every payload with the codec, then append_rows (re-chain, hash) in batches of 1,000."""
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(path + suffix):
+            os.remove(path + suffix)
+    store = Store.create(path, codec)
+    import uuid
+
+    batch = []
+    for stream, version, type_, sv, payload, when, session, actor, corr in rows:
+        codec.decode(type_, sv, payload)  # validation: a bad payload is refused naming the field
+        batch.append({"event_id": str(uuid.uuid4()), "stream": stream, "version": version, "type": type_,
+                      "schema_version": sv, "payload": payload, "recorded_at": when, "session": session,
+                      "actor": actor, "causation_id": None, "correlation_id": corr})
+        if len(batch) == 1000:
+            store.append_rows(batch)
+            batch = []
+    if batch:
+        store.append_rows(batch)
+    store.close()
+
+
+def raw_import(path: str, rows) -> None:
+    conn = B.raw_create(path)
+    B.raw_append(conn, [(r[0], r[1], r[2], r[4]) for r in rows], 1000)
+    conn.close()
+
+
+def count_fold(state: int, ev) -> int:
+    return state + 1
+
+
+def engine_replay(camp) -> int:
+    state = 0
+    for rec in camp.store.read_all():
+        state = count_fold(state, rec.event)
+    return state
+
+
+def full_state(camp):
+    world = camp._initial()
+    for rec in camp.store.read_all():
+        world = camp.fold(world, rec)
+    return world
+
+
+def cli_write_seconds(db: str, repeat: int) -> tuple[float, float]:
+    """(median seconds of one ``cristal xp award``, median seconds of ``python -c 'import sqlite3'``)."""
+    code = "from cristal_events.cli import main; main()"
+    who = next(iter(open_campaign(db).state().rules.characters))
+
+    def write() -> None:
+        subprocess.run([sys.executable, "-c", code, "--db", db, "xp", "award", who, "5", "--reason", "bench"],
+                       env=ENV, check=True, capture_output=True)
+
+    def floor() -> None:
+        subprocess.run([sys.executable, "-c", "import sqlite3"], env=ENV, check=True, capture_output=True)
+
+    write()
+    return B.median_time(write, repeat), B.median_time(floor, repeat)
+
+
+def peak_rebuild_mb(db: str) -> float:
+    code = ("import resource, sys\nfrom cristal_events import open_campaign\nimport projections.runner as r\n"
+            f"c = open_campaign({db!r}); r.rebuild(c); c.close()\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", code], env=ENV, check=True, capture_output=True, text=True)
+    return int(out.stdout.strip().splitlines()[-1]) / 1024
+
+
+class Table:
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, str, str, str, str, str]] = []
+
+    def add(self, figure: str, value: str, target: str, baseline: str, ratio: str, verdict: bool | None) -> None:
+        self.rows.append((figure, value, target, baseline, ratio, "" if verdict is None else ("met" if verdict else "MISSED")))
+        print(f"  {figure}: {value} (baseline {baseline}, ratio {ratio}, target {target})", file=sys.stderr, flush=True)
+
+    def print(self) -> None:
+        head = ("figure", "engine", "target", "baseline", "ratio", "")
+        widths = [max(len(r[i]) for r in [head, *self.rows]) for i in range(6)]
+        for r in [head, tuple("-" * w for w in widths), *self.rows]:
+            print("| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="Print every figure of issue 8's table with its target and baseline.")
+    ap.add_argument("--events", type=int, default=1_000_000, help="size of the big campaign")
+    ap.add_argument("--small", type=int, default=100_000, help="size of the small bulk import")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat-big", type=int, default=1)
+    ap.add_argument("--keep", default=None, help="reuse (or keep) the big campaign at this path")
+    a = ap.parse_args()
+    es_missing = B.eventsourcing_available()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
+          f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}; big campaign {a.events:,} events")
+    if es_missing:
+        print(f"note: {es_missing}")
+    folder = tempfile.mkdtemp(prefix="cristal-bench-")
+    t = Table()
+    try:
+        big = a.keep or os.path.join(folder, "big.db")
+        if not os.path.exists(big):
+            t0 = time.perf_counter()
+            generator.generate(big, a.events)
+            print(f"generated {a.events:,} events in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+        camp = open_campaign(big)
+        n_big = camp.store.last_position()
+        rows = exported_rows(camp)
+        codec = camp.store.codec
+
+        # --- bulk import
+        for n, rep in ((a.small, a.repeat), (n_big, a.repeat_big)):
+            part = rows[:n]
+            e = n / B.median_time(lambda: engine_import(os.path.join(folder, "imp.db"), codec, part), rep)
+            r = n / B.median_time(lambda: raw_import(os.path.join(folder, "raw.db"), part), rep)
+            line = f"{e:,.0f} ev/s"
+            t.add(f"bulk import {n:,}", line, ">= 0.7 x raw", f"raw {r:,.0f} ev/s", f"{e / r:.2f} x raw", e >= 0.7 * r)
+            if not es_missing:
+                es_append, _ = B.eventsourcing_run(os.path.join(folder, "es.db"), n)
+                t.add(f"bulk import {n:,} vs eventsourcing", line, ">= 4 x eventsourcing",
+                      f"eventsourcing {es_append:,.0f} ev/s", f"{e / es_append:.2f} x es", e >= 4 * es_append)
+        # --- replay
+        raw_path = os.path.join(folder, "raw.db")
+        raw_import(raw_path, rows)
+        conn = B.raw_connect(raw_path)
+        e = n_big / B.median_time(lambda: engine_replay(camp), a.repeat_big)
+        r = n_big / B.median_time(lambda: B.raw_replay(conn, codec.classes, count_fold, 0), a.repeat_big)
+        t.add(f"replay {n_big:,} (read, decode, fold)", f"{e:,.0f} ev/s", ">= 0.8 x raw", f"raw {r:,.0f} ev/s",
+              f"{e / r:.2f} x raw", e >= 0.8 * r)
+        if not es_missing:
+            _, es_replay = B.eventsourcing_run(os.path.join(folder, "es.db"), min(n_big, a.small))
+            t.add("replay vs eventsourcing", f"{e:,.0f} ev/s", ">= 4 x eventsourcing",
+                  f"eventsourcing {es_replay:,.0f} ev/s", f"{e / es_replay:.2f} x es", e >= 4 * es_replay)
+        raw_replay = r
+        full = B.median_time(lambda: full_state(camp), a.repeat_big)
+        t.add(f"replay {n_big:,} with the Lois du Cristal fold", f"{n_big / full:,.0f} ev/s", "(information)",
+              f"raw {raw_replay:,.0f} ev/s", f"{n_big / full / raw_replay:.2f} x raw", None)
+        # --- rebuild of every projection
+        import projections.runner
+
+        reb = B.median_time(lambda: projections.runner.rebuild(camp), a.repeat_big)
+        e = n_big / reb
+        t.add(f"rebuild every projection, {n_big:,}", f"{e:,.0f} ev/s", ">= 0.25 x raw replay",
+              f"raw replay {raw_replay:,.0f} ev/s", f"{e / raw_replay:.2f} x raw", e >= 0.25 * raw_replay)
+        # --- sheet --at
+        rng = random.Random(5)
+        positions = [rng.randint(1, n_big) for _ in range(max(5, a.repeat * 3))]
+        times = []
+        for p in positions:
+            t0 = time.perf_counter()
+            camp.state_at(p)
+            times.append(time.perf_counter() - t0)
+        at = sorted(times)[len(times) // 2]
+        t.add("sheet --at a random position", f"{at * 1000:,.1f} ms", "<= 1/50 of a full replay",
+              f"full replay {full * 1000:,.0f} ms", f"1/{full / at:,.0f}", at <= full / 50)
+        # --- verify
+        e = n_big / B.median_time(camp.verify, a.repeat_big)
+        r = n_big / B.median_time(lambda: B.raw_scan(conn), a.repeat_big)
+        t.add(f"verify {n_big:,} (hash chain)", f"{e:,.0f} ev/s", ">= 0.5 x raw scan", f"raw scan {r:,.0f} ev/s",
+              f"{e / r:.2f} x raw", e >= 0.5 * r)
+        conn.close()
+        camp.close()
+        # --- CLI write and peak memory
+        small_db = os.path.join(folder, "cli.db")
+        generator.generate(small_db, 2000, quiet=True)
+        w, f = cli_write_seconds(small_db, a.repeat)
+        t.add("CLI write (cristal xp award)", f"{w * 1000:,.0f} ms", "<= 3 x import sqlite3",
+              f"python -c 'import sqlite3' {f * 1000:,.0f} ms", f"{w / f:.1f} x", w <= 3 * f)
+        mb = peak_rebuild_mb(big)
+        t.add(f"peak memory, rebuild of {n_big:,}", f"{mb:,.0f} MB", "<= 150 MB", "-", "-", mb <= 150)
+    finally:
+        if not a.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    print()
+    t.print()
+
+
+if __name__ == "__main__":
+    main()
