@@ -19,12 +19,16 @@ from .audit import run_audit
 from .common import emit_json, json_option
 from .export import ledger_or_none
 
-SAMPLE_DIRS = (Path.cwd() / "sample_campaigns", Path(__file__).resolve().parents[2] / "sample_campaigns")
+
+
+def sample_dirs() -> tuple[Path, ...]:
+    """Where samples are looked for: ./sample_campaigns (a clone), then next to the package."""
+    return (Path.cwd() / "sample_campaigns", Path(__file__).resolve().parents[2] / "sample_campaigns")
 
 
 def find_sample(ruleset: str) -> Path:
     """The first sample campaign script (alphabetical) written for ``ruleset``."""
-    for folder in SAMPLE_DIRS:
+    for folder in sample_dirs():
         if not folder.is_dir():
             continue
         for path in sorted(folder.glob("*.toml")):

@@ -33,7 +33,7 @@ def export_timeline(camp: Campaign, fmt: str, out: Any, *, session: int | None =
                     character: str | None = None, progress: Any = None) -> int:
     """Write the timeline of ``camp`` to ``out`` in ``fmt``; return the number of events written."""
     after, end = resolve_range(camp, session=session)
-    steps = walk(camp, after=after, until=end, character=character, progress=progress)
+    steps = walk(camp, after=after, until=end, character=character, progress=progress, fold=fmt != "jsonl")
     match fmt:
         case "jsonl":
             return exports.write_jsonl(steps, out)

@@ -123,14 +123,29 @@ def resolve_range(camp: Campaign, *, session: int | None = None, start: int | No
 
 
 def walk(camp: Campaign, *, after: int = 0, until: int | None = None, character: str | None = None,
-         progress: Progress | None = None) -> Iterator[Step]:
-    """The steps of positions ``after+1 .. until``; with ``character``, only those concerning it."""
+         progress: Progress | None = None, fold: bool = True) -> Iterator[Step]:
+    """The steps of positions ``after+1 .. until``; with ``character``, only those concerning it.
+
+    ``fold=False`` is the fast path of exports that need only the records and their summaries: the
+    states are not folded, ``before``/``after`` are None and ``changes`` is empty.
+    """
     if character is not None:
         check_character(camp, character)
     end = camp.store.last_position() if until is None else until
     infos = sessions(camp)
-    world = camp.state_at(after)
     total, done = max(end - after, 0), 0
+    if not fold and character is None:
+        for rec in camp.store.read_all(after=after, until=end):
+            done += 1
+            if progress is not None and done % 1000 == 0:
+                progress(done, total)
+            info = infos.get(rec.session) if rec.session is not None else None
+            yield Step(rec=rec, summary=camp.summarize(rec), session=info, before=None, after=None,  # type: ignore[arg-type]
+                       characters=involved(rec, [], ()))
+        if progress is not None:
+            progress(total, total)
+        return
+    world = camp.state_at(after)
     for rec in camp.store.read_all(after=after, until=end):
         before = world
         world = camp.fold(world, rec)
