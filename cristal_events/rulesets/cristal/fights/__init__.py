@@ -1,0 +1,51 @@
+"""Combats of Les Lois du Cristal as event streams (``combat:<name>``) on the Indice de Temps timeline.
+
+Part of the cristal ruleset (see ``ruleset.py`` for the part contract). There are no rounds: the
+smallest IT acts, and the action's duration is added to it (seed 000, L1195-L1367). The pure rules
+live in ``combat.py`` (timeline, initiative, attacks, damage, vitals), ``magic.py`` (spells, crystals,
+potions) and ``alignment.py``; this package turns commands into events and folds them:
+
+* ``model``: the state (Combat, Fighter, Incantation), the events and the commands;
+* ``decide``: the decisions (pure, dice through ``ctx.dice()``);
+* ``fold``: the pure folds;
+* ``views``: summaries, the book's combat-table rows, the combat view.
+
+Who fights: a combatant is a character of the campaign (its numbers come from
+``characters.sheet``) or an *extra* the game master describes with numbers (``stats``: ATT, DP, DM,
+CNC, DMG, PV, PM, PVmax, REF, CON, race ...), as the book lets the GM give PV and a DP to anything
+that is attacked (L1325). GM numbers override the sheet.
+
+Dice order (``faces`` / ``--dice``) is documented on each command struct.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .decide import *  # noqa: F401,F403  (the public API of each part)
+from .decide import (decide_ability, decide_act, decide_align, decide_attack, decide_cast, decide_end,
+                     decide_initiative, decide_join, decide_next, decide_pass, decide_potion, decide_release,
+                     decide_release_crystal, decide_reroll, decide_start, decide_store)
+from .fold import *  # noqa: F401,F403
+from .fold import _APPLY, evolve
+from .model import *  # noqa: F401,F403
+from .model import (Attack, CastSpell, EndCombat, JoinCombat, NextTurn, PassTurn, ReleaseCrystal, ReleaseSpell,
+                    Reroll, RollInitiative, StartCombat, StoreInCrystal, TakeAction, UseAbility, UseAlignment,
+                    UsePotion)
+from .views import *  # noqa: F401,F403
+from .views import summarize
+
+# =========================================================================== the part contract
+
+EVENTS: tuple[type, ...] = tuple(_APPLY)
+DECIDERS: dict[type, Any] = {
+    StartCombat: decide_start, JoinCombat: decide_join, RollInitiative: decide_initiative, NextTurn: decide_next,
+    TakeAction: decide_act, PassTurn: decide_pass, Attack: decide_attack, CastSpell: decide_cast,
+    ReleaseSpell: decide_release, StoreInCrystal: decide_store, ReleaseCrystal: decide_release_crystal,
+    UsePotion: decide_potion, UseAbility: decide_ability, UseAlignment: decide_align, Reroll: decide_reroll,
+    EndCombat: decide_end,
+}
+EVOLVERS: dict[type, Any] = {cls: evolve for cls in EVENTS}
+SUMMARIES: dict[type, Any] = {cls: summarize for cls in EVENTS}
+COMPENSATORS: dict[type, Any] = {}
+

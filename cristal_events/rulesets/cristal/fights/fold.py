@@ -1,0 +1,235 @@
+"""Combat folds: each event applied to the state (pure, never rolls)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from .. import magic as m
+from .model import AbilityUsed, ActionTaken, AlignmentUsed, AttackResolved, Bled, Combat, CombatEnded, CombatJoined, CombatStarted, Condition, ConditionChanged, CrystalReleased, CrystalStored, Deconcentrated, Fighter, Incantation, InitiativeRolled, LastAttack, PmSpent, PotionUsed, PvChanged, Rerolled, SpellCast, SpellReleased, TieBroken, TurnPassed  # noqa: F401
+from .model import _now  # noqa: F401
+
+
+# =========================================================================== folds (pure)
+
+def _put(state: Any, cb: Combat) -> Any:
+    return msgspec.structs.replace(state, combats={**state.combats, cb.name: cb})
+
+
+def _with_fighter(cb: Combat, fid: str, **changes: Any) -> Combat:
+    f = msgspec.structs.replace(cb.fighters[fid], **changes)
+    return msgspec.structs.replace(cb, fighters={**cb.fighters, fid: f})
+
+
+def _add_it(cb: Combat, fid: str, seconds: int, *, action: bool = True) -> Combat:
+    return msgspec.structs.replace(cb, it={**cb.it, fid: cb.it[fid] + seconds}, actions=cb.actions + int(action))
+
+
+def _set_character(state: Any, cb: Combat, fid: str, attr: str, value: Any) -> tuple[Any, Combat]:
+    """PV/PM live on the character when its struct has them, else on the fighter (an extra)."""
+    ch = state.characters.get(fid)
+    f = cb.fighters.get(fid)
+    if ch is not None and isinstance(getattr(ch, attr, None), int) and not (f and attr.upper() in f.stats):
+        chars = {**state.characters, fid: msgspec.structs.replace(ch, **{attr: value})}
+        return msgspec.structs.replace(state, characters=chars), cb
+    return state, _with_fighter(cb, fid, **{attr: value})
+
+
+def _spend(state: Any, cb: Combat, fid: str, pool: str, attr: str, n: int) -> tuple[Any, Combat]:
+    """A daily pool spent: on the character (``pools_used``), or on the extra's fighter."""
+    ch = state.characters.get(fid)
+    stat = {"Vol": "VOL", "alignment": "ALIGN", "chance": "CHANCE"}[pool]
+    if n and ch is not None and stat not in cb.fighters[fid].stats:
+        ch = msgspec.structs.replace(ch, pools_used={**ch.pools_used, pool: ch.pools_used.get(pool, 0) + n})
+        return msgspec.structs.replace(state, characters={**state.characters, fid: ch}), cb
+    return state, _with_fighter(cb, fid, **{attr: getattr(cb.fighters[fid], attr) + n})
+
+
+def _condition_of(state: Any, fid: str) -> Condition:
+    ch = state.characters.get(fid)
+    if ch is None:
+        return "conscious"
+    return "dead" if ch.dead else "unconscious" if ch.unconscious else "conscious"
+
+
+def _ev_started(state: Any, ev: CombatStarted) -> Any:
+    fighters = {e.id: Fighter(id=e.id, stats=dict(e.stats), condition=_condition_of(state, e.id)) for e in ev.fighters}
+    its = {e.id: e.it for e in ev.fighters}
+    return _put(state, Combat(name=ev.name, it=its, fighters=fighters, clock=min(its.values())))
+
+
+def _ev_joined(state: Any, ev: CombatJoined) -> Any:
+    cb = state.combats[ev.name]
+    e = ev.fighter
+    cb = msgspec.structs.replace(cb, it={**cb.it, e.id: e.it},
+                                 fighters={**cb.fighters, e.id: Fighter(id=e.id, stats=dict(e.stats),
+                                                                        condition=_condition_of(state, e.id))})
+    return _put(state, cb)
+
+
+def _ev_initiative(state: Any, ev: InitiativeRolled) -> Any:
+    cb = state.combats[ev.name]
+    for r in ev.results:
+        cb = msgspec.structs.replace(cb, it={**cb.it, r.id: r.it})
+        cb = _with_fighter(cb, r.id, initiative=True)
+    return _put(state, msgspec.structs.replace(cb, clock=min(cb.it.values())))
+
+
+def _ev_tie(state: Any, ev: TieBroken) -> Any:
+    cb = state.combats[ev.name]
+    return _put(state, msgspec.structs.replace(cb, tie_it=ev.it, tie_rolls={k: r.total for k, r in ev.rolls.items()}))
+
+
+def _ev_action(state: Any, ev: ActionTaken) -> Any:
+    cb = _add_it(state.combats[ev.name], ev.actor, ev.seconds)
+    if ev.aided:
+        cb = _with_fighter(cb, ev.aided, aided=True)
+    return _put(state, cb)
+
+
+def _ev_passed(state: Any, ev: TurnPassed) -> Any:
+    return _put(state, _add_it(state.combats[ev.name], ev.actor, ev.seconds))
+
+
+def _ev_attack(state: Any, ev: AttackResolved) -> Any:
+    cb = _add_it(state.combats[ev.name], ev.attacker, ev.seconds)
+    last = ev.swings[-1]
+    la = LastAttack(target=ev.target, att=ev.att, dp=ev.dp, halved=ev.chain, dmg=ev.dmg, backstab=ev.back, hit=last.hit)
+    cb = _with_fighter(cb, ev.attacker, last_attack=la)
+    state, cb = _spend(state, cb, ev.attacker, "Vol", "vol_spent", ev.vol_spent)
+    return _put(state, cb)
+
+
+def _ev_cast(state: Any, ev: SpellCast) -> Any:
+    cb = _add_it(state.combats[ev.name], ev.caster, ev.incantation)
+    if ev.success and ev.incantation > 0:
+        inc = Incantation(spell=ev.spell, spends=dict(ev.spends), targets=list(ev.targets),
+                          lowered_dm=dict(ev.lowered_dm), combustion=ev.combustion, margin=ev.margin,
+                          until=cb.it[ev.caster], cnc=ev.cnc, penalty=ev.penalty, spell_cnc=ev.spell_cnc)
+        cb = _with_fighter(cb, ev.caster, incantation=inc)
+    return _put(state, cb)
+
+
+def _ev_released(state: Any, ev: SpellReleased) -> Any:
+    cb = state.combats[ev.name]
+    if ev.source == "spell":
+        cb = _add_it(cb, ev.caster, ev.combustion, action=False)
+        cb = _with_fighter(cb, ev.caster, incantation=None)
+    return _put(state, cb)
+
+
+def _ev_deconcentrated(state: Any, ev: Deconcentrated) -> Any:
+    return _put(state, _with_fighter(state.combats[ev.name], ev.caster, incantation=None))
+
+
+def _ev_pv(state: Any, ev: PvChanged) -> Any:
+    state, cb = _set_character(state, state.combats[ev.name], ev.character, "pv", ev.pv_after)
+    return _put(state, cb)
+
+
+def _ev_pm(state: Any, ev: PmSpent) -> Any:
+    state, cb = _set_character(state, state.combats[ev.name], ev.character, "pm", ev.pm_after)
+    return _put(state, cb)
+
+
+def _ev_condition(state: Any, ev: ConditionChanged) -> Any:
+    cb = state.combats[ev.name]
+    changes: dict[str, Any] = {"condition": ev.condition, "bleed_seconds": 0}
+    if ev.condition != "conscious":
+        changes["incantation"] = None
+    else:
+        changes["aided"] = False
+        cb = msgspec.structs.replace(cb, it={**cb.it, ev.character: max(cb.it[ev.character], cb.clock)})
+    cb = _with_fighter(cb, ev.character, **changes)
+    state, cb = _set_character(state, cb, ev.character, "pv", ev.pv)
+    ch = state.characters.get(ev.character)
+    if ch is not None:
+        ch = msgspec.structs.replace(ch, dead=ev.condition == "dead", unconscious=ev.condition == "unconscious")
+        state = msgspec.structs.replace(state, characters={**state.characters, ev.character: ch})
+    return _put(state, cb)
+
+
+def _ev_bled(state: Any, ev: Bled) -> Any:
+    cb = _with_fighter(state.combats[ev.name], ev.character, bleed_seconds=ev.carry)
+    state, cb = _set_character(state, cb, ev.character, "pv", ev.pv_after)
+    return _put(state, cb)
+
+
+def _crystals(state: Any, name: str, crystal: m.Crystal) -> Any:
+    return msgspec.structs.replace(state, crystals={**state.crystals, name: crystal})
+
+
+def _ev_stored(state: Any, ev: CrystalStored) -> Any:
+    state = _put(state, _add_it(state.combats[ev.name], ev.caster, ev.seconds))
+    crystal = state.crystals.get(ev.crystal) or m.Crystal(capacity=ev.capacity)
+    if ev.outcome == "stored":
+        crystal = msgspec.structs.replace(crystal, stored=m.StoredSpell(name=ev.spell, pm=ev.pm,
+                                                                       spends=tuple(ev.spends)), locked_by=None)
+    elif ev.outcome == "exploded":
+        crystal = msgspec.structs.replace(crystal, destroyed=True)
+    return _crystals(state, ev.crystal, crystal)
+
+
+def _ev_crystal_released(state: Any, ev: CrystalReleased) -> Any:
+    state = _put(state, _add_it(state.combats[ev.name], ev.caster, ev.seconds))
+    if ev.success and ev.crystal in state.crystals:
+        state = _crystals(state, ev.crystal, msgspec.structs.replace(state.crystals[ev.crystal], stored=None,
+                                                                     locked_by=None))
+    return state
+
+
+def _ev_potion(state: Any, ev: PotionUsed) -> Any:
+    return _put(state, _add_it(state.combats[ev.name], ev.actor, ev.seconds))
+
+
+def _ev_ability(state: Any, ev: AbilityUsed) -> Any:
+    cb = _add_it(state.combats[ev.name], ev.actor, ev.seconds)
+    state, cb = _spend(state, cb, ev.actor, "Vol", "vol_spent", ev.cost)
+    return _put(state, cb)
+
+
+def _ev_align(state: Any, ev: AlignmentUsed) -> Any:
+    cb = _add_it(state.combats[ev.name], ev.actor, ev.seconds)
+    state, cb = _spend(state, cb, ev.actor, "alignment", "align_spent", ev.points)
+    return _put(state, cb)
+
+
+def _ev_reroll(state: Any, ev: Rerolled) -> Any:
+    cb = state.combats[ev.name]
+    f = cb.fighters[ev.character]
+    last = msgspec.structs.replace(f.last_attack, hit=ev.swing.hit) if f.last_attack else None
+    state, cb = _spend(state, _with_fighter(cb, ev.character, last_attack=last), ev.character, "chance", "rerolls", 1)
+    return _put(state, cb)
+
+
+def _ev_ended(state: Any, ev: CombatEnded) -> Any:
+    cb = state.combats[ev.name]
+    fighters = {k: msgspec.structs.replace(f, incantation=None) for k, f in cb.fighters.items()}
+    return _put(state, msgspec.structs.replace(cb, active=False, it={k: 0 for k in cb.it}, fighters=fighters,
+                                               clock=0, tie_it=None, tie_rolls={}))
+
+
+_APPLY: dict[type, Any] = {
+    CombatStarted: _ev_started, CombatJoined: _ev_joined, InitiativeRolled: _ev_initiative, TieBroken: _ev_tie,
+    ActionTaken: _ev_action, TurnPassed: _ev_passed, AttackResolved: _ev_attack, SpellCast: _ev_cast,
+    SpellReleased: _ev_released, Deconcentrated: _ev_deconcentrated, PvChanged: _ev_pv, PmSpent: _ev_pm,
+    ConditionChanged: _ev_condition, Bled: _ev_bled, CrystalStored: _ev_stored,
+    CrystalReleased: _ev_crystal_released, PotionUsed: _ev_potion, AbilityUsed: _ev_ability,
+    AlignmentUsed: _ev_align, Rerolled: _ev_reroll, CombatEnded: _ev_ended,
+}
+
+
+def _apply(state: Any, ev: Any) -> Any:
+    state = _APPLY[type(ev)](state, ev)
+    cb = state.combats[ev.name]
+    now = _now(cb)
+    if cb.active and now is not None and now > cb.clock:
+        state = _put(state, msgspec.structs.replace(cb, clock=now))
+    return state
+
+
+def evolve(state: Any, rec: Any) -> Any:
+    """Fold one recorded combat event (pure)."""
+    return _apply(state, rec.event)
+
