@@ -1,0 +1,142 @@
+"""The illergan commands through the CLI: creation, refusals (one sentence, exit 1, nothing appended),
+the sheet, the XP ledger and audit, the evening read model, and the sample campaign's replay."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cristal_events.cli import cli
+from cristal_events.jobs import script
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_campaigns" / "illergan_gue_des_loups.toml"
+THOR = ["--stat", "Fo=4", "--stat", "Dex=50", "--stat", "Vit=60", "--stat", "Vol=40", "--stat", "Mana=10",
+        "--stat", "E=8", "--stat", "Cha=30", "--stat", "Sav=30", "--stat", "Dep=5", "--stat", "Agilité=40",
+        "--stat", "Adresse=60"]
+
+
+def invoke(db, *args):
+    return CliRunner().invoke(cli, ["--db", str(db), *args])
+
+
+def length(db) -> int:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT MAX(position) FROM events").fetchone()[0]
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "c.db"
+    assert invoke(path, "init", "--name", "Gué", "--ruleset", "illergan", "--seed", "4").exit_code == 0
+    return path
+
+
+def create_thor(db, *extra):
+    return invoke(db, "character", "create", "thor", "--name", "Thor", "--race", "Humain", "--class", "Guerrier",
+                  "--heritage", "Enfant des rues", *THOR, "--pv", "40", "--rn", "10", "--gift", "3",
+                  "--starls", "1'O 10'A", *extra)
+
+
+def test_init_does_not_imply_the_example_pack(db):
+    r = create_thor(db)
+    assert r.exit_code == 1
+    assert r.output.strip() == "Error: The race 'Humain' is not in this campaign's content pack."
+    assert length(db) == 1
+
+
+def test_pack_create_sheet(db):
+    assert invoke(db, "content", "load", "--example").exit_code == 0
+    r = create_thor(db, "--player", "Alice")
+    assert r.exit_code == 0, r.output
+    r = invoke(db, "sheet", "thor", "--json")
+    data = json.loads(r.output)
+    assert (data["destiny_points"], data["heritage_xp"], data["max_charges"]) == (2, 400, 14)  # I-L330, I-L352, I-L43
+    assert data["starls"] == "1'O 10'A"
+    assert data["alcohol"]["thresholds"]["gaiete"] == 2.4  # Vit 60 / 25 (I-L126)
+    text = invoke(db, "sheet", "thor").output
+    assert "Points de destin 2" in text and "dé de puissance d6" in text
+    with sqlite3.connect(db) as conn:
+        row = conn.execute("SELECT name, pv, heritage_xp FROM illergan_sheets WHERE id = 'thor'").fetchone()
+    assert row == ("Thor", 40, 400)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["xp", "skill", "thor", "Esquive", "50"], "Error: Esquive costs 150 xp but only 0 xp are available."),
+    (["xp", "award", "thor", "50", "--reason", " "],
+     "Error: An xp award needs a reason (I-L590: the game master notes the actions rewarded)."),
+    (["drink", "thor", "Chouchen"],
+     "Error: The Alc of a Chouchen is not set in this campaign's content pack (Part D: G8 Alc per beverage)."),
+    (["combat", "attack", "nulle", "thor", "thor"], "Error: No fight named 'nulle' is under way."),
+    (["money", "change", "thor", "3 pièces", "--reason", "x"],
+     "Error: '3 pièces' is not an amount of Starls; write it like 2'O 15'A 10'C or -75'C."),
+    (["check", "skill", "thor", "Esquive", "--dice", "50"], "Error: Thor has no skill or characteristic 'Esquive'."),
+    (["drink", "thor", "Bière", "--dice", "4"], "Error: 1 face was entered but the command used 0."),
+], ids=["xp-overdraft", "no-reason", "missing-gm-value", "no-fight", "bad-starls", "unknown-skill", "extra-dice"])
+def test_refusals_append_nothing(db, args, message):
+    invoke(db, "content", "load", "--example")
+    create_thor(db)
+    before = length(db)
+    r = invoke(db, *args)
+    assert r.exit_code == 1
+    assert r.output.strip() == message
+    assert length(db) == before
+
+
+def test_ledger_audit_and_evening(db):
+    invoke(db, "content", "load", "--example")
+    invoke(db, "session", "start", "--title", "Soirée")
+    create_thor(db)
+    assert invoke(db, "xp", "award", "thor", "150", "--reason", "le gué").exit_code == 0
+    assert invoke(db, "xp", "skill", "thor", "Esquive", "25").exit_code == 0
+    assert invoke(db, "xp", "skill", "thor", "Nage", "20", "--heritage", "--charge", "10").exit_code == 0
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT kind, amount, cost_charged, cost_required, balance_after, flags FROM xp_ledger"
+                            " ORDER BY position").fetchall()
+    assert rows == [("award", 400, None, None, 400, "[]"), ("award", 150, None, None, 550, "[]"),
+                    ("spend", -125, 125, 125, 425, "[]"), ("spend", -10, 10, 20, 415, '["cost_mismatch"]')]
+    audit = invoke(db, "audit", "xp")
+    assert audit.exit_code == 1 and "charged 10 XP where the rules required 20" in audit.output
+    assert invoke(db, "drink", "thor", "Bière").exit_code == 0
+    assert invoke(db, "drink", "thor", "Eau-de-vie", "--dice", "3").exit_code == 0
+    assert invoke(db, "wait", "90").exit_code == 0
+    rows = json.loads(invoke(db, "evening", "thor", "--json").output)
+    assert [(r["what"], r["alc"], r["band"]) for r in rows] == [
+        ("drink", 1, "sobre"), ("drink", 5, "gaiete"), ("event_die", 2.4, "gaiete"), ("band_up", 5, "gaiete"),
+        ("wait", 3, "gaiete")]  # 5 − 2 after 90 minutes (I-L123)
+
+
+def test_fight_with_destiny_point_through_the_cli(db):
+    invoke(db, "content", "load", "--example")
+    create_thor(db)
+    invoke(db, "character", "creature", "chef", "--stat", "Fo=3", "--stat", "Dex=45", "--stat", "Vol=10",
+           "--stat", "Vit=25", "--stat", "Adresse=55", "--pv", "30", "--weapon", "Stylet")
+    assert invoke(db, "combat", "start", "gue", "thor", "chef").exit_code == 0
+    r = invoke(db, "combat", "attack", "gue", "chef", "thor", "--dice", "2,85,6,6,5", "--json")
+    ev = json.loads(r.output)[0]["event"]
+    assert (ev["zone"], ev["pv_lost"], ev["dead"]) == ("tête", 43, True)  # 47 − 10% RN, rounded up (I-L281)
+    assert invoke(db, "combat", "destiny", "thor").exit_code == 0
+    data = json.loads(invoke(db, "sheet", "thor", "--json").output)
+    assert (data["dead"], data["pv"], data["destiny_points"]) == (False, 40, 1)
+
+
+def test_the_sample_campaign_replays_and_audits(tmp_path):
+    target = tmp_path / "sample.db"
+    ran = script.run(script.load(SAMPLE), target)
+    assert ran[-1].positions[1] == length(target)
+    replay = invoke(target, "replay")
+    assert replay.exit_code == 0
+    assert "critique, 120% rendus (+12 PM)" in replay.output  # the critical Embrasement (I-L525)
+    assert "dépense un point de destin" in replay.output
+    assert "perd jambe gauche" in replay.output  # the chief's leg (I-L318)
+    assert invoke(target, "audit", "xp").exit_code == 0
+    assert invoke(target, "verify").exit_code == 0
+    sheet = json.loads(invoke(target, "sheet", "thor", "--json").output)
+    assert (sheet["pv"], sheet["destiny_points"], sheet["alcohol"]["alc"]) == (40, 1, 7)
+    out = tmp_path / "x.jsonl"
+    assert invoke(target, "export", "timeline", "--format", "jsonl", "-o", str(out)).exit_code == 0
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == length(target) and "magic.spell_cast" in out.read_text(encoding="utf-8")
