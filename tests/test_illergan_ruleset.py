@@ -9,7 +9,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from cristal_events.errors import ContentError, CristalError, RuleError, UnknownEntity
+from cristal_events.errors import ContentError, RuleError, UnknownEntity
 from cristal_events.rulesets.illergan import fights as F
 from cristal_events.rulesets.illergan import heroes as H
 from cristal_events.rulesets.illergan import tavern as T

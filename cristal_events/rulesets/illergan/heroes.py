@@ -266,11 +266,7 @@ def decide_award(state: IllerganState, cmd: AwardXp, ctx: Context) -> list[Emit]
 
 def _skill_price(hero: Hero, content: Any, cmd: BuyXp) -> tuple[int | None, int, int | None, int, int]:
     entry = hero.skills.get(cmd.target)
-    acuity = None
-    if entry is None and cmd.target in creation.ACUITY_SKILLS.values():
-        raise RuleError(f"{hero.name} already has {cmd.target} from the race.")
-    buy = costs.skill_purchase(content, cmd.target, current=None if entry is None else entry.pct,
-                               target=cmd.value, acuity_start=acuity)
+    buy = costs.skill_purchase(content, cmd.target, current=None if entry is None else entry.pct, target=cmd.value)
     if entry is not None and entry.fixed:
         raise RuleError("A rank 0 skill is fixed and cannot be improved (I-L483).")
     if entry is not None and cmd.value == entry.pct:
