@@ -60,6 +60,8 @@ class Codec:
                 )
             data = msgspec.json.decode(payload)
             for v in range(schema_version, current):
+                if not isinstance(data, dict):
+                    raise EventDecodeError(f"Invalid {tag!r} payload: expected a JSON object.")
                 fn = self.upcasters.get((tag, v))
                 if fn is None:
                     raise EventDecodeError(f"No upcaster registered for {tag!r} from version {v} to {v + 1}.")

@@ -1,0 +1,346 @@
+"""Character decisions (pure) and the compensating events of corrections."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from cristal_events.errors import RuleError, UnknownEntity
+from cristal_events.rolls import Roll
+from cristal_events.ruleset import Context, Emit
+from cristal_events.store import RecordedEvent
+
+from .. import alignment as align_rules
+from .. import equipment, progression
+from ..content import (
+    FIXED_STATES,
+    ItemTemplate,
+    _content_from_sections,
+    race_for_sex,
+)
+
+from .model import AddItem, AlignmentChanged, AlterState, AlterationEnded, AwardXp, BuyLevel, BuyTechnique, CONTENT_STREAM, ChangeAlignment, ChangeGold, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, CreateCharacter, Damage, DamageTaken, DropItem, EndAlteration, EquipItem, GoldChanged, Heal, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LearnSpell, LevelBought, LoadContentPack, MAGIC_SOURCES, Rest, Rested, SpellLearned, StateAltered, TechniqueBought, UnequipItem, XpAwarded  # noqa: F401
+from .derive import _find_item, content_of, current_fixed, death_threshold, equipped, find, regeneration, stable_of, stream_of  # noqa: F401
+from .fold import _CORRECTABLE_FIELD  # noqa: F401
+
+
+# ============================================================================ decisions
+def _need_reason(reason: str, what: str) -> str:
+    if not reason.strip():
+        raise RuleError(f"{what} needs a reason (--reason).")
+    return reason.strip()
+
+
+def _alive(ch: Character, what: str) -> None:
+    if ch.dead:
+        raise RuleError(f"{ch.name} is dead (L373); {what} is refused.")
+
+
+def _stat(name: str) -> str:
+    key = name.strip().upper()
+    if key not in FIXED_STATES:
+        raise UnknownEntity(f"Unknown fixed state '{name}'; fixed states: {', '.join(FIXED_STATES)}.")
+    return key
+
+
+def _targets(state: Any, ids: tuple[str, ...], all_: bool, what: str) -> list[Character]:
+    if all_ and ids:
+        raise RuleError(f"{what}: give character ids or --all, not both.")
+    if all_:
+        chars = [c for c in state.characters.values() if not c.dead]
+        if not chars:
+            raise RuleError(f"{what}: the campaign has no living character.")
+        return chars
+    if not ids:
+        raise RuleError(f"{what}: name a character or use --all.")
+    return [find(state, i) for i in ids]
+
+
+def decide_create(state: Any, cmd: CreateCharacter, ctx: Context) -> list[Emit]:
+    cid = cmd.id.strip()
+    if not cid or any(c in cid for c in " :/"):
+        raise RuleError(f"Character id '{cmd.id}' must be one word without spaces, ':' or '/'.")
+    if cid in state.characters:
+        raise RuleError(f"Character '{cid}' already exists.")
+    if cmd.sex and cmd.sex.upper() not in ("F", "M"):
+        raise RuleError(f"Sex must be F or M, not '{cmd.sex}'.")
+    if cmd.gold < 0:
+        raise RuleError(f"Starting gold cannot be negative ({cmd.gold}).")
+    content = content_of(state)
+    sex_word = {"F": "Femelle", "M": "Mâle"}.get(cmd.sex.upper(), "")
+    race = race_for_sex(content.race(cmd.race), sex_word)
+    adjustments = {_stat(k): v for k, v in cmd.adjustments.items()}
+    rolls: list[Roll] = []
+    if cmd.roll_adjustments:  # L1466: the GM may allow [1d4 -2] on each fixed state
+        dice = ctx.dice()
+        for s in FIXED_STATES:
+            roll = dice.roll("1d4-2", rounding=ctx.rounding, purpose=f"creation {s}")  # type: ignore[arg-type]
+            rolls.append(roll)
+            adjustments[s] = adjustments.get(s, 0) + roll.total
+    fixed = {s: race.fixed[s] + adjustments.get(s, 0) for s in FIXED_STATES}
+    draft = Character(id=cid, name=cmd.name or cid, race=race.name, sex=sex_word, fixed=fixed)
+    st = stable_of(draft, content, ctx.rounding)
+    ev = CharacterCreated(
+        character=cid, name=cmd.name or cid, race=race.name, sex=sex_word, player=cmd.player,
+        race_fixed=dict(race.fixed), adjustments={k: v for k, v in adjustments.items() if v},
+        adjustment_rolls=rolls, fixed=fixed, senses=dict(race.senses), specials=list(race.specials),
+        techniques=dict(race.innate_techniques), alignment=cmd.alignment, luck=cmd.luck, gold=cmd.gold,
+        pv=st.PVmax, pm=st.PMmax, level_limit=race.level_limit,
+    )
+    return [Emit(stream_of(cid), ev)]
+
+
+def decide_award(state: Any, cmd: AwardXp, ctx: Context) -> list[Emit]:
+    if cmd.amount <= 0:
+        raise RuleError(f"An XP award must be a positive number of XP, not {cmd.amount}.")
+    reason = _need_reason(cmd.reason, "An XP award")
+    return [Emit(stream_of(c.id), XpAwarded(character=c.id, amount=cmd.amount, reason=reason,
+                                            balance_after=c.xp + cmd.amount))
+            for c in _targets(state, cmd.characters, cmd.all, "xp award")]
+
+
+def _pay(ch: Character, cost: int, what: str) -> int:
+    if ch.xp < cost:
+        raise RuleError(f"{ch.name} has {ch.xp} XP; {what} costs {cost} XP.")
+    return ch.xp - cost
+
+
+def decide_level(state: Any, cmd: BuyLevel, ctx: Context) -> list[Emit]:
+    ch = find(state, cmd.character)
+    _alive(ch, "buying a level")
+    content = content_of(state)
+    race = race_for_sex(content.race(ch.race), ch.sex)
+    cls = content.class_def(cmd.class_name)
+    stat = _stat(cmd.stat)
+    nxt = ch.global_level + 1
+    if ctx.settings.level_limits:
+        cost = progression.check_level_up(race, ch.global_level)
+    else:
+        cost = race.level_cost * 2 ** (nxt - 1)
+    progression.check_prerequisites(content, cls.name, ch.classes)
+    balance = _pay(ch, cost, f"global level {nxt}")
+    ev = LevelBought(character=ch.id, class_name=cls.name, class_level=ch.classes.get(cls.name, 0) + 1,
+                     global_level=nxt, stat=stat, cost_charged=cost, cost_required=cost, balance_after=balance,
+                     level_limit=race.level_limit)
+    return [Emit(stream_of(ch.id), ev)]
+
+
+def decide_technique(state: Any, cmd: BuyTechnique, ctx: Context) -> list[Emit]:
+    ch = find(state, cmd.character)
+    _alive(ch, "buying a technique")
+    content = content_of(state)
+    race = race_for_sex(content.race(ch.race), ch.sex)
+    tech = content.technique(cmd.technique)
+    progression.check_technique_restriction(tech, race, ch.classes)
+    level = ch.techniques.get(tech.name, 0) + 1
+    cost = progression.technique_cost(tech, level, race)
+    balance = _pay(ch, cost, f"{tech.name} level {level}")
+    return [Emit(stream_of(ch.id), TechniqueBought(
+        character=ch.id, technique=tech.name, level=level, factor=progression.technique_factor(tech, race),
+        cost_charged=cost, cost_required=cost, balance_after=balance))]
+
+
+def decide_spell(state: Any, cmd: LearnSpell, ctx: Context) -> list[Emit]:
+    ch = find(state, cmd.character)
+    _alive(ch, "learning a spell")
+    content = content_of(state)
+    race = content.race(ch.race)
+    if race.pm_initial <= 0:
+        raise RuleError(f"A {race.name} cannot practise magic (PM initiaux 0, L493).")
+    spell = content.spell(cmd.spell)
+    if spell.name in ch.spells:
+        raise RuleError(f"{ch.name} already knows {spell.name}.")
+    required = spell.learning_cost
+    if required is None and cmd.cost is None:
+        raise RuleError(f"The book prints no learning cost for {spell.name}; give the GM's price with --cost.")
+    if cmd.cost is not None and cmd.cost < 0:
+        raise RuleError(f"A learning cost cannot be negative ({cmd.cost}).")
+    charged = cmd.cost if cmd.cost is not None else required
+    assert charged is not None
+    balance = _pay(ch, charged, f"learning {spell.name}")
+    return [Emit(stream_of(ch.id), SpellLearned(character=ch.id, spell=spell.name, cost_charged=charged,
+                                                cost_required=required if required is not None else charged,
+                                                balance_after=balance))]
+
+
+def decide_add_item(state: Any, cmd: AddItem, ctx: Context) -> list[Emit]:
+    ch = find(state, cmd.character)
+    if cmd.qty < 1:
+        raise RuleError(f"The quantity must be at least 1, not {cmd.qty}.")
+    if cmd.properties is None:
+        template, source = content_of(state).item(cmd.item), "pack"
+    else:
+        if not cmd.item.strip():
+            raise RuleError("An item needs a name.")
+        try:
+            template = msgspec.convert({"name": cmd.item.strip(), **cmd.properties}, ItemTemplate)
+        except msgspec.ValidationError as exc:
+            raise RuleError(f"Item '{cmd.item}' has an invalid property: {exc}.") from None
+        source = "custom"
+    return [Emit(stream_of(ch.id), ItemAdded(character=ch.id, item=template, qty=cmd.qty, source=source))]
+
+
+def decide_equip(state: Any, cmd: EquipItem, ctx: Context) -> list[Emit]:
+    ch = find(state, cmd.character)
+    item = _find_item(ch, cmd.item)
+    if item.equipped:
+        raise RuleError(f"{item.name} is already equipped.")
+    worn = equipment.effective_fixed(current_fixed(ch), equipped(ch))
+    equipment.check_usable(item.template, worn)  # a disabling handicap (L871, D9)
+    return [Emit(stream_of(ch.id), ItemEquipped(character=ch.id, item=item.name))]
+
+
+def decide_unequip(state: Any, cmd: UnequipItem, ctx: Context) -> list[Emit]:
+    ch = find(state, cmd.character)
+    item = _find_item(ch, cmd.item)
+    if not item.equipped:
+        raise RuleError(f"{item.name} is not equipped.")
+    return [Emit(stream_of(ch.id), ItemUnequipped(character=ch.id, item=item.name))]
+
+
+def decide_drop(state: Any, cmd: DropItem, ctx: Context) -> list[Emit]:
+    ch = find(state, cmd.character)
+    item = _find_item(ch, cmd.item)
+    qty = item.qty if cmd.qty is None else cmd.qty
+    if qty < 1 or qty > item.qty:
+        raise RuleError(f"{ch.name} carries {item.qty} {item.name}; cannot drop {qty}.")
+    return [Emit(stream_of(ch.id), ItemDropped(character=ch.id, item=item.name, qty=qty, reason=cmd.reason))]
+
+
+def decide_gold(state: Any, cmd: ChangeGold, ctx: Context) -> list[Emit]:
+    ch = find(state, cmd.character)
+    if cmd.amount == 0:
+        raise RuleError("A gold change of 0 changes nothing.")
+    reason = _need_reason(cmd.reason, "A gold change")
+    if ch.gold + cmd.amount < 0:
+        raise RuleError(f"{ch.name} has {ch.gold} PO; cannot pay {-cmd.amount}.")
+    return [Emit(stream_of(ch.id), GoldChanged(character=ch.id, amount=cmd.amount, reason=reason,
+                                               balance_after=ch.gold + cmd.amount))]
+
+
+def decide_rest(state: Any, cmd: Rest, ctx: Context) -> list[Emit]:
+    if cmd.days < 1:
+        raise RuleError(f"A rest lasts at least 1 day, not {cmd.days}.")
+    chars = _targets(state, cmd.characters, cmd.all, "rest")
+    content = content_of(state)
+    out = []
+    for ch in chars:
+        _alive(ch, "resting")
+        st = stable_of(ch, content, ctx.rounding)
+        regen = regeneration(ch, content, ctx.rounding, ctx.settings.regeneration_minimum_one)
+        gained = max(0, min(st.PVmax, ch.pv + regen * cmd.days) - ch.pv)
+        out.append(Emit(stream_of(ch.id), Rested(character=ch.id, days=cmd.days, regen_per_day=regen,
+                                                 pv_gained=gained, pm_gained=max(0, st.PMmax - ch.pm))))
+    return out
+
+
+def decide_damage(state: Any, cmd: Damage, ctx: Context) -> list[Emit]:
+    ch = find(state, cmd.character)
+    _alive(ch, "damage")
+    if cmd.amount < 1:
+        raise RuleError(f"Damage must be at least 1 PV, not {cmd.amount}.")
+    reason = _need_reason(cmd.reason, "Damage")
+    after = ch.pv - cmd.amount
+    return [Emit(stream_of(ch.id), DamageTaken(
+        character=ch.id, amount=cmd.amount, reason=reason, pv_after=after,
+        unconscious=after < 0, dead=after < death_threshold(ch, content_of(state))))]
+
+
+def decide_heal(state: Any, cmd: Heal, ctx: Context) -> list[Emit]:
+    ch = find(state, cmd.character)
+    _alive(ch, "healing")
+    if cmd.amount < 1:
+        raise RuleError(f"Healing must be at least 1 PV, not {cmd.amount}.")
+    reason = _need_reason(cmd.reason, "Healing")
+    source = cmd.source.strip().casefold()
+    if not source:
+        raise RuleError("Healing needs a source (--source): alignment, care, divine or another non-magic cause.")
+    if source in MAGIC_SOURCES:
+        raise RuleError("Magic can never heal a living being (L1188); record who or what healed instead.")
+    content = content_of(state)
+    pv_max = stable_of(ch, content, ctx.rounding).PVmax
+    pool_used = 0
+    if source in ("alignment", "alignement"):
+        if not cmd.healer:
+            raise RuleError("Alignment healing needs the healer (--by ID).")
+        healer = find(state, cmd.healer)
+        if healer.alignment < 0:
+            raise RuleError(f"{healer.name} is cursed (alignment {healer.alignment}) and harms instead of healing (L1419).")
+        left = align_rules.daily_pool(healer.alignment) - healer.pools_used.get("alignment", 0)
+        use = align_rules.use_pool(healer.alignment, cmd.amount, left, ch.pv, pv_max)
+        healed, pool_used = use.pv_after - ch.pv, cmd.amount
+        if not ctx.settings.alignment_heal_caps_at_pvmax:
+            healed = cmd.amount
+    else:
+        healed = max(0, min(pv_max, ch.pv + cmd.amount) - ch.pv)
+    return [Emit(stream_of(ch.id), Healed(character=ch.id, amount=cmd.amount, healed=healed, source=source,
+                                          reason=reason, healer=cmd.healer, pool_used=pool_used))]
+
+
+def decide_alignment(state: Any, cmd: ChangeAlignment, ctx: Context) -> list[Emit]:
+    ch = find(state, cmd.character)
+    if cmd.amount == 0:
+        raise RuleError("An alignment change of 0 changes nothing.")
+    reason = _need_reason(cmd.reason, "An alignment change")
+    return [Emit(stream_of(ch.id), AlignmentChanged(character=ch.id, amount=cmd.amount, reason=reason,
+                                                    alignment_after=ch.alignment + cmd.amount))]
+
+
+def decide_alter(state: Any, cmd: AlterState, ctx: Context) -> list[Emit]:
+    ch = find(state, cmd.character)
+    stat = _stat(cmd.stat)
+    if cmd.delta == 0:
+        raise RuleError("A temporary alteration of 0 changes nothing.")
+    reason = _need_reason(cmd.reason, "A temporary alteration")
+    return [Emit(stream_of(ch.id), StateAltered(character=ch.id, stat=stat, delta=cmd.delta, until=cmd.until,
+                                                reason=reason))]
+
+
+def decide_end_alteration(state: Any, cmd: EndAlteration, ctx: Context) -> list[Emit]:
+    ch = find(state, cmd.character)
+    if not any(a.since == cmd.since for a in ch.alterations):
+        known = ", ".join(f"{a.since} ({a.stat} {a.delta:+d})" for a in ch.alterations) or "none"
+        raise UnknownEntity(f"{ch.name} has no alteration from position {cmd.since}; current: {known}.")
+    return [Emit(stream_of(ch.id), AlterationEnded(character=ch.id, since=cmd.since, reason=cmd.reason))]
+
+
+def decide_pack(state: Any, cmd: LoadContentPack, ctx: Context) -> list[Emit]:
+    if not cmd.name.strip():
+        raise RuleError("A content pack needs a name.")
+    added = _content_from_sections(cmd.name, cmd.data)
+    content_of(msgspec.structs.replace(state, packs=[*state.packs, ContentPack(name=cmd.name, data=cmd.data)]))
+    summary = {s: sorted(getattr(added, s)) for s in ("races", "classes", "techniques", "items", "spells")
+               if getattr(added, s)}
+    return [Emit(CONTENT_STREAM, ContentPackLoaded(name=cmd.name, data=cmd.data, summary=summary))]
+
+
+# ============================================================================ corrections
+def _amount_change(changes: dict[str, Any], original: int) -> int:
+    if set(changes) != {"amount"}:
+        raise RuleError("This event can only be corrected with --set amount=N.")
+    value = changes["amount"]
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            value = int(str(value))
+        except ValueError:
+            raise RuleError(f"amount must be a whole number, not {changes['amount']!r}.") from None
+    if value == original:
+        raise RuleError(f"The amount is already {original}; nothing to correct.")
+    return value
+
+
+def _compensator(field: str, sign: int, positive: bool) -> Any:
+    def compensate(state: Any, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
+        ev = original.event
+        ch = find(state, ev.character)  # type: ignore[union-attr]
+        value = _amount_change(changes, ev.amount)  # type: ignore[union-attr]
+        if positive and value <= 0:
+            raise RuleError(f"The corrected amount must be positive, not {value}.")
+        delta = sign * (value - ev.amount)  # type: ignore[union-attr]
+        current = getattr(ch, _CORRECTABLE_FIELD[field])
+        return [Emit(stream_of(ch.id), CharacterCorrected(character=ch.id, amends=original.position, field=field,
+                                                          delta=delta, balance_after=current + delta))]
+    return compensate
+
+

@@ -1,0 +1,164 @@
+"""Pure reads over a character: the campaign content, fixed and stable states, the sheet."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import msgspec
+
+from cristal_events.errors import RuleError, UnknownEntity
+
+from .. import alignment as align_rules
+from .. import equipment, progression, stable
+from ..content import (
+    FIXED_STATES,
+    Content,
+    ItemTemplate,
+    _content_from_sections,
+    load_core,
+    merge,
+    race_for_sex,
+)
+
+from .model import Character, ContentPack, OwnedItem  # noqa: F401
+
+
+# ============================================================================ pure reads
+@functools.lru_cache(maxsize=32)
+def _merged(key: bytes) -> Content:
+    packs = msgspec.json.decode(key, type=list[ContentPack])
+    content = load_core()
+    for pack in packs:
+        content = merge(content, _content_from_sections(pack.name, pack.data))
+    return content
+
+
+def content_of(state: Any) -> Content:
+    """The campaign's content: the core pack merged with every loaded pack, in log order."""
+    packs = getattr(state, "packs", [])
+    if not packs:
+        return load_core()
+    return _merged(msgspec.json.encode(packs))
+
+
+def stream_of(character_id: str) -> str:
+    return f"character:{character_id}"
+
+
+def find(state: Any, character_id: str) -> Character:
+    """The character ``character_id`` of the state, or UnknownEntity."""
+    ch = state.characters.get(character_id)
+    if ch is None:
+        known = ", ".join(sorted(state.characters)) or "none"
+        raise UnknownEntity(f"Unknown character '{character_id}'; known characters: {known}.")
+    return ch
+
+
+def current_fixed(ch: Character) -> dict[str, int]:
+    """Permanent fixed states plus the temporary alterations (L1468), before equipment."""
+    out = {s: ch.fixed.get(s, 0) for s in FIXED_STATES}
+    for alt in ch.alterations:
+        out[alt.stat] = out.get(alt.stat, 0) + alt.delta
+    return out
+
+
+def equipped(ch: Character) -> list[ItemTemplate]:
+    return [i.template for i in ch.items if i.equipped]
+
+
+def _find_item(ch: Character, name: str) -> OwnedItem:
+    key = name.strip().casefold()
+    for item in ch.items:
+        if item.name.casefold() == key:
+            return item
+    known = ", ".join(i.name for i in ch.items) or "nothing"
+    raise UnknownEntity(f"{ch.name} carries no item '{name}'; carried: {known}.")
+
+
+def stable_of(ch: Character, content: Content, rounding: str, weapon: str | None = None) -> stable.StableStates:
+    """The seven stable states (L244-L354) with the equipped ``weapon`` (None: the main weapon or bare hands)."""
+    race = race_for_sex(content.race(ch.race), ch.sex)
+    eq = equipped(ch)
+    w = _find_item(ch, weapon).template if weapon else _main_weapon(ch)
+    if w is not None and w not in eq:
+        raise RuleError(f"{w.name} must be equipped to attack with it (L877).")
+    return stable.stable_states(race, ch.classes, current_fixed(ch), eq, weapon=w, mode=rounding,  # type: ignore[arg-type]
+                                content=content)
+
+
+def _is_weapon(t: ItemTemplate) -> bool:
+    return t.category in ("Principale", "Projectiles") and (t.dmg.strip() != "0" or t.kind == "propulsor")
+
+
+def _main_weapon(ch: Character) -> ItemTemplate | None:
+    return next((t for t in equipped(ch) if _is_weapon(t) and t.kind != "propulsor"), None)
+
+
+def regeneration(ch: Character, content: Content, rounding: str, minimum_one: bool = False) -> int:
+    """PV regenerated per day (L491): PVmax x the race's %, optionally at least 1 (D28)."""
+    race = race_for_sex(content.race(ch.race), ch.sex)
+    value = stable.regeneration_per_day(race, stable_of(ch, content, rounding).PVmax, rounding)  # type: ignore[arg-type]
+    return max(1, value) if minimum_one and value < 1 else value
+
+
+def death_threshold(ch: Character, content: Content) -> int:
+    race = race_for_sex(content.race(ch.race), ch.sex)
+    return stable.death_threshold(race, current_fixed(ch)["CON"])
+
+
+def _num(x: Any) -> float | int:
+    f = float(x)
+    return int(f) if f.is_integer() else round(f, 3)
+
+
+def sheet(ch: Character, content: Content, rounding: str, *, regeneration_minimum_one: bool = False) -> dict[str, Any]:
+    """The Feuille de Personnage as plain JSON data (issue 4 keys, plus weapons, regeneration, pools)."""
+    st = stable_of(ch, content, rounding)
+    race = race_for_sex(content.race(ch.race), ch.sex)
+    eff = equipment.effective_fixed(current_fixed(ch), equipped(ch))
+    bonuses = progression.class_bonuses(content, ch.classes)
+    vol_max = bonuses.points.get("Vol", 0)
+    player_rr, gm_rr = align_rules.chance_rerolls(ch.luck)
+    weapons = []
+    for t in equipped(ch):
+        if _is_weapon(t) and t.kind != "propulsor":
+            w = stable.stable_states(race, ch.classes, current_fixed(ch), equipped(ch), weapon=t,
+                                     mode=rounding, content=content)  # type: ignore[arg-type]
+            weapons.append({"name": t.name, "ATT": w.ATT, "DMG": w.DMG, "IT": t.it if t.it is not None else 6})
+    weight = equipment.carried_weight([(i.template, i.qty) for i in ch.items], gold_coins=ch.gold)
+    load = equipment.load(eff["FRC"], weight)
+    items = [{"name": i.name, "qty": i.qty, "equipped": i.equipped, "category": i.template.category,
+              "section": "main" if i.template.category == "Principale" else "secondary",
+              "weight_kg": _num(i.template.weight_kg * i.qty)} for i in ch.items]
+    return {
+        "id": ch.id, "name": ch.name, "race": race.name, "sex": ch.sex, "player": ch.player,
+        "global_level": ch.global_level, "alignment": ch.alignment, "luck": ch.luck,
+        "classes": dict(ch.classes),
+        "fixed": current_fixed(ch),
+        "fixed_permanent": {s: ch.fixed.get(s, 0) for s in FIXED_STATES},
+        "fixed_effective": eff,
+        "alterations": [msgspec.to_builtins(a) for a in ch.alterations],
+        "senses": dict(ch.senses), "specials": list(ch.specials),
+        "stable": {"DP": st.DP, "DM": st.DM, "ATT": st.ATT, "DMG": st.DMG, "CNC": st.CNC,
+                   "PVmax": st.PVmax, "PMmax": st.PMmax, "weapon": st.weapon},
+        "weapons": weapons,
+        "variable": {"PV": ch.pv, "PM": ch.pm, "XP": ch.xp, "IT": ch.it},
+        "status": "dead" if ch.dead else "unconscious" if ch.unconscious else "conscious",
+        "death_threshold": death_threshold(ch, content),
+        "regeneration": regeneration(ch, content, rounding, regeneration_minimum_one),
+        "vol": {"max": vol_max, "left": max(0, vol_max - ch.pools_used.get("Vol", 0))},
+        "chance": {"rerolls": player_rr, "gm_rerolls": gm_rr,
+                   "left": max(0, max(player_rr, gm_rr) - ch.pools_used.get("chance", 0))},
+        "alignment_pool": {"max": align_rules.daily_pool(ch.alignment),
+                           "left": max(0, align_rules.daily_pool(ch.alignment) - ch.pools_used.get("alignment", 0))},
+        "techniques": dict(ch.techniques),
+        "spells": list(ch.spells),
+        "items": items,
+        "crystals": [i["name"] for i in items if i["category"] == "Cristal Magique"],
+        "encumbrance": {"weight_kg": _num(load.weight_kg), "encumbrance_kg": _num(load.encumbrance_kg),
+                        "max_kg": _num(load.max_kg), "status": load.status},
+        "gold": ch.gold,
+    }
+
+

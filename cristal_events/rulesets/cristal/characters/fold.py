@@ -1,0 +1,184 @@
+"""Character folds: each event applied to the state (pure; deltas, never recorded 'after' values)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from cristal_events.store import RecordedEvent
+
+
+from .model import Alteration, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, DamageTaken, Healed, ItemAdded, ItemDropped, LevelBought, OwnedItem, Rested, SpellLearned, StateAltered, TechniqueBought  # noqa: F401
+
+
+# ============================================================================ folds
+def _put(state: Any, ch: Character) -> Any:
+    return msgspec.structs.replace(state, characters={**state.characters, ch.id: ch})
+
+
+def _update(state: Any, cid: str, **changes: Any) -> Any:
+    ch = state.characters.get(cid)
+    if ch is None:
+        return state
+    return _put(state, msgspec.structs.replace(ch, **changes))
+
+
+def evolve_created(state: Any, rec: RecordedEvent) -> Any:
+    ev: CharacterCreated = rec.event  # type: ignore[assignment]
+    return _put(state, Character(
+        id=ev.character, name=ev.name, race=ev.race, sex=ev.sex, player=ev.player, alignment=ev.alignment,
+        luck=ev.luck, fixed=dict(ev.fixed), senses=dict(ev.senses), specials=list(ev.specials),
+        techniques=dict(ev.techniques), gold=ev.gold, pv=ev.pv, pm=ev.pm))
+
+
+def _ch(state: Any, rec: RecordedEvent) -> Character | None:
+    return state.characters.get(rec.event.character)  # type: ignore[union-attr]
+
+
+def evolve_award(state: Any, rec: RecordedEvent) -> Any:
+    ch = _ch(state, rec)
+    return _update(state, ch.id, xp=ch.xp + rec.event.amount) if ch else state  # type: ignore[union-attr]
+
+
+def evolve_level(state: Any, rec: RecordedEvent) -> Any:
+    ev: LevelBought = rec.event  # type: ignore[assignment]
+    ch = _ch(state, rec)
+    if ch is None:
+        return state
+    return _update(state, ch.id, xp=ch.xp - ev.cost_charged, global_level=ch.global_level + 1,
+                   classes={**ch.classes, ev.class_name: ch.classes.get(ev.class_name, 0) + 1},
+                   fixed={**ch.fixed, ev.stat: ch.fixed.get(ev.stat, 0) + 1})
+
+
+def evolve_technique(state: Any, rec: RecordedEvent) -> Any:
+    ev: TechniqueBought = rec.event  # type: ignore[assignment]
+    ch = _ch(state, rec)
+    if ch is None:
+        return state
+    return _update(state, ch.id, xp=ch.xp - ev.cost_charged, techniques={**ch.techniques, ev.technique: ev.level})
+
+
+def evolve_spell(state: Any, rec: RecordedEvent) -> Any:
+    ev: SpellLearned = rec.event  # type: ignore[assignment]
+    ch = _ch(state, rec)
+    if ch is None:
+        return state
+    return _update(state, ch.id, xp=ch.xp - ev.cost_charged, spells=[*ch.spells, ev.spell])
+
+
+def evolve_item_added(state: Any, rec: RecordedEvent) -> Any:
+    ev: ItemAdded = rec.event  # type: ignore[assignment]
+    ch = _ch(state, rec)
+    if ch is None:
+        return state
+    key = ev.item.name.casefold()
+    if any(i.name.casefold() == key for i in ch.items):
+        items = [msgspec.structs.replace(i, qty=i.qty + ev.qty) if i.name.casefold() == key else i for i in ch.items]
+    else:
+        items = [*ch.items, OwnedItem(name=ev.item.name, qty=ev.qty, template=ev.item)]
+    return _update(state, ch.id, items=items)
+
+
+def _set_equipped(state: Any, rec: RecordedEvent, flag: bool) -> Any:
+    ch = _ch(state, rec)
+    if ch is None:
+        return state
+    key = rec.event.item.casefold()  # type: ignore[union-attr]
+    return _update(state, ch.id, items=[msgspec.structs.replace(i, equipped=flag) if i.name.casefold() == key else i
+                                        for i in ch.items])
+
+
+def evolve_dropped(state: Any, rec: RecordedEvent) -> Any:
+    ev: ItemDropped = rec.event  # type: ignore[assignment]
+    ch = _ch(state, rec)
+    if ch is None:
+        return state
+    key = ev.item.casefold()
+    items = []
+    for i in ch.items:
+        if i.name.casefold() == key:
+            if i.qty - ev.qty <= 0:
+                continue
+            i = msgspec.structs.replace(i, qty=i.qty - ev.qty)
+        items.append(i)
+    return _update(state, ch.id, items=items)
+
+
+def evolve_gold(state: Any, rec: RecordedEvent) -> Any:
+    ch = _ch(state, rec)
+    return _update(state, ch.id, gold=ch.gold + rec.event.amount) if ch else state  # type: ignore[union-attr]
+
+
+def evolve_rested(state: Any, rec: RecordedEvent) -> Any:
+    ev: Rested = rec.event  # type: ignore[assignment]
+    ch = _ch(state, rec)
+    if ch is None:
+        return state
+    pv = ch.pv + ev.pv_gained
+    return _update(state, ch.id, pv=pv, pm=ch.pm + ev.pm_gained, it=0,
+                   pools_used={} if ev.pools_renewed else ch.pools_used,
+                   unconscious=ch.unconscious and pv <= 0)
+
+
+def evolve_damaged(state: Any, rec: RecordedEvent) -> Any:
+    ev: DamageTaken = rec.event  # type: ignore[assignment]
+    ch = _ch(state, rec)
+    if ch is None:
+        return state
+    pv = ch.pv - ev.amount
+    return _update(state, ch.id, pv=pv, unconscious=ch.unconscious or pv < 0, dead=ch.dead or ev.dead)
+
+
+def evolve_healed(state: Any, rec: RecordedEvent) -> Any:
+    ev: Healed = rec.event  # type: ignore[assignment]
+    ch = _ch(state, rec)
+    if ch is None:
+        return state
+    pv = ch.pv + ev.healed
+    state = _update(state, ch.id, pv=pv, unconscious=ch.unconscious and pv <= 0)  # D8: wakes above 0
+    healer = state.characters.get(ev.healer) if ev.healer else None
+    if healer is not None and ev.pool_used:
+        used = {**healer.pools_used, "alignment": healer.pools_used.get("alignment", 0) + ev.pool_used}
+        state = _update(state, healer.id, pools_used=used)
+    return state
+
+
+def evolve_alignment(state: Any, rec: RecordedEvent) -> Any:
+    ch = _ch(state, rec)
+    return _update(state, ch.id, alignment=ch.alignment + rec.event.amount) if ch else state  # type: ignore[union-attr]
+
+
+def evolve_altered(state: Any, rec: RecordedEvent) -> Any:
+    ev: StateAltered = rec.event  # type: ignore[assignment]
+    ch = _ch(state, rec)
+    if ch is None:
+        return state
+    alt = Alteration(stat=ev.stat, delta=ev.delta, until=ev.until, reason=ev.reason, since=rec.position)
+    return _update(state, ch.id, alterations=[*ch.alterations, alt])
+
+
+def evolve_alteration_ended(state: Any, rec: RecordedEvent) -> Any:
+    ch = _ch(state, rec)
+    if ch is None:
+        return state
+    return _update(state, ch.id, alterations=[a for a in ch.alterations if a.since != rec.event.since])  # type: ignore[union-attr]
+
+
+_CORRECTABLE_FIELD = {"xp": "xp", "gold": "gold", "pv": "pv", "alignment": "alignment"}
+
+
+def evolve_corrected(state: Any, rec: RecordedEvent) -> Any:
+    ev: CharacterCorrected = rec.event  # type: ignore[assignment]
+    ch = _ch(state, rec)
+    if ch is None or ev.field not in _CORRECTABLE_FIELD:
+        return state
+    attr = _CORRECTABLE_FIELD[ev.field]
+    return _update(state, ch.id, **{attr: getattr(ch, attr) + ev.delta})
+
+
+def evolve_pack(state: Any, rec: RecordedEvent) -> Any:
+    ev: ContentPackLoaded = rec.event  # type: ignore[assignment]
+    return msgspec.structs.replace(state, packs=[*state.packs, ContentPack(name=ev.name, data=ev.data)])
+
+

@@ -1,0 +1,363 @@
+"""The character model, its events and its commands (see the package docstring)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from cristal_events.events import Event
+from cristal_events.rolls import Roll
+
+from ..content import (
+    ItemTemplate,
+)
+
+
+
+CONTENT_STREAM = "content"
+# sources a heal may not come from: magic never heals a living being (L1186-L1188)
+MAGIC_SOURCES = frozenset({"magic", "magie", "spell", "sort", "potion", "crystal", "cristal"})
+
+
+# ============================================================================ model
+class Alteration(msgspec.Struct, kw_only=True, frozen=True):
+    """A temporary change of a fixed state (L1468: poison, FRC -3), until the GM ends it."""
+
+    stat: str
+    delta: int
+    until: str = ""
+    reason: str = ""
+    since: int = 0  # the position of the event that applied it (its id for ``state --end``)
+
+
+class OwnedItem(msgspec.Struct, kw_only=True, frozen=True):
+    """An item carried: its sheet line (copied into the event, so replay needs no pack), QTÉ and EQ."""
+
+    name: str
+    qty: int
+    equipped: bool = False
+    template: ItemTemplate
+
+
+class Character(msgspec.Struct, kw_only=True):
+    """A character as the rules need it (seed 000, Feuille de Personnage L35-L397).
+
+    ``fixed`` holds the permanent fixed states (race base + GM adjustments + level points);
+    temporary alterations are in ``alterations``; equipment Bonus/Handicap are applied when the
+    stable states are computed. ``pools_used`` counts the day's spent points (``Vol``, ``chance``,
+    ``alignment``) and is emptied by a night's rest.
+    """
+
+    id: str
+    name: str
+    race: str
+    sex: str = ""
+    player: str = ""
+    alignment: int = 0
+    luck: int = 0
+    fixed: dict[str, int] = {}
+    alterations: list[Alteration] = []
+    senses: dict[str, int] = {}
+    specials: list[str] = []
+    classes: dict[str, int] = {}
+    global_level: int = 0
+    techniques: dict[str, int] = {}
+    spells: list[str] = []
+    items: list[OwnedItem] = []
+    gold: int = 0
+    pv: int = 0
+    pm: int = 0
+    xp: int = 0
+    it: int = 0
+    pools_used: dict[str, int] = {}
+    unconscious: bool = False
+    dead: bool = False
+
+
+class ContentPack(msgspec.Struct, kw_only=True, frozen=True):
+    """A campaign content pack as loaded: its name and its raw sections (races, classes, ...)."""
+
+    name: str
+    data: dict[str, Any]
+
+
+# ============================================================================ events
+class CharacterCreated(Event, tag="character.created", kw_only=True):
+    """A new character (L1446-L1482): race bases + the GM's adjustments, senses from the race."""
+
+    character: str
+    name: str
+    race: str
+    sex: str = ""
+    player: str = ""
+    race_fixed: dict[str, int]
+    adjustments: dict[str, int] = {}
+    adjustment_rolls: list[Roll] = []
+    fixed: dict[str, int]
+    senses: dict[str, int]
+    specials: list[str] = []
+    techniques: dict[str, int] = {}
+    alignment: int = 0
+    luck: int = 0
+    gold: int = 0
+    pv: int
+    pm: int
+    level_limit: int | None = None
+
+
+class XpAwarded(Event, tag="xp.awarded", kw_only=True):
+    character: str
+    amount: int
+    reason: str
+    balance_after: int
+
+
+class LevelBought(Event, tag="xp.level_bought", kw_only=True):
+    """One Global Level bought (L60-L66, L395): to ``class_name``, +1 to ``stat``."""
+
+    character: str
+    class_name: str
+    class_level: int
+    global_level: int
+    stat: str
+    cost_charged: int
+    cost_required: int
+    balance_after: int
+    level_limit: int | None = None
+
+
+class TechniqueBought(Event, tag="xp.technique_bought", kw_only=True):
+    character: str
+    technique: str
+    level: int
+    factor: int
+    cost_charged: int
+    cost_required: int
+    balance_after: int
+
+
+class SpellLearned(Event, tag="xp.spell_learned", kw_only=True):
+    character: str
+    spell: str
+    cost_charged: int
+    cost_required: int | None
+    balance_after: int
+
+
+class ItemAdded(Event, tag="item.added", kw_only=True):
+    character: str
+    item: ItemTemplate
+    qty: int
+    source: str = "pack"  # pack | custom
+
+
+class ItemEquipped(Event, tag="item.equipped", kw_only=True):
+    character: str
+    item: str
+
+
+class ItemUnequipped(Event, tag="item.unequipped", kw_only=True):
+    character: str
+    item: str
+
+
+class ItemDropped(Event, tag="item.dropped", kw_only=True):
+    character: str
+    item: str
+    qty: int
+    reason: str = ""
+
+
+class GoldChanged(Event, tag="gold.changed", kw_only=True):
+    character: str
+    amount: int
+    reason: str
+    balance_after: int
+
+
+class Rested(Event, tag="character.rested", kw_only=True):
+    """Days of rest (L367, L377, L491): PV regenerate, PM full after a night, daily pools renew."""
+
+    character: str
+    days: int
+    regen_per_day: int
+    pv_gained: int
+    pm_gained: int
+    pools_renewed: bool = True
+
+
+class DamageTaken(Event, tag="character.damaged", kw_only=True):
+    character: str
+    amount: int
+    reason: str
+    pv_after: int
+    unconscious: bool = False
+    dead: bool = False
+
+
+class Healed(Event, tag="character.healed", kw_only=True):
+    """PV healed outside combat; ``source`` says by what (magic never heals, L1186)."""
+
+    character: str
+    amount: int
+    healed: int
+    source: str
+    reason: str
+    healer: str = ""
+    pool_used: int = 0
+
+
+class AlignmentChanged(Event, tag="alignment.changed", kw_only=True):
+    character: str
+    amount: int
+    reason: str
+    alignment_after: int
+
+
+class StateAltered(Event, tag="character.state_altered", kw_only=True):
+    character: str
+    stat: str
+    delta: int
+    until: str = ""
+    reason: str
+
+
+class AlterationEnded(Event, tag="character.alteration_ended", kw_only=True):
+    character: str
+    since: int
+    reason: str = ""
+
+
+class CharacterCorrected(Event, tag="character.corrected", kw_only=True):
+    """The compensating event of a correction: ``delta`` added to ``field`` (xp, gold, pv, alignment)."""
+
+    character: str
+    amends: int
+    field: str
+    delta: int
+    reason: str = ""
+    balance_after: int = 0
+
+
+class ContentPackLoaded(Event, tag="content.pack_loaded", kw_only=True):
+    """A campaign content pack, carried whole so that replay does not depend on the file."""
+
+    name: str
+    data: dict[str, Any]
+    summary: dict[str, list[str]] = {}
+
+
+# ============================================================================ commands
+class CreateCharacter(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    race: str
+    name: str = ""
+    sex: str = ""
+    adjustments: dict[str, int] = {}
+    roll_adjustments: bool = False
+    alignment: int = 0
+    luck: int = 0
+    gold: int = 0
+    player: str = ""
+
+
+class AwardXp(msgspec.Struct, frozen=True, kw_only=True):
+    characters: tuple[str, ...] = ()
+    all: bool = False
+    amount: int
+    reason: str
+
+
+class BuyLevel(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    class_name: str
+    stat: str
+
+
+class BuyTechnique(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    technique: str
+
+
+class LearnSpell(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    spell: str
+    cost: int | None = None
+
+
+class AddItem(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    item: str
+    qty: int = 1
+    properties: dict[str, Any] | None = None  # None: the item of the content pack
+
+
+class EquipItem(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    item: str
+
+
+class UnequipItem(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    item: str
+
+
+class DropItem(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    item: str
+    qty: int | None = None
+    reason: str = ""
+
+
+class ChangeGold(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    amount: int
+    reason: str
+
+
+class Rest(msgspec.Struct, frozen=True, kw_only=True):
+    characters: tuple[str, ...] = ()
+    all: bool = False
+    days: int = 1
+
+
+class Damage(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    amount: int
+    reason: str
+
+
+class Heal(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    amount: int
+    source: str
+    reason: str
+    healer: str = ""
+
+
+class ChangeAlignment(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    amount: int
+    reason: str
+
+
+class AlterState(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    stat: str
+    delta: int
+    until: str = ""
+    reason: str
+
+
+class EndAlteration(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    since: int
+    reason: str = ""
+
+
+class LoadContentPack(msgspec.Struct, frozen=True, kw_only=True):
+    name: str
+    data: dict[str, Any]
+
+
