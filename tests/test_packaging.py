@@ -42,3 +42,6 @@ def test_pip_install_then_init_and_log(tmp_path):
     data = subprocess.run([str(py), "-c", "from cristal_events.rulesets.cristal.content import load_core; print(len(load_core().races))"],
                           cwd=work, env=env, capture_output=True, text=True)
     assert data.stdout.strip() == "3", data.stderr
+    demo = subprocess.run([cristal, "demo", "out"], cwd=work, env=env, capture_output=True, text=True)
+    assert demo.returncode == 0, demo.stderr
+    assert (work / "out").is_dir() and any(p.suffix == ".html" for p in (work / "out").iterdir())

@@ -96,6 +96,15 @@ class CristalGroup(click.Group):
             raise click.ClickException(str(exc)) from None
         except sqlite3.Error as exc:  # anything the store did not translate
             raise click.ClickException(f"The campaign database failed: {exc}.") from None
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as exc:  # a bug: still one sentence; CRISTAL_DEBUG=1 shows the traceback
+            if os.environ.get("CRISTAL_DEBUG"):
+                raise
+            raise click.ClickException(
+                f"Internal error ({type(exc).__name__}: {exc}); the log itself is transactional, "
+                "check it with 'cristal verify' and please report this."
+            ) from None
 
 
 @click.group(cls=CristalGroup)

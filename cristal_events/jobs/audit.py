@@ -39,9 +39,9 @@ class Entry(msgspec.Struct, kw_only=True):
 
     position: int
     character: str
-    session: int | None
-    recorded_at: str
-    actor: str
+    session: int | None = None
+    recorded_at: str = ""
+    actor: str = ""
     kind: str
     amount: int
     what: str = ""

@@ -1,0 +1,27 @@
+"""Bugs found while integrating the parts, each kept fixed by a test."""
+
+from __future__ import annotations
+
+
+def test_audit_of_xp_moved_outside_any_session(run):
+    run("init", "--name", "T")
+    run("character", "create", "thor", "--race", "Humain", "--name", "Thor")
+    run("xp", "award", "thor", "100", "--reason", "quête")
+    res = run("audit", "xp")
+    assert res.exit_code == 0, res.output
+    assert "  #3     --      +100      100  award: quête  [GM]" in res.output
+    assert "Total outside sessions: earned 100, spent 0" in res.output
+
+
+def test_an_unexpected_failure_is_one_sentence(run, monkeypatch):
+    run("init", "--name", "T")
+    import cristal_events.cli.campaign as campaign_cli
+
+    def boom(*a, **k):
+        raise ValueError("boom")
+
+    monkeypatch.setattr(campaign_cli, "log_line", boom)
+    res = run("log")
+    assert res.exit_code == 1
+    assert res.output == ("Error: Internal error (ValueError: boom); the log itself is transactional, "
+                          "check it with 'cristal verify' and please report this.\n")
