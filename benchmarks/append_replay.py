@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import baseline as B  # noqa: E402
 from cristal_events.codec import Codec, encode  # noqa: E402
 from cristal_events.events import CORE_EVENTS, CORE_UPCASTERS, NoteRecorded  # noqa: E402
-from cristal_events.store import Store  # noqa: E402
+from cristal_events.store import Store, new_event_ids, utc_now  # noqa: E402
 
 STREAMS = 10
 
@@ -35,6 +35,10 @@ def small_events(n: int) -> list[NoteRecorded]:
 
 def fold(state: int, ev: NoteRecorded) -> int:
     return state + len(ev.text)
+
+
+def raw_fold(state: int, item: tuple) -> int:
+    return fold(state, item[1])
 
 
 def engine_append(path: str, events: list[NoteRecorded], batch: int) -> Store:
@@ -58,13 +62,17 @@ def engine_replay(store: Store) -> int:
     return state
 
 
-def raw_rows(events: list[NoteRecorded], batch: int) -> list[tuple[str, int, str, str]]:
+def raw_rows(events: list[NoteRecorded], batch: int) -> list[B.Row]:
+    """The rows the engine would store, without its hash chain (ids and time made the same way)."""
     rows, versions = [], [0] * STREAMS
     for k, i in enumerate(range(0, len(events), batch)):
         s = k % STREAMS
-        for ev in events[i:i + batch]:
+        when = utc_now()
+        ids = new_event_ids(len(events[i:i + batch]))
+        for ev, eid in zip(events[i:i + batch], ids):
             versions[s] += 1
-            rows.append((f"character:hero{s}", versions[s], "note.recorded", encode(ev).decode()))
+            rows.append((eid, f"character:hero{s}", versions[s], "note.recorded", 1, encode(ev).decode(),
+                         when, None, "GM", None, None))
     return rows
 
 
@@ -99,13 +107,15 @@ def measure(n: int, single: int, repeat: int, folder: str) -> list[tuple[str, fl
     r_batch()
     store = Store.open(eng, Codec(CORE_EVENTS, CORE_UPCASTERS))
     conn = B.raw_connect(raw)
-    assert engine_replay(store) == B.raw_replay(conn, CORE_EVENTS, fold, 0)
+    assert engine_replay(store) == B.raw_replay(conn, CORE_EVENTS, raw_fold, 0)
     out.append((f"replay {n:,} (decode + fold)", n / B.median_time(lambda: engine_replay(store), repeat),
-                n / B.median_time(lambda: B.raw_replay(conn, CORE_EVENTS, fold, 0), repeat)))
+                n / B.median_time(lambda: B.raw_replay(conn, CORE_EVENTS, raw_fold, 0), repeat)))
     report = store.verify()
     assert report.ok and report.events == n
+    scan = B.raw_connect(eng)  # the raw scan reads the same rows: the engine's own table
     out.append((f"verify {n:,} (hash chain vs raw scan)", n / B.median_time(store.verify, repeat),
-                n / B.median_time(lambda: B.raw_scan(conn), repeat)))
+                n / B.median_time(lambda: B.raw_scan(scan), repeat)))
+    scan.close()
     store.close()
     conn.close()
     return out

@@ -16,10 +16,18 @@ from typing import Any, Union
 
 import msgspec
 
+# The same envelope the engine stores (issue 2, item 2) with the two uniqueness rules a store needs
+# (an event id is stored once; a stream version is taken once), but no hash chain, no triggers,
+# no secondary index and no validation: the floor of a store that meets the spec without the engine.
 RAW_SCHEMA = """
-CREATE TABLE events (position INTEGER PRIMARY KEY, stream TEXT NOT NULL, version INTEGER NOT NULL,
-                     type TEXT NOT NULL, payload TEXT NOT NULL, UNIQUE (stream, version));
+CREATE TABLE events (position INTEGER PRIMARY KEY, event_id TEXT NOT NULL UNIQUE, stream TEXT NOT NULL,
+                     version INTEGER NOT NULL, type TEXT NOT NULL, schema_version INTEGER NOT NULL,
+                     payload TEXT NOT NULL, recorded_at TEXT NOT NULL, session INTEGER, actor TEXT NOT NULL,
+                     causation_id TEXT, correlation_id TEXT, UNIQUE (stream, version));
 """
+RAW_INSERT = ("INSERT INTO events (event_id, stream, version, type, schema_version, payload, recorded_at, session, "
+              "actor, causation_id, correlation_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+Row = tuple[str, str, int, str, int, str, str, "int | None", str, "str | None", "str | None"]
 
 
 def median_time(fn: Callable[[], Any], repeat: int) -> float:
@@ -47,20 +55,25 @@ def raw_create(path: str) -> sqlite3.Connection:
     return conn
 
 
-def raw_append(conn: sqlite3.Connection, rows: Sequence[tuple[str, int, str, str]], batch: int) -> None:
-    """Insert (stream, version, type, payload JSON) rows, ``batch`` per transaction."""
+def raw_append(conn: sqlite3.Connection, rows: Sequence[Row], batch: int) -> None:
+    """Insert (event_id, stream, version, type, schema_version, payload, recorded_at, session, actor,
+    causation_id, correlation_id) rows, ``batch`` per transaction."""
     for i in range(0, len(rows), batch):
         conn.execute("BEGIN IMMEDIATE")
-        conn.executemany("INSERT INTO events (stream, version, type, payload) VALUES (?, ?, ?, ?)", rows[i:i + batch])
+        conn.executemany(RAW_INSERT, rows[i:i + batch])
         conn.execute("COMMIT")
 
 
 def raw_replay(conn: sqlite3.Connection, classes: Iterable[type], fold: Callable[[Any, Any], Any], initial: Any) -> Any:
-    """SELECT every payload in order, decode it to its typed event with one msgspec Decoder, fold."""
+    """SELECT every event in order (envelope and payload), decode the payload to its typed event
+    with one msgspec Decoder, and fold it with its envelope (what any replay needs)."""
     decoder = msgspec.json.Decoder(reduce(lambda a, b: Union[a, b], tuple(classes)))  # noqa: UP007
+    decode = decoder.decode
     state = initial
-    for (payload,) in conn.execute("SELECT payload FROM events ORDER BY position"):
-        state = fold(state, decoder.decode(payload))
+    cur = conn.execute("SELECT position, event_id, stream, version, type, schema_version, payload, recorded_at, "
+                       "session, actor, causation_id, correlation_id FROM events ORDER BY position")
+    for row in cur:
+        state = fold(state, (row, decode(row[6])))
     return state
 
 

@@ -41,7 +41,7 @@ from .events import (
 from .rounding import MODES
 from .ruleset import Context, Emit, Ruleset
 from .rulesets import get as get_ruleset
-from .store import RecordedEvent, Store, VerifyReport
+from .store import RecordedEvent, Store, VerifyReport, new_event_ids
 
 CAMPAIGN_STREAM = "campaign"
 SNAPSHOT_EVERY = int(os.environ.get("CRISTAL_SNAPSHOT_EVERY", "1000"))
@@ -313,7 +313,7 @@ class Campaign:
 
     def _append(self, emits: list[Emit], causes: list[int | None], *, actor: str, session: int | None) -> list[RecordedEvent]:
         correlation = str(uuid.uuid4())
-        ids = [str(uuid.uuid4()) for _ in emits]
+        ids = new_event_ids(len(emits))
         positions: list[int] = []
         i = 0
         while i < len(emits):  # consecutive events of one stream go in one append
