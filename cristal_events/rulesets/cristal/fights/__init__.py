@@ -6,7 +6,10 @@ live in ``combat.py`` (timeline, initiative, attacks, damage, vitals), ``magic.p
 potions) and ``alignment.py``; this package turns commands into events and folds them:
 
 * ``model``: the state (Combat, Fighter, Incantation), the events and the commands;
-* ``decide``: the decisions (pure, dice through ``ctx.dice()``);
+* ``common``: what every decision reads (a combatant's numbers, whose turn it is) and its consequences;
+* ``decide``: the decisions of the timeline, attacks and abilities (pure, dice through ``ctx.dice()``);
+* ``spells``: the decisions of magic (spells, crystals, potions);
+* ``chance``: Chance rerolls (L56-L58);
 * ``fold``: the pure folds;
 * ``views``: summaries, the book's combat-table rows, the combat view.
 
@@ -22,10 +25,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .decide import *  # noqa: F401,F403  (the public API of each part)
-from .decide import (decide_ability, decide_act, decide_align, decide_attack, decide_cast, decide_end,
-                     decide_initiative, decide_join, decide_next, decide_pass, decide_potion, decide_release,
-                     decide_release_crystal, decide_reroll, decide_start, decide_store)
+from .common import *  # noqa: F401,F403  (the public API of each part)
+from .decide import *  # noqa: F401,F403
+from .decide import (decide_ability, decide_act, decide_align, decide_attack, decide_end, decide_initiative,
+                     decide_join, decide_next, decide_pass, decide_start)
+from .spells import *  # noqa: F401,F403
+from .spells import decide_cast, decide_potion, decide_release, decide_release_crystal, decide_store
+from .chance import *  # noqa: F401,F403
+from .chance import decide_reroll
 from .fold import *  # noqa: F401,F403
 from .fold import _APPLY, evolve
 from .model import *  # noqa: F401,F403

@@ -1,0 +1,291 @@
+"""Combat decisions, shared part: the numbers of a combatant, whose turn it is, consequences (pure)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ....dice import Dice, parse
+from ....errors import DiceError, RuleError, UnknownEntity
+from ....events import Event
+from ....ruleset import Emit
+from .. import alignment as al
+from .. import characters
+from .. import combat as c
+from .. import magic as m
+from ..content import ItemTemplate, SpellDef, race_for_sex
+from ..stable import stable_states
+from .fold import _apply
+from .model import (
+    STAT_KEYS,
+    Bled,
+    Combat,
+    ConditionChanged,
+    Deconcentrated,
+    Fighter,
+    PvChanged,
+    _now,
+    content,
+    stream,
+)
+
+# =========================================================================== reading the numbers
+
+def _combat(state: Any, name: str) -> Combat:
+    cb = state.combats.get(name)
+    if cb is None:
+        raise UnknownEntity(f"There is no combat named {name!r}; start it with 'combat start'.")
+    return cb
+
+
+def _active(state: Any, name: str) -> Combat:
+    cb = _combat(state, name)
+    if not cb.active:
+        raise RuleError(f"The combat {name!r} has ended.")
+    return cb
+
+
+def _fighter(cb: Combat, fid: str) -> Fighter:
+    f = cb.fighters.get(fid)
+    if f is None:
+        raise UnknownEntity(f"{fid} is not in the combat {cb.name!r}.")
+    return f
+
+
+def _sheet(state: Any, ch: characters.Character, mode: str) -> dict[str, Any]:
+    """A character's numbers from its sheet (``characters.sheet``): stable and fixed states, pools, PV/PM."""
+    pack = content(state)
+    sh = characters.sheet(ch, pack, mode)
+    st, fixed = sh["stable"], sh["fixed_effective"]
+    race = race_for_sex(pack.race(ch.race), ch.sex)
+    bare = stable_states(race, ch.classes, characters.current_fixed(ch), characters.equipped(ch), weapon=None,
+                         mode=mode, content=pack)  # type: ignore[arg-type]
+    main = next((w for w in sh["weapons"]), None)
+    return {
+        "ATT": st["ATT"], "ATT0": bare.ATT, "DP": st["DP"], "DM": st["DM"], "CNC": st["CNC"], "DMG": st["DMG"],
+        "PVmax": st["PVmax"], "PMmax": st["PMmax"], "REF": fixed["REF"], "CON": fixed["CON"], "FRC": fixed["FRC"],
+        "PVrace": race.pv_initial, "PMrace": race.pm_initial, "race": race.name, "ALIGN": ch.alignment,
+        "CHANCE": ch.luck, "VOLEUR": next((v for k, v in ch.classes.items() if k.casefold() == "voleur"), 0),
+        "VOL_LEFT": sh["vol"]["left"], "CHANCE_LEFT": sh["chance"]["rerolls"] - ch.pools_used.get("chance", 0),
+        "ALIGN_LEFT": sh["alignment_pool"]["left"], "IT": main["IT"] if main else None,
+    }
+
+
+def numbers(state: Any, cb: Combat, fid: str, mode: str) -> dict[str, Any]:
+    """Everything known about a combatant: the sheet, then the GM's numbers, then current PV/PM."""
+    f = _fighter(cb, fid)
+    ch = state.characters.get(fid)
+    out: dict[str, Any] = _sheet(state, ch, mode) if ch is not None else {}
+    out.update(f.stats)
+    if isinstance(f.stats.get("race"), str):
+        race = content(state).race(str(f.stats["race"]))
+        out.setdefault("PVrace", race.pv_initial)
+        out.setdefault("PMrace", race.pm_initial)
+        if "PVrace" in f.stats:
+            out["PVrace"] = f.stats["PVrace"]
+    out["PV"] = _current(ch, f, out, "pv", "PV", "PVmax")
+    out["PM"] = _current(ch, f, out, "pm", "PM", "PMmax")
+    return out
+
+
+def _current(ch: Any, f: Fighter, out: dict[str, Any], attr: str, key: str, max_key: str) -> int | None:
+    if ch is not None and isinstance(getattr(ch, attr, None), int) and key not in f.stats:
+        return getattr(ch, attr)
+    own = getattr(f, attr)
+    if own is not None:
+        return own
+    value = out.get(key, out.get(max_key))
+    return value if isinstance(value, int) else None
+
+
+def _need(nums: dict[str, Any], fid: str, key: str) -> Any:
+    value = nums.get(key)
+    if value is None:
+        raise RuleError(f"No {key} is known for {fid}; give it with --stat {fid}:{key}=N.")
+    return value
+
+
+def _int(nums: dict[str, Any], key: str, default: int = 0) -> int:
+    value = nums.get(key, default)
+    return value if isinstance(value, int) else default
+
+
+def _check_stats(state: Any, fid: str, stats: dict[str, int | str]) -> dict[str, int | str]:
+    out: dict[str, int | str] = {}
+    for key, value in stats.items():
+        canon = next((k for k in STAT_KEYS if k.casefold() == key.casefold()), None)
+        if canon is None:
+            raise RuleError(f"Unknown number {key!r} for {fid}; known: {', '.join(STAT_KEYS)}.")
+        if canon == "DMG":
+            try:
+                parse(str(value))
+            except DiceError as exc:
+                raise RuleError(f"The DMG of {fid} is not a dice expression: {exc}") from None
+            out[canon] = str(value)
+        elif canon == "race":
+            out[canon] = content(state).race(str(value)).name
+        else:
+            try:
+                out[canon] = int(value)
+            except (TypeError, ValueError):
+                raise RuleError(f"{canon} of {fid} must be a whole number, not {value!r}.") from None
+    return out
+
+
+# =========================================================================== the timeline
+
+def timeline(state: Any, cb: Combat, mode: str) -> tuple[c.Combatant, ...]:
+    """The fight as the pure timeline sees it (unconscious and dead fighters are skipped)."""
+    return tuple(
+        c.Combatant(name=f.id, it=cb.it[f.id], ref=_int(numbers(state, cb, f.id, mode), "REF"),
+                    active=f.condition == "conscious")
+        for f in cb.fighters.values()
+    )
+
+
+def _valid_ties(cb: Combat) -> dict[str, int]:
+    return {k: v for k, v in cb.tie_rolls.items() if cb.tie_it is not None and cb.it.get(k) == cb.tie_it}
+
+
+def whose_turn(state: Any, name: str, mode: str = "round") -> str:
+    """Who acts now: the smallest IT, then the higher REF, then the recorded tie-break die (L1200-L1202)."""
+    cb = _combat(state, name)
+    line = timeline(state, cb, mode)
+    tied = c.tied_for_dice(line)
+    ties = _valid_ties(cb)
+    if tied and any(t not in ties for t in tied):
+        raise RuleError(f"{' and '.join(tied)} are tied on IT and REF; run 'combat next {name}' to roll the tie-break.")
+    return c.next_actor(line, ties)
+
+
+
+def _turn(state: Any, cb: Combat, fid: str, mode: str, *, releasing: bool = False) -> Fighter:
+    f = _fighter(cb, fid)
+    if f.condition != "conscious":
+        raise RuleError(f"{fid} is {f.condition} and cannot act.")
+    actor = whose_turn(state, cb.name, mode)
+    if actor != fid:
+        raise RuleError(f"It is {actor}'s turn (smallest IT), not {fid}'s.")
+    if f.incantation is not None and not releasing:
+        raise RuleError(f"{fid} is incanting {f.incantation.spell}; release it with 'combat release {cb.name} {fid}'.")
+    return f
+
+
+# =========================================================================== consequences
+
+class _Scratch:
+    """PV, PM and conditions as they change during one decision, and the events that record it."""
+
+    def __init__(self, state: Any, cb: Combat, mode: str):
+        self.state, self.cb, self.mode = state, cb, mode
+        self.pv: dict[str, int] = {}
+        self.cond: dict[str, str] = {}
+        self.events: list[Event] = []
+
+    def nums(self, fid: str) -> dict[str, Any]:
+        return numbers(self.state, self.cb, fid, self.mode)
+
+    def pv_of(self, fid: str) -> int:
+        if fid not in self.pv:
+            self.pv[fid] = _need(self.nums(fid), fid, "PV")
+        return self.pv[fid]
+
+    def cond_of(self, fid: str) -> str:
+        return self.cond.get(fid, self.cb.fighters[fid].condition)
+
+    def change(self, fid: str, delta: int, cause: str, *, cap: int | None = None) -> None:
+        if self.cond_of(fid) == "dead" or delta == 0:
+            return
+        nums = self.nums(fid)
+        before = c.Vitals(pv=self.pv_of(fid), state=self.cond_of(fid))  # type: ignore[arg-type]
+        after = c.change_pv(before, delta, race_pv=_int(nums, "PVrace"), con=_int(nums, "CON"), pv_max=cap)
+        self.pv[fid] = after.pv
+        self.events.append(PvChanged(name=self.cb.name, character=fid, delta=after.pv - before.pv,
+                                     pv_after=after.pv, cause=cause))
+        if after.state != before.state:
+            self.cond[fid] = after.state
+            self.events.append(ConditionChanged(name=self.cb.name, character=fid, condition=after.state,
+                                                pv=after.pv))
+
+
+def _hurt(sc: _Scratch, dice: Dice, tid: str, damage: int, cause: str, mode: str, settings: Any = None) -> None:
+    """Damage, then deconcentration of a target hit during its incantation (L969-L972)."""
+    sc.change(tid, -damage, cause)
+    f = sc.cb.fighters[tid]
+    inc = f.incantation
+    if inc is None or damage <= 0 or any(isinstance(e, Deconcentrated) and e.caster == tid for e in sc.events):
+        return
+    margin, roll = inc.margin, None
+    if settings is not None and not settings.deconcentration_reuses_cast_roll:
+        roll = dice.roll("1d20", purpose="deconcentration")
+        margin = inc.cnc + inc.penalty + roll.total - inc.spell_cnc
+    check = m.ConcentrationResult(cnc=inc.cnc, penalty=inc.penalty, die=0, total=inc.spell_cnc + margin,
+                                  spell_cnc=inc.spell_cnc, success=True, margin=margin)
+    if m.deconcentrates(damage, check, m.SpellTime(kind="incantation", seconds=inc.until)):
+        sc.events.append(Deconcentrated(name=sc.cb.name, caster=tid, spell=inc.spell, damage=damage, margin=margin,
+                                        roll=roll))
+
+
+def _item(state: Any, name: str) -> ItemTemplate | None:
+    return content(state).item(name) if name else None
+
+
+def _time_of(spell: SpellDef, override: str) -> m.SpellTime:
+    raw: Any = override or spell.time
+    if raw is None or raw == "":
+        raise RuleError(f"The Temps of {spell.name} is not printed; give it with --time SECONDS or INSTANTANÉ.")
+    if isinstance(raw, str) and raw.strip().lstrip("-").isdigit():
+        raw = int(raw)
+    return m.parse_spell_time(raw)
+
+
+def _finish(state: Any, name: str, events: list[Event], mode: str) -> list[Emit]:
+    """Fold the decision's events, then let the unconscious bleed for the time that passed (L371)."""
+    after = state
+    for ev in events:
+        after = _apply(after, ev)
+    cb = after.combats[name]
+    before_clock = state.combats[name].clock if name in state.combats else 0
+    now = _now(cb)
+    passed = (now - before_clock) if now is not None else 0
+    extra: list[Event] = []
+    if passed > 0:
+        for f in cb.fighters.values():
+            if f.condition != "unconscious" or f.aided:
+                continue
+            nums = numbers(after, cb, f.id, mode)
+            pv = _need(nums, f.id, "PV")
+            v = c.bleed(c.Vitals(pv=pv, state="unconscious", bleed_seconds=f.bleed_seconds), passed,
+                        race_pv=_int(nums, "PVrace"), con=_int(nums, "CON"))
+            extra.append(Bled(name=name, character=f.id, seconds=passed, pv_lost=pv - v.pv, pv_after=v.pv,
+                              carry=v.bleed_seconds))
+            if v.state != "unconscious":
+                extra.append(ConditionChanged(name=name, character=f.id, condition=v.state, pv=v.pv))
+    return [Emit(stream(name), ev) for ev in [*events, *extra]]
+
+
+def _left(state: Any, nums: dict[str, Any], f: Fighter, pool: str) -> int:
+    """What is left today of a daily pool: the character's (its sheet) or the extra's (GM numbers)."""
+    own = state.characters.get(f.id) is not None
+    match pool:
+        case "Vol":
+            if own and "VOL" not in f.stats:
+                return int(nums["VOL_LEFT"])
+            level = _int(nums, "VOLEUR")
+            per_day = content(state).class_def("Voleur").patterns["Vol*"].value(level) if level else 0
+            return _int(nums, "VOL", per_day) - f.vol_spent
+        case "alignment":
+            if own and "ALIGN" not in f.stats:
+                return int(nums["ALIGN_LEFT"])
+            return al.daily_pool(_int(nums, "ALIGN")) - f.align_spent
+        case _:
+            if own and "CHANCE" not in f.stats:
+                return int(nums["CHANCE_LEFT"])
+            return al.chance_rerolls(_int(nums, "CHANCE"))[0] - f.rerolls
+
+
+def _voleur_check(state: Any, nums: dict[str, Any], f: Fighter, ability: str) -> int:
+    from ..progression import check_ability
+
+    cls = content(state).class_def("Voleur")
+    return check_ability(cls, ability, _int(nums, "VOLEUR"), _left(state, nums, f, "Vol")).cost
+

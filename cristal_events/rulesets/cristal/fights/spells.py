@@ -1,0 +1,269 @@
+"""Combat decisions for magic: cast, release, crystals (Fermeture, Libération, Verrou, Vision), potions (pure)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ....dice import Dice
+from ....errors import RuleError, UnknownEntity
+from ....events import Event
+from ....ruleset import Context, Emit
+from .. import alignment as al
+from .. import combat as c
+from .. import magic as m
+from ..content import SpellDef
+from .common import _active, _fighter, _finish, _hurt, _int, _need, _Scratch, _turn
+from .model import (
+    CastSpell,
+    CrystalReleased,
+    CrystalStored,
+    EffectResult,
+    PmSpent,
+    PotionUsed,
+    ReleaseCrystal,
+    ReleaseSpell,
+    SpellCast,
+    SpellReleased,
+    StoreInCrystal,
+    TargetResult,
+    UsePotion,
+    content,
+)
+
+
+def _spell_effects(spell: SpellDef) -> dict[str, m.VariableEffect]:
+    return {e.name.casefold(): m.VariableEffect(name=e.name, scale=e.scale, unit=e.unit, reduction=e.reduction)
+            for e in spell.effects}
+
+
+def _spends(spell: SpellDef, given: dict[str, int]) -> list[m.EffectSpend]:
+    known = _spell_effects(spell)
+    out = []
+    for key, pm in given.items():
+        eff = known.get(key.casefold())
+        if eff is None:
+            raise UnknownEntity(f"{spell.name} has no effect {key!r}; its effects: "
+                                f"{', '.join(e.name for e in spell.effects) or 'none'}.")
+        out.append(m.EffectSpend(effect=eff, pm=pm))
+    missing = [e.name for e in spell.effects if e.name.casefold() not in {k.casefold() for k in given}]
+    if missing:
+        raise RuleError(f"{spell.name} needs PM in every variable effect (L993); missing: {', '.join(missing)}.")
+    return out
+
+
+def _apply_effects(sc: _Scratch, dice: Dice, caster: str, spell_name: str, spends: list[m.EffectSpend],
+                   targets: list[str], lowered: dict[str, int], mode: str) -> list[TargetResult]:
+    """Effects per target after its DM (L1024-L1036); DMG effects hurt, each target rolls its own dice."""
+    results = []
+    for tid in targets:
+        nums = sc.nums(tid)
+        dm = _int(nums, "DM")
+        outcomes = m.reduce_effects(spends, dm, lowered_dm=lowered.get(tid))
+        effects, damage = [], 0
+        for out in outcomes:
+            roll = m.roll_effect(dice, out)
+            value = roll.total if roll is not None else (int(out.amount) if out.amount.lstrip("-").isdigit() else None)
+            if out.unit.upper() == "DMG" and value:
+                damage += max(value, 0)
+            effects.append(EffectResult(name=out.name, unit=out.unit, pm_after=out.pm_after, amount=out.amount,
+                                        value=value, roll=roll))
+        results.append(TargetResult(target=tid, dm=lowered.get(tid, dm), effects=effects, damage=damage))
+        if damage:
+            _hurt(sc, dice, tid, damage, f"{spell_name} de {caster}", mode)
+    return results
+
+
+def _time_of(spell: SpellDef, override: str) -> m.SpellTime:
+    raw: Any = override or spell.time
+    if raw is None or raw == "":
+        raise RuleError(f"The Temps of {spell.name} is not printed; give it with --time SECONDS or INSTANTANÉ.")
+    if isinstance(raw, str) and raw.strip().lstrip("-").isdigit():
+        raw = int(raw)
+    return m.parse_spell_time(raw)
+
+
+def _pay(sc: _Scratch, caster: str, nums: dict[str, Any], base_pm: int, spell_cnc: int,
+         spends: list[m.EffectSpend], dice: Dice, ctx: Context, penalties: list[str], align_pen: int,
+         pm_max: int | None) -> m.CastResult:
+    pm = _need(nums, caster, "PM")
+    return m.cast_spell(caster_pm=pm, caster_cnc=_need(nums, caster, "CNC"), base_pm=base_pm, spell_cnc=spell_cnc,
+                        spends=spends, dice=dice, pm_max=pm_max, situations=penalties, alignment_penalty=align_pen,
+                        allow_overdraw=ctx.settings.pm_overdraw, magic_capable=nums.get("PMrace") != 0)
+
+
+def _worst_alignment(nums: dict[str, Any], sc: _Scratch, targets: list[str]) -> int:
+    pens = [al.penalty(al.reaction(_int(nums, "ALIGN"), _int(sc.nums(t), "ALIGN"))) for t in targets]
+    return min(pens, default=0)
+
+
+def decide_cast(state: Any, cmd: CastSpell, ctx: Context) -> list[Emit]:
+    mode = ctx.rounding
+    cb = _active(state, cmd.combat)
+    _turn(state, cb, cmd.actor, mode)
+    spell = content(state).spell(cmd.spell)
+    for tid in cmd.targets:
+        if _fighter(cb, tid).condition == "dead":
+            raise RuleError(f"{tid} is dead; a spell cannot target it.")
+    stray = sorted(set(cmd.lowered_dm) - set(cmd.targets))
+    if stray:
+        raise RuleError(f"{stray[0]} lowers its DM but is not a target of the spell.")
+    spends = _spends(spell, dict(cmd.effects))
+    time = _time_of(spell, cmd.time)
+    if time.kind == "simultane" and cmd.accompanying is None:
+        raise RuleError(f"{spell.name} is SIMULTANÉ: give the duration of the accompanying action (--with-action S).")
+    sc = _Scratch(state, cb, mode)
+    nums = sc.nums(cmd.actor)
+    dice = ctx.dice()
+    res = _pay(sc, cmd.actor, nums, spell.pm_base, spell.cnc, spends, dice, ctx, list(cmd.penalties),
+               _worst_alignment(nums, sc, list(cmd.targets)), spell.pm_max)
+    chk = res.concentration
+    dur = m.spell_durations(time, spell.cnc, mode, success=chk.success, accompanying_seconds=cmd.accompanying)  # type: ignore[arg-type]
+    if spell.combustion is not None and chk.success and time.kind != "simultane":
+        dur = m.SpellDurations(incantation=dur.incantation, combustion=spell.combustion)
+    cast = SpellCast(name=cmd.combat, caster=cmd.actor, spell=spell.name, spends={s.effect.name: s.pm for s in spends},
+                     targets=list(cmd.targets), pm_cost=res.pm_cost, pm_before=res.pm_before, pm_after=res.pm_after,
+                     overdraw_pv=res.pv_damage, cnc=chk.cnc, penalty=chk.penalty, die=chk.die, total=chk.total,
+                     spell_cnc=chk.spell_cnc, success=chk.success, margin=chk.margin, time=time.kind,
+                     incantation=dur.incantation, combustion=dur.combustion, roll=chk.roll,
+                     penalties=list(cmd.penalties), lowered_dm=dict(cmd.lowered_dm))
+    sc.events.append(PmSpent(name=cmd.combat, character=cmd.actor, pm=res.pm_before - res.pm_after,
+                             pm_after=res.pm_after))
+    sc.change(cmd.actor, -res.pv_damage, f"{spell.name} : PM puisés sous 0")
+    head: list[Event] = [cast]
+    if chk.success and dur.incantation == 0 and sc.cond_of(cmd.actor) == "conscious":
+        results = _apply_effects(sc, dice, cmd.actor, spell.name, spends, list(cmd.targets), dict(cmd.lowered_dm), mode)
+        head.append(SpellReleased(name=cmd.combat, caster=cmd.actor, spell=spell.name, results=results,
+                                  combustion=dur.combustion))
+    return _finish(state, cmd.combat, [*head, *sc.events], mode)
+
+
+def decide_release(state: Any, cmd: ReleaseSpell, ctx: Context) -> list[Emit]:
+    mode = ctx.rounding
+    cb = _active(state, cmd.combat)
+    f = _turn(state, cb, cmd.actor, mode, releasing=True)
+    inc = f.incantation
+    if inc is None:
+        raise RuleError(f"{cmd.actor} is not incanting any spell.")
+    spell = content(state).spell(inc.spell)
+    spends = [s for s in _spends(spell, inc.spends)]
+    sc = _Scratch(state, cb, mode)
+    targets = [t for t in inc.targets if cb.fighters[t].condition != "dead"]
+    results = _apply_effects(sc, ctx.dice(), cmd.actor, spell.name, spends, targets, dict(inc.lowered_dm), mode)
+    ev = SpellReleased(name=cmd.combat, caster=cmd.actor, spell=spell.name, results=results, combustion=inc.combustion)
+    return _finish(state, cmd.combat, [ev, *sc.events], mode)
+
+
+def _crystal_spell(state: Any, key: str) -> SpellDef:
+    return content(state).spell(m.crystal_spell(key).name)
+
+
+def decide_store(state: Any, cmd: StoreInCrystal, ctx: Context) -> list[Emit]:
+    mode = ctx.rounding
+    cb = _active(state, cmd.combat)
+    _turn(state, cb, cmd.actor, mode)
+    crystals = getattr(state, "crystals", {})
+    crystal = crystals.get(cmd.crystal)
+    if crystal is None:
+        if cmd.capacity is None:
+            raise RuleError(f"The crystal {cmd.crystal!r} is new: give its capacity in PM (--capacity N).")
+        crystal = m.Crystal(capacity=cmd.capacity)
+    elif cmd.capacity is not None and cmd.capacity != crystal.capacity:
+        raise RuleError(f"The crystal {cmd.crystal!r} holds {crystal.capacity} PM, not {cmd.capacity}.")
+    if crystal.destroyed:
+        raise RuleError(f"The crystal {cmd.crystal!r} was destroyed by an explosion.")
+    if crystal.stored is not None:
+        raise RuleError(f"The crystal {cmd.crystal!r} already holds {crystal.stored.name}; release it first.")
+    spell = content(state).spell(cmd.spell)
+    spends = _spends(spell, dict(cmd.effects))
+    time = _time_of(spell, cmd.time)
+    sc = _Scratch(state, cb, mode)
+    nums = sc.nums(cmd.actor)
+    dice = ctx.dice()
+    first = _pay(sc, cmd.actor, nums, spell.pm_base, spell.cnc, spends, dice, ctx, list(cmd.penalties), 0,
+                 spell.pm_max)
+    ferm = _crystal_spell(state, "fermeture_cristalline")
+    ferm_pm = m.fermeture_pm(first.pm_cost)
+    nums2 = {**nums, "PM": first.pm_after}
+    second = _pay(sc, cmd.actor, nums2, ferm_pm, ferm.cnc, [], dice, ctx, list(cmd.penalties), 0, None)
+    stored = m.StoredSpell(name=spell.name, pm=first.pm_cost, spends=tuple(spends))
+    result = m.store_in_crystal(crystal, stored, spell_success=first.success, fermeture_success=second.success)
+    # Fermeture is SIMULTANÉ: its combustion is the stored spell's cast (D23); a failure pays the incantation only
+    dur = m.spell_durations(time, spell.cnc, mode, success=first.success and second.success)  # type: ignore[arg-type]
+    explosion, blast = "", None
+    if result.outcome == "exploded" and result.explosion is not None:
+        blast = m.roll_explosion(dice, result.explosion)
+        explosion = result.explosion.expr
+    pm_after = second.pm_after
+    overdraw = first.pv_damage + second.pv_damage
+    ev = CrystalStored(name=cmd.combat, caster=cmd.actor, crystal=cmd.crystal, capacity=crystal.capacity,
+                       spell=spell.name, spends=list(spends), pm=first.pm_cost,
+                       fermeture_pm=ferm_pm, outcome=result.outcome, spell_roll=first.concentration.roll,
+                       fermeture_roll=second.concentration.roll, spell_success=first.success,
+                       fermeture_success=second.success, explosion=explosion,
+                       explosion_roll=blast.roll if blast else None, seconds=dur.total,
+                       pm_cost=first.pm_cost + ferm_pm, pm_after=pm_after, overdraw_pv=overdraw)
+    sc.events.append(PmSpent(name=cmd.combat, character=cmd.actor, pm=nums["PM"] - pm_after, pm_after=pm_after))
+    sc.change(cmd.actor, -overdraw, "Fermeture Cristalline : PM puisés sous 0")
+    if blast is not None and blast.roll is not None:
+        # the blast hits whoever is within 6 m: the caster holds the crystal (the GM adds the others)
+        sc.change(cmd.actor, -blast.roll.total, f"explosion du cristal {cmd.crystal}")
+    return _finish(state, cmd.combat, [ev, *sc.events], mode)
+
+
+def decide_release_crystal(state: Any, cmd: ReleaseCrystal, ctx: Context) -> list[Emit]:
+    mode = ctx.rounding
+    cb = _active(state, cmd.combat)
+    _turn(state, cb, cmd.actor, mode)
+    crystal = getattr(state, "crystals", {}).get(cmd.crystal)
+    if crystal is None:
+        raise UnknownEntity(f"There is no crystal named {cmd.crystal!r}.")
+    _, stored = m.release_crystal(crystal, cmd.actor)
+    for tid in cmd.targets:
+        if _fighter(cb, tid).condition == "dead":
+            raise RuleError(f"{tid} is dead; a spell cannot target it.")
+    lib = _crystal_spell(state, "liberation_cristalline")
+    sc = _Scratch(state, cb, mode)
+    nums = sc.nums(cmd.actor)
+    dice = ctx.dice()
+    res = _pay(sc, cmd.actor, nums, lib.pm_base, lib.cnc, [], dice, ctx, list(cmd.penalties), 0, None)
+    dur = m.spell_durations(_time_of(lib, ""), lib.cnc, mode, success=res.success)  # type: ignore[arg-type]
+    ev = CrystalReleased(name=cmd.combat, caster=cmd.actor, crystal=cmd.crystal, success=res.success,
+                         roll=res.concentration.roll, pm_cost=res.pm_cost, pm_after=res.pm_after, seconds=dur.total,
+                         spell=stored.name if res.success else "", overdraw_pv=res.pv_damage)
+    sc.events.append(PmSpent(name=cmd.combat, character=cmd.actor, pm=res.pm_before - res.pm_after,
+                             pm_after=res.pm_after))
+    sc.change(cmd.actor, -res.pv_damage, "Libération Cristalline : PM puisés sous 0")
+    head: list[Event] = [ev]
+    if res.success:
+        results = _apply_effects(sc, dice, cmd.actor, stored.name, list(stored.spends), list(cmd.targets),
+                                 dict(cmd.lowered_dm), mode)
+        head.append(SpellReleased(name=cmd.combat, caster=cmd.actor, spell=stored.name, results=results,
+                                  combustion=0, source="crystal"))
+    return _finish(state, cmd.combat, [*head, *sc.events], mode)
+
+
+def decide_potion(state: Any, cmd: UsePotion, ctx: Context) -> list[Emit]:
+    mode = ctx.rounding
+    cb = _active(state, cmd.combat)
+    _turn(state, cb, cmd.actor, mode)
+    spell = content(state).spell(cmd.spell)
+    spends = _spends(spell, dict(cmd.effects))
+    potion = m.make_potion(m.StoredSpell(name=spell.name, pm=m.spell_pm_cost(spell.pm_base, spends),
+                                         spends=tuple(spends)), cmd.trigger)
+    target = cmd.target or cmd.actor
+    if _fighter(cb, target).condition == "dead":
+        raise RuleError(f"{target} is dead; a potion cannot act on it.")
+    released = m.trigger_potion(potion, cmd.trigger, target)
+    assert released is not None
+    if cmd.seconds is not None:
+        seconds = cmd.seconds
+    else:
+        seconds = c.action_duration("boire_potion" if cmd.trigger == "ingestion" else "lancer_item").seconds
+    sc = _Scratch(state, cb, mode)
+    ev = PotionUsed(name=cmd.combat, actor=cmd.actor, spell=spell.name, pm=potion.spell.pm, trigger=cmd.trigger,
+                    target=target, seconds=seconds)
+    results = _apply_effects(sc, ctx.dice(), cmd.actor, spell.name, spends, [target], {}, mode)
+    rel = SpellReleased(name=cmd.combat, caster=cmd.actor, spell=spell.name, results=results, combustion=0,
+                        source="potion")
+    return _finish(state, cmd.combat, [ev, rel, *sc.events], mode)
+
