@@ -8,7 +8,9 @@ its settings (the choices its book leaves to the game master), the type of its s
 * ``decide(state, command, ctx) -> list[Emit]``: validates a command against the state and returns
   the events to append, or raises a :class:`~cristal_events.errors.RuleError`;
 * ``compensate(state, original, changes, ctx) -> list[Emit]``: the events that correct an earlier one;
-* ``summarize(recorded_event) -> str``: one readable line for the log, the replay and the exports.
+* ``summarize(recorded_event) -> str``: one readable line for the log, the replay and the exports;
+* ``narrate(before_state, recorded_event, after_state) -> str``: the event told in the book's terms
+  with the state change it made (replay); defaults to the summary.
 
 The core never imports a ruleset's modules by name: rulesets are found through
 :mod:`cristal_events.rulesets` (a registry by name, extendable with the ``cristal_events.rulesets``
@@ -109,6 +111,15 @@ class Ruleset(ABC):
 
     def summarize(self, rec: RecordedEvent) -> str:
         return rec.type
+
+    def narrate(self, before: Any, rec: RecordedEvent, after: Any) -> str:
+        """The event told in plain language in the book's terms, with the state change it made.
+
+        ``before`` and ``after`` are the ruleset states around the event (``after = evolve(before, rec)``),
+        so a ruleset can say "PV 12 → 4" or "IT 0 → 6" and use the characters' display names. Pure, never
+        rolls. The default is :meth:`summarize`; replay and the exports call this hook.
+        """
+        return self.summarize(rec)
 
     def characters(self, state: Any) -> dict[str, Any]:
         """The characters of a state by id (used by the generic commands: sheet, replay, audit)."""

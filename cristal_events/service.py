@@ -371,6 +371,13 @@ class Campaign:
                 return f"Réglage {ev.key} = {ev.value!r}" + (f" : {ev.reason}" if ev.reason else "")
         return self.ruleset.summarize(rec)
 
+    def narrate(self, before: World, rec: RecordedEvent, after: World) -> str:
+        """The event told in the book's terms with the state change it made (ruleset events; core events:
+        their summary). ``before``/``after`` are the worlds around it (``after = fold(before, rec)``)."""
+        if isinstance(rec.event, CORE_EVENTS):
+            return self.summarize(rec)
+        return self.ruleset.narrate(before.rules, rec, after.rules)
+
 
 def open_campaign(path: str | os.PathLike[str], **kw: Any) -> Campaign:
     """Open an existing campaign file."""

@@ -6,7 +6,11 @@ Python API::
     for line in replay.text_lines(steps): print(line)
     for record in map(replay.record, steps): ...
 
-Replaying reads the log and folds it; it never rolls a die and never writes.
+Each event is told by the ruleset's ``narrate`` hook (the book's terms, names from the sheets, the
+state change it made: "Gustave attaque Rodrigue : ATT 8 + d20 13 = 21 > DP 18, touché ; 8 dégâts,
+PV 20 → 12 ; IT 0 → 6"), then every value of the state it changed. Records carry both the one-line
+``summary`` and the ``narration``. Replaying reads the log and folds it; it never rolls a die and
+never writes.
 """
 
 from __future__ import annotations
@@ -30,9 +34,9 @@ def session_heading(step: Step) -> str:
 
 
 def event_lines(step: Step) -> list[str]:
-    """The lines of one event: position, actor, the readable summary, then each change."""
+    """The lines of one event: position, actor, the event told in the book's terms, then each change."""
     rec = step.rec
-    head = f"#{rec.position:<5} {rec.actor:<8} {step.summary}"
+    head = f"#{rec.position:<5} {rec.actor:<8} {step.told}"
     return [head] + [f"        {render_change(c)}" for c in step.changes]
 
 
@@ -59,6 +63,6 @@ def record(step: Step) -> dict[str, Any]:
     return {
         "position": rec.position, "recorded_at": rec.recorded_at, "session": rec.session,
         "in_game_date": step.in_game_date, "actor": rec.actor, "stream": rec.stream, "type": rec.type,
-        "summary": step.summary, "payload": msgspec.json.decode(rec.payload), "changes": step.changes,
+        "summary": step.summary, "narration": step.told, "payload": msgspec.json.decode(rec.payload), "changes": step.changes,
         "characters": list(step.characters),
     }

@@ -32,7 +32,11 @@ class SessionInfo:
 
 @dataclass(frozen=True)
 class Step:
-    """One event of the walk: the record, its readable line, and what it changed."""
+    """One event of the walk: the record, its one-line summary, its narration, and what it changed.
+
+    ``narration`` tells the event in the book's terms with the state change it made
+    (:meth:`Campaign.narrate`); on the fast path (no fold) it is the summary.
+    """
 
     rec: RecordedEvent
     summary: str
@@ -41,6 +45,12 @@ class Step:
     after: World
     changes: list[Change] = field(default_factory=list)
     characters: tuple[str, ...] = ()
+    narration: str = ""
+
+    @property
+    def told(self) -> str:
+        """The narration, or the summary when there is none."""
+        return self.narration or self.summary
 
     @property
     def in_game_date(self) -> str:
@@ -140,8 +150,9 @@ def walk(camp: Campaign, *, after: int = 0, until: int | None = None, character:
             if progress is not None and done % 1000 == 0:
                 progress(done, total)
             info = infos.get(rec.session) if rec.session is not None else None
-            yield Step(rec=rec, summary=camp.summarize(rec), session=info, before=None, after=None,  # type: ignore[arg-type]
-                       characters=involved(rec, [], ()))
+            summary = camp.summarize(rec)
+            yield Step(rec=rec, summary=summary, session=info, before=None, after=None,  # type: ignore[arg-type]
+                       characters=involved(rec, [], ()), narration=summary)
         if progress is not None:
             progress(total, total)
         return
@@ -160,6 +171,6 @@ def walk(camp: Campaign, *, after: int = 0, until: int | None = None, character:
             continue
         info = infos.get(rec.session) if rec.session is not None else None
         yield Step(rec=rec, summary=camp.summarize(rec), session=info, before=before, after=world,
-                   changes=changes, characters=who)
+                   changes=changes, characters=who, narration=camp.narrate(before, rec, world))
     if progress is not None:
         progress(total, total)

@@ -22,7 +22,7 @@ from ...errors import RuleError
 from ...events import CampaignCreated
 from ...ruleset import Context, Emit, Ruleset
 from ...store import RecordedEvent
-from . import characters, fights, magic
+from . import characters, fights, magic, narration
 
 
 class CristalSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -85,6 +85,9 @@ class CristalRuleset(Ruleset):
     def summarize(self, rec: RecordedEvent) -> str:
         fn = _SUMMARIES.get(type(rec.event))
         return fn(rec) if fn is not None else rec.type
+
+    def narrate(self, before: CristalState, rec: RecordedEvent, after: CristalState) -> str:
+        return narration.narrate(before, rec, after, self.summarize)
 
     def characters(self, state: CristalState) -> dict[str, Any]:
         return dict(state.characters)
