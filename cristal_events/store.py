@@ -271,15 +271,15 @@ class Store:
                 position, prev = self._head()
                 when = recorded_at or utc_now()
                 rows = []
+                enc, sha = _hash_encoder.encode, hashlib.sha256
                 for i, (event, eid) in enumerate(zip(events, ids)):
                     position += 1
-                    payload = encode(event).decode()
-                    tag = event.__struct_config__.tag
                     cause = causation_ids[i] if causation_ids is not None else causation_id
-                    h = row_hash(prev, position, eid, stream, current + i + 1, tag, type(event).version, payload,
-                                 when, session, actor, cause, correlation_id)
-                    rows.append((position, eid, stream, current + i + 1, tag, type(event).version, payload, when,
-                                 session, actor, cause, correlation_id, prev, h))
+                    # the canonical array of row_hash, built once and reused as the row
+                    canon = (prev, position, eid, stream, current + i + 1, event.__struct_config__.tag,
+                             type(event).version, encode(event).decode(), when, session, actor, cause, correlation_id)
+                    h = sha(enc(canon)).hexdigest()
+                    rows.append((*canon[1:], prev, h))
                     prev = h
                 self.conn.executemany(f"INSERT INTO events ({_COLUMNS}) VALUES ({','.join('?' * 14)})", rows)
         except sqlite3.IntegrityError as exc:
@@ -295,14 +295,13 @@ class Store:
         with self.transaction():
             position, prev = self._head()
             out = []
+            enc, sha = _hash_encoder.encode, hashlib.sha256
             for r in rows:
                 position += 1
-                h = row_hash(prev, position, r["event_id"], r["stream"], r["version"], r["type"], r["schema_version"],
-                             r["payload"], r["recorded_at"], r["session"], r["actor"], r["causation_id"],
-                             r["correlation_id"])
-                out.append((position, r["event_id"], r["stream"], r["version"], r["type"], r["schema_version"],
-                            r["payload"], r["recorded_at"], r["session"], r["actor"], r["causation_id"],
-                            r["correlation_id"], prev, h))
+                canon = (prev, position, r["event_id"], r["stream"], r["version"], r["type"], r["schema_version"],
+                         r["payload"], r["recorded_at"], r["session"], r["actor"], r["causation_id"], r["correlation_id"])
+                h = sha(enc(canon)).hexdigest()  # = row_hash(*canon)
+                out.append((*canon[1:], prev, h))
                 prev = h
             try:
                 self.conn.executemany(f"INSERT INTO events ({_COLUMNS}) VALUES ({','.join('?' * 14)})", out)
