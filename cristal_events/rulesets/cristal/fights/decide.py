@@ -163,9 +163,9 @@ def decide_pass(state: Any, cmd: PassTurn, ctx: Context) -> list[Emit]:
     return _finish(state, cmd.combat, [ev], ctx.rounding)
 
 
-def _arms(state: Any, fid: str, weapon: ItemTemplate | None,
-          projectile: ItemTemplate | None) -> tuple[ItemTemplate | None, ItemTemplate | None]:
-    """A character attacks with what it carries: the weapon equipped (L877), a projectile in its bag."""
+def _arms(state: Any, fid: str, weapon: ItemTemplate | None, projectile: ItemTemplate | None,
+          shots: int = 1) -> tuple[ItemTemplate | None, ItemTemplate | None]:
+    """A character attacks with what it carries: the weapon equipped (L877), a projectile per shot in its bag."""
     ch = state.characters.get(fid)
     if ch is None:
         return weapon, projectile
@@ -177,8 +177,9 @@ def _arms(state: Any, fid: str, weapon: ItemTemplate | None,
         weapon = own.template
     if projectile is not None:
         own = carried.get(projectile.name.casefold())
-        if own is None or own.qty < 1:
-            raise RuleError(f"{fid} carries no {projectile.name}.")
+        if own is None or own.qty < shots:
+            left = 0 if own is None else own.qty
+            raise RuleError(f"{fid} has {left} {projectile.name} left and the attack needs {shots}.")
         projectile = own.template
     return weapon, projectile
 
@@ -193,7 +194,8 @@ def decide_attack(state: Any, cmd: Attack, ctx: Context) -> list[Emit]:
     if cmd.target == cmd.actor:
         raise RuleError("A combatant cannot attack itself.")
     a, t = numbers(state, cb, cmd.actor, mode), numbers(state, cb, cmd.target, mode)
-    weapon, projectile = _arms(state, cmd.actor, _item(state, cmd.weapon), _item(state, cmd.projectile))
+    weapon, projectile = _arms(state, cmd.actor, _item(state, cmd.weapon), _item(state, cmd.projectile),
+                                2 if cmd.chain else 1)
     propulsor = weapon if weapon is not None and weapon.kind == "propulsor" else None
     if propulsor is not None and projectile is None:
         raise RuleError(f"{propulsor.name} needs a projectile (--projectile).")
@@ -248,7 +250,9 @@ def decide_attack(state: Any, cmd: Attack, ctx: Context) -> list[Emit]:
                         swings=swings, seconds=seconds, weapon=weapon.name if weapon else "",
                         projectile=projectile.name if projectile else "", distance=cmd.distance,
                         range_penalty=penalty, alignment_penalty=align_pen, chain=cmd.chain, back=cmd.back,
-                        vol_spent=vol, dmg=dmg)
+                        vol_spent=vol, dmg=dmg,
+                        projectiles_used=len(swings) if projectile is not None and cmd.actor in state.characters
+                        else 0)
     return _finish(state, cmd.combat, [ev, *sc.events], mode)
 
 

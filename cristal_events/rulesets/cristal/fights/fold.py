@@ -98,7 +98,23 @@ def _ev_attack(state: Any, ev: AttackResolved) -> Any:
     la = LastAttack(target=ev.target, att=ev.att, dp=ev.dp, halved=ev.chain, dmg=ev.dmg, backstab=ev.back, hit=last.hit)
     cb = _with_fighter(cb, ev.attacker, last_attack=la)
     state, cb = _spend(state, cb, ev.attacker, "Vol", "vol_spent", ev.vol_spent)
-    return _put(state, cb)
+    return _put(_use_projectiles(state, ev), cb)
+
+
+def _use_projectiles(state: Any, ev: AttackResolved) -> Any:
+    """Each shot takes one projectile from the attacker's bag (QTÉ - 1; the line goes at 0)."""
+    ch = state.characters.get(ev.attacker)
+    if not ev.projectiles_used or ch is None:
+        return state
+    key, items = ev.projectile.casefold(), []
+    for item in ch.items:
+        if item.name.casefold() == key:
+            if item.qty <= ev.projectiles_used:
+                continue
+            item = msgspec.structs.replace(item, qty=item.qty - ev.projectiles_used)
+        items.append(item)
+    ch = msgspec.structs.replace(ch, items=items)
+    return msgspec.structs.replace(state, characters={**state.characters, ev.attacker: ch})
 
 
 def _ev_cast(state: Any, ev: SpellCast) -> Any:

@@ -184,6 +184,7 @@ class AttackResolved(Event, tag="combat.attack_resolved"):
     back: bool = False
     vol_spent: int = 0
     dmg: str = ""
+    projectiles_used: int = 0  # taken from the attacker's inventory (a character's); 0 in logs before this field
 
 
 class SpellCast(Event, tag="combat.spell_cast"):
