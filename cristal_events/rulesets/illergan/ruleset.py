@@ -15,7 +15,7 @@ from ...errors import RuleError
 from ...events import CampaignCreated
 from ...ruleset import Context, Emit, Ruleset
 from ...store import RecordedEvent
-from . import fights, heroes, tavern, trials
+from . import fights, heroes, narration, tavern, trials
 from .settings import IllerganSettings
 from .state import IllerganState
 
@@ -57,6 +57,9 @@ class IllerganRuleset(Ruleset):
     def summarize(self, rec: RecordedEvent) -> str:
         fn = _SUMMARIES.get(type(rec.event))
         return fn(rec) if fn is not None else rec.type
+
+    def narrate(self, before: IllerganState, rec: RecordedEvent, after: IllerganState) -> str:
+        return narration.narrate(before, rec, after, self.summarize)
 
     def characters(self, state: IllerganState) -> dict[str, Any]:
         return dict(state.characters)
