@@ -20,7 +20,7 @@ from cristal_events.cli import cli
 from cristal_events.errors import CristalError, EventDecodeError
 from cristal_events.events import Event
 from cristal_events.rulesets import get
-from cristal_events.service import codec_for
+from cristal_events.service import RecordNote, codec_for
 
 HOSTILE = {
     "quotes": "Thor \"le Grand\" l'Ancien `x` «y»",
@@ -168,3 +168,60 @@ def test_the_fuzzed_refusals_name_the_problem(fuzz_home: Path) -> None:
     assert (result.exit_code, result.output) == (1, "Error: No session is open.\n")
     with pytest.raises(CristalError):
         init_campaign(db, name="again", ruleset="ledger")
+
+
+# ------------------------------------------------------------------------------------- exports
+@pytest.fixture(scope="module")
+def hostile_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("hostile") / "h.db"
+    camp = init_campaign(path, name="<b>Hostile</b> =1+1", ruleset="ledger")
+    camp.start_session(title=HOSTILE["html-js"], in_game_date=HOSTILE["csv-formula"])
+    for key, text in HOSTILE.items():
+        camp.execute(RecordNote(text=text, topic=key), actor=HOSTILE["csv-plus-minus-at"][:5])
+    camp.execute(L.AwardXp(character="thor", amount=5, reason=HOSTILE["csv-formula"]))
+    camp.end_session()
+    camp.close()
+    return path
+
+
+def _export(db: Path, fmt: str) -> str:
+    result = CliRunner().invoke(cli, ["--db", str(db), "export", "timeline", "--format", fmt])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_csv_export_neutralises_formula_cells(hostile_db: Path) -> None:
+    import csv
+    import io
+
+    rows = list(csv.reader(io.StringIO(_export(hostile_db, "csv"))))
+    cells = [c for r in rows[1:] for c in r]
+    assert rows[1:] and all(not c.startswith(("=", "+", "-", "@")) for c in cells)
+    # the in-game date and the actor are whole cells: kept, behind a quote that spreadsheets show as text
+    assert "'" + HOSTILE["csv-formula"] in cells
+    assert "'" + HOSTILE["csv-plus-minus-at"][:5] in cells
+    assert all(c == "" or c[0] not in "\t\r" for c in cells)
+
+
+def test_html_export_escapes_user_text(hostile_db: Path) -> None:
+    page = _export(hostile_db, "html")
+    assert "<script>alert('xss')</script>" not in page
+    assert "<img src=x onerror" not in page
+    assert "&lt;script&gt;" in page or "\\u003cscript" in page
+
+
+def test_markdown_export_escapes_user_text(hostile_db: Path) -> None:
+    text = _export(hostile_db, "md")
+    assert "<script>" not in text and "<img" not in text and "<b>Hostile" not in text
+    assert "[lien](javascript:alert(1))" not in text
+
+
+def test_jsonl_export_is_valid_json_and_keeps_the_text_exactly(hostile_db: Path, tmp_path: Path) -> None:
+    out = _export(hostile_db, "jsonl")
+    lines = [json.loads(line) for line in out.splitlines()]
+    texts = {d["payload"].get("topic"): d["payload"].get("text") for d in lines if d["type"] == "note.recorded"}
+    assert texts == {k: v for k, v in HOSTILE.items()}
+    (tmp_path / "h.jsonl").write_text(out, encoding="utf-8")
+    from cristal_events.exchange import verify_jsonl
+
+    assert verify_jsonl(tmp_path / "h.jsonl").ok
