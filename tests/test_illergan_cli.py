@@ -140,3 +140,25 @@ def test_the_sample_campaign_replays_and_audits(tmp_path):
     assert invoke(target, "export", "timeline", "--format", "jsonl", "-o", str(out)).exit_code == 0
     lines = out.read_text(encoding="utf-8").splitlines()
     assert len(lines) == length(target) and "magic.spell_cast" in out.read_text(encoding="utf-8")
+
+
+def test_turn_economy_through_the_cli(db):
+    invoke(db, "content", "load", "--example")
+    create_thor(db)
+    invoke(db, "character", "creature", "gob", "--stat", "Fo=2", "--stat", "Dex=20", "--stat", "Vol=10",
+           "--stat", "Vit=20", "--stat", "Adresse=45", "--pv", "200")
+    invoke(db, "combat", "start", "gue", "thor", "gob")
+    assert invoke(db, "combat", "act", "gue", "thor", "forgo_major").exit_code == 0  # I-L243: 3 minors
+    for _ in range(3):
+        assert invoke(db, "combat", "act", "gue", "thor", "minor", "--what", "se relever").exit_code == 0
+    before = length(db)
+    r = invoke(db, "combat", "attack", "gue", "thor", "gob", "--unarmed", "--dice", "10")
+    assert (r.exit_code, r.output.strip()) == (1, "Error: Thor: No major action is left this turn (I-L241).")
+    r = invoke(db, "combat", "attack", "gue", "gob", "thor", "--unarmed", "--defence", "parade", "--defended",
+               "--dice", "10")
+    assert r.exit_code == 0, r.output
+    r = invoke(db, "combat", "defend", "gue", "thor", "esquive")
+    assert (r.exit_code, r.output.strip()) == (1, "Error: Thor: The esquive defence is already used this turn (I-L543).")
+    assert length(db) == before + 1
+    assert invoke(db, "combat", "initiative", "gue", "--dice", "50,50").exit_code == 0
+    assert invoke(db, "combat", "attack", "gue", "thor", "gob", "--unarmed", "--dice", "90").exit_code == 0

@@ -209,6 +209,7 @@ def test_spell_launch(camp, faces, outcome, pm_after):
 def test_critical_refund_after_a_first_spell_and_magic_damage(camp):
     _fight(camp)
     camp.execute(F.CastSpell(caster="lysa", spell="Embrasement", cast_level=1, fight="gue"), faces=[50])
+    camp.execute(F.RollInitiative(fight="gue"), faces=[50, 50])  # a new turn: a new major action (I-L241)
     ev = camp.execute(F.CastSpell(caster="lysa", spell="Embrasement", cast_level=1, fight="gue", target="thor",
                                   damage=30), faces=[1, 7])[0].event
     assert (ev.pm_after, ev.pp_gained, ev.effective_level) == (50 - 10 + 12, 1, 2)  # I-L198, I-L525

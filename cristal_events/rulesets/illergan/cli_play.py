@@ -17,6 +17,7 @@ from . import trials as R
 from .cli_common import pairs, run
 
 SIGNED = {"ignore_unknown_options": True}
+DEFENCES = ["esquive", "parade", "blocage", "vivacite_elfique", "magique"]
 
 
 # ---------------------------------------------------------------------------- checks
@@ -142,13 +143,19 @@ def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[str, ..
 @click.option("--power-dice", type=int, default=None, help="Fewer power dice for a non-lethal blow (I-L457).")
 @click.option("--flat", is_flag=True, help="The flat of the weapon: Fo / 3, contondant (I-L458).")
 @click.option("--zone", default=None, help="The zone the attacker picks when the table lets him (I-L315).")
-@click.option("--defended", is_flag=True, help="The target parried or dodged: no damage (I-L273).")
+@click.option("--defence", type=click.Choice(DEFENCES), default=None,
+              help="The defence tried against the hit: one block, one magic and one parry or dodge a turn (I-L543).")
+@click.option("--defender", default="", help="An ally acting in defence for the target: costs him a major action (I-L552).")
+@click.option("--defended", is_flag=True, help="The defence succeeded: no damage (I-L273).")
+@click.option("--action", type=click.Choice(["major", "extra_major"]), default="major", show_default=True,
+              help="The action the attack takes (I-L260, I-L265).")
 @dice_option
 @json_option
 @click.pass_context
 def combat_attack_cmd(ctx: click.Context, fight: str, attacker: str, target: str, weapon: str | None, unarmed: bool,
                       hands: int, off_hand: bool, distance: float | None, power_dice: int | None, flat: bool,
-                      zone: str | None, defended: bool, dice: str | None, as_json: bool) -> None:
+                      zone: str | None, defence: str | None, defender: str, defended: bool, action: str,
+                      dice: str | None, as_json: bool) -> None:
     """Attack: Dé100 ≤ Adresse hits (01-02 critical and a new Dé100 for the zone, 99-100 fumble); damage
     [Fo × 10] + semi-open power dice, minus the zone's SR, minus RN %, rounded up (I-L267-318).
 
@@ -156,7 +163,41 @@ def combat_attack_cmd(ctx: click.Context, fight: str, attacker: str, target: str
     """
     run(ctx, F.Attack(fight=fight, attacker=attacker, target=target, weapon="" if unarmed else weapon, hands=hands,
                       off_hand=off_hand, distance=distance, power_dice=power_dice, flat=flat, zone=zone,
-                      defended=defended), as_json, dice)
+                      defended=defended, defence=defence, defender=defender, action=action), as_json, dice)  # type: ignore[arg-type]
+
+
+@combat_group.command("act")
+@click.argument("fight")
+@click.argument("character_id")
+@click.argument("action", type=click.Choice(["major", "minor", "skill", "forgo_major", "extra_major", "knocked_down"]))
+@click.option("--what", default="", help="What the action is (Sprint, se relever, a skill, the effect giving an extra action ...).")
+@json_option
+@click.pass_context
+def combat_act_cmd(ctx: click.Context, fight: str, character_id: str, action: str, what: str, as_json: bool) -> None:
+    """Spend an action of the turn: 1 major, 1 minor and 1 skill (a second skill takes the minor); forgo the
+    major for 2 more minors; gain an extra major from an effect; knocked down loses a major (I-L241-265, I-L416).
+
+    Example: cristal combat act gue thor minor --what "se relever"
+    """
+    run(ctx, F.TakeAction(fight=fight, character=character_id, action=action, what=what), as_json)  # type: ignore[arg-type]
+
+
+@combat_group.command("defend")
+@click.argument("fight")
+@click.argument("character_id")
+@click.argument("defence", type=click.Choice(DEFENCES))
+@click.option("--for-ally", is_flag=True, help="Acting in defence for an ally: costs a major action (I-L552).")
+@click.option("--against-magic", is_flag=True, help="Against magic damage: only a block (I-L439).")
+@json_option
+@click.pass_context
+def combat_defend_cmd(ctx: click.Context, fight: str, character_id: str, defence: str, for_ally: bool,
+                      against_magic: bool, as_json: bool) -> None:
+    """Record a defence outside an attack of the log, within the per-turn limit (I-L543, I-L553).
+
+    Example: cristal combat defend gue lysa magique --for-ally
+    """
+    run(ctx, F.Defend(fight=fight, character=character_id, defence=defence, for_ally=for_ally,  # type: ignore[arg-type]
+                      against_magic=against_magic), as_json)
 
 
 @combat_group.command("destiny")
@@ -190,18 +231,20 @@ def combat_end_cmd(ctx: click.Context, fight: str, as_json: bool) -> None:
 @click.option("--whisper", is_flag=True, help="Whispered: the PM cost doubles (I-L113).")
 @click.option("--target", default="", help="The target of the spell's damage.")
 @click.option("--damage", type=int, default=0, help="The spell's magic damage, reduced by the target's Volonté up to 90% (I-L437).")
+@click.option("--action", type=click.Choice(["major", "minor", "extra_major"]), default="major", show_default=True,
+              help="In a fight: the action it takes (an amélioration spell may be minor, I-L253).")
 @dice_option
 @json_option
 @click.pass_context
 def cast_cmd(ctx: click.Context, caster: str, spell: str, cast_level: int, fight: str, modifiers: tuple[int, ...],
-             whisper: bool, target: str, damage: int, dice: str | None, as_json: bool) -> None:
+             whisper: bool, target: str, damage: int, action: str, dice: str | None, as_json: bool) -> None:
     """Cast a spell: Dé100 ≤ magic level is a critical ([50 + 10 × Dé10]% of the PM back), from 95 (+1 per
     level above 5) a counter-effect (Dé20), 100 always fails (I-L520-527).
 
     Example: cristal cast lysa Embrasement --level 1 --fight gue --target gobelin --damage 30 --dice 1,7
     """
     run(ctx, F.CastSpell(caster=caster, spell=spell, cast_level=cast_level, fight=fight, modifiers_pct=modifiers,
-                         whispered=whisper, target=target, damage=damage), as_json, dice)
+                         whispered=whisper, target=target, damage=damage, action=action), as_json, dice)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------- tavern

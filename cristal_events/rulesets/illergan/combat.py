@@ -87,6 +87,22 @@ class TurnBudget(msgspec.Struct, frozen=True, kw_only=True):
     magic_attacks: int = 0
 
 
+def new_turn(owed_major: int = 0, owed_minor: int = 0) -> TurnBudget:
+    """A fresh turn less the actions sacrificed in advance: acting in defence for an ally costs a major
+    action (I-L552), a divine power used in defence a minor one (I-L605), a knock-down a major (I-L416)."""
+    return TurnBudget(major=max(0, 1 - owed_major), minor=max(0, 1 - owed_minor))
+
+
+def sacrifice(b: TurnBudget, slot: Literal["major", "minor"]) -> tuple[TurnBudget, int]:
+    """Give up one action: this turn's if still unused (saved in advance, I-L552), else the next turn's.
+
+    Returns the budget and how many such actions the next turn owes (0 or 1).
+    """
+    if getattr(b, slot) > 0:
+        return msgspec.structs.replace(b, **{slot: getattr(b, slot) - 1}), 0
+    return b, 1
+
+
 def forgo_major(b: TurnBudget) -> TurnBudget:
     """No major action: two more minor actions (I-L243)."""
     if b.major != 1:
@@ -105,7 +121,7 @@ def use(b: TurnBudget, slot: Slot, *, spell: str | None = None) -> TurnBudget:
     if slot == "skill" and left == 0:
         return use(b, "minor")
     if left <= 0:
-        raise RuleError(f"No {slot.replace('_', ' ')} action is left this turn.")
+        raise RuleError(f"No {slot.replace('_', ' ')} action is left this turn (I-L241).")
     changes: dict[str, object] = {slot: left - 1}
     if spell is not None:
         if slot == "minor":

@@ -23,8 +23,11 @@ from cristal_events.store import RecordedEvent
 
 from . import combat, magic
 from .locations import nonhumanoid_zone
-from .state import (Fight, Hero, IllerganState, MagicEntry, WoundRef, content_of, fight_stream, find,
+from .state import (Fight, Hero, IllerganState, MagicEntry, Turn, WoundRef, content_of, fight_stream, find,
                     find_fight, plain, put, stat, stream_of)
+
+Action = Literal["major", "minor", "skill", "forgo_major", "extra_major", "knocked_down"]
+AttackSlot = Literal["major", "extra_major"]
 
 
 # ============================================================================ events
@@ -48,6 +51,7 @@ class InitiativeRolled(Event, tag="fight.initiative_rolled", kw_only=True):
     turn: int
     entries: list[InitiativeEntry]
     order: list[str]
+    turns: dict[str, Turn] | None = None  # every combatant's new turn (None in logs before the turn economy)
 
 
 class AttackResolved(Event, tag="fight.attack_resolved", kw_only=True):
@@ -74,6 +78,32 @@ class AttackResolved(Event, tag="fight.attack_resolved", kw_only=True):
     limb_lost: str = ""
     dead: bool = False
     rider: combat.Rider | None = None
+    action: str = "major"
+    turn_after: Turn | None = None  # the attacker's turn after this attack
+    defence: str = ""  # the defence used against it (I-L543), "" for none
+    defender: str = ""  # who defended (the target, or an ally acting in defence, I-L552)
+    defender_turn_after: Turn | None = None
+
+
+class ActionTaken(Event, tag="fight.action_taken", kw_only=True):
+    """A major, minor or skill action other than an attack or a spell (I-L246-259), a forgone major
+    action (I-L243), an extra major action from an effect (I-L265) or a knock-down (I-L416)."""
+
+    fight: str
+    character: str
+    action: str
+    what: str = ""
+    turn_after: Turn
+
+
+class DefenceUsed(Event, tag="fight.defence_used", kw_only=True):
+    """A defence outside an attack of the log, e.g. a magic defence after a failed parry (I-L553)."""
+
+    fight: str
+    character: str
+    defence: str
+    for_ally: bool = False
+    turn_after: Turn
 
 
 class DestinyPointSpent(Event, tag="fight.destiny_point_spent", kw_only=True):
@@ -109,6 +139,8 @@ class SpellCast(Event, tag="magic.spell_cast", kw_only=True):
     pv_lost: int = 0
     pv_after: int = 0
     dead: bool = False
+    action: str = ""  # the action it took in a fight (I-L253, I-L261)
+    turn_after: Turn | None = None
 
 
 class FightEnded(Event, tag="fight.ended", kw_only=True):
@@ -137,7 +169,25 @@ class Attack(msgspec.Struct, frozen=True, kw_only=True):
     power_dice: int | None = None  # fewer dice for a non-lethal blow (I-L457)
     flat: bool = False  # the flat of the weapon: Fo / 3, contondant (I-L458)
     zone: str | None = None  # the attacker's choice when the table says so (I-L315)
-    defended: bool = False  # the target parried or dodged (I-L273)
+    defended: bool = False  # the defence succeeded: no damage (I-L273)
+    defence: combat.Defence | None = None  # the defence tried against the hit (I-L543)
+    defender: str = ""  # an ally acting in defence for the target (I-L552); "" = the target itself
+    action: AttackSlot = "major"  # an attack is a major action (I-L260-261), or an extra one (I-L265)
+
+
+class TakeAction(msgspec.Struct, frozen=True, kw_only=True):
+    fight: str
+    character: str
+    action: Action
+    what: str = ""
+
+
+class Defend(msgspec.Struct, frozen=True, kw_only=True):
+    fight: str
+    character: str
+    defence: combat.Defence
+    for_ally: bool = False
+    against_magic: bool = False
 
 
 class SpendDestiny(msgspec.Struct, frozen=True, kw_only=True):
@@ -154,10 +204,72 @@ class CastSpell(msgspec.Struct, frozen=True, kw_only=True):
     whispered: bool = False
     target: str = ""
     damage: int = 0  # the spell's raw magic damage (G25: the spell lists are the game master's)
+    action: Literal["major", "minor", "extra_major"] = "major"  # in a fight (I-L253, I-L261, I-L265)
 
 
 class EndFight(msgspec.Struct, frozen=True, kw_only=True):
     fight: str
+
+
+# ============================================================================ the turn economy
+def turn_of(fight: Fight, character: str, settings: Any) -> Turn:
+    """The combatant's turn as it stands when he acts: with ``defence_window=own_turn_to_turn`` (A34) his
+    defences come back at his first action of a new turn."""
+    t = fight.turns.get(character, Turn())
+    if settings.defence_window == "own_turn_to_turn" and t.defences_turn != fight.turn:
+        t = msgspec.structs.replace(t, defences=combat.DefenceBudget(), defences_turn=fight.turn)
+    return t
+
+
+def _acts(fight: Fight, hero: Hero) -> None:
+    if fight.turn and hero.id not in fight.acting:
+        raise RuleError(f"{hero.name} scored 50 or less at initiative and cannot act this turn (I-L7).")
+
+
+def spend(fight: Fight, hero: Hero, slot: combat.Slot, settings: Any, *, spell: str | None = None) -> Turn:
+    """The combatant's turn after one action of ``slot``; refused when the budget has none left."""
+    _acts(fight, hero)
+    t = turn_of(fight, hero.id, settings)
+    try:
+        budget = combat.use(t.budget, slot, spell=spell)
+    except RuleError as err:
+        raise RuleError(f"{hero.name}: {err}") from None
+    return msgspec.structs.replace(t, budget=budget)
+
+
+def sacrifice(t: Turn, slot: Literal["major", "minor"], pd: str = "") -> Turn:
+    """Give up this turn's action if unused, else the next turn's (I-L552, I-L605, I-L416)."""
+    budget, owed = combat.sacrifice(t.budget, slot)
+    changes: dict[str, Any] = {"budget": budget}
+    if owed:
+        changes[f"owed_{slot}"] = getattr(t, f"owed_{slot}") + 1
+    if pd:
+        key = "owed_pds" if owed else "pds"
+        if pd in getattr(t, key):
+            raise RuleError(f"The divine power {pd} is already used in that turn (I-L605).")
+        changes[key] = (*getattr(t, key), pd)
+    return msgspec.structs.replace(t, **changes)
+
+
+def defend(fight: Fight, hero: Hero, kind: combat.Defence, *, against_magic: bool = False) -> Turn:
+    """The defender's turn after a defence: one block, one magic defence and one parry or dodge (I-L543)."""
+    t = fight.turns.get(hero.id, Turn())  # A34: the window runs until his own next action
+    try:
+        left = combat.use_defence(t.defences, kind, against_magic=against_magic)
+    except RuleError as err:
+        raise RuleError(f"{hero.name}: {err}") from None
+    return msgspec.structs.replace(t, defences=left)
+
+
+def _new_turns(fight: Fight, settings: Any) -> dict[str, Turn]:
+    out = {}
+    for c in fight.participants:
+        t = fight.turns.get(c, Turn())
+        fresh = settings.defence_window == "round"
+        out[c] = Turn(budget=combat.new_turn(t.owed_major, t.owed_minor), pds=t.owed_pds,
+                      defences=combat.DefenceBudget() if fresh else t.defences,
+                      defences_turn=fight.turn + 1 if fresh else t.defences_turn)
+    return out
 
 
 # ============================================================================ decisions
@@ -192,7 +304,8 @@ def decide_initiative(state: IllerganState, cmd: RollInitiative, ctx: Context) -
         entries.append(InitiativeEntry(character=c, dex=dex, vol=vol, malus=malus, score=ini.score, acts=ini.acts,
                                        roll=ini.roll))
     order = [e.name for e in combat.initiative_order(results, settings=ctx.settings)]
-    ev = InitiativeRolled(fight=fight.name, turn=fight.turn + 1, entries=entries, order=order)
+    ev = InitiativeRolled(fight=fight.name, turn=fight.turn + 1, entries=entries, order=order,
+                          turns=_new_turns(fight, ctx.settings))
     return [Emit(fight_stream(fight.name), ev)]
 
 
@@ -217,9 +330,9 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
     a, t = find(state, cmd.attacker), find(state, cmd.target)
     if a.dead or t.dead:
         raise RuleError(f"{(a if a.dead else t).name} is dead.")
-    if fight.turn and cmd.attacker not in fight.acting:
-        raise RuleError(f"{a.name} scored 50 or less at initiative and cannot act this turn (I-L7).")
     content, settings = content_of(state), ctx.settings
+    turn_after = spend(fight, a, cmd.action, settings)
+    defence_fields = _defence(state, fight, cmd, turn_after)
     weapon = _weapon(a, cmd.weapon, content)
     maluses = []
     if weapon is not None:
@@ -246,7 +359,7 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
     base = dict(fight=fight.name, attacker=a.id, target=t.id, weapon=weapon.name if weapon else "", adresse=adresse,
                 dex_maluses=[m for m in maluses if m], rolls=rolls, hit=res.hit, critical=res.critical,
                 fumble=res.fumble, zone=zone if res.hit else "", zone_index=index, defended=cmd.defended,
-                pv_after=t.pv)
+                pv_after=t.pv, action=cmd.action, turn_after=turn_after, **defence_fields)
     if not res.hit or cmd.defended or zone == "aucune":
         return [Emit(fight_stream(fight.name), AttackResolved(**base))]
     fo: int | Fraction = stat(a, "Fo")
@@ -280,6 +393,70 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
     return [Emit(fight_stream(fight.name), ev)]
 
 
+def _defence(state: IllerganState, fight: Fight, cmd: Attack, attacker_turn: Turn) -> dict[str, Any]:
+    """The defence tried against an attack: the defender's per-turn limit (I-L543); an ally acting in
+    defence also gives up a major action, this turn's if unused, else the next one's (I-L552)."""
+    if cmd.defence is None:
+        if cmd.defended or cmd.defender:
+            raise RuleError("Say which defence was used (esquive, parade, blocage, vivacite_elfique or magique, I-L543).")
+        return {}
+    who = cmd.defender or cmd.target
+    if who not in fight.participants:
+        raise RuleError(f"{who} does not take part in the fight '{fight.name}'.")
+    if who == cmd.attacker:
+        raise RuleError("An attacker cannot defend against his own attack.")
+    hero = find(state, who)
+    if hero.dead:
+        raise RuleError(f"{hero.name} is dead.")
+    after = defend(fight, hero, cmd.defence)
+    if who != cmd.target:
+        after = sacrifice(after, "major")
+    return dict(defence=cmd.defence, defender=who, defender_turn_after=after)
+
+
+def decide_action(state: IllerganState, cmd: TakeAction, ctx: Context) -> list[Emit]:
+    fight = find_fight(state, cmd.fight)
+    if cmd.character not in fight.participants:
+        raise RuleError(f"{cmd.character} does not take part in the fight '{fight.name}'.")
+    hero = find(state, cmd.character)
+    if hero.dead:
+        raise RuleError(f"{hero.name} is dead.")
+    settings = ctx.settings
+    match cmd.action:
+        case "major" | "minor" | "skill":
+            after = spend(fight, hero, cmd.action, settings)
+        case "forgo_major":
+            _acts(fight, hero)
+            t = turn_of(fight, hero.id, settings)
+            try:
+                after = msgspec.structs.replace(t, budget=combat.forgo_major(t.budget))
+            except RuleError as err:
+                raise RuleError(f"{hero.name}: {err}") from None
+        case "extra_major":
+            if not cmd.what.strip():
+                raise RuleError("An extra major action needs the object, spell or skill that gives it (I-L265).")
+            t = turn_of(fight, hero.id, settings)
+            after = msgspec.structs.replace(t, budget=msgspec.structs.replace(t.budget, extra_major=t.budget.extra_major + 1))
+        case "knocked_down":
+            after = sacrifice(fight.turns.get(hero.id, Turn()), "major")
+    ev = ActionTaken(fight=fight.name, character=hero.id, action=cmd.action, what=cmd.what, turn_after=after)
+    return [Emit(fight_stream(fight.name), ev)]
+
+
+def decide_defend(state: IllerganState, cmd: Defend, ctx: Context) -> list[Emit]:
+    fight = find_fight(state, cmd.fight)
+    if cmd.character not in fight.participants:
+        raise RuleError(f"{cmd.character} does not take part in the fight '{fight.name}'.")
+    hero = find(state, cmd.character)
+    if hero.dead:
+        raise RuleError(f"{hero.name} is dead.")
+    after = defend(fight, hero, cmd.defence, against_magic=cmd.against_magic)
+    if cmd.for_ally:
+        after = sacrifice(after, "major")
+    ev = DefenceUsed(fight=fight.name, character=hero.id, defence=cmd.defence, for_ally=cmd.for_ally, turn_after=after)
+    return [Emit(fight_stream(fight.name), ev)]
+
+
 def decide_destiny(state: IllerganState, cmd: SpendDestiny, ctx: Context) -> list[Emit]:
     hero = find(state, cmd.character)
     wound = hero.last_wound
@@ -296,13 +473,17 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
     caster = find(state, cmd.caster)
     if caster.dead:
         raise RuleError(f"{caster.name} is dead.")
-    if cmd.fight:
-        find_fight(state, cmd.fight)
     content, settings = content_of(state), ctx.settings
     spell = content.entry("spells", cmd.spell)
     known = caster.magics.get(spell.magic)
     if known is None:
         raise RuleError(f"{caster.name} does not know the magic {spell.magic} of {spell.name}.")
+    turn_after = None
+    if cmd.fight:
+        fight = find_fight(state, cmd.fight)
+        if caster.id not in fight.participants:
+            raise RuleError(f"{caster.id} does not take part in the fight '{fight.name}'.")
+        turn_after = spend(fight, caster, cmd.action, settings, spell=spell.spell_class or spell.name)
     magic.check_cast_level(spell, known.level, cmd.cast_level)
     cost = int(Fraction(magic.pm_cost(magic.spell_base_cost(content, spell, cmd.cast_level), cmd.modifiers_pct,
                                       whispered=cmd.whispered, settings=settings)).__ceil__())
@@ -330,7 +511,8 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
                    outcome=launch.outcome, refund_pct=launch.refund_pct, refund_pm=refund_pm, pm_after=pm_after,
                    counter_effect=launch.counter_effect,
                    effective_level=magic.effective_level(cmd.cast_level, critical=critical), pp_gained=pp,
-                   magic_level_after=max(level_after, known.level), target=cmd.target, **fields)
+                   magic_level_after=max(level_after, known.level), target=cmd.target,
+                   action=cmd.action if cmd.fight else "", turn_after=turn_after, **fields)
     stream = fight_stream(cmd.fight) if cmd.fight else stream_of(caster.id)
     return [Emit(stream, ev)]
 
@@ -354,7 +536,15 @@ def evolve_initiative(state: IllerganState, rec: RecordedEvent) -> IllerganState
     ev: InitiativeRolled = rec.event  # type: ignore[assignment]
     acting = tuple(e.character for e in ev.entries if e.acts)
     return _fight(state, msgspec.structs.replace(state.fights[ev.fight], turn=ev.turn, order=tuple(ev.order),
-                                                 acting=acting))
+                                                 acting=acting, turns=dict(ev.turns or {})))
+
+
+def _turns(state: IllerganState, fight: str, **after: Turn | None) -> IllerganState:
+    changes = {c: t for c, t in after.items() if t is not None}
+    if not changes or fight not in state.fights:
+        return state
+    f = state.fights[fight]
+    return _fight(state, msgspec.structs.replace(f, turns={**f.turns, **changes}))
 
 
 def _wound(hero: Hero, lost: int, position: int, limb: str, dead: bool) -> Hero:
@@ -370,9 +560,17 @@ def _wound(hero: Hero, lost: int, position: int, limb: str, dead: bool) -> Hero:
 
 def evolve_attack(state: IllerganState, rec: RecordedEvent) -> IllerganState:
     ev: AttackResolved = rec.event  # type: ignore[assignment]
+    state = _turns(state, ev.fight, **{ev.attacker: ev.turn_after})
+    if ev.defender:
+        state = _turns(state, ev.fight, **{ev.defender: ev.defender_turn_after})
     if not ev.pv_lost and not ev.limb_lost:
         return state
     return put(state, _wound(state.characters[ev.target], ev.pv_lost, rec.position, ev.limb_lost, ev.dead))
+
+
+def evolve_action(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: ActionTaken | DefenceUsed = rec.event  # type: ignore[assignment]
+    return _turns(state, ev.fight, **{ev.character: ev.turn_after})
 
 
 def evolve_destiny(state: IllerganState, rec: RecordedEvent) -> IllerganState:
@@ -394,6 +592,8 @@ def evolve_cast(state: IllerganState, rec: RecordedEvent) -> IllerganState:
                                      magics={**caster.magics, ev.magic: MagicEntry(level=ev.magic_level_after,
                                                                                    pp=m.pp + ev.pp_gained)})
     state = put(state, caster)
+    if ev.fight:
+        state = _turns(state, ev.fight, **{ev.caster: ev.turn_after})
     if ev.target and ev.pv_lost:
         state = put(state, _wound(state.characters[ev.target], ev.pv_lost, rec.position, "", ev.dead))
     return state
@@ -430,6 +630,10 @@ def _cast(rec: RecordedEvent) -> str:
             f" → PM {e.pm_after}{hit}")
 
 
+_ACTIONS = {"major": "action majeure", "minor": "action mineure", "skill": "compétence",
+            "forgo_major": "renonce à l'action majeure (+2 mineures)", "extra_major": "action majeure supplémentaire",
+            "knocked_down": "renversé, une action majeure perdue"}
+
 SUMMARIES: dict[type, Any] = {
     FightStarted: lambda r: f"Combat « {r.event.fight} » : {', '.join(r.event.participants)}",
     InitiativeRolled: lambda r: (f"Tour {r.event.turn} de « {r.event.fight} » : "
@@ -440,14 +644,19 @@ SUMMARIES: dict[type, Any] = {
                                   f"est annulée ({r.event.destiny_after} restant)"),
     SpellCast: _cast,
     FightEnded: lambda r: f"Fin du combat « {r.event.fight} »",
+    ActionTaken: lambda r: (f"{r.event.character} : {_ACTIONS[r.event.action]}"
+                            + (f" ({r.event.what})" if r.event.what else "")),
+    DefenceUsed: lambda r: (f"{r.event.character} se défend ({r.event.defence})"
+                            + (" pour un allié, une action majeure perdue" if r.event.for_ally else "")),
 }
 EVENTS: tuple[type, ...] = tuple(SUMMARIES)
 DECIDERS: dict[type, Any] = {
     StartFight: decide_start, RollInitiative: decide_initiative, Attack: decide_attack, SpendDestiny: decide_destiny,
-    CastSpell: decide_cast, EndFight: decide_end,
+    CastSpell: decide_cast, EndFight: decide_end, TakeAction: decide_action, Defend: decide_defend,
 }
 EVOLVERS: dict[type, Any] = {
     FightStarted: evolve_started, InitiativeRolled: evolve_initiative, AttackResolved: evolve_attack,
     DestinyPointSpent: evolve_destiny, SpellCast: evolve_cast, FightEnded: evolve_ended,
+    ActionTaken: evolve_action, DefenceUsed: evolve_action,
 }
 COMPENSATORS: dict[type, Any] = {}

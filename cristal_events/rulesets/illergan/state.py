@@ -17,6 +17,7 @@ from cristal_events.errors import UnknownEntity
 
 from . import alcohol
 from .character import SkillEntry
+from .combat import DefenceBudget, TurnBudget
 from .content import Content, core_pack, decode_pack, merge
 from .locations import Body
 
@@ -103,6 +104,19 @@ class Hero(msgspec.Struct, frozen=True, kw_only=True):
     dead: bool = False
 
 
+class Turn(msgspec.Struct, frozen=True, kw_only=True):
+    """One combatant's turn: the action budget (I-L241-265), the defences left (I-L543), the divine
+    powers used (once each per turn, I-L605) and what the next turn owes (I-L416, I-L552, I-L605)."""
+
+    budget: TurnBudget = TurnBudget()
+    defences: DefenceBudget = DefenceBudget()
+    defences_turn: int = 0  # the fight turn the defence budget belongs to (A34)
+    pds: tuple[str, ...] = ()
+    owed_major: int = 0
+    owed_minor: int = 0
+    owed_pds: tuple[str, ...] = ()
+
+
 class Fight(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     participants: tuple[str, ...]
@@ -110,6 +124,7 @@ class Fight(msgspec.Struct, frozen=True, kw_only=True):
     order: tuple[str, ...] = ()
     acting: tuple[str, ...] = ()
     ended: bool = False
+    turns: dict[str, Turn] = {}
 
 
 class IllerganState(msgspec.Struct, kw_only=True):
