@@ -3,7 +3,8 @@
 Writes the table ``xp_ledger`` with exactly the columns of the XP ledger contract
 (docs/architecture.md), shared with the Illergan ledger and read by the audit. The balance is the
 ledger's own running sum (not the value an event recorded), so a correction shows in every later
-row; ``flags`` lists the anomalies found: ``cost_mismatch`` (charged differs from what the rules
+row; the correction of a purchase's charge (``--set cost=N``) fills ``cost_charged`` with the corrected
+charge and ``cost_required`` with the rules' cost, beside the purchase it ``amends``; ``flags`` lists the anomalies found: ``cost_mismatch`` (charged differs from what the rules
 required), ``negative_balance``, ``past_level_limit`` (global level above the race limit, L501),
 ``dead_character`` (XP moved on a dead character, L373) and ``no_reason`` (an award without one).
 """
@@ -52,6 +53,9 @@ def _entry(ev: Any) -> tuple[str, int, str, str, int | None, int | None, int | N
                     ev.cost_required, None, None)
         case chars.SpellLearned():
             return "spend", -ev.cost_charged, f"spell {ev.spell}", "", ev.cost_charged, ev.cost_required, None, None
+        case chars.CharacterCorrected() if ev.field == "xp" and ev.cost_after is not None:
+            return ("correction", ev.delta, f"correction of position {ev.amends}: {ev.what} charged {ev.cost_before}"
+                    f" -> {ev.cost_after}", ev.reason, ev.cost_after, ev.cost_required, ev.amends, None)
         case chars.CharacterCorrected() if ev.field == "xp":
             return "correction", ev.delta, f"correction of position {ev.amends}", ev.reason, None, None, ev.amends, None
     return None
@@ -59,7 +63,7 @@ def _entry(ev: Any) -> tuple[str, int, str, str, int | None, int | None, int | N
 
 class CristalLedger(Projection):
     name = "cristal_ledger"
-    version = 1
+    version = 2  # 2: a purchase's correction carries the corrected charge and the rules' cost
     rulesets = ("cristal",)
     state_type = LedgerState
     append_tables = {"xp_ledger": XP_LEDGER}

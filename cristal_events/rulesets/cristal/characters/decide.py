@@ -344,3 +344,38 @@ def _compensator(field: str, sign: int, positive: bool) -> Any:
     return compensate
 
 
+def _purchase_label(ev: Any) -> str:
+    match ev:
+        case LevelBought():
+            return f"global level {ev.global_level} ({ev.class_name} {ev.class_level})"
+        case TechniqueBought():
+            return f"technique {ev.technique} level {ev.level}"
+        case _:
+            return f"spell {ev.spell}"
+
+
+def compensate_purchase(state: Any, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
+    """A level, technique or spell charged the wrong XP: ``--set cost=N`` gives back (or takes) the difference.
+
+    The purchase itself stands; a later correction of the same purchase starts from the last corrected charge.
+    """
+    ev = original.event
+    ch = find(state, ev.character)  # type: ignore[union-attr]
+    if set(changes) != {"cost"}:
+        raise RuleError("A purchase can only be corrected with --set cost=N (the XP it should have cost).")
+    raw = changes["cost"]
+    try:
+        value = int(str(raw)) if not isinstance(raw, bool) else None
+    except ValueError:
+        value = None
+    if value is None or value < 0:
+        raise RuleError(f"cost must be a whole number of XP, 0 or more, not {raw!r}.")
+    before = ch.charges.get(original.position, ev.cost_charged)  # type: ignore[union-attr]
+    if value == before:
+        raise RuleError(f"The purchase at position {original.position} already costs {before} XP; nothing to correct.")
+    delta = before - value
+    return [Emit(stream_of(ch.id), CharacterCorrected(
+        character=ch.id, amends=original.position, field="xp", delta=delta, balance_after=ch.xp + delta,
+        what=_purchase_label(ev), cost_before=before, cost_after=value,
+        cost_required=ev.cost_required))]  # type: ignore[union-attr]
+

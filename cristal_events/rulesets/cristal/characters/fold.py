@@ -174,7 +174,10 @@ def evolve_corrected(state: Any, rec: RecordedEvent) -> Any:
     if ch is None or ev.field not in _CORRECTABLE_FIELD:
         return state
     attr = _CORRECTABLE_FIELD[ev.field]
-    return _update(state, ch.id, **{attr: getattr(ch, attr) + ev.delta})
+    changes: dict[str, Any] = {attr: getattr(ch, attr) + ev.delta}
+    if ev.cost_after is not None:
+        changes["charges"] = {**ch.charges, ev.amends: ev.cost_after}
+    return _update(state, ch.id, **changes)
 
 
 def evolve_pack(state: Any, rec: RecordedEvent) -> Any:

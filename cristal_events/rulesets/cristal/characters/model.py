@@ -73,6 +73,7 @@ class Character(msgspec.Struct, kw_only=True):
     pools_used: dict[str, int] = {}
     unconscious: bool = False
     dead: bool = False
+    charges: dict[int, int] = {}  # XP charged per purchase position, once a correction changed it
 
 
 class ContentPack(msgspec.Struct, kw_only=True, frozen=True):
@@ -230,7 +231,11 @@ class AlterationEnded(Event, tag="character.alteration_ended", kw_only=True):
 
 
 class CharacterCorrected(Event, tag="character.corrected", kw_only=True):
-    """The compensating event of a correction: ``delta`` added to ``field`` (xp, gold, pv, alignment)."""
+    """The compensating event of a correction: ``delta`` added to ``field`` (xp, gold, pv, alignment).
+
+    For a purchase whose charge was wrong, ``what`` names it, ``cost_before`` / ``cost_after`` are the
+    charge before and after, ``cost_required`` what the rules required (the purchase stays in the log).
+    """
 
     character: str
     amends: int
@@ -238,6 +243,10 @@ class CharacterCorrected(Event, tag="character.corrected", kw_only=True):
     delta: int
     reason: str = ""
     balance_after: int = 0
+    what: str = ""
+    cost_before: int | None = None
+    cost_after: int | None = None
+    cost_required: int | None = None
 
 
 class ContentPackLoaded(Event, tag="content.pack_loaded", kw_only=True):
