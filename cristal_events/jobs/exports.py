@@ -195,7 +195,7 @@ def write_markdown(camp: Any, steps: Iterable[Step], out: TextIO, *,
             parts = [f"{md(names.get(c, c))} {_signed(e)} / −{sp}" for c, (e, sp) in xp[key].items()]
             out.write("**XP gagnés / dépensés :** " + " ; ".join(parts) + "\n\n")
         for s in group:
-            out.write(f"- `#{s.rec.position}` {md(s.summary)}\n")
+            out.write(f"- `#{s.rec.position}` {md(s.told)}\n")  # the narration (the summary without a fold)
         for view in combats(group):
             out.write(f"\n### Combat : {md(view.name)}\n\n")
             who = [md(names.get(c, c)) for c in view.participants]

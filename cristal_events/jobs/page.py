@@ -115,7 +115,7 @@ def _event_item(s: Step) -> str:
     changes = "".join(f"<li>{esc(render_change(c))}</li>" for c in s.changes)
     ul = f'<ul class="changes">{changes}</ul>' if changes else ""
     return (f'<li id="e{s.rec.position}" data-type="{esc(s.rec.type)}"><span class="pos">#{s.rec.position}</span>'
-            f'<span class="actor">{esc(s.rec.actor)}</span><span class="summary">{esc(s.summary)}</span>{ul}</li>')
+            f'<span class="actor">{esc(s.rec.actor)}</span><span class="summary" title="{esc(s.told)}">{esc(s.summary)}</span>{ul}</li>')
 
 
 def _combat_table(view: Any, names: dict[str, str]) -> str:
