@@ -162,3 +162,20 @@ def test_turn_economy_through_the_cli(db):
     assert length(db) == before + 1
     assert invoke(db, "combat", "initiative", "gue", "--dice", "50,50").exit_code == 0
     assert invoke(db, "combat", "attack", "gue", "thor", "gob", "--unarmed", "--dice", "90").exit_code == 0
+
+
+def test_faith_through_the_cli(db):
+    invoke(db, "content", "load", "--example")
+    r = invoke(db, "character", "create", "anselme", "--race", "Humain", "--class", "Prêtre", "--heritage",
+               "Enfant des rues", *THOR, "--pv", "30", "--cult", "Vikasar", "--magic", "Yarlysy", "--gift", "1")
+    assert r.exit_code == 0, r.output
+    assert invoke(db, "faith", "invoke", "anselme", "Main apaisante", "--level", "1").exit_code == 0
+    before = length(db)
+    r = invoke(db, "faith", "harmonise", "anselme", "--at", "20:10")
+    assert (r.exit_code, r.output.strip()) == (1, "Error: The Vikasar Harmonisation starts at 19:00; a prayer at 20:10 "
+                                                  "is outside its hour and brings no PF back (I-L531).")  # HAR-2
+    assert length(db) == before
+    assert invoke(db, "faith", "harmonise", "anselme", "--at", "19:40").exit_code == 0  # HAR-1
+    assert invoke(db, "faith", "adjust", "anselme", "--pfb", "2", "--reason", "aumône").exit_code == 0
+    text = invoke(db, "sheet", "anselme").output
+    assert "PF 8/8 par jour, PFb 2 ; pouvoirs divins : Main apaisante, Regard du juste" in text  # 5 + 3 × 1

@@ -176,7 +176,8 @@ def render(data: dict[str, Any]) -> list[str]:
         lines.append(f"xp {data['xp']} (total {data['xp_total']}, héritage restant {data['heritage_xp']})")
         if data["cult"]:
             lines.append(f"Culte {data['cult']}{' (' + data['god'] + ')' if data['god'] else ''} : niveau de foi "
-                         f"{data['faith_level']}, {data['pf_per_day']} PF/jour")
+                         f"{data['faith_level']}, PF {data['pf']}/{data['pf_per_day']} par jour, PFb {data['pfb']}"
+                         + (f" ; pouvoirs divins : {', '.join(data['divine_powers'])}" if data["divine_powers"] else ""))
         if data["magics"]:
             lines.append("Magies : " + ", ".join(f"{k} niveau {v['level']} ({v['pp']} pp)" for k, v in data["magics"].items())
                          + (f" ; sorts : {', '.join(data['spells'])}" if data["spells"] else ""))

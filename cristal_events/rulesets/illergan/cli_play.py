@@ -11,6 +11,7 @@ import click
 
 from cristal_events.cli.common import dice_option, emit_json, json_option, open_campaign
 
+from . import faith as Fa
 from . import fights as F
 from . import tavern as T
 from . import trials as R
@@ -247,6 +248,66 @@ def cast_cmd(ctx: click.Context, caster: str, spell: str, cast_level: int, fight
                          whispered=whisper, target=target, damage=damage, action=action), as_json, dice)  # type: ignore[arg-type]
 
 
+# ---------------------------------------------------------------------------- faith
+@click.group("faith")
+def faith_group() -> None:
+    """Faith points: divine powers, the Harmonisation, bonus points (I-L531-617).
+
+    Example: cristal faith invoke anselme "Main apaisante" --level 1
+    """
+
+
+@faith_group.command("invoke")
+@click.argument("character_id")
+@click.argument("power")
+@click.option("--level", "cast_level", type=int, required=True, help="The cast level (PD level ≤ it ≤ faith level, I-L609).")
+@click.option("--target", default="", help="Another character (same cult, a Prêtre: anyone, I-L607).")
+@click.option("--distance", type=float, default=0, help="Metres to the target: at most 5 × faith level (I-L607).")
+@click.option("--fight", default="", help="The fight it is used in: a minor action, once a turn per PD (I-L605).")
+@click.option("--defence", "in_defence", is_flag=True, help="Used in defence: this turn's minor action or the next one (I-L605).")
+@click.option("--pfb", "from_pfb", type=int, default=None, help="How many of the PF the bonus points pay (I-L597).")
+@json_option
+@click.pass_context
+def faith_invoke_cmd(ctx: click.Context, character_id: str, power: str, cast_level: int, target: str, distance: float,
+                     fight: str, in_defence: bool, from_pfb: int | None, as_json: bool) -> None:
+    """Cast a divine power of the character's cult for its PF cost.
+
+    Example: cristal faith invoke anselme "Main apaisante" --level 1 --target thor --distance 4
+    """
+    run(ctx, Fa.InvokePower(character=character_id, power=power, cast_level=cast_level, target=target,
+                            distance=distance, fight=fight, in_defence=in_defence, from_pfb=from_pfb), as_json)
+
+
+@faith_group.command("harmonise")
+@click.argument("character_id")
+@click.option("--at", default="", help="The time the prayer starts, HH:MM (within the cult's hour, I-L531).")
+@click.option("--sunrise", default="", help="Sunrise, HH:MM (Toh-Argan).")
+@click.option("--sunset", default="", help="Sunset, HH:MM (Déesse Noire).")
+@json_option
+@click.pass_context
+def faith_harmonise_cmd(ctx: click.Context, character_id: str, at: str, sunrise: str, sunset: str, as_json: bool) -> None:
+    """Pray the Harmonisation: all the day's PF come back (I-L531-540).
+
+    Example: cristal faith harmonise anselme --at 19:20
+    """
+    run(ctx, Fa.Harmonise(character=character_id, at=at, sunrise=sunrise, sunset=sunset), as_json)
+
+
+@faith_group.command("adjust", context_settings=SIGNED)
+@click.argument("character_id")
+@click.option("--pfb", type=int, default=0, help="PFb granted (or, negative, taken).")
+@click.option("--pf", type=int, default=0, help="PF taken for grave impious acts (negative).")
+@click.option("--reason", required=True, help="The pious or impious act.")
+@json_option
+@click.pass_context
+def faith_adjust_cmd(ctx: click.Context, character_id: str, pfb: int, pf: int, reason: str, as_json: bool) -> None:
+    """Grant or take bonus faith points, or take PF (I-L597).
+
+    Example: cristal faith adjust anselme --pfb 2 --reason "a veillé les morts"
+    """
+    run(ctx, Fa.AdjustFaith(character=character_id, pfb=pfb, pf=pf, reason=reason), as_json)
+
+
 # ---------------------------------------------------------------------------- tavern
 @click.command("drink", context_settings=SIGNED)
 @click.argument("character_id")
@@ -309,4 +370,4 @@ def evening_cmd(ctx: click.Context, character_id: str | None, as_json: bool) -> 
         click.echo(f"{r['position']:>6}  {r['character']:<10} {what:<40} Alc {alc} (min {r['alc_min']}) {r['band']}")
 
 
-COMMANDS = [check_group, combat_group, cast_cmd, drink_cmd, wait_cmd, evening_cmd]
+COMMANDS = [check_group, combat_group, cast_cmd, faith_group, drink_cmd, wait_cmd, evening_cmd]

@@ -142,6 +142,16 @@ class Spell(_Entry, kw_only=True):
     superior_effect_level: int | None = None
 
 
+class DivinePower(_Entry, kw_only=True):
+    """A divine power (PD) of a cult: levels 1 to 5 (I-L603); its PF cost per cast level is GM data (Part D)."""
+
+    name: str
+    cult: str
+    level: int
+    pf_cost: dict[int, int] = {}
+    description: str = ""
+
+
 class LockType(_Entry, kw_only=True):
     name: str
     minutes: int | None = None
@@ -206,12 +216,14 @@ class Pack(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     shields: tuple[Shield, ...] = ()
     cults: tuple[Cult, ...] = ()
     spells: tuple[Spell, ...] = ()
+    divine_powers: tuple[DivinePower, ...] = ()
     lock_types: tuple[LockType, ...] = ()
     charges: dict[str, int] = {}
     alc_per_drink: dict[str, int] = {}
 
 
-_NAMED = ("races", "classes", "heritages", "skills", "armours", "weapons", "shields", "cults", "spells", "lock_types")
+_NAMED = ("races", "classes", "heritages", "skills", "armours", "weapons", "shields", "cults", "spells", "lock_types",
+          "divine_powers")
 _FACED = ("gifts", "counter_effects")
 _TABLES = (
     "piece_price_pct", "secondaries_by_magic_level", "pp_by_combination_size", "alc_event_die",

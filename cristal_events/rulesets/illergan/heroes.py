@@ -25,6 +25,7 @@ from . import money as coins
 from . import xp as costs
 from .alcohol import start as alc_start
 from .locations import Body
+from .magic import pf_per_day
 from .state import (CHARACTERISTICS, CONTENT_STREAM, CREATURE_REQUIRED, Hero, IllerganState, LoadedPack,
                     MagicEntry, content_of, find, put, stream_of)
 
@@ -441,8 +442,8 @@ def _apply_purchase(hero: Hero, ev: XpSpent) -> dict[str, Any]:
         case "characteristic":
             delta = ev.to_value - (ev.from_value or 0)
             return {"characteristics": {**hero.characteristics, ev.target: hero.characteristics[ev.target] + delta}}
-        case "faith":
-            return {"faith_level": ev.to_value}
+        case "faith":  # the day's PF follow the new level from the next Harmonisation (I-L592-595)
+            return {"faith_level": ev.to_value, "pf_per_day": pf_per_day(hero.class_name, ev.to_value)}
     return {}
 
 

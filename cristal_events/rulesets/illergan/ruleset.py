@@ -15,11 +15,11 @@ from ...errors import RuleError
 from ...events import CampaignCreated
 from ...ruleset import Context, Emit, Ruleset
 from ...store import RecordedEvent
-from . import fights, heroes, narration, tavern, trials
+from . import faith, fights, heroes, narration, tavern, trials
 from .settings import IllerganSettings
 from .state import IllerganState
 
-PARTS = (heroes, trials, fights, tavern)
+PARTS = (heroes, trials, fights, tavern, faith)
 _DECIDERS: dict[type, Any] = {k: v for part in PARTS for k, v in part.DECIDERS.items()}
 _EVOLVERS: dict[type, Any] = {k: v for part in PARTS for k, v in part.EVOLVERS.items()}
 _SUMMARIES: dict[type, Any] = {k: v for part in PARTS for k, v in part.SUMMARIES.items()}

@@ -70,6 +70,8 @@ class IllerganSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     cult_change_fallback_level: int = 1
     # A40 (I-L597): which faith points a divine power spends first.
     pfb_spend_order: Literal["player", "pf_first", "pfb_first"] = "player"
+    # I-L531: PF come back at the cult's Harmonisation hour only, or at any new day (a table simplification).
+    faith_renewal: Literal["harmonisation", "new_day"] = "harmonisation"
     # A34 (I-L543): the window of the per-turn defence limits.
     defence_window: Literal["round", "own_turn_to_turn"] = "own_turn_to_turn"
     # G35 roundings of the spell cost, the critical refund, lockpicking and resale.

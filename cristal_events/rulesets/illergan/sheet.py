@@ -24,6 +24,13 @@ def _power_die(content: Content, rank: int) -> str | None:
         return None
 
 
+def _powers(hero: Hero, content: Content) -> list[str]:
+    """The PD mastered: every PD of the cult at or below the faith level (I-L335)."""
+    if hero.cult is None or hero.faith_level is None:
+        return []
+    return [p.name for p in content.pack.divine_powers if p.cult == hero.cult and p.level <= hero.faith_level]
+
+
 def sheet(hero: Hero, content: Content, settings: Any) -> dict[str, Any]:
     """Everything the Feuille de Personnage shows, derived from the folded hero."""
     th = None
@@ -41,7 +48,7 @@ def sheet(hero: Hero, content: Content, settings: Any) -> dict[str, Any]:
         "skills": {k: msgspec.to_builtins(v) for k, v in sorted(hero.skills.items())},
         "destiny_points": hero.destiny_points, "gift": hero.gift, "gift_effect": hero.gift_effect,
         "cult": hero.cult, "god": hero.god, "faith_level": hero.faith_level, "pf_per_day": hero.pf_per_day,
-        "pf": hero.pf, "pfb": hero.pfb,
+        "pf": hero.pf, "pfb": hero.pfb, "divine_powers": _powers(hero, content),
         "magics": {k: msgspec.to_builtins(v) for k, v in sorted(hero.magics.items())}, "spells": list(hero.spells),
         "pv": hero.pv, "pv_max": hero.pv_max, "pm": hero.pm, "pm_max": hero.pm_max, "rn": hero.rn,
         "fp": hero.fp, "power_rank": hero.power_rank, "power_die": _power_die(content, hero.power_rank),

@@ -1,0 +1,239 @@
+"""Faith as events: divine powers, the Harmonisation and the game master's bonus faith points.
+
+Part of the illergan ruleset. Faith points per day come from the class and the faith level (Prêtre
+[5 + 3 × niveau], others [2 × niveau], I-L592-595); all of them come back at the cult's Harmonisation,
+a prayer started within one hour of its time (I-L531-540). Bonus points (PFb) are the game master's:
+they never come back and may pay beyond the maximum (I-L597). A divine power (PD) is cast at a level
+between its own and the faith level (I-L609), on the caster or a faithful of the same cult within
+[5 × niveau de foi] m, anyone in range for a Prêtre (I-L607); in a fight it costs a minor action and
+each PD is used once a turn, in defence the minor action of this turn or the next (I-L605).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from cristal_events.errors import RuleError
+from cristal_events.events import Event
+from cristal_events.ruleset import Context, Emit
+from cristal_events.store import RecordedEvent
+
+from . import magic
+from .fights import sacrifice, spend
+from .state import Hero, IllerganState, Turn, content_of, fight_stream, find, find_fight, put, stream_of
+
+
+# ============================================================================ events
+class PowerInvoked(Event, tag="faith.power_invoked", kw_only=True):
+    character: str
+    power: str
+    cult: str
+    level: int
+    cast_level: int
+    cost: int
+    from_pfb: int
+    pf_after: int
+    pfb_after: int
+    target: str = ""
+    distance: float = 0
+    fight: str = ""
+    in_defence: bool = False
+    turn_after: Turn | None = None
+
+
+class FaithRenewed(Event, tag="faith.renewed", kw_only=True):
+    """The Harmonisation prayer (or a new day, ``faith_renewal=new_day``): PF back to the day's number."""
+
+    character: str
+    cult: str
+    at: str = ""  # HH:MM of the prayer
+    pf_after: int
+
+
+class FaithAdjusted(Event, tag="faith.adjusted", kw_only=True):
+    """PFb granted for pious acts, or PFb / PF taken for impious ones (I-L597)."""
+
+    character: str
+    pfb_delta: int = 0
+    pf_delta: int = 0
+    reason: str
+    pf_after: int
+    pfb_after: int
+
+
+# ============================================================================ commands
+class InvokePower(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    power: str
+    cast_level: int
+    target: str = ""  # "" = the caster himself
+    distance: float = 0  # metres to the target (I-L607)
+    fight: str = ""
+    in_defence: bool = False
+    from_pfb: int | None = None  # how many of the PF come from the PFb (A40, pfb_spend_order=player)
+
+
+class Harmonise(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    at: str = ""  # HH:MM the prayer starts
+    sunrise: str = ""  # HH:MM, for Toh-Argan (G32)
+    sunset: str = ""  # HH:MM, for the Déesse Noire (G32)
+
+
+class AdjustFaith(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    reason: str
+    pfb: int = 0
+    pf: int = 0
+
+
+# ============================================================================ decisions
+def minutes(text: str, what: str) -> int:
+    """``"16:30"`` -> 990 minutes after midnight."""
+    hours, sep, mins = text.strip().partition(":")
+    try:
+        h, m = int(hours), int(mins or 0)
+    except ValueError:
+        raise RuleError(f"{what} must be a time of day like 16:30, not {text!r}.") from None
+    if not (0 <= h < 24 and 0 <= m < 60) or (sep and not mins):
+        raise RuleError(f"{what} must be a time of day like 16:30, not {text!r}.")
+    return h * 60 + m
+
+
+def _faithful(hero: Hero) -> tuple[str, int]:
+    if hero.dead:
+        raise RuleError(f"{hero.name} is dead.")
+    if hero.cult is None or hero.faith_level is None:
+        raise RuleError(f"{hero.name} follows no cult (I-L333).")
+    return hero.cult, hero.faith_level
+
+
+def decide_invoke(state: IllerganState, cmd: InvokePower, ctx: Context) -> list[Emit]:
+    hero = find(state, cmd.character)
+    cult, level = _faithful(hero)
+    content, settings = content_of(state), ctx.settings
+    pd = content.entry("divine_powers", cmd.power)
+    if pd.cult != cult:
+        raise RuleError(f"{pd.name} is a divine power of the {pd.cult} cult, not of {hero.name}'s {cult} (I-L603).")
+    if pd.level > level:
+        raise RuleError(f"{pd.name} is a level {pd.level} divine power; {hero.name} has faith level {level} (I-L335).")
+    magic.check_pd_level(level, pd.level, cmd.cast_level)
+    if cmd.target and cmd.target != hero.id:
+        target = find(state, cmd.target)
+        if cmd.distance < 0:
+            raise RuleError(f"A distance cannot be negative ({cmd.distance} m).")
+        if not magic.pd_target_allowed(caster_is_pretre=hero.class_name == "Prêtre", target_is_self=False,
+                                       target_same_cult=target.cult == pd.cult, distance=cmd.distance,
+                                       faith_level=level):
+            who = "anyone" if hero.class_name == "Prêtre" else f"a faithful of the {pd.cult} cult"
+            raise RuleError(f"{hero.name} can cast {pd.name} on himself or on {who} within "
+                            f"{magic.pd_range(level)} m (I-L607).")
+    cost = pd.pf_cost.get(cmd.cast_level)
+    if cost is None:
+        raise content.missing(f"The PF cost of {pd.name} at level {cmd.cast_level}", "the PD lists and costs")
+    from_pfb = 0 if cmd.from_pfb is None and hero.pfb == 0 else cmd.from_pfb  # without PFb there is no choice
+    pf_after, pfb_after = magic.spend_faith(hero.pf, hero.pfb, cost, from_pfb=from_pfb, settings=settings)
+    turn_after = None
+    if cmd.fight:
+        fight = find_fight(state, cmd.fight)
+        if hero.id not in fight.participants:
+            raise RuleError(f"{hero.id} does not take part in the fight '{fight.name}'.")
+        if cmd.in_defence:
+            turn_after = sacrifice(fight.turns.get(hero.id, Turn()), "minor", pd=pd.name)
+        else:
+            turn_after = spend(fight, hero, "minor", settings)
+            if pd.name in turn_after.pds:
+                raise RuleError(f"{hero.name} already used {pd.name} this turn (I-L605).")
+            turn_after = msgspec.structs.replace(turn_after, pds=(*turn_after.pds, pd.name))
+    elif cmd.in_defence:
+        raise RuleError("A divine power in defence needs the fight it is used in (I-L605).")
+    ev = PowerInvoked(character=hero.id, power=pd.name, cult=pd.cult, level=pd.level, cast_level=cmd.cast_level,
+                      cost=cost, from_pfb=hero.pfb - pfb_after, pf_after=pf_after, pfb_after=pfb_after,
+                      target=cmd.target if cmd.target != hero.id else "", distance=cmd.distance, fight=cmd.fight,
+                      in_defence=cmd.in_defence, turn_after=turn_after)
+    return [Emit(fight_stream(cmd.fight) if cmd.fight else stream_of(hero.id), ev)]
+
+
+def decide_harmonise(state: IllerganState, cmd: Harmonise, ctx: Context) -> list[Emit]:
+    hero = find(state, cmd.character)
+    cult, _ = _faithful(hero)
+    if ctx.settings.faith_renewal == "harmonisation":
+        if not cmd.at:
+            raise RuleError(f"Give the time {hero.name} starts the prayer (the {cult} Harmonisation, I-L531).")
+        content = content_of(state)
+        at = minutes(cmd.at, "The prayer time")
+        sunrise = minutes(cmd.sunrise, "The sunrise") if cmd.sunrise else None
+        sunset = minutes(cmd.sunset, "The sunset") if cmd.sunset else None
+        if not magic.harmonised(cult, at, content, sunrise=sunrise, sunset=sunset):
+            start = magic.harmonisation_start(cult, content, sunrise=sunrise, sunset=sunset)
+            raise RuleError(f"The {cult} Harmonisation starts at {start // 60:02d}:{start % 60:02d}; a prayer at "
+                            f"{cmd.at} is outside its hour and brings no PF back (I-L531).")
+    if hero.pf >= hero.pf_per_day:
+        raise RuleError(f"{hero.name} already has all {hero.pf_per_day} PF of the day.")
+    return [Emit(stream_of(hero.id), FaithRenewed(character=hero.id, cult=cult, at=cmd.at, pf_after=hero.pf_per_day))]
+
+
+def decide_adjust(state: IllerganState, cmd: AdjustFaith, ctx: Context) -> list[Emit]:
+    hero = find(state, cmd.character)
+    _faithful(hero)
+    if not cmd.reason.strip():
+        raise RuleError("A change of faith points needs a reason (pious or impious acts, I-L597).")
+    if not cmd.pfb and not cmd.pf:
+        raise RuleError("Give the PFb granted or taken, or the PF taken.")
+    if cmd.pf > 0:
+        raise RuleError("The game master may take PF for impious acts, never give them; give PFb instead (I-L597).")
+    pf, pfb = hero.pf + cmd.pf, hero.pfb + cmd.pfb
+    if pf < 0 or pfb < 0:
+        raise RuleError(f"{hero.name} has {hero.pf} PF and {hero.pfb} PFb; that many cannot be taken.")
+    ev = FaithAdjusted(character=hero.id, pfb_delta=cmd.pfb, pf_delta=cmd.pf, reason=cmd.reason, pf_after=pf,
+                       pfb_after=pfb)
+    return [Emit(stream_of(hero.id), ev)]
+
+
+# ============================================================================ folds
+def _set(state: IllerganState, character: str, **changes: Any) -> IllerganState:
+    return put(state, msgspec.structs.replace(state.characters[character], **changes))
+
+
+def evolve_invoked(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: PowerInvoked = rec.event  # type: ignore[assignment]
+    state = _set(state, ev.character, pf=ev.pf_after, pfb=ev.pfb_after)
+    if ev.fight and ev.turn_after is not None and ev.fight in state.fights:
+        f = state.fights[ev.fight]
+        state = msgspec.structs.replace(state, fights={
+            **state.fights, f.name: msgspec.structs.replace(f, turns={**f.turns, ev.character: ev.turn_after})})
+    return state
+
+
+def evolve_renewed(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: FaithRenewed = rec.event  # type: ignore[assignment]
+    return _set(state, ev.character, pf=ev.pf_after)
+
+
+def evolve_adjusted(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: FaithAdjusted = rec.event  # type: ignore[assignment]
+    return _set(state, ev.character, pf=ev.pf_after, pfb=ev.pfb_after)
+
+
+# ============================================================================ summaries
+def _invoked(rec: RecordedEvent) -> str:
+    e: PowerInvoked = rec.event  # type: ignore[assignment]
+    on = f" sur {e.target} ({e.distance:g} m)" if e.target else ""
+    d = " en défense" if e.in_defence else ""
+    return (f"{e.character} invoque {e.power} niveau {e.cast_level}{on}{d} : {e.cost} PF "
+            f"(dont {e.from_pfb} PFb) → PF {e.pf_after}, PFb {e.pfb_after}")
+
+
+SUMMARIES: dict[type, Any] = {
+    PowerInvoked: _invoked,
+    FaithRenewed: lambda r: (f"{r.event.character} : Harmonisation ({r.event.cult}"
+                             + (f", {r.event.at}" if r.event.at else "") + f") → PF {r.event.pf_after}"),
+    FaithAdjusted: lambda r: (f"{r.event.character} : PFb {r.event.pfb_delta:+d}, PF {r.event.pf_delta:+d} "
+                              f"({r.event.reason})"),
+}
+EVENTS: tuple[type, ...] = tuple(SUMMARIES)
+DECIDERS: dict[type, Any] = {InvokePower: decide_invoke, Harmonise: decide_harmonise, AdjustFaith: decide_adjust}
+EVOLVERS: dict[type, Any] = {PowerInvoked: evolve_invoked, FaithRenewed: evolve_renewed, FaithAdjusted: evolve_adjusted}
+COMPENSATORS: dict[type, Any] = {}
