@@ -440,7 +440,7 @@ def test_chance_redoes_a_missed_attack(round_camp):
     recs = c.execute(F.Reroll(combat="c", actor="thor"), faces=[15, 4])
     assert recs[0].event.swing.hit and recs[0].event.left == 0
     assert F.numbers(c.state().rules, combat(c, "c"), "york", "round")["PV"] == 6
-    with pytest.raises(RuleError, match="last attack hit"):
+    with pytest.raises(RuleError, match="^thor has no Chance reroll left today \\(L56\\).$"):  # Chance 1: one a day
         c.execute(F.Reroll(combat="c", actor="thor"), faces=[1])
 
 

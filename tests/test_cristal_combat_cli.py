@@ -117,3 +117,19 @@ def test_every_combat_command_has_help_with_an_example(run):
 
     for name, cmd in combat_group.commands.items():
         assert "Example: cristal combat " + name in (cmd.help or ""), name
+
+
+def test_reroll_through_the_cli_player_and_gm(run):
+    # L56-L58: a positive Chance is the player's; a negative one the GM's (--gm)
+    run("init", "--name", "C")
+    run("combat", "start", "c", "--with", "thor,taz", "--it", "taz=1", "--stat", "thor:ATT=5", "--stat", "thor:DMG=1d6",
+        "--stat", "thor:CHANCE=-1", "--stat", "taz:DP=0", "--stat", "taz:PV=20")
+    assert run("combat", "attack", "c", "thor", "taz", "--dice", "20,6").exit_code == 0
+    before = log_length(run)
+    result = run("combat", "reroll", "c", "thor", "--dice", "1")
+    assert result.exit_code == 1 and log_length(run) == before
+    assert result.output.strip() == "Error: thor has Chance -1; only the GM decides when its dice are rerolled (L58)."
+    data = json.loads(run("combat", "reroll", "c", "thor", "--gm", "--dice", "2", "--json").output)
+    assert data["events"][0]["event"]["kind"] == "damage" and data["events"][0]["event"]["by"] == "gm"
+    assert "le MJ fait rebrasser (6 → 2), dommages 6 → 2 contre taz" in data["events"][0]["summary"]
+    assert next(p["pv"] for p in data["combat"]["participants"] if p["id"] == "taz") == 18

@@ -69,3 +69,127 @@ def test_no_projectile_left_is_refused_and_nothing_appended(archer):
     with pytest.raises(RuleError, match="^robin has 0 Flèche left and the attack needs 1.$"):
         shoot(archer)
     assert log_length(archer) == before + 1
+
+
+# --------------------------------------------------------------------------- Chance (L56-L58, D16)
+
+def fighter(c, fid, name="c"):
+    return c.state().rules.combats[name].fighters[fid]
+
+
+def pv(c, fid, name="c"):
+    return F.numbers(c.state().rules, c.state().rules.combats[name], fid, "round")["PV"]
+
+
+@pytest.fixture
+def lucky(camp):
+    # L56: "un personnage qui possède une Chance de 4, pourra reprendre 4 lancers de dés au cours de la même journée"
+    camp.execute(C.CreateCharacter(id="thor", race="Humain", luck=4))
+    camp.execute(F.StartCombat(combat="c", fighters=["thor", "york"], its={"york": 50},
+                               stats={"thor": {"ATT": 5, "DMG": "1d6"}, "york": {"DP": 0, "PV": 20}}))
+    return camp
+
+
+def test_chance_4_redoes_four_damage_rolls_a_day_then_refuses(lucky):
+    c = lucky
+    c.execute(F.Attack(combat="c", actor="thor", target="york"), faces=[15, 2])
+    assert pv(c, "york") == 18
+    for n, face in enumerate([5, 1, 6, 3], start=1):
+        ev = c.execute(F.Reroll(combat="c", actor="thor"), faces=[face])[0].event
+        assert isinstance(ev, F.RollRedone) and ev.kind == "damage" and ev.left == 4 - n
+        assert c.state().rules.characters["thor"].pools_used["chance"] == n
+    assert pv(c, "york") == 17  # the last roll counts (3), not the best: "en ignorant le résultat actuel" (L58)
+    redone = [r.event for r in c.store.read_stream("combat:c") if isinstance(r.event, F.RollRedone)]
+    assert [(e.old.total, e.roll.total) for e in redone] == [(2, 5), (5, 1), (1, 6), (6, 3)]  # every roll stays
+    before = c.store.last_position()
+    with pytest.raises(RuleError, match="^thor has no Chance reroll left today \\(L56\\).$"):
+        c.execute(F.Reroll(combat="c", actor="thor"), faces=[6])
+    assert c.store.last_position() == before
+
+
+def test_a_missed_attack_redone_then_its_damage(lucky):
+    c = lucky
+    c.execute(F.StartCombat(combat="d", fighters=["thor", "b"], its={"b": 50},
+                            stats={"thor": {"ATT": 5, "DMG": "1d6"}, "b": {"DP": 12, "PV": 10}}))
+    c.execute(F.Attack(combat="d", actor="thor", target="b"), faces=[2])  # 5 + 2 = 7, not > 12
+    ev = c.execute(F.Reroll(combat="d", actor="thor"), faces=[15, 4])[0].event  # 20 > 12, 4 damage
+    assert isinstance(ev, F.Rerolled) and ev.swing.hit and ev.old.total == 2
+    ev = c.execute(F.Reroll(combat="d", actor="thor"), faces=[6])[0].event  # now the last roll is the damage
+    assert ev.kind == "damage" and (ev.damage_before, ev.damage) == (4, 6)
+    assert pv(c, "b", "d") == 4
+
+
+def test_chance_on_the_concentration_of_rayon_magique(camp):
+    # TV-15 (L1052-L1069): Xar CNC 4, Rayon Magique 11 PM (Distance 3, Dommage 8), CNC du sort 7; Taz's DM 3
+    # leaves [1d6]. A first d20 of 2 fails (6 < 7); Chance gives 8: 12 >= 7, the spell goes off, combustion 4.
+    camp.execute(F.StartCombat(combat="c", fighters=["xar", "taz"], its={"taz": 2},
+                               stats={"xar": {"CNC": 4, "PM": 20, "CHANCE": 1}, "taz": {"DM": 3, "PV": 10}}))
+    recs = camp.execute(F.CastSpell(combat="c", actor="xar", spell="Rayon Magique",
+                                    effects={"Distance": 3, "Dommage": 8}, targets=["taz"], time="INSTANTANÉ"),
+                        faces=[2])
+    assert not recs[0].event.success and recs[0].event.pm_cost == 11
+    recs = camp.execute(F.Reroll(combat="c", actor="xar"), faces=[8, 4])
+    ev, released = recs[0].event, recs[1].event
+    assert (ev.kind, ev.total, ev.success, ev.old.total) == ("concentration", 12, True, 2)
+    assert released.results[0].effects[1].amount == "1d6" and released.results[0].damage == 4
+    assert pv(camp, "taz") == 6 and camp.state().rules.combats["c"].it["xar"] == 4
+    assert fighter(camp, "xar").pm == 9  # the PM were paid once (L1022)
+
+
+def test_chance_turns_a_failed_boule_de_feu_into_an_incantation(camp):
+    # L1306-L1313: Boule de Feu CNC 16, incantation 10, combustion 8. CNC 10 + 5 fails; + 9 succeeds.
+    camp.execute(F.StartCombat(combat="c", fighters=["york", "thor"], its={"thor": 50},
+                               stats={"york": {"CNC": 10, "PM": 20, "CHANCE": 2}, "thor": {"PV": 20, "DM": 0}}))
+    camp.execute(F.CastSpell(combat="c", actor="york", spell="Boule de Feu", effects={"Dommage": 4},
+                             targets=["thor"]), faces=[5])
+    assert fighter(camp, "york").incantation is None and camp.state().rules.combats["c"].it["york"] == 10
+    ev = camp.execute(F.Reroll(combat="c", actor="york"), faces=[9])[0].event
+    assert (ev.total, ev.margin, ev.success) == (19, 3, True)
+    inc = fighter(camp, "york").incantation
+    assert (inc.spell, inc.until, inc.combustion, inc.margin) == ("Boule de Feu", 10, 8, 3)
+    camp.execute(F.ReleaseSpell(combat="c", actor="york"), faces=[3, 4])
+    assert camp.state().rules.combats["c"].it["york"] == 18 and pv(camp, "thor") == 13
+
+
+def test_chance_on_initiative_before_the_fight_begins(camp):
+    # L1319: IT = base - ([1d6] + REF x 2); REF 2, d6 4 -> -8; Chance, d6 1 -> -5
+    camp.execute(F.StartCombat(combat="c", fighters=["thor", "york"],
+                               stats={"thor": {"REF": 2, "CHANCE": 1, "PV": 9}, "york": {"REF": 0, "PV": 9}}))
+    camp.execute(F.RollInitiative(combat="c"), faces=[4, 1])
+    ev = camp.execute(F.Reroll(combat="c", actor="thor"), faces=[1])[0].event
+    assert (ev.kind, ev.it_before, ev.it_after) == ("initiative", -8, -5)
+    assert camp.state().rules.combats["c"].it == {"thor": -5, "york": -1}
+
+
+def test_negative_chance_the_gm_orders_the_reroll(camp):
+    # L58: "c'est le maître de jeu qui décide lorsque les dés doivent être rebrassés"; |Chance| a day (D16)
+    camp.execute(F.StartCombat(combat="c", fighters=["taz", "york"], its={"york": 50},
+                               stats={"taz": {"ATT": 5, "DMG": "1d6", "CHANCE": -1}, "york": {"DP": 0, "PV": 20}}))
+    camp.execute(F.Attack(combat="c", actor="taz", target="york"), faces=[20, 6])
+    with pytest.raises(RuleError, match="^taz has Chance -1; only the GM decides when its dice are rerolled \\(L58\\).$"):
+        camp.execute(F.Reroll(combat="c", actor="taz"), faces=[1])
+    ev = camp.execute(F.Reroll(combat="c", actor="taz", gm=True), faces=[1])[0].event
+    assert (ev.by, ev.damage_before, ev.damage, ev.left) == ("gm", 6, 1, 0)
+    assert pv(camp, "york") == 19
+
+
+@pytest.mark.parametrize("setup, reroll, message", [
+    ([F.Attack(combat="c", actor="thor", target="york"), ([1],),
+      F.TakeAction(combat="c", actor="thor", seconds=5), (None,)],
+     F.Reroll(combat="c", actor="thor"), "thor has acted since that roll; Chance redoes a roll before acting again."),
+    ([F.TakeAction(combat="c", actor="thor", action="chercher_sac"), ([2],)],
+     F.Reroll(combat="c", actor="thor"),
+     "thor's last roll is a duration roll; Chance redoes an attack, damage, concentration or initiative roll."),
+    ([], F.Reroll(combat="c", actor="thor"), "thor has made no roll in this combat."),
+    ([], F.Reroll(combat="c", actor="thor", gm=True),
+     "thor has Chance 2; the GM orders rerolls only for a negative Chance (L58)."),
+], ids=["acted-since", "duration-roll", "no-roll", "gm-on-positive-chance"])
+def test_chance_refusals_append_nothing(camp, setup, reroll, message):
+    camp.execute(F.StartCombat(combat="c", fighters=["thor", "york"], its={"york": 50},
+                               stats={"thor": {"ATT": 5, "DMG": "1d6", "CHANCE": 2}, "york": {"DP": 30, "PV": 20}}))
+    for cmd, (faces,) in zip(setup[::2], setup[1::2]):
+        camp.execute(cmd, faces=faces)
+    before = camp.store.last_position()
+    with pytest.raises(RuleError) as err:
+        camp.execute(reroll, faces=[3])
+    assert str(err.value) == message and camp.store.last_position() == before

@@ -372,17 +372,20 @@ def align_cmd(ctx: click.Context, name: str, fighter: str, target: str, heal: in
 @combat_group.command("reroll")
 @click.argument("name")
 @click.argument("fighter")
+@click.option("--gm", is_flag=True, help="The GM orders the reroll (negative Chance, L58).")
 @_dice
 @json_option
 @click.pass_context
-def reroll_cmd(ctx: click.Context, name: str, fighter: str, dice: str | None, as_json: bool) -> None:
-    """Chance: redo the last missed attack roll of FIGHTER; both rolls stay in the log (L56-L58).
+def reroll_cmd(ctx: click.Context, name: str, fighter: str, gm: bool, dice: str | None, as_json: bool) -> None:
+    """Chance: redo FIGHTER's last roll (attack, damage, concentration, initiative); both stay in the log (L56-L58).
 
-    --dice: the new d20, then the damage dice if it now hits.
+    One of the day's |Chance| rerolls: the player's for a positive Chance, the GM's (--gm) for a negative one.
+    --dice: the new roll (d20, DMG dice or d6), then the damage dice if an attack now hits, or the effect
+    dice if an INSTANTANÉ spell now succeeds.
 
     Example: cristal combat reroll taverne thor --dice 17,6
     """
-    _run(ctx, F.Reroll(combat=name, actor=fighter), as_json, dice)
+    _run(ctx, F.Reroll(combat=name, actor=fighter, gm=gm), as_json, dice)
 
 
 @combat_group.command("end")

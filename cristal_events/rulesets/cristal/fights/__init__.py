@@ -32,11 +32,11 @@ from .decide import (decide_ability, decide_act, decide_align, decide_attack, de
 from .spells import *  # noqa: F401,F403
 from .spells import decide_cast, decide_potion, decide_release, decide_release_crystal, decide_store
 from .chance import *  # noqa: F401,F403
-from .chance import decide_reroll
+from .chance import decide_reroll, summarize_redone
 from .fold import *  # noqa: F401,F403
 from .fold import _APPLY, evolve
 from .model import *  # noqa: F401,F403
-from .model import (Attack, CastSpell, EndCombat, JoinCombat, NextTurn, PassTurn, ReleaseCrystal, ReleaseSpell,
+from .model import (Attack, RollRedone, CastSpell, EndCombat, JoinCombat, NextTurn, PassTurn, ReleaseCrystal, ReleaseSpell,
                     Reroll, RollInitiative, StartCombat, StoreInCrystal, TakeAction, UseAbility, UseAlignment,
                     UsePotion)
 from .views import *  # noqa: F401,F403
@@ -53,6 +53,6 @@ DECIDERS: dict[type, Any] = {
     EndCombat: decide_end,
 }
 EVOLVERS: dict[type, Any] = {cls: evolve for cls in EVENTS}
-SUMMARIES: dict[type, Any] = {cls: summarize for cls in EVENTS}
+SUMMARIES: dict[type, Any] = {cls: summarize for cls in EVENTS} | {RollRedone: summarize_redone}
 COMPENSATORS: dict[type, Any] = {}
 

@@ -1,31 +1,61 @@
-"""Chance rerolls in a fight (L56-L58): the last roll of a combatant redone (pure)."""
+"""Chance rerolls in a fight (L56-L58): the last roll of a combatant redone (pure).
+
+"Tous les types de jet de dés sont sujets à cette règle de rebrassage (calcule d'attaque, de dommage,
+de concentration, etc.)" (L56). The roll redone is the combatant's last one in the fight (``Fighter.
+last_roll``, kept by the folds): an attack d20, a damage roll, a concentration d20 or the initiative
+d6. The new roll replaces the old ("en ignorant le résultat actuel", L58); both stay in the log. A
+positive Chance is the player's |Chance| rerolls a day; a negative one lets the GM order as many
+(``gm=True``, D16). Each reroll spends one of the day (``pools_used["chance"]``).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ....errors import RuleError
+from ....events import Event
+from ....rolls import Roll
 from ....ruleset import Context, Emit
 from .. import combat as c
-from .common import _active, _fighter, _finish, _hurt, _left, _Scratch, numbers
-from .model import Reroll, Rerolled, Swing
+from .common import _active, _deconcentrate, _fighter, _finish, _hurt, _int, _left, _Scratch, numbers
+from .model import Combat, LastRoll, Reroll, Rerolled, RollRedone, SpellReleased, Swing, content
+from .spells import _apply_effects, _spends
+
+REDONE = ("attack", "damage", "concentration", "initiative")
 
 
 def decide_reroll(state: Any, cmd: Reroll, ctx: Context) -> list[Emit]:
-    mode = ctx.rounding
     cb = _active(state, cmd.combat)
     f = _fighter(cb, cmd.actor)
     if not ctx.settings.chance_enabled:
         raise RuleError("The Chance rule is turned off in this campaign (setting chance_enabled).")
-    last = f.last_attack
-    if last is None:
-        raise RuleError(f"{cmd.actor} has no attack roll to redo in this combat.")
-    if last.hit:
-        raise RuleError(f"{cmd.actor}'s last attack hit; Chance redoes a missed roll.")
-    nums = numbers(state, cb, cmd.actor, mode)
+    nums = numbers(state, cb, cmd.actor, ctx.rounding)
+    chance = _int(nums, "CHANCE")
+    if cmd.gm and chance >= 0:
+        raise RuleError(f"{cmd.actor} has Chance {chance}; the GM orders rerolls only for a negative Chance (L58).")
+    if not cmd.gm and chance < 0:
+        raise RuleError(f"{cmd.actor} has Chance {chance}; only the GM decides when its dice are rerolled (L58).")
     left = _left(state, nums, f, "chance")
     if left < 1:
         raise RuleError(f"{cmd.actor} has no Chance reroll left today (L56).")
+    last = f.last_roll
+    if last is None:
+        raise RuleError(f"{cmd.actor} has made no roll in this combat.")
+    if last.kind not in REDONE:
+        raise RuleError(f"{cmd.actor}'s last roll is a {last.kind} roll; Chance redoes an attack, damage, "
+                        "concentration or initiative roll.")
+    if last.kind == "initiative" and cb.actions:
+        raise RuleError("The fight has begun; an initiative roll can no longer be redone (L1315).")
+    if last.kind != "initiative" and cb.it[cmd.actor] != last.it_after:
+        raise RuleError(f"{cmd.actor} has acted since that roll; Chance redoes a roll before acting again.")
+    by = "gm" if cmd.gm else "player"
+    return _REDO[last.kind](state, cb, cmd, ctx, last, left - 1, by)
+
+
+def _redo_attack(state: Any, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
+                 by: str) -> list[Emit]:
+    """A new d20 for the last attack (halved for a chained one); the damage dice if it now hits."""
+    mode = ctx.rounding
     if cb.fighters[last.target].condition == "dead":
         raise RuleError(f"{last.target} is dead and can no longer be attacked.")
     dice = ctx.dice()
@@ -39,6 +69,82 @@ def decide_reroll(state: Any, cmd: Reroll, ctx: Context) -> list[Emit]:
         dmg_amount, dmg_roll = dealt.amount, dealt.roll
         _hurt(sc, dice, last.target, dmg_amount, f"attaque de {cmd.actor} (Chance)", mode, ctx.settings)
     swing = Swing(die=roll.total, total=total, hit=hit, roll=roll, damage=dmg_amount, damage_roll=dmg_roll)
-    ev = Rerolled(name=cmd.combat, character=cmd.actor, target=last.target, swing=swing, left=left - 1)
+    ev = Rerolled(name=cmd.combat, character=cmd.actor, target=last.target, swing=swing, left=left,
+                  by=by, old=last.roll)  # type: ignore[arg-type]
     return _finish(state, cmd.combat, [ev, *sc.events], mode)
 
+
+def _redo_damage(state: Any, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
+                 by: str) -> list[Emit]:
+    """New DMG dice: the target's PV move by the difference; more damage may deconcentrate it (L972)."""
+    mode = ctx.rounding
+    if cb.fighters[last.target].condition == "dead":
+        raise RuleError(f"{last.target} is dead; the damage that struck it can no longer be redone.")
+    dice = ctx.dice()
+    dealt = c.roll_damage(dice, last.dmg, mode, backstab=last.backstab)  # type: ignore[arg-type]
+    assert dealt.roll is not None
+    sc = _Scratch(state, cb, mode)
+    sc.change(last.target, last.amount - dealt.amount, f"dommages de {cmd.actor} rebrassés (Chance)")
+    if dealt.amount > last.amount:
+        _deconcentrate(sc, dice, last.target, dealt.amount, ctx.settings)
+    ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="damage", roll=dealt.roll, left=left, by=by,
+                    old=last.roll, target=last.target, damage_before=last.amount,
+                    damage=dealt.amount)  # type: ignore[arg-type]
+    return _finish(state, cmd.combat, [ev, *sc.events], mode)
+
+
+def _redo_concentration(state: Any, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
+                        by: str) -> list[Emit]:
+    """A new d20 for the cast: the PM stay paid; an incantation starts or stops; an INSTANTANÉ or SIMULTANÉ
+    spell that now succeeds goes off at once (its effect dice follow)."""
+    mode = ctx.rounding
+    dice = ctx.dice()
+    roll = dice.roll("1d20", purpose="chance reroll")
+    total = last.cnc + last.penalty + roll.total
+    success = total >= last.spell_cnc
+    ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="concentration", roll=roll, left=left, by=by,
+                    old=last.roll, spell=last.spell, total=total, margin=total - last.spell_cnc,
+                    success=success)  # type: ignore[arg-type]
+    events: list[Event] = [ev]
+    sc = _Scratch(state, cb, mode)
+    if success and last.time != "incantation":
+        spell = content(state).spell(last.spell)
+        targets = [t for t in last.targets if cb.fighters[t].condition != "dead"]
+        results = _apply_effects(sc, dice, cmd.actor, spell.name, _spends(spell, last.spends), targets,
+                                 dict(last.lowered_dm), mode)
+        events.append(SpellReleased(name=cmd.combat, caster=cmd.actor, spell=spell.name, results=results,
+                                    combustion=last.combustion))
+    return _finish(state, cmd.combat, [*events, *sc.events], mode)
+
+
+def _redo_initiative(state: Any, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
+                     by: str) -> list[Emit]:
+    """A new d6: IT = base IT - ([1d6] + REF x 2) again (L1319)."""
+    ini = c.roll_initiative(ctx.dice(), last.ref, last.base_it)
+    assert ini.roll is not None
+    ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="initiative", roll=ini.roll, left=left, by=by,
+                    old=last.roll, total=ini.it, it_before=cb.it[cmd.actor], it_after=ini.it)  # type: ignore[arg-type]
+    return _finish(state, cmd.combat, [ev], ctx.rounding)
+
+
+_REDO: dict[str, Any] = {"attack": _redo_attack, "damage": _redo_damage, "concentration": _redo_concentration,
+                         "initiative": _redo_initiative}
+
+
+def _faces(roll: Roll | None) -> str:
+    return "?" if roll is None else str(roll.total)
+
+
+_REDONE_TEXT: dict[str, Any] = {
+    "damage": lambda e: f"dommages {e.damage_before} → {e.damage} contre {e.target}",
+    "concentration": lambda e: f"concentration de {e.spell} : {e.total}, " + ("réussie" if e.success else "échouée"),
+    "initiative": lambda e: f"initiative : IT {e.it_before} → {e.it_after}",
+}
+
+
+def summarize_redone(rec: Any) -> str:
+    """One French line for ``combat.roll_redone`` (the other combat summaries are in ``views``)."""
+    e: RollRedone = rec.event
+    who = "le MJ fait rebrasser" if e.by == "gm" else "utilise sa Chance"
+    return (f"{e.character} : {who} ({_faces(e.old)} → {_faces(e.roll)}), {_REDONE_TEXT[e.kind](e)}"
+            f" ; {e.left} relance(s) restante(s)")

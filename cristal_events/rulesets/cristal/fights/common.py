@@ -65,7 +65,7 @@ def _sheet(state: Any, ch: characters.Character, mode: str) -> dict[str, Any]:
         "PVmax": st["PVmax"], "PMmax": st["PMmax"], "REF": fixed["REF"], "CON": fixed["CON"], "FRC": fixed["FRC"],
         "PVrace": race.pv_initial, "PMrace": race.pm_initial, "race": race.name, "ALIGN": ch.alignment,
         "CHANCE": ch.luck, "VOLEUR": next((v for k, v in ch.classes.items() if k.casefold() == "voleur"), 0),
-        "VOL_LEFT": sh["vol"]["left"], "CHANCE_LEFT": sh["chance"]["rerolls"] - ch.pools_used.get("chance", 0),
+        "VOL_LEFT": sh["vol"]["left"], "CHANCE_LEFT": sh["chance"]["left"],
         "ALIGN_LEFT": sh["alignment_pool"]["left"], "IT": main["IT"] if main else None,
     }
 
@@ -210,8 +210,12 @@ class _Scratch:
 def _hurt(sc: _Scratch, dice: Dice, tid: str, damage: int, cause: str, mode: str, settings: Any = None) -> None:
     """Damage, then deconcentration of a target hit during its incantation (L969-L972)."""
     sc.change(tid, -damage, cause)
-    f = sc.cb.fighters[tid]
-    inc = f.incantation
+    _deconcentrate(sc, dice, tid, damage, settings)
+
+
+def _deconcentrate(sc: _Scratch, dice: Dice, tid: str, damage: int, settings: Any = None) -> None:
+    """A caster hit for ``damage`` during its incantation loses the spell when it exceeds the margin (L972)."""
+    inc = sc.cb.fighters[tid].incantation
     if inc is None or damage <= 0 or any(isinstance(e, Deconcentrated) and e.caster == tid for e in sc.events):
         return
     margin, roll = inc.margin, None
@@ -280,7 +284,7 @@ def _left(state: Any, nums: dict[str, Any], f: Fighter, pool: str) -> int:
         case _:
             if own and "CHANCE" not in f.stats:
                 return int(nums["CHANCE_LEFT"])
-            return al.chance_rerolls(_int(nums, "CHANCE"))[0] - f.rerolls
+            return max(al.chance_rerolls(_int(nums, "CHANCE"))) - f.rerolls  # the player's or the GM's (D16)
 
 
 def _voleur_check(state: Any, nums: dict[str, Any], f: Fighter, ability: str) -> int:

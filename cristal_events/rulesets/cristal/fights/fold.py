@@ -7,7 +7,7 @@ from typing import Any
 import msgspec
 
 from .. import magic as m
-from .model import AbilityUsed, ActionTaken, AlignmentUsed, AttackResolved, Bled, Combat, CombatEnded, CombatJoined, CombatStarted, Condition, ConditionChanged, CrystalReleased, CrystalStored, Deconcentrated, Fighter, Incantation, InitiativeRolled, LastAttack, PmSpent, PotionUsed, PvChanged, Rerolled, SpellCast, SpellReleased, TieBroken, TurnPassed  # noqa: F401
+from .model import AbilityUsed, ActionTaken, AlignmentUsed, AttackResolved, Bled, Combat, CombatEnded, CombatJoined, CombatStarted, Condition, ConditionChanged, CrystalReleased, CrystalStored, Deconcentrated, Fighter, Incantation, InitiativeRolled, LastAttack, LastRoll, PmSpent, PotionUsed, PvChanged, Rerolled, RollRedone, SpellCast, SpellReleased, Swing, TieBroken, TurnPassed  # noqa: F401
 from .model import _now  # noqa: F401
 
 
@@ -72,17 +72,23 @@ def _ev_initiative(state: Any, ev: InitiativeRolled) -> Any:
     cb = state.combats[ev.name]
     for r in ev.results:
         cb = msgspec.structs.replace(cb, it={**cb.it, r.id: r.it})
-        cb = _with_fighter(cb, r.id, initiative=True)
+        cb = _with_fighter(cb, r.id, initiative=True, last_roll=LastRoll(
+            kind="initiative", it_after=r.it, roll=r.roll, base_it=r.base_it, ref=r.ref))
     return _put(state, msgspec.structs.replace(cb, clock=min(cb.it.values())))
 
 
 def _ev_tie(state: Any, ev: TieBroken) -> Any:
     cb = state.combats[ev.name]
-    return _put(state, msgspec.structs.replace(cb, tie_it=ev.it, tie_rolls={k: r.total for k, r in ev.rolls.items()}))
+    cb = msgspec.structs.replace(cb, tie_it=ev.it, tie_rolls={k: r.total for k, r in ev.rolls.items()})
+    for fid in ev.rolls:
+        cb = _rolled(cb, fid, "tie-break")
+    return _put(state, cb)
 
 
 def _ev_action(state: Any, ev: ActionTaken) -> Any:
     cb = _add_it(state.combats[ev.name], ev.actor, ev.seconds)
+    if ev.rolls:
+        cb = _rolled(cb, ev.actor, "duration")
     if ev.aided:
         cb = _with_fighter(cb, ev.aided, aided=True)
     return _put(state, cb)
@@ -96,9 +102,20 @@ def _ev_attack(state: Any, ev: AttackResolved) -> Any:
     cb = _add_it(state.combats[ev.name], ev.attacker, ev.seconds)
     last = ev.swings[-1]
     la = LastAttack(target=ev.target, att=ev.att, dp=ev.dp, halved=ev.chain, dmg=ev.dmg, backstab=ev.back, hit=last.hit)
-    cb = _with_fighter(cb, ev.attacker, last_attack=la)
+    cb = _with_fighter(cb, ev.attacker, last_attack=la,
+                       last_roll=_attack_roll(ev.swings, ev.target, la, cb.it[ev.attacker]))
     state, cb = _spend(state, cb, ev.attacker, "Vol", "vol_spent", ev.vol_spent)
     return _put(_use_projectiles(state, ev), cb)
+
+
+def _attack_roll(swings: list[Swing], target: str, la: LastAttack, it: int) -> LastRoll:
+    """The last roll of an attack: the damage of the last hit (rolled after the d20s), else the last d20."""
+    hurt = [sw for sw in swings if sw.damage_roll is not None]
+    if hurt:
+        return LastRoll(kind="damage", it_after=it, roll=hurt[-1].damage_roll, target=target, dmg=la.dmg,
+                        backstab=la.backstab, amount=hurt[-1].damage)
+    return LastRoll(kind="attack", it_after=it, roll=swings[-1].roll, target=target, att=la.att, dp=la.dp,
+                    halved=la.halved, dmg=la.dmg, backstab=la.backstab)
 
 
 def _use_projectiles(state: Any, ev: AttackResolved) -> Any:
@@ -124,6 +141,12 @@ def _ev_cast(state: Any, ev: SpellCast) -> Any:
                           lowered_dm=dict(ev.lowered_dm), combustion=ev.combustion, margin=ev.margin,
                           until=cb.it[ev.caster], cnc=ev.cnc, penalty=ev.penalty, spell_cnc=ev.spell_cnc)
         cb = _with_fighter(cb, ev.caster, incantation=inc)
+    if ev.roll is not None:
+        comb = ev.combustion_on_success if ev.combustion_on_success is not None else ev.combustion
+        cb = _with_fighter(cb, ev.caster, last_roll=LastRoll(
+            kind="concentration", it_after=cb.it[ev.caster], roll=ev.roll, spell=ev.spell, cnc=ev.cnc,
+            penalty=ev.penalty, spell_cnc=ev.spell_cnc, success=ev.success, time=ev.time, combustion=comb,
+            spends=dict(ev.spends), targets=list(ev.targets), lowered_dm=dict(ev.lowered_dm)))
     return _put(state, cb)
 
 
@@ -132,7 +155,12 @@ def _ev_released(state: Any, ev: SpellReleased) -> Any:
     if ev.source == "spell":
         cb = _add_it(cb, ev.caster, ev.combustion, action=False)
         cb = _with_fighter(cb, ev.caster, incantation=None)
-    return _put(state, cb)
+    return _put(state, _rolled(cb, ev.caster, "effects"))
+
+
+def _rolled(cb: Combat, fid: str, kind: str) -> Combat:
+    """A roll Chance does not redo here is now the fighter's last one."""
+    return _with_fighter(cb, fid, last_roll=LastRoll(kind=kind, it_after=cb.it[fid]))
 
 
 def _ev_deconcentrated(state: Any, ev: Deconcentrated) -> Any:
@@ -177,7 +205,7 @@ def _crystals(state: Any, name: str, crystal: m.Crystal) -> Any:
 
 
 def _ev_stored(state: Any, ev: CrystalStored) -> Any:
-    state = _put(state, _add_it(state.combats[ev.name], ev.caster, ev.seconds))
+    state = _put(state, _rolled(_add_it(state.combats[ev.name], ev.caster, ev.seconds), ev.caster, "crystal"))
     crystal = state.crystals.get(ev.crystal) or m.Crystal(capacity=ev.capacity)
     if ev.outcome == "stored":
         crystal = msgspec.structs.replace(crystal, stored=m.StoredSpell(name=ev.spell, pm=ev.pm,
@@ -188,7 +216,7 @@ def _ev_stored(state: Any, ev: CrystalStored) -> Any:
 
 
 def _ev_crystal_released(state: Any, ev: CrystalReleased) -> Any:
-    state = _put(state, _add_it(state.combats[ev.name], ev.caster, ev.seconds))
+    state = _put(state, _rolled(_add_it(state.combats[ev.name], ev.caster, ev.seconds), ev.caster, "crystal"))
     if ev.success and ev.crystal in state.crystals:
         state = _crystals(state, ev.crystal, msgspec.structs.replace(state.crystals[ev.crystal], stored=None,
                                                                      locked_by=None))
@@ -215,7 +243,37 @@ def _ev_reroll(state: Any, ev: Rerolled) -> Any:
     cb = state.combats[ev.name]
     f = cb.fighters[ev.character]
     last = msgspec.structs.replace(f.last_attack, hit=ev.swing.hit) if f.last_attack else None
-    state, cb = _spend(state, _with_fighter(cb, ev.character, last_attack=last), ev.character, "chance", "rerolls", 1)
+    cb = _with_fighter(cb, ev.character, last_attack=last)
+    if last is not None:
+        cb = _with_fighter(cb, ev.character, last_roll=_attack_roll([ev.swing], ev.target, last, cb.it[ev.character]))
+    state, cb = _spend(state, cb, ev.character, "chance", "rerolls", 1)
+    return _put(state, cb)
+
+
+def _ev_redone(state: Any, ev: RollRedone) -> Any:
+    """The new roll replaces the old one: damage (PV move by their own events), concentration, initiative."""
+    cb = state.combats[ev.name]
+    f = cb.fighters[ev.character]
+    last = f.last_roll
+    assert last is not None
+    match ev.kind:
+        case "damage":
+            last = msgspec.structs.replace(last, roll=ev.roll, amount=ev.damage)
+        case "concentration":
+            last = msgspec.structs.replace(last, roll=ev.roll, success=ev.success)
+            inc = None
+            if ev.success and last.time == "incantation":
+                inc = Incantation(spell=last.spell, spends=dict(last.spends), targets=list(last.targets),
+                                  lowered_dm=dict(last.lowered_dm), combustion=last.combustion, margin=ev.margin,
+                                  until=cb.it[ev.character], cnc=last.cnc, penalty=last.penalty,
+                                  spell_cnc=last.spell_cnc)
+            cb = _with_fighter(cb, ev.character, incantation=inc)
+        case "initiative":
+            cb = msgspec.structs.replace(cb, it={**cb.it, ev.character: ev.it_after})
+            cb = msgspec.structs.replace(cb, clock=min(cb.it.values()))
+            last = msgspec.structs.replace(last, roll=ev.roll, it_after=ev.it_after)
+    cb = _with_fighter(cb, ev.character, last_roll=last)
+    state, cb = _spend(state, cb, ev.character, "chance", "rerolls", 1)
     return _put(state, cb)
 
 
@@ -232,7 +290,7 @@ _APPLY: dict[type, Any] = {
     SpellReleased: _ev_released, Deconcentrated: _ev_deconcentrated, PvChanged: _ev_pv, PmSpent: _ev_pm,
     ConditionChanged: _ev_condition, Bled: _ev_bled, CrystalStored: _ev_stored,
     CrystalReleased: _ev_crystal_released, PotionUsed: _ev_potion, AbilityUsed: _ev_ability,
-    AlignmentUsed: _ev_align, Rerolled: _ev_reroll, CombatEnded: _ev_ended,
+    AlignmentUsed: _ev_align, Rerolled: _ev_reroll, RollRedone: _ev_redone, CombatEnded: _ev_ended,
 }
 
 

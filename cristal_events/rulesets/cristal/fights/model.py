@@ -57,6 +57,38 @@ class LastAttack(msgspec.Struct, frozen=True, kw_only=True):
     hit: bool
 
 
+class LastRoll(msgspec.Struct, frozen=True, kw_only=True):
+    """A combatant's last roll in the fight, what Chance may redo (L56): its kind and what redoing it needs.
+
+    ``kind``: attack, damage, concentration, initiative (redone by ``combat reroll``), or the kind of a
+    roll Chance cannot redo here (effects, duration, tie-break, crystal). ``it_after``: the roller's IT
+    just after the roll, so a roll is redone before its roller acts again.
+    """
+
+    kind: str
+    it_after: int
+    roll: Roll | None = None
+    target: str = ""
+    att: int = 0          # attack
+    dp: int = 0
+    halved: bool = False
+    dmg: str = ""         # attack, damage
+    backstab: bool = False
+    amount: int = 0       # damage dealt
+    spell: str = ""       # concentration
+    cnc: int = 0
+    penalty: int = 0
+    spell_cnc: int = 0
+    success: bool = False
+    time: str = ""
+    combustion: int = 0   # the combustion the spell pays when it succeeds
+    spends: dict[str, int] = {}
+    targets: list[str] = []
+    lowered_dm: dict[str, int] = {}
+    base_it: int = 0      # initiative
+    ref: int = 0
+
+
 class Fighter(msgspec.Struct, kw_only=True):
     """One combatant's combat-only data (its IT lives in ``Combat.it``)."""
 
@@ -73,6 +105,7 @@ class Fighter(msgspec.Struct, kw_only=True):
     align_spent: int = 0
     rerolls: int = 0
     last_attack: LastAttack | None = None
+    last_roll: LastRoll | None = None
 
 
 class Combat(msgspec.Struct, kw_only=True):
@@ -212,6 +245,7 @@ class SpellCast(Event, tag="combat.spell_cast"):
     roll: Roll | None = None
     penalties: list[str] = []
     lowered_dm: dict[str, int] = {}
+    combustion_on_success: int | None = None  # what a Chance reroll that succeeds would add
 
 
 class EffectResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -373,6 +407,30 @@ class Rerolled(Event, tag="combat.rerolled"):
     target: str
     swing: Swing
     left: int
+    by: Literal["player", "gm"] = "player"
+    old: Roll | None = None
+
+
+class RollRedone(Event, tag="combat.roll_redone"):
+    """Chance on a damage, concentration or initiative roll (L56-L58): the new roll replaces the old one
+    ("en ignorant le résultat actuel"); both stay in the log. ``by`` the player (Chance > 0) or the GM (< 0)."""
+
+    name: str
+    character: str
+    kind: Literal["damage", "concentration", "initiative"]
+    roll: Roll
+    left: int
+    by: Literal["player", "gm"] = "player"
+    old: Roll | None = None
+    target: str = ""
+    damage_before: int = 0
+    damage: int = 0
+    spell: str = ""
+    total: int = 0
+    margin: int = 0
+    success: bool = False
+    it_before: int = 0
+    it_after: int = 0
 
 
 class CombatEnded(Event, tag="combat.ended"):
@@ -517,10 +575,16 @@ class UseAlignment(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Reroll(msgspec.Struct, frozen=True, kw_only=True):
-    """Dice: the new d20, then the damage dice if it now hits."""
+    """Chance: redo ``actor``'s last roll (attack, damage, concentration or initiative); ``gm`` when the GM
+    orders it for a negative Chance (L58).
+
+    Dice: the new roll (a d20 for an attack or a concentration, the DMG dice, a d6 for initiative), then
+    the damage dice if an attack now hits, or the effect dice if an INSTANTANÉ spell now succeeds.
+    """
 
     combat: str
     actor: str
+    gm: bool = False
 
 
 class EndCombat(msgspec.Struct, frozen=True, kw_only=True):

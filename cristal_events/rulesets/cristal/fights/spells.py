@@ -96,6 +96,15 @@ def _worst_alignment(nums: dict[str, Any], sc: _Scratch, targets: list[str]) -> 
     return min(pens, default=0)
 
 
+def _combustion_on_success(spell: SpellDef, time: m.SpellTime, mode: str, accompanying: int | None) -> int:
+    """The combustion a successful cast pays (L1271, D23), kept for a Chance reroll of a failed roll."""
+    if time.kind == "simultane":
+        return accompanying or 0
+    if spell.combustion is not None:
+        return spell.combustion
+    return m.spell_durations(time, spell.cnc, mode).combustion  # type: ignore[arg-type]
+
+
 def decide_cast(state: Any, cmd: CastSpell, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
@@ -120,12 +129,14 @@ def decide_cast(state: Any, cmd: CastSpell, ctx: Context) -> list[Emit]:
     dur = m.spell_durations(time, spell.cnc, mode, success=chk.success, accompanying_seconds=cmd.accompanying)  # type: ignore[arg-type]
     if spell.combustion is not None and chk.success and time.kind != "simultane":
         dur = m.SpellDurations(incantation=dur.incantation, combustion=spell.combustion)
+    on_success = _combustion_on_success(spell, time, mode, cmd.accompanying)
     cast = SpellCast(name=cmd.combat, caster=cmd.actor, spell=spell.name, spends={s.effect.name: s.pm for s in spends},
                      targets=list(cmd.targets), pm_cost=res.pm_cost, pm_before=res.pm_before, pm_after=res.pm_after,
                      overdraw_pv=res.pv_damage, cnc=chk.cnc, penalty=chk.penalty, die=chk.die, total=chk.total,
                      spell_cnc=chk.spell_cnc, success=chk.success, margin=chk.margin, time=time.kind,
                      incantation=dur.incantation, combustion=dur.combustion, roll=chk.roll,
-                     penalties=list(cmd.penalties), lowered_dm=dict(cmd.lowered_dm))
+                     penalties=list(cmd.penalties), lowered_dm=dict(cmd.lowered_dm),
+                     combustion_on_success=on_success)
     sc.events.append(PmSpent(name=cmd.combat, character=cmd.actor, pm=res.pm_before - res.pm_after,
                              pm_after=res.pm_after))
     sc.change(cmd.actor, -res.pv_damage, f"{spell.name} : PM puisés sous 0")
