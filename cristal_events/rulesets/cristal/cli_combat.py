@@ -307,6 +307,61 @@ def unleash_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, targe
                                lowered_dm=_pairs(lowered, "--lower-dm"), penalties=_split(penalties)), as_json, dice)
 
 
+@combat_group.command("lock")
+@click.argument("name")
+@click.argument("fighter")
+@click.argument("crystal")
+@click.option("--penalty", "penalties", multiple=True, metavar="KEY", help="A CNC situation (see cast).")
+@_dice
+@json_option
+@click.pass_context
+def lock_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, penalties: tuple[str, ...],
+             dice: str | None, as_json: bool) -> None:
+    """Verrou Cristallin on CRYSTAL (5 PM, CNC 16, 60 s): only FIGHTER can then release its spell (L1129-L1135).
+
+    --dice: the d20 of concentration.
+
+    Example: cristal combat lock duel xar bleu --dice 14
+    """
+    _run(ctx, F.LockCrystal(combat=name, actor=fighter, crystal=crystal, penalties=_split(penalties)), as_json, dice)
+
+
+@combat_group.command("unlock")
+@click.argument("name")
+@click.argument("fighter")
+@click.argument("crystal")
+@click.option("--duration", "seconds", type=int, default=0, show_default=True,
+              help="Seconds the GM gives it (L1259).")
+@json_option
+@click.pass_context
+def unlock_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, seconds: int, as_json: bool) -> None:
+    """Lift FIGHTER's own Verrou Cristallin from CRYSTAL: only the mage who laid it can (L1135); no PM, no roll.
+
+    Example: cristal combat unlock duel xar bleu --duration 2
+    """
+    _run(ctx, F.UnlockCrystal(combat=name, actor=fighter, crystal=crystal, seconds=seconds), as_json)
+
+
+@combat_group.command("inspect")
+@click.argument("name")
+@click.argument("fighter")
+@click.argument("crystal")
+@click.option("--penalty", "penalties", multiple=True, metavar="KEY", help="A CNC situation (see cast).")
+@_dice
+@json_option
+@click.pass_context
+def inspect_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, penalties: tuple[str, ...],
+                dice: str | None, as_json: bool) -> None:
+    """Vision Cristalline on CRYSTAL (1 PM, CNC 8, 20 s): the stored spell and its PM per effect (L1119-L1125).
+
+    A Verrou Cristallin hides the spell (L1135). --dice: the d20 of concentration.
+
+    Example: cristal combat inspect duel taz bleu --dice 9
+    """
+    _run(ctx, F.InspectCrystal(combat=name, actor=fighter, crystal=crystal, penalties=_split(penalties)), as_json,
+         dice)
+
+
 @combat_group.command("potion")
 @click.argument("name")
 @click.argument("fighter")

@@ -10,6 +10,7 @@ potions) and ``alignment.py``; this package turns commands into events and folds
 * ``decide``: the decisions of the timeline, attacks and abilities (pure, dice through ``ctx.dice()``);
 * ``spells``: the decisions of magic (spells, crystals, potions);
 * ``chance``: Chance rerolls (L56-L58);
+* ``crystal_spells``: Verrou Cristallin and Vision Cristalline (L1119-L1135);
 * ``fold``: the pure folds;
 * ``views``: summaries, the book's combat-table rows, the combat view.
 
@@ -36,11 +37,25 @@ from .chance import decide_reroll, summarize_redone
 from .fold import *  # noqa: F401,F403
 from .fold import _APPLY, evolve
 from .model import *  # noqa: F401,F403
-from .model import (Attack, RollRedone, CastSpell, EndCombat, JoinCombat, NextTurn, PassTurn, ReleaseCrystal, ReleaseSpell,
-                    Reroll, RollInitiative, StartCombat, StoreInCrystal, TakeAction, UseAbility, UseAlignment,
-                    UsePotion)
+from .model import (Attack, CastSpell, EndCombat, InspectCrystal, JoinCombat, LockCrystal, NextTurn, PassTurn,
+                    ReleaseCrystal, ReleaseSpell, Reroll, RollInitiative, RollRedone, StartCombat, StoreInCrystal,
+                    TakeAction, UnlockCrystal, UseAbility, UseAlignment, UsePotion)
 from .views import *  # noqa: F401,F403
+from .views import TURN_EVENTS as _VIEW_TURNS
+from .views import log_entry as _view_log_entry
 from .views import summarize
+from . import crystal_spells as _crystal_spells
+from .crystal_spells import decide_inspect, decide_lock, decide_unlock
+
+#: events that are a row of the book's combat table: ``views``' and the crystal spells'
+TURN_EVENTS: dict[type, str] = {**_VIEW_TURNS, **{cls: "caster" for cls in _crystal_spells.SUMMARY}}
+
+
+def log_entry(before: Any, after: Any, ev: Any) -> dict[str, Any] | None:
+    """One row of the book's table (L1298-L1311) for a turn event (see ``views.log_entry``)."""
+    if type(ev) in _crystal_spells.SUMMARY:
+        return _crystal_spells.log_entry(before, after, ev)
+    return _view_log_entry(before, after, ev)
 
 # =========================================================================== the part contract
 
@@ -50,9 +65,10 @@ DECIDERS: dict[type, Any] = {
     TakeAction: decide_act, PassTurn: decide_pass, Attack: decide_attack, CastSpell: decide_cast,
     ReleaseSpell: decide_release, StoreInCrystal: decide_store, ReleaseCrystal: decide_release_crystal,
     UsePotion: decide_potion, UseAbility: decide_ability, UseAlignment: decide_align, Reroll: decide_reroll,
-    EndCombat: decide_end,
+    LockCrystal: decide_lock, UnlockCrystal: decide_unlock, InspectCrystal: decide_inspect, EndCombat: decide_end,
 }
 EVOLVERS: dict[type, Any] = {cls: evolve for cls in EVENTS}
-SUMMARIES: dict[type, Any] = {cls: summarize for cls in EVENTS} | {RollRedone: summarize_redone}
+SUMMARIES: dict[type, Any] = ({cls: summarize for cls in EVENTS} | {RollRedone: summarize_redone}
+                              | {cls: _crystal_spells.summarize for cls in _crystal_spells.SUMMARY})
 COMPENSATORS: dict[type, Any] = {}
 

@@ -17,8 +17,27 @@ from ....events import Event
 from ....rolls import Roll
 from ....ruleset import Context, Emit
 from .. import combat as c
-from .common import _active, _deconcentrate, _fighter, _finish, _hurt, _int, _left, _Scratch, numbers
-from .model import Combat, LastRoll, Reroll, Rerolled, RollRedone, SpellReleased, Swing, content
+from .common import (
+    _active,
+    _deconcentrate,
+    _fighter,
+    _finish,
+    _hurt,
+    _int,
+    _left,
+    _Scratch,
+    numbers,
+)
+from .model import (
+    Combat,
+    LastRoll,
+    Reroll,
+    Rerolled,
+    RollRedone,
+    SpellReleased,
+    Swing,
+    content,
+)
 from .spells import _apply_effects, _spends
 
 REDONE = ("attack", "damage", "concentration", "initiative")

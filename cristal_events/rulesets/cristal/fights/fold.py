@@ -7,7 +7,7 @@ from typing import Any
 import msgspec
 
 from .. import magic as m
-from .model import AbilityUsed, ActionTaken, AlignmentUsed, AttackResolved, Bled, Combat, CombatEnded, CombatJoined, CombatStarted, Condition, ConditionChanged, CrystalReleased, CrystalStored, Deconcentrated, Fighter, Incantation, InitiativeRolled, LastAttack, LastRoll, PmSpent, PotionUsed, PvChanged, Rerolled, RollRedone, SpellCast, SpellReleased, Swing, TieBroken, TurnPassed  # noqa: F401
+from .model import AbilityUsed, ActionTaken, AlignmentUsed, AttackResolved, Bled, Combat, CombatEnded, CombatJoined, CombatStarted, Condition, ConditionChanged, CrystalInspected, CrystalLocked, CrystalReleased, CrystalStored, CrystalUnlocked, Deconcentrated, Fighter, Incantation, InitiativeRolled, LastAttack, LastRoll, PmSpent, PotionUsed, PvChanged, Rerolled, RollRedone, SpellCast, SpellReleased, Swing, TieBroken, TurnPassed  # noqa: F401
 from .model import _now  # noqa: F401
 
 
@@ -223,6 +223,22 @@ def _ev_crystal_released(state: Any, ev: CrystalReleased) -> Any:
     return state
 
 
+def _ev_locked(state: Any, ev: CrystalLocked) -> Any:
+    state = _put(state, _rolled(_add_it(state.combats[ev.name], ev.caster, ev.seconds), ev.caster, "crystal"))
+    if ev.success and ev.crystal in state.crystals:
+        state = _crystals(state, ev.crystal, msgspec.structs.replace(state.crystals[ev.crystal], locked_by=ev.caster))
+    return state
+
+
+def _ev_unlocked(state: Any, ev: CrystalUnlocked) -> Any:
+    state = _put(state, _add_it(state.combats[ev.name], ev.caster, ev.seconds))
+    return _crystals(state, ev.crystal, msgspec.structs.replace(state.crystals[ev.crystal], locked_by=None))
+
+
+def _ev_inspected(state: Any, ev: CrystalInspected) -> Any:
+    return _put(state, _rolled(_add_it(state.combats[ev.name], ev.caster, ev.seconds), ev.caster, "crystal"))
+
+
 def _ev_potion(state: Any, ev: PotionUsed) -> Any:
     return _put(state, _add_it(state.combats[ev.name], ev.actor, ev.seconds))
 
@@ -289,7 +305,8 @@ _APPLY: dict[type, Any] = {
     ActionTaken: _ev_action, TurnPassed: _ev_passed, AttackResolved: _ev_attack, SpellCast: _ev_cast,
     SpellReleased: _ev_released, Deconcentrated: _ev_deconcentrated, PvChanged: _ev_pv, PmSpent: _ev_pm,
     ConditionChanged: _ev_condition, Bled: _ev_bled, CrystalStored: _ev_stored,
-    CrystalReleased: _ev_crystal_released, PotionUsed: _ev_potion, AbilityUsed: _ev_ability,
+    CrystalReleased: _ev_crystal_released, CrystalLocked: _ev_locked,
+    CrystalUnlocked: _ev_unlocked, CrystalInspected: _ev_inspected, PotionUsed: _ev_potion, AbilityUsed: _ev_ability,
     AlignmentUsed: _ev_align, Rerolled: _ev_reroll, RollRedone: _ev_redone, CombatEnded: _ev_ended,
 }
 

@@ -364,6 +364,51 @@ class CrystalReleased(Event, tag="combat.crystal_released"):
     overdraw_pv: int = 0
 
 
+class CrystalLocked(Event, tag="combat.crystal_locked"):
+    """Verrou Cristallin cast on a crystal holding a spell (L1129-L1135): 5 PM, CNC 16, 60 s.
+
+    On a success only ``caster`` can release the stored spell; a failure loses the PM (L1022).
+    """
+
+    name: str
+    caster: str
+    crystal: str
+    success: bool
+    roll: Roll | None
+    pm_cost: int
+    pm_after: int
+    seconds: int
+    overdraw_pv: int = 0
+
+
+class CrystalUnlocked(Event, tag="combat.crystal_unlocked"):
+    """The mage who laid a Verrou Cristallin lifts it (L1135): no PM, no roll; the GM's duration."""
+
+    name: str
+    caster: str
+    crystal: str
+    seconds: int = 0
+
+
+class CrystalInspected(Event, tag="combat.crystal_inspected"):
+    """Vision Cristalline (L1119-L1125): 1 PM, CNC 8, 20 s, touching the crystal; on a success the stored
+    spell and its PM per variable effect (``spell`` empty: the crystal is empty; ``locked``: a Verrou hides it)."""
+
+    name: str
+    caster: str
+    crystal: str
+    success: bool
+    roll: Roll | None
+    pm_cost: int
+    pm_after: int
+    seconds: int
+    overdraw_pv: int = 0
+    locked: bool = False
+    spell: str = ""
+    pm: int = 0
+    spends: dict[str, int] = {}
+
+
 class PotionUsed(Event, tag="combat.potion_used"):
     """A potion drunk (8 s) or triggered on a target (L1169-L1177)."""
 
@@ -543,6 +588,33 @@ class ReleaseCrystal(msgspec.Struct, frozen=True, kw_only=True):
     crystal: str
     targets: list[str] = []
     lowered_dm: dict[str, int] = {}
+    penalties: list[str] = []
+
+
+class LockCrystal(msgspec.Struct, frozen=True, kw_only=True):
+    """Verrou Cristallin on ``crystal``. Dice: the d20 of concentration."""
+
+    combat: str
+    actor: str
+    crystal: str
+    penalties: list[str] = []
+
+
+class UnlockCrystal(msgspec.Struct, frozen=True, kw_only=True):
+    """The locker lifts its own Verrou Cristallin, taking ``seconds`` (the GM's duration)."""
+
+    combat: str
+    actor: str
+    crystal: str
+    seconds: int = 0
+
+
+class InspectCrystal(msgspec.Struct, frozen=True, kw_only=True):
+    """Vision Cristalline on ``crystal``. Dice: the d20 of concentration."""
+
+    combat: str
+    actor: str
+    crystal: str
     penalties: list[str] = []
 
 

@@ -1,0 +1,124 @@
+"""Verrou Cristallin and Vision Cristalline in a fight (seed 000, L1119-L1135) (pure).
+
+Both are spells of the crystal table (``data/crystals.json``): the caster pays the PM and rolls its
+concentration like any spell (overdraw in PV, L379), and the whole cast is one action, like ``combat
+store``: IT += the Temps and the combustion on a success, the Temps alone on a failure. The rules on
+the crystal itself are :func:`..crystals.lock_crystal`, :func:`..crystals.unlock_crystal` and
+:func:`..crystals.vision_cristalline`.
+
+Also here: the one-line summaries and the combat-table rows of these events (the other combat
+events' are in ``views``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ....errors import RuleError, UnknownEntity
+from ....ruleset import Context, Emit
+from .. import crystals as cr
+from .. import magic as m
+from .common import _active, _finish, _Scratch, _turn
+from .model import (
+    Combat,
+    CrystalInspected,
+    CrystalLocked,
+    CrystalUnlocked,
+    InspectCrystal,
+    LockCrystal,
+    PmSpent,
+    UnlockCrystal,
+)
+from .spells import _crystal_spell, _pay, _time_of
+
+
+def _crystal(state: Any, name: str) -> m.Crystal:
+    crystal = getattr(state, "crystals", {}).get(name)
+    if crystal is None:
+        raise UnknownEntity(f"There is no crystal named {name!r}.")
+    if crystal.destroyed:
+        raise RuleError(f"The crystal {name!r} was destroyed by an explosion.")
+    return crystal
+
+
+def _cast(state: Any, cb: Combat, actor: str, key: str, penalties: list[str], ctx: Context) -> tuple[
+        _Scratch, m.CastResult, int]:
+    """Pay and roll a crystal spell; the seconds it takes (Temps + combustion on a success)."""
+    spell = _crystal_spell(state, key)
+    sc = _Scratch(state, cb, ctx.rounding)
+    res = _pay(sc, actor, sc.nums(actor), spell.pm_base, spell.cnc, [], ctx.dice(), ctx, penalties, 0, None)
+    dur = m.spell_durations(_time_of(spell, ""), spell.cnc, ctx.rounding, success=res.success)  # type: ignore[arg-type]
+    sc.events.append(PmSpent(name=cb.name, character=actor, pm=res.pm_before - res.pm_after, pm_after=res.pm_after))
+    sc.change(actor, -res.pv_damage, f"{spell.name} : PM puisés sous 0")
+    return sc, res, dur.total
+
+
+def decide_lock(state: Any, cmd: LockCrystal, ctx: Context) -> list[Emit]:
+    cb = _active(state, cmd.combat)
+    _turn(state, cb, cmd.actor, ctx.rounding)
+    cr.lock_crystal(_crystal(state, cmd.crystal), cmd.actor)  # holds a spell, not locked yet
+    sc, res, seconds = _cast(state, cb, cmd.actor, "verrou_cristallin", list(cmd.penalties), ctx)
+    ev = CrystalLocked(name=cmd.combat, caster=cmd.actor, crystal=cmd.crystal, success=res.success,
+                       roll=res.concentration.roll, pm_cost=res.pm_cost, pm_after=res.pm_after, seconds=seconds,
+                       overdraw_pv=res.pv_damage)
+    return _finish(state, cmd.combat, [ev, *sc.events], ctx.rounding)
+
+
+def decide_unlock(state: Any, cmd: UnlockCrystal, ctx: Context) -> list[Emit]:
+    cb = _active(state, cmd.combat)
+    _turn(state, cb, cmd.actor, ctx.rounding)
+    if cmd.seconds < 0:
+        raise RuleError(f"An action cannot last {cmd.seconds} seconds.")
+    cr.unlock_crystal(_crystal(state, cmd.crystal), cmd.actor)
+    ev = CrystalUnlocked(name=cmd.combat, caster=cmd.actor, crystal=cmd.crystal, seconds=cmd.seconds)
+    return _finish(state, cmd.combat, [ev], ctx.rounding)
+
+
+def decide_inspect(state: Any, cmd: InspectCrystal, ctx: Context) -> list[Emit]:
+    cb = _active(state, cmd.combat)
+    _turn(state, cb, cmd.actor, ctx.rounding)
+    crystal = _crystal(state, cmd.crystal)
+    sc, res, seconds = _cast(state, cb, cmd.actor, "vision_cristalline", list(cmd.penalties), ctx)
+    locked, stored = crystal.locked_by is not None, None
+    if res.success and not locked:
+        stored = cr.vision_cristalline(crystal)
+    ev = CrystalInspected(name=cmd.combat, caster=cmd.actor, crystal=cmd.crystal, success=res.success,
+                          roll=res.concentration.roll, pm_cost=res.pm_cost, pm_after=res.pm_after, seconds=seconds,
+                          overdraw_pv=res.pv_damage, locked=res.success and locked,
+                          spell=stored.name if stored else "", pm=stored.pm if stored else 0,
+                          spends={s.effect.name: s.pm for s in stored.spends} if stored else {})
+    return _finish(state, cmd.combat, [ev, *sc.events], ctx.rounding)
+
+
+# --------------------------------------------------------------------------- read side
+
+def _seen(e: CrystalInspected) -> str:
+    if not e.success:
+        return "échec"
+    if e.locked:
+        return "un Verrou Cristallin cache le sort"
+    if not e.spell:
+        return "le cristal est vide"
+    effects = ", ".join(f"{k} {v} PM" for k, v in e.spends.items())
+    return f"{e.spell} ({e.pm} PM" + (f" : {effects})" if effects else ")")
+
+
+SUMMARY: dict[type, Any] = {
+    CrystalLocked: lambda e: f"{e.caster} pose un Verrou Cristallin sur le cristal {e.crystal} : "
+                             + ("réussi" if e.success else "échec") + f" (+{e.seconds})",
+    CrystalUnlocked: lambda e: f"{e.caster} lève son Verrou Cristallin du cristal {e.crystal} (+{e.seconds})",
+    CrystalInspected: lambda e: f"{e.caster} : Vision Cristalline sur le cristal {e.crystal} : {_seen(e)}"
+                                f" (+{e.seconds})",
+}
+
+
+def summarize(rec: Any) -> str:
+    return SUMMARY[type(rec.event)](rec.event)
+
+
+def log_entry(before: Any, after: Any, ev: Any) -> dict[str, Any]:
+    """The book's table row (L1298-L1311) of one of these events, as ``views.log_entry`` makes the others."""
+    old, new = before.combats[ev.name], after.combats[ev.name]
+    return {"combat": ev.name, "actor": ev.caster, "action": SUMMARY[type(ev)](ev),
+            "duration": new.it[ev.caster] - old.it.get(ev.caster, new.it[ev.caster]),
+            "it_before": dict(old.it), "it_after": dict(new.it)}
