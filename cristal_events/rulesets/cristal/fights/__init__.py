@@ -5,7 +5,8 @@ smallest IT acts, and the action's duration is added to it (seed 000, L1195-L136
 live in ``combat.py`` (timeline, initiative, attacks, damage, vitals), ``magic.py`` (spells, crystals,
 potions) and ``alignment.py``; this package turns commands into events and folds them:
 
-* ``model``: the state (Combat, Fighter, Incantation), the events and the commands;
+* ``model``: the state (Combat, Fighter, Incantation, LastRoll) and the commands;
+* ``events``: the events (re-exported by ``model``);
 * ``common``: what every decision reads (a combatant's numbers, whose turn it is) and its consequences;
 * ``decide``: the decisions of the timeline, attacks and abilities (pure, dice through ``ctx.dice()``);
 * ``spells``: the decisions of magic (spells, crystals, potions);

@@ -1,0 +1,380 @@
+"""Combat events: what happened in a fight, frozen and tagged (explicit, stable tags; past tense).
+
+Re-exported by ``model`` (``from .model import AttackResolved`` keeps working). Any event that used
+dice stores its :class:`~cristal_events.rolls.Roll`s, so replay never rolls.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from ....events import Event
+from ....rolls import Roll
+from .. import magic as m
+
+Condition = Literal["conscious", "unconscious", "dead"]
+
+
+# =========================================================================== events
+
+class FighterEntry(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    it: int
+    stats: dict[str, int | str] = {}
+
+
+class InitiativeResult(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    base_it: int
+    ref: int
+    die: int
+    it: int
+    roll: Roll
+
+
+class CombatStarted(Event, tag="combat.started"):
+    """The fight begins; base ITs set by the game master (initiative method 1, L1317)."""
+
+    name: str
+    fighters: list[FighterEntry]
+
+
+class CombatJoined(Event, tag="combat.joined"):
+    """A newcomer: the average IT of those present unless the GM set one (L1220, D24)."""
+
+    name: str
+    fighter: FighterEntry
+    averaged: bool = False
+
+
+class InitiativeRolled(Event, tag="combat.initiative_rolled"):
+    """``IT = base - ([1d6] + REF x 2)`` for each roller (L1319)."""
+
+    name: str
+    results: list[InitiativeResult]
+
+
+class TieBroken(Event, tag="combat.tie_broken"):
+    """Equal IT and REF: each rolled 1d6, highest acts first (L1202)."""
+
+    name: str
+    it: int
+    rolls: dict[str, Roll]
+    winner: str
+
+
+class ActionTaken(Event, tag="combat.action_taken"):
+    """Any action; its duration is added to the actor's IT (L1206-L1259)."""
+
+    name: str
+    actor: str
+    what: str
+    seconds: int
+    action: str = ""
+    rolls: list[Roll] = []
+    aided: str = ""
+
+
+class TurnPassed(Event, tag="combat.turn_passed"):
+    """+1 IT at a time until the actor no longer holds the turn (L1292, D25)."""
+
+    name: str
+    actor: str
+    seconds: int
+
+
+class Swing(msgspec.Struct, frozen=True, kw_only=True):
+    die: int
+    total: int
+    hit: bool
+    roll: Roll | None = None
+    damage: int = 0
+    damage_roll: Roll | None = None
+
+
+class AttackResolved(Event, tag="combat.attack_resolved"):
+    """``ATT + 1d20 > DP`` (L1334), damage on a hit (L1354); IT += the weapon's IT (L1261)."""
+
+    name: str
+    attacker: str
+    target: str
+    att: int
+    dp: int
+    swings: list[Swing]
+    seconds: int
+    weapon: str = ""
+    projectile: str = ""
+    distance: int | None = None
+    range_penalty: int = 0
+    alignment_penalty: int = 0
+    chain: bool = False
+    back: bool = False
+    vol_spent: int = 0
+    dmg: str = ""
+    projectiles_used: int = 0  # taken from the attacker's inventory (a character's); 0 in logs before this field
+
+
+class SpellCast(Event, tag="combat.spell_cast"):
+    """PM paid and the concentration rolled (L1040-L1046); the incantation is added at once (L1267)."""
+
+    name: str
+    caster: str
+    spell: str
+    spends: dict[str, int]
+    targets: list[str]
+    pm_cost: int
+    pm_before: int
+    pm_after: int
+    overdraw_pv: int
+    cnc: int
+    penalty: int
+    die: int
+    total: int
+    spell_cnc: int
+    success: bool
+    margin: int
+    time: str
+    incantation: int
+    combustion: int
+    roll: Roll | None = None
+    penalties: list[str] = []
+    lowered_dm: dict[str, int] = {}
+    combustion_on_success: int | None = None  # what a Chance reroll that succeeds would add
+
+
+class EffectResult(msgspec.Struct, frozen=True, kw_only=True):
+    name: str
+    unit: str
+    pm_after: int
+    amount: str
+    value: int | None = None
+    roll: Roll | None = None
+
+
+class TargetResult(msgspec.Struct, frozen=True, kw_only=True):
+    target: str
+    dm: int
+    effects: list[EffectResult]
+    damage: int = 0
+
+
+class SpellReleased(Event, tag="combat.spell_released"):
+    """The effects go off per target after its DM (L1024-L1036), then the combustion is added (L1271)."""
+
+    name: str
+    caster: str
+    spell: str
+    results: list[TargetResult]
+    combustion: int
+    source: str = "spell"  # spell | crystal | potion
+
+
+class Deconcentrated(Event, tag="combat.deconcentrated"):
+    """Hit during the incantation for more than the margin: the spell is lost (L969-L972, D5)."""
+
+    name: str
+    caster: str
+    spell: str
+    damage: int
+    margin: int
+    roll: Roll | None = None
+
+
+class PvChanged(Event, tag="combat.pv_changed"):
+    """A character's PV change in the fight (damage, overdraw, alignment, explosion)."""
+
+    name: str
+    character: str
+    delta: int
+    pv_after: int
+    cause: str
+
+
+class PmSpent(Event, tag="combat.pm_spent"):
+    """PM paid for a spell (floored at 0; the rest is paid in PV, L379)."""
+
+    name: str
+    character: str
+    pm: int
+    pm_after: int
+
+
+class ConditionChanged(Event, tag="combat.condition_changed"):
+    """Unconscious below 0 PV, awake above 0, dead below -(race PV + 2 CON) (L369-L373, D8)."""
+
+    name: str
+    character: str
+    condition: Condition
+    pv: int
+
+
+class Bled(Event, tag="combat.bled"):
+    """An unconscious character loses 1 PV per 60 s of the fight's time, unaided (L371)."""
+
+    name: str
+    character: str
+    seconds: int
+    pv_lost: int
+    pv_after: int
+    carry: int
+
+
+class CrystalStored(Event, tag="combat.crystal_stored"):
+    """A spell cast with Fermeture Cristalline (L1077, L1091-L1093, L1115): stored, failed or exploded."""
+
+    name: str
+    caster: str
+    crystal: str
+    capacity: int
+    spell: str
+    spends: list[m.EffectSpend]
+    pm: int
+    fermeture_pm: int
+    outcome: Literal["stored", "failed", "exploded"]
+    spell_roll: Roll | None = None
+    fermeture_roll: Roll | None = None
+    spell_success: bool = False
+    fermeture_success: bool = False
+    explosion: str = ""
+    explosion_roll: Roll | None = None
+    seconds: int = 0
+    pm_cost: int = 0
+    pm_after: int = 0
+    overdraw_pv: int = 0
+
+
+class CrystalReleased(Event, tag="combat.crystal_released"):
+    """Libération Cristalline (L1099-L1105): its own 2 PM and CNC 5 roll; the stored spell needs neither."""
+
+    name: str
+    caster: str
+    crystal: str
+    success: bool
+    roll: Roll | None
+    pm_cost: int
+    pm_after: int
+    seconds: int
+    spell: str = ""
+    overdraw_pv: int = 0
+
+
+class CrystalLocked(Event, tag="combat.crystal_locked"):
+    """Verrou Cristallin cast on a crystal holding a spell (L1129-L1135): 5 PM, CNC 16, 60 s.
+
+    On a success only ``caster`` can release the stored spell; a failure loses the PM (L1022).
+    """
+
+    name: str
+    caster: str
+    crystal: str
+    success: bool
+    roll: Roll | None
+    pm_cost: int
+    pm_after: int
+    seconds: int
+    overdraw_pv: int = 0
+
+
+class CrystalUnlocked(Event, tag="combat.crystal_unlocked"):
+    """The mage who laid a Verrou Cristallin lifts it (L1135): no PM, no roll; the GM's duration."""
+
+    name: str
+    caster: str
+    crystal: str
+    seconds: int = 0
+
+
+class CrystalInspected(Event, tag="combat.crystal_inspected"):
+    """Vision Cristalline (L1119-L1125): 1 PM, CNC 8, 20 s, touching the crystal; on a success the stored
+    spell and its PM per variable effect (``spell`` empty: the crystal is empty; ``locked``: a Verrou hides it)."""
+
+    name: str
+    caster: str
+    crystal: str
+    success: bool
+    roll: Roll | None
+    pm_cost: int
+    pm_after: int
+    seconds: int
+    overdraw_pv: int = 0
+    locked: bool = False
+    spell: str = ""
+    pm: int = 0
+    spends: dict[str, int] = {}
+
+
+class PotionUsed(Event, tag="combat.potion_used"):
+    """A potion drunk (8 s) or triggered on a target (L1169-L1177)."""
+
+    name: str
+    actor: str
+    spell: str
+    pm: int
+    trigger: str
+    target: str
+    seconds: int
+
+
+class AbilityUsed(Event, tag="combat.ability_used"):
+    """A Voleur ability paid from the day's Vol* points (L728-L741)."""
+
+    name: str
+    actor: str
+    ability: str
+    cost: int
+    seconds: int
+    target: str = ""
+
+
+class AlignmentUsed(Event, tag="combat.alignment_used"):
+    """The alignment pool by touch: 1 PV per second, at most 20 per action (L1417-L1421)."""
+
+    name: str
+    actor: str
+    target: str
+    kind: Literal["heal", "harm"]
+    points: int
+    seconds: int
+    remaining: int
+
+
+class Rerolled(Event, tag="combat.rerolled"):
+    """Chance: the last attack roll of a character redone; both rolls stay in the log (L56-L58)."""
+
+    name: str
+    character: str
+    target: str
+    swing: Swing
+    left: int
+    by: Literal["player", "gm"] = "player"
+    old: Roll | None = None
+
+
+class RollRedone(Event, tag="combat.roll_redone"):
+    """Chance on a damage, concentration or initiative roll (L56-L58): the new roll replaces the old one
+    ("en ignorant le résultat actuel"); both stay in the log. ``by`` the player (Chance > 0) or the GM (< 0)."""
+
+    name: str
+    character: str
+    kind: Literal["damage", "concentration", "initiative"]
+    roll: Roll
+    left: int
+    by: Literal["player", "gm"] = "player"
+    old: Roll | None = None
+    target: str = ""
+    damage_before: int = 0
+    damage: int = 0
+    spell: str = ""
+    total: int = 0
+    margin: int = 0
+    success: bool = False
+    it_before: int = 0
+    it_after: int = 0
+
+
+class CombatEnded(Event, tag="combat.ended"):
+    """Every IT goes back to 0 (L1222)."""
+
+    name: str
