@@ -179,3 +179,16 @@ def test_faith_through_the_cli(db):
     assert invoke(db, "faith", "adjust", "anselme", "--pfb", "2", "--reason", "aumône").exit_code == 0
     text = invoke(db, "sheet", "anselme").output
     assert "PF 8/8 par jour, PFb 2 ; pouvoirs divins : Main apaisante, Regard du juste" in text  # 5 + 3 × 1
+
+
+def test_charges_through_the_cli(db):
+    invoke(db, "content", "load", "--example")
+    create_thor(db)  # Fo 4: [10 + Fo] = 14 charges (I-L43)
+    assert invoke(db, "carry", "thor", "Corde de 10 mètres", "7", "--reason", "le moulin").exit_code == 0
+    before = length(db)
+    r = invoke(db, "carry", "thor", "Torche", "1")
+    assert (r.exit_code, r.output.strip()) == (
+        1, "Error: Thor would carry 15 charges in the bag and satchel, more than [10 + Fo] = 14 (I-L43).")
+    assert length(db) == before
+    assert invoke(db, "carry", "thor", "Corde de 10 mètres", "-1").exit_code == 0
+    assert "Starls 1'O 10'A  charges 12/14" in invoke(db, "sheet", "thor").output

@@ -183,7 +183,11 @@ def render(data: dict[str, Any]) -> list[str]:
                          + (f" ; sorts : {', '.join(data['spells'])}" if data["spells"] else ""))
         lines.append("Compétences : " + ", ".join(f"{k} {v['pct']}%" + (" (rang 0)" if v.get("fixed") else "")
                                                 for k, v in data["skills"].items()))
-        lines.append(f"Starls {data['starls']}  charge max {data['max_charges']}")
+        enc = data["encumbrance"]
+        load = (f"charges {enc['charges']}/{enc['max_charges']}" + (" ENCOMBRÉ" if enc["encumbered"] else "")
+                + (f" ({', '.join(enc['over_slots'])} au-delà de la limite)" if enc["over_slots"] else "")
+                if enc["charges"] is not None else f"charges ?/{enc['max_charges']} ({enc['missing']})")
+        lines.append(f"Starls {data['starls']}  {load}")
     alc = data["alcohol"]
     if alc["thresholds"]:
         lines.append(f"Alc {alc['alc']} (minimum {alc['alc_min']}, {alc['band'] or 'sobre'}) ; seuils "
@@ -418,4 +422,19 @@ def equip_cmd(ctx: click.Context, character_id: str, slot: str, item: str, as_js
     run(ctx, H.Equip(character=character_id, slot=slot, item=None if item == "none" else item), as_json)  # type: ignore[arg-type]
 
 
-COMMANDS = [content_group, character_group, sheet_cmd, characters_cmd, xp_group, money_group, equip_cmd]
+@click.command("carry", context_settings=SIGNED)
+@click.argument("character_id")
+@click.argument("item")
+@click.argument("qty")
+@click.option("--reason", default="", help="Where it comes from or where it is left.")
+@json_option
+@click.pass_context
+def carry_cmd(ctx: click.Context, character_id: str, item: str, qty: str, reason: str, as_json: bool) -> None:
+    """Pick up objects (or, with a minus sign, leave them): the bag and satchel hold [10 + Fo] charges (I-L43).
+
+    Example: cristal carry thor "Corde de 10 mètres" 1 --reason "le grenier du moulin"
+    """
+    run(ctx, H.Carry(character=character_id, item=item, qty=integer(qty, "The quantity"), reason=reason), as_json)
+
+
+COMMANDS = [content_group, character_group, sheet_cmd, characters_cmd, xp_group, money_group, equip_cmd, carry_cmd]

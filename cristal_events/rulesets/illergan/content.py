@@ -219,6 +219,8 @@ class Pack(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     divine_powers: tuple[DivinePower, ...] = ()
     lock_types: tuple[LockType, ...] = ()
     charges: dict[str, int] = {}
+    # item -> equipment slot (money.SLOT_LIMITS) or an uncounted place (gear.UNCOUNTED), I-L29-51
+    item_slots: dict[str, str] = {}
     alc_per_drink: dict[str, int] = {}
 
 
@@ -228,7 +230,7 @@ _FACED = ("gifts", "counter_effects")
 _TABLES = (
     "piece_price_pct", "secondaries_by_magic_level", "pp_by_combination_size", "alc_event_die",
     "pd_per_level", "power_die_by_rank", "pp_per_magic_level", "faith_xp_religious",
-    "faith_xp_other", "charges", "alc_per_drink", "starting_kit",
+    "faith_xp_other", "charges", "alc_per_drink", "starting_kit", "item_slots",
 )
 _SCALARS = ("coin_ratio", "resale_pct", "helmet_sr_malus")
 _ROWS = ("alc_events", "humanoid_zones", "nonhumanoid_zones", "innate_skills")

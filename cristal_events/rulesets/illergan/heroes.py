@@ -21,6 +21,7 @@ from cristal_events.ruleset import Context, Emit
 from cristal_events.store import RecordedEvent
 
 from . import character as creation
+from . import gear
 from . import money as coins
 from . import xp as costs
 from .alcohol import start as alc_start
@@ -101,6 +102,16 @@ class Equipped(Event, tag="hero.equipped", kw_only=True):
     item: str | None
 
 
+class ItemsCarried(Event, tag="hero.items_carried", kw_only=True):
+    """Objects picked up (loot, a gift) or left behind, outside a purchase or a sale."""
+
+    character: str
+    item: str
+    qty_delta: int
+    reason: str = ""
+    charges_after: int | None = None
+
+
 # ============================================================================ commands
 class LoadPack(msgspec.Struct, frozen=True, kw_only=True):
     name: str
@@ -174,6 +185,15 @@ class Equip(msgspec.Struct, frozen=True, kw_only=True):
     character: str
     slot: Literal["weapon", "armour", "shield"]
     item: str | None
+
+
+class Carry(msgspec.Struct, frozen=True, kw_only=True):
+    """``qty`` objects picked up (positive) or left behind (negative)."""
+
+    character: str
+    item: str
+    qty: int
+    reason: str = ""
 
 
 # ============================================================================ decisions
@@ -389,6 +409,7 @@ def decide_trade(state: IllerganState, cmd: Trade, ctx: Context) -> list[Emit]:
     if listed > hero.copper:
         raise RuleError(f"{label} costs {coins.from_copper(listed, content)}; {hero.name} has "
                         f"{coins.from_copper(hero.copper, content)}.")
+    gear.check(hero, content, ctx.settings, items={**hero.items, label: hero.items.get(label, 0) + 1})
     return [Emit(stream_of(hero.id), MoneyChanged(
         character=hero.id, amount_c=-listed, reason=f"achat de {label}", balance_after_c=hero.copper - listed,
         item=label, qty_delta=1, reference_c=listed))]
@@ -403,7 +424,29 @@ def decide_equip(state: IllerganState, cmd: Equip, ctx: Context) -> list[Emit]:
         content_of(state).entry(_SLOT_KIND[cmd.slot], cmd.item)
     if getattr(hero, cmd.slot) == cmd.item:
         raise RuleError(f"{hero.name} already has that {cmd.slot}.")
+    gear.check(hero, content_of(state), ctx.settings, **{cmd.slot: cmd.item})
     return [Emit(stream_of(hero.id), Equipped(character=hero.id, slot=cmd.slot, item=cmd.item))]
+
+
+def decide_carry(state: IllerganState, cmd: Carry, ctx: Context) -> list[Emit]:
+    hero = find(state, cmd.character)
+    if not cmd.item.strip():
+        raise RuleError("Name the object carried or left.")
+    if cmd.qty == 0:
+        raise RuleError("Give how many objects are picked up (positive) or left (negative).")
+    have = hero.items.get(cmd.item, 0)
+    if have + cmd.qty < 0:
+        raise RuleError(f"{hero.name} carries {have} {cmd.item}, not {-cmd.qty}.")
+    content = content_of(state)
+    items = {**hero.items, cmd.item: have + cmd.qty}
+    if cmd.qty > 0:
+        gear.check(hero, content, ctx.settings, items=items)
+    try:
+        after: int | None = gear.load(hero, content, items={k: v for k, v in items.items() if v}).charges
+    except RuleError:
+        after = None
+    return [Emit(stream_of(hero.id), ItemsCarried(character=hero.id, item=cmd.item, qty_delta=cmd.qty,
+                                                  reason=cmd.reason, charges_after=after))]
 
 
 # ============================================================================ folds
@@ -441,7 +484,9 @@ def _apply_purchase(hero: Hero, ev: XpSpent) -> dict[str, Any]:
             return {"magics": {**hero.magics, ev.target: MagicEntry(level=1)}}
         case "characteristic":
             delta = ev.to_value - (ev.from_value or 0)
-            return {"characteristics": {**hero.characteristics, ev.target: hero.characteristics[ev.target] + delta}}
+            value = hero.characteristics[ev.target] + delta
+            more = {"max_charges": coins.max_charges(value)} if ev.target == "Fo" else {}  # [10 + Fo] (I-L43)
+            return {"characteristics": {**hero.characteristics, ev.target: value}, **more}
         case "faith":  # the day's PF follow the new level from the next Harmonisation (I-L592-595)
             return {"faith_level": ev.to_value, "pf_per_day": pf_per_day(hero.class_name, ev.to_value)}
     return {}
@@ -488,6 +533,17 @@ def evolve_money(state: IllerganState, rec: RecordedEvent) -> IllerganState:
 def evolve_equipped(state: IllerganState, rec: RecordedEvent) -> IllerganState:
     ev: Equipped = rec.event  # type: ignore[assignment]
     return _update(state, ev.character, **{ev.slot: ev.item})
+
+
+def evolve_carried(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: ItemsCarried = rec.event  # type: ignore[assignment]
+    items = dict(state.characters[ev.character].items)
+    qty = items.get(ev.item, 0) + ev.qty_delta
+    if qty > 0:
+        items[ev.item] = qty
+    else:
+        items.pop(ev.item, None)
+    return _update(state, ev.character, items=items)
 
 
 # ============================================================================ corrections
@@ -546,14 +602,19 @@ SUMMARIES: dict[type, Any] = {
     HeroCorrected: _s("{e.character} : correction de la position {e.amends}, {e.field} {e.delta:+d}"),
     MoneyChanged: _s("{e.character} : {e.amount_c:+d}'C ({e.reason})"),
     Equipped: lambda r: f"{r.event.character} : {r.event.slot} = {r.event.item or 'rien'}",
+    ItemsCarried: lambda r: (f"{r.event.character} {'prend' if r.event.qty_delta > 0 else 'laisse'} "
+                             f"{abs(r.event.qty_delta)} {r.event.item}"
+                             + (f" ({r.event.reason})" if r.event.reason else "")
+                             + (f", {r.event.charges_after} charges" if r.event.charges_after is not None else "")),
 }
 EVENTS: tuple[type, ...] = tuple(SUMMARIES)
 DECIDERS: dict[type, Any] = {
     LoadPack: decide_pack, CreateHero: decide_create, CreateCreature: decide_creature, AwardXp: decide_award,
-    BuyXp: decide_buy, ChangeMoney: decide_money, Trade: decide_trade, Equip: decide_equip,
+    BuyXp: decide_buy, ChangeMoney: decide_money, Trade: decide_trade, Equip: decide_equip, Carry: decide_carry,
 }
 EVOLVERS: dict[type, Any] = {
     PackLoaded: evolve_pack, HeroCreated: evolve_created, CreatureCreated: evolve_created, XpAwarded: evolve_award,
     XpSpent: evolve_spent, HeroCorrected: evolve_corrected, MoneyChanged: evolve_money, Equipped: evolve_equipped,
+    ItemsCarried: evolve_carried,
 }
 COMPENSATORS: dict[type, Any] = {XpAwarded: compensate_award, MoneyChanged: compensate_money}

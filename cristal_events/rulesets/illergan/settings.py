@@ -72,6 +72,8 @@ class IllerganSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     pfb_spend_order: Literal["player", "pf_first", "pfb_first"] = "player"
     # I-L531: PF come back at the cult's Harmonisation hour only, or at any new day (a table simplification).
     faith_renewal: Literal["harmonisation", "new_day"] = "harmonisation"
+    # I-L45: a hero may end up encumbered (the penalty has no numbers, G2); False refuses the change instead.
+    allow_encumbrance: bool = False
     # A34 (I-L543): the window of the per-turn defence limits.
     defence_window: Literal["round", "own_turn_to_turn"] = "own_turn_to_turn"
     # G35 roundings of the spell cost, the critical refund, lockpicking and resale.

@@ -11,7 +11,7 @@ import msgspec
 
 from cristal_events.errors import RuleError
 
-from . import alcohol
+from . import alcohol, gear
 from .content import Content
 from .money import from_copper
 from .state import Hero, stat
@@ -55,7 +55,7 @@ def sheet(hero: Hero, content: Content, settings: Any) -> dict[str, Any]:
         "xp": hero.xp, "xp_total": hero.xp_total, "heritage_xp": hero.heritage_xp,
         "starls": str(from_copper(hero.copper, content)) if content.pack.coin_ratio else f"{hero.copper}'C",
         "copper": hero.copper, "weapon": hero.weapon, "armour": hero.armour, "shield": hero.shield,
-        "items": dict(hero.items), "max_charges": hero.max_charges,
+        "items": dict(hero.items), "max_charges": hero.max_charges, "encumbrance": gear.summary(hero, content),
         "languages": list(hero.languages), "traits": list(hero.traits), "preferred_hand": hero.preferred_hand,
         "alcohol": {"alc": hero.alc.alc, "alc_min": hero.alc.alc_min, "band": hero.alc.band, "thresholds": th},
         "limbs_lost": list(hero.limbs_lost), "dead": hero.dead,
