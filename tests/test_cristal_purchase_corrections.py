@@ -59,10 +59,22 @@ def test_vision_cristalline_charged_150_instead_of_100(db):
     assert (fix["kind"], fix["amount"], fix["amends"], fix["cost_charged"], fix["cost_required"]) == (
         "correction", 50, pos, 100, 100)
     assert fix["balance_after"] == 500 and json.loads(fix["flags"]) == []
-    audit = run(db, "audit", "xp", "xar", ok=False).output.splitlines()
+    result = run(db, "audit", "xp", "xar", ok=False)
+    audit = result.output.splitlines()
     at = next(i for i, line in enumerate(audit) if line.strip().startswith(f"#{pos} "))
-    assert "charged 150, rule 100" in audit[at]
+    assert "charged 150, rule 100" in audit[at] and "!!" not in audit[at]
     assert audit[at + 1].strip().startswith("↳") and "+50" in audit[at + 1] and "L1119" in audit[at + 1]
+    # the correction brought the charge to the rules' cost: the anomaly is settled
+    assert result.exit_code == 0 and "No anomaly" in result.output
+
+
+def test_a_correction_that_misses_the_rule_leaves_the_anomaly(db):
+    run(db, "xp", "buy", "xar", "spell", "Vision Cristalline", "--cost", "150")
+    pos = log_length(db)
+    run(db, "correct", str(pos), "--reason", "still wrong", "--set", "cost=120")
+    result = run(db, "audit", "xp", "xar", ok=False)
+    assert result.exit_code == 1
+    assert any(line.strip().startswith(f"#{pos} ") and "!! cost_mismatch" in line for line in result.output.splitlines())
 
 
 @pytest.mark.parametrize("buy, cost, refund", [

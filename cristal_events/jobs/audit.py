@@ -139,6 +139,15 @@ def to_entry(row: dict[str, Any]) -> Entry:
     return e
 
 
+def _settle(e: Entry) -> None:
+    """A wrong charge that a later correction brought to the rules' cost is no longer an anomaly."""
+    if "cost_mismatch" not in e.flags:
+        return
+    fixed = [c.cost_charged for c in e.corrections if c.cost_charged is not None]
+    if fixed and fixed[-1] == e.cost_required:
+        e.flags = [f for f in e.flags if f != "cost_mismatch"]
+
+
 def audit_rows(rows: Iterable[dict[str, Any]], *, names: dict[str, str] | None = None,
                character: str | None = None) -> AuditReport:
     """The audit of ledger rows (pure): per character, entries, corrections, totals, anomalies."""
@@ -174,6 +183,8 @@ def audit_rows(rows: Iterable[dict[str, Any]], *, names: dict[str, str] | None =
                 index[e.amends].corrections.append(e)
             else:
                 ca.entries.append(e)
+        for e in entries:
+            _settle(e)
             for code in e.flags:
                 template = ANOMALIES.get(code, code)
                 report.anomalies.append(Anomaly(position=e.position, character=cid, code=code,
