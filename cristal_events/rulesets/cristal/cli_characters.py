@@ -22,6 +22,10 @@ from .content import FIXED_STATES, _parse_file
 SIGNED = {"ignore_unknown_options": True}
 
 
+#: the sheet's status in the book's words
+STATUS_FR = {"conscious": "conscient", "unconscious": "inconscient", "dead": "mort"}
+
+
 def _int(text: str, what: str) -> int:
     try:
         return int(str(text).strip())
@@ -352,7 +356,7 @@ def render(s: dict[str, Any]) -> list[str]:
     lines = [
         f"{s['name']} ({s['id']}) — {s['race']}{' ' + s['sex'] if s['sex'] else ''}, Niveau Global {s['global_level']}"
         f" ({classes})",
-        f"Alignement {s['alignment']:+d}   Chance {s['luck']}   Or {s['gold']} PO   État : {s['status']}",
+        f"Alignement {s['alignment']:+d}   Chance {s['luck']}   Or {s['gold']} PO   État : {STATUS_FR.get(s['status'], s['status'])}",
         "États fixes : " + "  ".join(f"{k} {v:+d}" for k, v in s["fixed"].items()),
     ]
     for a in s["alterations"]:
