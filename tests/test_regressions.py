@@ -25,3 +25,19 @@ def test_an_unexpected_failure_is_one_sentence(run, monkeypatch):
     assert res.exit_code == 1
     assert res.output == ("Error: Internal error (ValueError: boom); the log itself is transactional, "
                           "check it with 'cristal verify' and please report this.\n")
+
+
+def test_a_closed_pipe_stops_quietly(campaign, db_path):
+    import subprocess
+    import sys
+
+    from cristal_events.events import NoteRecorded
+
+    campaign.store.append("campaign", [NoteRecorded(text="x" * 100)] * 2000)
+    proc = subprocess.Popen([sys.executable, "-c", "from cristal_events.cli import main; main()", "--db", str(db_path),
+                             "log"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = proc.stdout.readline()
+    proc.stdout.close()  # like `cristal log | head -1`
+    proc.wait(timeout=60)
+    assert first.split()[0] == b"1"
+    assert proc.stderr.read() == b""

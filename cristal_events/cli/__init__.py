@@ -96,7 +96,7 @@ class CristalGroup(click.Group):
             raise click.ClickException(str(exc)) from None
         except sqlite3.Error as exc:  # anything the store did not translate
             raise click.ClickException(f"The campaign database failed: {exc}.") from None
-        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, BrokenPipeError):
             raise
         except Exception as exc:  # a bug: still one sentence; CRISTAL_DEBUG=1 shows the traceback
             if os.environ.get("CRISTAL_DEBUG"):
@@ -131,6 +131,10 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point (``cristal``)."""
     try:
         cli.main(args=argv, prog_name="cristal")
+    except BrokenPipeError:  # the reader of a pipe went away (cristal log | head): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(1)
     except KeyboardInterrupt:
         click.echo("Error: interrupted; nothing more was written.", err=True)
         sys.exit(130)
