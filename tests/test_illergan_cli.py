@@ -192,3 +192,20 @@ def test_charges_through_the_cli(db):
     assert length(db) == before
     assert invoke(db, "carry", "thor", "Corde de 10 mètres", "-1").exit_code == 0
     assert "Starls 1'O 10'A  charges 12/14" in invoke(db, "sheet", "thor").output
+
+
+def test_fall_throw_and_blindness_through_the_cli(db):
+    invoke(db, "content", "load", "--example")
+    create_thor(db)
+    r = invoke(db, "fall", "thor", "5", "--json")
+    assert json.loads(r.output)[0]["event"]["pv_lost"] == 20  # Agilité 40: 5 × (5 − 3)² (I-L428)
+    r = invoke(db, "throw", "thor", "une pierre", "--distance", "8", "--range", "15", "--dice", "1", "--json")
+    assert json.loads(r.output)[0]["event"]["offset_m"] == 4.9  # THR-1 (I-L404)
+    before = length(db)
+    r = invoke(db, "throw", "thor", "une pierre", "--distance", "20", "--range", "15", "--dice", "1")
+    assert (r.exit_code, r.output.strip()) == (1, "Error: A throw reaches 1 to 15 m (I-L402-403), not 20 m.")
+    assert length(db) == before
+    assert invoke(db, "condition", "thor", "aveuglé").exit_code == 0
+    assert "État : aveuglé" in invoke(db, "sheet", "thor").output
+    r = invoke(db, "check", "skill", "thor", "Dex", "--dice", "13", "--json")
+    assert json.loads(r.output)[0]["event"]["threshold"] == 12  # 50 / 4 (I-L413)

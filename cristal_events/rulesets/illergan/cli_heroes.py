@@ -195,6 +195,8 @@ def render(data: dict[str, Any]) -> list[str]:
     gear = [f"{k} {data[k]}" for k in ("weapon", "armour", "shield") if data[k]]
     if gear:
         lines.append("Équipement : " + ", ".join(gear))
+    if data["conditions"]:
+        lines.append("État : " + ", ".join(data["conditions"]))
     if data["limbs_lost"] or data["dead"]:
         lines.append(("MORT " if data["dead"] else "") + ", ".join(f"{z} perdu" for z in data["limbs_lost"]))
     return lines

@@ -98,6 +98,56 @@ def check_lockpick_cmd(ctx: click.Context, character_id: str, lock: str | None, 
     run(ctx, R.RollCheck(character=character_id, kind="lockpick", lock=lock, malus=malus), as_json, dice)
 
 
+@click.command("throw")
+@click.argument("character_id")
+@click.argument("what")
+@click.option("--distance", type=float, required=True, help="Metres to the target (1 m minimum, I-L402).")
+@click.option("--range", "max_range", type=float, required=True, help="The object's range set by the GM, 10 to 30 m (I-L403).")
+@click.option("--fight", default="", help="The fight it is thrown in (a major action).")
+@dice_option
+@json_option
+@click.pass_context
+def throw_cmd(ctx: click.Context, character_id: str, what: str, distance: float, max_range: float, fight: str,
+              dice: str | None, as_json: bool) -> None:
+    """Throw an object: it lands |50 − Dé100| / 10 m from its target (I-L400-405).
+
+    Example: cristal throw thor "une pierre" --distance 8 --range 15 --dice 30
+    """
+    run(ctx, R.Throw(character=character_id, what=what, distance=distance, max_range=max_range, fight=fight),
+        as_json, dice)
+
+
+@click.command("fall")
+@click.argument("character_id")
+@click.argument("height", type=float)
+@click.option("--fight", default="", help="The fight it happens in: knocked down, a major action lost (I-L416).")
+@json_option
+@click.pass_context
+def fall_cmd(ctx: click.Context, character_id: str, height: float, fight: str, as_json: bool) -> None:
+    """Fall or jump HEIGHT metres: no harm up to [1 + Agilité/20] m, beyond it knocked down and
+    [5 × (extra m)²] PV lost (I-L428).
+
+    Example: cristal fall thor 5
+    """
+    run(ctx, R.TakeFall(character=character_id, height=height, fight=fight), as_json)
+
+
+@click.command("condition")
+@click.argument("character_id")
+@click.argument("condition", type=click.Choice(list(R.CONDITIONS)))
+@click.option("--off", is_flag=True, help="The condition ends.")
+@click.option("--reason", default="", help="What caused it.")
+@json_option
+@click.pass_context
+def condition_cmd(ctx: click.Context, character_id: str, condition: str, off: bool, reason: str, as_json: bool) -> None:
+    """Blind: Dex, Agilité and Adresse rolls divided by 5 − (1 per 50% of olfactory + auditory acuities);
+    invisible: whoever attacks him does so as if blind (I-L413).
+
+    Example: cristal condition thor aveuglé --reason "sable dans les yeux"
+    """
+    run(ctx, R.SetCondition(character=character_id, condition=condition, on=not off, reason=reason), as_json)  # type: ignore[arg-type]
+
+
 # ---------------------------------------------------------------------------- fights
 @click.group("combat")
 def combat_group() -> None:
@@ -370,4 +420,5 @@ def evening_cmd(ctx: click.Context, character_id: str | None, as_json: bool) -> 
         click.echo(f"{r['position']:>6}  {r['character']:<10} {what:<40} Alc {alc} (min {r['alc_min']}) {r['band']}")
 
 
-COMMANDS = [check_group, combat_group, cast_cmd, faith_group, drink_cmd, wait_cmd, evening_cmd]
+COMMANDS = [check_group, throw_cmd, fall_cmd, condition_cmd, combat_group, cast_cmd, faith_group, drink_cmd,
+            wait_cmd, evening_cmd]

@@ -21,7 +21,7 @@ from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit
 from cristal_events.store import RecordedEvent
 
-from . import combat, magic
+from . import checks, combat, magic
 from .locations import nonhumanoid_zone
 from .state import (Fight, Hero, IllerganState, MagicEntry, Turn, WoundRef, content_of, fight_stream, find,
                     find_fight, plain, put, stat, stream_of)
@@ -211,6 +211,11 @@ class EndFight(msgspec.Struct, frozen=True, kw_only=True):
     fight: str
 
 
+def _acuity(hero: Hero, name: str) -> int:
+    entry = hero.skills.get(name)
+    return entry.pct if entry is not None else 0  # an acuity not shown is 0% (I-L441)
+
+
 # ============================================================================ the turn economy
 def turn_of(fight: Fight, character: str, settings: Any) -> Turn:
     """The combatant's turn as it stands when he acts: with ``defence_window=own_turn_to_turn`` (A34) his
@@ -340,6 +345,9 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
         if cmd.distance is not None:
             maluses.append(combat.range_malus(cmd.distance, weapon.range_m))
     adresse = combat.effective_adresse(stat(a, "Adresse"), [m for m in maluses if m], settings)
+    if "aveuglé" in a.conditions or "invisible" in t.conditions:  # I-L413: divided, after the maluses
+        adresse = int(checks.blinded_threshold(adresse, _acuity(a, "Acuité olfactive"), _acuity(a, "Acuité auditive"),
+                                               settings))
     if weapon is not None and weapon.fixed_damage is None:
         content.power_die(a.power_rank)  # a missing power die is named before any die is rolled
     dice = ctx.dice()

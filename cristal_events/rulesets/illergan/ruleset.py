@@ -32,7 +32,7 @@ class IllerganRuleset(Ruleset):
     events = tuple(ev for part in PARTS for ev in part.EVENTS)
     settings_type = IllerganSettings
     state_type = IllerganState
-    state_version = "3"
+    state_version = "4"
 
     def initial_state(self, header: CampaignCreated) -> IllerganState:
         return IllerganState()

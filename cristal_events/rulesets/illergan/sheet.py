@@ -58,5 +58,5 @@ def sheet(hero: Hero, content: Content, settings: Any) -> dict[str, Any]:
         "items": dict(hero.items), "max_charges": hero.max_charges, "encumbrance": gear.summary(hero, content),
         "languages": list(hero.languages), "traits": list(hero.traits), "preferred_hand": hero.preferred_hand,
         "alcohol": {"alc": hero.alc.alc, "alc_min": hero.alc.alc_min, "band": hero.alc.band, "thresholds": th},
-        "limbs_lost": list(hero.limbs_lost), "dead": hero.dead,
+        "limbs_lost": list(hero.limbs_lost), "conditions": list(hero.conditions), "dead": hero.dead,
     }

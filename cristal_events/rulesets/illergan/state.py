@@ -100,6 +100,7 @@ class Hero(msgspec.Struct, frozen=True, kw_only=True):
     items: dict[str, int] = {}
     max_charges: int = 10
     limbs_lost: tuple[str, ...] = ()
+    conditions: tuple[str, ...] = ()  # "aveuglé", "invisible" (I-L413)
     last_wound: WoundRef | None = None
     dead: bool = False
 

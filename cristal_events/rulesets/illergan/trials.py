@@ -8,6 +8,7 @@ with the alcohol band's effects (I-L131-134).
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any, Literal
 
 import msgspec
@@ -18,9 +19,13 @@ from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit
 from cristal_events.store import RecordedEvent
 
-from . import checks
+from . import checks, combat
 from .alcohol import EFFECTS
-from .state import IllerganState, content_of, find, plain, stat, stream_of
+from .fights import _wound, sacrifice, spend
+from .state import IllerganState, Turn, content_of, fight_stream, find, find_fight, plain, put, stat, stream_of
+
+CONDITIONS = ("aveuglé", "invisible")
+BLIND_STATS = ("Dex", "Agilité", "Adresse")  # I-L413
 
 CheckKind = Literal["skill", "acuity", "characteristic", "search", "skinning", "lockpick"]
 
@@ -39,6 +44,37 @@ class CheckRolled(Event, tag="check.rolled", kw_only=True):
     found: dict[str, bool] = {}
 
 
+class ObjectThrown(Event, tag="check.object_thrown", kw_only=True):
+    character: str
+    what: str
+    distance: float
+    max_range: float
+    roll: Roll
+    offset_m: float  # where it lands from the target (I-L404, A21)
+    fight: str = ""
+    turn_after: Turn | None = None
+
+
+class FallTaken(Event, tag="check.fall_taken", kw_only=True):
+    character: str
+    height: float
+    safe_height: float
+    extra: float
+    pv_lost: int
+    pv_after: int
+    knocked_down: bool
+    dead: bool = False
+    fight: str = ""
+    turn_after: Turn | None = None
+
+
+class ConditionChanged(Event, tag="check.condition_changed", kw_only=True):
+    character: str
+    condition: str
+    on: bool
+    reason: str = ""
+
+
 class RollCheck(msgspec.Struct, frozen=True, kw_only=True):
     """``what``: a skill, an acuity or a characteristic; ``with_characteristic`` adds the skill's
     characteristic (I-L489). ``kind`` search / skinning / lockpick use their own formulas."""
@@ -50,6 +86,42 @@ class RollCheck(msgspec.Struct, frozen=True, kw_only=True):
     with_characteristic: bool = False
     hidden: dict[str, int] = {}
     lock: str | None = None
+
+
+class Throw(msgspec.Struct, frozen=True, kw_only=True):
+    """Throw an object lifted with one hand ``distance`` m; the GM sets its range, 10 to 30 m (I-L400-405)."""
+
+    character: str
+    what: str
+    distance: float
+    max_range: float
+    fight: str = ""
+
+
+class TakeFall(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    height: float
+    fight: str = ""
+
+
+class SetCondition(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    condition: Literal["aveuglé", "invisible"]
+    on: bool = True
+    reason: str = ""
+
+
+def acuity_pct(hero: Any, name: str) -> int:
+    """An acuity the sheet does not show counts 0% (I-L441)."""
+    entry = hero.skills.get(name)
+    return entry.pct if entry is not None else 0
+
+
+def blinded(hero: Any, threshold: int | float, settings: Any) -> int | float:
+    """A Dex, Agilité or Adresse threshold of a blind character, divided by 5 − (1 per 50% of olfactory +
+    auditory acuities) (I-L413)."""
+    return plain(checks.blinded_threshold(int(threshold), acuity_pct(hero, "Acuité olfactive"),
+                                          acuity_pct(hero, "Acuité auditive"), settings))
 
 
 def _acuity(hero: Any, name: str) -> int:
@@ -64,7 +136,10 @@ def _check(hero: Any, cmd: RollCheck, ctx: Context, state: IllerganState) -> Che
     content = content_of(state)
     dice = ctx.dice()
     if cmd.what in hero.characteristics:
-        threshold = stat(hero, cmd.what) - cmd.malus
+        threshold = stat(hero, cmd.what)
+        if cmd.what in BLIND_STATS and "aveuglé" in hero.conditions:
+            threshold = blinded(hero, threshold, ctx.settings)
+        threshold -= cmd.malus
         r = dice.roll("1d100", purpose=f"check {cmd.what}")
         c = checks.skill_check(r.total, threshold, critical_ceiling=hero.critical_ceiling)
         kind: CheckKind = "characteristic"
@@ -132,6 +207,93 @@ def _lockpick(hero: Any, cmd: RollCheck, ctx: Context, state: IllerganState) -> 
 _KINDS = {"check": _check, "search": _search, "skinning": _skinning, "lockpick": _lockpick}
 
 
+def _living(state: IllerganState, character: str) -> Any:
+    hero = find(state, character)
+    if hero.dead:
+        raise RuleError(f"{hero.name} is dead.")
+    return hero
+
+
+def _fight_of(state: IllerganState, name: str, hero: Any) -> Any:
+    fight = find_fight(state, name)
+    if hero.id not in fight.participants:
+        raise RuleError(f"{hero.id} does not take part in the fight '{fight.name}'.")
+    return fight
+
+
+def decide_throw(state: IllerganState, cmd: Throw, ctx: Context) -> list[Emit]:
+    hero = _living(state, cmd.character)
+    if not 10 <= cmd.max_range <= 30:
+        raise RuleError(f"The game master sets a thrown object's range between 10 and 30 m (I-L403), not {cmd.max_range:g} m.")
+    if not 1 <= cmd.distance <= cmd.max_range:
+        raise RuleError(f"A throw reaches 1 to {cmd.max_range:g} m (I-L402-403), not {cmd.distance:g} m.")
+    turn_after = None
+    if cmd.fight:
+        turn_after = spend(_fight_of(state, cmd.fight, hero), hero, "major", ctx.settings)
+    r = ctx.dice().roll("1d100", purpose="throw")
+    ev = ObjectThrown(character=hero.id, what=cmd.what, distance=cmd.distance, max_range=cmd.max_range, roll=r,
+                      offset_m=plain(checks.throw_offset(r.total, ctx.settings)), fight=cmd.fight,
+                      turn_after=turn_after)
+    return [Emit(fight_stream(cmd.fight) if cmd.fight else stream_of(hero.id), ev)]
+
+
+def decide_fall(state: IllerganState, cmd: TakeFall, ctx: Context) -> list[Emit]:
+    hero = _living(state, cmd.character)
+    if cmd.height <= 0:
+        raise RuleError(f"A fall needs a height in metres, not {cmd.height:g}.")
+    f = checks.fall(stat(hero, "Agilité"), _exact(cmd.height), ctx.settings)
+    lost = int(f.pv_lost) if f.pv_lost == int(f.pv_lost) else -(-f.pv_lost.numerator // f.pv_lost.denominator)
+    wound = combat.apply_pv_loss(hero.pv, lost, "", destiny_points=hero.destiny_points)
+    turn_after = None
+    if cmd.fight:
+        fight = _fight_of(state, cmd.fight, hero)
+        if f.knocked_down:  # knocked down: a major action lost (I-L416, I-L428)
+            turn_after = sacrifice(fight.turns.get(hero.id, Turn()), "major")
+    ev = FallTaken(character=hero.id, height=cmd.height, safe_height=plain(f.safe_height), extra=plain(f.extra),
+                   pv_lost=wound.pv_lost, pv_after=wound.pv_after, knocked_down=f.knocked_down, dead=wound.dead,
+                   fight=cmd.fight, turn_after=turn_after)
+    return [Emit(fight_stream(cmd.fight) if cmd.fight else stream_of(hero.id), ev)]
+
+
+def _exact(height: float) -> Fraction:
+    return Fraction(str(height))
+
+
+def decide_condition(state: IllerganState, cmd: SetCondition, ctx: Context) -> list[Emit]:
+    hero = find(state, cmd.character)
+    if (cmd.condition in hero.conditions) == cmd.on:
+        raise RuleError(f"{hero.name} is {'already' if cmd.on else 'not'} {cmd.condition}.")
+    return [Emit(stream_of(hero.id), ConditionChanged(character=hero.id, condition=cmd.condition, on=cmd.on,
+                                                      reason=cmd.reason))]
+
+
+def evolve_fall(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: FallTaken = rec.event  # type: ignore[assignment]
+    if ev.pv_lost:
+        state = put(state, _wound(state.characters[ev.character], ev.pv_lost, rec.position, "", ev.dead))
+    return _turn(state, ev.fight, ev.character, ev.turn_after)
+
+
+def evolve_throw(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: ObjectThrown = rec.event  # type: ignore[assignment]
+    return _turn(state, ev.fight, ev.character, ev.turn_after)
+
+
+def _turn(state: IllerganState, fight: str, character: str, turn: Turn | None) -> IllerganState:
+    if not fight or turn is None or fight not in state.fights:
+        return state
+    f = state.fights[fight]
+    return msgspec.structs.replace(state, fights={
+        **state.fights, fight: msgspec.structs.replace(f, turns={**f.turns, character: turn})})
+
+
+def evolve_condition(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: ConditionChanged = rec.event  # type: ignore[assignment]
+    hero = state.characters[ev.character]
+    now = tuple(c for c in hero.conditions if c != ev.condition) + ((ev.condition,) if ev.on else ())
+    return put(state, msgspec.structs.replace(hero, conditions=now))
+
+
 def decide_check(state: IllerganState, cmd: RollCheck, ctx: Context) -> list[Emit]:
     hero = find(state, cmd.character)
     if hero.dead:
@@ -152,8 +314,17 @@ def _summary(rec: RecordedEvent) -> str:
             f"{'réussite' if e.success else 'échec'}{tag}{info}")
 
 
-SUMMARIES: dict[type, Any] = {CheckRolled: _summary}
-EVENTS: tuple[type, ...] = (CheckRolled,)
-DECIDERS: dict[type, Any] = {RollCheck: decide_check}
-EVOLVERS: dict[type, Any] = {}
+SUMMARIES: dict[type, Any] = {
+    CheckRolled: _summary,
+    ObjectThrown: lambda r: (f"{r.event.character} lance {r.event.what} à {r.event.distance:g} m : Dé100 "
+                             f"{r.event.roll.total}, retombe à {r.event.offset_m:g} m de la cible"),
+    FallTaken: lambda r: (f"{r.event.character} chute de {r.event.height:g} m (sans mal jusqu'à {r.event.safe_height:g} m)"
+                          + (f" : renversé, −{r.event.pv_lost} PV ({r.event.pv_after})" if r.event.knocked_down else " sans mal")
+                          + (", mort" if r.event.dead else "")),
+    ConditionChanged: lambda r: f"{r.event.character} {'est' if r.event.on else 'n’est plus'} {r.event.condition}",
+}
+EVENTS: tuple[type, ...] = tuple(SUMMARIES)
+DECIDERS: dict[type, Any] = {RollCheck: decide_check, Throw: decide_throw, TakeFall: decide_fall,
+                             SetCondition: decide_condition}
+EVOLVERS: dict[type, Any] = {FallTaken: evolve_fall, ObjectThrown: evolve_throw, ConditionChanged: evolve_condition}
 COMPENSATORS: dict[type, Any] = {}
