@@ -153,3 +153,18 @@ def test_the_sheet_shows_faith(camp):
     data = sheet(world.rules.characters["anselme"], content_of(world.rules), DEFAULT)
     assert (data["pf"], data["pf_per_day"], data["pfb"]) == (8, 8, 0)
     assert data["divine_powers"] == ["Main apaisante", "Regard du juste"]  # level ≤ faith level (I-L335)
+
+
+def test_a_table_may_renew_faith_at_each_new_day(tmp_path):
+    c = Campaign.create(tmp_path / "d.db", name="Jour", ruleset="illergan", seed=1, settings={"faith_renewal": "new_day"})
+    c.execute(H.LoadPack(name="example", data=msgspec.to_builtins(example_pack())))
+    c.execute(faithful("anselme", "Prêtre", magics=("Yarlysy",)))
+    c.execute(P.InvokePower(character="anselme", power="Main apaisante", cast_level=1))
+    assert c.execute(P.Harmonise(character="anselme"))[0].event.pf_after == 8  # no prayer hour asked
+    c.close()
+    with pytest.raises(RuleError, match=r"^Give the time Anselme starts the prayer \(the Vikasar Harmonisation, I-L531\)\.$"):
+        camp = Campaign.create(tmp_path / "h.db", name="Heure", ruleset="illergan", seed=1)
+        camp.execute(H.LoadPack(name="example", data=msgspec.to_builtins(example_pack())))
+        camp.execute(faithful("anselme", "Prêtre", magics=("Yarlysy",)))
+        camp.execute(P.InvokePower(character="anselme", power="Main apaisante", cast_level=1))
+        camp.execute(P.Harmonise(character="anselme"))
