@@ -150,7 +150,7 @@ def extend(path: str | Path, events: int, *, quiet: bool = False) -> None:
     import uuid
 
     from cristal_events import open_campaign
-    from cristal_events.service import SNAPSHOT_EVERY
+    from cristal_events.service import snapshot_spacing
 
     camp = open_campaign(path)
     store = camp.store
@@ -190,14 +190,18 @@ def extend(path: str | Path, events: int, *, quiet: bool = False) -> None:
             print(f"\r  extending: {store.last_position():>9,} events", end="", file=sys.stderr, flush=True)
     if not quiet:
         print(file=sys.stderr)
-    # snapshots, as Campaign.execute writes them every SNAPSHOT_EVERY positions
+    # the snapshots commands would have left: every SNAPSHOT_EVERY positions, thinned as the log
+    # grew to snapshot_spacing(last) (see service.SNAPSHOT_KEEP)
+    spacing = snapshot_spacing(store.last_position())
     store.conn.execute("DELETE FROM snapshots")
     world = camp._initial()
-    with store.transaction():
-        for rec in store.read_all():
-            world = camp.fold(world, rec)
-            if SNAPSHOT_EVERY and rec.position % SNAPSHOT_EVERY == 0:
+    for rec in store.read_all():
+        world = camp.fold(world, rec)
+        if rec.position % spacing == 0:
+            with store.transaction():
                 camp.write_snapshot(world)
+    with store.transaction():
+        camp.write_snapshot(world)
     camp.close()
 
 

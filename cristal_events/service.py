@@ -45,6 +45,18 @@ from .store import RecordedEvent, Store, VerifyReport, new_event_ids
 
 CAMPAIGN_STREAM = "campaign"
 SNAPSHOT_EVERY = int(os.environ.get("CRISTAL_SNAPSHOT_EVERY", "1000"))
+#: at most about this many snapshots are kept: older ones are thinned to an even spacing that doubles
+#: as the log grows, so the cache stays linear in the state's size (not quadratic) and time travel
+#: still folds at most two spacings (~1/32 of the log) from the snapshot before the position
+SNAPSHOT_KEEP = int(os.environ.get("CRISTAL_SNAPSHOT_KEEP", "64"))
+
+
+def snapshot_spacing(last_position: int) -> int:
+    """The spacing of the snapshots kept for a log of ``last_position`` events (SNAPSHOT_EVERY x 2^k)."""
+    spacing = max(1, SNAPSHOT_EVERY)
+    while SNAPSHOT_KEEP > 0 and last_position // spacing > SNAPSHOT_KEEP:
+        spacing *= 2
+    return spacing
 
 
 class CoreState(msgspec.Struct, kw_only=True):
@@ -222,6 +234,23 @@ class Campaign:
     def _maybe_snapshot(self, world: World, before: int) -> None:
         if SNAPSHOT_EVERY > 0 and world.core.position // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
             self.write_snapshot(world)
+            self._thin_snapshots(world.core.position)
+
+    def _thin_snapshots(self, last: int) -> None:
+        """Keep the first snapshot of each ``snapshot_spacing(last)`` bucket, and the latest one."""
+        spacing = snapshot_spacing(last)
+        if spacing == SNAPSHOT_EVERY:
+            return
+        key = self._state_key()
+        rows = [p for (p,) in self.store.conn.execute(
+            "SELECT position FROM snapshots WHERE state_version = ? ORDER BY position", (key,))]
+        seen: set[int] = set()
+        drop = []
+        for p in rows[:-1]:
+            if p // spacing in seen:
+                drop.append((key, p))
+            seen.add(p // spacing)
+        self.store.conn.executemany("DELETE FROM snapshots WHERE state_version = ? AND position = ?", drop)
 
     # --------------------------------------------------------------- commands
     def context(self, world: World, *, actor: str, faces: list[int] | None) -> Context:
