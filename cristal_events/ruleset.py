@@ -124,3 +124,64 @@ class Ruleset(ABC):
     def characters(self, state: Any) -> dict[str, Any]:
         """The characters of a state by id (used by the generic commands: sheet, replay, audit)."""
         return {}
+
+
+def _merge(parts: tuple[Any, ...], table: str) -> dict[type, Any]:
+    merged: dict[type, Any] = {}
+    for part in parts:
+        for key, fn in getattr(part, table, {}).items():
+            if key in merged:
+                raise TypeError(f"{key.__name__} is claimed by two parts ({table})")
+            merged[key] = fn
+    return merged
+
+
+class ComposedRuleset(Ruleset):
+    """A ruleset made of part modules, dispatched by dicts of handlers (never an ``if`` ladder).
+
+    Each part module exposes ``EVENTS`` (its event classes), ``DECIDERS`` ({command class: decide}),
+    ``EVOLVERS`` ({event class: evolve}), ``SUMMARIES`` ({event class: summarize(rec)}),
+    ``COMPENSATORS`` ({event class: compensate}) and optionally ``UPCASTERS``. A subclass sets
+    ``parts``; the tables are merged once, when the class is created.
+    """
+
+    parts: ClassVar[tuple[Any, ...]] = ()
+    _deciders: ClassVar[dict[type, Any]] = {}
+    _evolvers: ClassVar[dict[type, Any]] = {}
+    _summaries: ClassVar[dict[type, Any]] = {}
+    _compensators: ClassVar[dict[type, Any]] = {}
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        parts = cls.__dict__.get("parts")
+        if not parts:
+            return
+        cls.events = tuple(ev for part in parts for ev in part.EVENTS)
+        cls.upcasters = {k: v for part in parts for k, v in getattr(part, "UPCASTERS", {}).items()}
+        cls._deciders = _merge(parts, "DECIDERS")
+        cls._evolvers = _merge(parts, "EVOLVERS")
+        cls._summaries = _merge(parts, "SUMMARIES")
+        cls._compensators = _merge(parts, "COMPENSATORS")
+
+    def evolve(self, state: Any, rec: RecordedEvent) -> Any:
+        fn = self._evolvers.get(type(rec.event))
+        return fn(state, rec) if fn is not None else state
+
+    def decide(self, state: Any, command: Any, ctx: Context) -> list[Emit]:
+        fn = self._deciders.get(type(command))
+        if fn is None:
+            raise RuleError(f"The {self.title} rules do not know the command {type(command).__name__}.")
+        return fn(state, command, ctx)
+
+    def compensate(self, state: Any, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
+        fn = self._compensators.get(type(original.event))
+        if fn is None:
+            raise RuleError(f"Events of type {original.type} cannot be corrected; record a note instead.")
+        return fn(state, original, changes, ctx)
+
+    def summarize(self, rec: RecordedEvent) -> str:
+        fn = self._summaries.get(type(rec.event))
+        return fn(rec) if fn is not None else rec.type
+
+    def characters(self, state: Any) -> dict[str, Any]:
+        return dict(state.characters)

@@ -80,3 +80,17 @@ def test_unknown_ruleset_and_rounding(tmp_path):
     with pytest.raises(CristalError, match="Unknown rounding mode 'ceil'"):
         init_campaign(tmp_path / "b.db", name="T", rounding="ceil")
     assert not (tmp_path / "a.db").exists()
+
+
+def test_a_composed_ruleset_refuses_two_parts_claiming_one_event():
+    import types
+
+    from cristal_events.events import NoteRecorded
+    from cristal_events.ruleset import ComposedRuleset
+
+    def part():
+        return types.SimpleNamespace(EVENTS=(), DECIDERS={}, EVOLVERS={NoteRecorded: lambda s, r: s}, SUMMARIES={},
+                                     COMPENSATORS={})
+
+    with pytest.raises(TypeError, match=r"NoteRecorded is claimed by two parts \(EVOLVERS\)"):
+        type("Twice", (ComposedRuleset,), {"parts": (part(), part())})

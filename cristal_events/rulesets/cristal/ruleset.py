@@ -9,18 +9,17 @@ combat on the Indice de Temps timeline). Each part module exposes
 * ``SUMMARIES``: ``{event class: summarize(rec) -> str}`` (one French line for log/replay/exports),
 * ``COMPENSATORS``: ``{event class: compensate(state, original_rec, changes, ctx) -> list[Emit]}``,
 
-and this module only dispatches (a dict of handlers, never an ``if`` ladder).
+and the core's :class:`~cristal_events.ruleset.ComposedRuleset` merges them and dispatches (dicts
+of handlers, never an ``if`` ladder).
 """
 
 from __future__ import annotations
 
-from typing import Any
 
 import msgspec
 
-from ...errors import RuleError
 from ...events import CampaignCreated
-from ...ruleset import Context, Emit, Ruleset
+from ...ruleset import ComposedRuleset
 from ...store import RecordedEvent
 from . import characters, fights, magic, narration
 
@@ -47,50 +46,18 @@ class CristalState(msgspec.Struct, kw_only=True):
     packs: list[characters.ContentPack] = []  # campaign content packs, in log order (content.pack_loaded)
 
 
-PARTS = (characters, fights)
-_DECIDERS: dict[type, Any] = {k: v for part in PARTS for k, v in part.DECIDERS.items()}
-_EVOLVERS: dict[type, Any] = {k: v for part in PARTS for k, v in part.EVOLVERS.items()}
-_SUMMARIES: dict[type, Any] = {k: v for part in PARTS for k, v in part.SUMMARIES.items()}
-_COMPENSATORS: dict[type, Any] = {k: v for part in PARTS for k, v in part.COMPENSATORS.items()}
-
-
-class CristalRuleset(Ruleset):
+class CristalRuleset(ComposedRuleset):
     name = "cristal"
     title = "Les Lois du Cristal"
-    events = tuple(ev for part in PARTS for ev in part.EVENTS)
-    upcasters = {k: v for part in PARTS for k, v in getattr(part, "UPCASTERS", {}).items()}
+    parts = (characters, fights)
     settings_type = CristalSettings
     state_type = CristalState
 
     def initial_state(self, header: CampaignCreated) -> CristalState:
         return CristalState()
 
-    def evolve(self, state: CristalState, rec: RecordedEvent) -> CristalState:
-        fn = _EVOLVERS.get(type(rec.event))
-        return fn(state, rec) if fn is not None else state
-
-    def decide(self, state: CristalState, command: Any, ctx: Context) -> list[Emit]:
-        fn = _DECIDERS.get(type(command))
-        if fn is None:
-            raise RuleError(f"Les Lois du Cristal do not know the command {type(command).__name__}.")
-        return fn(state, command, ctx)
-
-    def compensate(self, state: CristalState, original: RecordedEvent, changes: dict[str, Any],
-                   ctx: Context) -> list[Emit]:
-        fn = _COMPENSATORS.get(type(original.event))
-        if fn is None:
-            raise RuleError(f"Events of type {original.type} cannot be corrected; record a note instead.")
-        return fn(state, original, changes, ctx)
-
-    def summarize(self, rec: RecordedEvent) -> str:
-        fn = _SUMMARIES.get(type(rec.event))
-        return fn(rec) if fn is not None else rec.type
-
     def narrate(self, before: CristalState, rec: RecordedEvent, after: CristalState) -> str:
         return narration.narrate(before, rec, after, self.summarize)
-
-    def characters(self, state: CristalState) -> dict[str, Any]:
-        return dict(state.characters)
 
 
 RULESET = CristalRuleset()
