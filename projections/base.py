@@ -31,6 +31,16 @@ class Table:
         return f'CREATE TABLE IF NOT EXISTS "{name}" ({cols}, PRIMARY KEY ({pk}))'
 
 
+#: The XP ledger contract (docs/architecture.md): every ruleset's ledger projection writes this table,
+#: and the generic XP audit reads it.
+XP_LEDGER = Table(
+    {"position": "INTEGER", "character": "TEXT", "session": "INTEGER", "recorded_at": "TEXT", "actor": "TEXT",
+     "kind": "TEXT", "amount": "INTEGER", "what": "TEXT", "reason": "TEXT", "cost_charged": "INTEGER",
+     "cost_required": "INTEGER", "balance_after": "INTEGER", "amends": "INTEGER", "flags": "TEXT"},
+    pk="position",
+)
+
+
 class Projection:
     """Base class; subclasses set the class attributes and implement evolve (and rows/appended)."""
 

@@ -18,14 +18,7 @@ import msgspec
 from cristal_events.events import CorrectionRecorded
 from cristal_events.rulesets.cristal import characters as chars
 
-from .base import Projection, Table
-
-XP_LEDGER = Table(
-    {"position": "INTEGER", "character": "TEXT", "session": "INTEGER", "recorded_at": "TEXT", "actor": "TEXT",
-     "kind": "TEXT", "amount": "INTEGER", "what": "TEXT", "reason": "TEXT", "cost_charged": "INTEGER",
-     "cost_required": "INTEGER", "balance_after": "INTEGER", "amends": "INTEGER", "flags": "TEXT"},
-    pk="position",
-)
+from .base import XP_LEDGER, Projection
 
 
 class Account(msgspec.Struct, kw_only=True):
