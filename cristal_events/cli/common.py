@@ -8,7 +8,7 @@ from typing import Any
 import click
 import msgspec
 
-from ..errors import DiceError
+from ..errors import DiceError, RuleError
 from ..service import Campaign
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
@@ -66,3 +66,22 @@ def emit_json(data: Any) -> None:
 def emit_lines(lines: Iterable[str]) -> None:
     for line in lines:
         click.echo(line)
+
+
+def whole_number(text: str, what: str) -> int:
+    """``"+3"`` -> 3; anything else is one sentence naming ``what``."""
+    try:
+        return int(str(text).strip())
+    except ValueError:
+        raise RuleError(f"{what} '{text}' is not a whole number.") from None
+
+
+def int_pairs(items: tuple[str, ...], option: str, example: str) -> dict[str, int]:
+    """``("FRC=+1", "CHAR=-1")`` -> {"FRC": 1, "CHAR": -1}; ``example`` shows the expected form."""
+    out: dict[str, int] = {}
+    for pair in items:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise RuleError(f"{option} expects {example}, got '{pair}'.")
+        out[key.strip()] = whole_number(raw, f"{option} {key.strip()}")
+    return out

@@ -12,7 +12,7 @@ from typing import Any
 import click
 import msgspec
 
-from cristal_events.cli.common import actor, emit_json, json_option, open_campaign, parse_faces
+from cristal_events.cli.common import actor, emit_json, int_pairs, json_option, open_campaign, parse_faces, whole_number
 from cristal_events.errors import CristalError, RuleError
 from cristal_events.service import Campaign
 
@@ -27,20 +27,11 @@ STATUS_FR = {"conscious": "conscient", "unconscious": "inconscient", "dead": "mo
 
 
 def _int(text: str, what: str) -> int:
-    try:
-        return int(str(text).strip())
-    except ValueError:
-        raise RuleError(f"{what} '{text}' is not a whole number.") from None
+    return whole_number(text, what)
 
 
 def _pairs(pairs: tuple[str, ...], option: str) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key.strip():
-            raise RuleError(f"{option} expects STAT=N like FRC=+1, got '{pair}'.")
-        out[key.strip()] = _int(raw, f"{option} {key.strip()}")
-    return out
+    return int_pairs(pairs, option, "STAT=N like FRC=+1")
 
 
 def _run(ctx: click.Context, command: Any, as_json: bool, faces: list[int] | None = None) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import click
 import msgspec
 
-from cristal_events.cli.common import actor, emit_json, open_campaign, parse_faces
+from cristal_events.cli.common import actor, emit_json, int_pairs, open_campaign, parse_faces, whole_number
 from cristal_events.errors import RuleError
 
 _STARLS = re.compile(r"^\s*([+-]?)\s*((?:\d+\s*'\s*[OAC]\s*)+)$", re.IGNORECASE)
@@ -29,21 +29,12 @@ def run(ctx: click.Context, command: Any, as_json: bool, dice: str | None = None
 
 
 def integer(text: str, what: str) -> int:
-    try:
-        return int(str(text).strip())
-    except ValueError:
-        raise RuleError(f"{what} '{text}' is not a whole number.") from None
+    return whole_number(text, what)
 
 
 def pairs(items: tuple[str, ...], option: str) -> dict[str, int]:
     """``("Fo=4", "Dex=50")`` -> {"Fo": 4, "Dex": 50}."""
-    out: dict[str, int] = {}
-    for pair in items:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key.strip():
-            raise RuleError(f"{option} expects NAME=N like Fo=4, got '{pair}'.")
-        out[key.strip()] = integer(raw, f"{option} {key.strip()}")
-    return out
+    return int_pairs(items, option, "NAME=N like Fo=4")
 
 
 def starls(text: str, ratio: int) -> int:
