@@ -162,11 +162,16 @@ def next_cmd(ctx: click.Context, name: str, dice: str | None, as_json: bool) -> 
 @click.option("--action", default="", help="A key of the duration table (marcher_5m, ouvrir_porte, chercher_sac ...).")
 @click.option("--times", type=int, default=1, show_default=True, help="Repeat a table action (run 10 m = courir_5m x 2).")
 @click.option("--aid", default="", help="Help an unconscious combatant: the bleeding stops (L371).")
+@click.option("--move", "move_m", type=float, default=None, metavar="METRES",
+              help="Move this far at the race's speed: seconds = 3.6 x metres / km/h (L1286-L1290).")
+@click.option("--pace", type=click.Choice(["cruise", "top"]), default="cruise", show_default=True,
+              help="With --move: the race's cruise or top speed.")
+@click.option("--movement", default="", help="With --move: the race's movement mode (Bipède, Nage ...).")
 @_dice
 @json_option
 @click.pass_context
 def act_cmd(ctx: click.Context, name: str, fighter: str, what: str, seconds: int | None, action: str, times: int,
-            aid: str, dice: str | None, as_json: bool) -> None:
+            aid: str, move_m: float | None, pace: str, movement: str, dice: str | None, as_json: bool) -> None:
     """Any action; its duration is added to the actor's IT.
 
     --dice: the faces of a rolled duration (chercher_sac = [1d4]+4: one d4; each repetition rolls again).
@@ -174,7 +179,7 @@ def act_cmd(ctx: click.Context, name: str, fighter: str, what: str, seconds: int
     Example: cristal combat act taverne thor "cherche sa potion" --action chercher_sac --dice 2
     """
     _run(ctx, F.TakeAction(combat=name, actor=fighter, what=what, action=action, seconds=seconds, times=times,
-                           aid=aid), as_json, dice)
+                           aid=aid, move_m=move_m, pace=pace, movement=movement), as_json, dice)
 
 
 @combat_group.command("pass")

@@ -21,7 +21,7 @@ import msgspec
 from cristal_events import rounding
 from cristal_events.errors import ContentError, RuleError, UnknownEntity
 from cristal_events.rolls import Roll
-from cristal_events.rounding import RoundingMode
+from cristal_events.rounding import RoundingMode, to_fraction
 from cristal_events.dice import Dice
 from cristal_events.rulesets.cristal.magic import SpellDurations
 
@@ -448,3 +448,25 @@ def bleed(vitals: Vitals, seconds: int, *, race_pv: int, con: int) -> Vitals:
     pv = vitals.pv - lost
     state = vital_state(pv, race_pv=race_pv, con=con, was_unconscious=True)
     return Vitals(pv=pv, state=state, bleed_seconds=carried if state == "unconscious" else 0)
+
+
+# ----------------------------------------------------------------------------- speeds (L1286-L1290)
+
+def metres_per_second(kmh: float | Fraction) -> Fraction:
+    """(Nombre de mètres parcourus par seconde) = (Vitesse en km/h) / 3.6 (L1288), exact."""
+    return to_fraction(kmh) * 10 / 36
+
+
+def travel_seconds(distance_m: float | Fraction, kmh: float | Fraction, mode: str) -> int:
+    """Seconds to cover ``distance_m`` at ``kmh``: t = 3.6 × d / v (D11).
+
+    The book prints ``distance / vitesse / 3.6`` (L1290), which gives 0.46 s for 5 m at 3 km/h; the
+    conversion it states one line above (L1288) gives 6 s, close to the table's "marcher 5 m = 5"
+    (L1226). We use the correct conversion, rounded with the campaign's mode.
+    """
+    speed = to_fraction(kmh)
+    if speed <= 0:
+        raise RuleError(f"A speed of {kmh} km/h covers no distance.")
+    if to_fraction(distance_m) < 0:
+        raise RuleError(f"A distance cannot be negative ({distance_m} m).")
+    return rounding.apply(to_fraction(distance_m) * 36 / (10 * speed), mode)

@@ -31,6 +31,7 @@ from .common import (  # noqa: F401
     whose_turn,
 )
 from .model import (
+    Combat,
     AbilityUsed,
     ActionTaken,
     AlignmentUsed,
@@ -134,10 +135,13 @@ def decide_next(state: Any, cmd: NextTurn, ctx: Context) -> list[Emit]:
 def decide_act(state: Any, cmd: TakeAction, ctx: Context) -> list[Emit]:
     cb = _active(state, cmd.combat)
     _turn(state, cb, cmd.actor, ctx.rounding)
-    if (cmd.seconds is None) == (not cmd.action):
-        raise RuleError("Give the action's duration in seconds or a key of the duration table, not both.")
+    given = (cmd.seconds is not None) + bool(cmd.action) + (cmd.move_m is not None)
+    if given != 1:
+        raise RuleError("Give the action's duration in seconds, a key of the duration table, or a move in metres: one of them.")
     rolls: list[Roll] = []
-    if cmd.action:
+    if cmd.move_m is not None:
+        seconds, label = _move_seconds(state, cb, cmd, ctx.rounding)
+    elif cmd.action:
         d = c.action_duration(cmd.action, ctx.dice() if isinstance(c.action(cmd.action).duration, str) else None,
                               times=cmd.times)
         seconds, rolls, label = d.seconds, list(d.rolls), c.action(cmd.action).label
@@ -152,6 +156,24 @@ def decide_act(state: Any, cmd: TakeAction, ctx: Context) -> list[Emit]:
     ev = ActionTaken(name=cmd.combat, actor=cmd.actor, what=cmd.what or label, seconds=seconds, action=cmd.action,
                      rolls=rolls, aided=cmd.aid)
     return _finish(state, cmd.combat, [ev], ctx.rounding)
+
+
+def _move_seconds(state: Any, cb: Combat, cmd: TakeAction, mode: str) -> tuple[int, str]:
+    """A move at the race's cruise or top speed: t = 3.6 × d / v (L1286-L1290, D11)."""
+    race_name = numbers(state, cb, cmd.actor, mode).get("race")
+    if not isinstance(race_name, str) or not race_name:
+        raise RuleError(f"{cmd.actor} has no race, so no speed; give the move's duration with --duration.")
+    race = content(state).race(race_name)
+    modes = {m.mode.lower(): m for m in race.movement}
+    if not modes:
+        raise RuleError(f"The race {race.name} has no movement mode; give the move's duration with --duration.")
+    move = modes.get(cmd.movement.lower()) if cmd.movement else race.movement[0]
+    if move is None:
+        raise RuleError(f"The race {race.name} cannot move by {cmd.movement!r}; its modes: "
+                        f"{', '.join(m.mode for m in race.movement)}.")
+    kmh = move.cruise_kmh if cmd.pace == "cruise" else move.top_kmh
+    pace = "vitesse de croisière" if cmd.pace == "cruise" else "vitesse de pointe"
+    return c.travel_seconds(cmd.move_m, kmh, mode), f"{move.mode} {cmd.move_m:g} m ({pace}, {kmh:g} km/h)"
 
 
 def decide_pass(state: Any, cmd: PassTurn, ctx: Context) -> list[Emit]:

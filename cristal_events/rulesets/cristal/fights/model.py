@@ -160,6 +160,9 @@ class TakeAction(msgspec.Struct, frozen=True, kw_only=True):
     seconds: int | None = None
     times: int = 1
     aid: str = ""
+    move_m: float | None = None   # a move of this many metres at the race's speed (L1286-L1290)
+    pace: Literal["cruise", "top"] = "cruise"
+    movement: str = ""            # the race's movement mode (Bipède, Nage ...); default: its first
 
 
 class PassTurn(msgspec.Struct, frozen=True, kw_only=True):
