@@ -30,7 +30,7 @@ class SheetsState(msgspec.Struct, kw_only=True):
 
 class CristalSheets(Projection):
     name = "cristal_sheets"
-    version = 1
+    version = 2  # 2: the sheet gives the senses as distances (sense_ranges)
     rulesets = ("cristal",)
     state_type = SheetsState
     state_tables = {

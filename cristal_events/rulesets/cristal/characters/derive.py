@@ -9,6 +9,7 @@ import msgspec
 
 from cristal_events.errors import RuleError, UnknownEntity
 
+from .. import senses
 from .. import alignment as align_rules
 from .. import equipment, progression, stable
 from ..content import (
@@ -139,7 +140,7 @@ def sheet(ch: Character, content: Content, rounding: str, *, regeneration_minimu
         "fixed_permanent": {s: ch.fixed.get(s, 0) for s in FIXED_STATES},
         "fixed_effective": eff,
         "alterations": [msgspec.to_builtins(a) for a in ch.alterations],
-        "senses": dict(ch.senses), "specials": list(ch.specials),
+        "senses": dict(ch.senses), "sense_ranges": senses.ranges(ch.senses), "specials": list(ch.specials),
         "stable": {"DP": st.DP, "DM": st.DM, "ATT": st.ATT, "DMG": st.DMG, "CNC": st.CNC,
                    "PVmax": st.PVmax, "PMmax": st.PMmax, "weapon": st.weapon},
         "weapons": weapons,

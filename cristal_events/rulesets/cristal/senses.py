@@ -1,0 +1,45 @@
+"""Senses as distances (seed 000, L191-L231): the book's "Exemple d'Échelle" tables.
+
+A sense of 0 is the human norm; each point adds the printed increment (Vue +5 m to recognise a face
+...). The book sends the check itself to a "Jet de Hasard" section that is not in the text (D18), so
+the engine gives the distances and the game master decides.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import msgspec
+
+
+class Scale(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    sense: str
+    example: str
+    base: int
+    per_point: int
+    unit: str
+    line: int
+
+
+class _File(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    scales: list[Scale]
+    _source: str = msgspec.field(default="", name="_source")
+
+
+@cache
+def scales() -> tuple[Scale, ...]:
+    """The printed scales, loaded and validated once."""
+    raw = (Path(__file__).parent / "data" / "senses.json").read_bytes()
+    return tuple(msgspec.json.decode(raw, type=_File).scales)
+
+
+def reach(scale: Scale, value: int) -> int:
+    """How far the example works for a sense of ``value`` (never below 0, D33)."""
+    return max(0, scale.base + scale.per_point * value)
+
+
+def ranges(senses: dict[str, int]) -> list[dict[str, object]]:
+    """Every printed example for the senses a character has: ``{sense, example, distance, unit}``."""
+    return [{"sense": s.sense, "example": s.example, "distance": reach(s, senses[s.sense]), "unit": s.unit}
+            for s in scales() if s.sense in senses]
