@@ -147,9 +147,9 @@ def extend(path: str | Path, events: int, *, quiet: bool = False) -> None:
     ``SNAPSHOT_EVERY`` positions exactly as commands would have written them.
     """
     import re
-    import uuid
 
     from cristal_events import open_campaign
+    from cristal_events.store import new_event_ids
     from cristal_events.service import snapshot_spacing
 
     camp = open_campaign(path)
@@ -175,10 +175,10 @@ def extend(path: str | Path, events: int, *, quiet: bool = False) -> None:
             if stream not in versions:
                 versions[stream] = store.stream_version(stream)
             versions[stream] += 1
-            batch.append({"event_id": str(uuid.uuid4()), "stream": stream, "version": versions[stream], "type": r.type,
+            batch.append({"event_id": new_event_ids(1)[0], "stream": stream, "version": versions[stream], "type": r.type,
                           "schema_version": r.schema_version, "payload": payload, "recorded_at": r.recorded_at,
                           "session": session, "actor": r.actor, "causation_id": None,
-                          "correlation_id": corr.setdefault(r.correlation_id or "", str(uuid.uuid4()))})
+                          "correlation_id": corr.setdefault(r.correlation_id or "", new_event_ids(1)[0])})
             if len(batch) == 1000:
                 store.append_rows(batch)
                 batch = []
