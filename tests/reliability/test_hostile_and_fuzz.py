@@ -225,3 +225,50 @@ def test_jsonl_export_is_valid_json_and_keeps_the_text_exactly(hostile_db: Path,
     from cristal_events.exchange import verify_jsonl
 
     assert verify_jsonl(tmp_path / "h.jsonl").ok
+
+
+# ----------------------------------------------------------------- content packs and scripts
+SCRIPT_WORDS = ["[campaign]", "[[step]]", 'name = "X"', 'ruleset = "cristal"', 'ruleset = "nope"', "seed = 7",
+                'run = "xp award"', 'run = "note"', 'run = "nope nope"', 'args = ["thor", "600"]', "args = 5",
+                'reason = "r"', 'label = "a"', 'label = "a"', 'dice = [13, 4]', "dice = [\"x\"]", 'actor = "Al"',
+                "settings = { chain_attacks = 2 }", 'rounding = "truncate"', "= =", "[step]", 'x = """', ""]
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(st.sampled_from(SCRIPT_WORDS) | st.text(max_size=15), max_size=12))
+def test_campaign_scripts_parse_or_fail_with_their_line(lines: list[str]) -> None:
+    from cristal_events.errors import ScriptError
+    from cristal_events.jobs import script
+
+    try:
+        parsed = script.parse("\n".join(lines), "fuzz.toml")
+        script.check(parsed)
+    except ScriptError as exc:
+        assert str(exc).startswith("fuzz.toml") and "\n" not in str(exc), str(exc)
+    except CristalError as exc:
+        assert "\n" not in str(exc)
+
+
+pack_values = st.dictionaries(
+    st.sampled_from(["races", "classes", "techniques", "items", "spells", "name", "version", "crystals"]),
+    st.lists(st.dictionaries(st.sampled_from(["name", "cost", "stat", "race", "class", "pv", "pm", "weight",
+                                              "damage", "level", "effects", "type", "kind"]), json_values,
+                             max_size=5), max_size=3) | json_values,
+    max_size=5,
+) | json_values
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=pack_values)
+def test_content_packs_load_or_fail_in_one_sentence(fuzz_home: Path, data: object) -> None:
+    from cristal_events.errors import ContentError
+    from cristal_events.rulesets.cristal import content
+
+    path = fuzz_home / "pack.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    try:
+        merged = content.merge(content.load_core(), content.load_pack(path))
+    except ContentError as exc:
+        assert str(exc) and "\n" not in str(exc), str(exc)
+        return
+    assert set(content.load_core().races) <= set(merged.races)

@@ -37,8 +37,12 @@ def _command(rng: random.Random, me: str) -> object:
 def crash(db: str, seed: str) -> None:
     import projections
 
+    import projections.runner
+
     rng = random.Random(int(seed))
     camp = projections.attach(open_campaign(db))
+    projections.runner.catch_up(camp)  # imports every read model now, so the kills land among appends
+    camp.state()
     print("ready", flush=True)
     while True:
         try:
