@@ -367,9 +367,14 @@ def test_unknown_spell_and_out_of_turn_refused(round_camp):
 def test_end_resets_every_it(round_camp):
     start_duel(round_camp)
     round_camp.execute(F.TakeAction(combat="duel", actor="thor", seconds=4))
-    round_camp.execute(F.EndCombat(combat="duel"))
-    cb = combat(round_camp)
-    assert cb.it == {"thor": 0, "york": 0} and not cb.active
+    before = combat(round_camp)
+    assert before.it == {"thor": 4, "york": 2}
+    end = round_camp.execute(F.EndCombat(combat="duel"))[0]
+    assert end.type == "combat.ended"
+    # L1222: every IT back to 0 — the fight leaves the state; only its log remains
+    assert "duel" not in round_camp.state().rules.combats
+    with pytest.raises(CristalError, match="There is no combat named 'duel' in progress"):
+        round_camp.execute(F.TakeAction(combat="duel", actor="thor", seconds=1))
 
 
 def test_characters_fight_with_their_sheet(round_camp):

@@ -61,7 +61,8 @@ def _run(ctx: click.Context, command: Any, as_json: bool, dice: str | None = Non
     camp = open_campaign(ctx, write=True)
     recs = camp.execute(command, actor=actor(ctx), faces=parse_faces(dice))
     state = camp.state().rules
-    v = F.view(state, command.combat, camp.header.rounding)
+    v = (F.view(state, command.combat, camp.header.rounding) if command.combat in state.combats
+         else {"combat": command.combat, "active": False, "next": None, "waiting": "", "participants": []})
     if as_json:
         emit_json({"events": [{"position": r.position, "type": r.type, "event": msgspec.to_builtins(r.event),
                                "summary": camp.summarize(r)} for r in recs], "combat": v})

@@ -33,7 +33,8 @@ from .model import (
 def _combat(state: Any, name: str) -> Combat:
     cb = state.combats.get(name)
     if cb is None:
-        raise UnknownEntity(f"There is no combat named {name!r}; start it with 'combat start'.")
+        raise UnknownEntity(f"There is no combat named {name!r} in progress; start one with 'combat start' "
+                            f"(an ended fight's table: 'combat log {name}').")
     return cb
 
 

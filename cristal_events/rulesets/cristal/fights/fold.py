@@ -294,10 +294,10 @@ def _ev_redone(state: Any, ev: RollRedone) -> Any:
 
 
 def _ev_ended(state: Any, ev: CombatEnded) -> Any:
-    cb = state.combats[ev.name]
-    fighters = {k: msgspec.structs.replace(f, incantation=None) for k, f in cb.fighters.items()}
-    return _put(state, msgspec.structs.replace(cb, active=False, it={k: 0 for k in cb.it}, fighters=fighters,
-                                               clock=0, tie_it=None, tie_rolls={}))
+    """Every IT goes back to 0 (L1222) and the fight leaves the decision state: its history stays in
+    the log and in the ``cristal_combat_log`` read model. Keeping ended fights would make the state,
+    and every fold that copies it, grow with the length of the campaign."""
+    return msgspec.structs.replace(state, combats={k: v for k, v in state.combats.items() if k != ev.name})
 
 
 _APPLY: dict[type, Any] = {
@@ -313,7 +313,9 @@ _APPLY: dict[type, Any] = {
 
 def _apply(state: Any, ev: Any) -> Any:
     state = _APPLY[type(ev)](state, ev)
-    cb = state.combats[ev.name]
+    cb = state.combats.get(ev.name)
+    if cb is None:  # the fight just ended
+        return state
     now = _now(cb)
     if cb.active and now is not None and now > cb.clock:
         state = _put(state, msgspec.structs.replace(cb, clock=now))
