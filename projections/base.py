@@ -71,3 +71,35 @@ class Projection:
     @property
     def tables(self) -> dict[str, Table]:
         return {**self.state_tables, **self.append_tables}
+
+
+class _SharedFold:
+    """The ruleset's fold, computed once per event for every projection holding the same state object.
+
+    Several read models (sheets, combats) fold the ruleset's whole state. When they start from the
+    same initial object (a rebuild), each event is folded once and the result handed to all of them;
+    a projection whose state came from its own checkpoint simply folds on its own. Pure either way.
+    """
+
+    def __init__(self, campaign: "Campaign"):
+        self.ruleset = campaign.ruleset
+        self.initial = campaign.ruleset.initial_state(campaign.header)
+        self._before: Any = None
+        self._position = -1
+        self._after: Any = None
+
+    def __call__(self, state: Any, rec: "RecordedEvent") -> Any:
+        if rec.position == self._position and state is self._before:
+            return self._after
+        after = self.ruleset.evolve(state, rec)
+        self._before, self._position, self._after = state, rec.position, after
+        return after
+
+
+def rules_fold(campaign: "Campaign") -> _SharedFold:
+    """The shared fold of ``campaign``'s ruleset state (one per open campaign)."""
+    fold = getattr(campaign, "_projections_rules_fold", None)
+    if fold is None:
+        fold = _SharedFold(campaign)
+        campaign._projections_rules_fold = fold  # type: ignore[attr-defined]
+    return fold

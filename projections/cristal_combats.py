@@ -14,7 +14,7 @@ from typing import Any
 from cristal_events.rulesets.cristal import fights
 from cristal_events.rulesets.cristal.ruleset import CristalState
 
-from .base import Projection, Table
+from .base import Projection, Table, rules_fold
 
 
 class CristalCombats(Projection):
@@ -39,11 +39,11 @@ class CristalCombats(Projection):
     }
 
     def initial(self) -> CristalState:
-        return CristalState()
+        return rules_fold(self.campaign).initial
 
     def evolve(self, state: CristalState, rec: Any) -> CristalState:
         self._last = None
-        after = self.campaign.ruleset.evolve(state, rec)
+        after = rules_fold(self.campaign)(state, rec)
         if type(rec.event) in fights.TURN_EVENTS:
             self._last = (rec.position, fights.log_entry(state, after, rec.event))
         return after

@@ -15,9 +15,9 @@ import msgspec
 
 from cristal_events.events import SettingChanged
 from cristal_events.rulesets.cristal import characters as chars
-from cristal_events.rulesets.cristal.ruleset import RULESET, CristalState
+from cristal_events.rulesets.cristal.ruleset import CristalState
 
-from .base import Projection, Table
+from .base import Projection, Table, rules_fold
 
 COLUMNS = ("id", "name", "race", "sex", "player", "global_level", "alignment", "luck", "classes", "fixed",
            "senses", "stable", "variable", "techniques", "spells", "items", "gold", "status")
@@ -42,13 +42,13 @@ class CristalSheets(Projection):
     }
 
     def initial(self) -> SheetsState:
-        return SheetsState(settings=dict(self.campaign.header.settings))
+        return SheetsState(rules=rules_fold(self.campaign).initial, settings=dict(self.campaign.header.settings))
 
     def evolve(self, state: SheetsState, rec: Any) -> SheetsState:
         ev = rec.event
         if isinstance(ev, SettingChanged):
             return SheetsState(rules=state.rules, settings={**state.settings, ev.key: ev.value})
-        rules = RULESET.evolve(state.rules, rec)
+        rules = rules_fold(self.campaign)(state.rules, rec)
         if rules is state.rules:
             return state
         return SheetsState(rules=rules, settings=state.settings)

@@ -13,12 +13,12 @@ from typing import Any
 import msgspec
 
 from cristal_events.events import SettingChanged
-from cristal_events.rulesets.illergan.ruleset import RULESET, IllerganState
+from cristal_events.rulesets.illergan.ruleset import IllerganState
 from cristal_events.rulesets.illergan.settings import IllerganSettings
 from cristal_events.rulesets.illergan.sheet import sheet
 from cristal_events.rulesets.illergan.state import content_of
 
-from .base import Projection, Table
+from .base import Projection, Table, rules_fold
 
 COLUMNS = {"id": "TEXT", "name": "TEXT", "kind": "TEXT", "race": "TEXT", "class": "TEXT", "pv": "INTEGER",
            "pv_max": "INTEGER", "pm": "INTEGER", "xp": "INTEGER", "xp_total": "INTEGER", "heritage_xp": "INTEGER",
@@ -38,13 +38,13 @@ class IllerganSheets(Projection):
     state_tables = {"illergan_sheets": Table(COLUMNS, pk="id")}
 
     def initial(self) -> SheetsState:
-        return SheetsState(settings=dict(self.campaign.header.settings))
+        return SheetsState(rules=rules_fold(self.campaign).initial, settings=dict(self.campaign.header.settings))
 
     def evolve(self, state: SheetsState, rec: Any) -> SheetsState:
         ev = rec.event
         if isinstance(ev, SettingChanged):
             return SheetsState(rules=state.rules, settings={**state.settings, ev.key: ev.value})
-        rules = RULESET.evolve(state.rules, rec)
+        rules = rules_fold(self.campaign)(state.rules, rec)
         return state if rules is state.rules else SheetsState(rules=rules, settings=state.settings)
 
     def rows(self, state: SheetsState) -> dict[str, list[dict[str, Any]]]:
