@@ -22,23 +22,26 @@ if TYPE_CHECKING:
 
 
 @cache
-def _classes() -> tuple[type[Projection], ...]:
+def _classes(ruleset: str) -> tuple[type[Projection], ...]:
+    """The projection classes for one ruleset. A module named ``<ruleset>_*.py`` belongs to that
+    ruleset and is imported only for its campaigns; any other module is imported for every one."""
+    from cristal_events.rulesets import names
+
+    owners = tuple(f"{n}_" for n in names())
     found: list[type[Projection]] = []
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
         if info.name in ("base", "runner"):
             continue
+        if info.name.startswith(owners) and not info.name.startswith(f"{ruleset}_"):
+            continue
         mod = importlib.import_module(f"{__name__}.{info.name}")
-        found.extend(getattr(mod, "PROJECTIONS", ()))
+        found.extend(cls for cls in getattr(mod, "PROJECTIONS", ()) if cls.rulesets is None or ruleset in cls.rulesets)
     return tuple(found)
 
 
 def for_campaign(campaign: "Campaign") -> list[Projection]:
     """Instances of every projection that applies to this campaign's ruleset."""
-    out = []
-    for cls in _classes():
-        if cls.rulesets is None or campaign.ruleset.name in cls.rulesets:
-            out.append(cls(campaign))
-    return out
+    return [cls(campaign) for cls in _classes(campaign.ruleset.name)]
 
 
 def attach(campaign: "Campaign") -> "Campaign":

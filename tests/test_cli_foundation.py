@@ -156,3 +156,11 @@ def test_every_command_has_help_with_an_example(path, cmd):
     res = CliRunner().invoke(cli, [*path, "--help"])
     assert res.exit_code == 0
     assert "Example" in res.output, f"cristal {' '.join(path)} --help shows no example"
+
+
+def test_the_core_command_table_matches_the_modules():
+    from cristal_events.cli import CORE, _core_commands, _core_module_commands
+
+    assert set(CORE) == set(_core_commands())
+    for name, module in CORE.items():
+        assert name in _core_module_commands(module)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
-from importlib.metadata import entry_points
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -27,6 +26,8 @@ BUILTIN = {
 
 @cache
 def _modules() -> dict[str, str]:
+    from importlib.metadata import entry_points  # scanning installed packages is slow: only when asked
+
     found = dict(BUILTIN)
     for ep in entry_points(group="cristal_events.rulesets"):
         found.setdefault(ep.name, ep.value)
@@ -40,7 +41,7 @@ def names() -> list[str]:
 
 def module(name: str) -> ModuleType:
     try:
-        path = _modules()[name]
+        path = BUILTIN[name] if name in BUILTIN else _modules()[name]
     except KeyError:
         raise CristalError(f"Unknown ruleset {name!r}; known rulesets: {', '.join(names())}.") from None
     return importlib.import_module(path)
