@@ -17,7 +17,13 @@ if str(HERE) not in sys.path:
 
 import ledger_ruleset  # noqa: E402
 
-ledger_ruleset.register()
+
+@pytest.fixture(autouse=True, scope="module")
+def _ledger_ruleset_registered():
+    """``ledger`` is a known ruleset during the reliability test modules only (other tests list the real ones)."""
+    ledger_ruleset.register()
+    yield
+    ledger_ruleset.unregister()
 
 
 def child_env(**extra: str) -> dict[str, str]:

@@ -147,3 +147,10 @@ def register() -> None:
         rulesets.BUILTIN["ledger"] = __name__
         rulesets._modules.cache_clear()
         rulesets.get.cache_clear()
+
+
+def unregister() -> None:
+    """Forget ``ledger`` again (idempotent)."""
+    if rulesets.BUILTIN.pop("ledger", None) is not None:
+        rulesets._modules.cache_clear()
+        rulesets.get.cache_clear()

@@ -74,7 +74,7 @@ def test_text_that_is_not_unicode_is_refused_in_one_sentence(ledger_db: Path) ->
 
 
 # ------------------------------------------------------------------------------ decoding fuzz
-CODEC = codec_for(get("ledger"))
+CODEC = codec_for(L.RULESET)
 TAGS = sorted(CODEC.by_tag)
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False) | st.text(max_size=30),
