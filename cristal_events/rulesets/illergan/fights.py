@@ -608,8 +608,10 @@ def evolve_cast(state: IllerganState, rec: RecordedEvent) -> IllerganState:
 
 
 def evolve_ended(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    """The fight leaves the decision state: its history is in the log (kept, the state would grow
+    with every fight of the campaign)."""
     ev: FightEnded = rec.event  # type: ignore[assignment]
-    return _fight(state, msgspec.structs.replace(state.fights[ev.fight], ended=True))
+    return msgspec.structs.replace(state, fights={k: v for k, v in state.fights.items() if k != ev.fight})
 
 
 # ============================================================================ summaries
