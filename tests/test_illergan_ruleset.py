@@ -254,3 +254,13 @@ def test_replay_equals_incremental_fold(camp):
     fresh = Campaign.open(camp.store.conn.execute("PRAGMA database_list").fetchone()[2])
     assert fresh.state().rules == camp.state().rules
     fresh.close()
+
+
+def test_an_ended_fight_leaves_the_state_and_refuses_further_blows(camp):
+    _fight(camp)
+    camp.execute(F.EndFight(fight="gue"))
+    assert "gue" not in camp.state().rules.fights
+    before = camp.store.count()
+    with pytest.raises(UnknownEntity, match="^No fight named 'gue' is under way.$"):
+        camp.execute(F.Attack(fight="gue", attacker="thor", target="lysa"), faces=[10])
+    assert camp.store.count() == before
