@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -146,8 +147,14 @@ def test_any_cli_arguments_succeed_or_fail_in_one_sentence_leaving_the_log_uncha
     db = fuzz_home / "c.db"
     before = log_fingerprint(db)
     runner = CliRunner()
-    with runner.isolated_filesystem(temp_dir=fuzz_home):  # a stray 'init NAME' lands in a scratch folder
+    scratch = Path(tempfile.mkdtemp(dir=fuzz_home))  # a stray 'init NAME' lands in a scratch folder
+    cwd = os.getcwd()
+    os.chdir(scratch)
+    try:
         result = runner.invoke(cli, ["--db", str(db), *args])
+    finally:
+        os.chdir(cwd)
+        shutil.rmtree(scratch, ignore_errors=True)
     # no traceback: the only exceptions are click's own exits
     assert result.exception is None or isinstance(result.exception, SystemExit), (args, result.exception)
     if result.exit_code != 0:
