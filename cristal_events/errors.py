@@ -33,6 +33,10 @@ class StoreUnavailable(CristalError):
     """The database is locked past the timeout, read-only, or the disk is full."""
 
 
+class ReadModelsBehind(CristalError):
+    """A command was recorded, but the read models could not be brought up to date after it."""
+
+
 class EventDecodeError(CristalError):
     """A stored or imported payload does not match its event type."""
 

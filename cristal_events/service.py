@@ -27,7 +27,7 @@ import msgspec
 
 from . import __version__
 from .codec import Codec
-from .errors import CristalError, NotACampaign, RuleError
+from .errors import CristalError, NotACampaign, ReadModelsBehind, RuleError
 from .events import (
     CORE_EVENTS,
     CORE_UPCASTERS,
@@ -287,7 +287,14 @@ class Campaign:
                 raise RuleError("Dice faces were entered but this command rolls no dice.")
             recs = self._append(emits, causes, actor=actor, session=self._session_for(world, command))
         for hook in self.hooks:
-            hook(self)
+            try:
+                hook(self)
+            except CristalError as exc:  # the command is in the log; only the derived tables lag behind
+                where = recs[-1].position if recs else self.store.last_position()
+                raise ReadModelsBehind(
+                    f"The command was recorded (position {where}) but the read models could not follow "
+                    f"({str(exc).rstrip('.')}); run 'cristal rebuild' once the cause is fixed."
+                ) from None
         return recs
 
     def _session_for(self, world: World, command: Any) -> int | None:

@@ -94,3 +94,17 @@ def test_a_composed_ruleset_refuses_two_parts_claiming_one_event():
 
     with pytest.raises(TypeError, match=r"NoteRecorded is claimed by two parts \(EVOLVERS\)"):
         type("Twice", (ComposedRuleset,), {"parts": (part(), part())})
+
+
+def test_a_read_model_failure_after_the_commit_says_the_command_was_recorded(campaign):
+    from cristal_events.errors import ReadModelsBehind, StoreUnavailable
+
+    def failing(camp):
+        raise StoreUnavailable("The disk holding x is full; nothing was written.")
+
+    campaign.hooks.append(failing)
+    with pytest.raises(ReadModelsBehind, match=r"^The command was recorded \(position 2\) but the read models could "
+                                               r"not follow \(The disk holding x is full; nothing was written\); "
+                                               r"run 'cristal rebuild' once the cause is fixed.$"):
+        campaign.execute(RecordNote(text="x"))
+    assert campaign.store.count() == 2
