@@ -34,7 +34,7 @@ ITEMS = ["Épée longue", "Armure de cuir", "Fouet", "Hache de combat", "Robe é
 def _try(camp, cmd, stats: Counter, faces=None) -> list:
     try:
         recs = camp.execute(cmd, faces=faces)
-    except CristalError as exc:
+    except CristalError:
         stats["refused:" + type(cmd).__name__] += 1
         return []
     stats[type(cmd).__name__] += 1

@@ -23,7 +23,6 @@ import argparse
 import os
 import platform
 import random
-import resource
 import shutil
 import sqlite3
 import subprocess

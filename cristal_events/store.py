@@ -21,7 +21,6 @@ import itertools
 import os
 import sqlite3
 import time
-import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone

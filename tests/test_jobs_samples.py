@@ -8,7 +8,6 @@ import json
 import shutil
 from pathlib import Path
 
-import msgspec
 import pytest
 from click.testing import CliRunner
 

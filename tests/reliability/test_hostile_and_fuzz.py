@@ -20,7 +20,6 @@ from cristal_events import init_campaign, open_campaign
 from cristal_events.cli import cli
 from cristal_events.errors import CristalError, EventDecodeError
 from cristal_events.events import Event
-from cristal_events.rulesets import get
 from cristal_events.service import RecordNote, codec_for
 
 HOSTILE = {
