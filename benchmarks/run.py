@@ -115,9 +115,12 @@ def cli_write_seconds(db: str, repeat: int) -> tuple[float, float]:
 
 
 def peak_rebuild_mb(db: str) -> float:
-    code = ("import resource, sys\nfrom cristal_events import open_campaign\nimport projections.runner as r\n"
+    """The rebuilding process's own peak RSS (VmHWM). Not ``ru_maxrss``: Linux carries a process's
+    maxrss across fork and exec, so a child of this (large) benchmark process would report the
+    parent's size."""
+    code = ("from cristal_events import open_campaign\nimport projections.runner as r\n"
             f"c = open_campaign({db!r}); r.rebuild(c); c.close()\n"
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+            "print(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')))")
     out = subprocess.run([sys.executable, "-c", code], env=ENV, check=True, capture_output=True, text=True)
     return int(out.stdout.strip().splitlines()[-1]) / 1024
 
