@@ -25,9 +25,9 @@ if TYPE_CHECKING:
 def _classes(ruleset: str) -> tuple[type[Projection], ...]:
     """The projection classes for one ruleset. A module named ``<ruleset>_*.py`` belongs to that
     ruleset and is imported only for its campaigns; any other module is imported for every one."""
-    from cristal_events.rulesets import names
+    from cristal_events.rulesets import BUILTIN  # not names(): scanning entry points costs start-up time
 
-    owners = tuple(f"{n}_" for n in names())
+    owners = tuple(f"{n}_" for n in {*BUILTIN, ruleset})
     found: list[type[Projection]] = []
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
         if info.name in ("base", "runner"):
