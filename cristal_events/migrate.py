@@ -13,7 +13,9 @@ import re
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from importlib import resources
+from pathlib import Path
+
+import migrations as _migrations_package
 
 from .errors import MigrationError, SchemaTooNew
 
@@ -35,7 +37,7 @@ class Migration:
 def available() -> list[Migration]:
     """The migrations shipped with this engine, in order."""
     out = []
-    for entry in resources.files("migrations").iterdir():
+    for entry in Path(_migrations_package.__file__).parent.iterdir():
         m = _NAME.match(entry.name)
         if m:
             out.append(Migration(int(m.group(1)), entry.name, entry.read_text(encoding="utf-8")))

@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
-import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -41,7 +40,7 @@ from .events import (
 from .rounding import MODES
 from .ruleset import Context, Emit, Ruleset
 from .rulesets import get as get_ruleset
-from .store import RecordedEvent, Store, VerifyReport, new_event_ids
+from .store import RecordedEvent, Store, VerifyReport, new_event_id, new_event_ids
 
 CAMPAIGN_STREAM = "campaign"
 SNAPSHOT_EVERY = int(os.environ.get("CRISTAL_SNAPSHOT_EVERY", "1000"))
@@ -156,7 +155,7 @@ class Campaign:
         if not name.strip():
             raise CristalError("A campaign needs a name.")
         rs = get_ruleset(ruleset)
-        header = CampaignCreated(campaign_id=str(uuid.uuid4()), name=name, ruleset=ruleset, rounding=rounding,
+        header = CampaignCreated(campaign_id=new_event_id(), name=name, ruleset=ruleset, rounding=rounding,
                                  seed=seed, settings={}, engine_version=__version__)
         merged = {**rs.default_settings(), **(settings or {})}
         validated = rs.settings(msgspec.structs.replace(header, settings=merged))
@@ -348,7 +347,7 @@ class Campaign:
         return list(emits), [None] * len(emits)
 
     def _append(self, emits: list[Emit], causes: list[int | None], *, actor: str, session: int | None) -> list[RecordedEvent]:
-        correlation = str(uuid.uuid4())
+        correlation = new_event_id()
         ids = new_event_ids(len(emits))
         positions: list[int] = []
         i = 0

@@ -19,8 +19,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-import tomllib
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
@@ -490,6 +488,8 @@ def _parse_file(path: Path) -> Any:
     text = path.read_bytes()
     try:
         if path.suffix.lower() == ".toml":
+            import tomllib  # only packs written in TOML need it
+
             return tomllib.loads(text.decode("utf-8"))
         return json.loads(text)
     except (ValueError, UnicodeDecodeError) as err:
@@ -549,7 +549,7 @@ def _check_references(c: Content) -> None:
 @functools.cache
 def load_core() -> Content:
     """The book's own content (seed 000), decoded from the packaged JSON once and cached."""
-    data = resources.files(__package__) / "data"
+    data = Path(__file__).parent / "data"
     sections = {}
     for section in _SECTIONS:
         raw = json.loads((data / f"{section}.json").read_text(encoding="utf-8"))

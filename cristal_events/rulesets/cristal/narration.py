@@ -17,19 +17,55 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from ...store import RecordedEvent
-from .characters import (AlignmentChanged, AlterationEnded, CharacterCorrected, CharacterCreated, DamageTaken,
-                         GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought,
-                         Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded)
-from .fights import (AbilityUsed, ActionTaken, AlignmentUsed, AttackResolved, Bled, CombatEnded, CombatJoined,
-                     CombatStarted, ConditionChanged, CrystalReleased, CrystalStored, Deconcentrated,
-                     InitiativeRolled, PmSpent, PotionUsed, PvChanged, Rerolled, SpellCast, SpellReleased, Swing,
-                     TieBroken, TurnPassed)
+from .characters import (
+    AlignmentChanged,
+    AlterationEnded,
+    CharacterCorrected,
+    CharacterCreated,
+    DamageTaken,
+    GoldChanged,
+    Healed,
+    ItemAdded,
+    ItemDropped,
+    ItemEquipped,
+    ItemUnequipped,
+    LevelBought,
+    Rested,
+    SpellLearned,
+    StateAltered,
+    TechniqueBought,
+    XpAwarded,
+)
+from .fights import (
+    AbilityUsed,
+    ActionTaken,
+    AlignmentUsed,
+    AttackResolved,
+    Bled,
+    CombatEnded,
+    CombatJoined,
+    CombatStarted,
+    ConditionChanged,
+    CrystalReleased,
+    CrystalStored,
+    Deconcentrated,
+    InitiativeRolled,
+    PmSpent,
+    PotionUsed,
+    PvChanged,
+    Rerolled,
+    SpellCast,
+    SpellReleased,
+    Swing,
+    TieBroken,
+    TurnPassed,
+)
 
 Handler = Callable[[Any, Any, Any], str]
 
@@ -42,7 +78,7 @@ class _Articles(msgspec.Struct, frozen=True):
 @cache
 def articles() -> dict[str, str]:
     """The French definite article of each known item (``l'``, ``le``, ``la``, ``les``), by item name."""
-    raw = (resources.files(__package__) / "data" / "articles.json").read_text(encoding="utf-8")
+    raw = (Path(__file__).parent / "data" / "articles.json").read_text(encoding="utf-8")
     table = msgspec.convert(json.loads(raw), _Articles)
     return {k.casefold(): v for k, v in table.articles.items()}
 
