@@ -6,6 +6,7 @@ as its rows, so a crash leaves either both or neither.
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -51,7 +52,29 @@ def _insert(campaign: "Campaign", name: str, rows: list[dict[str, Any]], table: 
         return
     cols = list(table.columns)
     sql = f'INSERT OR REPLACE INTO "{name}" ({", ".join(chr(34) + c + chr(34) for c in cols)}) VALUES ({", ".join("?" * len(cols))})'
-    campaign.store.conn.executemany(sql, [tuple(_cell(r.get(c)) for c in cols) for r in rows])
+    # the columns holding JSON are found on the first row (a read model's rows share their shape);
+    # a row that breaks that rule makes SQLite refuse the batch, which is then converted cell by cell
+    nested = [i for i, c in enumerate(cols) if isinstance(rows[0].get(c), _NESTED)]
+    if nested:
+        enc = msgspec.json.encode
+
+        def convert(r: dict[str, Any]) -> list[Any]:
+            row = list(map(r.get, cols))
+            for i in nested:
+                if isinstance(row[i], _NESTED):
+                    row[i] = enc(row[i]).decode()
+            return row
+
+        values: list[Any] = [convert(r) for r in rows]
+    else:
+        values = [tuple(map(r.get, cols)) for r in rows]
+    try:
+        campaign.store.conn.executemany(sql, values)
+    except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
+        campaign.store.conn.executemany(sql, [tuple(_cell(r.get(c)) for c in cols) for r in rows])
+
+
+_NESTED = (dict, list, tuple)
 
 
 def _cell(v: Any) -> Any:
@@ -78,28 +101,31 @@ def _run(campaign: "Campaign", projs: list[Projection], *, rebuild: bool, progre
         if not work:
             return counts
         start = min(pos for _, pos, _ in work)
-        states = {p.name: s for p, _, s in work}
-        froms = {p.name: pos for p, pos, _ in work}
-        pending: dict[str, dict[str, list[dict[str, Any]]]] = {p.name: {} for p, _, _ in work}
+        # one slot per projection: [evolve, appended or None, from position, state, pending rows, count]
+        slots = [[p.evolve, p.appended if p.append_tables else None, pos, st, {}, 0] for p, pos, st in work]
         done = 0
         for rec in store.read_all(after=start):
-            for p, _, _ in work:
-                if rec.position <= froms[p.name]:
+            position = rec.position
+            for slot in slots:
+                if position <= slot[2]:
                     continue
-                st = p.evolve(states[p.name], rec)
-                states[p.name] = st
-                if p.append_tables:
-                    for table, rows in p.appended(st, rec).items():
-                        pending[p.name].setdefault(table, []).extend(rows)
-                counts[p.name] += 1
+                st = slot[0](slot[3], rec)
+                slot[3] = st
+                if slot[1] is not None:
+                    for table, rows in slot[1](st, rec).items():
+                        slot[4].setdefault(table, []).extend(rows)
+                slot[5] += 1
             done += 1
             if progress and done % 1000 == 0:
                 progress(done, last - start)
             if done % 20000 == 0:
-                for p, _, _ in work:
-                    for table, rows in pending[p.name].items():
+                for (p, _, _), slot in zip(work, slots):
+                    for table, rows in slot[4].items():
                         _insert(campaign, table, rows, p.append_tables[table])
-                    pending[p.name] = {}
+                    slot[4] = {}
+        states = {p.name: slot[3] for (p, _, _), slot in zip(work, slots)}
+        pending = {p.name: slot[4] for (p, _, _), slot in zip(work, slots)}
+        counts.update({p.name: slot[5] for (p, _, _), slot in zip(work, slots)})
         for p, _, _ in work:
             for table, rows in pending[p.name].items():
                 _insert(campaign, table, rows, p.append_tables[table])
