@@ -164,3 +164,40 @@ def test_the_core_command_table_matches_the_modules():
     assert set(CORE) == set(_core_commands())
     for name, module in CORE.items():
         assert name in _core_module_commands(module)
+
+
+def _leaves():
+    import click
+
+    for path, cmd in _all_commands(cli):
+        if not isinstance(cmd, click.Group):
+            yield path, cmd
+
+
+@pytest.mark.parametrize("path,cmd", list(_leaves()), ids=lambda x: " ".join(x) if isinstance(x, tuple) else "")
+def test_every_command_has_json_for_scripts(path, cmd):
+    assert any("--json" in p.opts for p in cmd.params), f"cristal {' '.join(path)} has no --json"
+
+
+def test_json_of_note_schema_and_export(run, tmp_path):
+    run("init", "--name", "T")
+    assert json.loads(run("note", "x", "--json").output) == {"position": 2, "type": "note.recorded", "session": None}
+    compact = run("schema", "--json").output
+    assert len(compact.strip().splitlines()) == 1 and "SessionStarted" in json.loads(compact)["$defs"]
+    out = tmp_path / "t.jsonl"
+    res = run("export", "timeline", "--format", "jsonl", "-o", str(out), "--json")
+    assert json.loads(res.output) == {"path": str(out), "format": "jsonl", "events": 2}
+
+
+def test_demo_and_script_check_in_json(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.chdir(root)
+    res = CliRunner().invoke(cli, ["demo", str(tmp_path / "d"), "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert (data["campaign"], data["sessions"], data["anomalies"]) == ("La Compagnie du Cristal", 3, 0)
+    assert data["party"] == ["thor", "xar", "gustave"] and Path(data["html"]).is_file()
+    res = CliRunner().invoke(cli, ["script", "check", "sample_campaigns/compagnie_du_cristal.toml", "--json"])
+    assert json.loads(res.output)["ok"] is True

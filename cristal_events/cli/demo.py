@@ -71,8 +71,9 @@ def _sheet_text(db: Path, cid: str) -> str:
               help="Which rules' sample campaign to build.")
 @click.option("--sample", type=click.Path(dir_okay=False, exists=True), default=None,
               help="Build this campaign script instead of the bundled sample.")
+@json_option
 @click.pass_context
-def demo_cmd(ctx: click.Context, directory: str, ruleset: str, sample: str | None) -> None:
+def demo_cmd(ctx: click.Context, directory: str, ruleset: str, sample: str | None, as_json: bool) -> None:
     """Build a sample campaign in DIR (default ./cristal-demo), print the party's sheets and the
     XP audit, and write the HTML timeline. A previous demo's files in DIR are replaced.
 
@@ -89,6 +90,14 @@ def demo_cmd(ctx: click.Context, directory: str, ruleset: str, sample: str | Non
     camp = Campaign.open(db, readonly=True)
     ctx.call_on_close(camp.close)
     last = camp.store.last_position()
+    if as_json:
+        report = run_audit(camp)
+        with open(page, "w", encoding="utf-8") as fh:
+            write_html(camp, walk(camp), fh, ledger=ledger_or_none(camp))
+        emit_json({"campaign": script.header["name"], "sample": str(path), "db": str(db), "html": str(page),
+                   "commands": len(ran), "events": last, "sessions": camp.state().core.sessions,
+                   "party": _party(camp), "anomalies": len(report.anomalies)})
+        return
     click.echo(f"Built « {script.header['name']} » from {path}: {len(ran)} commands, {last} events, "
                f"{camp.state().core.sessions} sessions, in {db}.")
     for cid in _party(camp):
@@ -115,14 +124,18 @@ def script_group() -> None:
 
 @script_group.command("check")
 @click.argument("file", type=click.Path(dir_okay=False))
-def script_check(file: str) -> None:
+@json_option
+def script_check(file: str, as_json: bool) -> None:
     """Check a campaign script without running it (exit 1 naming the line and the reason).
 
     Example: cristal script check ma_campagne.toml
     """
     s = scripts.load(file)
     scripts.check(s)
-    click.echo(f"{file}: {len(s.steps)} steps for the {s.ruleset} rules, all known commands and options.")
+    if as_json:
+        emit_json({"file": file, "steps": len(s.steps), "ruleset": s.ruleset, "ok": True})
+    else:
+        click.echo(f"{file}: {len(s.steps)} steps for the {s.ruleset} rules, all known commands and options.")
 
 
 @script_group.command("run")

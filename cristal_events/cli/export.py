@@ -67,9 +67,10 @@ def export_group() -> None:
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="The file to write (default: stdout).")
 @click.option("--session", type=int, default=None, help="Only this session.")
 @click.option("--character", default=None, metavar="ID", help="Only the events that concern this character.")
+@click.option("--json", "as_json", is_flag=True, help="With -o: say what was written as JSON on stdout.")
 @click.pass_context
 def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, session: int | None,
-                        character: str | None) -> None:
+                        character: str | None, as_json: bool) -> None:
     """Export the campaign's timeline as JSONL, CSV, Markdown or HTML.
 
     A whole-campaign or one-session JSONL export verifies offline (cristal verify --file); a
@@ -97,7 +98,10 @@ def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, sessio
         tmp.unlink(missing_ok=True)
         raise
     tmp.replace(output)
-    click.echo(f"Wrote {n} events to {output} ({fmt}).", err=True)
+    if as_json:
+        emit_json({"path": output, "format": fmt, "events": n})
+    else:
+        click.echo(f"Wrote {n} events to {output} ({fmt}).", err=True)
 
 
 @click.command("import")
