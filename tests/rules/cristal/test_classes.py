@@ -81,4 +81,21 @@ def test_ability_checks():
 
 def test_core_classes_have_no_prerequisites():
     for name in ("Guerrier", "Mage", "Voleur"):
-        check_prerequisites(load_core(), name, {})
+        assert load_core().class_def(name).prerequisites == {}
+        assert check_prerequisites(load_core(), name, {}) is None
+
+
+def test_a_game_master_class_with_the_books_example_prerequisite():
+    # L640: "le 5e niveau de Mage" as a class's Pré-Requis
+    import msgspec
+
+    from cristal_events.errors import RuleError
+    from cristal_events.rulesets.cristal.content import merge
+
+    core = load_core()
+    archimage = msgspec.structs.replace(core.class_def("Mage"), name="Archimage", prerequisites={"Mage": 5})
+    content = merge(core, msgspec.structs.replace(core, races={}, classes={"Archimage": archimage}, techniques={},
+                                                  items={}, spells={}))
+    with pytest.raises(RuleError, match="^Class Archimage requires Mage level 5.$"):
+        check_prerequisites(content, "Archimage", {"Mage": 4})
+    assert check_prerequisites(content, "Archimage", {"mage": 5}) is None
