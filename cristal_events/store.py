@@ -392,37 +392,54 @@ class Store:
             raise translate_sqlite_error(exc, self.path) from None
 
     # ---------------------------------------------------------------- verifying
-    def verify(self) -> VerifyReport:
-        """Recompute the hash chain; check positions, triggers and migrations. Never raises for bad data."""
+    _CANONICAL = ("prev_hash, position, event_id, stream, version, type, schema_version, payload, recorded_at, "
+                  "session, actor, causation_id, correlation_id")
+
+    def _row_digest(self, position: int) -> str:
+        """The hash of one row recomputed in Python from its columns (the reference encoding)."""
+        r = self.conn.execute(f"SELECT {self._CANONICAL} FROM events WHERE position = ?", (position,)).fetchone()
+        return hashlib.sha256(_hash_encoder.encode(r)).hexdigest()
+
+    def _chain(self, *, in_sql: bool) -> tuple[int, int | None, int, list[str]]:
+        """Walk the chain: (events, first bad position, next expected position, problems).
+
+        With ``in_sql`` SQLite builds each row's canonical JSON array (``json_array`` writes the same
+        compact text as msgspec for these columns) and Python only hashes it; a row whose digest
+        differs is recomputed from its columns the reference way before it is called altered.
+        """
         problems: list[str] = []
         first_bad: int | None = None
         prev, expected_pos, n = GENESIS, 1, 0
-        # columns in the order row_hash encodes them, so each row's first 13 values ARE its canonical
-        # array (once prev_hash is known to equal the previous hash): one encode + one SHA-256 per row
-        cur = self.conn.execute(
-            "SELECT prev_hash, position, event_id, stream, version, type, schema_version, payload, recorded_at, "
-            "session, actor, causation_id, correlation_id, hash FROM events ORDER BY position")
+        if in_sql:
+            cur = self.conn.execute(f"SELECT prev_hash, position, json_array({self._CANONICAL}), hash "
+                                    "FROM events ORDER BY position")
+        else:  # each row's first 13 values ARE its canonical array
+            cur = self.conn.execute(f"SELECT {self._CANONICAL}, hash FROM events ORDER BY position")
         enc, sha = _hash_encoder.encode, hashlib.sha256
-        while rows := cur.fetchmany(5000):
+        for r in cur:
+            n += 1
             if first_bad is not None:
-                n += len(rows)
                 continue
-            for r in rows:
-                n += 1
-                pos = r[1]
-                if pos != expected_pos:
-                    first_bad = expected_pos
-                    problems.append(f"position {expected_pos} is missing (next stored event is {pos}): an event was removed")
-                elif r[0] != prev:
-                    first_bad = pos
-                    problems.append(f"position {pos} does not follow the previous event (chain broken: reordered or removed)")
-                elif sha(enc(r[:13])).hexdigest() != r[13]:
-                    first_bad = pos
-                    problems.append(f"position {pos} was altered after it was written (hash mismatch)")
-                if first_bad is not None:
-                    n += len(rows) - (rows.index(r) + 1)
-                    break
-                prev, expected_pos = r[13], pos + 1
+            pos, h = r[1], r[-1]
+            if pos != expected_pos:
+                first_bad = expected_pos
+                problems.append(f"position {expected_pos} is missing (next stored event is {pos}): an event was removed")
+            elif r[0] != prev:
+                first_bad = pos
+                problems.append(f"position {pos} does not follow the previous event (chain broken: reordered or removed)")
+            elif (sha(r[2].encode()).hexdigest() if in_sql else sha(enc(r[:13])).hexdigest()) != h and \
+                    (not in_sql or self._row_digest(pos) != h):
+                first_bad = pos
+                problems.append(f"position {pos} was altered after it was written (hash mismatch)")
+            prev, expected_pos = h, pos + 1
+        return n, first_bad, expected_pos, problems
+
+    def verify(self) -> VerifyReport:
+        """Recompute the hash chain; check positions, triggers and migrations. Never raises for bad data."""
+        try:
+            n, first_bad, expected_pos, problems = self._chain(in_sql=True)
+        except sqlite3.Error:  # e.g. a column turned into a BLOB, which SQLite's JSON cannot hold
+            n, first_bad, expected_pos, problems = self._chain(in_sql=False)
         row = self.conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
         seq = row[0] if row else 0
         if first_bad is None and seq > expected_pos - 1:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 
 import msgspec
@@ -142,3 +143,24 @@ def test_payload_is_queryable_with_sqlite_json_functions(campaign, db_path):
     db = sqlite_utils.Database(db_path)
     rows = list(db.query("SELECT json_extract(payload, '$.text') AS text FROM events WHERE type = 'note.recorded'"))
     assert rows == [{"text": "Thor"}]
+
+
+def test_verify_names_a_column_turned_into_a_blob(campaign, db_path):
+    # SQLite's json_array cannot hold a BLOB: verify falls back to hashing the columns in Python
+    campaign.store.append("campaign", notes("a", "b"))
+    _tamper(db_path, "UPDATE events SET actor = CAST('GM' AS BLOB) WHERE position = 3")
+    report = campaign.verify()
+    assert report.first_bad_position == 3
+    assert "position 3 was altered after it was written (hash mismatch)" in report.problems
+
+
+@pytest.mark.parametrize("text", ["tab\there", "ctrl\x01\x1f", 'quote " and \\ backslash', "emoji 🐉 and \u2028 sep",
+                                  "<script>alert(1)</script>", "\u202eRTL"],
+                         ids=["tab", "control", "quotes", "non-bmp", "html", "rtl"])
+def test_the_sql_and_python_canonical_encodings_agree(campaign, text):
+    campaign.store.append("campaign", [NoteRecorded(text=text, topic=text)], actor=text)
+    rows = campaign.store.conn.execute(
+        f"SELECT json_array({campaign.store._CANONICAL}), position FROM events ORDER BY position").fetchall()
+    for sql_text, pos in rows:
+        assert campaign.store._row_digest(pos) == hashlib.sha256(sql_text.encode()).hexdigest()
+    assert campaign.verify().ok
