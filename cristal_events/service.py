@@ -188,7 +188,7 @@ class Campaign:
             world = self._load_snapshot(None) or self._initial()
         last = self.store.last_position()
         if world.core.position < last:
-            for rec in self.store.read_all(after=world.core.position):
+            for rec in self.store.read_all(after=world.core.position, hashes=False):
                 world = self.fold(world, rec)
         self._world = world
         return world
@@ -196,7 +196,7 @@ class Campaign:
     def state_at(self, position: int) -> World:
         """The state right after ``position``: time travel, from the nearest snapshot at or before it."""
         world = self._load_snapshot(position) or self._initial()
-        for rec in self.store.read_all(after=world.core.position, until=position):
+        for rec in self.store.read_all(after=world.core.position, until=position, hashes=False):
             world = self.fold(world, rec)
         return world
 

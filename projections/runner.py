@@ -104,7 +104,7 @@ def _run(campaign: "Campaign", projs: list[Projection], *, rebuild: bool, progre
         # one slot per projection: [evolve, appended or None, from position, state, pending rows, count]
         slots = [[p.evolve, p.appended if p.append_tables else None, pos, st, {}, 0] for p, pos, st in work]
         done = 0
-        for rec in store.read_all(after=start):
+        for rec in store.read_all(after=start, hashes=False):
             position = rec.position
             for slot in slots:
                 if position <= slot[2]:
@@ -156,7 +156,7 @@ def expected_rows(campaign: "Campaign", p: Projection) -> dict[str, list[dict[st
     """The rows a full rebuild of ``p`` would write, computed in memory."""
     state = p.initial()
     out: dict[str, list[dict[str, Any]]] = {t: [] for t in p.tables}
-    for rec in campaign.store.read_all():
+    for rec in campaign.store.read_all(hashes=False):
         state = p.evolve(state, rec)
         for table, rows in p.appended(state, rec).items():
             out[table].extend(rows)

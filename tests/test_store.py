@@ -164,3 +164,12 @@ def test_the_sql_and_python_canonical_encodings_agree(campaign, text):
     for sql_text, pos in rows:
         assert campaign.store._row_digest(pos) == hashlib.sha256(sql_text.encode()).hexdigest()
     assert campaign.verify().ok
+
+
+def test_reading_without_hashes_leaves_them_empty(campaign):
+    campaign.store.append("campaign", notes("a"))
+    full = list(campaign.store.read_all())
+    light = list(campaign.store.read_all(hashes=False))
+    assert [r.event for r in light] == [r.event for r in full]
+    assert {(r.hash, r.prev_hash) for r in light} == {("", "")}
+    assert all(len(r.hash) == 64 for r in full)
