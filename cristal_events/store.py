@@ -171,13 +171,12 @@ class Store:
             raise NotACampaign(f"No campaign at {p}; create one with 'cristal init {p} --name NAME'.")
         if p.is_dir():
             raise NotACampaign(f"{p} is a folder, not a campaign file.")
-        try:
-            with open(p, "rb") as fh:
-                header = fh.read(16)
-        except OSError as exc:
-            raise NotACampaign(f"{p} cannot be read: {exc.strerror}.") from None
-        if header and header != b"SQLite format 3\x00":
-            raise NotACampaign(f"{p} is not a campaign file (not an SQLite database).")
+        # No plain open()/close() of the file here: closing any descriptor of a database file drops
+        # every POSIX lock this process holds on it, including those of an SQLite connection already
+        # open on it, which lets another process write under that connection's feet. SQLite itself
+        # says "file is not a database" for a file that is not one.
+        if not os.access(p, os.R_OK):
+            raise NotACampaign(f"{p} cannot be read (permission denied).")
         try:
             conn = _connect(p, "ro" if readonly else "rw", timeout)
             app_id = conn.execute("PRAGMA application_id").fetchone()[0]

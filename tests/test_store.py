@@ -173,3 +173,33 @@ def test_reading_without_hashes_leaves_them_empty(campaign):
     assert [r.event for r in light] == [r.event for r in full]
     assert {(r.hash, r.prev_hash) for r in light} == {("", "")}
     assert all(len(r.hash) == 64 for r in full)
+
+
+def test_opening_never_opens_the_file_outside_sqlite(campaign, db_path, monkeypatch):
+    # Closing a plain descriptor of the database file would drop the POSIX locks of the SQLite
+    # connection this process already holds on it (a classic way to corrupt an SQLite file).
+    import builtins
+
+    from cristal_events import open_campaign
+
+    real_open = builtins.open
+
+    def guarded(file, *args, **kwargs):
+        assert str(file) != str(db_path), "the campaign file was opened outside SQLite"
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", guarded)
+    again = open_campaign(db_path)
+    assert again.store.count() == 1
+    again.close()
+
+
+def test_a_text_file_is_still_not_a_campaign(tmp_path):
+    from cristal_events import open_campaign
+    from cristal_events.errors import NotACampaign
+
+    text = tmp_path / "notes.db"
+    text.write_text("bonjour, ceci n'est pas une base")
+    with pytest.raises(NotACampaign, match=r"is not a campaign file \(not an SQLite database\)"):
+        open_campaign(text)
+    assert text.read_text() == "bonjour, ceci n'est pas une base"
