@@ -7,10 +7,17 @@ in one place (``cristal_events.cli``). Nothing is appended to the log when one i
 from __future__ import annotations
 
 
+_CONTROL = {i: f"\\x{i:02x}" for i in range(32)} | {10: "\\n", 13: "\\r", 9: "\\t", 127: "\\x7f"}
+
+
 class CristalError(Exception):
     """Base class of every error the engine reports to a user."""
 
     exit_code = 1
+
+    def __str__(self) -> str:
+        # one line, whatever a user typed into a name that the message quotes
+        return super().__str__().translate(_CONTROL)
 
 
 class NotACampaign(CristalError):

@@ -41,3 +41,11 @@ def test_a_closed_pipe_stops_quietly(campaign, db_path):
     proc.wait(timeout=60)
     assert first.split()[0] == b"1"
     assert proc.stderr.read() == b""
+
+
+def test_an_error_quoting_typed_text_stays_on_one_line():
+    # found by the content-pack fuzz test: a section named "\n" broke the one-sentence rule
+    from cristal_events.errors import ContentError
+
+    assert str(ContentError("pack.json: unknown section '\n'; sections are races.")) == \
+        "pack.json: unknown section '\\n'; sections are races."
