@@ -21,8 +21,20 @@ from cristal_events.store import RecordedEvent
 
 from . import checks, combat
 from .alcohol import EFFECTS
-from .fights import _wound, sacrifice, spend
-from .state import IllerganState, Turn, content_of, fight_stream, find, find_fight, plain, put, stat, stream_of
+from .fights import sacrifice, spend
+from .fights.fold import _wound
+from .state import (
+    IllerganState,
+    Turn,
+    content_of,
+    fight_stream,
+    find,
+    find_fight,
+    plain,
+    put,
+    stat,
+    stream_of,
+)
 
 CONDITIONS = ("aveuglé", "invisible")
 BLIND_STATS = ("Dex", "Agilité", "Adresse")  # I-L413

@@ -1,0 +1,39 @@
+"""Illergan fights as event streams (``fight:<name>``): initiative, attacks, spells, destiny points.
+
+Part of the illergan ruleset. Decisions reuse :mod:`..combat`, :mod:`..locations` and :mod:`..magic`:
+the initiative test [Dex + Vol + Dé100] − malus (50 or less: no action, I-L3-8), the Adresse roll with
+its critical zone reroll (I-L269-316), the semi-open power dice (I-L301-304), SR then RN rounded up
+(I-L279-281), limb loss and death (I-L318), the destiny point that cancels them (I-L377), and the
+spell launch with its [50 + 10 × Dé10]% refund or its counter-effect (I-L520-527). Every Roll is
+stored; the folds only apply the recorded deltas.
+
+* ``model``: events and commands;
+* ``decide``: the turn economy and the decisions (pure);
+* ``fold``: the folds;
+* ``views``: one-line summaries.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .model import *  # noqa: F401,F403  (the public API of each part)
+from .decide import *  # noqa: F401,F403  (the public API of each part)
+from .fold import *  # noqa: F401,F403  (the public API of each part)
+from .views import *  # noqa: F401,F403  (the public API of each part)
+from .model import ActionTaken, Attack, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeRolled, RollInitiative, SpellCast, SpendDestiny, StartFight, TakeAction
+from .decide import decide_action, decide_attack, decide_cast, decide_defend, decide_destiny, decide_end, decide_initiative, decide_start
+from .fold import evolve_action, evolve_attack, evolve_cast, evolve_destiny, evolve_ended, evolve_initiative, evolve_started
+from .views import SUMMARIES
+
+EVENTS: tuple[type, ...] = tuple(SUMMARIES)
+DECIDERS: dict[type, Any] = {
+    StartFight: decide_start, RollInitiative: decide_initiative, Attack: decide_attack, SpendDestiny: decide_destiny,
+    CastSpell: decide_cast, EndFight: decide_end, TakeAction: decide_action, Defend: decide_defend,
+}
+EVOLVERS: dict[type, Any] = {
+    FightStarted: evolve_started, InitiativeRolled: evolve_initiative, AttackResolved: evolve_attack,
+    DestinyPointSpent: evolve_destiny, SpellCast: evolve_cast, FightEnded: evolve_ended,
+    ActionTaken: evolve_action, DefenceUsed: evolve_action,
+}
+COMPENSATORS: dict[type, Any] = {}

@@ -1,0 +1,99 @@
+"""Fight folds: each recorded event applied to the state (pure, deltas only)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from cristal_events.store import RecordedEvent
+
+from ..state import (Fight, Hero, IllerganState, MagicEntry, Turn, WoundRef, put)
+
+from .model import ActionTaken, AttackResolved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast  # noqa: F401
+
+
+# ============================================================================ folds
+def _fight(state: IllerganState, fight: Fight) -> IllerganState:
+    return msgspec.structs.replace(state, fights={**state.fights, fight.name: fight})
+
+
+def evolve_started(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: FightStarted = rec.event  # type: ignore[assignment]
+    return _fight(state, Fight(name=ev.fight, participants=tuple(ev.participants)))
+
+
+def evolve_initiative(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: InitiativeRolled = rec.event  # type: ignore[assignment]
+    acting = tuple(e.character for e in ev.entries if e.acts)
+    return _fight(state, msgspec.structs.replace(state.fights[ev.fight], turn=ev.turn, order=tuple(ev.order),
+                                                 acting=acting, turns=dict(ev.turns or {})))
+
+
+def _turns(state: IllerganState, fight: str, **after: Turn | None) -> IllerganState:
+    changes = {c: t for c, t in after.items() if t is not None}
+    if not changes or fight not in state.fights:
+        return state
+    f = state.fights[fight]
+    return _fight(state, msgspec.structs.replace(f, turns={**f.turns, **changes}))
+
+
+def _wound(hero: Hero, lost: int, position: int, limb: str, dead: bool) -> Hero:
+    changes: dict[str, Any] = {"pv": hero.pv - lost}
+    if limb:
+        changes["limbs_lost"] = (*hero.limbs_lost, limb)
+    if dead:
+        changes["dead"] = True
+    if limb or dead:
+        changes["last_wound"] = WoundRef(position=position, pv_lost=lost, limb_lost=limb, dead=dead)
+    return msgspec.structs.replace(hero, **changes)
+
+
+def evolve_attack(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: AttackResolved = rec.event  # type: ignore[assignment]
+    state = _turns(state, ev.fight, **{ev.attacker: ev.turn_after})
+    if ev.defender:
+        state = _turns(state, ev.fight, **{ev.defender: ev.defender_turn_after})
+    if not ev.pv_lost and not ev.limb_lost:
+        return state
+    return put(state, _wound(state.characters[ev.target], ev.pv_lost, rec.position, ev.limb_lost, ev.dead))
+
+
+def evolve_action(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: ActionTaken | DefenceUsed = rec.event  # type: ignore[assignment]
+    return _turns(state, ev.fight, **{ev.character: ev.turn_after})
+
+
+def evolve_destiny(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: DestinyPointSpent = rec.event  # type: ignore[assignment]
+    hero = state.characters[ev.character]
+    limbs = list(hero.limbs_lost)
+    if ev.limb_restored in limbs:
+        limbs.remove(ev.limb_restored)
+    return put(state, msgspec.structs.replace(
+        hero, pv=hero.pv + ev.pv_restored, limbs_lost=tuple(limbs), dead=hero.dead and not ev.revived,
+        destiny_points=hero.destiny_points - 1, last_wound=None))
+
+
+def evolve_cast(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    ev: SpellCast = rec.event  # type: ignore[assignment]
+    caster = state.characters[ev.caster]
+    m = caster.magics[ev.magic]
+    caster = msgspec.structs.replace(caster, pm=ev.pm_after,
+                                     magics={**caster.magics, ev.magic: MagicEntry(level=ev.magic_level_after,
+                                                                                   pp=m.pp + ev.pp_gained)})
+    state = put(state, caster)
+    if ev.fight:
+        state = _turns(state, ev.fight, **{ev.caster: ev.turn_after})
+    if ev.target and ev.pv_lost:
+        state = put(state, _wound(state.characters[ev.target], ev.pv_lost, rec.position, "", ev.dead))
+    return state
+
+
+def evolve_ended(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+    """The fight leaves the decision state: its history is in the log (kept, the state would grow
+    with every fight of the campaign)."""
+    ev: FightEnded = rec.event  # type: ignore[assignment]
+    return msgspec.structs.replace(state, fights={k: v for k, v in state.fights.items() if k != ev.fight})
+
+

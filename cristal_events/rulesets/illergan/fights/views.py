@@ -1,0 +1,58 @@
+"""One French line per fight event."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+from cristal_events.store import RecordedEvent
+
+
+from .model import ActionTaken, AttackResolved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast  # noqa: F401
+
+
+# ============================================================================ summaries
+def _attack(rec: RecordedEvent) -> str:
+    e: AttackResolved = rec.event  # type: ignore[assignment]
+    face = e.rolls[0].total
+    arme = e.weapon or "à mains nues"
+    if e.fumble:
+        return f"{e.attacker} attaque {e.target} ({arme}) : Dé100 {face}, échec critique"
+    if not e.hit:
+        return f"{e.attacker} attaque {e.target} ({arme}) : Dé100 {face} contre Adresse {e.adresse}, raté"
+    crit = " critique" if e.critical else ""
+    if e.defended:
+        return f"{e.attacker} touche{crit} {e.target} ({e.zone}) mais la défense réussit"
+    extra = f", perd {e.limb_lost}" if e.limb_lost else ", mort" if e.dead else ""
+    return (f"{e.attacker} touche{crit} {e.target}, zone {e.zone} ({arme}) : {e.damage} dégâts {e.damage_type}, "
+            f"SR {e.sr}, RN {e.rn}% → −{e.pv_lost} PV ({e.pv_after}){extra}")
+
+
+def _cast(rec: RecordedEvent) -> str:
+    e: SpellCast = rec.event  # type: ignore[assignment]
+    out = {"critical": f"critique, {e.refund_pct}% rendus (+{e.refund_pm} PM)", "normal": "réussi",
+           "counter": f"contre-effet : {e.counter_effect}"}[e.outcome]
+    hit = f", {e.target} −{e.pv_lost} PV" if e.pv_lost else ""
+    return (f"{e.caster} lance {e.spell} niveau {e.cast_level} ({e.cost} PM) : Dé100 {e.rolls[0].total}, {out}"
+            f" → PM {e.pm_after}{hit}")
+
+
+_ACTIONS = {"major": "action majeure", "minor": "action mineure", "skill": "compétence",
+            "forgo_major": "renonce à l'action majeure (+2 mineures)", "extra_major": "action majeure supplémentaire",
+            "knocked_down": "renversé, une action majeure perdue"}
+
+SUMMARIES: dict[type, Any] = {
+    FightStarted: lambda r: f"Combat « {r.event.fight} » : {', '.join(r.event.participants)}",
+    InitiativeRolled: lambda r: (f"Tour {r.event.turn} de « {r.event.fight} » : "
+                                 + ", ".join(f"{e.character} {e.score}{'' if e.acts else ' (sans action)'}"
+                                             for e in sorted(r.event.entries, key=lambda x: r.event.order.index(x.character)))),
+    AttackResolved: _attack,
+    DestinyPointSpent: lambda r: (f"{r.event.character} dépense un point de destin : la position {r.event.cancels} "
+                                  f"est annulée ({r.event.destiny_after} restant)"),
+    SpellCast: _cast,
+    FightEnded: lambda r: f"Fin du combat « {r.event.fight} »",
+    ActionTaken: lambda r: (f"{r.event.character} : {_ACTIONS[r.event.action]}"
+                            + (f" ({r.event.what})" if r.event.what else "")),
+    DefenceUsed: lambda r: (f"{r.event.character} se défend ({r.event.defence})"
+                            + (" pour un allié, une action majeure perdue" if r.event.for_ally else "")),
+}
