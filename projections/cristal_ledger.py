@@ -18,7 +18,7 @@ import msgspec
 from cristal_events.events import CorrectionRecorded
 from cristal_events.rulesets.cristal import characters as chars
 
-from .base import XP_LEDGER, Projection
+from .base import LedgerProjection, ledger_row
 
 
 class Account(msgspec.Struct, kw_only=True):
@@ -54,12 +54,11 @@ def _entry(ev: Any) -> tuple[str, int, str, str, int | None, int | None, int | N
     return None
 
 
-class CristalLedger(Projection):
+class CristalLedger(LedgerProjection):
     name = "cristal_ledger"
     version = 2  # 2: a purchase's correction carries the corrected charge and the rules' cost
     rulesets = ("cristal",)
     state_type = LedgerState
-    append_tables = {"xp_ledger": XP_LEDGER}
 
     def initial(self) -> LedgerState:
         return LedgerState()
@@ -83,28 +82,11 @@ class CristalLedger(Projection):
             reason = reason or state.correction_reason
         acc = accounts.get(ev.character, Account())
         balance = acc.balance + amount
-        flags = []
-        if charged is not None and required is not None and charged != required:
-            flags.append("cost_mismatch")
-        if balance < 0:
-            flags.append("negative_balance")
-        if level is not None and acc.level_limit is not None and level > acc.level_limit:
-            flags.append("past_level_limit")
-        if acc.dead:
-            flags.append("dead_character")
-        if kind != "spend" and not reason.strip():
-            flags.append("no_reason")
-        row = {"position": rec.position, "character": ev.character, "session": rec.session,
-               "recorded_at": rec.recorded_at, "actor": rec.actor, "kind": kind, "amount": amount, "what": what,
-               "reason": reason, "cost_charged": charged, "cost_required": required, "balance_after": balance,
-               "amends": amends, "flags": flags}
+        row = ledger_row(rec, ev.character, kind=kind, amount=amount, what=what, reason=reason, charged=charged,
+                         required=required, balance=balance, amends=amends, dead=acc.dead,
+                         past_level_limit=level is not None and acc.level_limit is not None and level > acc.level_limit)
         return LedgerState(accounts={**accounts, ev.character: msgspec.structs.replace(acc, balance=balance)},
                            last=row, correction_reason=state.correction_reason)
-
-    def appended(self, state: LedgerState, rec: Any) -> dict[str, list[dict[str, Any]]]:
-        if state.last is None or state.last["position"] != rec.position:
-            return {}
-        return {"xp_ledger": [state.last]}
 
 
 PROJECTIONS = [CristalLedger]

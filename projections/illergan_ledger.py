@@ -15,7 +15,7 @@ import msgspec
 
 from cristal_events.rulesets.illergan import fights, heroes
 
-from .base import XP_LEDGER, Projection
+from .base import LedgerProjection, ledger_row
 
 
 class Account(msgspec.Struct, kw_only=True):
@@ -57,12 +57,11 @@ def _entry(ev: Any) -> tuple[str, int, str, str, int | None, int | None, int | N
     return None
 
 
-class IllerganLedger(Projection):
+class IllerganLedger(LedgerProjection):
     name = "illergan_ledger"
     version = 1
     rulesets = ("illergan",)
     state_type = LedgerState
-    append_tables = {"xp_ledger": XP_LEDGER}
 
     def initial(self) -> LedgerState:
         return LedgerState()
@@ -80,26 +79,10 @@ class IllerganLedger(Projection):
         kind, amount, what, reason, charged, required, amends = entry
         acc = accounts.get(ev.character, Account())
         balance = acc.balance + amount
-        flags = []
-        if charged is not None and required is not None and charged != required:
-            flags.append("cost_mismatch")
-        if balance < 0:
-            flags.append("negative_balance")
-        if acc.dead:
-            flags.append("dead_character")
-        if kind != "spend" and not reason.strip():
-            flags.append("no_reason")
-        row = {"position": rec.position, "character": ev.character, "session": rec.session,
-               "recorded_at": rec.recorded_at, "actor": rec.actor, "kind": kind, "amount": amount, "what": what,
-               "reason": reason, "cost_charged": charged, "cost_required": required, "balance_after": balance,
-               "amends": amends, "flags": flags}
+        row = ledger_row(rec, ev.character, kind=kind, amount=amount, what=what, reason=reason, charged=charged,
+                         required=required, balance=balance, amends=amends, dead=acc.dead)
         return LedgerState(accounts={**accounts, ev.character: msgspec.structs.replace(acc, balance=balance)},
                            last=row)
-
-    def appended(self, state: LedgerState, rec: Any) -> dict[str, list[dict[str, Any]]]:
-        if state.last is None or state.last["position"] != rec.position:
-            return {}
-        return {"xp_ledger": [state.last]}
 
 
 PROJECTIONS = [IllerganLedger]
