@@ -20,9 +20,15 @@ def test_pip_install_then_init_and_log(tmp_path):
     shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", ".venv", "*.db", "__pycache__", "build", "*.egg-info",
                                                              ".hypothesis", ".pytest_cache", "demo-output"))
     venv = tmp_path / "venv"
-    # --system-site-packages: reuse the already installed dependencies (no network needed in the test)
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    # A fresh venv that sees this interpreter's installed dependencies (msgspec, click ...) through a .pth
+    # file, placed after its own site-packages: the wheel installed below, not the tested tree, is imported.
+    # (--system-site-packages alone would see the base interpreter's packages, not the venv's running pytest.)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     py = venv / "bin" / "python"
+    inner = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                           check=True, capture_output=True, text=True).stdout.strip()
+    outer = [p for p in sys.path if p.endswith("site-packages")]
+    Path(inner, "outer_deps.pth").write_text("\n".join(outer) + "\n")
     subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", str(src)], check=True,
                    cwd=tmp_path)
     shutil.rmtree(src)  # prove nothing is read from the source tree
