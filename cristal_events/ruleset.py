@@ -112,6 +112,11 @@ class Ruleset(ABC):
     def summarize(self, rec: RecordedEvent) -> str:
         return rec.type
 
+    def summarizer(self, cls: type) -> Any:
+        """The function ``summarize`` uses for the recorded events of class ``cls`` (found once per
+        class by a reader that summarizes many events, such as the timeline)."""
+        return self.summarize
+
     def narrate(self, before: Any, rec: RecordedEvent, after: Any) -> str:
         """The event told in plain language in the book's terms, with the state change it made.
 
@@ -125,6 +130,11 @@ class Ruleset(ABC):
         """The characters of a state by id (used by the generic commands: sheet, replay, audit)."""
         return {}
 
+    def evolved_events(self) -> frozenset[type] | None:
+        """The event classes ``evolve`` may change the state for (it returns any other event's state
+        unchanged), so a reader folding many events can skip the others; None: any event."""
+        return None
+
 
 def _merge(parts: tuple[Any, ...], table: str) -> dict[type, Any]:
     merged: dict[type, Any] = {}
@@ -134,6 +144,10 @@ def _merge(parts: tuple[Any, ...], table: str) -> dict[type, Any]:
                 raise TypeError(f"{key.__name__} is claimed by two parts ({table})")
             merged[key] = fn
     return merged
+
+
+def _event_type(rec: RecordedEvent) -> str:
+    return rec.type
 
 
 class ComposedRuleset(Ruleset):
@@ -183,5 +197,15 @@ class ComposedRuleset(Ruleset):
         fn = self._summaries.get(type(rec.event))
         return fn(rec) if fn is not None else rec.type
 
+    def summarizer(self, cls: type) -> Any:
+        if type(self).summarize is not ComposedRuleset.summarize:  # a subclass summarizes its own way
+            return self.summarize
+        return self._summaries.get(cls) or _event_type
+
     def characters(self, state: Any) -> dict[str, Any]:
         return dict(state.characters)
+
+    def evolved_events(self) -> frozenset[type] | None:
+        if type(self).evolve is not ComposedRuleset.evolve:  # a subclass folds its own way
+            return None
+        return frozenset(self._evolvers)

@@ -388,23 +388,14 @@ class Campaign:
 
     def summarize(self, rec: RecordedEvent) -> str:
         """One readable line for any event, core or ruleset."""
-        ev = rec.event
-        match ev:
-            case CampaignCreated():
-                return f"Campagne « {ev.name} » créée (règles {ev.ruleset}, arrondi {ev.rounding})"
-            case SessionStarted():
-                extra = f" — {ev.in_game_date}" if ev.in_game_date else ""
-                return f"Session {ev.number} commence : {ev.title or 'sans titre'}{extra}"
-            case SessionEnded():
-                return f"Session {ev.number} terminée"
-            case CorrectionRecorded():
-                changes = ", ".join(f"{k} = {v}" for k, v in ev.changes.items())
-                return f"Correction de la position {', '.join(map(str, ev.amends))} : {ev.reason}" + (f" ({changes})" if changes else "")
-            case NoteRecorded():
-                return f"Note du MJ{' (' + ev.topic + ')' if ev.topic else ''} : {ev.text}"
-            case SettingChanged():
-                return f"Réglage {ev.key} = {ev.value!r}" + (f" : {ev.reason}" if ev.reason else "")
-        return self.ruleset.summarize(rec)
+        return self.summarizer(type(rec.event))(rec)
+
+    def summarizer(self, cls: type) -> Callable[[RecordedEvent], str]:
+        """The function that summarizes the recorded events of class ``cls`` (what ``summarize`` calls)."""
+        core = _CORE_SUMMARIES.get(cls)
+        if core is not None:
+            return lambda rec: core(rec.event)
+        return self.ruleset.summarizer(cls)
 
     def narrate(self, before: World, rec: RecordedEvent, after: World) -> str:
         """The event told in the book's terms with the state change it made (ruleset events; core events:
@@ -412,6 +403,23 @@ class Campaign:
         if isinstance(rec.event, CORE_EVENTS):
             return self.summarize(rec)
         return self.ruleset.narrate(before.rules, rec, after.rules)
+
+
+def _correction_summary(ev: CorrectionRecorded) -> str:
+    changes = ", ".join(f"{k} = {v}" for k, v in ev.changes.items())
+    return f"Correction de la position {', '.join(map(str, ev.amends))} : {ev.reason}" + (f" ({changes})" if changes else "")
+
+
+#: the one-line summary of each core event (the ruleset summarizes its own)
+_CORE_SUMMARIES: dict[type, Callable[[Any], str]] = {
+    CampaignCreated: lambda ev: f"Campagne « {ev.name} » créée (règles {ev.ruleset}, arrondi {ev.rounding})",
+    SessionStarted: lambda ev: f"Session {ev.number} commence : {ev.title or 'sans titre'}"
+                               + (f" — {ev.in_game_date}" if ev.in_game_date else ""),
+    SessionEnded: lambda ev: f"Session {ev.number} terminée",
+    CorrectionRecorded: _correction_summary,
+    NoteRecorded: lambda ev: f"Note du MJ{' (' + ev.topic + ')' if ev.topic else ''} : {ev.text}",
+    SettingChanged: lambda ev: f"Réglage {ev.key} = {ev.value!r}" + (f" : {ev.reason}" if ev.reason else ""),
+}
 
 
 def open_campaign(path: str | os.PathLike[str], **kw: Any) -> Campaign:

@@ -2,9 +2,14 @@
 
 * ``initial()`` -> the state before any event;
 * ``evolve(state, rec)`` -> the state after one event (pure, never raises for a valid event);
-* ``rows(state)`` -> the full content of the projection's *state tables* ({table: [row dicts]});
+* ``rows(state)`` -> the full content of the projection's *state tables* ({table: [rows]});
 * ``appended(state, rec)`` -> rows to add to its *append tables* for this event (history-like
   read models such as the timeline or the XP ledger, which only grow).
+
+A row is a dict keyed by column, or a tuple of the table's columns in order (cheaper to build for
+the tables that get a row per event). ``handles`` names the event classes a projection reacts to:
+for any other event ``evolve`` returns the state it was given and ``appended`` adds nothing, so the
+runner does not call them (None: every event).
 
 To change a projection, bump ``version``: the runner sees the stored checkpoint's version differ
 and rebuilds it from the log. Read tables are never migrated.
@@ -52,6 +57,8 @@ class Projection:
     append_tables: ClassVar[dict[str, Table]] = {}
     #: msgspec-decodable type of the state (stored with the checkpoint)
     state_type: ClassVar[Any] = type(None)
+    #: the event classes ``evolve``/``appended`` react to; None = every event (see the module docstring)
+    handles: ClassVar[frozenset[type] | None] = None
 
     def __init__(self, campaign: "Campaign"):
         self.campaign = campaign
@@ -117,6 +124,9 @@ class _SharedFold:
     def __init__(self, campaign: "Campaign"):
         self.ruleset = campaign.ruleset
         self.initial = campaign.ruleset.initial_state(campaign.header)
+        #: the event classes that can change the state (None: any); a projection folding this state
+        #: handles (at least) these
+        self.handles = campaign.ruleset.evolved_events()
         self._before: Any = None
         self._position = -1
         self._after: Any = None

@@ -47,31 +47,41 @@ def _clear(campaign: "Campaign", p: Projection) -> None:
         campaign.store.conn.execute(table.ddl(name))
 
 
-def _insert(campaign: "Campaign", name: str, rows: list[dict[str, Any]], table: Any) -> None:
+def _values(rows: list[Any], cols: list[str]) -> list[Any]:
+    """Rows (dicts keyed by column, or tuples in column order) as sequences of the columns' values."""
+    if all(type(r) is tuple for r in rows):
+        return rows
+    return [_sequence(r, cols) for r in rows]
+
+
+def _sequence(row: Any, cols: list[str]) -> tuple[Any, ...]:
+    return row if isinstance(row, tuple) else tuple(map(row.get, cols))
+
+
+def _insert(campaign: "Campaign", name: str, rows: list[Any], table: Any) -> None:
     if not rows:
         return
     cols = list(table.columns)
     sql = f'INSERT OR REPLACE INTO "{name}" ({", ".join(chr(34) + c + chr(34) for c in cols)}) VALUES ({", ".join("?" * len(cols))})'
+    values = _values(rows, cols)
     # the columns holding JSON are found on the first row (a read model's rows share their shape);
     # a row that breaks that rule makes SQLite refuse the batch, which is then converted cell by cell
-    nested = [i for i, c in enumerate(cols) if isinstance(rows[0].get(c), _NESTED)]
+    nested = [i for i, v in enumerate(values[0]) if isinstance(v, _NESTED)]
     if nested:
         enc = msgspec.json.encode
 
-        def convert(r: dict[str, Any]) -> list[Any]:
-            row = list(map(r.get, cols))
+        def convert(v: tuple[Any, ...]) -> list[Any]:
+            row = list(v)
             for i in nested:
                 if isinstance(row[i], _NESTED):
                     row[i] = enc(row[i]).decode()
             return row
 
-        values: list[Any] = [convert(r) for r in rows]
-    else:
-        values = [tuple(map(r.get, cols)) for r in rows]
+        values = [convert(v) for v in values]
     try:
         campaign.store.conn.executemany(sql, values)
     except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
-        campaign.store.conn.executemany(sql, [tuple(_cell(r.get(c)) for c in cols) for r in rows])
+        campaign.store.conn.executemany(sql, [tuple(map(_cell, v)) for v in values])
 
 
 _NESTED = (dict, list, tuple)
@@ -83,62 +93,98 @@ def _cell(v: Any) -> Any:
     return v
 
 
+class _Slot:
+    """One projection being folded: its hooks, its state and the append rows not yet inserted."""
+
+    __slots__ = ("projection", "evolve", "appended", "handles", "after", "state", "pending", "count")
+
+    def __init__(self, p: Projection, after: int, state: Any):
+        self.projection, self.after, self.state, self.count = p, after, state, 0
+        self.evolve = p.evolve
+        self.appended = p.appended if p.append_tables else None
+        self.handles = p.handles
+        self.pending: dict[str, list[Any]] = {t: [] for t in p.append_tables}
+
+
+def _fold(store: Any, slots: list[_Slot], until: int, flush: Callable[[], None] | None = None,
+          progress: Progress | None = None) -> None:
+    """Fold the log into every slot, each from its own position, up to ``until``.
+
+    The log is read once per distinct starting position (a rebuild: once); each event goes only to
+    the projections that handle its class (``Projection.handles``), looked up once per class.
+    ``flush`` is called every 20,000 events (to insert the pending append rows).
+    """
+    starts = sorted({s.after for s in slots})
+    total, done = until - starts[0], 0
+    for i, after in enumerate(starts):
+        upto = starts[i + 1] if i + 1 < len(starts) else until
+        active = [s for s in slots if s.after <= after]
+        routes: dict[type, list[tuple[Any, Any, dict[str, list[Any]], _Slot]]] = {}
+        n = 0
+        for rec in store.read_all(after=after, until=upto, hashes=False):
+            cls = type(rec.event)
+            targets = routes.get(cls)
+            if targets is None:
+                targets = routes[cls] = [(s.evolve, s.appended, s.pending, s) for s in active
+                                         if s.handles is None or cls in s.handles]
+            for evolve, appended, pending, s in targets:
+                st = s.state = evolve(s.state, rec)
+                if appended is not None:
+                    out = appended(st, rec)
+                    if out:
+                        for table, rows in out.items():
+                            pending[table].extend(rows)
+            n += 1
+            if n % 1000 == 0:
+                if progress:
+                    progress(done + n, total)
+                if flush is not None and n % 20000 == 0:
+                    flush()
+        for s in active:
+            s.count += n
+        done += n
+
+
 def _run(campaign: "Campaign", projs: list[Projection], *, rebuild: bool, progress: Progress | None) -> dict[str, int]:
     store = campaign.store
     counts: dict[str, int] = {}
     with store.transaction():
         _ensure_tables(campaign, projs)
         last = store.last_position()
-        work: list[tuple[Projection, int, Any]] = []
+        slots: list[_Slot] = []
         for p in projs:
             cp = None if rebuild else _checkpoint(campaign, p)
             if cp is None:
                 _clear(campaign, p)
                 cp = (0, p.initial())
             if cp[0] < last:
-                work.append((p, cp[0], cp[1]))
+                slots.append(_Slot(p, cp[0], cp[1]))
             counts[p.name] = 0
-        if not work:
+        if not slots:
             return counts
-        start = min(pos for _, pos, _ in work)
-        # one slot per projection: [evolve, appended or None, from position, state, pending rows, count]
-        slots = [[p.evolve, p.appended if p.append_tables else None, pos, st, {}, 0] for p, pos, st in work]
-        done = 0
-        for rec in store.read_all(after=start, hashes=False):
-            position = rec.position
-            for slot in slots:
-                if position <= slot[2]:
-                    continue
-                st = slot[0](slot[3], rec)
-                slot[3] = st
-                if slot[1] is not None:
-                    for table, rows in slot[1](st, rec).items():
-                        slot[4].setdefault(table, []).extend(rows)
-                slot[5] += 1
-            done += 1
-            if progress and done % 1000 == 0:
-                progress(done, last - start)
-            if done % 20000 == 0:
-                for (p, _, _), slot in zip(work, slots):
-                    for table, rows in slot[4].items():
-                        _insert(campaign, table, rows, p.append_tables[table])
-                    slot[4] = {}
-        states = {p.name: slot[3] for (p, _, _), slot in zip(work, slots)}
-        pending = {p.name: slot[4] for (p, _, _), slot in zip(work, slots)}
-        counts.update({p.name: slot[5] for (p, _, _), slot in zip(work, slots)})
-        for p, _, _ in work:
-            for table, rows in pending[p.name].items():
-                _insert(campaign, table, rows, p.append_tables[table])
+
+        def flush() -> None:
+            for s in slots:
+                for table, rows in s.pending.items():
+                    _insert(campaign, table, rows, s.projection.append_tables[table])
+                    rows.clear()
+
+        _fold(store, slots, last, flush, progress)
+        flush()
+        for s in slots:
+            p = s.projection
+            counts[p.name] = s.count
             if p.state_tables:
                 for table in p.state_tables:
                     store.conn.execute(f'DELETE FROM "{table}"')
-                for table, rows in p.rows(states[p.name]).items():
+                for table, rows in p.rows(s.state).items():
                     _insert(campaign, table, rows, p.state_tables[table])
-            blob = msgspec.msgpack.encode(states[p.name])
+            blob = msgspec.msgpack.encode(s.state)
             store.conn.execute("INSERT OR REPLACE INTO projection_checkpoints VALUES (?, ?, ?, ?)",
                                (p.name, p.version, last, blob))
         if progress:
-            progress(last - start, last - start)
+            total = last - min(s.after for s in slots)
+            progress(total, total)
     return counts
 
 
@@ -152,15 +198,15 @@ def rebuild(campaign: "Campaign", *, progress: Progress | None = None) -> dict[s
     return _run(campaign, for_campaign(campaign), rebuild=True, progress=progress)
 
 
-def expected_rows(campaign: "Campaign", p: Projection) -> dict[str, list[dict[str, Any]]]:
-    """The rows a full rebuild of ``p`` would write, computed in memory."""
-    state = p.initial()
-    out: dict[str, list[dict[str, Any]]] = {t: [] for t in p.tables}
-    for rec in campaign.store.read_all(hashes=False):
-        state = p.evolve(state, rec)
-        for table, rows in p.appended(state, rec).items():
-            out[table].extend(rows)
-    for table, rows in p.rows(state).items():
+def expected_rows(campaign: "Campaign", p: Projection) -> dict[str, list[Any]]:
+    """The rows a full rebuild of ``p`` would write, computed in memory (the same fold as a rebuild)."""
+    slot = _Slot(p, 0, p.initial())
+    last = campaign.store.last_position()
+    if last > 0:
+        _fold(campaign.store, [slot], last)
+    out: dict[str, list[Any]] = {t: [] for t in p.tables}
+    out.update(slot.pending)
+    for table, rows in p.rows(slot.state).items():
         out[table] = rows
     return out
 
@@ -184,7 +230,7 @@ def verify(campaign: "Campaign") -> list[str]:
             order = ", ".join(f'"{c}"' for c in spec.pk)
             stored = [tuple(r) for r in store.conn.execute(
                 f'SELECT {", ".join(chr(34) + c + chr(34) for c in cols)} FROM "{table}" ORDER BY {order}')]
-            want = sorted((tuple(_cell(r.get(c)) for c in cols) for r in rows),
+            want = sorted((tuple(map(_cell, _sequence(r, cols))) for r in rows),
                           key=lambda t: tuple(t[cols.index(k)] for k in spec.pk))
             dedup = {tuple(t[cols.index(k)] for k in spec.pk): t for t in want}
             want = [dedup[k] for k in sorted(dedup)]

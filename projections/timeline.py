@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from .base import Projection, Table
 
 
@@ -18,40 +20,73 @@ class Timeline(Projection):
         )
     }
 
-    def appended(self, state: Any, rec: Any) -> dict[str, list[dict[str, Any]]]:
-        return {"timeline": [{
-            "position": rec.position, "recorded_at": rec.recorded_at, "session": rec.session,
-            "stream": rec.stream, "type": rec.type, "actor": rec.actor, "summary": self.campaign.summarize(rec),
-        }]}
+    def __init__(self, campaign: Any):
+        super().__init__(campaign)
+        self._summarizers: dict[type, Any] = {}
+
+    def appended(self, state: Any, rec: Any) -> dict[str, list[tuple[Any, ...]]]:
+        summarize = self._summarizers.get(type(rec.event))
+        if summarize is None:
+            summarize = self._summarizers[type(rec.event)] = self.campaign.summarizer(type(rec.event))
+        return {"timeline": [(rec.position, rec.recorded_at, rec.session, rec.stream, rec.type, rec.actor,
+                              summarize(rec))]}
+
+
+class Session(msgspec.Struct, frozen=True, kw_only=True):
+    """One row of ``sessions``."""
+
+    number: int
+    title: str
+    in_game_date: str
+    first_position: int
+    last_position: int
+    events: int
+    open: int
+
+
+class SessionsState(msgspec.Struct, frozen=True, kw_only=True):
+    """The session the last events belong to, apart from the others: an event only replaces it, so the
+    fold does not copy the map of every session for each event."""
+
+    current: Session | None = None
+    others: dict[int, Session] = {}
 
 
 class Sessions(Projection):
     name = "sessions"
-    version = 1
-    state_type = dict[int, dict[str, Any]]
+    version = 2  # 2: the state keeps the current session apart (same rows)
+    state_type = SessionsState
     state_tables = {
         "sessions": Table({"number": "INTEGER", "title": "TEXT", "in_game_date": "TEXT", "first_position": "INTEGER",
                            "last_position": "INTEGER", "events": "INTEGER", "open": "INTEGER"}, pk="number")
     }
 
-    def initial(self) -> dict[int, dict[str, Any]]:
-        return {}
+    def initial(self) -> SessionsState:
+        return SessionsState()
 
-    def evolve(self, state: dict[int, dict[str, Any]], rec: Any) -> dict[int, dict[str, Any]]:
-        if rec.session is None:
+    def evolve(self, state: SessionsState, rec: Any) -> SessionsState:
+        number = rec.session
+        if number is None:
             return state
-        cur = state.get(rec.session)
-        if cur is None:
-            ev = rec.event
-            cur = {"number": rec.session, "title": getattr(ev, "title", ""), "in_game_date": getattr(ev, "in_game_date", ""),
-                   "first_position": rec.position, "last_position": rec.position, "events": 0, "open": 1}
-        cur = {**cur, "last_position": rec.position, "events": cur["events"] + 1}
-        if rec.type == "session.ended":
-            cur["open"] = 0
-        return {**state, rec.session: cur}
+        cur, others = state.current, state.others
+        if cur is None or cur.number != number:
+            if cur is not None:
+                others = {**others, cur.number: cur}
+            cur = others.get(number)
+            if cur is None:
+                ev = rec.event
+                cur = Session(number=number, title=getattr(ev, "title", ""), in_game_date=getattr(ev, "in_game_date", ""),
+                              first_position=rec.position, last_position=rec.position, events=0, open=1)
+            else:
+                others = {k: v for k, v in others.items() if k != number}
+        cur = Session(number=number, title=cur.title, in_game_date=cur.in_game_date,
+                      first_position=cur.first_position, last_position=rec.position, events=cur.events + 1,
+                      open=0 if rec.type == "session.ended" else cur.open)
+        return SessionsState(current=cur, others=others)
 
-    def rows(self, state: dict[int, dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-        return {"sessions": list(state.values())}
+    def rows(self, state: SessionsState) -> dict[str, list[tuple[Any, ...]]]:
+        sessions = [*state.others.values(), *([state.current] if state.current else [])]
+        return {"sessions": [msgspec.structs.astuple(s) for s in sessions]}
 
 
 PROJECTIONS = [Timeline, Sessions]
