@@ -11,10 +11,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from cristal_events.rulesets.cristal import fights
 from cristal_events.rulesets.cristal.ruleset import CristalState
 
 from .base import Projection, Table, rules_fold
+
+
+TURN_EVENTS = frozenset(fights.TURN_EVENTS)
+
+
+def _json(v: Any) -> str:
+    return msgspec.json.encode(v).decode()
 
 
 class CristalCombats(Projection):
@@ -38,21 +47,29 @@ class CristalCombats(Projection):
         )
     }
 
+    def __init__(self, campaign: Any):
+        super().__init__(campaign)
+        self._fold = rules_fold(campaign)
+        self.handles = self._fold.handles
+        self._last: tuple[int, tuple[Any, ...]] | None = None
+
     def initial(self) -> CristalState:
-        return rules_fold(self.campaign).initial
+        return self._fold.initial
 
     def evolve(self, state: CristalState, rec: Any) -> CristalState:
-        self._last = None
-        after = rules_fold(self.campaign)(state, rec)
-        if type(rec.event) in fights.TURN_EVENTS:
-            self._last = (rec.position, fights.log_entry(state, after, rec.event))
+        after = self._fold(state, rec)
+        if type(rec.event) in TURN_EVENTS:
+            entry = fights.log_entry(state, after, rec.event)
+            self._last = None if entry is None else (rec.position, (
+                rec.position, entry["combat"], entry["actor"], entry["action"], entry["duration"],
+                _json(entry["it_before"]), _json(entry["it_after"])))
         return after
 
-    def appended(self, state: CristalState, rec: Any) -> dict[str, list[dict[str, Any]]]:
-        last = getattr(self, "_last", None)
-        if not last or last[0] != rec.position or last[1] is None:
+    def appended(self, state: CristalState, rec: Any) -> dict[str, list[tuple[Any, ...]]]:
+        last = self._last
+        if last is None or last[0] != rec.position:
             return {}
-        return {"cristal_combat_log": [{"position": rec.position, **last[1]}]}
+        return {"cristal_combat_log": [last[1]]}
 
     def rows(self, state: CristalState) -> dict[str, list[dict[str, Any]]]:
         out = []

@@ -41,14 +41,19 @@ class CristalSheets(Projection):
         )
     }
 
+    def __init__(self, campaign: Any):
+        super().__init__(campaign)
+        self._fold = rules_fold(campaign)
+        self.handles = None if self._fold.handles is None else self._fold.handles | {SettingChanged}
+
     def initial(self) -> SheetsState:
-        return SheetsState(rules=rules_fold(self.campaign).initial, settings=dict(self.campaign.header.settings))
+        return SheetsState(rules=self._fold.initial, settings=dict(self.campaign.header.settings))
 
     def evolve(self, state: SheetsState, rec: Any) -> SheetsState:
         ev = rec.event
-        if isinstance(ev, SettingChanged):
+        if type(ev) is SettingChanged:
             return SheetsState(rules=state.rules, settings={**state.settings, ev.key: ev.value})
-        rules = rules_fold(self.campaign)(state.rules, rec)
+        rules = self._fold(state.rules, rec)
         if rules is state.rules:
             return state
         return SheetsState(rules=rules, settings=state.settings)

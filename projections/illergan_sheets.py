@@ -37,14 +37,19 @@ class IllerganSheets(Projection):
     state_type = SheetsState
     state_tables = {"illergan_sheets": Table(COLUMNS, pk="id")}
 
+    def __init__(self, campaign: Any):
+        super().__init__(campaign)
+        self._fold = rules_fold(campaign)
+        self.handles = None if self._fold.handles is None else self._fold.handles | {SettingChanged}
+
     def initial(self) -> SheetsState:
-        return SheetsState(rules=rules_fold(self.campaign).initial, settings=dict(self.campaign.header.settings))
+        return SheetsState(rules=self._fold.initial, settings=dict(self.campaign.header.settings))
 
     def evolve(self, state: SheetsState, rec: Any) -> SheetsState:
         ev = rec.event
         if isinstance(ev, SettingChanged):
             return SheetsState(rules=state.rules, settings={**state.settings, ev.key: ev.value})
-        rules = rules_fold(self.campaign)(state.rules, rec)
+        rules = self._fold(state.rules, rec)
         return state if rules is state.rules else SheetsState(rules=rules, settings=state.settings)
 
     def rows(self, state: SheetsState) -> dict[str, list[dict[str, Any]]]:
