@@ -1,4 +1,9 @@
-"""Combat folds: each event applied to the state (pure, never rolls)."""
+"""Combat folds: each event applied to the state (pure, never rolls).
+
+Each event's fold returns ``(state, combat)``: the state with any change to the characters or the
+crystals, and the new version of the event's combat (None when the fight ended), built with one
+copy of each map that changes; :func:`_apply` moves the combat's clock and puts it in the state once.
+"""
 
 from __future__ import annotations
 
@@ -10,39 +15,62 @@ from .. import magic as m
 from .model import AbilityUsed, ActionTaken, AlignmentUsed, AttackResolved, Bled, Combat, CombatEnded, CombatJoined, CombatStarted, Condition, ConditionChanged, CrystalInspected, CrystalLocked, CrystalReleased, CrystalStored, CrystalUnlocked, Deconcentrated, Fighter, Incantation, InitiativeRolled, LastAttack, LastRoll, PmSpent, PotionUsed, PvChanged, Rerolled, RollRedone, SpellCast, SpellReleased, Swing, TieBroken, TurnPassed  # noqa: F401
 from .model import _now  # noqa: F401
 
+_replace = msgspec.structs.replace
+_Folded = tuple[Any, "Combat | None"]
+
 
 # =========================================================================== folds (pure)
 
 def _put(state: Any, cb: Combat) -> Any:
-    return msgspec.structs.replace(state, combats={**state.combats, cb.name: cb})
+    return _replace(state, combats={**state.combats, cb.name: cb})
 
 
 def _with_fighter(cb: Combat, fid: str, **changes: Any) -> Combat:
-    f = msgspec.structs.replace(cb.fighters[fid], **changes)
-    return msgspec.structs.replace(cb, fighters={**cb.fighters, fid: f})
+    return _replace(cb, fighters={**cb.fighters, fid: _replace(cb.fighters[fid], **changes)})
 
 
-def _add_it(cb: Combat, fid: str, seconds: int, *, action: bool = True) -> Combat:
-    return msgspec.structs.replace(cb, it={**cb.it, fid: cb.it[fid] + seconds}, actions=cb.actions + int(action))
+def _add_it(cb: Combat, fid: str, seconds: int, *, action: bool = True, **fighter: Any) -> Combat:
+    """``fid``'s IT moves by ``seconds`` (an action unless ``action=False``); ``fighter``: changes to its
+    fighter made at the same time."""
+    it = {**cb.it, fid: cb.it[fid] + seconds}
+    if not fighter:
+        return _replace(cb, it=it, actions=cb.actions + int(action))
+    return _replace(cb, it=it, actions=cb.actions + int(action),
+                    fighters={**cb.fighters, fid: _replace(cb.fighters[fid], **fighter)})
 
 
-def _set_character(state: Any, cb: Combat, fid: str, attr: str, value: Any) -> tuple[Any, Combat]:
+def _character(state: Any, fid: str, **changes: Any) -> Any:
+    ch = state.characters[fid]
+    return _replace(state, characters={**state.characters, fid: _replace(ch, **changes)})
+
+
+def _on_character(state: Any, cb: Combat, fid: str, attr: str) -> bool:
     """PV/PM live on the character when its struct has them, else on the fighter (an extra)."""
     ch = state.characters.get(fid)
     f = cb.fighters.get(fid)
-    if ch is not None and isinstance(getattr(ch, attr, None), int) and not (f and attr.upper() in f.stats):
-        chars = {**state.characters, fid: msgspec.structs.replace(ch, **{attr: value})}
-        return msgspec.structs.replace(state, characters=chars), cb
-    return state, _with_fighter(cb, fid, **{attr: value})
+    return ch is not None and isinstance(getattr(ch, attr, None), int) and not (f and attr.upper() in f.stats)
 
 
-def _spend(state: Any, cb: Combat, fid: str, pool: str, attr: str, n: int) -> tuple[Any, Combat]:
+def _set_character(state: Any, cb: Combat, fid: str, attr: str, value: Any, **fighter: Any) -> _Folded:
+    """``attr`` (pv, pm) set to ``value`` on the character or on the fighter (see ``_on_character``);
+    ``fighter``: other changes to the fighter made at the same time."""
+    if _on_character(state, cb, fid, attr):
+        state = _character(state, fid, **{attr: value})
+    else:
+        fighter[attr] = value
+    return state, (_with_fighter(cb, fid, **fighter) if fighter else cb)
+
+
+_POOL_STAT = {"Vol": "VOL", "alignment": "ALIGN", "chance": "CHANCE"}
+
+
+def _spend(state: Any, cb: Combat, fid: str, pool: str, attr: str, n: int) -> _Folded:
     """A daily pool spent: on the character (``pools_used``), or on the extra's fighter."""
+    if not n:
+        return state, cb
     ch = state.characters.get(fid)
-    stat = {"Vol": "VOL", "alignment": "ALIGN", "chance": "CHANCE"}[pool]
-    if n and ch is not None and stat not in cb.fighters[fid].stats:
-        ch = msgspec.structs.replace(ch, pools_used={**ch.pools_used, pool: ch.pools_used.get(pool, 0) + n})
-        return msgspec.structs.replace(state, characters={**state.characters, fid: ch}), cb
+    if ch is not None and _POOL_STAT[pool] not in cb.fighters[fid].stats:
+        return _character(state, fid, pools_used={**ch.pools_used, pool: ch.pools_used.get(pool, 0) + n}), cb
     return state, _with_fighter(cb, fid, **{attr: getattr(cb.fighters[fid], attr) + n})
 
 
@@ -53,59 +81,59 @@ def _condition_of(state: Any, fid: str) -> Condition:
     return "dead" if ch.dead else "unconscious" if ch.unconscious else "conscious"
 
 
-def _ev_started(state: Any, ev: CombatStarted) -> Any:
+def _ev_started(state: Any, ev: CombatStarted) -> _Folded:
     fighters = {e.id: Fighter(id=e.id, stats=dict(e.stats), condition=_condition_of(state, e.id)) for e in ev.fighters}
     its = {e.id: e.it for e in ev.fighters}
-    return _put(state, Combat(name=ev.name, it=its, fighters=fighters, clock=min(its.values())))
+    return state, Combat(name=ev.name, it=its, fighters=fighters, clock=min(its.values()))
 
 
-def _ev_joined(state: Any, ev: CombatJoined) -> Any:
+def _ev_joined(state: Any, ev: CombatJoined) -> _Folded:
     cb = state.combats[ev.name]
     e = ev.fighter
-    cb = msgspec.structs.replace(cb, it={**cb.it, e.id: e.it},
-                                 fighters={**cb.fighters, e.id: Fighter(id=e.id, stats=dict(e.stats),
-                                                                        condition=_condition_of(state, e.id))})
-    return _put(state, cb)
+    return state, _replace(cb, it={**cb.it, e.id: e.it},
+                           fighters={**cb.fighters, e.id: Fighter(id=e.id, stats=dict(e.stats),
+                                                                  condition=_condition_of(state, e.id))})
 
 
-def _ev_initiative(state: Any, ev: InitiativeRolled) -> Any:
+def _ev_initiative(state: Any, ev: InitiativeRolled) -> _Folded:
     cb = state.combats[ev.name]
+    it, fighters = dict(cb.it), dict(cb.fighters)
     for r in ev.results:
-        cb = msgspec.structs.replace(cb, it={**cb.it, r.id: r.it})
-        cb = _with_fighter(cb, r.id, initiative=True, last_roll=LastRoll(
+        it[r.id] = r.it
+        fighters[r.id] = _replace(fighters[r.id], initiative=True, last_roll=LastRoll(
             kind="initiative", it_after=r.it, roll=r.roll, base_it=r.base_it, ref=r.ref))
-    return _put(state, msgspec.structs.replace(cb, clock=min(cb.it.values())))
+    return state, _replace(cb, it=it, fighters=fighters, clock=min(it.values()))
 
 
-def _ev_tie(state: Any, ev: TieBroken) -> Any:
+def _ev_tie(state: Any, ev: TieBroken) -> _Folded:
     cb = state.combats[ev.name]
-    cb = msgspec.structs.replace(cb, tie_it=ev.it, tie_rolls={k: r.total for k, r in ev.rolls.items()})
+    fighters = dict(cb.fighters)
     for fid in ev.rolls:
-        cb = _rolled(cb, fid, "tie-break")
-    return _put(state, cb)
+        fighters[fid] = _replace(fighters[fid], last_roll=LastRoll(kind="tie-break", it_after=cb.it[fid]))
+    return state, _replace(cb, tie_it=ev.it, tie_rolls={k: r.total for k, r in ev.rolls.items()}, fighters=fighters)
 
 
-def _ev_action(state: Any, ev: ActionTaken) -> Any:
-    cb = _add_it(state.combats[ev.name], ev.actor, ev.seconds)
-    if ev.rolls:
-        cb = _rolled(cb, ev.actor, "duration")
+def _ev_action(state: Any, ev: ActionTaken) -> _Folded:
+    cb = state.combats[ev.name]
+    rolled = {"last_roll": LastRoll(kind="duration", it_after=cb.it[ev.actor] + ev.seconds)} if ev.rolls else {}
+    cb = _add_it(cb, ev.actor, ev.seconds, **rolled)
     if ev.aided:
         cb = _with_fighter(cb, ev.aided, aided=True)
-    return _put(state, cb)
+    return state, cb
 
 
-def _ev_passed(state: Any, ev: TurnPassed) -> Any:
-    return _put(state, _add_it(state.combats[ev.name], ev.actor, ev.seconds))
+def _ev_passed(state: Any, ev: TurnPassed) -> _Folded:
+    return state, _add_it(state.combats[ev.name], ev.actor, ev.seconds)
 
 
-def _ev_attack(state: Any, ev: AttackResolved) -> Any:
-    cb = _add_it(state.combats[ev.name], ev.attacker, ev.seconds)
+def _ev_attack(state: Any, ev: AttackResolved) -> _Folded:
     last = ev.swings[-1]
     la = LastAttack(target=ev.target, att=ev.att, dp=ev.dp, halved=ev.chain, dmg=ev.dmg, backstab=ev.back, hit=last.hit)
-    cb = _with_fighter(cb, ev.attacker, last_attack=la,
-                       last_roll=_attack_roll(ev.swings, ev.target, la, cb.it[ev.attacker]))
+    cb = state.combats[ev.name]
+    cb = _add_it(cb, ev.attacker, ev.seconds, last_attack=la,
+                 last_roll=_attack_roll(ev.swings, ev.target, la, cb.it[ev.attacker] + ev.seconds))
     state, cb = _spend(state, cb, ev.attacker, "Vol", "vol_spent", ev.vol_spent)
-    return _put(_use_projectiles(state, ev), cb)
+    return _use_projectiles(state, ev), cb
 
 
 def _attack_roll(swings: list[Swing], target: str, la: LastAttack, it: int) -> LastRoll:
@@ -120,184 +148,182 @@ def _attack_roll(swings: list[Swing], target: str, la: LastAttack, it: int) -> L
 
 def _use_projectiles(state: Any, ev: AttackResolved) -> Any:
     """Each shot takes one projectile from the attacker's bag (QTÉ - 1; the line goes at 0)."""
+    if not ev.projectiles_used:
+        return state
     ch = state.characters.get(ev.attacker)
-    if not ev.projectiles_used or ch is None:
+    if ch is None:
         return state
     key, items = ev.projectile.casefold(), []
     for item in ch.items:
         if item.name.casefold() == key:
             if item.qty <= ev.projectiles_used:
                 continue
-            item = msgspec.structs.replace(item, qty=item.qty - ev.projectiles_used)
+            item = _replace(item, qty=item.qty - ev.projectiles_used)
         items.append(item)
-    ch = msgspec.structs.replace(ch, items=items)
-    return msgspec.structs.replace(state, characters={**state.characters, ev.attacker: ch})
+    return _character(state, ev.attacker, items=items)
 
 
-def _ev_cast(state: Any, ev: SpellCast) -> Any:
-    cb = _add_it(state.combats[ev.name], ev.caster, ev.incantation)
+def _ev_cast(state: Any, ev: SpellCast) -> _Folded:
+    cb = state.combats[ev.name]
+    it = cb.it[ev.caster] + ev.incantation
+    changes: dict[str, Any] = {}
     if ev.success and ev.incantation > 0:
-        inc = Incantation(spell=ev.spell, spends=dict(ev.spends), targets=list(ev.targets),
-                          lowered_dm=dict(ev.lowered_dm), combustion=ev.combustion, margin=ev.margin,
-                          until=cb.it[ev.caster], cnc=ev.cnc, penalty=ev.penalty, spell_cnc=ev.spell_cnc)
-        cb = _with_fighter(cb, ev.caster, incantation=inc)
+        changes["incantation"] = Incantation(
+            spell=ev.spell, spends=dict(ev.spends), targets=list(ev.targets), lowered_dm=dict(ev.lowered_dm),
+            combustion=ev.combustion, margin=ev.margin, until=it, cnc=ev.cnc, penalty=ev.penalty,
+            spell_cnc=ev.spell_cnc)
     if ev.roll is not None:
         comb = ev.combustion_on_success if ev.combustion_on_success is not None else ev.combustion
-        cb = _with_fighter(cb, ev.caster, last_roll=LastRoll(
-            kind="concentration", it_after=cb.it[ev.caster], roll=ev.roll, spell=ev.spell, cnc=ev.cnc,
-            penalty=ev.penalty, spell_cnc=ev.spell_cnc, success=ev.success, time=ev.time, combustion=comb,
-            spends=dict(ev.spends), targets=list(ev.targets), lowered_dm=dict(ev.lowered_dm)))
-    return _put(state, cb)
+        changes["last_roll"] = LastRoll(
+            kind="concentration", it_after=it, roll=ev.roll, spell=ev.spell, cnc=ev.cnc, penalty=ev.penalty,
+            spell_cnc=ev.spell_cnc, success=ev.success, time=ev.time, combustion=comb, spends=dict(ev.spends),
+            targets=list(ev.targets), lowered_dm=dict(ev.lowered_dm))
+    return state, _add_it(cb, ev.caster, ev.incantation, **changes)
 
 
-def _ev_released(state: Any, ev: SpellReleased) -> Any:
+def _ev_released(state: Any, ev: SpellReleased) -> _Folded:
     cb = state.combats[ev.name]
     if ev.source == "spell":
-        cb = _add_it(cb, ev.caster, ev.combustion, action=False)
-        cb = _with_fighter(cb, ev.caster, incantation=None)
-    return _put(state, _rolled(cb, ev.caster, "effects"))
+        rolled = LastRoll(kind="effects", it_after=cb.it[ev.caster] + ev.combustion)
+        return state, _add_it(cb, ev.caster, ev.combustion, action=False, incantation=None, last_roll=rolled)
+    return state, _with_fighter(cb, ev.caster, last_roll=LastRoll(kind="effects", it_after=cb.it[ev.caster]))
 
 
-def _rolled(cb: Combat, fid: str, kind: str) -> Combat:
-    """A roll Chance does not redo here is now the fighter's last one."""
-    return _with_fighter(cb, fid, last_roll=LastRoll(kind=kind, it_after=cb.it[fid]))
+def _ev_deconcentrated(state: Any, ev: Deconcentrated) -> _Folded:
+    return state, _with_fighter(state.combats[ev.name], ev.caster, incantation=None)
 
 
-def _ev_deconcentrated(state: Any, ev: Deconcentrated) -> Any:
-    return _put(state, _with_fighter(state.combats[ev.name], ev.caster, incantation=None))
+def _ev_pv(state: Any, ev: PvChanged) -> _Folded:
+    return _set_character(state, state.combats[ev.name], ev.character, "pv", ev.pv_after)
 
 
-def _ev_pv(state: Any, ev: PvChanged) -> Any:
-    state, cb = _set_character(state, state.combats[ev.name], ev.character, "pv", ev.pv_after)
-    return _put(state, cb)
+def _ev_pm(state: Any, ev: PmSpent) -> _Folded:
+    return _set_character(state, state.combats[ev.name], ev.character, "pm", ev.pm_after)
 
 
-def _ev_pm(state: Any, ev: PmSpent) -> Any:
-    state, cb = _set_character(state, state.combats[ev.name], ev.character, "pm", ev.pm_after)
-    return _put(state, cb)
-
-
-def _ev_condition(state: Any, ev: ConditionChanged) -> Any:
+def _ev_condition(state: Any, ev: ConditionChanged) -> _Folded:
     cb = state.combats[ev.name]
     changes: dict[str, Any] = {"condition": ev.condition, "bleed_seconds": 0}
     if ev.condition != "conscious":
         changes["incantation"] = None
     else:
         changes["aided"] = False
-        cb = msgspec.structs.replace(cb, it={**cb.it, ev.character: max(cb.it[ev.character], cb.clock)})
+        cb = _replace(cb, it={**cb.it, ev.character: max(cb.it[ev.character], cb.clock)})
+    on_character = _on_character(state, cb, ev.character, "pv")
+    if not on_character:
+        changes["pv"] = ev.pv
     cb = _with_fighter(cb, ev.character, **changes)
-    state, cb = _set_character(state, cb, ev.character, "pv", ev.pv)
     ch = state.characters.get(ev.character)
     if ch is not None:
-        ch = msgspec.structs.replace(ch, dead=ev.condition == "dead", unconscious=ev.condition == "unconscious")
-        state = msgspec.structs.replace(state, characters={**state.characters, ev.character: ch})
-    return _put(state, cb)
+        vitals: dict[str, Any] = {"pv": ev.pv} if on_character else {}
+        state = _character(state, ev.character, dead=ev.condition == "dead",
+                           unconscious=ev.condition == "unconscious", **vitals)
+    return state, cb
 
 
-def _ev_bled(state: Any, ev: Bled) -> Any:
-    cb = _with_fighter(state.combats[ev.name], ev.character, bleed_seconds=ev.carry)
-    state, cb = _set_character(state, cb, ev.character, "pv", ev.pv_after)
-    return _put(state, cb)
+def _ev_bled(state: Any, ev: Bled) -> _Folded:
+    return _set_character(state, state.combats[ev.name], ev.character, "pv", ev.pv_after, bleed_seconds=ev.carry)
 
 
 def _crystals(state: Any, name: str, crystal: m.Crystal) -> Any:
-    return msgspec.structs.replace(state, crystals={**state.crystals, name: crystal})
+    return _replace(state, crystals={**state.crystals, name: crystal})
 
 
-def _ev_stored(state: Any, ev: CrystalStored) -> Any:
-    state = _put(state, _rolled(_add_it(state.combats[ev.name], ev.caster, ev.seconds), ev.caster, "crystal"))
+def _crystal_turn(state: Any, ev: Any) -> Combat:
+    """A crystal spell's turn: the caster's IT moves and it is its last roll (one Chance does not redo)."""
+    cb = state.combats[ev.name]
+    return _add_it(cb, ev.caster, ev.seconds, last_roll=LastRoll(kind="crystal", it_after=cb.it[ev.caster] + ev.seconds))
+
+
+def _ev_stored(state: Any, ev: CrystalStored) -> _Folded:
+    cb = _crystal_turn(state, ev)
     crystal = state.crystals.get(ev.crystal) or m.Crystal(capacity=ev.capacity)
     if ev.outcome == "stored":
-        crystal = msgspec.structs.replace(crystal, stored=m.StoredSpell(name=ev.spell, pm=ev.pm,
-                                                                       spends=tuple(ev.spends)), locked_by=None)
+        crystal = _replace(crystal, stored=m.StoredSpell(name=ev.spell, pm=ev.pm, spends=tuple(ev.spends)),
+                           locked_by=None)
     elif ev.outcome == "exploded":
-        crystal = msgspec.structs.replace(crystal, destroyed=True)
-    return _crystals(state, ev.crystal, crystal)
+        crystal = _replace(crystal, destroyed=True)
+    return _crystals(state, ev.crystal, crystal), cb
 
 
-def _ev_crystal_released(state: Any, ev: CrystalReleased) -> Any:
-    state = _put(state, _rolled(_add_it(state.combats[ev.name], ev.caster, ev.seconds), ev.caster, "crystal"))
+def _ev_crystal_released(state: Any, ev: CrystalReleased) -> _Folded:
+    cb = _crystal_turn(state, ev)
     if ev.success and ev.crystal in state.crystals:
-        state = _crystals(state, ev.crystal, msgspec.structs.replace(state.crystals[ev.crystal], stored=None,
-                                                                     locked_by=None))
-    return state
+        state = _crystals(state, ev.crystal, _replace(state.crystals[ev.crystal], stored=None, locked_by=None))
+    return state, cb
 
 
-def _ev_locked(state: Any, ev: CrystalLocked) -> Any:
-    state = _put(state, _rolled(_add_it(state.combats[ev.name], ev.caster, ev.seconds), ev.caster, "crystal"))
+def _ev_locked(state: Any, ev: CrystalLocked) -> _Folded:
+    cb = _crystal_turn(state, ev)
     if ev.success and ev.crystal in state.crystals:
-        state = _crystals(state, ev.crystal, msgspec.structs.replace(state.crystals[ev.crystal], locked_by=ev.caster))
-    return state
+        state = _crystals(state, ev.crystal, _replace(state.crystals[ev.crystal], locked_by=ev.caster))
+    return state, cb
 
 
-def _ev_unlocked(state: Any, ev: CrystalUnlocked) -> Any:
-    state = _put(state, _add_it(state.combats[ev.name], ev.caster, ev.seconds))
-    return _crystals(state, ev.crystal, msgspec.structs.replace(state.crystals[ev.crystal], locked_by=None))
+def _ev_unlocked(state: Any, ev: CrystalUnlocked) -> _Folded:
+    cb = _add_it(state.combats[ev.name], ev.caster, ev.seconds)
+    return _crystals(state, ev.crystal, _replace(state.crystals[ev.crystal], locked_by=None)), cb
 
 
-def _ev_inspected(state: Any, ev: CrystalInspected) -> Any:
-    return _put(state, _rolled(_add_it(state.combats[ev.name], ev.caster, ev.seconds), ev.caster, "crystal"))
+def _ev_inspected(state: Any, ev: CrystalInspected) -> _Folded:
+    return state, _crystal_turn(state, ev)
 
 
-def _ev_potion(state: Any, ev: PotionUsed) -> Any:
-    return _put(state, _add_it(state.combats[ev.name], ev.actor, ev.seconds))
+def _ev_potion(state: Any, ev: PotionUsed) -> _Folded:
+    return state, _add_it(state.combats[ev.name], ev.actor, ev.seconds)
 
 
-def _ev_ability(state: Any, ev: AbilityUsed) -> Any:
+def _ev_ability(state: Any, ev: AbilityUsed) -> _Folded:
+    return _spend(state, _add_it(state.combats[ev.name], ev.actor, ev.seconds), ev.actor, "Vol", "vol_spent", ev.cost)
+
+
+def _ev_align(state: Any, ev: AlignmentUsed) -> _Folded:
     cb = _add_it(state.combats[ev.name], ev.actor, ev.seconds)
-    state, cb = _spend(state, cb, ev.actor, "Vol", "vol_spent", ev.cost)
-    return _put(state, cb)
+    return _spend(state, cb, ev.actor, "alignment", "align_spent", ev.points)
 
 
-def _ev_align(state: Any, ev: AlignmentUsed) -> Any:
-    cb = _add_it(state.combats[ev.name], ev.actor, ev.seconds)
-    state, cb = _spend(state, cb, ev.actor, "alignment", "align_spent", ev.points)
-    return _put(state, cb)
-
-
-def _ev_reroll(state: Any, ev: Rerolled) -> Any:
+def _ev_reroll(state: Any, ev: Rerolled) -> _Folded:
     cb = state.combats[ev.name]
     f = cb.fighters[ev.character]
-    last = msgspec.structs.replace(f.last_attack, hit=ev.swing.hit) if f.last_attack else None
-    cb = _with_fighter(cb, ev.character, last_attack=last)
+    last = _replace(f.last_attack, hit=ev.swing.hit) if f.last_attack else None
+    changes: dict[str, Any] = {"last_attack": last}
     if last is not None:
-        cb = _with_fighter(cb, ev.character, last_roll=_attack_roll([ev.swing], ev.target, last, cb.it[ev.character]))
-    state, cb = _spend(state, cb, ev.character, "chance", "rerolls", 1)
-    return _put(state, cb)
+        changes["last_roll"] = _attack_roll([ev.swing], ev.target, last, cb.it[ev.character])
+    return _spend(state, _with_fighter(cb, ev.character, **changes), ev.character, "chance", "rerolls", 1)
 
 
-def _ev_redone(state: Any, ev: RollRedone) -> Any:
+def _ev_redone(state: Any, ev: RollRedone) -> _Folded:
     """The new roll replaces the old one: damage (PV move by their own events), concentration, initiative."""
     cb = state.combats[ev.name]
     f = cb.fighters[ev.character]
     last = f.last_roll
     assert last is not None
+    changes: dict[str, Any] = {}
     match ev.kind:
         case "damage":
-            last = msgspec.structs.replace(last, roll=ev.roll, amount=ev.damage)
+            last = _replace(last, roll=ev.roll, amount=ev.damage)
         case "concentration":
-            last = msgspec.structs.replace(last, roll=ev.roll, success=ev.success)
+            last = _replace(last, roll=ev.roll, success=ev.success)
             inc = None
             if ev.success and last.time == "incantation":
                 inc = Incantation(spell=last.spell, spends=dict(last.spends), targets=list(last.targets),
                                   lowered_dm=dict(last.lowered_dm), combustion=last.combustion, margin=ev.margin,
                                   until=cb.it[ev.character], cnc=last.cnc, penalty=last.penalty,
                                   spell_cnc=last.spell_cnc)
-            cb = _with_fighter(cb, ev.character, incantation=inc)
+            changes["incantation"] = inc
         case "initiative":
-            cb = msgspec.structs.replace(cb, it={**cb.it, ev.character: ev.it_after})
-            cb = msgspec.structs.replace(cb, clock=min(cb.it.values()))
-            last = msgspec.structs.replace(last, roll=ev.roll, it_after=ev.it_after)
-    cb = _with_fighter(cb, ev.character, last_roll=last)
-    state, cb = _spend(state, cb, ev.character, "chance", "rerolls", 1)
-    return _put(state, cb)
+            it = {**cb.it, ev.character: ev.it_after}
+            cb = _replace(cb, it=it, clock=min(it.values()))
+            last = _replace(last, roll=ev.roll, it_after=ev.it_after)
+    cb = _with_fighter(cb, ev.character, last_roll=last, **changes)
+    return _spend(state, cb, ev.character, "chance", "rerolls", 1)
 
 
-def _ev_ended(state: Any, ev: CombatEnded) -> Any:
+def _ev_ended(state: Any, ev: CombatEnded) -> _Folded:
     """Every IT goes back to 0 (L1222) and the fight leaves the decision state: its history stays in
     the log and in the ``cristal_combat_log`` read model. Keeping ended fights would make the state,
     and every fold that copies it, grow with the length of the campaign."""
-    return msgspec.structs.replace(state, combats={k: v for k, v in state.combats.items() if k != ev.name})
+    return _replace(state, combats={k: v for k, v in state.combats.items() if k != ev.name}), None
 
 
 _APPLY: dict[type, Any] = {
@@ -312,17 +338,16 @@ _APPLY: dict[type, Any] = {
 
 
 def _apply(state: Any, ev: Any) -> Any:
-    state = _APPLY[type(ev)](state, ev)
-    cb = state.combats.get(ev.name)
+    state, cb = _APPLY[type(ev)](state, ev)
     if cb is None:  # the fight just ended
         return state
-    now = _now(cb)
-    if cb.active and now is not None and now > cb.clock:
-        state = _put(state, msgspec.structs.replace(cb, clock=now))
-    return state
+    if cb.active:
+        now = _now(cb)
+        if now is not None and now > cb.clock:
+            cb = _replace(cb, clock=now)
+    return _replace(state, combats={**state.combats, cb.name: cb})
 
 
 def evolve(state: Any, rec: Any) -> Any:
     """Fold one recorded combat event (pure)."""
     return _apply(state, rec.event)
-
