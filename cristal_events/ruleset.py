@@ -135,6 +135,11 @@ class Ruleset(ABC):
         unchanged), so a reader folding many events can skip the others; None: any event."""
         return None
 
+    def evolver(self, cls: type) -> Any:
+        """The function ``evolve`` uses for the recorded events of class ``cls`` (found once per class
+        by a reader that folds many events): ``fn(state, rec) -> state``."""
+        return self.evolve
+
 
 def _merge(parts: tuple[Any, ...], table: str) -> dict[type, Any]:
     merged: dict[type, Any] = {}
@@ -148,6 +153,10 @@ def _merge(parts: tuple[Any, ...], table: str) -> dict[type, Any]:
 
 def _event_type(rec: RecordedEvent) -> str:
     return rec.type
+
+
+def _unchanged(state: Any, rec: RecordedEvent) -> Any:
+    return state
 
 
 class ComposedRuleset(Ruleset):
@@ -209,3 +218,8 @@ class ComposedRuleset(Ruleset):
         if type(self).evolve is not ComposedRuleset.evolve:  # a subclass folds its own way
             return None
         return frozenset(self._evolvers)
+
+    def evolver(self, cls: type) -> Any:
+        if type(self).evolve is not ComposedRuleset.evolve:
+            return self.evolve
+        return self._evolvers.get(cls) or _unchanged

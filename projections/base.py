@@ -127,6 +127,7 @@ class _SharedFold:
         #: the event classes that can change the state (None: any); a projection folding this state
         #: handles (at least) these
         self.handles = campaign.ruleset.evolved_events()
+        self._evolvers: dict[type, Any] = {}
         self._before: Any = None
         self._position = -1
         self._after: Any = None
@@ -134,7 +135,10 @@ class _SharedFold:
     def __call__(self, state: Any, rec: "RecordedEvent") -> Any:
         if rec.position == self._position and state is self._before:
             return self._after
-        after = self.ruleset.evolve(state, rec)
+        evolve = self._evolvers.get(type(rec.event))
+        if evolve is None:
+            evolve = self._evolvers[type(rec.event)] = self.ruleset.evolver(type(rec.event))
+        after = evolve(state, rec)
         self._before, self._position, self._after = state, rec.position, after
         return after
 

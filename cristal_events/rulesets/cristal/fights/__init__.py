@@ -36,7 +36,7 @@ from .spells import decide_cast, decide_potion, decide_release, decide_release_c
 from .chance import *  # noqa: F401,F403
 from .chance import decide_reroll, summarize_redone
 from .fold import *  # noqa: F401,F403
-from .fold import _APPLY, evolve
+from .fold import _APPLY, evolve, evolver
 from .model import *  # noqa: F401,F403
 from .model import (Attack, CastSpell, EndCombat, InspectCrystal, JoinCombat, LockCrystal, NextTurn, PassTurn,
                     ReleaseCrystal, ReleaseSpell, Reroll, RollInitiative, RollRedone, StartCombat, StoreInCrystal,
@@ -68,7 +68,7 @@ DECIDERS: dict[type, Any] = {
     UsePotion: decide_potion, UseAbility: decide_ability, UseAlignment: decide_align, Reroll: decide_reroll,
     LockCrystal: decide_lock, UnlockCrystal: decide_unlock, InspectCrystal: decide_inspect, EndCombat: decide_end,
 }
-EVOLVERS: dict[type, Any] = {cls: evolve for cls in EVENTS}
+EVOLVERS: dict[type, Any] = {cls: evolver(cls) for cls in EVENTS}
 SUMMARIES: dict[type, Any] = ({cls: summarize for cls in EVENTS} | {RollRedone: summarize_redone}
                               | {cls: _crystal_spells.summarize for cls in _crystal_spells.SUMMARY})
 COMPENSATORS: dict[type, Any] = {}

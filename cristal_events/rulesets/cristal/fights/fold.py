@@ -338,8 +338,12 @@ _APPLY: dict[type, Any] = {
 
 
 def _apply(state: Any, ev: Any) -> Any:
-    state, cb = _APPLY[type(ev)](state, ev)
-    if cb is None:  # the fight just ended
+    return _finish(*_APPLY[type(ev)](state, ev))
+
+
+def _finish(state: Any, cb: Combat | None) -> Any:
+    """The event's combat (None: it ended) put in the state, its clock moved to its present moment."""
+    if cb is None:
         return state
     if cb.active:
         now = _now(cb)
@@ -351,3 +355,9 @@ def _apply(state: Any, ev: Any) -> Any:
 def evolve(state: Any, rec: Any) -> Any:
     """Fold one recorded combat event (pure)."""
     return _apply(state, rec.event)
+
+
+def evolver(cls: type) -> Any:
+    """``evolve`` for the recorded events of class ``cls``, its fold found once."""
+    fold = _APPLY[cls]
+    return lambda state, rec: _finish(*fold(state, rec.event))

@@ -301,5 +301,5 @@ class EndCombat(msgspec.Struct, frozen=True, kw_only=True):
 
 def _now(cb: Combat) -> int | None:
     """The smallest IT among the conscious fighters: the fight's present moment."""
-    its = [cb.it[f.id] for f in cb.fighters.values() if f.condition == "conscious"]
-    return min(its) if its else None
+    it = cb.it
+    return min([it[f.id] for f in cb.fighters.values() if f.condition == "conscious"], default=None)
