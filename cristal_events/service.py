@@ -106,20 +106,22 @@ def codec_for(ruleset: Ruleset) -> Codec:
     return Codec(CORE_EVENTS + tuple(ruleset.events), {**CORE_UPCASTERS, **ruleset.upcasters})
 
 
+_CORE_EVOLVERS: dict[type, Callable[[CoreState, Any, int], CoreState]] = {
+    SessionStarted: lambda core, ev, position: msgspec.structs.replace(
+        core, session=ev.number, sessions=max(core.sessions, ev.number),
+        session_titles={**core.session_titles, ev.number: ev.title}, position=position),
+    SessionEnded: lambda core, ev, position: msgspec.structs.replace(core, session=None, position=position),
+    SettingChanged: lambda core, ev, position: msgspec.structs.replace(
+        core, settings={**core.settings, ev.key: ev.value}, position=position),
+}
+
+
 def core_evolve(core: CoreState, rec: RecordedEvent) -> CoreState:
     """Fold one event into the core state (pure)."""
-    ev = rec.event
-    match ev:
-        case SessionStarted():
-            core = msgspec.structs.replace(core, session=ev.number, sessions=max(core.sessions, ev.number),
-                                           session_titles={**core.session_titles, ev.number: ev.title})
-        case SessionEnded():
-            core = msgspec.structs.replace(core, session=None)
-        case SettingChanged():
-            core = msgspec.structs.replace(core, settings={**core.settings, ev.key: ev.value})
-    if rec.position != core.position:
-        core = msgspec.structs.replace(core, position=rec.position)
-    return core
+    fn = _CORE_EVOLVERS.get(type(rec.event))
+    if fn is not None:
+        return fn(core, rec.event, rec.position)
+    return core if rec.position == core.position else msgspec.structs.replace(core, position=rec.position)
 
 
 class Campaign:
@@ -131,6 +133,7 @@ class Campaign:
         self.header = header
         self.hooks: list[Callable[["Campaign"], None]] = []
         self._world: World | None = None
+        self._evolvers: dict[type, Any] = {}  # the ruleset's evolver of each event class, found once
 
     # ---------------------------------------------------------------- opening
     @classmethod
@@ -179,7 +182,10 @@ class Campaign:
         return World(core, self.ruleset.initial_state(self.header))
 
     def fold(self, world: World, rec: RecordedEvent) -> World:
-        return World(core_evolve(world.core, rec), self.ruleset.evolve(world.rules, rec))
+        evolve = self._evolvers.get(type(rec.event))
+        if evolve is None:
+            evolve = self._evolvers[type(rec.event)] = self.ruleset.evolver(type(rec.event))
+        return World(core_evolve(world.core, rec), evolve(world.rules, rec))
 
     def state(self) -> World:
         """The current state: the cached one caught up with any event appended since (by anyone)."""
