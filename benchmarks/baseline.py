@@ -99,7 +99,10 @@ _HERO: list[type] = []
 
 
 def _hero_class() -> type:
-    """The eventsourcing aggregate of the comparison (defined once: the library registers topics)."""
+    """The eventsourcing aggregate of the comparison (defined once: the library registers topics).
+
+    ``award`` is the small two-field event; ``record`` carries one of the campaign's real payloads
+    (the decoded JSON object of a stored event), so both stores move the same data."""
     if not _HERO:
         from eventsourcing.domain import Aggregate, event
 
@@ -108,20 +111,28 @@ def _hero_class() -> type:
             def __init__(self, name: str) -> None:
                 self.name = name
                 self.xp = 0
+                self.recorded = 0
 
             @event("XpAwarded")
             def award(self, amount: int, reason: str) -> None:
                 self.xp += amount
 
+            @event("Recorded")
+            def record(self, payload: dict) -> None:
+                self.recorded += 1
+
         _HERO.append(Hero)
     return _HERO[0]
 
 
-def eventsourcing_run(path: str, n: int, batch: int = 1000) -> tuple[float, float]:
-    """(append events/s, replay events/s) of eventsourcing's SQLite Application on ``n`` small events.
+def eventsourcing_run(path: str, n: int, batch: int = 1000, payloads: Sequence[dict[str, Any]] | None = None
+                      ) -> tuple[float, float]:
+    """(append events/s, replay events/s) of eventsourcing's SQLite Application on ``n`` events.
 
     Aggregates of ``batch`` events each are saved in one transaction (``app.save``), then every
-    aggregate is reconstructed from its events (``repository.get``: read, decode, fold).
+    aggregate is reconstructed from its events (``repository.get``: read, decode, fold). Without
+    ``payloads`` the events are small (an amount and a reason); with them, event ``i`` carries
+    ``payloads[i % len(payloads)]``, the same objects the engine stores.
     """
     from eventsourcing.application import Application
 
@@ -137,7 +148,10 @@ def eventsourcing_run(path: str, n: int, batch: int = 1000) -> tuple[float, floa
     while done < n:
         hero = Hero(name=f"hero-{len(ids)}")
         for i in range(min(batch, n - done) - 1):
-            hero.award(amount=i % 50, reason="combat")
+            if payloads:
+                hero.record(payload=payloads[(done + i) % len(payloads)])
+            else:
+                hero.award(amount=i % 50, reason="combat")
         app.save(hero)
         ids.append(hero.id)
         done += min(batch, n - done)

@@ -54,22 +54,20 @@ def exported_rows(camp) -> list[B.Row]:
 
 
 def engine_import(path: str, codec, rows) -> None:
-    """Validate every payload with the codec, then append_rows (re-chain, hash) in batches of 1,000."""
+    """What ``cristal import`` does: validate every payload with the campaign's codec while
+    ``Store.import_rows`` re-chains, hashes and appends them (multi-row INSERTs, one transaction)."""
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(path + suffix):
             os.remove(path + suffix)
     store = Store.create(path, codec)
-    batch = []
-    for eid, stream, version, type_, sv, payload, when, session, actor, cause, corr in rows:
-        codec.decode(type_, sv, payload)  # validation: a bad payload is refused naming the field
-        batch.append({"event_id": eid, "stream": stream, "version": version, "type": type_,
-                      "schema_version": sv, "payload": payload, "recorded_at": when, "session": session,
-                      "actor": actor, "causation_id": cause, "correlation_id": corr})
-        if len(batch) == 1000:
-            store.append_rows(batch)
-            batch = []
-    if batch:
-        store.append_rows(batch)
+    decode = codec.decode
+
+    def validated():
+        for r in rows:
+            decode(r[3], r[4], r[5])  # validation: a bad payload is refused naming the field
+            yield r
+
+    store.import_rows(validated())
     store.close()
 
 

@@ -42,6 +42,7 @@ class Codec:
         self._decoder = msgspec.json.Decoder(self.union)
         self.upcasters = dict(upcasters)
         self.versions = {tag: cls.version for tag, cls in self.by_tag.items()}
+        self.class_versions = {cls: cls.version for cls in self.classes}
 
     def version_of(self, tag: str) -> int:
         return self.versions[tag]

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from .errors import CristalError
-from .store import GENESIS, VerifyReport, row_hash
+from .store import GENESIS, IMPORT_FIELDS, VerifyReport, row_hash
 
 ENVELOPE = ("position", "event_id", "stream", "version", "type", "schema_version", "recorded_at", "session",
             "actor", "causation_id", "correlation_id", "prev_hash", "hash")
@@ -99,9 +99,7 @@ def read_jsonl(path: str | os.PathLike[str]) -> Any:
                     raise CristalError(f"Line {lineno} of {path} is not JSON ({exc}).") from None
 
 
-def store_row(d: dict[str, Any]) -> dict[str, Any]:
-    """The store row (for ``Store.append_rows``) of one exported line; the payload text is re-encoded
-    compactly, exactly as the hash covers it."""
-    row = {k: d[k] for k in ENVELOPE if k not in ("prev_hash", "hash")}
-    row["payload"] = payload_text(d["payload"])
-    return row
+def store_row(d: dict[str, Any]) -> tuple[Any, ...]:
+    """The store row (for ``Store.import_rows``: the values of ``IMPORT_FIELDS``) of one exported line;
+    the payload text is re-encoded compactly, exactly as the hash covers it."""
+    return tuple(payload_text(d["payload"]) if k == "payload" else d[k] for k in IMPORT_FIELDS)

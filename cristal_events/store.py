@@ -20,8 +20,9 @@ import hashlib
 import itertools
 import os
 import sqlite3
+import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -47,11 +48,24 @@ _COLUMNS = (
     "position, event_id, stream, version, type, schema_version, payload, recorded_at, session, actor, "
     "causation_id, correlation_id, prev_hash, hash"
 )
+#: the fields of a row given to :meth:`Store.import_rows` (the envelope and payload of an exported event)
+IMPORT_FIELDS = ("event_id", "stream", "version", "type", "schema_version", "payload", "recorded_at", "session",
+                 "actor", "causation_id", "correlation_id")
+_WIDTH = 14  # the columns of _COLUMNS
+_ROW_MARKS = "(" + ",".join("?" * _WIDTH) + ")"
+#: event types with a partial index of their own (migration 0003): type -> index
+_INDEXED_TYPES = {"session.started": "events_session_starts"}
+_COLUMNS_NO_HASHES = _COLUMNS.replace(", prev_hash, hash", "")
 _hash_encoder = msgspec.json.Encoder()
 
 
-class RecordedEvent(msgspec.Struct, frozen=True):
-    """An event as stored: the decoded event and its envelope (fields in the order of the columns)."""
+class RecordedEvent(msgspec.Struct, frozen=True, gc=False):
+    """An event as stored: the decoded event and its envelope (fields in the order of the columns).
+
+    ``gc=False``: a record holds only strings, numbers and its event, so it can never be part of a
+    reference cycle, and keeping the millions a replay makes out of the garbage collector's lists
+    makes replays faster.
+    """
 
     position: int
     event_id: str
@@ -144,6 +158,8 @@ class Store:
         self.path = path
         self.codec = codec
         self._depth = 0
+        self._insert_sql: dict[int, str] = {}
+        self._chunk: int | None = None
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -278,7 +294,7 @@ class Store:
                     h = sha(enc(canon)).hexdigest()
                     rows.append((*canon[1:], prev, h))
                     prev = h
-                self.conn.executemany(f"INSERT INTO events ({_COLUMNS}) VALUES ({','.join('?' * 14)})", rows)
+                self._insert(rows)
         except sqlite3.IntegrityError as exc:
             raise ConcurrencyConflict(f"Stream {stream} moved while appending ({exc}); retry.") from None
         except sqlite3.Error as exc:
@@ -287,24 +303,93 @@ class Store:
             raise CristalError("Text with characters that are not valid Unicode cannot be stored; nothing was written.") from None
         return [r[0] for r in rows]
 
-    def append_rows(self, rows: Sequence[dict[str, Any]]) -> int:
-        """Append pre-built rows (an import): re-chains and re-hashes them at the end of this log."""
-        with self.transaction():
-            position, prev = self._head()
-            out = []
-            enc, sha = _hash_encoder.encode, hashlib.sha256
-            for r in rows:
-                position += 1
-                canon = (prev, position, r["event_id"], r["stream"], r["version"], r["type"], r["schema_version"],
-                         r["payload"], r["recorded_at"], r["session"], r["actor"], r["causation_id"], r["correlation_id"])
-                h = sha(enc(canon)).hexdigest()  # = row_hash(*canon)
-                out.append((*canon[1:], prev, h))
-                prev = h
-            try:
-                self.conn.executemany(f"INSERT INTO events ({_COLUMNS}) VALUES ({','.join('?' * 14)})", out)
-            except sqlite3.Error as exc:
-                raise translate_sqlite_error(exc, self.path) from None
-        return len(out)
+    def append_rows(self, rows: Iterable[dict[str, Any]]) -> int:
+        """Append pre-built rows given as dicts of :data:`IMPORT_FIELDS`; see :meth:`import_rows`."""
+        return self.import_rows(tuple(map(r.__getitem__, IMPORT_FIELDS)) for r in rows)
+
+    def import_rows(self, rows: Iterable[Sequence[Any]]) -> int:
+        """Append pre-built rows (an import): tuples of :data:`IMPORT_FIELDS`, re-chained and re-hashed
+        at the end of this log, in one transaction (the caller's, when one is open).
+
+        ``rows`` is consumed as it goes: an import of any size holds two chunks in memory, and an
+        exception raised by the iterable (a payload that does not validate) rolls the whole
+        transaction back. While SQLite writes one chunk on a second thread (it releases the GIL
+        while it works), this thread hashes the next one and runs the iterable's own validation.
+        """
+        try:
+            with self.transaction():
+                position, prev = self._head()
+                return self._pipelined(self._chained(rows, position, prev))
+        except sqlite3.Error as exc:
+            raise translate_sqlite_error(exc, self.path) from None
+
+    def _chained(self, rows: Iterable[Sequence[Any]], position: int, prev: str) -> Iterator[list[tuple[Any, ...]]]:
+        """``rows`` re-numbered after ``position``, chained after ``prev`` and hashed, in chunks of full rows."""
+        enc, sha = _hash_encoder.encode, hashlib.sha256
+        size = self._chunk_rows()
+        chunk: list[tuple[Any, ...]] = []
+        for eid, stream, version, type_, sv, payload, when, session, actor, cause, corr in rows:
+            position += 1
+            canon = (prev, position, eid, stream, version, type_, sv, payload, when, session, actor, cause, corr)
+            h = sha(enc(canon)).hexdigest()  # = row_hash(*canon)
+            chunk.append((*canon[1:], prev, h))
+            prev = h
+            if len(chunk) == size:
+                yield chunk
+                chunk = []
+        if chunk:
+            yield chunk
+
+    def _pipelined(self, chunks: Iterator[list[tuple[Any, ...]]]) -> int:
+        """Insert the chunks in order, one at a time on a writer thread while the next is prepared.
+
+        At most one insert is in flight: its error (or the iterator's) surfaces here before the next
+        chunk is handed over, and the writer has finished before the transaction commits or rolls
+        back. The interpreter's switch interval is shortened meanwhile, so that the writer gets the
+        GIL back soon after SQLite finishes a chunk; it is restored afterwards."""
+        first = next(chunks, None)
+        if first is None:
+            return 0
+        second = next(chunks, None)
+        if second is None:  # one chunk (a command, a small import): no thread
+            self._insert(first)
+            return len(first)
+        from concurrent.futures import ThreadPoolExecutor  # only imports pay for it
+
+        n = 0
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(interval, 0.0005))
+        try:
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="cristal-import") as writer:
+                pending = writer.submit(self._insert, first)
+                n += len(first)
+                for chunk in itertools.chain([second], chunks):
+                    pending.result()
+                    pending = writer.submit(self._insert, chunk)
+                    n += len(chunk)
+                pending.result()
+        finally:
+            sys.setswitchinterval(interval)
+        return n
+
+    def _chunk_rows(self) -> int:
+        """How many rows one INSERT carries: 500, or fewer where SQLite allows fewer bound values."""
+        if self._chunk is None:
+            self._chunk = max(1, min(500, self.conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // _WIDTH))
+        return self._chunk
+
+    def _insert(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Insert rows of the 14 columns with multi-row INSERTs of :meth:`_chunk_rows` rows each.
+
+        One statement for many rows runs as one step in SQLite and updates the AUTOINCREMENT counter
+        once, where ``executemany`` pays a step, a reset and a counter update for every row."""
+        size = self._chunk_rows()
+        for i in range(0, len(rows), size):
+            part = rows[i:i + size]
+            sql = self._insert_sql.get(len(part))
+            if sql is None:
+                sql = self._insert_sql[len(part)] = f"INSERT INTO events ({_COLUMNS}) VALUES " + ",".join([_ROW_MARKS] * len(part))
+            self.conn.execute(sql, list(itertools.chain.from_iterable(part)))
 
     def _positions_of(self, ids: Sequence[str]) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -336,7 +421,7 @@ class Store:
 
     def read_all(self, after: int = 0, *, until: int | None = None, stream: str | None = None,
                  type: str | None = None, session: int | None = None, decode: bool = True,
-                 batch: int = 2000, hashes: bool = True) -> Iterator[RecordedEvent]:
+                 hashes: bool = True) -> Iterator[RecordedEvent]:
         """Events after position ``after`` (and up to ``until``), in log order, optionally filtered.
 
         ``hashes=False`` leaves ``prev_hash`` and ``hash`` empty: a fold does not need them, and not
@@ -349,49 +434,57 @@ class Store:
         if stream is not None:
             where.append("stream = ?")
             args.append(stream)
-        if type is not None:
+        source = "events"
+        if type in _INDEXED_TYPES:  # e.g. the session starts: read through their partial index
+            source = f"events INDEXED BY {_INDEXED_TYPES[type]}"
+            where.append(f"type = '{type}'")  # a literal (a constant of this module): SQLite must see the index's condition
+        elif type is not None:
             where.append("type = ?")
             args.append(type)
         if session is not None:
             where.append("session = ?")
             args.append(session)
-        columns = _COLUMNS if hashes else _COLUMNS.replace("prev_hash, hash", "'', ''")
-        sql = f"SELECT {columns} FROM events WHERE {' AND '.join(where)} ORDER BY position"
-        yield from self._rows(sql, args, decode, batch)
+        columns = _COLUMNS if hashes else _COLUMNS_NO_HASHES
+        sql = f"SELECT {columns} FROM {source} WHERE {' AND '.join(where)} ORDER BY position"
+        yield from self._rows(sql, args, decode, hashes)
 
     def read_stream(self, stream: str, after_version: int = 0, *, decode: bool = True) -> Iterator[RecordedEvent]:
         """The events of one stream after ``after_version``, in stream order."""
         sql = f"SELECT {_COLUMNS} FROM events WHERE stream = ? AND version > ? ORDER BY version"
-        yield from self._rows(sql, [stream, after_version], decode, 2000)
+        yield from self._rows(sql, [stream, after_version], decode)
 
     def get(self, position: int) -> RecordedEvent | None:
         """The event at one position, or None."""
-        for rec in self._rows(f"SELECT {_COLUMNS} FROM events WHERE position = ?", [position], True, 1):
+        for rec in self._rows(f"SELECT {_COLUMNS} FROM events WHERE position = ?", [position], True):
             return rec
         return None
 
-    def _rows(self, sql: str, args: list[Any], decode: bool, batch: int) -> Iterator[RecordedEvent]:
+    def _rows(self, sql: str, args: list[Any], decode: bool, hashes: bool = True) -> Iterator[RecordedEvent]:
         codec = self.codec if decode else None
+        # without the hash columns the SELECT returns 12 values and the two hashes are given here
+        # as empty strings (fetching a constant column still costs a call into SQLite per row)
+        tail = () if hashes else ("", "")
         try:
             cur = self.conn.execute(sql, args)
             if codec is None:
-                while rows := cur.fetchmany(batch):
-                    for r in rows:
-                        yield RecordedEvent(*r)
+                for r in cur:
+                    yield RecordedEvent(*r, *tail)
                 return
-            # the hot path of every replay: a payload at its class's version goes straight to the
-            # campaign's decoder; anything else (upcasts, errors) through Codec.decode
-            versions, fast = codec.versions, codec._decoder.decode
-            while rows := cur.fetchmany(batch):
-                for r in rows:
-                    if versions.get(r[4]) == r[5]:
-                        try:
-                            ev = fast(r[6])
-                        except (msgspec.ValidationError, msgspec.DecodeError):
-                            ev = codec.decode(r[4], r[5], r[6])  # raises the one-sentence EventDecodeError
-                    else:
-                        ev = codec.decode(r[4], r[5], r[6])
-                    yield RecordedEvent(*r, ev)
+            # the hot path of every replay: each payload goes straight to the campaign's decoder and
+            # is kept when its schema version is its class's; anything else (an older version to
+            # upcast, a newer one, an invalid payload) goes through Codec.decode, which upcasts or
+            # raises the one-sentence EventDecodeError
+            fast, slow, errors = codec._decoder.decode, codec.decode, (msgspec.ValidationError, msgspec.DecodeError)
+            current = codec.class_versions
+            for r in cur:
+                try:
+                    ev = fast(r[6])
+                except errors:
+                    ev = slow(r[4], r[5], r[6])
+                else:
+                    if current[type(ev)] != r[5]:
+                        ev = slow(r[4], r[5], r[6])
+                yield RecordedEvent(*r, *tail, ev)
         except sqlite3.Error as exc:
             raise translate_sqlite_error(exc, self.path) from None
 

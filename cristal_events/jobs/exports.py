@@ -33,7 +33,7 @@ from .walk import Step
 
 Progress = Callable[[int, int], None]
 FORMATS = ("jsonl", "csv", "md", "html")
-IMPORT_BATCH = 5000
+PROGRESS_EVERY = 5000  # an import reports its progress every this many events
 
 
 # ---------------------------------------------------------------------------------------- JSONL
@@ -241,26 +241,26 @@ def import_jsonl(source: str | os.PathLike[str], target: str | os.PathLike[str],
     codec = codec_for(ruleset)
     target = Path(target)
     store = Store.create(target, codec)
+    last = {"n": 0, "hash": ""}
+
+    def rows() -> Iterable[tuple[Any, ...]]:
+        """Each line as a store row, its payload validated by the campaign's rules (with upcasting)."""
+        for lineno, d in chain([(1, first)], lines):
+            row = store_row(d)
+            try:
+                codec.decode(row[3], row[4], row[5])
+            except EventDecodeError as exc:
+                raise CristalError(f"Line {lineno} of {source}: {str(exc).rstrip('.')}; nothing was imported.") from None
+            last["hash"] = d["hash"]
+            last["n"] += 1
+            if progress is not None and last["n"] % PROGRESS_EVERY == 0:
+                progress(last["n"], report.events)
+            yield row
+
     try:
         with store.transaction():
-            batch: list[dict[str, Any]] = []
-            n = 0
-            expected_hash = ""
-            for lineno, d in chain([(1, first)], lines):
-                row = store_row(d)
-                try:
-                    codec.decode(d["type"], d["schema_version"], row["payload"])
-                except EventDecodeError as exc:
-                    raise CristalError(f"Line {lineno} of {source}: {str(exc).rstrip('.')}; nothing was imported.") from None
-                batch.append(row)
-                expected_hash = d["hash"]
-                n += 1
-                if len(batch) >= IMPORT_BATCH:
-                    store.append_rows(batch)
-                    batch = []
-                    if progress is not None:
-                        progress(n, report.events)
-            store.append_rows(batch)
+            n = store.import_rows(rows())
+            expected_hash = last["hash"]
             if store.last_hash() != expected_hash:
                 raise CristalError(f"The imported chain of {source} does not end on the file's last hash; nothing was imported.")
         if progress is not None:

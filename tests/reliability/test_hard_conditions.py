@@ -116,7 +116,7 @@ def test_a_file_from_a_newer_engine_is_refused_and_untouched(ledger_db: Path) ->
     for args in (["note", "Trop tôt"], ["log"], ["verify"]):
         result = CliRunner().invoke(cli, ["--db", str(ledger_db), *args])
         assert result.exit_code == 1
-        assert result.output == ("Error: This campaign uses schema version 9999, newer than this engine's 2; "
+        assert result.output == ("Error: This campaign uses schema version 9999, newer than this engine's 3; "
                                  "upgrade cristal-events to open it (the file was not touched).\n")
     with pytest.raises(SchemaTooNew):
         open_campaign(ledger_db)
