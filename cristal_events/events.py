@@ -5,8 +5,6 @@ variable: the schema version of its payload. A ruleset declares its own event cl
 module and registers them; this module holds only the ruleset-agnostic core events.
 """
 
-from __future__ import annotations
-
 from typing import Any, ClassVar
 
 import msgspec

@@ -16,8 +16,6 @@ Python API::
     report = verify_rolls(campaign)   # FairnessReport: ok, sessions, checked, entered, problems
 """
 
-from __future__ import annotations
-
 import hashlib
 import random
 from collections.abc import Iterator

@@ -1,7 +1,5 @@
 """Dice provenance: what every event that used dice stores, so that a replay never rolls again."""
 
-from __future__ import annotations
-
 from typing import Literal
 
 import msgspec

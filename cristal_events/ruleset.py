@@ -17,8 +17,6 @@ The core never imports a ruleset's modules by name: rulesets are found through
 entry-point group).
 """
 
-from __future__ import annotations
-
 import hashlib
 import random
 from abc import ABC, abstractmethod

@@ -13,8 +13,6 @@ position, so two writers never decide on a stale state; a refused command raises
 nothing. ``hooks`` run after each commit (the projections runner attaches itself there).
 """
 
-from __future__ import annotations
-
 import hashlib
 import os
 import secrets

@@ -14,8 +14,6 @@ the previous row's hash; ``verify`` recomputes the chain and reports the first b
 SQLite triggers abort every UPDATE and DELETE on the events table.
 """
 
-from __future__ import annotations
-
 import hashlib
 import itertools
 import os

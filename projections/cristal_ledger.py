@@ -9,8 +9,6 @@ required), ``negative_balance``, ``past_level_limit`` (global level above the ra
 ``dead_character`` (XP moved on a dead character, L373) and ``no_reason`` (an award without one).
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 import msgspec

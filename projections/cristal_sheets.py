@@ -7,8 +7,6 @@ column per top-level key (JSON for the nested ones) and the whole sheet in ``she
     sqlite-utils query taverne.db "select name, json_extract(variable, '$.PV') from cristal_sheets"
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 import msgspec

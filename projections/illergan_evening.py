@@ -8,8 +8,6 @@ Both read the events alone (they carry the state after them and the thresholds, 
     sqlite-utils query x.db "select position, character, what, alc, band, action from illergan_evening"
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 import msgspec

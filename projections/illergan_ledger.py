@@ -7,8 +7,6 @@ I-L352-354) plus the xp earned, minus every purchase. ``flags``: ``cost_mismatch
 from what the rules required), ``negative_balance``, ``dead_character``, ``no_reason``.
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 import msgspec

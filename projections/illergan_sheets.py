@@ -6,8 +6,6 @@ log; the rows are :func:`cristal_events.rulesets.illergan.sheet.sheet` of every 
     sqlite-utils query x.db "select name, pv, json_extract(sheet, '$.alcohol.band') from illergan_sheets"
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 import msgspec

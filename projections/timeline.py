@@ -1,7 +1,5 @@
 """The timeline read model: one readable row per event, for every ruleset."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import msgspec

@@ -12,8 +12,6 @@ Python API::
     report.anomalies                                   # [] when the trades are clean
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 

@@ -4,8 +4,6 @@
 so the diff skips every pair that is the same object and stays cheap on a large state.
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 import msgspec

@@ -9,8 +9,6 @@
 * Pool (L1417-L1421, D30): ``|alignment| x 5`` points a day, 1 PV per second, at most 20 per action.
 """
 
-from __future__ import annotations
-
 import msgspec
 
 from cristal_events.errors import RuleError

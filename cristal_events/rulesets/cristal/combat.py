@@ -8,8 +8,6 @@ timeline is a tuple of :class:`Combatant` that each step returns anew. Functions
 The action duration table (L1230-L1257) is data in ``data/actions.json``.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from functools import cache

@@ -14,8 +14,6 @@ Example::
     campaign.race("elfe").level_limit  # 20
 """
 
-from __future__ import annotations
-
 import functools
 import json
 import re

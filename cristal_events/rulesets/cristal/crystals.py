@@ -6,8 +6,6 @@ artefact spells, the explosion and the potion limits are data in ``data/crystals
 validated once.
 """
 
-from __future__ import annotations
-
 from functools import cache
 from typing import Literal
 

@@ -9,8 +9,6 @@
   2 m (L1348-L1350, D15).
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Literal

@@ -11,8 +11,6 @@ Tables (CNC penalties, crystal bands, the crystal and artefact spells, potion li
 ``data/cnc_penalties.json`` and ``data/crystals.json``, loaded and validated once.
 """
 
-from __future__ import annotations
-
 import re
 import unicodedata
 from functools import cache

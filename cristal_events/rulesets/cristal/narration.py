@@ -12,8 +12,6 @@ is its id with a capital letter); weapons take their French article from ``data/
 its one-line summary. Pure: no I/O but the packaged article table, read once.
 """
 
-from __future__ import annotations
-
 import json
 from collections.abc import Callable, Iterable
 from functools import cache

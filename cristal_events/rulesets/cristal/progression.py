@@ -10,8 +10,6 @@
   ``[level + adjustment + 1d6] >= difficulty`` (L766), standard difficulty 5 (L770).
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from fractions import Fraction
 

@@ -5,8 +5,6 @@ A sense of 0 is the human norm; each point adds the printed increment (Vue +5 m 
 the engine gives the distances and the game master decides.
 """
 
-from __future__ import annotations
-
 from functools import cache
 from pathlib import Path
 

@@ -18,8 +18,6 @@ L851) protects the item and is not added to the wearer (D7); its ``dm`` field is
 Bonus/Handicap on stable states (e.g. ``{"PVmax": 2}``) is added last (L865).
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 
 import msgspec

@@ -4,8 +4,6 @@
 events (thresholds crossed, minimum lowered, event dice with their Rolls, memory loss window).
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Literal

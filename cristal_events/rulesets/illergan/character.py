@@ -6,8 +6,6 @@ the others (I-L569, I-L578), every magic at level 1 (I-L213), 400 heritage xp no
 total (I-L352-354, I-L588) and a bag-and-satchel limit of [10 + Fo] charges (I-L43).
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from typing import Literal
 

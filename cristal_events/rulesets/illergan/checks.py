@@ -6,8 +6,6 @@ I-L106), skills and attacks are inclusive. Pure functions take the die face; ``r
 a :class:`~cristal_events.dice.Dice` and return the :class:`Roll` with the result.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from fractions import Fraction
 

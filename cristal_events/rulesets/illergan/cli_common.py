@@ -1,7 +1,5 @@
 """Helpers of the Illergan commands: run a command Struct, parse KEY=N pairs and Starls amounts."""
 
-from __future__ import annotations
-
 import re
 from typing import Any
 

@@ -5,8 +5,6 @@ locations (humanoid and non-humanoid), critical riders, limb loss, death and des
 Pure functions take die faces; ``roll_*`` helpers take a :class:`~cristal_events.dice.Dice`.
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Literal

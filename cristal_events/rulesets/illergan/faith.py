@@ -9,8 +9,6 @@ between its own and the faith level (I-L609), on the caster or a faithful of the
 each PD is used once a turn, in defence the minor action of this turn or the next (I-L605).
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 import msgspec

@@ -8,8 +8,6 @@ required). Folds apply deltas, so a later correction stays consistent.
 The text leaves PV, PM and RN without formulas (G12): the game master gives them at creation.
 """
 
-from __future__ import annotations
-
 from typing import Any, Literal
 
 import msgspec

@@ -1,7 +1,5 @@
 """Hit locations on non-humanoid creatures (I-L630-649); the humanoid table is in :mod:`.combat`."""
 
-from __future__ import annotations
-
 import msgspec
 
 from cristal_events.errors import RuleError

@@ -4,8 +4,6 @@ Spell launch outcomes, levels and combinations, PM costs and refunds, pp, magic 
 Volonté and shields, concentration, faith points, divine powers, cults and the Harmonisation.
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Literal

@@ -3,8 +3,6 @@
 Amounts are kept in copper Starls ('C). ``1'O = 30'A`` and ``1'A = 30'C`` (I-L24).
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from fractions import Fraction
 

@@ -6,8 +6,6 @@ Rounding modes beyond the two the text states (PV loss rounds up, I-L281; concen
 turns round down, I-L494) are switches too.
 """
 
-from __future__ import annotations
-
 from fractions import Fraction
 from typing import Literal
 

@@ -5,8 +5,6 @@ content of a campaign is the core text merged with every ``content.pack_loaded``
 (:func:`content_of`), so replay never reads a file.
 """
 
-from __future__ import annotations
-
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any

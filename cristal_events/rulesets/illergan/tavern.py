@@ -7,8 +7,6 @@ minutes down to the minimum. Each event carries the state after it and the thres
 evening projection reads them without the rules.
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 import msgspec

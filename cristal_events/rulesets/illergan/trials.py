@@ -6,8 +6,6 @@ search and skinning are strict, lockpicking inclusive, A22). Characteristics are
 with the alcohol band's effects (I-L131-134).
 """
 
-from __future__ import annotations
-
 from fractions import Fraction
 from typing import Any, Literal
 

@@ -5,8 +5,6 @@ rank 2 doubles it (400 xp, I-L485); rank 0 cannot be raised (I-L483). The point 
 from p−1 to p is priced at p's tier (catalogue A43): 50→51 is the first 2-xp point.
 """
 
-from __future__ import annotations
-
 import msgspec
 
 from cristal_events.errors import RuleError

@@ -1,7 +1,5 @@
 """The character model, its events and its commands (see the package docstring)."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import msgspec

@@ -4,8 +4,6 @@ Re-exported by ``model`` (``from .model import AttackResolved`` keeps working). 
 dice stores its :class:`~cristal_events.rolls.Roll`s, so replay never rolls.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 import msgspec

@@ -1,7 +1,5 @@
 """Combat state and commands (see the package docstring); the events are in ``events`` and re-exported here."""
 
-from __future__ import annotations
-
 from typing import Any, Literal
 
 import msgspec

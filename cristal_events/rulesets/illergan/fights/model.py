@@ -1,7 +1,5 @@
 """Illergan fight events and commands (see the package docstring)."""
 
-from __future__ import annotations
-
 from typing import Literal
 
 import msgspec
