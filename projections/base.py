@@ -75,6 +75,13 @@ class Projection:
     def appended(self, state: Any, rec: "RecordedEvent") -> dict[str, list[dict[str, Any]]]:
         return {}
 
+    def changed_rows(self, before: Any, after: Any) -> dict[str, tuple[list[Any], list[tuple[Any, ...]]]] | None:
+        """What a catch-up from ``before`` to ``after`` changes in the state tables:
+        ``{table: (rows to write, primary keys of rows to delete)}``, or None (the default) when the
+        projection cannot tell, and the runner rewrites its state tables from ``rows(after)``.
+        Whatever it returns, the tables must end as ``rows(after)`` would leave them."""
+        return None
+
     @property
     def tables(self) -> dict[str, Table]:
         return {**self.state_tables, **self.append_tables}

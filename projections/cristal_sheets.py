@@ -57,13 +57,26 @@ class CristalSheets(Projection):
         return SheetsState(rules=rules, settings=state.settings)
 
     def rows(self, state: SheetsState) -> dict[str, list[dict[str, Any]]]:
+        return {"cristal_sheets": self._sheets(state, state.rules.characters.values())}
+
+    def changed_rows(self, before: SheetsState, after: SheetsState) -> dict[str, Any] | None:
+        """The sheets of the characters the fold replaced (the fold is persistent: an untouched
+        character is the same object); every sheet when the settings or the content packs changed."""
+        if before.settings != after.settings or before.rules.packs != after.rules.packs:
+            return None
+        old, new = before.rules.characters, after.rules.characters
+        touched = [ch for key, ch in new.items() if old.get(key) is not ch]
+        gone = [(key,) for key in old if key not in new]
+        return {"cristal_sheets": (self._sheets(after, touched), gone)}
+
+    def _sheets(self, state: SheetsState, characters: Any) -> list[dict[str, Any]]:
         content = chars.content_of(state.rules)
         minimum_one = bool(state.settings.get("regeneration_minimum_one", False))
         out = []
-        for ch in state.rules.characters.values():
+        for ch in characters:
             data = chars.sheet(ch, content, self.campaign.header.rounding, regeneration_minimum_one=minimum_one)
             out.append({**{c: data[c] for c in COLUMNS}, "sheet": data})
-        return {"cristal_sheets": out}
+        return out
 
 
 PROJECTIONS = [CristalSheets]

@@ -96,10 +96,11 @@ def _cell(v: Any) -> Any:
 class _Slot:
     """One projection being folded: its hooks, its state and the append rows not yet inserted."""
 
-    __slots__ = ("projection", "evolve", "appended", "handles", "after", "state", "pending", "count")
+    __slots__ = ("projection", "evolve", "appended", "handles", "after", "state", "start", "pending", "count")
 
-    def __init__(self, p: Projection, after: int, state: Any):
+    def __init__(self, p: Projection, after: int, state: Any, start: Any = None):
         self.projection, self.after, self.state, self.count = p, after, state, 0
+        self.start = start  # the checkpointed state the fold starts from (None after a clear)
         self.evolve = p.evolve
         self.appended = p.appended if p.append_tables else None
         self.handles = p.handles
@@ -145,6 +146,24 @@ def _fold(store: Any, slots: list[_Slot], until: int, flush: Callable[[], None] 
         done += n
 
 
+def _write_state(campaign: "Campaign", p: Projection, s: "_Slot") -> None:
+    """Bring ``p``'s state tables to ``p.rows(s.state)``: only the rows that changed when the
+    projection can tell them (a catch-up from its checkpoint), else every row again."""
+    changed = None if s.start is None else p.changed_rows(s.start, s.state)
+    if changed is None:
+        for table in p.state_tables:
+            campaign.store.conn.execute(f'DELETE FROM "{table}"')
+        for table, rows in p.rows(s.state).items():
+            _insert(campaign, table, rows, p.state_tables[table])
+        return
+    for table, (rows, gone) in changed.items():
+        spec = p.state_tables[table]
+        if gone:
+            where = " AND ".join(f'"{c}" = ?' for c in spec.pk)
+            campaign.store.conn.executemany(f'DELETE FROM "{table}" WHERE {where}', gone)
+        _insert(campaign, table, rows, spec)
+
+
 def _run(campaign: "Campaign", projs: list[Projection], *, rebuild: bool, progress: Progress | None) -> dict[str, int]:
     store = campaign.store
     counts: dict[str, int] = {}
@@ -154,11 +173,12 @@ def _run(campaign: "Campaign", projs: list[Projection], *, rebuild: bool, progre
         slots: list[_Slot] = []
         for p in projs:
             cp = None if rebuild else _checkpoint(campaign, p)
+            start = cp[1] if cp is not None else None  # a checkpointed state: its tables hold rows(start)
             if cp is None:
                 _clear(campaign, p)
                 cp = (0, p.initial())
             if cp[0] < last:
-                slots.append(_Slot(p, cp[0], cp[1]))
+                slots.append(_Slot(p, cp[0], cp[1], start))
             counts[p.name] = 0
         if not slots:
             return counts
@@ -175,10 +195,7 @@ def _run(campaign: "Campaign", projs: list[Projection], *, rebuild: bool, progre
             p = s.projection
             counts[p.name] = s.count
             if p.state_tables:
-                for table in p.state_tables:
-                    store.conn.execute(f'DELETE FROM "{table}"')
-                for table, rows in p.rows(s.state).items():
-                    _insert(campaign, table, rows, p.state_tables[table])
+                _write_state(campaign, p, s)
             blob = msgspec.msgpack.encode(s.state)
             store.conn.execute("INSERT OR REPLACE INTO projection_checkpoints VALUES (?, ?, ?, ?)",
                                (p.name, p.version, last, blob))

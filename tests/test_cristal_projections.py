@@ -132,3 +132,25 @@ def test_incremental_catch_up_equals_a_full_rebuild(tmp_path_factory, commands):
         assert (table_dump(camp, "cristal_sheets", "id"), table_dump(camp, "xp_ledger", "position")) == incremental
     finally:
         camp.close()
+
+
+def test_a_catch_up_writes_only_the_sheets_the_command_touched(camp, monkeypatch):
+    """The sheets table is brought to rows(state) by rewriting the characters the fold replaced
+    (CristalSheets.changed_rows); a settings change rewrites every sheet. Either way it equals a rebuild."""
+    from cristal_events.service import ChangeSetting
+
+    for cid in ("a", "b", "c"):
+        camp.execute(C.CreateCharacter(id=cid, race="Humain"))
+    computed: list[str] = []
+    real = C.sheet
+    monkeypatch.setattr(C, "sheet", lambda ch, *a, **k: computed.append(ch.id) or real(ch, *a, **k))
+    camp.execute(C.AwardXp(characters=("b",), amount=300, reason="r"))
+    assert computed == ["b"]
+    assert json.loads(rows(camp, "SELECT variable FROM cristal_sheets WHERE id = 'b'")[0]["variable"]) is not None
+    computed.clear()
+    camp.execute(ChangeSetting(key="regeneration_minimum_one", value=True, reason="house rule"))
+    assert sorted(computed) == ["a", "b", "c"]
+    incremental = table_dump(camp, "cristal_sheets", "id")
+    assert runner.verify(camp) == []
+    runner.rebuild(camp)
+    assert table_dump(camp, "cristal_sheets", "id") == incremental
