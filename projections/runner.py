@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 import sys
 from collections.abc import Callable, Iterable
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -62,7 +63,6 @@ def _insert(campaign: "Campaign", name: str, rows: list[Any], table: Any) -> Non
     if not rows:
         return
     cols = list(table.columns)
-    sql = f'INSERT OR REPLACE INTO "{name}" ({", ".join(chr(34) + c + chr(34) for c in cols)}) VALUES ({", ".join("?" * len(cols))})'
     values = _values(rows, cols)
     # the columns holding JSON are found on the first row (a read model's rows share their shape);
     # a row that breaks that rule makes SQLite refuse the batch, which is then converted cell by cell
@@ -79,9 +79,20 @@ def _insert(campaign: "Campaign", name: str, rows: list[Any], table: Any) -> Non
 
         values = [convert(v) for v in values]
     try:
-        campaign.store.conn.executemany(sql, values)
+        _insert_values(campaign.store.conn, name, cols, values)
     except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
-        campaign.store.conn.executemany(sql, [tuple(map(_cell, v)) for v in values])
+        _insert_values(campaign.store.conn, name, cols, [tuple(map(_cell, v)) for v in values])
+
+
+def _insert_values(conn: sqlite3.Connection, name: str, cols: list[str], values: list[Any]) -> None:
+    """INSERT OR REPLACE ``values`` (sequences in ``cols`` order) with multi-row statements: one SQLite
+    step per chunk of rows instead of one per row (rows replace each other in order, as one by one)."""
+    per = max(1, min(500, conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // len(cols)))
+    head = f'INSERT OR REPLACE INTO "{name}" ({", ".join(chr(34) + c + chr(34) for c in cols)}) VALUES '
+    marks = "(" + ",".join("?" * len(cols)) + ")"
+    for i in range(0, len(values), per):
+        part = values[i:i + per]
+        conn.execute(head + ",".join([marks] * len(part)), list(chain.from_iterable(part)))
 
 
 _NESTED = (dict, list, tuple)
