@@ -40,6 +40,19 @@ def median_time(fn: Callable[[], Any], repeat: int) -> float:
     return statistics.median(times)
 
 
+def median_times(fns: Sequence[Callable[[], Any]], repeat: int) -> list[float]:
+    """The median wall time of each of ``fns`` over ``repeat`` rounds, the functions taking turns in
+    each round: on a shared machine whose speed drifts over minutes, an engine figure and its
+    baseline are then measured under the same conditions (their ratio is what stays stable)."""
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, out in zip(fns, times):
+            t0 = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - t0)
+    return [statistics.median(t) for t in times]
+
+
 def raw_connect(path: str) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
