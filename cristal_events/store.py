@@ -19,6 +19,7 @@ import itertools
 import os
 import sqlite3
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -355,9 +356,7 @@ class Store:
         from concurrent.futures import ThreadPoolExecutor  # only imports pay for it
 
         n = 0
-        interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(interval, 0.0005))
-        try:
+        with _short_switch_interval():
             with ThreadPoolExecutor(max_workers=1, thread_name_prefix="cristal-import") as writer:
                 pending = writer.submit(self._insert, first)
                 n += len(first)
@@ -366,8 +365,6 @@ class Store:
                     pending = writer.submit(self._insert, chunk)
                     n += len(chunk)
                 pending.result()
-        finally:
-            sys.setswitchinterval(interval)
         return n
 
     def _chunk_rows(self) -> int:
@@ -551,6 +548,28 @@ class Store:
         except CristalError as exc:
             problems.append(str(exc).rstrip("."))
         return VerifyReport(ok=not problems, events=n, first_bad_position=first_bad, problems=problems)
+
+
+_switch = {"users": 0, "saved": 0.0}
+_switch_lock = threading.Lock()
+
+
+@contextmanager
+def _short_switch_interval(seconds: float = 0.0005) -> Iterator[None]:
+    """Shorten the interpreter's thread switch interval while a pipelined import runs (imports in
+    several threads at once share one shortening; the last to finish restores the interval)."""
+    with _switch_lock:
+        if _switch["users"] == 0:
+            _switch["saved"] = sys.getswitchinterval()
+            sys.setswitchinterval(min(_switch["saved"], seconds))
+        _switch["users"] += 1
+    try:
+        yield
+    finally:
+        with _switch_lock:
+            _switch["users"] -= 1
+            if _switch["users"] == 0:
+                sys.setswitchinterval(_switch["saved"])
 
 
 def _uri_path(path: Path) -> str:

@@ -156,3 +156,21 @@ def test_an_import_joins_the_callers_transaction(tmp_path):
             raise RuntimeError("the caller changes its mind")
     assert store.count() == 0
     store.close()
+
+
+def test_imports_in_two_threads_restore_the_switch_interval(tmp_path):
+    import threading
+
+    before = sys.getswitchinterval()
+    stores = [_fresh(tmp_path, f"t{i}.db") for i in range(2)]
+    counts: list[int] = []
+    threads = [threading.Thread(target=lambda s=s: counts.append(s.import_rows(_rows(1600)))) for s in stores]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert counts == [1600, 1600]
+    assert sys.getswitchinterval() == before
+    for s in stores:
+        assert s.verify().ok
+        s.close()
