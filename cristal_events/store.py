@@ -313,7 +313,8 @@ class Store:
         ``rows`` is consumed as it goes: an import of any size holds two chunks in memory, and an
         exception raised by the iterable (a payload that does not validate) rolls the whole
         transaction back. While SQLite writes one chunk on a second thread (it releases the GIL
-        while it works), this thread hashes the next one and runs the iterable's own validation.
+        while it works), this thread hashes the next one and runs the iterable's own validation;
+        so the iterable must not use this store's connection (read another file, or a list).
         """
         try:
             with self.transaction():
