@@ -103,9 +103,9 @@ def _fresh(tmp_path, name: str = "bulk.db") -> Store:
 
 def test_an_import_of_several_chunks_stores_the_reference_chain(tmp_path):
     store = _fresh(tmp_path)
-    rows = _rows(1234)  # 3 chunks of 500 rows: the writer thread is used
+    rows = _rows(2345)  # 3 chunks of 1,000 rows: the writer thread is used
     interval = sys.getswitchinterval()
-    assert store.import_rows(iter(rows)) == 1234
+    assert store.import_rows(iter(rows)) == 2345
     assert sys.getswitchinterval() == interval
     prev = GENESIS
     for pos, stored in enumerate(store.conn.execute("SELECT * FROM events ORDER BY position"), 1):
@@ -114,8 +114,8 @@ def test_an_import_of_several_chunks_stores_the_reference_chain(tmp_path):
         prev = stored[13]
     assert store.verify().ok
     # dict rows go the same way, chained after the last
-    assert store.append_rows([dict(zip(IMPORT_FIELDS, r)) for r in _rows(3, start=1234)]) == 3
-    assert store.last_position() == 1237 and store.verify().ok
+    assert store.append_rows([dict(zip(IMPORT_FIELDS, r)) for r in _rows(3, start=2345)]) == 3
+    assert store.last_position() == 2348 and store.verify().ok
     store.close()
 
 
@@ -123,12 +123,12 @@ def test_a_refused_row_in_the_iterable_leaves_nothing(tmp_path):
     store = _fresh(tmp_path)
 
     def rows():
-        for i, r in enumerate(_rows(1400)):
-            if i == 1100:  # two chunks are already with the writer
-                raise CristalError("Line 1101 of export.jsonl: invalid payload; nothing was imported.")
+        for i, r in enumerate(_rows(2600)):
+            if i == 2100:  # two chunks are already with the writer
+                raise CristalError("Line 2101 of export.jsonl: invalid payload; nothing was imported.")
             yield r
 
-    with pytest.raises(CristalError, match="Line 1101"):
+    with pytest.raises(CristalError, match="Line 2101"):
         store.import_rows(rows())
     assert store.count() == 0
     assert not store.conn.in_transaction
@@ -138,8 +138,8 @@ def test_a_refused_row_in_the_iterable_leaves_nothing(tmp_path):
 
 def test_a_row_sqlite_refuses_on_the_writer_thread_leaves_nothing(tmp_path):
     store = _fresh(tmp_path)
-    rows = _rows(1200)
-    rows[700] = rows[10]  # the same event id twice, in the second chunk
+    rows = _rows(2200)
+    rows[1700] = rows[10]  # the same event id twice, in the second chunk
     with pytest.raises(StoreUnavailable, match="could not be used: UNIQUE constraint failed"):
         store.import_rows(rows)
     assert store.count() == 0
@@ -151,8 +151,8 @@ def test_an_import_joins_the_callers_transaction(tmp_path):
     store = _fresh(tmp_path)
     with pytest.raises(RuntimeError):
         with store.transaction():
-            store.import_rows(_rows(1100))
-            assert store.count() == 1100
+            store.import_rows(_rows(2100))
+            assert store.count() == 2100
             raise RuntimeError("the caller changes its mind")
     assert store.count() == 0
     store.close()
@@ -164,12 +164,12 @@ def test_imports_in_two_threads_restore_the_switch_interval(tmp_path):
     before = sys.getswitchinterval()
     stores = [_fresh(tmp_path, f"t{i}.db") for i in range(2)]
     counts: list[int] = []
-    threads = [threading.Thread(target=lambda s=s: counts.append(s.import_rows(_rows(1600)))) for s in stores]
+    threads = [threading.Thread(target=lambda s=s: counts.append(s.import_rows(_rows(3200)))) for s in stores]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert counts == [1600, 1600]
+    assert counts == [3200, 3200]
     assert sys.getswitchinterval() == before
     for s in stores:
         assert s.verify().ok
