@@ -36,7 +36,7 @@ from .spells import decide_cast, decide_potion, decide_release, decide_release_c
 from .chance import *  # noqa: F401,F403
 from .chance import decide_reroll, summarize_redone
 from .fold import *  # noqa: F401,F403
-from .fold import _APPLY, evolve, evolver
+from .fold import _APPLY, evolver
 from .model import *  # noqa: F401,F403
 from .model import (Attack, CastSpell, EndCombat, InspectCrystal, JoinCombat, LockCrystal, NextTurn, PassTurn,
                     ReleaseCrystal, ReleaseSpell, Reroll, RollInitiative, RollRedone, StartCombat, StoreInCrystal,
