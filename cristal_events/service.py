@@ -131,6 +131,8 @@ class Campaign:
         self.header = header
         self.hooks: list[Callable[["Campaign"], None]] = []
         self._world: World | None = None
+        self._before: World | None = None  # the state before this campaign's last command
+        self._travelled: World | None = None  # the last state world_at had to rebuild
         self._evolvers: dict[type, Any] = {}  # the ruleset's evolver of each event class, found once
 
     # ---------------------------------------------------------------- opening
@@ -203,6 +205,16 @@ class Campaign:
         for rec in self.store.read_all(after=world.core.position, until=position, hashes=False):
             world = self.fold(world, rec)
         return world
+
+    def world_at(self, position: int) -> World:
+        """The state right after ``position``, as :meth:`state_at`, but without reading the log when it
+        is the current state, the state before this campaign's last command or the last one it
+        returned (kept in memory: read models starting from one position share one state)."""
+        for world in (self._world, self._before, self._travelled):
+            if world is not None and world.core.position == position:
+                return world
+        self._travelled = self.state_at(position)
+        return self._travelled
 
     def state_at_session_end(self, session: int) -> World:
         row = self.store.conn.execute("SELECT MAX(position) FROM events WHERE session = ?", (session,)).fetchone()
@@ -367,7 +379,7 @@ class Campaign:
             )
             i = j
         recs = list(self.store.read_all(after=positions[0] - 1, until=positions[-1])) if positions else []
-        world = self._world
+        world = self._before = self._world
         if world is not None:
             before = world.core.position
             for rec in recs:

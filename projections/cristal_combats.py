@@ -28,9 +28,10 @@ def _json(v: Any) -> str:
 
 class CristalCombats(Projection):
     name = "cristal_combats"
-    version = 1
+    version = 2  # 2: no state in the checkpoint (world_state)
     rulesets = ("cristal",)
     state_type = CristalState
+    world_state = True
     state_tables = {
         "cristal_combatants": Table(
             {"combat": "TEXT", "fighter": "TEXT", "it": "INTEGER", "pv": "INTEGER", "pm": "INTEGER",
@@ -55,6 +56,9 @@ class CristalCombats(Projection):
 
     def initial(self) -> CristalState:
         return self._fold.initial
+
+    def state_of(self, world: Any) -> CristalState:
+        return world.rules
 
     def evolve(self, state: CristalState, rec: Any) -> CristalState:
         after = self._fold(state, rec)

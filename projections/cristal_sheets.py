@@ -28,9 +28,10 @@ class SheetsState(msgspec.Struct, kw_only=True):
 
 class CristalSheets(Projection):
     name = "cristal_sheets"
-    version = 2  # 2: the sheet gives the senses as distances (sense_ranges)
+    version = 3  # 2: the sheet gives the senses as distances (sense_ranges); 3: no state in the checkpoint
     rulesets = ("cristal",)
     state_type = SheetsState
+    world_state = True
     state_tables = {
         "cristal_sheets": Table(
             {c: ("INTEGER" if c in ("global_level", "alignment", "luck", "gold") else "TEXT") for c in COLUMNS}
@@ -46,6 +47,9 @@ class CristalSheets(Projection):
 
     def initial(self) -> SheetsState:
         return SheetsState(rules=self._fold.initial, settings=dict(self.campaign.header.settings))
+
+    def state_of(self, world: Any) -> SheetsState:
+        return SheetsState(rules=world.rules, settings=world.core.settings)
 
     def evolve(self, state: SheetsState, rec: Any) -> SheetsState:
         ev = rec.event

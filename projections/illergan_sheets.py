@@ -30,9 +30,10 @@ class SheetsState(msgspec.Struct, kw_only=True):
 
 class IllerganSheets(Projection):
     name = "illergan_sheets"
-    version = 1
+    version = 2  # 2: no state in the checkpoint (world_state)
     rulesets = ("illergan",)
     state_type = SheetsState
+    world_state = True
     state_tables = {"illergan_sheets": Table(COLUMNS, pk="id")}
 
     def __init__(self, campaign: Any):
@@ -42,6 +43,9 @@ class IllerganSheets(Projection):
 
     def initial(self) -> SheetsState:
         return SheetsState(rules=self._fold.initial, settings=dict(self.campaign.header.settings))
+
+    def state_of(self, world: Any) -> SheetsState:
+        return SheetsState(rules=world.rules, settings=world.core.settings)
 
     def evolve(self, state: SheetsState, rec: Any) -> SheetsState:
         ev = rec.event

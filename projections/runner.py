@@ -35,6 +35,8 @@ def _checkpoint(campaign: "Campaign", p: Projection) -> tuple[int, Any] | None:
     ).fetchone()
     if row is None or row[0] != p.version:
         return None
+    if p.world_state:
+        return row[1], p.state_of(campaign.world_at(row[1]))
     try:
         state = msgspec.msgpack.decode(row[2], type=p.state_type) if row[2] is not None else p.initial()
     except (msgspec.DecodeError, msgspec.ValidationError):
@@ -207,7 +209,7 @@ def _run(campaign: "Campaign", projs: list[Projection], *, rebuild: bool, progre
             counts[p.name] = s.count
             if p.state_tables:
                 _write_state(campaign, p, s)
-            blob = msgspec.msgpack.encode(s.state)
+            blob = None if p.world_state else msgspec.msgpack.encode(s.state)
             store.conn.execute("INSERT OR REPLACE INTO projection_checkpoints VALUES (?, ?, ?, ?)",
                                (p.name, p.version, last, blob))
         if progress:

@@ -154,3 +154,38 @@ def test_a_catch_up_writes_only_the_sheets_the_command_touched(camp, monkeypatch
     assert runner.verify(camp) == []
     runner.rebuild(camp)
     assert table_dump(camp, "cristal_sheets", "id") == incremental
+
+
+def test_rules_state_read_models_checkpoint_no_copy_of_the_state(camp):
+    """The sheets and combats read models fold the ruleset's whole state (world_state): their checkpoint
+    stores only the position, and a catch-up starts from the campaign's own state, in memory right
+    after a command, else rebuilt from its snapshots; the tables still equal a rebuild."""
+    camp.execute(C.CreateCharacter(id="thor", race="Humain"))
+    camp.execute(C.AwardXp(characters=("thor",), amount=300, reason="r"))
+    cps = dict(camp.store.conn.execute("SELECT name, state IS NULL FROM projection_checkpoints"))
+    assert cps["cristal_sheets"] == 1 and cps["cristal_combats"] == 1
+    assert cps["cristal_ledger"] == 0  # a small state of its own keeps being stored
+    path = camp.store.path
+    camp.close()
+    other = Campaign.open(path)  # another process writes two commands, its read models not following
+    other.execute(C.AwardXp(characters=("thor",), amount=40, reason="r"))
+    other.execute(C.CreateCharacter(id="york", race="Elfe"))
+    behind = other.store.last_position() - 2
+    other.close()
+    again = Campaign.open(path)
+    asked: list[int] = []
+    real = again.state_at
+    again.state_at = lambda position: asked.append(position) or real(position)  # type: ignore[method-assign]
+    runner.catch_up(again)
+    assert asked == [behind]  # the checkpoint's position is not in memory: time travel, once for both
+    sheets = {r["id"]: json.loads(r["variable"]) for r in rows(again, "SELECT id, variable FROM cristal_sheets")}
+    assert sorted(sheets) == ["thor", "york"] and sheets["thor"]["XP"] == 340
+    assert runner.verify(again) == []
+    projections.attach(again)
+    asked.clear()
+    again.execute(C.AwardXp(characters=("york",), amount=10, reason="r"))
+    assert asked == []  # right after a command, the state before it is in memory
+    incremental = table_dump(again, "cristal_sheets", "id")
+    runner.rebuild(again)
+    assert table_dump(again, "cristal_sheets", "id") == incremental
+    again.close()
