@@ -325,9 +325,13 @@ def parse_adjustment(text: str) -> tuple[tuple[int, str, str, int], ...]:
 _AMOUNT = re.compile(r"^\(?\s*(\d+)(?:d(\d+))?\s*\)?$")
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_amount(text: str, *, allow_sum: bool = False) -> tuple[int, int | None]:
     """``"1d6"`` -> (1, 6); ``"5"`` -> (5, None). With ``allow_sum`` a DMG like ``2d6+2`` is accepted
-    (validated term by term; the first term is returned)."""
+    (validated term by term; the first term is returned).
+
+    Cached: every item of every inventory is validated again when a snapshot of the state is decoded
+    (``ItemTemplate.__post_init__``), and a long campaign's inventories repeat a few DMG texts."""
     parts = re.split(r"\s*[+-]\s*", text.strip()) if allow_sum else [text.strip()]
     parsed = []
     for part in parts:
@@ -338,6 +342,7 @@ def parse_amount(text: str, *, allow_sum: bool = False) -> tuple[int, int | None
     return parsed[0]
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_scale(text: str) -> tuple[int, int | None, int]:
     """An Échelle (L1006): ``5`` -> (5, None, 1); ``1d6`` -> (1, 6, 1); ``1/4`` -> (1, None, 4);
     ``(1d6)/3`` or ``1d6/2`` -> (1, 6, k). Returns (count, faces or None, PM per step)."""
