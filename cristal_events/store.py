@@ -507,7 +507,7 @@ class Store:
         first_bad: int | None = None
         prev, expected_pos, n = GENESIS, 1, 0
         if in_sql:
-            cur = self.conn.execute(f"SELECT prev_hash, position, json_array({self._CANONICAL}), hash "
+            cur = self.conn.execute(f"SELECT prev_hash, position, CAST(json_array({self._CANONICAL}) AS BLOB), hash "
                                     "FROM events ORDER BY position")
         else:  # each row's first 13 values ARE its canonical array
             cur = self.conn.execute(f"SELECT {self._CANONICAL}, hash FROM events ORDER BY position")
@@ -523,7 +523,7 @@ class Store:
             elif r[0] != prev:
                 first_bad = pos
                 problems.append(f"position {pos} does not follow the previous event (chain broken: reordered or removed)")
-            elif (sha(r[2].encode()).hexdigest() if in_sql else sha(enc(r[:13])).hexdigest()) != h and \
+            elif (sha(r[2]).hexdigest() if in_sql else sha(enc(r[:13])).hexdigest()) != h and \
                     (not in_sql or self._row_digest(pos) != h):
                 first_bad = pos
                 problems.append(f"position {pos} was altered after it was written (hash mismatch)")
