@@ -166,8 +166,10 @@ def test_any_cli_arguments_succeed_or_fail_in_one_sentence_leaving_the_log_uncha
     assert open_campaign(db, readonly=True).verify().ok
 
 
-def test_the_fuzzed_refusals_name_the_problem(fuzz_home: Path) -> None:
-    db = fuzz_home / "c.db"
+def test_the_fuzzed_refusals_name_the_problem(tmp_path: Path) -> None:
+    # a campaign of its own: the fuzzed arguments above may have opened a session in the shared one
+    db = tmp_path / "c.db"
+    init_campaign(db, name="Fuzz", ruleset="ledger", seed=1).close()
     result = CliRunner().invoke(cli, ["--db", str(db), "note", "   "])
     assert (result.exit_code, result.output) == (1, "Error: A note needs some text.\n")
     result = CliRunner().invoke(cli, ["--db", str(db), "session", "end"])
