@@ -399,8 +399,9 @@ class Campaign:
                 actor: str = "GM") -> list[RecordedEvent]:
         return self.execute(Correct(position=position, reason=reason, changes=changes or {}), actor=actor)
 
-    def verify(self) -> VerifyReport:
-        return self.store.verify()
+    def verify(self, *, workers: int | None = None) -> VerifyReport:
+        """The hash chain and the log's guards checked (:meth:`Store.verify`)."""
+        return self.store.verify(workers=workers)
 
     def summarize(self, rec: RecordedEvent) -> str:
         """One readable line for any event, core or ruleset."""

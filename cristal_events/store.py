@@ -41,6 +41,9 @@ from .errors import (
 from .events import Event
 
 GENESIS = "0" * 64
+#: the columns of a row's canonical array, the input of its hash, in order
+_CANONICAL = ("prev_hash, position, event_id, stream, version, type, schema_version, payload, recorded_at, "
+              "session, actor, causation_id, correlation_id")
 ANY = None  # expected_version that skips the concurrency check
 
 _COLUMNS = (
@@ -488,54 +491,42 @@ class Store:
             raise translate_sqlite_error(exc, self.path) from None
 
     # ---------------------------------------------------------------- verifying
-    _CANONICAL = ("prev_hash, position, event_id, stream, version, type, schema_version, payload, recorded_at, "
-                  "session, actor, causation_id, correlation_id")
+    _CANONICAL = _CANONICAL
 
     def _row_digest(self, position: int) -> str:
         """The hash of one row recomputed in Python from its columns (the reference encoding)."""
-        r = self.conn.execute(f"SELECT {self._CANONICAL} FROM events WHERE position = ?", (position,)).fetchone()
-        return hashlib.sha256(_hash_encoder.encode(r)).hexdigest()
+        return _row_digest(self.conn, position)
 
-    def _chain(self, *, in_sql: bool) -> tuple[int, int | None, int, list[str]]:
-        """Walk the chain: (events, first bad position, next expected position, problems).
+    def _stretches(self, workers: int | None) -> list["_Stretch"]:
+        """The chain walked in stretches of positions: one, or one per worker process on a big log.
 
-        With ``in_sql`` SQLite builds each row's canonical JSON array (``json_array`` writes the same
-        compact text as msgspec for these columns) and Python only hashes it; a row whose digest
-        differs is recomputed from its columns the reference way before it is called altered.
-        """
-        problems: list[str] = []
-        first_bad: int | None = None
-        prev, expected_pos, n = GENESIS, 1, 0
-        if in_sql:
-            cur = self.conn.execute(f"SELECT prev_hash, position, CAST(json_array({self._CANONICAL}) AS BLOB), hash "
-                                    "FROM events ORDER BY position")
-        else:  # each row's first 13 values ARE its canonical array
-            cur = self.conn.execute(f"SELECT {self._CANONICAL}, hash FROM events ORDER BY position")
-        enc, sha = _hash_encoder.encode, hashlib.sha256
-        for r in cur:
-            n += 1
-            if first_bad is not None:
-                continue
-            pos, h = r[1], r[-1]
-            if pos != expected_pos:
-                first_bad = expected_pos
-                problems.append(f"position {expected_pos} is missing (next stored event is {pos}): an event was removed")
-            elif r[0] != prev:
-                first_bad = pos
-                problems.append(f"position {pos} does not follow the previous event (chain broken: reordered or removed)")
-            elif (sha(r[2]).hexdigest() if in_sql else sha(enc(r[:13])).hexdigest()) != h and \
-                    (not in_sql or self._row_digest(pos) != h):
-                first_bad = pos
-                problems.append(f"position {pos} was altered after it was written (hash mismatch)")
-            prev, expected_pos = h, pos + 1
-        return n, first_bad, expected_pos, problems
+        Each row is checked against its own stored hash and the hash stored before it, so the walk
+        splits into ranges checked side by side and joined by :func:`_join` (the link between two
+        stretches is checked there). Workers are forked processes, each reading the file on its own
+        read-only connection (SQLite releases the GIL only inside a step, one row at a time, so
+        threads cannot share the work); a worker that fails leaves its stretch to this process."""
+        last = self.last_position()
+        if workers is None:
+            workers = verify_workers(last)
+        if (workers <= 1 or last < 2 * workers or not hasattr(os, "fork") or self.conn.in_transaction
+                or threading.active_count() > 1 or not Path(self.path).is_file()):
+            return [_walk_stretch(self.conn, 0, None)]
+        bounds = [last * i // workers for i in range(workers)] + [None]
+        later = list(itertools.pairwise(bounds[1:]))
+        children = [_fork(lambda lo=lo, hi=hi: _walk_stretch(_connect(Path(self.path), "ro", None), lo, hi))
+                    for lo, hi in later]
+        out = [_walk_stretch(self.conn, 0, bounds[1])]
+        for (lo, hi), child in zip(later, children):
+            got = _collect(child)
+            out.append(got if got is not None else _walk_stretch(self.conn, lo, hi))
+        return out
 
-    def verify(self) -> VerifyReport:
-        """Recompute the hash chain; check positions, triggers and migrations. Never raises for bad data."""
-        try:
-            n, first_bad, expected_pos, problems = self._chain(in_sql=True)
-        except sqlite3.Error:  # e.g. a column turned into a BLOB, which SQLite's JSON cannot hold
-            n, first_bad, expected_pos, problems = self._chain(in_sql=False)
+    def verify(self, *, workers: int | None = None) -> VerifyReport:
+        """Recompute the hash chain; check positions, triggers and migrations. Never raises for bad data.
+
+        ``workers``: processes sharing the walk (None: one per CPU, up to 4, on a log of at least
+        ``VERIFY_PARALLEL_MIN`` events; 1: this process alone). The report is the same either way."""
+        n, first_bad, expected_pos, problems = _join(self._stretches(workers))
         row = self.conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
         seq = row[0] if row else 0
         if first_bad is None and seq > expected_pos - 1:
@@ -552,6 +543,141 @@ class Store:
         except CristalError as exc:
             problems.append(str(exc).rstrip("."))
         return VerifyReport(ok=not problems, events=n, first_bad_position=first_bad, problems=problems)
+
+
+#: below this many events ``verify`` walks the chain in one process (a fork costs a few milliseconds)
+VERIFY_PARALLEL_MIN = int(os.environ.get("CRISTAL_VERIFY_PARALLEL_MIN", "20000"))
+
+
+def verify_workers(events: int) -> int:
+    """How many processes :meth:`Store.verify` shares a log of ``events`` events between by default:
+    one per CPU this process may use, up to 4, from ``VERIFY_PARALLEL_MIN`` events on (1 below,
+    and where the system cannot fork)."""
+    if events < VERIFY_PARALLEL_MIN or not hasattr(os, "fork"):
+        return 1
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cpus, 4))
+
+
+class _Stretch(msgspec.Struct, array_like=True):
+    """The walk of the positions in ``(lo, hi]``: the rows seen, the first row's position and stored
+    ``prev_hash`` (its link to the stretch before is checked by :func:`_join`), the last row's hash,
+    the next expected position, and the first problem found inside the stretch."""
+
+    n: int = 0
+    first: tuple[int, str] | None = None
+    last_hash: str = ""
+    end: int = 0
+    first_bad: int | None = None
+    problem: str = ""
+
+
+def _row_digest(conn: sqlite3.Connection, position: int) -> str:
+    """The hash of one row recomputed in Python from its columns (the reference encoding)."""
+    r = conn.execute(f"SELECT {_CANONICAL} FROM events WHERE position = ?", (position,)).fetchone()
+    return hashlib.sha256(_hash_encoder.encode(r)).hexdigest()
+
+
+def _walk_stretch(conn: sqlite3.Connection, lo: int, hi: int | None) -> _Stretch:
+    """Walk the rows of positions ``(lo, hi]`` (``hi`` None: to the end). SQLite builds each row's
+    canonical JSON array (``json_array`` writes the same compact text as msgspec for these columns)
+    and Python only hashes it; a row whose digest differs is recomputed from its columns the
+    reference way before it is called altered. A row that SQLite's JSON cannot hold (a column
+    turned into a BLOB) makes the stretch be walked again with the columns hashed in Python."""
+    try:
+        return _walk(conn, lo, hi, in_sql=True)
+    except sqlite3.Error:
+        return _walk(conn, lo, hi, in_sql=False)
+
+
+def _walk(conn: sqlite3.Connection, lo: int, hi: int | None, *, in_sql: bool) -> _Stretch:
+    cols = f"prev_hash, position, CAST(json_array({_CANONICAL}) AS BLOB), hash" if in_sql else f"{_CANONICAL}, hash"
+    where, args = ("position > ?", (lo,)) if hi is None else ("position > ? AND position <= ?", (lo, hi))
+    cur = conn.execute(f"SELECT {cols} FROM events WHERE {where} ORDER BY position", args)
+    enc, sha = _hash_encoder.encode, hashlib.sha256
+    out = _Stretch()
+    first = next(cur, None)
+    if first is None:
+        return out
+    out.first = (first[1], first[0])
+    prev, expected, n = first[0], first[1], 0
+    for r in itertools.chain([first], cur):
+        n += 1
+        if out.first_bad is not None:
+            continue
+        pos, h = r[1], r[-1]
+        if pos != expected:
+            out.first_bad = expected
+            out.problem = f"position {expected} is missing (next stored event is {pos}): an event was removed"
+        elif r[0] != prev:
+            out.first_bad = pos
+            out.problem = f"position {pos} does not follow the previous event (chain broken: reordered or removed)"
+        elif (sha(r[2]).hexdigest() if in_sql else sha(enc(r[:13])).hexdigest()) != h and \
+                (not in_sql or _row_digest(conn, pos) != h):
+            out.first_bad = pos
+            out.problem = f"position {pos} was altered after it was written (hash mismatch)"
+        prev, expected = h, pos + 1
+    out.n, out.last_hash, out.end = n, prev, expected
+    return out
+
+
+def _join(stretches: list[_Stretch]) -> tuple[int, int | None, int, list[str]]:
+    """The stretches, in order, as one walk from the genesis: (events, first bad position, next
+    expected position, problems); the first problem in log order is the one reported."""
+    n, first_bad, problem, prev, expected = 0, None, "", GENESIS, 1
+    for s in stretches:
+        n += s.n
+        if first_bad is not None or s.first is None:
+            continue
+        pos, link = s.first
+        if pos != expected:
+            first_bad, problem = expected, f"position {expected} is missing (next stored event is {pos}): an event was removed"
+        elif link != prev:
+            first_bad, problem = pos, f"position {pos} does not follow the previous event (chain broken: reordered or removed)"
+        elif s.first_bad is not None:
+            first_bad, problem = s.first_bad, s.problem
+        else:
+            prev, expected = s.last_hash, s.end
+    return n, first_bad, expected, [problem] if problem else []
+
+
+def _fork(work: Any) -> tuple[int, int] | None:
+    """Run ``work()`` in a forked child; (pid, read end of the pipe of its msgpack result), or None
+    when the fork failed. The child never touches this process's connection and leaves by
+    ``os._exit`` (no finalizer runs there)."""
+    try:
+        r, w = os.pipe()
+        pid = os.fork()
+    except OSError:
+        return None
+    if pid == 0:  # pragma: no cover - the child's coverage is not collected
+        code = 1
+        try:
+            os.close(r)
+            data = msgspec.msgpack.encode(work())
+            with os.fdopen(w, "wb") as f:
+                f.write(data)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    return pid, r
+
+
+def _collect(child: tuple[int, int] | None) -> _Stretch | None:
+    """The child's stretch, or None when it failed (the caller walks that stretch itself)."""
+    if child is None:
+        return None
+    pid, r = child
+    with os.fdopen(r, "rb") as f:
+        data = f.read()
+    _, status = os.waitpid(pid, 0)
+    if status != 0 or not data:
+        return None
+    try:
+        return msgspec.msgpack.decode(data, type=_Stretch)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
 
 
 _switch = {"users": 0, "saved": 0.0}

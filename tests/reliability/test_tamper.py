@@ -170,3 +170,73 @@ def test_any_edit_of_the_export_fails_verification(original: Path, tmp_path: Pat
     result = CliRunner().invoke(cli, ["verify", "--file", str(tmp_path / "e.jsonl")])
     assert result.exit_code == 1
     assert f"at position {index + 1}" in result.output
+
+
+def _delete(pos: int):
+    return lambda conn: conn.execute("DELETE FROM events WHERE position = ?", (pos,))
+
+
+def _change(pos: int, column: str = "payload"):
+    def change(conn: sqlite3.Connection) -> None:
+        value = conn.execute(f"SELECT {column} FROM events WHERE position = ?", (pos,)).fetchone()[0]
+        conn.execute(f"UPDATE events SET {column} = ? WHERE position = ?", (_flip(value), pos))
+    return change
+
+
+def _swap(a: int, b: int):
+    def swap(conn: sqlite3.Connection) -> None:
+        row_a = conn.execute("SELECT hash, prev_hash FROM events WHERE position = ?", (a,)).fetchone()
+        row_b = conn.execute("SELECT hash, prev_hash FROM events WHERE position = ?", (b,)).fetchone()
+        conn.execute("UPDATE events SET hash = ?, prev_hash = ? WHERE position = ?", (*row_b, a))
+        conn.execute("UPDATE events SET hash = ?, prev_hash = ? WHERE position = ?", (*row_a, b))
+    return swap
+
+
+def _blob(pos: int):
+    return lambda conn: conn.execute("UPDATE events SET payload = CAST(payload AS BLOB) WHERE position = ?", (pos,))
+
+
+# with 3 workers the 39 events split after positions 13 and 26: damage on both sides of each seam
+DAMAGES = {
+    "intact": [],
+    "changed-13": [_change(13)], "changed-14": [_change(14, "actor")], "changed-27": [_change(27)],
+    "deleted-13": [_delete(13)], "deleted-14": [_delete(14)], "deleted-26": [_delete(26)], "deleted-39": [_delete(39)],
+    "deleted-13-and-14": [_delete(13), _delete(14)], "swapped-13-14": [_swap(13, 14)],
+    "two-stretches": [_change(30), _delete(5)], "blob-20": [_blob(20)], "blob-and-change": [_blob(2), _change(33)],
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGES), ids=list(DAMAGES))
+def test_verify_in_worker_processes_reports_what_one_process_reports(original: Path, tmp_path: Path,
+                                                                     damage: str, monkeypatch) -> None:
+    """A big log's chain is walked by forked workers, one stretch each; the report (first bad
+    position, problem, event count) is the one-process walk's, whatever the damage and wherever it
+    falls relative to the seams between stretches; a worker that cannot run leaves its stretch
+    to the parent."""
+    import cristal_events.store as S
+
+    conn = _attacker(original, tmp_path / "t.db")
+    for act in DAMAGES[damage]:
+        act(conn)
+    conn.close()
+    forks: list[int] = []
+    real_fork = S._fork
+    monkeypatch.setattr(S, "_fork", lambda work: forks.append(1) or real_fork(work))
+    store = Store.open(tmp_path / "t.db", readonly=True)
+    try:
+        alone = store.verify(workers=1)
+        assert forks == []
+        shared = store.verify(workers=3)
+        assert len(forks) == 2
+        monkeypatch.setattr(S, "_fork", lambda work: None)  # no process could be started
+        fallback = store.verify(workers=3)
+    finally:
+        store.close()
+    assert alone == shared == fallback
+    assert (alone.first_bad_position is None) == (damage == "intact")  # the attacker dropped the triggers: never ok
+    with sqlite3.connect(tmp_path / "t.db") as raw:
+        assert alone.events == raw.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+    first = {"intact": None, "changed-13": 13, "changed-14": 14, "changed-27": 27, "deleted-13": 13, "deleted-14": 14,
+             "deleted-26": 26, "deleted-39": 39, "deleted-13-and-14": 13, "swapped-13-14": 13,
+             "two-stretches": 5, "blob-20": 20, "blob-and-change": 2}
+    assert alone.first_bad_position == first[damage]  # the first in log order, whichever worker found it
