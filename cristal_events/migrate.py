@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+
+import msgspec
 
 import migrations as _migrations_package
 
@@ -23,8 +24,7 @@ APPLICATION_ID = 0x43524953  # "CRIS": marks an SQLite file as a cristal-events 
 _NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
 
-@dataclass(frozen=True)
-class Migration:
+class Migration(msgspec.Struct, frozen=True):
     number: int
     name: str
     sql: str

@@ -20,7 +20,6 @@ entry-point group).
 import hashlib
 import random
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
 import msgspec
@@ -38,8 +37,7 @@ class Emit(NamedTuple):
     event: Event
 
 
-@dataclass
-class Context:
+class Context(msgspec.Struct):
     """What a decision may know besides the state: settings, rounding, actor, session, and dice."""
 
     header: CampaignCreated
@@ -50,7 +48,7 @@ class Context:
     actor: str
     seed_material: str
     faces: list[int] | None = None
-    _dice: Dice | None = field(default=None, repr=False)
+    _dice: Dice | None = None
 
     def dice(self) -> Dice:
         """The command's single source of faces: those entered at the table, else the seeded RNG."""

@@ -11,9 +11,7 @@ and nowhere else.
 from __future__ import annotations
 
 import importlib
-import json
 import os
-import pkgutil
 import sqlite3
 import sys
 from functools import cache
@@ -21,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import msgspec
 
 from .. import __version__
 from ..errors import CristalError
@@ -45,6 +44,7 @@ def _core_module_commands(module: str) -> dict[str, click.Command]:
 
 def _core_commands() -> dict[str, click.Command]:
     """Every core command (imports every command module: for listings and tests)."""
+    import pkgutil
     found: dict[str, click.Command] = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
         if not info.name.startswith("_") and info.name != "common":
@@ -72,8 +72,8 @@ def campaign_ruleset(path: str | os.PathLike[str]) -> str | None:
             row = conn.execute("SELECT payload FROM events WHERE position = 1").fetchone()
         finally:
             conn.close()
-        return json.loads(row[0]).get("ruleset") if row else None
-    except (sqlite3.Error, ValueError):
+        return msgspec.json.decode(row[0]).get("ruleset") if row else None
+    except (sqlite3.Error, msgspec.DecodeError, AttributeError):
         return None
 
 

@@ -22,7 +22,7 @@ SECRET = "ab" * 32
 
 @pytest.fixture
 def fixed_secret(monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setattr("cristal_events.service.secrets.token_hex", lambda n=32: SECRET[: 2 * n])
+    monkeypatch.setattr("cristal_events.service._random_hex", lambda n=32: SECRET[: 2 * n])
     return SECRET
 
 
