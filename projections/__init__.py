@@ -11,7 +11,7 @@ up right after it commits; the CLI does this for every write command.
 from __future__ import annotations
 
 import importlib
-import pkgutil
+import os
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -29,12 +29,15 @@ def _classes(ruleset: str) -> tuple[type[Projection], ...]:
 
     owners = tuple(f"{n}_" for n in {*BUILTIN, ruleset})
     found: list[type[Projection]] = []
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-        if info.name in ("base", "runner"):
+    # the package's own files (pkgutil would find the same modules, its import costs every command ~1.5 ms)
+    names = sorted({f[:-3] for folder in __path__ for f in os.listdir(folder)
+                    if f.endswith(".py") and not f.startswith("_")})
+    for name in names:
+        if name in ("base", "runner"):
             continue
-        if info.name.startswith(owners) and not info.name.startswith(f"{ruleset}_"):
+        if name.startswith(owners) and not name.startswith(f"{ruleset}_"):
             continue
-        mod = importlib.import_module(f"{__name__}.{info.name}")
+        mod = importlib.import_module(f"{__name__}.{name}")
         found.extend(cls for cls in getattr(mod, "PROJECTIONS", ()) if cls.rulesets is None or ruleset in cls.rulesets)
     return tuple(found)
 

@@ -166,6 +166,22 @@ def test_the_core_command_table_matches_the_modules():
         assert name in _core_module_commands(module)
 
 
+@pytest.mark.parametrize("ruleset", ["cristal", "illergan"])
+def test_each_ruleset_command_table_names_the_module_that_defines_it(ruleset):
+    """``PARTS`` of a ruleset's cli module: every command, each in the module it names (the CLI
+    imports only that module for the command typed)."""
+    import importlib
+
+    from cristal_events.cli import _ruleset_command, _ruleset_commands
+
+    mod = importlib.import_module(f"cristal_events.rulesets.{ruleset}.cli")
+    assert set(mod.PARTS) == set(_ruleset_commands(ruleset))
+    for name, part in mod.PARTS.items():
+        defining = importlib.import_module(f"cristal_events.rulesets.{ruleset}.{part}")
+        assert name in {c.name for c in defining.COMMANDS}
+        assert _ruleset_command(ruleset, name) is _ruleset_commands(ruleset)[name]
+
+
 def _leaves():
     import click
 

@@ -38,7 +38,8 @@ CORE = {
 
 @cache
 def _core_module_commands(module: str) -> dict[str, click.Command]:
-    mod = importlib.import_module(f"{__name__}.{module}")
+    """The commands of one module: ``module`` in this package, or a dotted module name."""
+    mod = importlib.import_module(module if "." in module else f"{__name__}.{module}")
     return {cmd.name: cmd for cmd in mod.COMMANDS}
 
 
@@ -53,12 +54,30 @@ def _core_commands() -> dict[str, click.Command]:
 
 
 @cache
-def _ruleset_commands(name: str) -> dict[str, click.Command]:
+def _ruleset_cli(name: str) -> Any:
+    """The ruleset's ``cli`` module (None when it has none)."""
     try:
-        mod = importlib.import_module(f"{ruleset_module(name).__name__}.cli")
+        return importlib.import_module(f"{ruleset_module(name).__name__}.cli")
     except ModuleNotFoundError:
-        return {}
-    return {c.name: c for c in mod.commands()}
+        return None
+
+
+@cache
+def _ruleset_commands(name: str) -> dict[str, click.Command]:
+    mod = _ruleset_cli(name)
+    return {c.name: c for c in mod.commands()} if mod is not None else {}
+
+
+def _ruleset_command(name: str, cmd_name: str) -> click.Command | None:
+    """One command of a ruleset: from the module its ``PARTS`` names (only that module is imported),
+    else from all of its ``commands()``."""
+    mod = _ruleset_cli(name)
+    if mod is None:
+        return None
+    part = getattr(mod, "PARTS", {}).get(cmd_name)
+    if part is not None:
+        return _core_module_commands(f"{mod.__package__}.{part}").get(cmd_name)
+    return _ruleset_commands(name).get(cmd_name)
 
 
 def campaign_ruleset(path: str | os.PathLike[str]) -> str | None:
@@ -95,7 +114,7 @@ class CristalGroup(click.Group):
         if cmd_name in CORE:
             return _core_module_commands(CORE[cmd_name])[cmd_name]
         for rs in self._ruleset_for(ctx):
-            cmd = _ruleset_commands(rs).get(cmd_name)
+            cmd = _ruleset_command(rs, cmd_name)
             if cmd is not None:
                 return cmd
         return None

@@ -1,4 +1,8 @@
-"""The Lois du Cristal commands of the ``cristal`` CLI (found through ``commands()``)."""
+"""The Lois du Cristal commands of the ``cristal`` CLI (found through ``commands()``).
+
+``PARTS`` names the module (in this package) of each command: the CLI imports only the module of
+the command typed (a test checks it against the modules' ``COMMANDS`` lists).
+"""
 
 from __future__ import annotations
 
@@ -6,17 +10,13 @@ import importlib
 
 import click
 
-_PARTS = ("cli_characters", "cli_combat")
+PARTS = {name: "cli_characters" for name in ("character", "xp", "item", "gold", "rest", "damage", "heal",
+                                              "alignment", "state", "sheet", "characters", "content")}
+PARTS["combat"] = "cli_combat"
 
 
 def commands() -> list[click.Command]:
     out: list[click.Command] = []
-    for name in _PARTS:
-        try:
-            mod = importlib.import_module(f"{__package__}.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__package__}.{name}":
-                raise
-            continue
-        out.extend(mod.COMMANDS)
+    for part in dict.fromkeys(PARTS.values()):
+        out.extend(importlib.import_module(f"{__package__}.{part}").COMMANDS)
     return out
