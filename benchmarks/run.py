@@ -25,6 +25,7 @@ import gc
 import os
 import platform
 import random
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -32,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -107,10 +109,47 @@ def _user_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in drop}
 
 
+def runtime_dependencies(name: str = "cristal-events") -> list[Any]:
+    """The installed distributions ``pip install .`` would bring (the closure of the requirements,
+    extras left out), without ``name`` itself."""
+    from importlib import metadata
+
+    seen: dict[str, Any] = {}
+
+    def walk(req: str) -> None:
+        key = re.sub(r"[-_.]+", "-", req).lower()
+        if key in seen:
+            return
+        try:
+            seen[key] = dist = metadata.distribution(req)
+        except metadata.PackageNotFoundError:
+            return
+        for line in dist.requires or []:
+            if "extra ==" not in line:
+                walk(re.match(r"[A-Za-z0-9_.\-]+", line).group(0))
+
+    walk(name)
+    return [d for k, d in seen.items() if k != name]
+
+
+def link_dependencies(folder: str) -> str:
+    """A folder holding links to the top-level modules (and metadata) of :func:`runtime_dependencies`
+    only: a user's environment has those, not this development environment's test and benchmark
+    tools (``typing_extensions`` there, for one, makes every ``import msgspec`` a few ms slower)."""
+    deps = os.path.join(folder, "deps")
+    os.makedirs(deps, exist_ok=True)
+    for dist in runtime_dependencies():
+        for top in {Path(str(f)).parts[0] for f in dist.files or ()}:
+            target, link = Path(dist.locate_file(top)), os.path.join(deps, top)
+            if top not in ("..", "__pycache__") and target.exists() and not os.path.lexists(link):
+                os.symlink(target, link)
+    return deps
+
+
 def installed_python(folder: str) -> str:
     """A fresh virtual environment with the engine installed from this tree as a user installs it
-    (``pip install .``: a wheel, compiled bytecode, no editable finder), its dependencies seen
-    through a ``.pth`` line to this interpreter's site-packages. Returns its python.
+    (``pip install .``: a wheel, compiled bytecode, no editable finder), its runtime dependencies
+    seen through a ``.pth`` line (:func:`link_dependencies`). Returns its python.
 
     The start-up of an editable install (a finder imported by ``site``), or of a source tree on
     PYTHONPATH, is not the one a user gets; and the floor must run in the same interpreter set-up.
@@ -122,8 +161,7 @@ def installed_python(folder: str) -> str:
                              check=True, capture_output=True, text=True).stdout.strip()
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--compile", "--target", purelib,
                     str(ROOT)], check=True, capture_output=True, cwd=folder, env=_user_env())
-    deps = [p for p in sys.path if p.endswith("site-packages")]
-    Path(purelib, "bench_deps.pth").write_text("\n".join(deps) + "\n")
+    Path(purelib, "bench_deps.pth").write_text(link_dependencies(folder) + "\n")
     return py
 
 
