@@ -34,6 +34,7 @@ from .codec import Codec, encode
 from .errors import (
     ConcurrencyConflict,
     CristalError,
+    EventDecodeError,
     IntegrityError,
     NotACampaign,
     StoreUnavailable,
@@ -476,11 +477,12 @@ class Store:
             # is kept when its schema version is its class's; anything else (an older version to
             # upcast, a newer one, an invalid payload) goes through Codec.decode, which upcasts or
             # raises the one-sentence EventDecodeError
-            fast, slow, errors = codec._decoder.decode, codec.decode, (msgspec.ValidationError, msgspec.DecodeError)
+            decoders, decoder = codec.decoders, codec.decoder
+            slow, errors = codec.decode, (msgspec.ValidationError, msgspec.DecodeError, EventDecodeError)
             current = codec.class_versions
             for r in cur:
                 try:
-                    ev = fast(r[6])
+                    ev = (decoders.get(r[4]) or decoder(r[4]))(r[6])
                 except errors:
                     ev = slow(r[4], r[5], r[6])
                 else:

@@ -85,3 +85,33 @@ def test_json_schema_lists_every_event_type(ruleset):
     for cls in CORE_EVENTS + tuple(get(ruleset).events):
         assert cls.__name__ in defs
         assert defs[cls.__name__]["properties"]["type"]["enum"] == [tag_of(cls)]
+
+
+def test_a_decoder_is_built_per_event_type_on_first_use():
+    """A command reads a few event types: only their classes are inspected by msgspec (start-up)."""
+    codec = codec_for(get("cristal"))
+    assert codec.decoders == {}
+    ev = codec.decode("session.started", SessionStarted.version, b'{"type":"session.started","number":2}')
+    assert ev == SessionStarted(number=2) and set(codec.decoders) == {"session.started"}
+    with pytest.raises(EventDecodeError, match="Unknown event type 'nope.never'"):
+        codec.decoder("nope.never")
+
+
+def test_a_payload_whose_tag_is_not_its_type_column_is_refused(tmp_path):
+    """Each row is decoded as the class its ``type`` column names: a payload of another type stored
+    under it (written outside the engine) is an error naming the type, not another event."""
+    import sqlite3
+
+    from cristal_events import init_campaign, open_campaign
+
+    camp = init_campaign(tmp_path / "c.db", name="C", ruleset="cristal")
+    camp.start_session("Une")
+    camp.close()
+    conn = sqlite3.connect(tmp_path / "c.db", isolation_level=None)
+    conn.execute("DROP TRIGGER events_no_update")
+    conn.execute("UPDATE events SET type = 'session.ended' WHERE position = 2")
+    conn.close()
+    camp = open_campaign(tmp_path / "c.db", readonly=True)
+    with pytest.raises(EventDecodeError, match="'session.ended'"):
+        list(camp.store.read_all())
+    camp.close()
