@@ -11,7 +11,7 @@ import sqlite3
 import statistics
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Union
+from typing import Any
 
 import msgspec
 
@@ -78,14 +78,15 @@ def raw_append(conn: sqlite3.Connection, rows: Sequence[Row], batch: int) -> Non
 
 def raw_replay(conn: sqlite3.Connection, classes: Iterable[type], fold: Callable[[Any, Any], Any], initial: Any) -> Any:
     """SELECT every event in order (envelope and payload), decode the payload to its typed event
-    with one msgspec Decoder, and fold it with its envelope (what any replay needs)."""
-    decoder = msgspec.json.Decoder(Union[tuple(classes)])  # noqa: UP007
-    decode = decoder.decode
+    with the msgspec Decoder of the class its ``type`` column names (faster than one Decoder of
+    the Union of every class, which must find the class from the payload's tag: the engine
+    does the same since this session), and fold it with its envelope (what any replay needs)."""
+    decoders = {cls.__struct_config__.tag: msgspec.json.Decoder(cls).decode for cls in classes}
     state = initial
     cur = conn.execute("SELECT position, event_id, stream, version, type, schema_version, payload, recorded_at, "
                        "session, actor, causation_id, correlation_id FROM events ORDER BY position")
     for row in cur:
-        state = fold(state, (row, decode(row[6])))
+        state = fold(state, (row, decoders[row[4]](row[6])))
     return state
 
 
