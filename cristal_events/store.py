@@ -506,21 +506,28 @@ class Store:
         splits into ranges checked side by side and joined by :func:`_join` (the link between two
         stretches is checked there). Workers are forked processes, each reading the file on its own
         read-only connection (SQLite releases the GIL only inside a step, one row at a time, so
-        threads cannot share the work); a worker that fails leaves its stretch to this process."""
+        threads cannot share the work); a worker that fails leaves its stretch to this process.
+
+        The fork happens while this connection is idle (its queries have run to completion) and no
+        other thread runs, so a child inherits no SQLite lock or mutex in use; this process, alive
+        until its children end, keeps the SHARED lock of the database file that a WAL-mode
+        connection holds while it is open, and each child takes its own WAL read lock."""
         last = self.last_position()
         if workers is None:
             workers = verify_workers(last)
-        if (workers <= 1 or last < 2 * workers or not hasattr(os, "fork") or self.conn.in_transaction
+        if (workers <= 1 or last < 2 * workers or not sys.platform.startswith("linux") or self.conn.in_transaction
                 or threading.active_count() > 1 or not Path(self.path).is_file()):
             return [_walk_stretch(self.conn, 0, None)]
         bounds = [last * i // workers for i in range(workers)] + [None]
         later = list(itertools.pairwise(bounds[1:]))
         children = [_fork(lambda lo=lo, hi=hi: _walk_stretch(_connect(Path(self.path), "ro", None), lo, hi))
                     for lo, hi in later]
-        out = [_walk_stretch(self.conn, 0, bounds[1])]
-        for (lo, hi), child in zip(later, children):
-            got = _collect(child)
-            out.append(got if got is not None else _walk_stretch(self.conn, lo, hi))
+        try:
+            out = [_walk_stretch(self.conn, 0, bounds[1])]
+        finally:  # the children are waited for whatever happens here
+            got = [_collect(child) for child in children]
+        for (lo, hi), stretch in zip(later, got):
+            out.append(stretch if stretch is not None else _walk_stretch(self.conn, lo, hi))
         return out
 
     def verify(self, *, workers: int | None = None) -> VerifyReport:
@@ -553,9 +560,9 @@ VERIFY_PARALLEL_MIN = int(os.environ.get("CRISTAL_VERIFY_PARALLEL_MIN", "20000")
 
 def verify_workers(events: int) -> int:
     """How many processes :meth:`Store.verify` shares a log of ``events`` events between by default:
-    one per CPU this process may use, up to 4, from ``VERIFY_PARALLEL_MIN`` events on (1 below,
-    and where the system cannot fork)."""
-    if events < VERIFY_PARALLEL_MIN or not hasattr(os, "fork"):
+    one per CPU this process may use, up to 4, from ``VERIFY_PARALLEL_MIN`` events on (1 below, and
+    off Linux: a fork without exec is not safe everywhere, macOS's system libraries for one)."""
+    if events < VERIFY_PARALLEL_MIN or not sys.platform.startswith("linux"):
         return 1
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(1, min(cpus, 4))
