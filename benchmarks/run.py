@@ -185,6 +185,16 @@ def cli_write_seconds(py: str, db: str, repeat: int) -> tuple[float, float]:
     return w, f
 
 
+def warm_file_cache(*paths: str) -> None:
+    """Read each file (and its WAL) once, so that the OS caches it before a measurement."""
+    for path in paths:
+        for name in (path, path + "-wal"):
+            if os.path.exists(name):
+                with open(name, "rb") as f:
+                    while f.read(1 << 20):
+                        pass
+
+
 def peak_rebuild_mb(db: str) -> float:
     """The rebuilding process's own peak RSS (VmHWM). Not ``ru_maxrss``: Linux carries a process's
     maxrss across fork and exec, so a child of this (large) benchmark process would report the
@@ -262,6 +272,10 @@ def main() -> None:
         # --- replay
         raw_path = os.path.join(folder, "raw.db")
         raw_import(raw_path, rows)
+        # the raw floor's file was just written, so it is in the OS file cache; the campaign's may have
+        # been pushed out by the imports above (gigabytes of files at 1M events): read both once, so
+        # that the engine and its floor read from memory alike
+        warm_file_cache(big, raw_path)
         conn = B.raw_connect(raw_path)
         te, tr, full = B.median_times([lambda: engine_replay(camp),
                                        lambda: B.raw_replay(conn, codec.classes, count_fold, 0),
