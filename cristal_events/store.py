@@ -656,8 +656,13 @@ def _fork(work: Any) -> tuple[int, int] | None:
     ``os._exit`` (no finalizer runs there)."""
     try:
         r, w = os.pipe()
+    except OSError:
+        return None
+    try:
         pid = os.fork()
     except OSError:
+        os.close(r)
+        os.close(w)
         return None
     if pid == 0:  # pragma: no cover - the child's coverage is not collected
         code = 1

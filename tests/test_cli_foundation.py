@@ -159,11 +159,11 @@ def test_every_command_has_help_with_an_example(path, cmd):
 
 
 def test_the_core_command_table_matches_the_modules():
-    from cristal_events.cli import CORE, _core_commands, _core_module_commands
+    from cristal_events.cli import CORE, _core_commands, _module_commands
 
     assert set(CORE) == set(_core_commands())
     for name, module in CORE.items():
-        assert name in _core_module_commands(module)
+        assert name in _module_commands(module)
 
 
 @pytest.mark.parametrize("ruleset", ["cristal", "illergan"])

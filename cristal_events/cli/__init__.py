@@ -37,7 +37,7 @@ CORE = {
 
 
 @cache
-def _core_module_commands(module: str) -> dict[str, click.Command]:
+def _module_commands(module: str) -> dict[str, click.Command]:
     """The commands of one module: ``module`` in this package, or a dotted module name."""
     mod = importlib.import_module(module if "." in module else f"{__name__}.{module}")
     return {cmd.name: cmd for cmd in mod.COMMANDS}
@@ -49,7 +49,7 @@ def _core_commands() -> dict[str, click.Command]:
     found: dict[str, click.Command] = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
         if not info.name.startswith("_") and info.name != "common":
-            found.update(_core_module_commands(info.name))
+            found.update(_module_commands(info.name))
     return found
 
 
@@ -76,7 +76,7 @@ def _ruleset_command(name: str, cmd_name: str) -> click.Command | None:
         return None
     part = getattr(mod, "PARTS", {}).get(cmd_name)
     if part is not None:
-        return _core_module_commands(f"{mod.__package__}.{part}").get(cmd_name)
+        return _module_commands(f"{mod.__package__}.{part}").get(cmd_name)
     return _ruleset_commands(name).get(cmd_name)
 
 
@@ -112,7 +112,7 @@ class CristalGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in CORE:
-            return _core_module_commands(CORE[cmd_name])[cmd_name]
+            return _module_commands(CORE[cmd_name])[cmd_name]
         for rs in self._ruleset_for(ctx):
             cmd = _ruleset_command(rs, cmd_name)
             if cmd is not None:
