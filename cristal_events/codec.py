@@ -41,10 +41,12 @@ class Codec:
         #: read: msgspec inspects a class when a decoder is made for it, and a command that reads a
         #: few event types does not pay for all of them (~4 ms of start-up for 49 classes)
         self.decoders: dict[str, Callable[[str | bytes], Event]] = {}
+        #: ``{tag: (schema version of its class, decode function)}`` for the tags decoded so far:
+        #: what a replay looks up once per row (see ``Store._rows``)
+        self.current: dict[str, tuple[int, Callable[[str | bytes], Event]]] = {}
         self._union: Any = None
         self.upcasters = dict(upcasters)
         self.versions = {tag: cls.version for tag, cls in self.by_tag.items()}
-        self.class_versions = {cls: cls.version for cls in self.classes}
 
     @property
     def union(self) -> Any:
@@ -64,6 +66,7 @@ class Codec:
             if cls is None:
                 raise EventDecodeError(f"Unknown event type {tag!r}: this campaign was written by another engine or ruleset.")
             fn = self.decoders[tag] = msgspec.json.Decoder(cls).decode
+            self.current[tag] = (cls.version, fn)
         return fn
 
     def version_of(self, tag: str) -> int:

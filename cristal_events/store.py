@@ -34,7 +34,6 @@ from .codec import Codec, encode
 from .errors import (
     ConcurrencyConflict,
     CristalError,
-    EventDecodeError,
     IntegrityError,
     NotACampaign,
     StoreUnavailable,
@@ -473,21 +472,20 @@ class Store:
                 for r in cur:
                     yield RecordedEvent(*r, *tail)
                 return
-            # the hot path of every replay: each payload goes straight to the campaign's decoder and
-            # is kept when its schema version is its class's; anything else (an older version to
-            # upcast, a newer one, an invalid payload) goes through Codec.decode, which upcasts or
-            # raises the one-sentence EventDecodeError
-            decoders, decoder = codec.decoders, codec.decoder
-            slow, errors = codec.decode, (msgspec.ValidationError, msgspec.DecodeError, EventDecodeError)
-            current = codec.class_versions
+            # the hot path of every replay: a row of a type already decoded at its class's schema
+            # version goes straight to that class's decoder; anything else (a type not seen yet, an
+            # older version to upcast, a newer one, an invalid payload) goes through Codec.decode,
+            # which builds the decoder, upcasts or raises the one-sentence EventDecodeError
+            current, slow, errors = codec.current, codec.decode, (msgspec.ValidationError, msgspec.DecodeError)
             for r in cur:
-                try:
-                    ev = (decoders.get(r[4]) or decoder(r[4]))(r[6])
-                except errors:
-                    ev = slow(r[4], r[5], r[6])
-                else:
-                    if current[type(ev)] != r[5]:
+                entry = current.get(r[4])
+                if entry is not None and entry[0] == r[5]:
+                    try:
+                        ev = entry[1](r[6])
+                    except errors:
                         ev = slow(r[4], r[5], r[6])
+                else:
+                    ev = slow(r[4], r[5], r[6])
                 yield RecordedEvent(*r, *tail, ev)
         except sqlite3.Error as exc:
             raise translate_sqlite_error(exc, self.path) from None
