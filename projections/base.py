@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from cristal_events import Campaign, RecordedEvent
-    from cristal_events.service import World
 
 
 class Table:
@@ -60,10 +59,11 @@ class Projection:
     state_type: ClassVar[Any] = type(None)
     #: the event classes ``evolve``/``appended`` react to; None = every event (see the module docstring)
     handles: ClassVar[frozenset[type] | None] = None
-    #: True when the state is a function of the campaign's world at the checkpoint's position
-    #: (:meth:`state_of`), as for the read models that fold the ruleset's whole state: the checkpoint
-    #: then stores no copy of it, and a catch-up starts from the campaign's own state (in memory after
-    #: a command, else rebuilt from its snapshots) instead of decoding one
+    #: True when the state is a function of the campaign's world at the checkpoint's position, as for
+    #: the read models that fold the ruleset's whole state. Such a projection also defines
+    #: ``state_of(world) -> state`` (what ``evolve`` reaches from ``initial()`` over the events folded
+    #: into ``world``): the checkpoint then stores no copy of the state, and a catch-up starts from the
+    #: campaign's own state (in memory after a command, else rebuilt from its snapshots)
     world_state: ClassVar[bool] = False
 
     def __init__(self, campaign: "Campaign"):
@@ -74,11 +74,6 @@ class Projection:
 
     def evolve(self, state: Any, rec: "RecordedEvent") -> Any:
         return state
-
-    def state_of(self, world: "World") -> Any:
-        """The state after the events folded into ``world`` (only for ``world_state`` projections):
-        what ``evolve`` would have reached from ``initial()`` over the same events."""
-        raise NotImplementedError(f"{type(self).__name__} does not derive its state from the campaign's world")
 
     def rows(self, state: Any) -> dict[str, list[dict[str, Any]]]:
         return {}

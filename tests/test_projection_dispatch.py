@@ -90,3 +90,23 @@ def test_a_correction_reason_reaches_its_compensation_across_ignored_events(tmp_
     assert dispatched_rows(camp, ledger) == every_event_rows(camp, ledger)
     assert runner.verify(camp) == []
     camp.close()
+
+
+@pytest.mark.parametrize("ruleset", ["cristal", "illergan"])
+def test_a_world_state_projection_derives_its_state_from_the_campaign_world(tmp_path, ruleset):
+    """Each ``world_state`` read model defines ``state_of(world)``, and it gives the state its own fold
+    reaches over the same events: the rows of both are the same, at the start and after commands."""
+    camp = Campaign.create(tmp_path / "w.db", name="W", ruleset=ruleset, seed=2)
+    if ruleset == "cristal":
+        camp.execute(C.CreateCharacter(id="thor", race="Humain"))
+        camp.execute(C.AwardXp(characters=("thor",), amount=60, reason="r"))
+    camp.execute(RecordNote(text="une note"))
+    found = [p for p in for_campaign(camp) if p.world_state]
+    assert found, "every ruleset has read models that fold its whole state"
+    for p in found:
+        folded = p.initial()
+        for rec in camp.store.read_all():
+            folded = p.evolve(folded, rec)
+        assert p.rows(p.state_of(camp.state())) == p.rows(folded)
+        assert p.rows(p.state_of(camp.state_at(0))) == p.rows(p.initial())
+    camp.close()
