@@ -234,11 +234,11 @@ def main() -> None:
     ap.add_argument("--small", type=int, default=100_000, help="size of the small bulk import")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--repeat-big", type=int, default=1)
-    ap.add_argument("--keep", default=None, help="reuse (or keep) the big campaign at this path")
+    ap.add_argument("--keep", default=None, help="reuse (or keep) the big campaign at this path (an existing file keeps its own size)")
     a = ap.parse_args()
     es_missing = B.eventsourcing_available()
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
-          f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}; big campaign {a.events:,} events")
+          f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}")
     if es_missing:
         print(f"note: {es_missing}")
     folder = tempfile.mkdtemp(prefix="cristal-bench-")
@@ -251,6 +251,7 @@ def main() -> None:
             print(f"generated {a.events:,} events in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
         camp = open_campaign(big)
         n_big = camp.store.last_position()
+        print(f"big campaign: {n_big:,} events" + (f" (kept at {big})" if a.keep else ""))
         rows = exported_rows(camp)
         codec = camp.store.codec
         # the campaign's payloads as objects, for the eventsourcing column (the same data in both stores)
