@@ -42,10 +42,13 @@ def median_time(fn: Callable[[], Any], repeat: int) -> float:
 def median_times(fns: Sequence[Callable[[], Any]], repeat: int) -> list[float]:
     """The median wall time of each of ``fns`` over ``repeat`` rounds, the functions taking turns in
     each round: on a shared machine whose speed drifts over minutes, an engine figure and its
-    baseline are then measured under the same conditions (their ratio is what stays stable)."""
+    baseline are then measured under the same conditions (their ratio is what stays stable). Every
+    other round runs them in the reverse order (A B, B A, A B ...), so that neither always runs
+    right after the other (a file the other just read, a heap it just left)."""
     times: list[list[float]] = [[] for _ in fns]
-    for _ in range(repeat):
-        for fn, out in zip(fns, times):
+    for i in range(repeat):
+        pairs = list(zip(fns, times))
+        for fn, out in (pairs if i % 2 == 0 else pairs[::-1]):
             t0 = time.perf_counter()
             fn()
             out.append(time.perf_counter() - t0)
