@@ -64,13 +64,23 @@ def _ruleset_cli(name: str) -> Any:
 
 @cache
 def _ruleset_commands(name: str) -> dict[str, click.Command]:
+    """Every command of a ruleset: the ``COMMANDS`` of each module its cli module's ``PARTS`` names,
+    or what its ``commands()`` returns."""
     mod = _ruleset_cli(name)
-    return {c.name: c for c in mod.commands()} if mod is not None else {}
+    if mod is None:
+        return {}
+    parts = getattr(mod, "PARTS", None)
+    if parts is None:
+        return {c.name: c for c in mod.commands()}
+    found: dict[str, click.Command] = {}
+    for part in dict.fromkeys(parts.values()):
+        found.update(_module_commands(f"{mod.__package__}.{part}"))
+    return found
 
 
 def _ruleset_command(name: str, cmd_name: str) -> click.Command | None:
     """One command of a ruleset: from the module its ``PARTS`` names (only that module is imported),
-    else from all of its ``commands()``."""
+    else from all of its commands."""
     mod = _ruleset_cli(name)
     if mod is None:
         return None

@@ -3,7 +3,9 @@
 Built-in: ``cristal`` (Les Lois du Cristal) and ``illergan`` (the Dé100 rules of Illergan). A
 package can add one through the ``cristal_events.rulesets`` entry-point group, naming a module that
 defines ``RULESET`` (an instance of :class:`cristal_events.ruleset.Ruleset`) and, optionally, a
-``cli`` submodule with a ``commands()`` function returning click commands.
+``cli`` submodule with a ``commands()`` function returning click commands, or a ``PARTS`` dict
+naming, for each command, the submodule whose ``COMMANDS`` list holds it (the CLI then imports only
+the module of the command typed).
 """
 
 from __future__ import annotations
