@@ -491,12 +491,6 @@ class Store:
             raise translate_sqlite_error(exc, self.path) from None
 
     # ---------------------------------------------------------------- verifying
-    _CANONICAL = _CANONICAL
-
-    def _row_digest(self, position: int) -> str:
-        """The hash of one row recomputed in Python from its columns (the reference encoding)."""
-        return _row_digest(self.conn, position)
-
     def _stretches(self, workers: int | None) -> list["_Stretch"]:
         """The chain walked in stretches of positions: one, or one per worker process on a big log.
 
@@ -579,6 +573,14 @@ class _Stretch(msgspec.Struct, array_like=True):
     problem: str = ""
 
 
+def _missing(expected: int, found: int) -> str:
+    return f"position {expected} is missing (next stored event is {found}): an event was removed"
+
+
+def _unlinked(position: int) -> str:
+    return f"position {position} does not follow the previous event (chain broken: reordered or removed)"
+
+
 def _row_digest(conn: sqlite3.Connection, position: int) -> str:
     """The hash of one row recomputed in Python from its columns (the reference encoding)."""
     r = conn.execute(f"SELECT {_CANONICAL} FROM events WHERE position = ?", (position,)).fetchone()
@@ -614,11 +616,9 @@ def _walk(conn: sqlite3.Connection, lo: int, hi: int | None, *, in_sql: bool) ->
             continue
         pos, h = r[1], r[-1]
         if pos != expected:
-            out.first_bad = expected
-            out.problem = f"position {expected} is missing (next stored event is {pos}): an event was removed"
+            out.first_bad, out.problem = expected, _missing(expected, pos)
         elif r[0] != prev:
-            out.first_bad = pos
-            out.problem = f"position {pos} does not follow the previous event (chain broken: reordered or removed)"
+            out.first_bad, out.problem = pos, _unlinked(pos)
         elif (sha(r[2]).hexdigest() if in_sql else sha(enc(r[:13])).hexdigest()) != h and \
                 (not in_sql or _row_digest(conn, pos) != h):
             out.first_bad = pos
@@ -638,9 +638,9 @@ def _join(stretches: list[_Stretch]) -> tuple[int, int | None, int, list[str]]:
             continue
         pos, link = s.first
         if pos != expected:
-            first_bad, problem = expected, f"position {expected} is missing (next stored event is {pos}): an event was removed"
+            first_bad, problem = expected, _missing(expected, pos)
         elif link != prev:
-            first_bad, problem = pos, f"position {pos} does not follow the previous event (chain broken: reordered or removed)"
+            first_bad, problem = pos, _unlinked(pos)
         elif s.first_bad is not None:
             first_bad, problem = s.first_bad, s.problem
         else:

@@ -8,6 +8,7 @@ import sqlite3
 import msgspec
 import pytest
 
+import cristal_events.store as S
 from cristal_events.errors import ConcurrencyConflict
 from cristal_events.events import NoteRecorded
 from cristal_events.store import GENESIS
@@ -160,9 +161,9 @@ def test_verify_names_a_column_turned_into_a_blob(campaign, db_path):
 def test_the_sql_and_python_canonical_encodings_agree(campaign, text):
     campaign.store.append("campaign", [NoteRecorded(text=text, topic=text)], actor=text)
     rows = campaign.store.conn.execute(
-        f"SELECT json_array({campaign.store._CANONICAL}), position FROM events ORDER BY position").fetchall()
+        f"SELECT json_array({S._CANONICAL}), position FROM events ORDER BY position").fetchall()
     for sql_text, pos in rows:
-        assert campaign.store._row_digest(pos) == hashlib.sha256(sql_text.encode()).hexdigest()
+        assert S._row_digest(campaign.store.conn, pos) == hashlib.sha256(sql_text.encode()).hexdigest()
     assert campaign.verify().ok
 
 
