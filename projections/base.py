@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from cristal_events.events import SettingChanged
+
 if TYPE_CHECKING:
     from cristal_events import Campaign, RecordedEvent
 
@@ -154,6 +156,33 @@ class _SharedFold:
         after = evolve(state, rec)
         self._before, self._position, self._after = state, rec.position, after
         return after
+
+
+class SheetsProjection(Projection):
+    """Base of a ruleset's character sheets: its state (``state_type``, a Struct of ``rules`` and
+    ``settings``) is the ruleset's own fold plus the campaign settings changed in the log, which is
+    the campaign's world at any position (``world_state``). A subclass sets the class attributes
+    and writes ``rows``."""
+
+    world_state = True
+
+    def __init__(self, campaign: "Campaign"):
+        super().__init__(campaign)
+        self._fold = rules_fold(campaign)
+        self.handles = None if self._fold.handles is None else self._fold.handles | {SettingChanged}
+
+    def initial(self) -> Any:
+        return self.state_type(rules=self._fold.initial, settings=dict(self.campaign.header.settings))
+
+    def state_of(self, world: Any) -> Any:
+        return self.state_type(rules=world.rules, settings=world.core.settings)
+
+    def evolve(self, state: Any, rec: "RecordedEvent") -> Any:
+        ev = rec.event
+        if type(ev) is SettingChanged:
+            return self.state_type(rules=state.rules, settings={**state.settings, ev.key: ev.value})
+        rules = self._fold(state.rules, rec)
+        return state if rules is state.rules else self.state_type(rules=rules, settings=state.settings)
 
 
 def rules_fold(campaign: "Campaign") -> _SharedFold:

@@ -11,11 +11,10 @@ from typing import Any
 
 import msgspec
 
-from cristal_events.events import SettingChanged
 from cristal_events.rulesets.cristal import characters as chars
 from cristal_events.rulesets.cristal.ruleset import CristalState
 
-from .base import Projection, Table, rules_fold
+from .base import SheetsProjection, Table
 
 COLUMNS = ("id", "name", "race", "sex", "player", "global_level", "alignment", "luck", "classes", "fixed",
            "senses", "stable", "variable", "techniques", "spells", "items", "gold", "status")
@@ -26,12 +25,11 @@ class SheetsState(msgspec.Struct, kw_only=True):
     settings: dict[str, Any] = {}
 
 
-class CristalSheets(Projection):
+class CristalSheets(SheetsProjection):
     name = "cristal_sheets"
     version = 3  # 2: the sheet gives the senses as distances (sense_ranges); 3: no state in the checkpoint
     rulesets = ("cristal",)
     state_type = SheetsState
-    world_state = True
     state_tables = {
         "cristal_sheets": Table(
             {c: ("INTEGER" if c in ("global_level", "alignment", "luck", "gold") else "TEXT") for c in COLUMNS}
@@ -39,26 +37,6 @@ class CristalSheets(Projection):
             pk="id",
         )
     }
-
-    def __init__(self, campaign: Any):
-        super().__init__(campaign)
-        self._fold = rules_fold(campaign)
-        self.handles = None if self._fold.handles is None else self._fold.handles | {SettingChanged}
-
-    def initial(self) -> SheetsState:
-        return SheetsState(rules=self._fold.initial, settings=dict(self.campaign.header.settings))
-
-    def state_of(self, world: Any) -> SheetsState:
-        return SheetsState(rules=world.rules, settings=world.core.settings)
-
-    def evolve(self, state: SheetsState, rec: Any) -> SheetsState:
-        ev = rec.event
-        if type(ev) is SettingChanged:
-            return SheetsState(rules=state.rules, settings={**state.settings, ev.key: ev.value})
-        rules = self._fold(state.rules, rec)
-        if rules is state.rules:
-            return state
-        return SheetsState(rules=rules, settings=state.settings)
 
     def rows(self, state: SheetsState) -> dict[str, list[dict[str, Any]]]:
         return {"cristal_sheets": self._sheets(state, state.rules.characters.values())}

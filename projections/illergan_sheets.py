@@ -10,13 +10,12 @@ from typing import Any
 
 import msgspec
 
-from cristal_events.events import SettingChanged
 from cristal_events.rulesets.illergan.ruleset import IllerganState
 from cristal_events.rulesets.illergan.settings import IllerganSettings
 from cristal_events.rulesets.illergan.sheet import sheet
 from cristal_events.rulesets.illergan.state import content_of
 
-from .base import Projection, Table, rules_fold
+from .base import SheetsProjection, Table
 
 COLUMNS = {"id": "TEXT", "name": "TEXT", "kind": "TEXT", "race": "TEXT", "class": "TEXT", "pv": "INTEGER",
            "pv_max": "INTEGER", "pm": "INTEGER", "xp": "INTEGER", "xp_total": "INTEGER", "heritage_xp": "INTEGER",
@@ -28,31 +27,12 @@ class SheetsState(msgspec.Struct, kw_only=True):
     settings: dict[str, Any] = {}
 
 
-class IllerganSheets(Projection):
+class IllerganSheets(SheetsProjection):
     name = "illergan_sheets"
     version = 2  # 2: no state in the checkpoint (world_state)
     rulesets = ("illergan",)
     state_type = SheetsState
-    world_state = True
     state_tables = {"illergan_sheets": Table(COLUMNS, pk="id")}
-
-    def __init__(self, campaign: Any):
-        super().__init__(campaign)
-        self._fold = rules_fold(campaign)
-        self.handles = None if self._fold.handles is None else self._fold.handles | {SettingChanged}
-
-    def initial(self) -> SheetsState:
-        return SheetsState(rules=self._fold.initial, settings=dict(self.campaign.header.settings))
-
-    def state_of(self, world: Any) -> SheetsState:
-        return SheetsState(rules=world.rules, settings=world.core.settings)
-
-    def evolve(self, state: SheetsState, rec: Any) -> SheetsState:
-        ev = rec.event
-        if isinstance(ev, SettingChanged):
-            return SheetsState(rules=state.rules, settings={**state.settings, ev.key: ev.value})
-        rules = self._fold(state.rules, rec)
-        return state if rules is state.rules else SheetsState(rules=rules, settings=state.settings)
 
     def rows(self, state: SheetsState) -> dict[str, list[dict[str, Any]]]:
         content = content_of(state.rules)
