@@ -82,8 +82,8 @@ def raw_append(conn: sqlite3.Connection, rows: Sequence[Row], batch: int) -> Non
 def raw_replay(conn: sqlite3.Connection, classes: Iterable[type], fold: Callable[[Any, Any], Any], initial: Any) -> Any:
     """SELECT every event in order (envelope and payload), decode the payload to its typed event
     with the msgspec Decoder of the class its ``type`` column names (faster than one Decoder of
-    the Union of every class, which must find the class from the payload's tag: the engine
-    does the same since this session), and fold it with its envelope (what any replay needs)."""
+    the Union of every class, which must find the class from the payload's tag; the engine does
+    the same), and fold it with its envelope (what any replay needs)."""
     decoders = {cls.__struct_config__.tag: msgspec.json.Decoder(cls).decode for cls in classes}
     state = initial
     cur = conn.execute("SELECT position, event_id, stream, version, type, schema_version, payload, recorded_at, "

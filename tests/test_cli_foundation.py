@@ -182,7 +182,6 @@ def test_each_ruleset_command_table_names_the_module_that_defines_it(ruleset):
         assert _ruleset_command(ruleset, name) is _ruleset_commands(ruleset)[name]
 
 
-
 def test_a_ruleset_cli_without_parts_gives_its_commands_function(monkeypatch):
     """A ruleset package's ``cli`` module may define ``commands()`` instead of ``PARTS``."""
     import types
@@ -203,6 +202,7 @@ def test_a_ruleset_cli_without_parts_gives_its_commands_function(monkeypatch):
         assert cli._ruleset_command("plugin", "goodbye") is None
     finally:
         cli._ruleset_commands.cache_clear()
+
 
 def _leaves():
     import click
