@@ -9,6 +9,8 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from .bounds import Seed
+
 
 class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
     """Base of every event. Subclasses must pass ``tag="noun.verbed"`` explicitly."""
@@ -23,9 +25,12 @@ class CampaignCreated(Event, tag="campaign.created"):
     name: str
     ruleset: str
     rounding: str = "round"
-    seed: int | None = None
+    seed: Seed | None = None
     settings: dict[str, Any] = {}
     engine_version: str = ""
+
+    #: any 64-bit seed (msgspec checks it on decode), not the bounds of the game's numbers
+    bounds_exempt: ClassVar[tuple[str, ...]] = ("seed",)
 
 
 class SettingChanged(Event, tag="campaign.setting_changed"):

@@ -20,9 +20,9 @@ from typing import Any
 
 import msgspec
 
-from . import __version__
+from . import __version__, bounds
 from .codec import Codec
-from .errors import CristalError, NotACampaign, ReadModelsBehind, RuleError
+from .errors import CristalError, NotACampaign, RuleError
 from .events import (
     CORE_EVENTS,
     CORE_UPCASTERS,
@@ -32,6 +32,7 @@ from .events import (
     SessionEnded,
     SessionStarted,
     SettingChanged,
+    tag_of,
 )
 from .rounding import MODES
 from .ruleset import Context, Emit, Ruleset
@@ -134,7 +135,10 @@ class Campaign:
         self.store = store
         self.ruleset = ruleset
         self.header = header
-        self.hooks: list[Callable[["Campaign"], None]] = []
+        self.hooks: list[Callable[["Campaign"], Any]] = []
+        #: "Recorded (position N) but ..." for each command whose hooks failed after its commit
+        #: (the CLI prints them on stderr and still exits 0: the command is in the log)
+        self.warnings: list[str] = []
         self._world: World | None = None
         self._before: World | None = None  # the state before this campaign's last command
         self._travelled: World | None = None  # the last state world_at had to rebuild
@@ -297,25 +301,40 @@ class Campaign:
         the command is refused.
         """
         faces_list = list(faces) if faces is not None else None
+        bounds.check(command)
         with self.store.transaction():
             world = self.state()
             ctx = self.context(world, actor=actor, faces=faces_list)
             emits, causes = self._decide(world, command, ctx)
+            for e in emits:  # a total the events carry (a balance, PV after) keeps the bounds too
+                bounds.check(e.event, name=tag_of(type(e.event)), sentence=bounds.EVENT)
             if ctx._dice is not None:
                 ctx._dice.finish()
             elif faces_list:
                 raise RuleError("Dice faces were entered but this command rolls no dice.")
             recs = self._append(emits, causes, actor=actor, session=self._session_for(world, command))
+        self._after_commit(recs)
+        return recs
+
+    def _after_commit(self, recs: list[RecordedEvent]) -> None:
+        """Run the hooks. The command is in the log whatever they do: a hook that fails (with any
+        exception) or reports problems (returns a list of sentences) becomes one warning
+        "Recorded (position N) but ..." in :attr:`warnings`, never a failed command."""
+        problems: list[str] = []
         for hook in self.hooks:
             try:
-                hook(self)
-            except CristalError as exc:  # the command is in the log; only the derived tables lag behind
-                where = recs[-1].position if recs else self.store.last_position()
-                raise ReadModelsBehind(
-                    f"The command was recorded (position {where}) but the read models could not follow "
-                    f"({str(exc).rstrip('.')}); run 'cristal rebuild' once the cause is fixed."
-                ) from None
-        return recs
+                out = hook(self)
+            except Exception as exc:  # noqa: BLE001 - the command committed: nothing may undo that report
+                text = str(exc) if isinstance(exc, CristalError) else f"{type(exc).__name__}: {exc}"
+                text = text.rstrip(".").removesuffix("; nothing was written")  # the command was
+                problems.append(f"the read models could not follow ({text})")
+                continue
+            if isinstance(out, list):
+                problems.extend(p for p in out if isinstance(p, str))
+        if problems:
+            where = recs[-1].position if recs else self.store.last_position()
+            self.warnings.append(f"Recorded (position {where}) but {'; '.join(problems)}; "
+                                 "run 'cristal rebuild' once the cause is fixed.")
 
     def _session_for(self, world: World, command: Any) -> int | None:
         if isinstance(command, StartSession):

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from cristal_events.errors import CristalError
+
 from . import for_campaign
 from .base import Projection
 
@@ -21,6 +23,10 @@ if TYPE_CHECKING:
     from cristal_events import Campaign
 
 Progress = Callable[[int, int], None]
+
+
+class RowsSkipped(CristalError):
+    """The read models were brought up to date, except for events or rows they could not hold."""
 
 
 def _ensure_tables(campaign: "Campaign", projs: Iterable[Projection]) -> None:
@@ -61,9 +67,60 @@ def _sequence(row: Any, cols: list[str]) -> tuple[Any, ...]:
     return row if isinstance(row, tuple) else tuple(map(row.get, cols))
 
 
-def _insert(campaign: "Campaign", name: str, rows: list[Any], table: Any) -> None:
+#: what one row may raise when SQLite cannot hold it (an integer past 64 bits, a value of no SQL type)
+_UNFIT = (OverflowError, sqlite3.ProgrammingError, sqlite3.InterfaceError, sqlite3.IntegrityError,
+          ValueError, TypeError)
+
+
+def _insert(campaign: "Campaign", name: str, rows: list[Any], table: Any, problems: list[str] | None = None,
+            projection: str = "") -> None:
+    """Insert ``rows`` into table ``name``; a row SQLite cannot hold is skipped and, when
+    ``problems`` is given, told there (naming its position, or its key) instead of failing all."""
     if not rows:
         return
+    if problems is None:
+        _insert_all(campaign, name, rows, table)
+        return
+    try:
+        with _savepoint(campaign.store.conn):
+            _insert_all(campaign, name, rows, table)
+        return
+    except _UNFIT:
+        pass
+    for row in rows:  # the batch failed: find the rows that cannot be held, keep the others
+        try:
+            with _savepoint(campaign.store.conn):
+                _insert_all(campaign, name, [row], table)
+        except _UNFIT as exc:
+            problems.append(f"read model {projection or name} could not hold {_row_name(row, table)} "
+                            f"of table {name} ({type(exc).__name__}: {str(exc).rstrip('.')})")
+
+
+def _row_name(row: Any, table: Any) -> str:
+    cols = list(table.columns)
+    values = _sequence(row, cols)
+    if "position" in cols:
+        return f"the row of position {values[cols.index('position')]}"
+    key = ", ".join(f"{k} {values[cols.index(k)]!r}" for k in table.pk if k in cols)
+    return f"the row ({key})" if key else "a row"
+
+
+class _savepoint:
+    """A SAVEPOINT around one insert: a failed one leaves the transaction's other rows in place."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("SAVEPOINT read_model_row")
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        if kind is not None:
+            self.conn.execute("ROLLBACK TO read_model_row")
+        self.conn.execute("RELEASE read_model_row")
+
+
+def _insert_all(campaign: "Campaign", name: str, rows: list[Any], table: Any) -> None:
     cols = list(table.columns)
     values = _values(rows, cols)
     # the columns holding JSON are found on the first row (a read model's rows share their shape);
@@ -109,10 +166,12 @@ def _cell(v: Any) -> Any:
 class _Slot:
     """One projection being folded: its hooks, its state and the append rows not yet inserted."""
 
-    __slots__ = ("projection", "evolve", "appended", "handles", "after", "state", "start", "pending", "count")
+    __slots__ = ("projection", "evolve", "appended", "handles", "after", "state", "start", "pending", "count",
+                 "problems")
 
     def __init__(self, p: Projection, after: int, state: Any, start: Any = None):
         self.projection, self.after, self.state, self.count = p, after, state, 0
+        self.problems: list[str] = []  # the events it could not fold (one sentence each)
         self.start = start  # the checkpointed state the fold starts from (None after a clear)
         self.evolve = p.evolve
         self.appended = p.appended if p.append_tables else None
@@ -142,12 +201,17 @@ def _fold(store: Any, slots: list[_Slot], until: int, flush: Callable[[], None] 
                 targets = routes[cls] = [(s.evolve, s.appended, s.pending, s) for s in active
                                          if s.handles is None or cls in s.handles]
             for evolve, appended, pending, s in targets:
-                st = s.state = evolve(s.state, rec)
-                if appended is not None:
-                    out = appended(st, rec)
-                    if out:
-                        for table, rows in out.items():
-                            pending[table].extend(rows)
+                try:
+                    st = evolve(s.state, rec)
+                    out = appended(st, rec) if appended is not None else None
+                except Exception as exc:  # noqa: BLE001 - an event it cannot hold must not stop the others
+                    s.problems.append(f"read model {s.projection.name} skipped position {rec.position} "
+                                      f"({type(exc).__name__}: {str(exc).rstrip('.')})")
+                    continue
+                s.state = st
+                if out:
+                    for table, rows in out.items():
+                        pending[table].extend(rows)
             n += 1
             if n % 1000 == 0:
                 if progress:
@@ -167,17 +231,18 @@ def _write_state(campaign: "Campaign", p: Projection, s: "_Slot") -> None:
         for table in p.state_tables:
             campaign.store.conn.execute(f'DELETE FROM "{table}"')
         for table, rows in p.rows(s.state).items():
-            _insert(campaign, table, rows, p.state_tables[table])
+            _insert(campaign, table, rows, p.state_tables[table], s.problems, p.name)
         return
     for table, (rows, gone) in changed.items():
         spec = p.state_tables[table]
         if gone:
             where = " AND ".join(f'"{c}" = ?' for c in spec.pk)
             campaign.store.conn.executemany(f'DELETE FROM "{table}" WHERE {where}', gone)
-        _insert(campaign, table, rows, spec)
+        _insert(campaign, table, rows, spec, s.problems, p.name)
 
 
-def _run(campaign: "Campaign", projs: list[Projection], *, rebuild: bool, progress: Progress | None) -> dict[str, int]:
+def _run(campaign: "Campaign", projs: list[Projection], *, rebuild: bool, progress: Progress | None,
+         problems: list[str] | None = None) -> dict[str, int]:
     store = campaign.store
     counts: dict[str, int] = {}
     with store.transaction():
@@ -199,7 +264,7 @@ def _run(campaign: "Campaign", projs: list[Projection], *, rebuild: bool, progre
         def flush() -> None:
             for s in slots:
                 for table, rows in s.pending.items():
-                    _insert(campaign, table, rows, s.projection.append_tables[table])
+                    _insert(campaign, table, rows, s.projection.append_tables[table], s.problems, s.projection.name)
                     rows.clear()
 
         _fold(store, slots, last, flush, progress)
@@ -207,25 +272,44 @@ def _run(campaign: "Campaign", projs: list[Projection], *, rebuild: bool, progre
         for s in slots:
             p = s.projection
             counts[p.name] = s.count
-            if p.state_tables:
-                _write_state(campaign, p, s)
-            blob = None if p.world_state else msgspec.msgpack.encode(s.state)
+            try:
+                if p.state_tables:
+                    with _savepoint(store.conn):
+                        _write_state(campaign, p, s)
+                blob = None if p.world_state else msgspec.msgpack.encode(s.state)
+            except Exception as exc:  # noqa: BLE001 - no checkpoint: the next catch-up folds it again
+                s.problems.append(f"read model {p.name} could not be written ({type(exc).__name__}: "
+                                  f"{str(exc).rstrip('.')})")
+                store.conn.execute("DELETE FROM projection_checkpoints WHERE name = ?", (p.name,))
+                continue
             store.conn.execute("INSERT OR REPLACE INTO projection_checkpoints VALUES (?, ?, ?, ?)",
                                (p.name, p.version, last, blob))
+        if problems is not None:
+            for s in slots:
+                problems.extend(s.problems)
+        elif any(s.problems for s in slots):  # a caller that asked for no report still learns of it
+            raise RowsSkipped("; ".join(pr for s in slots for pr in s.problems))
         if progress:
             total = last - min(s.after for s in slots)
             progress(total, total)
     return counts
 
 
-def catch_up(campaign: "Campaign", *, progress: Progress | None = None) -> dict[str, int]:
-    """Apply the events each projection has not seen; rebuild those whose version changed."""
-    return _run(campaign, for_campaign(campaign), rebuild=False, progress=progress)
+def catch_up(campaign: "Campaign", *, progress: Progress | None = None,
+             problems: list[str] | None = None) -> dict[str, int]:
+    """Apply the events each projection has not seen; rebuild those whose version changed.
+
+    An event a read model cannot fold, or a row SQLite cannot hold (a number an older engine let
+    into the log), is skipped and the others go on: with ``problems`` (a list) each is told there
+    in one sentence naming its position; without it, :class:`RowsSkipped` is raised once all
+    the rest is written."""
+    return _run(campaign, for_campaign(campaign), rebuild=False, progress=progress, problems=problems)
 
 
-def rebuild(campaign: "Campaign", *, progress: Progress | None = None) -> dict[str, int]:
-    """Drop every read model and replay the whole log into it."""
-    return _run(campaign, for_campaign(campaign), rebuild=True, progress=progress)
+def rebuild(campaign: "Campaign", *, progress: Progress | None = None,
+            problems: list[str] | None = None) -> dict[str, int]:
+    """Drop every read model and replay the whole log into it (what it cannot hold: :func:`catch_up`)."""
+    return _run(campaign, for_campaign(campaign), rebuild=True, progress=progress, problems=problems)
 
 
 def expected_rows(campaign: "Campaign", p: Projection) -> dict[str, list[Any]]:

@@ -13,7 +13,7 @@ from ..jobs import exports
 from ..jobs.page import write_html
 from ..jobs.walk import resolve_range, walk
 from ..service import Campaign
-from .common import emit_json, json_option
+from .common import POSITION, emit_json, json_option
 
 
 def ledger_or_none(camp: Campaign) -> list[dict[str, Any]] | None:
@@ -65,7 +65,7 @@ def export_group() -> None:
               help="jsonl: verifiable and importable; csv: spreadsheets; md: a recap per session; "
                    "html: one self-contained page with charts.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="The file to write (default: stdout).")
-@click.option("--session", type=int, default=None, help="Only this session.")
+@click.option("--session", type=POSITION, default=None, help="Only this session.")
 @click.option("--character", default=None, metavar="ID", help="Only the events that concern this character.")
 @click.option("--json", "as_json", is_flag=True, help="With -o: say what was written as JSON on stdout.")
 @click.pass_context
