@@ -146,3 +146,19 @@ def parse_real(text: Any, what: str, *, lo: float = -REAL_LIMIT, hi: float = REA
     if not (lo <= x <= hi):
         raise OutOfBounds(f"{what} {t} is out of bounds (from {_bound(lo)} to {_bound(hi)}).")
     return x
+
+
+def as_int(value: Any) -> int | None:
+    """A whole number given as a number or as text (a correction's ``--set amount=60``), or None:
+    an int, an integral float, or ASCII digits with an optional sign (not ``1_0``, not another
+    script's digits, which Python's ``int()`` would take); never a bool."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
+    if isinstance(value, str):
+        t = value.strip()
+        return int(t) if len(t) <= 30 and _INT_TEXT.fullmatch(t) else None
+    return None

@@ -164,6 +164,20 @@ def test_a_position_within_sqlite_range_is_answered(cristal_home: Path) -> None:
         "Error: Position 9223372036854775807 is outside the log (1 to ")
 
 
+def _position_of(db: Path, type_: str) -> str:
+    rows = [json.loads(line) for line in ok(db, "log", "--json").output.splitlines()]
+    return str(next(r["position"] for r in rows if r["type"] == type_))
+
+
+@pytest.mark.parametrize("home", ["cristal_home", "illergan_home"])
+@pytest.mark.parametrize("value", ["1_0", "١٠", "1e400", "NaN", "Infinity", str(2**63), "99999999999", "1.5"])
+def test_a_correction_takes_only_a_plain_whole_number_in_bounds(request: pytest.FixtureRequest, home: str,
+                                                                value: str) -> None:
+    db = request.getfixturevalue(home)
+    sentence = refused(db, "correct", _position_of(db, "xp.awarded"), "--reason", "r", "--set", f"amount={value}")
+    assert "whole number" in sentence or "beyond the bounds of the log" in sentence, sentence
+
+
 # ------------------------------------------------------------------------------- Python API
 def test_the_python_api_refuses_out_of_bound_commands_and_nan(tmp_path: Path) -> None:
     from cristal_events.rulesets.cristal.characters import model as C
