@@ -41,7 +41,9 @@ class StoreUnavailable(CristalError):
 
 
 class ReadModelsBehind(CristalError):
-    """A command was recorded, but the read models could not be brought up to date after it."""
+    """The read models could not hold everything in the log (raised by ``projections.runner`` when
+    its caller asked for no list of the problems). A command whose read models could not follow is
+    not failed: ``Campaign.execute`` returns it and adds a warning to ``Campaign.warnings``."""
 
 
 class EventDecodeError(CristalError):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from cristal_events.errors import CristalError
+from cristal_events.errors import ReadModelsBehind
 
 from . import for_campaign
 from .base import Projection
@@ -23,10 +23,6 @@ if TYPE_CHECKING:
     from cristal_events import Campaign
 
 Progress = Callable[[int, int], None]
-
-
-class RowsSkipped(CristalError):
-    """The read models were brought up to date, except for events or rows they could not hold."""
 
 
 def _ensure_tables(campaign: "Campaign", projs: Iterable[Projection]) -> None:
@@ -245,6 +241,7 @@ def _run(campaign: "Campaign", projs: list[Projection], *, rebuild: bool, progre
          problems: list[str] | None = None) -> dict[str, int]:
     store = campaign.store
     counts: dict[str, int] = {}
+    found: list[str] = []  # what the read models could not hold, one sentence each
     with store.transaction():
         _ensure_tables(campaign, projs)
         last = store.last_position()
@@ -284,14 +281,15 @@ def _run(campaign: "Campaign", projs: list[Projection], *, rebuild: bool, progre
                 continue
             store.conn.execute("INSERT OR REPLACE INTO projection_checkpoints VALUES (?, ?, ?, ?)",
                                (p.name, p.version, last, blob))
-        if problems is not None:
-            for s in slots:
-                problems.extend(s.problems)
-        elif any(s.problems for s in slots):  # a caller that asked for no report still learns of it
-            raise RowsSkipped("; ".join(pr for s in slots for pr in s.problems))
+        for s in slots:
+            found.extend(s.problems)
         if progress:
             total = last - min(s.after for s in slots)
             progress(total, total)
+    if problems is not None:
+        problems.extend(found)
+    elif found:  # a caller that asked for no list still learns of it, once the rest is written
+        raise ReadModelsBehind(f"The read models are up to date except what they could not hold: {'; '.join(found)}.")
     return counts
 
 
@@ -301,8 +299,8 @@ def catch_up(campaign: "Campaign", *, progress: Progress | None = None,
 
     An event a read model cannot fold, or a row SQLite cannot hold (a number an older engine let
     into the log), is skipped and the others go on: with ``problems`` (a list) each is told there
-    in one sentence naming its position; without it, :class:`RowsSkipped` is raised once all
-    the rest is written."""
+    in one sentence naming its position; without it, :class:`~cristal_events.errors.ReadModelsBehind`
+    is raised once all the rest is written."""
     return _run(campaign, for_campaign(campaign), rebuild=False, progress=progress, problems=problems)
 
 
