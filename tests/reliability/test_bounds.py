@@ -357,8 +357,9 @@ def test_arbitrary_numeric_text_is_one_sentence_or_a_number_in_bounds(cristal_ho
     result = invoke(cristal_home, *option, text, *tail)
     assert result.exception is None or isinstance(result.exception, SystemExit), (option, text, result.exception)
     assert "Internal error" not in result.output, (option, text, result.output)
-    plain = _is_plain_in_bounds(text, -limit, limit) or (
-        option[-1] == "--move" and _float_in_bounds(text))
+    positions = option[-1] in ("--after", "--session", "correct", "--at")
+    lo, hi = (0, 2**63 - 1) if positions else (-limit, limit)
+    plain = _is_plain_in_bounds(text, lo, hi) or (option[-1] == "--move" and _float_in_bounds(text))
     if result.exit_code != 0:
         assert result.exit_code in (1, 2)
         assert result.output.strip().splitlines()[-1].startswith("Error: "), result.output
