@@ -105,15 +105,16 @@ def check(obj: Any, *, name: str | None = None, sentence: str = COMMAND) -> None
                                           number=number, range=rng))
 
 
-#: a run of 10 digits, or an exponent: the only spellings of a JSON number that can pass the bounds
-_SUSPECT = re.compile(rb"[0-9]{10}|[0-9][eE]")
+#: every digit as 0: a JSON number past the bounds then shows as ten zeros in a row, or an exponent
+_ZEROS = bytes.maketrans(b"123456789", b"000000000")
 
 
 def check_payload(event: Any, payload: str | bytes, what: str) -> None:
-    """:func:`check` for an event decoded from ``payload`` (its JSON text), quick when every number
-    in the text is short (the bounds cannot be passed then)."""
-    raw = payload.encode() if isinstance(payload, str) else payload
-    if _SUSPECT.search(raw):
+    """:func:`check` for an event decoded from ``payload`` (its JSON text), skipped when no number in
+    the text has ten digits or an exponent (the bounds cannot be passed then): a fraction of a
+    microsecond per event of an import."""
+    raw = (payload.encode() if isinstance(payload, str) else payload).translate(_ZEROS)
+    if b"0000000000" in raw or b"0e" in raw or b"0E" in raw:
         check(event, name=what, sentence=IMPORTED)
 
 
