@@ -178,6 +178,28 @@ def test_a_correction_takes_only_a_plain_whole_number_in_bounds(request: pytest.
     assert "whole number" in sentence or "beyond the bounds of the log" in sentence, sentence
 
 
+EXAMPLE_PACK = Path(__file__).resolve().parents[2] / "cristal_events" / "rulesets" / "illergan" / "data" / "example_pack.json"
+
+
+@pytest.mark.parametrize("home", ["cristal_home", "illergan_home"])
+@pytest.mark.parametrize("literal,number", [("9223372036854775808", "9223372036854775808"), ("1e400", "inf"),
+                                            ("-1e400", "-inf")])
+def test_a_content_pack_carrying_a_huge_number_is_refused(request: pytest.FixtureRequest, tmp_path: Path, home: str,
+                                                          literal: str, number: str) -> None:
+    db = request.getfixturevalue(home)
+    if home == "illergan_home":  # the example pack, its coin ratio made huge
+        data = json.loads(EXAMPLE_PACK.read_text())
+        data["coin_ratio"] = "@"
+    else:
+        data = {"items": {"Pierre": {"category": "divers", "price_po": "@"}}}
+    pack = tmp_path / "pack.json"
+    pack.write_text(json.dumps(data).replace('"@"', literal))
+    sentence = refused(db, "content", "load", str(pack), "--name", "énorme")
+    # the Illergan pack reader refuses a JSON number past a double itself, in its own sentence
+    assert f"= {number} is beyond the bounds of the log" in sentence or (
+        home == "illergan_home" and "inf" in number and "malformed: Number out of range" in sentence), sentence
+
+
 # ------------------------------------------------------------------------------- Python API
 def test_the_python_api_refuses_out_of_bound_commands_and_nan(tmp_path: Path) -> None:
     from cristal_events.rulesets.cristal.characters import model as C
