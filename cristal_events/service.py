@@ -257,7 +257,10 @@ class Campaign:
 
     def _maybe_snapshot(self, world: World, before: int) -> None:
         if SNAPSHOT_EVERY > 0 and world.core.position // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
-            self.write_snapshot(world)
+            try:
+                self.write_snapshot(world)
+            except OverflowError:  # a number an older engine let in, past 64 bits: a cache can do without
+                return
             self._thin_snapshots(world.core.position)
 
     def _thin_snapshots(self, last: int) -> None:

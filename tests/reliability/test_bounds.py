@@ -259,14 +259,14 @@ def test_an_import_carrying_a_huge_number_is_refused_and_creates_nothing(cristal
 
 
 # ------------------------------------------------------------------ bricked by an older engine
-def _brick(db: Path) -> int:
+def _brick(db: Path, balance: int = 2**63) -> int:
     """Write what the old unbounded engine let through (an XP award of 2**63) straight to the log,
     bypassing decide, as a campaign of today's main holds it; returns its position."""
     from cristal_events.rulesets.cristal.characters.model import XpAwarded
 
     camp = open_campaign(db)
     stream = "character:thor"
-    (position,) = camp.store.append(stream, [XpAwarded(character="thor", amount=2**63, balance_after=2**63,
+    (position,) = camp.store.append(stream, [XpAwarded(character="thor", amount=2**63, balance_after=balance,
                                                        reason="ancien moteur")],
                                     camp.store.stream_version(stream), session=1)
     camp.close()
@@ -319,6 +319,24 @@ def test_rebuild_survives_an_event_its_read_models_cannot_fold(tmp_path: Path) -
         runner.rebuild(camp)  # asked for no list: told, once all the rest is written
     assert camp.store.conn.execute("SELECT COUNT(*) FROM timeline").fetchone()[0] == rows
     camp.close()
+
+
+def test_a_state_past_64_bits_does_not_stop_the_commands_that_write_a_snapshot(tmp_path: Path, monkeypatch) -> None:
+    # two awards of 2**63 (the old engine let both in): the state's balance, 2**64, has no 64-bit form,
+    # and the snapshot a command writes every SNAPSHOT_EVERY events is only a cache
+    import cristal_events.service as service
+
+    db = tmp_path / "s.db"
+    ok(db, "init", "--name", "Instantanés", "--seed", "2")
+    ok(db, "session", "start")
+    ok(db, "character", "create", "thor", "--race", "Humain")
+    _brick(db)
+    _brick(db, balance=2**64)
+    monkeypatch.setattr(service, "SNAPSHOT_EVERY", 2)
+    for i in range(4):
+        result = invoke(db, "note", f"n{i}")
+        assert result.exit_code == 0 and result.stdout.startswith("Note recorded"), result.output
+    assert "18446744073709551616 XP" in ok(db, "log").output
 
 
 # --------------------------------------------------------------------------- lock contention
