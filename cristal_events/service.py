@@ -172,6 +172,7 @@ class Campaign:
         merged = {**rs.default_settings(), **(settings or {})}
         validated = rs.settings(msgspec.structs.replace(header, settings=merged))
         header = msgspec.structs.replace(header, settings=msgspec.to_builtins(validated))
+        bounds.check(header)  # a setting past the bounds (the seed: any 64-bit number)
         store = Store.create(path, codec_for(rs))
         store.append(CAMPAIGN_STREAM, [header], expected_version=0, actor=actor)
         return cls(store, rs, header)

@@ -219,6 +219,16 @@ def test_the_python_api_refuses_out_of_bound_commands_and_nan(tmp_path: Path) ->
     camp.close()
 
 
+@pytest.mark.parametrize("ruleset,setting", [("cristal", "chain_attacks"), ("illergan", "max_magic_level")])
+def test_a_setting_past_the_bounds_creates_no_campaign(tmp_path: Path, ruleset: str, setting: str) -> None:
+    result = invoke(tmp_path / "x.db", "init", str(tmp_path / "s.db"), "--name", "R", "--ruleset", ruleset,
+                    "--set", f"{setting}={2**63}")
+    assert (result.exit_code, result.output) == (1, f"Error: CampaignCreated.settings.{setting} = {2**63} is beyond "
+                                                    "the bounds of the log (-1_000_000_000 to 1_000_000_000); "
+                                                    "nothing was written.\n")
+    assert not (tmp_path / "s.db").exists()
+
+
 def test_a_campaign_seed_may_be_any_64_bit_number(tmp_path: Path) -> None:
     ok(tmp_path / "s.db", "init", "--name", "Graine", "--seed", str(2**63 - 1))
     assert "out of bounds" in refused(tmp_path / "s.db", "init", str(tmp_path / "t.db"), "--name", "G",
