@@ -217,6 +217,9 @@ def test_the_python_api_refuses_out_of_bound_commands_and_nan(tmp_path: Path) ->
         camp.execute(C.AddItem(character="thor", item="pierre", qty=1, properties={"weight_kg": math.nan}))
     assert camp.store.count() == before
     camp.close()
+    with pytest.raises(bounds.OutOfBounds, match=r"^CampaignCreated\.seed: Expected `int` <= 9223372036854775807\.$"):
+        init_campaign(tmp_path / "b.db", name="API", seed=2**63)
+    assert not (tmp_path / "b.db").exists()
 
 
 @pytest.mark.parametrize("ruleset,setting", [("cristal", "chain_attacks"), ("illergan", "max_magic_level")])
