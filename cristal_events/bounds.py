@@ -25,7 +25,7 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import Meta
 
-from .errors import CristalError
+from .errors import OutOfBounds
 
 #: the largest magnitude of any whole number a command, an event or an import may carry
 LIMIT = 10**9
@@ -38,10 +38,6 @@ SEED_LIMIT = 2**63 - 1
 
 #: the type of a campaign's seed (``CampaignCreated.seed``, which ``bounds_exempt`` leaves to it)
 Seed = Annotated[int, Meta(ge=-SEED_LIMIT, le=SEED_LIMIT)]
-
-
-class OutOfBounds(CristalError):
-    """A number is not a plain number, or lies beyond the bounds of :mod:`cristal_events.bounds`."""
 
 
 def _bound(n: float) -> str:

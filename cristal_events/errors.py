@@ -62,6 +62,11 @@ class UnknownEntity(RuleError):
     """A character, combat, item, class, spell or other name does not exist."""
 
 
+class OutOfBounds(CristalError):
+    """A number is not plain ASCII digits, or lies beyond the bounds of :mod:`cristal_events.bounds`
+    (a command, an event it would record, an import, an option); nothing was written."""
+
+
 class DiceError(CristalError):
     """A dice or formula expression is malformed, too large, or the entered faces do not fit it."""
 
