@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from .bounds import Seed
+from .bounds import SEED_MAX, SEED_MIN
 
 
 class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
@@ -25,12 +25,12 @@ class CampaignCreated(Event, tag="campaign.created"):
     name: str
     ruleset: str
     rounding: str = "round"
-    seed: Seed | None = None
+    seed: int | None = None
     settings: dict[str, Any] = {}
     engine_version: str = ""
 
-    #: any 64-bit seed (msgspec checks it on decode), not the bounds of the game's numbers
-    bounds_exempt: ClassVar[tuple[str, ...]] = ("seed",)
+    #: any 64-bit seed, signed or not (what msgspec decodes), not the bounds of the game's numbers
+    bounds_exempt: ClassVar[dict[str, tuple[int, int]]] = {"seed": (SEED_MIN, SEED_MAX)}
 
 
 class SettingChanged(Event, tag="campaign.setting_changed"):

@@ -155,7 +155,7 @@ class Campaign:
         header_ruleset = msgspec.json.decode(first.payload).get("ruleset", "")
         ruleset = get_ruleset(header_ruleset)
         store.codec = codec_for(ruleset)
-        header = store.codec.decode(first.type, first.schema_version, first.payload)
+        header = store.codec.read(first.type, first.schema_version, first.payload)  # as it was written
         assert isinstance(header, CampaignCreated)
         return cls(store, ruleset, header)
 

@@ -217,8 +217,10 @@ def test_the_python_api_refuses_out_of_bound_commands_and_nan(tmp_path: Path) ->
         camp.execute(C.AddItem(character="thor", item="pierre", qty=1, properties={"weight_kg": math.nan}))
     assert camp.store.count() == before
     camp.close()
-    with pytest.raises(bounds.OutOfBounds, match=r"^CampaignCreated\.seed: Expected `int` <= 9223372036854775807\.$"):
-        init_campaign(tmp_path / "b.db", name="API", seed=2**63)
+    with pytest.raises(bounds.OutOfBounds, match=r"^CampaignCreated\.seed = 18446744073709551616 is beyond its bounds "
+                                                 r"\(-9_223_372_036_854_775_808 to 18_446_744_073_709_551_615\); "
+                                                 r"nothing was written\.$"):
+        init_campaign(tmp_path / "b.db", name="API", seed=2**64)
     assert not (tmp_path / "b.db").exists()
 
 
@@ -233,9 +235,10 @@ def test_a_setting_past_the_bounds_creates_no_campaign(tmp_path: Path, ruleset: 
 
 
 def test_a_campaign_seed_may_be_any_64_bit_number(tmp_path: Path) -> None:
-    ok(tmp_path / "s.db", "init", "--name", "Graine", "--seed", str(2**63 - 1))
+    ok(tmp_path / "s.db", "init", "--name", "Graine", "--seed", str(2**64 - 1))
+    ok(tmp_path / "s.db", "note", "la graine se relit")
     assert "out of bounds" in refused(tmp_path / "s.db", "init", str(tmp_path / "t.db"), "--name", "G",
-                                      "--seed", str(2**63))
+                                      "--seed", str(2**64))
     assert not (tmp_path / "t.db").exists()
 
 

@@ -12,8 +12,8 @@ from typing import Any
 import click
 import msgspec
 
-from cristal_events.cli.common import (POSITION, actor, emit_json, int_pairs, json_option, open_campaign, parse_faces, real_number,
-                                        whole_number)
+from cristal_events.cli.common import (POSITION, actor, emit_json, int_pairs, json_option, open_campaign, parse_faces,
+                                        real_number, whole_number)
 from cristal_events.errors import CristalError, RuleError
 from cristal_events.service import Campaign
 
