@@ -40,6 +40,16 @@ def open_campaign(ctx: click.Context, *, write: bool = False) -> Campaign:
     return camp
 
 
+def catch_up(camp: Campaign) -> None:
+    """Bring the read models up to date before reading them; what they cannot hold (a number an older
+    engine let into the log) becomes a warning on stderr, and the rest is read as usual."""
+    import projections.runner
+
+    problems: list[str] = []
+    projections.runner.catch_up(camp, problems=problems)
+    camp.warnings.extend(f"{p[0].upper()}{p[1:]}." for p in problems)
+
+
 def actor(ctx: click.Context) -> str:
     return ctx.obj["actor"]
 

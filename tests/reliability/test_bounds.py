@@ -314,6 +314,21 @@ def test_a_campaign_bricked_by_an_older_engine_is_repaired_by_rebuild(tmp_path: 
     assert "xp.awarded.balance_after" in refused(db, "xp", "award", "thor", "1", "--reason", "r")
 
 
+def test_the_commands_that_read_a_read_model_still_answer_on_a_bricked_campaign(tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    ok(db, "init", "--name", "Lecture", "--seed", "2")
+    ok(db, "session", "start")
+    ok(db, "character", "create", "thor", "--race", "Humain")
+    ok(db, "combat", "start", "duel", "--with", "thor,york", "--it", "york=2", "--stat", "thor:PV=20",
+       "--stat", "york:PV=15", "--stat", "thor:race=Humain", "--stat", "york:race=Humain")
+    bad = _brick(db)
+    result = invoke(db, "combat", "log", "duel", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == []  # nobody has acted yet
+    assert result.stderr.startswith("Warning: Read model cristal_ledger could not hold the row of position "
+                                    f"{bad} of table xp_ledger"), result.stderr
+
+
 def test_rebuild_survives_an_event_its_read_models_cannot_fold(tmp_path: Path) -> None:
     import projections.runner as runner
 

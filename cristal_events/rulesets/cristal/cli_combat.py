@@ -14,7 +14,7 @@ from typing import Any
 import click
 import msgspec
 
-from cristal_events.cli.common import INT, REAL, actor, emit_json, json_option, open_campaign, parse_faces, whole_number
+from cristal_events.cli.common import INT, REAL, actor, catch_up, emit_json, json_option, open_campaign, parse_faces, whole_number
 from cristal_events.errors import RuleError
 
 from . import fights as F
@@ -495,11 +495,9 @@ def log_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
 
     Example: cristal combat log taverne
     """
-    import projections.runner
-
     camp = open_campaign(ctx, write=True)
     F.view(camp.state().rules, name, camp.header.rounding)  # unknown combat -> one sentence
-    projections.runner.catch_up(camp)
+    catch_up(camp)
     rows = [dict(zip(("position", "actor", "action", "duration", "it_before", "it_after"), r))
             for r in camp.store.conn.execute(
                 "SELECT position, actor, action, duration, it_before, it_after FROM cristal_combat_log "

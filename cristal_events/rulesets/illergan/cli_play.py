@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from cristal_events.cli.common import INT, REAL, dice_option, emit_json, json_option, open_campaign
+from cristal_events.cli.common import INT, REAL, catch_up, dice_option, emit_json, json_option, open_campaign
 
 from . import faith as Fa
 from . import fights as F
@@ -399,8 +399,6 @@ def evening_cmd(ctx: click.Context, character_id: str | None, as_json: bool) -> 
     Example: cristal evening thor
     """
     camp = open_campaign(ctx, write=True)
-    from projections.runner import catch_up
-
     catch_up(camp)
     sql = "SELECT * FROM illergan_evening" + (" WHERE character = ?" if character_id else "") + " ORDER BY position, seq"
     cur = camp.store.conn.execute(sql, (character_id,) if character_id else ())
