@@ -259,7 +259,8 @@ def test_an_import_carrying_a_huge_number_is_refused_and_creates_nothing(cristal
                                                                          value: int) -> None:
     out = tmp_path / "t.jsonl"
     ok(cristal_home, "export", "timeline", "--format", "jsonl", "-o", str(out))
-    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    # the events only (an export's trailer, when it has one, vouches for the chain this test rewrites)
+    lines = [d for d in map(json.loads, out.read_text().splitlines()) if "payload" in d]
     award = next(i for i, d in enumerate(lines) if d["type"] == "xp.awarded")
     lines[award]["payload"]["amount"] = value
     _rechain(lines)
