@@ -1,4 +1,10 @@
-"""Small helpers shared by the command modules: opening the campaign, output, dice lists."""
+"""Small helpers shared by the command modules: opening the campaign, output, dice lists.
+
+Every line of TEXT output goes through :func:`echo` (or :func:`emit_lines`), which shows each control
+and format character a value carries visibly (:func:`cristal_events.display.visible`): one call is one
+line, so a newline inside a name is shown as ``⏎`` and cannot fake a line. ``--json`` output
+(:func:`emit_json`) is exact JSON, which escapes control characters itself.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from typing import Any
 import click
 import msgspec
 
+from ..display import visible
 from ..errors import DiceError, RuleError
 from ..service import Campaign
 
@@ -63,9 +70,15 @@ def emit_json(data: Any) -> None:
     click.echo(to_json(msgspec.to_builtins(data, enc_hook=_enc)))
 
 
-def emit_lines(lines: Iterable[str]) -> None:
+def echo(line: Any = "", *, err: bool = False) -> None:
+    """Print ONE line of text output (stderr with ``err``); what it quotes is shown visibly."""
+    click.echo(visible(line), err=err)
+
+
+def emit_lines(lines: Iterable[str], *, err: bool = False) -> None:
+    """Print each line with :func:`echo`."""
     for line in lines:
-        click.echo(line)
+        echo(line, err=err)
 
 
 def whole_number(text: str, what: str) -> int:

@@ -10,7 +10,7 @@ import msgspec
 from ..jobs import replay as replay_job
 from ..jobs.walk import resolve_range, walk
 from ..service import Campaign
-from .common import json_option
+from .common import echo, json_option
 
 
 def _wait() -> bool:
@@ -53,11 +53,12 @@ def replay_cmd(ctx: click.Context, session: int | None, start: int | None, until
         blocks = ([msgspec.json.encode(replay_job.record(s)).decode()] for s in steps)
     else:
         blocks = replay_job.text_blocks(steps)
+    out = click.echo if as_json else echo  # JSON is exact; a text line shows its controls visibly
     for i, block in enumerate(blocks):
         if step and i and not _wait():
             break
         for line in block:
-            click.echo(line)
+            out(line)
 
 
 COMMANDS = [replay_cmd]

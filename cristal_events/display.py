@@ -1,0 +1,102 @@
+"""Text for a terminal, a Markdown or CSV file: what a user typed is shown, never obeyed.
+
+The log stores every text exactly as it was typed, and ``--json`` prints it exactly (JSON escapes
+control characters itself). Every TEXT output renders each character that could act on a terminal or
+fake the layout in a visible form, by :func:`visible`:
+
+=====================================  ===============================================
+newline (U+000A)                       ``⏎``
+carriage return, tab                   ``\\r``, ``\\t``
+other C0 controls, DEL, C1 controls    ``\\xNN`` (ESC is ``\\x1b``, BEL ``\\x07``, CSI ``\\x9b``)
+format characters (Unicode ``Cf``),    ``\\uNNNN`` (``\\U00NNNNNN`` past U+FFFF): the bidi controls
+line and paragraph separators,         U+202A-U+202E and U+2066-U+2069, U+200E/U+200F, U+061C,
+lone surrogates                        zero-width space U+200B, word joiner U+2060, BOM U+FEFF,
+                                       soft hyphen U+00AD, U+2028/U+2029, the tag characters ...
+=====================================  ===============================================
+
+Kept as they are: every printable character, and the zero-width joiner and non-joiner (U+200D,
+U+200C), which shape emoji sequences and Persian or Indic words and cannot move text. A backslash
+typed by a user is not doubled: the visible form is for reading, ``--json`` has the exact text.
+
+Ids (a character id, a combat name, a content key, ...) are stricter: :func:`plain_id` refuses any
+control or format character (the joiners included), leading or trailing whitespace, and the empty id.
+
+Python API::
+
+    from cristal_events.display import visible, plain_id
+    visible("Thor\\x1b[2J")          # 'Thor\\\\x1b[2J'
+    plain_id(cmd.id, "Character id")  # the id, or RuleError in one sentence
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .errors import RuleError
+
+#: every character :func:`visible` renders: C0 (but the joiners of emoji and scripts), DEL, C1, the
+#: Unicode format characters (Cf) of Unicode 15.1, U+2028/U+2029 and lone surrogates. A test checks
+#: it against the ``unicodedata`` of the running Python.
+_FORMAT = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u200e\u200f\u2028-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f\ud800-\udfff"
+)
+_SHOWN = re.compile(f"[\x00-\x1f\x7f-\x9f{_FORMAT}]")
+#: what an id may not contain: all of the above, and the two joiners too
+_NOT_IN_ID = re.compile(f"[\x00-\x1f\x7f-\x9f{_FORMAT}\u200c\u200d]")
+
+_NAMED = {"\n": "⏎", "\r": "\\r", "\t": "\\t"}
+
+
+def _show(match: re.Match[str]) -> str:
+    ch = match.group()
+    named = _NAMED.get(ch)
+    if named is not None:
+        return named
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def visible(text: Any) -> str:
+    """``text`` (any value, through ``str``) with every control and format character shown visibly.
+
+    Idempotent, and the result holds no character below U+0020, no DEL, no C1 control and no format
+    character, so it can neither move the cursor, change the terminal, reorder the line nor start a
+    new one.
+    """
+    s = text if isinstance(text, str) else str(text)
+    return _SHOWN.sub(_show, s) if _SHOWN.search(s) else s
+
+
+def visible_lines(lines: Any) -> list[str]:
+    """Each line of an iterable made :func:`visible` (a line's own newlines become ``⏎``)."""
+    return [visible(line) for line in lines]
+
+
+def id_problem(value: str) -> str | None:
+    """Why ``value`` cannot be an id (a clause), or None when it is plain text."""
+    if not value.strip():
+        return "cannot be empty"
+    m = _NOT_IN_ID.search(value)
+    if m is not None:
+        return f"'{visible(value)}' contains {_show(m)}, a control or invisible formatting character"
+    if value != value.strip():
+        return f"'{value}' starts or ends with a space"
+    return None
+
+
+def plain_id(value: str, what: str) -> str:
+    """``value`` when it can be an id; else one sentence naming ``what`` (e.g. "Character id").
+
+    An id is the handle later commands type and the log's streams are named by: it may not be empty,
+    start or end with whitespace, or hold a control or format character (display names may).
+    """
+    problem = id_problem(value)
+    if problem is not None:
+        tail = "." if problem == "cannot be empty" else "; an id is plain visible text."
+        raise RuleError(f"{what} {problem}{tail}")
+    return value
