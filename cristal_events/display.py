@@ -18,6 +18,10 @@ Kept as they are: every printable character, and the zero-width joiner and non-j
 U+200C), which shape emoji sequences and Persian or Indic words and cannot move text. A backslash
 typed by a user is not doubled: the visible form is for reading, ``--json`` has the exact text.
 
+``--json`` output stays exact JSON (a decoder gets the very text back) and is inert too:
+:func:`inert_json` writes DEL, C1 and format characters as ``\\uXXXX`` escapes, as JSON encoders
+already do for C0.
+
 Ids (a character id, a combat name, a content key, ...) are stricter: :func:`plain_id` refuses any
 control or format character (the joiners included), leading or trailing whitespace, and the empty id.
 
@@ -56,7 +60,7 @@ def _show(match: re.Match[str]) -> str:
     if named is not None:
         return named
     code = ord(ch)
-    if code < 0x100:
+    if code < 0x20 or 0x7F <= code <= 0x9F:  # C0, DEL, C1
         return f"\\x{code:02x}"
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
@@ -70,6 +74,25 @@ def visible(text: Any) -> str:
     """
     s = text if isinstance(text, str) else str(text)
     return _SHOWN.sub(_show, s) if _SHOWN.search(s) else s
+
+
+_IN_JSON = re.compile(f"[\x7f-\x9f{_FORMAT}]")
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def inert_json(text: str) -> str:
+    """JSON text (as msgspec writes it) with DEL, the C1 controls and every format character escaped
+    as ``\\uXXXX`` too: the same JSON value, exactly, that no terminal acts on and no reader splitting
+    lines on U+2028 or U+0085 cuts. (JSON encoders already escape C0 inside strings; the C0 outside
+    strings are the layout of indented JSON, kept.)"""
+    return _IN_JSON.sub(_json_escape, text) if _IN_JSON.search(text) else text
 
 
 def visible_lines(lines: Any) -> list[str]:

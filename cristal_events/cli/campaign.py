@@ -12,7 +12,7 @@ from ..rounding import MODES
 from ..rulesets import names as ruleset_names
 from ..service import Campaign, RecordNote
 from ..store import RecordedEvent
-from .common import actor, echo, emit_json, json_option, open_campaign
+from .common import actor, echo, emit_json, json_option, open_campaign, to_json
 
 
 def _parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -127,7 +127,7 @@ def log_cmd(ctx: click.Context, stream: str | None, type_: str | None, session: 
     ctx.call_on_close(camp.close)
     for rec in camp.store.read_all(after=after, stream=stream, type=type_, session=session):
         if as_json:
-            click.echo(msgspec.json.encode(record_json(camp, rec)).decode())
+            click.echo(to_json(record_json(camp, rec)))
         else:
             echo(log_line(camp, rec))
 

@@ -3,7 +3,8 @@
 Every line of TEXT output goes through :func:`echo` (or :func:`emit_lines`), which shows each control
 and format character a value carries visibly (:func:`cristal_events.display.visible`): one call is one
 line, so a newline inside a name is shown as ``⏎`` and cannot fake a line. ``--json`` output
-(:func:`emit_json`) is exact JSON, which escapes control characters itself.
+(:func:`emit_json`) is exact JSON, which escapes control characters itself (and :func:`to_json` the
+C1 and format characters).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 import click
 import msgspec
 
-from ..display import visible
+from ..display import inert_json, visible
 from ..errors import DiceError, RuleError
 from ..service import Campaign
 
@@ -57,7 +58,8 @@ def parse_faces(text: str | None) -> list[int] | None:
 
 
 def to_json(data: Any) -> str:
-    return msgspec.json.encode(data, enc_hook=_enc).decode()
+    """Exact JSON, its DEL, C1 and format characters escaped too (:func:`~cristal_events.display.inert_json`)."""
+    return inert_json(msgspec.json.encode(data, enc_hook=_enc).decode())
 
 
 def _enc(obj: Any) -> Any:

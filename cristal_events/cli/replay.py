@@ -5,12 +5,11 @@ from __future__ import annotations
 import sys
 
 import click
-import msgspec
 
 from ..jobs import replay as replay_job
 from ..jobs.walk import resolve_range, walk
 from ..service import Campaign
-from .common import echo, json_option
+from .common import echo, json_option, to_json
 
 
 def _wait() -> bool:
@@ -50,7 +49,7 @@ def replay_cmd(ctx: click.Context, session: int | None, start: int | None, until
     progress = None if sys.stdout.isatty() else projections.runner.tty_progress("replay")
     steps = walk(camp, after=after, until=end, character=character, progress=progress)
     if as_json:
-        blocks = ([msgspec.json.encode(replay_job.record(s)).decode()] for s in steps)
+        blocks = ([to_json(replay_job.record(s))] for s in steps)
     else:
         blocks = replay_job.text_blocks(steps)
     out = click.echo if as_json else echo  # JSON is exact; a text line shows its controls visibly

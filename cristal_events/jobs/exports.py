@@ -26,7 +26,7 @@ from typing import Any, TextIO
 
 import msgspec
 
-from ..display import visible
+from ..display import inert_json, visible
 from ..errors import CristalError, EventDecodeError
 from ..exchange import export_record, read_jsonl, store_row, verify_jsonl
 from ..rulesets import get as get_ruleset
@@ -46,7 +46,8 @@ def write_jsonl(steps: Iterable[Step], out: TextIO) -> int:
     n = 0
     enc = msgspec.json.Encoder()
     for step in steps:
-        out.write(enc.encode(export_record(step.rec, summary=step.summary, in_game_date=step.in_game_date)).decode())
+        out.write(inert_json(enc.encode(export_record(step.rec, summary=step.summary,
+                                                      in_game_date=step.in_game_date)).decode()))
         out.write("\n")
         n += 1
     return n
