@@ -73,6 +73,8 @@ def visible(text: Any) -> str:
     new one.
     """
     s = text if isinstance(text, str) else str(text)
+    if s.isprintable():  # the usual line: no Cc, Cf, Cs, Zl, Zp (nor Co, Cn, Zs but the space) at C speed
+        return s
     return _SHOWN.sub(_show, s) if _SHOWN.search(s) else s
 
 

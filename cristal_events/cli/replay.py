@@ -14,9 +14,8 @@ from .common import echo, json_option, to_json
 
 def _wait() -> bool:
     """Wait for a key between events; False when the reader asked to stop (q)."""
-    prompt = "[Entrée : suivant, q : quitter]"
     if sys.stdin.isatty():
-        click.echo(prompt, nl=False, err=True)
+        click.echo("[Entrée : suivant, q : quitter]", nl=False, err=True)
         key = click.getchar()
         click.echo("", err=True)
         return key not in ("q", "Q", "\x1b", "\x03")

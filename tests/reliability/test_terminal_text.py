@@ -344,3 +344,37 @@ def test_illergan_ids_refuse_control_characters(tmp_path: Path) -> None:
     _, err = run("carry", "a", "Corde\n", "1", code=1)
     assert err.startswith("Error: An object's name 'Corde⏎' contains ⏎")
     assert log_fingerprint(run.db) == mid and mid[0] == before[0] + 2
+
+
+# ------------------------------------------------------------------------- every output path
+def _raw_prints(path: Path) -> list[str]:
+    """The calls of ``click.echo``/``click.secho``/``print``/``*.write`` in a CLI module that print
+    something other than a constant or JSON (``to_json(...)``, ``....decode()`` of msgspec's JSON)."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        raw = (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "click"
+               and f.attr in ("echo", "secho")) or (isinstance(f, ast.Name) and f.id == "print") \
+            or (isinstance(f, ast.Attribute) and f.attr == "write" and ast.unparse(f.value).startswith("sys."))
+        if not raw or not node.args:
+            continue
+        arg = node.args[0]
+        if isinstance(arg, ast.Constant) or (isinstance(arg, ast.Call) and (
+                ast.unparse(arg.func) == "to_json" or ast.unparse(arg.func).endswith(".decode"))):
+            continue
+        found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_every_cli_text_line_goes_through_echo() -> None:
+    """The text outputs are safe because each line goes through ``cli.common.echo`` (or ``emit_lines``),
+    which renders it with ``visible``: a command printing a value with ``click.echo`` would bypass it.
+    Print a text line with ``echo(line)``; JSON with ``click.echo(to_json(data))``."""
+    modules = [p for p in (ROOT / "cristal_events" / "cli").glob("*.py") if p.name != "common.py"]
+    modules += list((ROOT / "cristal_events" / "rulesets").glob("*/cli*.py"))
+    assert len(modules) >= 10
+    assert [line for p in sorted(modules) for line in _raw_prints(p)] == []
