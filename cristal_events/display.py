@@ -39,8 +39,8 @@ from typing import Any
 
 from .errors import RuleError
 
-#: every character :func:`visible` renders: C0 (but the joiners of emoji and scripts), DEL, C1, the
-#: Unicode format characters (Cf) of Unicode 15.1, U+2028/U+2029 and lone surrogates. A test checks
+#: every character :func:`visible` renders: C0, DEL, C1, the Unicode format characters (Cf) of
+#: Unicode 15.1 but the two joiners U+200C/U+200D, U+2028/U+2029 and lone surrogates. A test checks
 #: it against the ``unicodedata`` of the running Python.
 _FORMAT = (
     "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u200e\u200f\u2028-\u202e"
@@ -69,8 +69,8 @@ def visible(text: Any) -> str:
     """``text`` (any value, through ``str``) with every control and format character shown visibly.
 
     Idempotent, and the result holds no character below U+0020, no DEL, no C1 control and no format
-    character, so it can neither move the cursor, change the terminal, reorder the line nor start a
-    new one.
+    character but the two joiners, so it can neither move the cursor, change the terminal, reorder
+    the line nor start a new one.
     """
     s = text if isinstance(text, str) else str(text)
     if s.isprintable():  # the usual line: no Cc, Cf, Cs, Zl, Zp (nor Co, Cn, Zs but the space) at C speed
@@ -95,11 +95,6 @@ def inert_json(text: str) -> str:
     lines on U+2028 or U+0085 cuts. (JSON encoders already escape C0 inside strings; the C0 outside
     strings are the layout of indented JSON, kept.)"""
     return _IN_JSON.sub(_json_escape, text) if _IN_JSON.search(text) else text
-
-
-def visible_lines(lines: Any) -> list[str]:
-    """Each line of an iterable made :func:`visible` (a line's own newlines become ``⏎``)."""
-    return [visible(line) for line in lines]
 
 
 def id_problem(value: str) -> str | None:

@@ -26,7 +26,7 @@ import ledger_ruleset as L
 from conftest import ROOT, child_env, log_fingerprint
 from cristal_events import init_campaign
 from cristal_events.cli import cli
-from cristal_events.display import id_problem, visible
+from cristal_events.display import id_problem, inert_json, visible
 
 #: screen clear, window title (OSC ... BEL), CR + newline faking a log line, tab, an 8-bit CSI, a
 #: right-to-left override, an isolate, DEL, NUL and a line separator
@@ -97,6 +97,17 @@ def test_visible_output_is_inert_and_idempotent(text: str) -> None:
     assert visible(shown) == shown
     if not any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp", "Cs") and c not in JOINERS for c in text):
         assert shown == text
+
+
+def test_inert_json_is_the_same_json_with_nothing_a_terminal_acts_on() -> None:
+    import msgspec
+
+    text = HOSTILE + "\U000e0041\u0085\u2029"
+    encoded = inert_json(msgspec.json.encode({"name": text, "n": [1, 2]}).decode())
+    assert json.loads(encoded) == {"name": text, "n": [1, 2]} and encoded.isascii() is False  # é stays é
+    assert "\\udb40\\udc41" in encoded and "\\u202e" in encoded and "\\u0085" in encoded
+    assert_inert(encoded.encode())
+    assert inert_json('{\n  "a": 1\n}') == '{\n  "a": 1\n}'  # the layout of indented JSON is kept
 
 
 # ------------------------------------------------------------------------ Lois du Cristal CLI
