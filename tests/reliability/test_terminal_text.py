@@ -389,3 +389,19 @@ def test_every_cli_text_line_goes_through_echo() -> None:
     modules += list((ROOT / "cristal_events" / "rulesets").glob("*/cli*.py"))
     assert len(modules) >= 10
     assert [line for p in sorted(modules) for line in _raw_prints(p)] == []
+
+
+def test_a_shared_campaign_script_cannot_drive_the_terminal_through_demo(tmp_path: Path) -> None:
+    """Scripts are shared between game masters: ``demo --sample`` prints the sheets and the audit of
+    what a script named."""
+    script = tmp_path / "hostile.toml"
+    script.write_text('[campaign]\nname = "Camp\\u001b[2J"\nruleset = "cristal"\nseed = 3\n\n'
+                      '[[step]]\nrun = "character create"\nargs = ["thor"]\nrace = "Humain"\n'
+                      'name = "Thor\\u001b[2J\\u001b]0;pwned\\u0007\\r\\n    99 faux"\nplayer = "Alice\\u202e"\n\n'
+                      '[[step]]\nrun = "xp award"\nargs = ["thor", "60"]\nreason = "r\\u001b[31m"\n', encoding="utf-8")
+    run = Run(tmp_path / "unused.db")
+    out, _ = run("demo", str(tmp_path / "demo"), "--sample", str(script))
+    assert "Built « Camp\\x1b[2J »" in out and "Thor\\x1b[2J\\x1b]0;pwned\\x07\\r⏎    99 faux (thor)" in out
+    assert "XP of Thor\\x1b[2J" in out and "award: r\\x1b[31m" in out
+    run("script", "check", str(script))
+    run("script", "run", str(script), str(tmp_path / "s.db"))
