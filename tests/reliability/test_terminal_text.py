@@ -355,6 +355,15 @@ def test_illergan_ids_refuse_control_characters(tmp_path: Path) -> None:
     _, err = run("carry", "a", "Corde\n", "1", code=1)
     assert err.startswith("Error: An object's name 'Corde⏎' contains ⏎")
     assert log_fingerprint(run.db) == mid and mid[0] == before[0] + 2
+    example = json.loads((ROOT / "cristal_events/rulesets/illergan/data/example_pack.json").read_text(encoding="utf-8"))
+    example["races"][0]["name"] += "\u2066"
+    pack = tmp_path / "pack.json"
+    pack.write_text(json.dumps(example), encoding="utf-8")
+    _, err = run("content", "load", str(pack), code=1)
+    assert err.startswith("Error: A name in the pack's races '") and "contains \\u2066" in err, err
+    _, err = run("content", "load", "--example", "--name", "exemple\x1b", code=1)
+    assert err.startswith("Error: Content pack name 'exemple\\x1b' contains \\x1b"), err
+    assert log_fingerprint(run.db) == mid
 
 
 # ------------------------------------------------------------------------- every output path

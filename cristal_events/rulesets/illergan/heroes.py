@@ -201,8 +201,9 @@ def decide_pack(state: IllerganState, cmd: LoadPack, ctx: Context) -> list[Emit]
         raise RuleError("A content pack needs a name.")
     plain_id(cmd.name, "Content pack name")
     for section, entries in cmd.data.items():  # the names later commands type: entries and table keys
-        keys = [e.get("name") for e in entries if isinstance(e, dict)] if isinstance(entries, list) else entries
-        for key in keys if isinstance(keys, (list, dict)) else ():
+        keys = ([e.get("name") for e in entries if isinstance(e, dict)] if isinstance(entries, (list, tuple))
+                else entries if isinstance(entries, dict) else ())
+        for key in keys:
             if isinstance(key, str):
                 plain_id(key, f"A name in the pack's {section}")
     if any(p.name == cmd.name for p in state.packs):
