@@ -157,8 +157,9 @@ def test_csv_is_flat_and_neutralises_formula_cells(small, run):
     assert len(rows) == 8
     assert rows[5][4] == "'=HYPERLINK(\"http://x\")"
     assert rows[4][9] == "settings.chain_attacks : 2 → 3"
-    assert [csv_cell(v) for v in ("=1", "+1", "-1", "@A", "\tx", "ok", 5, None)] == [
-        "'=1", "'+1", "'-1", "'@A", "'\tx", "ok", 5, ""]
+    # a tab or CR is shown visibly (\t, \r), so it can neither start a formula nor split the cell
+    assert [csv_cell(v) for v in ("=1", "+1", "-1", "@A", "\tx", "\r=x", "ok", 5, None)] == [
+        "'=1", "'+1", "'-1", "'@A", "\\tx", "\\r=x", "ok", 5, ""]
 
 
 def test_markdown_recap_escapes_user_text(small, run):
@@ -184,7 +185,8 @@ def test_markdown_recap_escapes_user_text(small, run):
         "",
         "- `#7` Note du MJ : Entre deux sessions",
     ]
-    assert md("a\nb") == "a b"
+    # a newline inside a value is shown (⏎), not turned into a space nor a new line; ESC is \x1b, escaped
+    assert md("a\nb") == "a⏎b" and md("a\x1b[2J|") == "a\\\\x1b\\[2J\\|"
 
 
 def test_html_is_self_contained_and_escapes_user_text(small, run, tmp_path):

@@ -5,7 +5,9 @@ commands, found automatically). A ruleset adds its own commands in ``<ruleset>/c
 (``commands()``); the ruleset of the campaign named by ``--db`` decides which ones exist, so
 ``cristal character create`` speaks Lois du Cristal or Illergan according to the campaign.
 Every :class:`~cristal_events.errors.CristalError` becomes ``Error: <sentence>`` and exit 1, here
-and nowhere else.
+and nowhere else; every error message (click's own usage errors too) is shown with its control
+characters visible (:func:`cristal_events.display.visible`), so a name an error quotes cannot act
+on the terminal.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import click
 import msgspec
 
 from .. import __version__
+from ..display import visible
 from ..errors import CristalError
 from ..rulesets import module as ruleset_module
 from ..rulesets import names as ruleset_names
@@ -129,22 +132,32 @@ class CristalGroup(click.Group):
                 return cmd
         return None
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.ClickException as exc:  # "No such option: ..." quotes what was typed
+            exc.message = visible(exc.message)
+            raise
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except CristalError as exc:
-            raise click.ClickException(str(exc)) from None
+            raise click.ClickException(visible(exc)) from None
         except sqlite3.Error as exc:  # anything the store did not translate
-            raise click.ClickException(f"The campaign database failed: {exc}.") from None
-        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, BrokenPipeError):
+            raise click.ClickException(visible(f"The campaign database failed: {exc}.")) from None
+        except click.ClickException as exc:  # click's usage errors quote what was typed
+            exc.message = visible(exc.message)
+            raise
+        except (click.exceptions.Exit, click.exceptions.Abort, BrokenPipeError):
             raise
         except Exception as exc:  # a bug: still one sentence; CRISTAL_DEBUG=1 shows the traceback
             if os.environ.get("CRISTAL_DEBUG"):
                 raise
-            raise click.ClickException(
+            raise click.ClickException(visible(
                 f"Internal error ({type(exc).__name__}: {exc}); the log itself is transactional, "
                 "check it with 'cristal verify' and please report this."
-            ) from None
+            )) from None
 
 
 @click.group(cls=CristalGroup)

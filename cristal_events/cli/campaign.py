@@ -12,7 +12,7 @@ from ..rounding import MODES
 from ..rulesets import names as ruleset_names
 from ..service import Campaign, RecordNote
 from ..store import RecordedEvent
-from .common import actor, emit_json, json_option, open_campaign
+from .common import actor, echo, emit_json, json_option, open_campaign, to_json
 
 
 def _parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -54,7 +54,7 @@ def init_cmd(ctx: click.Context, path: str | None, name: str, ruleset: str, roun
         emit_json({"path": target, "campaign_id": camp.header.campaign_id, "ruleset": ruleset, "rounding": rounding,
                    "settings": camp.header.settings})
     else:
-        click.echo(f"Created campaign « {name} » ({camp.ruleset.title}, rounding {rounding}) in {target}.")
+        echo(f"Created campaign « {name} » ({camp.ruleset.title}, rounding {rounding}) in {target}.")
 
 
 @click.group("session")
@@ -78,7 +78,7 @@ def session_start(ctx: click.Context, title: str, in_game_date: str, as_json: bo
     if as_json:
         emit_json({"session": ev.number, "position": recs[0].position, "seed_commitment": ev.seed_commitment})
     else:
-        click.echo(f"Session {ev.number} started at position {recs[0].position}.")
+        echo(f"Session {ev.number} started at position {recs[0].position}.")
 
 
 @session_group.command("end")
@@ -92,7 +92,7 @@ def session_end(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         emit_json({"session": ev.number, "position": recs[0].position, "seed_reveal": ev.seed_reveal})
     else:
-        click.echo(f"Session {ev.number} ended at position {recs[0].position}.")
+        echo(f"Session {ev.number} ended at position {recs[0].position}.")
 
 
 def log_line(camp: Campaign, rec: RecordedEvent) -> str:
@@ -127,9 +127,9 @@ def log_cmd(ctx: click.Context, stream: str | None, type_: str | None, session: 
     ctx.call_on_close(camp.close)
     for rec in camp.store.read_all(after=after, stream=stream, type=type_, session=session):
         if as_json:
-            click.echo(msgspec.json.encode(record_json(camp, rec)).decode())
+            click.echo(to_json(record_json(camp, rec)))
         else:
-            click.echo(log_line(camp, rec))
+            echo(log_line(camp, rec))
 
 
 @click.command("verify")
@@ -188,17 +188,17 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, as_json: bool
     if as_json:
         emit_json(result)
     elif not problems:
-        click.echo(f"OK: {result['events']} events, hash chain intact, triggers present, migrations intact, read models match.")
+        echo(f"OK: {result['events']} events, hash chain intact, triggers present, migrations intact, read models match.")
         if "rolls" in result:
             r = result["rolls"]
-            click.echo(f"OK: {r['checked']} engine rolls of {r['sessions']} closed session(s) re-derived from their "
+            echo(f"OK: {r['checked']} engine rolls of {r['sessions']} closed session(s) re-derived from their "
                        f"revealed seeds; {r['entered']} entered at the table, {r['pending']} in an open session, "
                        f"{r['unverifiable']} without a public seed.")
     if problems:
         if not as_json:
             first = result.get("first_bad_position")
             where = f" at position {first}" if first else ""
-            click.echo(f"Error: the campaign does not verify{where}: {problems[0]}.", err=True)
+            echo(f"Error: the campaign does not verify{where}: {problems[0]}.", err=True)
         ctx.exit(1)
 
 
@@ -236,7 +236,7 @@ def note_cmd(ctx: click.Context, text: str, topic: str, as_json: bool) -> None:
     if as_json:
         emit_json({"position": recs[0].position, "type": recs[0].type, "session": recs[0].session})
     else:
-        click.echo(f"Note recorded at position {recs[0].position}.")
+        echo(f"Note recorded at position {recs[0].position}.")
 
 
 @click.command("rebuild")
@@ -254,7 +254,7 @@ def rebuild_cmd(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         emit_json(counts)
     else:
-        click.echo("Rebuilt " + ", ".join(f"{k} ({v} events)" for k, v in counts.items()) + ".")
+        echo("Rebuilt " + ", ".join(f"{k} ({v} events)" for k, v in counts.items()) + ".")
 
 
 COMMANDS = [init_cmd, session_group, log_cmd, verify_cmd, schema_cmd, note_cmd, rebuild_cmd]

@@ -1,4 +1,11 @@
-"""Small helpers shared by the command modules: opening the campaign, output, dice lists."""
+"""Small helpers shared by the command modules: opening the campaign, output, dice lists.
+
+Every line of TEXT output goes through :func:`echo` (or :func:`emit_lines`), which shows each control
+and format character a value carries visibly (:func:`cristal_events.display.visible`): one call is one
+line, so a newline inside a name is shown as ``⏎`` and cannot fake a line. ``--json`` output
+(:func:`emit_json`) is exact JSON, which escapes control characters itself (and :func:`to_json` the
+C1 and format characters).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,7 @@ from typing import Any
 import click
 import msgspec
 
+from ..display import inert_json, visible
 from ..errors import DiceError, RuleError
 from ..service import Campaign
 
@@ -50,7 +58,8 @@ def parse_faces(text: str | None) -> list[int] | None:
 
 
 def to_json(data: Any) -> str:
-    return msgspec.json.encode(data, enc_hook=_enc).decode()
+    """Exact JSON, its DEL, C1 and format characters escaped too (:func:`~cristal_events.display.inert_json`)."""
+    return inert_json(msgspec.json.encode(data, enc_hook=_enc).decode())
 
 
 def _enc(obj: Any) -> Any:
@@ -63,9 +72,15 @@ def emit_json(data: Any) -> None:
     click.echo(to_json(msgspec.to_builtins(data, enc_hook=_enc)))
 
 
-def emit_lines(lines: Iterable[str]) -> None:
+def echo(line: Any = "", *, err: bool = False) -> None:
+    """Print ONE line of text output (stderr with ``err``); what it quotes is shown visibly."""
+    click.echo(visible(line), err=err)
+
+
+def emit_lines(lines: Iterable[str], *, err: bool = False) -> None:
+    """Print each line with :func:`echo`."""
     for line in lines:
-        click.echo(line)
+        echo(line, err=err)
 
 
 def whole_number(text: str, what: str) -> int:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from ..display import visible
 from ..errors import CristalError
 from ..jobs import script as scripts
 from ..jobs.audit import text_lines as audit_lines
@@ -16,7 +17,7 @@ from ..jobs.page import write_html
 from ..jobs.walk import walk
 from ..service import Campaign
 from .audit import run_audit
-from .common import emit_json, json_option
+from .common import echo, emit_json, emit_lines, json_option
 from .export import ledger_or_none
 
 
@@ -61,7 +62,7 @@ def _sheet_text(db: Path, cid: str) -> str:
         try:
             cli.main(args=["--db", str(db), "sheet", cid], prog_name="cristal", standalone_mode=False)
         except click.ClickException as exc:
-            return f"(no sheet for {cid}: {exc.format_message()})"
+            return visible(f"(no sheet for {cid}: {exc.format_message()})")
     return out.getvalue().rstrip()
 
 
@@ -98,20 +99,19 @@ def demo_cmd(ctx: click.Context, directory: str, ruleset: str, sample: str | Non
                    "commands": len(ran), "events": last, "sessions": camp.state().core.sessions,
                    "party": _party(camp), "anomalies": len(report.anomalies)})
         return
-    click.echo(f"Built « {script.header['name']} » from {path}: {len(ran)} commands, {last} events, "
+    echo(f"Built « {script.header['name']} » from {path}: {len(ran)} commands, {last} events, "
                f"{camp.state().core.sessions} sessions, in {db}.")
     for cid in _party(camp):
-        click.echo("")
-        click.echo(_sheet_text(db, cid))
-    click.echo("")
+        echo("")
+        emit_lines(_sheet_text(db, cid).split("\n"))
+    echo("")
     report = run_audit(camp)
-    for line in audit_lines(report):
-        click.echo(line)
+    emit_lines(audit_lines(report))
     with open(page, "w", encoding="utf-8") as fh:
         write_html(camp, walk(camp), fh, ledger=ledger_or_none(camp))
-    click.echo("")
-    click.echo(f"HTML timeline written to {page} (open it in a browser).")
-    click.echo(f"Next: cristal --db {db} replay --session 1")
+    echo("")
+    echo(f"HTML timeline written to {page} (open it in a browser).")
+    echo(f"Next: cristal --db {db} replay --session 1")
 
 
 @click.group("script")
@@ -135,7 +135,7 @@ def script_check(file: str, as_json: bool) -> None:
     if as_json:
         emit_json({"file": file, "steps": len(s.steps), "ruleset": s.ruleset, "ok": True})
     else:
-        click.echo(f"{file}: {len(s.steps)} steps for the {s.ruleset} rules, all known commands and options.")
+        echo(f"{file}: {len(s.steps)} steps for the {s.ruleset} rules, all known commands and options.")
 
 
 @script_group.command("run")
@@ -154,7 +154,7 @@ def script_run(ctx: click.Context, file: str, path: str | None, as_json: bool) -
     if as_json:
         emit_json([{"line": r.line, "run": r.run, "positions": list(r.positions)} for r in ran])
     else:
-        click.echo(f"Built {target} from {file}: {len(ran)} commands, positions 1 to {ran[-1].positions[1] if ran else 1}.")
+        echo(f"Built {target} from {file}: {len(ran)} commands, positions 1 to {ran[-1].positions[1] if ran else 1}.")
 
 
 COMMANDS = [demo_cmd, script_group]

@@ -13,7 +13,7 @@ from ..jobs import exports
 from ..jobs.page import write_html
 from ..jobs.walk import resolve_range, walk
 from ..service import Campaign
-from .common import emit_json, json_option
+from .common import echo, emit_json, json_option
 
 
 def ledger_or_none(camp: Campaign) -> list[dict[str, Any]] | None:
@@ -101,7 +101,7 @@ def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, sessio
     if as_json:
         emit_json({"path": output, "format": fmt, "events": n})
     else:
-        click.echo(f"Wrote {n} events to {output} ({fmt}).", err=True)
+        echo(f"Wrote {n} events to {output} ({fmt}).", err=True)
 
 
 @click.command("import")
@@ -127,7 +127,7 @@ def import_cmd(ctx: click.Context, file: str, path: str | None, as_json: bool) -
     if as_json:
         emit_json(result.__dict__)
     else:
-        click.echo(f"Imported {result.events} events into {target} (campaign « {result.name} », "
+        echo(f"Imported {result.events} events into {target} (campaign « {result.name} », "
                    f"rules {result.ruleset}); last hash {result.last_hash[:16]}….")
 
 

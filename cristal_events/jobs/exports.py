@@ -8,7 +8,10 @@ Python API::
     write_markdown(camp, steps, fh, ledger=rows)
     import_jsonl("export.jsonl", "copy.db") # a new campaign with the same chain of hashes
 
-Every text a user typed (names, reasons, titles, notes) is escaped for the format it lands in.
+Every text a user typed (names, reasons, titles, notes) is escaped for the format it lands in; in
+CSV and Markdown its control and format characters are shown visibly first
+(:func:`cristal_events.display.visible`: a newline is ``⏎``, ESC ``\\x1b``), so a cell or a line
+cannot fake a row; the JSONL export keeps the text exactly.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any, TextIO
 
 import msgspec
 
+from ..display import inert_json, visible
 from ..errors import CristalError, EventDecodeError
 from ..exchange import export_record, read_jsonl, store_row, verify_jsonl
 from ..rulesets import get as get_ruleset
@@ -42,7 +46,8 @@ def write_jsonl(steps: Iterable[Step], out: TextIO) -> int:
     n = 0
     enc = msgspec.json.Encoder()
     for step in steps:
-        out.write(enc.encode(export_record(step.rec, summary=step.summary, in_game_date=step.in_game_date)).decode())
+        out.write(inert_json(enc.encode(export_record(step.rec, summary=step.summary,
+                                                      in_game_date=step.in_game_date)).decode()))
         out.write("\n")
         n += 1
     return n
@@ -55,11 +60,14 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def csv_cell(value: Any) -> Any:
-    """A cell a spreadsheet will not run: text starting with = + - @ (or a tab/CR) gets a leading '."""
+    """A cell a spreadsheet will not run and a naive reader cannot split: its control characters shown
+    visibly (a newline is ``⏎``), then text starting with = + - @ (or a tab/CR) gets a leading '."""
     if value is None:
         return ""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
+    if isinstance(value, str):
+        value = visible(value)
+        if value.startswith(_FORMULA_START):
+            return "'" + value
     return value
 
 
@@ -78,13 +86,13 @@ def write_csv(steps: Iterable[Step], out: TextIO) -> int:
 
 
 # ------------------------------------------------------------------------------------- Markdown
-_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]|#~"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;",
-                                                                    "\n": " ", "\r": " "})
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]|#~"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;"})
 
 
 def md(text: Any) -> str:
-    """Text safe in Markdown: no raw HTML, no accidental emphasis, links or table breaks."""
-    return str(text).translate(_MD_SPECIAL)
+    """Text safe in Markdown: control characters visible (a newline is ``⏎``, so no line or table
+    break), no raw HTML, no accidental emphasis or links."""
+    return visible(text).translate(_MD_SPECIAL)
 
 
 def character_names(camp: Any, steps: list[Step]) -> dict[str, str]:

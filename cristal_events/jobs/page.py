@@ -11,6 +11,7 @@ import html as _html
 from collections.abc import Iterable
 from typing import Any, TextIO
 
+from ..display import visible
 from .diff import render_change
 from .exports import character_names, combats, session_groups, xp_by_session
 from .walk import Step
@@ -32,8 +33,9 @@ svg text{font-size:10px;fill:#444}
 
 
 def esc(text: Any) -> str:
-    """HTML-escape any value (quotes included, so it is safe in attributes too)."""
-    return _html.escape(str(text), quote=True)
+    """HTML-escape any value (quotes included, so it is safe in attributes too), its control and
+    format characters shown visibly (:func:`cristal_events.display.visible`)."""
+    return _html.escape(visible(text), quote=True)
 
 
 def vital(character: Any, key: str) -> int | None:

@@ -18,6 +18,7 @@ import ledger_ruleset as L
 from conftest import log_fingerprint
 from cristal_events import init_campaign, open_campaign
 from cristal_events.cli import cli
+from cristal_events.display import visible
 from cristal_events.errors import CristalError, EventDecodeError
 from cristal_events.events import Event
 from cristal_events.service import RecordNote, codec_for
@@ -205,9 +206,10 @@ def test_csv_export_neutralises_formula_cells(hostile_db: Path) -> None:
     rows = list(csv.reader(io.StringIO(_export(hostile_db, "csv"))))
     cells = [c for r in rows[1:] for c in r]
     assert rows[1:] and all(not c.startswith(("=", "+", "-", "@")) for c in cells)
-    # the in-game date and the actor are whole cells: kept, behind a quote that spreadsheets show as text
+    # the in-game date and the actor are whole cells: kept, behind a quote that spreadsheets show as text,
+    # their control characters shown visibly (the tab of the actor is \t)
     assert "'" + HOSTILE["csv-formula"] in cells
-    assert "'" + HOSTILE["csv-plus-minus-at"][:5] in cells
+    assert "'" + visible(HOSTILE["csv-plus-minus-at"][:5]) in cells and "'+1+1\\t" in cells
     assert all(c == "" or c[0] not in "\t\r" for c in cells)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import click
 import msgspec
 
-from cristal_events.cli.common import actor, emit_json, int_pairs, json_option, open_campaign, parse_faces, whole_number
+from cristal_events.cli.common import actor, echo, emit_json, int_pairs, json_option, open_campaign, parse_faces, whole_number
 from cristal_events.errors import CristalError, RuleError
 from cristal_events.service import Campaign
 
@@ -42,7 +42,7 @@ def _run(ctx: click.Context, command: Any, as_json: bool, faces: list[int] | Non
                     "event": msgspec.to_builtins(r.event), "summary": camp.summarize(r)} for r in recs])
     else:
         for r in recs:
-            click.echo(f"{r.position:>6}  {camp.summarize(r)}")
+            echo(f"{r.position:>6}  {camp.summarize(r)}")
 
 
 # ---------------------------------------------------------------------------- character
@@ -394,7 +394,7 @@ def sheet_cmd(ctx: click.Context, character_id: str, at: int | None, session: in
         emit_json(data)
     else:
         for line in render(data):
-            click.echo(line)
+            echo(line)
 
 
 @click.command("characters")
@@ -409,10 +409,10 @@ def characters_cmd(ctx: click.Context, as_json: bool) -> None:
                                       "gold", "status")} for r in rows])
         return
     if not rows:
-        click.echo("No character yet.")
+        echo("No character yet.")
     for r in rows:
         classes = ", ".join(f"{k} {v}" for k, v in r["classes"].items()) or "-"
-        click.echo(f"{r['id']:<12} {r['name']:<16} {r['race']:<8} N{r['global_level']:<3} {classes:<20} "
+        echo(f"{r['id']:<12} {r['name']:<16} {r['race']:<8} N{r['global_level']:<3} {classes:<20} "
                    f"PV {r['variable']['PV']}/{r['stable']['PVmax']}  PM {r['variable']['PM']}/{r['stable']['PMmax']}"
                    f"  XP {r['variable']['XP']}  {r['status']}")
 

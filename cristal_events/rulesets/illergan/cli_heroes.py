@@ -12,7 +12,7 @@ from typing import Any
 import click
 import msgspec
 
-from cristal_events.cli.common import emit_json, json_option, open_campaign
+from cristal_events.cli.common import echo, emit_json, json_option, open_campaign
 from cristal_events.errors import ContentError, CristalError
 
 from . import heroes as H
@@ -217,7 +217,7 @@ def sheet_cmd(ctx: click.Context, character_id: str, at: int | None, as_json: bo
         emit_json(data)
     else:
         for line in render(data):
-            click.echo(line)
+            echo(line)
 
 
 @click.command("characters")
@@ -234,9 +234,9 @@ def characters_cmd(ctx: click.Context, as_json: bool) -> None:
         emit_json(rows)
         return
     if not rows:
-        click.echo("No character yet.")
+        echo("No character yet.")
     for r in rows:
-        click.echo(f"{r['id']:<12} {r['name']:<16} {r['kind']:<9} {r['class']:<12} PV {r['pv']}/{r['pv_max']}  "
+        echo(f"{r['id']:<12} {r['name']:<16} {r['kind']:<9} {r['class']:<12} PV {r['pv']}/{r['pv_max']}  "
                    f"PM {r['pm']}  xp {r['xp']}  destin {r['destiny_points']}{'  MORT' if r['dead'] else ''}")
 
 
@@ -407,7 +407,7 @@ def money_convert_cmd(ctx: click.Context, amount: str, as_json: bool) -> None:
     if as_json:
         emit_json({"copper": copper, "O": coins.O, "A": coins.A, "C": coins.C})
     else:
-        click.echo(f"{coins} = {copper}'C")
+        echo(f"{coins} = {copper}'C")
 
 
 @click.command("equip")

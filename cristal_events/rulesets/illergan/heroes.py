@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from cristal_events.display import plain_id
 from cristal_events.errors import ContentError, RuleError
 from cristal_events.events import Event
 from cristal_events.rolls import Roll
@@ -198,6 +199,13 @@ class Carry(msgspec.Struct, frozen=True, kw_only=True):
 def decide_pack(state: IllerganState, cmd: LoadPack, ctx: Context) -> list[Emit]:
     if not cmd.name.strip():
         raise RuleError("A content pack needs a name.")
+    plain_id(cmd.name, "Content pack name")
+    for section, entries in cmd.data.items():  # the names later commands type: entries and table keys
+        keys = ([e.get("name") for e in entries if isinstance(e, dict)] if isinstance(entries, (list, tuple))
+                else entries if isinstance(entries, dict) else ())
+        for key in keys:
+            if isinstance(key, str):
+                plain_id(key, f"A name in the pack's {section}")
     if any(p.name == cmd.name for p in state.packs):
         raise ContentError(f"The content pack {cmd.name!r} is already loaded in this campaign.")
     content_of(msgspec.structs.replace(state, packs=[*state.packs, LoadedPack(name=cmd.name, data=cmd.data)]))
@@ -207,6 +215,7 @@ def decide_pack(state: IllerganState, cmd: LoadPack, ctx: Context) -> list[Emit]
 def _new_id(state: IllerganState, character: str) -> str:
     if not character.strip() or ":" in character:
         raise RuleError(f"A character id needs letters and no colon, not {character!r}.")
+    plain_id(character, "Character id")
     if character in state.characters:
         raise RuleError(f"The character '{character}' already exists.")
     return character
@@ -430,6 +439,8 @@ def decide_carry(state: IllerganState, cmd: Carry, ctx: Context) -> list[Emit]:
     hero = find(state, cmd.character)
     if not cmd.item.strip():
         raise RuleError("Name the object carried or left.")
+    if cmd.qty > 0:  # a new key of the bag; leaving an object already carried stays possible
+        plain_id(cmd.item, "An object's name")
     if cmd.qty == 0:
         raise RuleError("Give how many objects are picked up (positive) or left (negative).")
     have = hero.items.get(cmd.item, 0)

@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 
+from cristal_events.display import plain_id
 from cristal_events.errors import RuleError, UnknownEntity
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit
@@ -58,8 +59,8 @@ def _targets(state: Any, ids: tuple[str, ...], all_: bool, what: str) -> list[Ch
 
 
 def decide_create(state: Any, cmd: CreateCharacter, ctx: Context) -> list[Emit]:
-    cid = cmd.id.strip()
-    if not cid or any(c in cid for c in " :/"):
+    cid = plain_id(cmd.id, "Character id")
+    if any(c in cid for c in " :/"):
         raise RuleError(f"Character id '{cmd.id}' must be one word without spaces, ':' or '/'.")
     if cid in state.characters:
         raise RuleError(f"Character '{cid}' already exists.")
@@ -173,6 +174,7 @@ def decide_add_item(state: Any, cmd: AddItem, ctx: Context) -> list[Emit]:
     else:
         if not cmd.item.strip():
             raise RuleError("An item needs a name.")
+        plain_id(cmd.item.strip(), "Item name")
         try:
             template = msgspec.convert({"name": cmd.item.strip(), **cmd.properties}, ItemTemplate)
         except msgspec.ValidationError as exc:
@@ -308,7 +310,11 @@ def decide_end_alteration(state: Any, cmd: EndAlteration, ctx: Context) -> list[
 def decide_pack(state: Any, cmd: LoadContentPack, ctx: Context) -> list[Emit]:
     if not cmd.name.strip():
         raise RuleError("A content pack needs a name.")
+    plain_id(cmd.name, "Content pack name")
     added = _content_from_sections(cmd.name, cmd.data)
+    for section in ("races", "classes", "techniques", "items", "spells"):
+        for key in getattr(added, section):
+            plain_id(key, f"The {section[:-1]} name")
     content_of(msgspec.structs.replace(state, packs=[*state.packs, ContentPack(name=cmd.name, data=cmd.data)]))
     summary = {s: sorted(getattr(added, s)) for s in ("races", "classes", "techniques", "items", "spells")
                if getattr(added, s)}
