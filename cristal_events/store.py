@@ -163,6 +163,7 @@ class Store:
         self._depth = 0
         self._insert_sql: dict[int, str] = {}
         self._chunk: int | None = None
+        self._snapshot_columns: bool | None = None  # see _bound_snapshots
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -454,18 +455,31 @@ class Store:
             sql += " AND position <= ?"
             args.append(max(-1, min(upto, _SQLITE_MAX_INT)))
         sql += " ORDER BY position DESC" if newest_first else " ORDER BY position"
-        yield from self.conn.execute(sql, args)
+        if self._bound_snapshots():
+            yield from self.conn.execute(sql, args)
 
     def snapshot_state(self, state_version: str, position: int) -> bytes | None:
         """The stored state of one snapshot, or None."""
+        if not self._bound_snapshots():
+            return None
         row = self.conn.execute("SELECT state FROM snapshots WHERE state_version = ? AND position = ?",
                                 (state_version, position)).fetchone()
         return row[0] if row else None
 
     def snapshot_positions(self, state_version: str) -> list[int]:
         """The positions of the stored snapshots of ``state_version``, in order."""
+        if not self._bound_snapshots():
+            return []
         return [p for (p,) in self.conn.execute(
             "SELECT position FROM snapshots WHERE state_version = ? ORDER BY position", (state_version,))]
+
+    def _bound_snapshots(self) -> bool:
+        """Whether the snapshot table has its bound form (migration 0005): a campaign of an older engine
+        opened read-only still has the old one, whose unbound snapshots are never used."""
+        if self._snapshot_columns is None:
+            cols = {r[1] for r in self.conn.execute("PRAGMA table_info(snapshots)")}
+            self._snapshot_columns = {"event_hash", "digest"} <= cols
+        return self._snapshot_columns
 
     def put_snapshot(self, position: int, state_version: str, event_hash: str, digest: str, state: bytes) -> None:
         """Store (or replace) the snapshot of ``state_version`` at ``position``."""

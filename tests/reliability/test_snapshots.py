@@ -187,3 +187,33 @@ def test_honest_samples_with_many_snapshots_verify(path: Path, tmp_path: Path, m
     camp.close()
     result = _cli(db, "verify")
     assert result.exit_code == 0, result.output
+
+
+def test_a_campaign_of_an_older_engine_drops_its_unbound_snapshots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Snapshots written before migration 0005 carry no binding: a read-only open never uses them,
+    and the first read-write open drops them (they are a cache)."""
+    from cristal_events import migrate
+
+    shipped = migrate.available()
+    monkeypatch.setattr(migrate, "available", lambda: [m for m in shipped if m.number <= 3])
+    db = tmp_path / "old.db"
+    camp = init_campaign(db, name="Ancienne", ruleset="ledger", seed=1)
+    for i in range(12):
+        camp.execute(L.AwardXp(character="thor", amount=10))
+    conn = camp.store.conn
+    world = camp.state()
+    assert world.core.position == 13
+    forged = msgspec.msgpack.encode((world.core, msgspec.structs.replace(world.rules, xp={"thor": 999})))
+    conn.execute("INSERT INTO snapshots VALUES (13, ?, ?)", (camp._state_key(), forged))
+    camp.close()
+    monkeypatch.setattr(migrate, "available", lambda: shipped)
+    old = open_campaign(db, readonly=True)
+    assert old.state().rules.xp == old.state_at(13).rules.xp == {"thor": 120} and old.warnings == []
+    assert old.check_snapshots() == []
+    old.close()
+    verify = _cli(db, "verify")  # the read-only verify reports the pending migration, nothing else breaks
+    assert verify.exit_code == 1 and "migration(s) were never applied" in verify.stderr
+    camp = open_campaign(db)
+    assert camp.store.snapshot_positions(camp._state_key()) == []
+    camp.close()
+    assert _cli(db, "verify").exit_code == 0
