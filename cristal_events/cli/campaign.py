@@ -183,64 +183,45 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
         report = verify_jsonl(file_, given)
         problems = list(report.problems)
         result: dict[str, Any] = msgspec.to_builtins(report)
-        if as_json:
-            emit_json(result)
-        elif not problems:
-            own = f"; its receipt {report.receipt} names its last event" if report.receipt else "; it carries no receipt"
-            kept = f"; {report.receipts} receipt(s) given found in it" if given else ""
-            click.echo(f"OK: {report.events} events in {file_}, the file's hash chain intact{own}{kept}.")
-        if problems:
-            if not as_json:
-                first = result.get("first_bad_position")
-                where = f" at position {first}" if first else ""
-                click.echo(f"Error: the file does not verify{where}: {problems[0]}.", err=True)
-            ctx.exit(1)
-        return
-    import projections.runner
-
-    try:
-        camp = Campaign.open(ctx.obj["db"], readonly=True)
-    except (EventDecodeError, NotACampaign):
-        # a tampered header can make the campaign unreadable: the chain still names the position
-        from ..store import Store
-
-        store = Store.open(ctx.obj["db"], readonly=True)
-        ctx.call_on_close(store.close)
-        bare = store.verify()
-        if bare.ok:
-            raise
-        camp, report = None, bare
     else:
-        ctx.call_on_close(camp.close)
-        report = camp.verify(progress=_progress("verify: chain"))
-    problems = list(report.problems)
-    first_bad = report.first_bad_position
-    result = msgspec.to_builtins(report)
-    if camp is not None and given:
-        bad = camp.verify_receipts(given)
-        problems += [b.problem for b in bad]
-        if bad and first_bad is None:
-            first_bad = min(b.position for b in bad)
-        result["receipts"] = {"checked": len(given), "problems": [b.problem for b in bad]}
-    if report.ok and camp is not None:
-        snaps = camp.check_snapshots(progress=_progress("verify: snapshots"))
-        problems += [f"snapshot: {p.problem}" for p in snaps]
-        if snaps and first_bad is None:
-            first_bad = snaps[0].position
-        result["snapshots"] = {"checked": len(camp.store.snapshot_positions(camp._state_key())),
-                               "problems": [p.problem for p in snaps]}
-        problems += projections.runner.verify(camp, progress=_progress("verify: read models"))
-    result = {**result, "ok": not problems, "problems": problems, "first_bad_position": first_bad}
-    if rolls and camp is not None:
-        from ..fairness import verify_rolls
+        import projections.runner
 
-        fair = verify_rolls(camp, progress=_progress("verify: dice"))
-        problems += [f"dice: {p}" for p in fair.problems]
-        result = {**result, "ok": not problems, "problems": problems, "rolls": msgspec.to_builtins(fair)}
-        if fair.mismatches and result.get("first_bad_position") is None:
-            result["first_bad_position"] = fair.mismatches[0].position
+        try:
+            camp = Campaign.open(ctx.obj["db"], readonly=True)
+        except (EventDecodeError, NotACampaign):
+            # a tampered header can make the campaign unreadable: the chain still names the position
+            from ..store import Store
+
+            store = Store.open(ctx.obj["db"], readonly=True)
+            ctx.call_on_close(store.close)
+            bare = store.verify()
+            if bare.ok:
+                raise
+            camp, report = None, bare
+        else:
+            ctx.call_on_close(camp.close)
+            report = camp.verify(progress=_progress("verify: chain"))
+        problems = list(report.problems)
+        extra: dict[str, Any] = {"first_bad_position": report.first_bad_position}
+        if camp is not None:
+            _check_receipts_and_snapshots(camp, given, report.ok, problems, extra)
+        if report.ok and camp is not None:
+            problems += projections.runner.verify(camp, progress=_progress("verify: read models"))
+        result = {**msgspec.to_builtins(report), **extra, "ok": not problems, "problems": problems}
+        if rolls and camp is not None:
+            from ..fairness import verify_rolls
+
+            fair = verify_rolls(camp, progress=_progress("verify: dice"))
+            problems += [f"dice: {p}" for p in fair.problems]
+            result = {**result, "ok": not problems, "problems": problems, "rolls": msgspec.to_builtins(fair)}
+            if fair.mismatches and result.get("first_bad_position") is None:
+                result["first_bad_position"] = fair.mismatches[0].position
     if as_json:
         emit_json(result)
+    elif not problems and file_:  # only what was checked: the file's chain, its trailer, the receipts given
+        own = f"its receipt {result['receipt']} names its last event" if result["receipt"] else "it carries no receipt"
+        kept = f"; {len(given)} receipt(s) given found in it" if given else ""
+        click.echo(f"OK: {result['events']} events in {file_}, the file's hash chain intact; {own}{kept}.")
     elif not problems:
         kept = f", {len(given)} receipt(s) found in the log" if given else ""
         click.echo(f"OK: {result['events']} events, hash chain intact, triggers present, migrations intact, "
@@ -254,8 +235,28 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
         if not as_json:
             first = result.get("first_bad_position")
             where = f" at position {first}" if first else ""
-            click.echo(f"Error: the campaign does not verify{where}: {problems[0]}.", err=True)
+            what = "file" if file_ else "campaign"
+            click.echo(f"Error: the {what} does not verify{where}: {problems[0]}.", err=True)
         ctx.exit(1)
+
+
+def _check_receipts_and_snapshots(camp: Campaign, given: list[Receipt], chain_ok: bool, problems: list[str],
+                                  extra: dict[str, Any]) -> None:
+    """Add to ``problems`` the receipts the log no longer honours and (on an intact chain) the snapshots
+    that do not match it; ``extra`` gets their reports and the first bad position when none was named."""
+    if given:
+        bad = camp.verify_receipts(given)
+        problems += [b.problem for b in bad]
+        if bad and extra["first_bad_position"] is None:
+            extra["first_bad_position"] = min(b.position for b in bad)
+        extra["receipts"] = {"checked": len(given), "problems": [b.problem for b in bad]}
+    if chain_ok:
+        snaps = camp.check_snapshots(progress=_progress("verify: snapshots"))
+        problems += [f"snapshot: {p.problem}" for p in snaps]
+        if snaps and extra["first_bad_position"] is None:
+            extra["first_bad_position"] = snaps[0].position
+        extra["snapshots"] = {"checked": len(camp.store.snapshot_positions(camp._state_key())),
+                              "problems": [p.problem for p in snaps]}
 
 
 @click.command("receipt")
