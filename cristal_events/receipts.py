@@ -26,7 +26,8 @@ import msgspec
 
 from .errors import CristalError
 
-_RECEIPT = re.compile(r"([0-9]{1,19}):([0-9a-fA-F]{64})", re.ASCII)
+#: a receipt, optionally after the "Reçu :" that ``session end`` and ``cristal receipt`` print before it
+_RECEIPT = re.compile(r"(?:Reçu\s*:\s*)?([0-9]{1,19}):([0-9a-fA-F]{64})")
 _MAX_POSITION = 2**63 - 1
 
 
@@ -58,9 +59,10 @@ class ReceiptProblem(msgspec.Struct, kw_only=True):
 
 
 def parse_receipt(text: str) -> Receipt:
-    """``"40:<64 hex digits>"`` -> Receipt(40, hash) (hash in lower case); anything else is one sentence."""
+    """``"40:<64 hex digits>"`` -> Receipt(40, hash) (hash in lower case); the line as printed,
+    ``"Reçu : 40:<hash>"``, is accepted too; anything else is one sentence."""
     m = _RECEIPT.fullmatch(text.strip())
-    if m is None or not 0 < int(m.group(1)) <= _MAX_POSITION:
+    if m is None or not m.group(1).isascii() or not 0 < int(m.group(1)) <= _MAX_POSITION:
         shown = text.strip()
         shown = shown if len(shown) <= 90 else shown[:87] + "..."
         raise ReceiptError(f"{shown!r} is not a receipt: a receipt is POSITION:HASH, an event's position and "

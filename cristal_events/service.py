@@ -403,7 +403,7 @@ class Campaign:
             last, written = self.store.last_position(), 0
             if SNAPSHOT_EVERY > 0 and last > 0:
                 spacing = snapshot_spacing(last)
-                for _, world in self._fold_to([*range(spacing, last + 1, spacing), last]):
+                for _, world in self._fold_to([*range(spacing, last + 1, spacing), last], progress):
                     self.write_snapshot(world)
                     written += 1
         self._world = self._before = self._travelled = None

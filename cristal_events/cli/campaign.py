@@ -159,7 +159,8 @@ def _given_receipts(receipt: tuple[str, ...], receipts_file: str | None) -> list
               help="A receipt kept from 'session end' or 'cristal receipt': the log must still hold that "
                    "hash at that position (repeatable).")
 @click.option("--receipts", "receipts_file", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="A file of receipts, one a line (blank lines and # comments allowed).")
+              help="A file of receipts, one a line, alone or as printed ('Reçu : POSITION:HASH'); blank "
+                   "lines and # comments allowed.")
 @json_option
 @click.pass_context
 def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tuple[str, ...],

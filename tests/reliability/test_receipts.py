@@ -87,8 +87,8 @@ def test_honest_receipts_verify_given_one_by_one_or_in_a_file(table: tuple[Path,
     out = _ok(db, "verify", "--receipt", receipts[0], "--receipt", receipts[1])
     assert "2 receipt(s) found in the log" in out
     kept = tmp_path / "recus.txt"
-    kept.write_text(f"# les reçus de la table\n\n{receipts[0]}   # soirée 1\n  {receipts[1].upper()}\n\n",
-                    encoding="utf-8")
+    kept.write_text(f"# les reçus de la table\n\n{receipts[0]}   # soirée 1\n  Reçu : {receipts[1].upper()}\n\n",
+                    encoding="utf-8")  # a receipt alone, or the line as printed
     assert read_receipts(kept) == [parse_receipt(r) for r in receipts]
     report = json.loads(_ok(db, "verify", "--receipts", str(kept), "--json"))
     assert report["ok"] and report["receipts"] == {"checked": 2, "problems": []}
@@ -175,10 +175,10 @@ def test_a_malformed_receipt_is_one_sentence(table: tuple[Path, list[str]], text
 def test_a_malformed_line_of_a_receipts_file_is_named(table: tuple[Path, list[str]], tmp_path: Path) -> None:
     db, receipts = table
     kept = tmp_path / "recus.txt"
-    kept.write_text(f"{receipts[0]}\n# commentaire\nReçu : {receipts[1]}\n", encoding="utf-8")
+    kept.write_text(f"Reçu : {receipts[0]}\n# commentaire\nreçu {receipts[1]}\n", encoding="utf-8")
     result = cristal(db, "verify", "--receipts", str(kept))
     assert result.exit_code == 1
-    assert result.stderr.startswith(f"Error: Line 3 of {kept}: 'Reçu : ")
+    assert result.stderr.startswith(f"Error: Line 3 of {kept}: 'reçu ")
     missing = cristal(db, "verify", "--receipts", str(tmp_path / "absent.txt"))
     assert missing.stderr == f"Error: Cannot read the receipts file {tmp_path / 'absent.txt'}: No such file or directory.\n"
 
