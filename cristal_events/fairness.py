@@ -119,10 +119,11 @@ def _rederive(material: str, first: int, rolls: list[tuple[int, dict[str, Any]]]
     return out
 
 
-def verify_rolls(campaign: "Campaign") -> FairnessReport:
+def verify_rolls(campaign: "Campaign", *, progress: Any = None) -> FairnessReport:
     """Re-derive every engine roll of the closed sessions from the log alone and report mismatches.
 
     Engine rolls outside sessions are re-derived too when the campaign has a public ``--seed``.
+    ``progress(done, total)`` is called every 1,000 events read.
     """
     report = FairnessReport(ok=True)
     header = campaign.header
@@ -130,7 +131,10 @@ def verify_rolls(campaign: "Campaign") -> FairnessReport:
     commitments: dict[int, str] = {}
     # correlation id -> (session, first position, [(position, roll)])
     commands: dict[str, tuple[int | None, int, list[tuple[int, dict[str, Any]]]]] = {}
+    total = campaign.store.last_position() if progress is not None else 0
     for rec in campaign.store.read_all(decode=False):
+        if progress is not None and not rec.position % 1000:
+            progress(rec.position, total)
         payload = msgspec.json.decode(rec.payload)
         if rec.type == "session.started":
             commitments[payload.get("number", rec.session)] = payload.get("seed_commitment", "")
@@ -172,4 +176,6 @@ def verify_rolls(campaign: "Campaign") -> FairnessReport:
     for m in report.mismatches:
         report.problems.append(f"position {m.position} ({m.expr}): {m.reason}")
     report.ok = not report.problems
+    if progress is not None:
+        progress(total, total)
     return report

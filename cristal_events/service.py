@@ -15,8 +15,8 @@ nothing. ``hooks`` run after each commit (the projections runner attaches itself
 
 import hashlib
 import os
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -33,6 +33,7 @@ from .events import (
     SessionStarted,
     SettingChanged,
 )
+from .receipts import Receipt, ReceiptProblem, verify_receipts
 from .rounding import MODES
 from .ruleset import Context, Emit, Ruleset
 from .rulesets import get as get_ruleset
@@ -52,6 +53,42 @@ def snapshot_spacing(last_position: int) -> int:
     while SNAPSHOT_KEEP > 0 and last_position // spacing > SNAPSHOT_KEEP:
         spacing *= 2
     return spacing
+
+
+Progress = Callable[[int, int], None]
+#: the domain of a snapshot's digest (changes if the digest's input ever does)
+SNAPSHOT_DIGEST = "cristal-events snapshot v1"
+
+
+def snapshot_digest(state_version: str, position: int, event_hash: str, state: bytes) -> str:
+    """SHA-256 binding a snapshot's state to the chain hash of the event at its position.
+
+    Unkeyed on purpose: anyone may recompute it, so it proves the snapshot was not changed or moved
+    by a plain edit of the table; a forger who recomputes it is caught by
+    :meth:`Campaign.check_snapshots` (``cristal verify``), which folds the log."""
+    head = f"{SNAPSHOT_DIGEST}\n{state_version}\n{position}\n{event_hash}\n".encode()
+    return hashlib.sha256(head + state).hexdigest()
+
+
+class SnapshotProblem(msgspec.Struct, kw_only=True):
+    """A snapshot that is not bound to the log or differs from a fold of it."""
+
+    position: int
+    problem: str
+
+
+class SnapshotRebuild(msgspec.Struct, kw_only=True):
+    """The outcome of :meth:`Campaign.rebuild_snapshots`: snapshots written, problems of the old ones."""
+
+    written: int
+    replaced: list[SnapshotProblem] = []
+
+
+def _same_state(a: "World", b: "World") -> bool:
+    """Two states equal field by field (a decoded snapshot may hold a list where the fold a tuple)."""
+    if a.core == b.core and a.rules == b.rules:
+        return True
+    return msgspec.to_builtins((a.core, a.rules)) == msgspec.to_builtins((b.core, b.rules))
 
 
 class CoreState(msgspec.Struct, kw_only=True):
@@ -130,6 +167,9 @@ def core_evolve(core: CoreState, rec: RecordedEvent) -> CoreState:
 class Campaign:
     """An open campaign: its store, its ruleset, and its state kept current in memory."""
 
+    #: called with each warning's sentence (the CLI prints it on stderr); None: only recorded
+    on_warning: ClassVar[Callable[[str], None] | None] = None
+
     def __init__(self, store: Store, ruleset: Ruleset, header: CampaignCreated):
         self.store = store
         self.ruleset = ruleset
@@ -139,6 +179,7 @@ class Campaign:
         self._before: World | None = None  # the state before this campaign's last command
         self._travelled: World | None = None  # the last state world_at had to rebuild
         self._evolvers: dict[type, Any] = {}  # the ruleset's evolver of each event class, found once
+        self.warnings: list[str] = []  # what :meth:`warn` reported (e.g. a snapshot ignored)
 
     # ---------------------------------------------------------------- opening
     @classmethod
@@ -231,25 +272,61 @@ class Campaign:
         return f"{self.ruleset.name}:{self.ruleset.state_version}"
 
     def _load_snapshot(self, position: int | None) -> World | None:
-        sql = "SELECT position, state FROM snapshots WHERE state_version = ?"
-        args: list[Any] = [self._state_key()]
-        if position is not None:
-            sql += " AND position <= ?"
-            args.append(position)
-        row = self.store.conn.execute(sql + " ORDER BY position DESC LIMIT 1", args).fetchone()
-        if row is None:
-            return None
+        """The newest usable snapshot at or before ``position`` (None: any), or None.
+
+        A snapshot is used only when the log still holds, at its position, the event hash stored
+        with it and its digest binds its state to that hash (:func:`snapshot_digest`). Any other
+        is ignored with a warning (:meth:`warn`) and the state is folded from the log instead."""
+        key = self._state_key()
+        for pos, event_hash, digest, blob in self.store.snapshots(key, upto=position, newest_first=True):
+            flaw = self._snapshot_flaw(key, pos, event_hash, digest, blob)
+            if flaw is not None:
+                self.warn(f"{flaw}; it was ignored and the state folded from the log "
+                          "(run 'cristal verify', then 'cristal rebuild')")
+                continue
+            world = self._decode_snapshot(blob)
+            if world is not None and world.core.position == pos:
+                return world
+            # a snapshot of an older state type: only a cache, fold from the log instead
+        return None
+
+    def _snapshot_flaw(self, key: str, position: int, event_hash: str, digest: str, blob: bytes) -> str | None:
+        """Why the snapshot at ``position`` is not bound to this log, or None when it is."""
+        stored = self.store.hash_at(position)
+        if stored is None:
+            return f"the snapshot at position {position} lies past the end of the log"
+        if stored != event_hash:
+            return f"the snapshot at position {position} was taken of another event than the log holds there"
+        if snapshot_digest(key, position, event_hash, blob) != digest:
+            return f"the snapshot at position {position} was changed after it was written (digest mismatch)"
+        return None
+
+    def _decode_snapshot(self, blob: bytes) -> World | None:
         try:
-            core, rules = msgspec.msgpack.decode(row[1], type=tuple[CoreState, self.ruleset.state_type])
+            core, rules = msgspec.msgpack.decode(blob, type=tuple[CoreState, self.ruleset.state_type])
         except (msgspec.DecodeError, msgspec.ValidationError):
-            return None  # a stale or damaged snapshot is only a cache: fold from the log instead
+            return None
         return World(core, rules)
 
+    def warn(self, message: str) -> None:
+        """Record a warning (``self.warnings``, once each) and pass it to :attr:`on_warning` when set."""
+        if message in self.warnings:
+            return
+        self.warnings.append(message)
+        sink = Campaign.on_warning
+        if sink is not None:
+            sink(message)
+
     def write_snapshot(self, world: World) -> None:
-        """Cache ``world`` (derived data, outside the event log's triggers)."""
+        """Cache ``world`` (derived data, outside the event log's triggers), bound to the hash of the
+        event at its position."""
+        position = world.core.position
+        event_hash = self.store.hash_at(position)
+        if event_hash is None:
+            return
+        key = self._state_key()
         blob = msgspec.msgpack.encode((world.core, world.rules))
-        self.store.conn.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)",
-                                (world.core.position, self._state_key(), blob))
+        self.store.put_snapshot(position, key, event_hash, snapshot_digest(key, position, event_hash, blob), blob)
 
     def _maybe_snapshot(self, world: World, before: int) -> None:
         if SNAPSHOT_EVERY > 0 and world.core.position // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
@@ -262,15 +339,75 @@ class Campaign:
         if spacing == SNAPSHOT_EVERY:
             return
         key = self._state_key()
-        rows = [p for (p,) in self.store.conn.execute(
-            "SELECT position FROM snapshots WHERE state_version = ? ORDER BY position", (key,))]
         seen: set[int] = set()
         drop = []
-        for p in rows[:-1]:
+        for p in self.store.snapshot_positions(key)[:-1]:
             if p // spacing in seen:
-                drop.append((key, p))
+                drop.append(p)
             seen.add(p // spacing)
-        self.store.conn.executemany("DELETE FROM snapshots WHERE state_version = ? AND position = ?", drop)
+        self.store.drop_snapshots(key, drop)
+
+    def _fold_to(self, positions: Iterable[int], progress: Progress | None = None) -> Iterator[tuple[int, World]]:
+        """Fold the log from the start once, yielding ``(position, state right after it)`` at each
+        of ``positions`` the log holds, in order (``progress(done, total)`` every 1,000 events)."""
+        targets = sorted(set(positions))
+        if not targets:
+            return
+        world, total, todo, n = self._initial(), targets[-1], iter(targets), 0
+        want = next(todo, None)
+        for rec in self.store.read_all(until=total, hashes=False):
+            world = self.fold(world, rec)
+            n += 1
+            if progress is not None and n % 1000 == 0:
+                progress(rec.position, total)
+            while want is not None and want <= rec.position:
+                if want == rec.position:
+                    yield want, world
+                want = next(todo, None)
+        if progress is not None:
+            progress(total, total)
+
+    def check_snapshots(self, *, progress: Progress | None = None) -> list[SnapshotProblem]:
+        """Every snapshot of this engine's state checked: bound to the log (its event hash and its
+        digest) and equal to a fold of the log up to its position. Returns the problems by position.
+
+        This is what catches a snapshot forged with its digest recomputed too: the digest is
+        unkeyed, so such a snapshot passes the check made when it is used; only this fold sees it."""
+        key = self._state_key()
+        problems: dict[int, str] = {}
+        bound: list[int] = []
+        for pos, event_hash, digest, blob in self.store.snapshots(key):
+            flaw = self._snapshot_flaw(key, pos, event_hash, digest, blob)
+            if flaw is None:
+                bound.append(pos)
+            else:
+                problems[pos] = flaw
+        for pos, world in self._fold_to(bound, progress):
+            blob = self.store.snapshot_state(key, pos)
+            stored = self._decode_snapshot(blob) if blob is not None else None
+            if stored is None:
+                problems[pos] = f"the snapshot at position {pos} cannot be read as this engine's state"
+            elif not _same_state(stored, world):
+                problems[pos] = f"the snapshot at position {pos} differs from a fold of the log up to it"
+        return [SnapshotProblem(position=p, problem=problems[p]) for p in sorted(problems)]
+
+    def rebuild_snapshots(self, *, progress: Progress | None = None) -> SnapshotRebuild:
+        """Check every snapshot (:meth:`check_snapshots`), then replace them all by snapshots folded
+        from the log (one per ``snapshot_spacing`` and one at the last position), in one transaction.
+        The problems of the old snapshots are returned with the count written."""
+        with self.store.transaction():
+            problems = self.check_snapshots(progress=progress)
+            key = self._state_key()
+            self.store.drop_other_snapshots(key)
+            self.store.drop_snapshots(key, self.store.snapshot_positions(key))
+            last, written = self.store.last_position(), 0
+            if SNAPSHOT_EVERY > 0 and last > 0:
+                spacing = snapshot_spacing(last)
+                for _, world in self._fold_to([*range(spacing, last + 1, spacing), last], progress):
+                    self.write_snapshot(world)
+                    written += 1
+        self._world = self._before = self._travelled = None
+        return SnapshotRebuild(written=written, replaced=problems)
 
     # --------------------------------------------------------------- commands
     def context(self, world: World, *, actor: str, faces: list[int] | None) -> Context:
@@ -404,9 +541,22 @@ class Campaign:
                 actor: str = "GM") -> list[RecordedEvent]:
         return self.execute(Correct(position=position, reason=reason, changes=changes or {}), actor=actor)
 
-    def verify(self, *, workers: int | None = None) -> VerifyReport:
-        """The hash chain and the log's guards checked (:meth:`Store.verify`)."""
-        return self.store.verify(workers=workers)
+    def verify(self, *, workers: int | None = None, progress: Progress | None = None) -> VerifyReport:
+        """The hash chain and the log's guards checked (:meth:`Store.verify`); the snapshots are
+        checked by :meth:`check_snapshots`, receipts by :meth:`verify_receipts`."""
+        return self.store.verify(workers=workers, progress=progress)
+
+    def receipt(self) -> Receipt:
+        """The receipt of the last event: its position and chain hash (see :mod:`cristal_events.receipts`)."""
+        return Receipt(*self.store.head())
+
+    def session_receipts(self) -> dict[int, Receipt]:
+        """Each ended session's receipt: the position and chain hash of its ``session.ended`` event."""
+        return {s: Receipt(p, h) for s, (p, h) in self.store.session_ends().items()}
+
+    def verify_receipts(self, receipts: Iterable[Receipt]) -> list[ReceiptProblem]:
+        """The receipts this log no longer honours (another hash at the position, or no event there)."""
+        return verify_receipts(receipts, self.store.hash_at, self.store.last_position())
 
     def summarize(self, rec: RecordedEvent) -> str:
         """One readable line for any event, core or ruleset."""

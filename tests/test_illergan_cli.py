@@ -139,7 +139,8 @@ def test_the_sample_campaign_replays_and_audits(tmp_path):
     out = tmp_path / "x.jsonl"
     assert invoke(target, "export", "timeline", "--format", "jsonl", "-o", str(out)).exit_code == 0
     lines = out.read_text(encoding="utf-8").splitlines()
-    assert len(lines) == length(target) and "magic.spell_cast" in out.read_text(encoding="utf-8")
+    assert len(lines) == length(target) + 1 and json.loads(lines[-1]) == {"receipt": f"{length(target)}:"
+                                                                          + json.loads(lines[-2])["hash"]} and "magic.spell_cast" in out.read_text(encoding="utf-8")
 
 
 def test_turn_economy_through_the_cli(db):

@@ -88,7 +88,8 @@ def test_jsonl_export_verifies_offline_and_imports_into_a_new_campaign(small, ru
     out = tmp_path / "t.jsonl"
     assert run("export", "timeline", "--format", "jsonl", "-o", str(out)).exit_code == 0
     lines = [json.loads(x) for x in out.read_text().splitlines()]
-    assert [ln["position"] for ln in lines] == [1, 2, 3, 4, 5, 6, 7]
+    assert [ln["position"] for ln in lines[:-1]] == [1, 2, 3, 4, 5, 6, 7]
+    assert lines[-1] == {"receipt": f"7:{lines[-2]['hash']}"}  # the export's receipt trailer
     assert lines[3]["summary"] == "Réglage chain_attacks = 3 : règle maison"
     assert lines[3]["in_game_date"] == "3 Floréal"
     assert verify_jsonl(out).ok
@@ -132,7 +133,7 @@ def test_import_validates_every_payload_with_the_rules(small, tmp_path):
         from cristal_events.jobs.exports import write_jsonl
         from cristal_events.jobs.walk import walk
         write_jsonl(walk(camp), fh)
-    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    lines = [json.loads(x) for x in out.read_text().splitlines()][:-1]  # the receipt trailer dropped
     prev = lines[1]["hash"]
     for d in lines[2:]:  # rewrite the chain after breaking the payload of position 3 (a note with no text)
         if d["position"] == 3:
@@ -174,6 +175,8 @@ def test_markdown_recap_escapes_user_text(small, run):
         "- `#1` Campagne « Les &lt;b&gt;Loups&lt;/b&gt; » créée (règles cristal, arrondi round)",
         "",
         "## Session 1 : &lt;script&gt;alert(1)&lt;/script&gt; — 3 Floréal",
+        "",
+        f"**Reçu :** `6:{Campaign.open(small, readonly=True).store.hash_at(6)}`",  # the session's end
         "",
         "- `#2` Session 1 commence : &lt;script&gt;alert(1)&lt;/script&gt; — 3 Floréal",
         "- `#3` Note du MJ (récit) : Thor \\| York \\*gras\\* \\[lien\\](x)",

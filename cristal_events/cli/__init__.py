@@ -33,7 +33,8 @@ from ..rulesets import names as ruleset_names
 #: the core commands and the module (in this package) that defines each; a test checks it
 #: against the modules' ``COMMANDS`` lists. Only the module of the command typed is imported.
 CORE = {
-    "init": "campaign", "session": "campaign", "log": "campaign", "verify": "campaign", "schema": "campaign",
+    "init": "campaign", "session": "campaign", "log": "campaign", "verify": "campaign", "receipt": "campaign",
+    "schema": "campaign",
     "note": "campaign", "rebuild": "campaign", "correct": "correct", "replay": "replay", "audit": "audit",
     "export": "export", "import": "export", "demo": "demo", "script": "demo",
 }
@@ -178,6 +179,13 @@ def cli(ctx: click.Context, db: str, actor: str) -> None:
     ctx.ensure_object(dict)
     ctx.obj["db"] = db
     ctx.obj["actor"] = actor
+    from ..service import Campaign
+
+    Campaign.on_warning = _warn  # e.g. a snapshot that does not match the log, ignored
+
+
+def _warn(message: str) -> None:
+    click.echo(f"Warning: {message}.", err=True)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -28,7 +28,7 @@ import msgspec
 
 from ..display import inert_json, visible
 from ..errors import CristalError, EventDecodeError
-from ..exchange import export_record, read_jsonl, store_row, verify_jsonl
+from ..exchange import export_record, is_trailer, read_jsonl, store_row, trailer, verify_jsonl
 from ..rulesets import get as get_ruleset
 from ..service import codec_for
 from ..store import Store
@@ -42,14 +42,20 @@ PROGRESS_EVERY = 5000  # an import reports its progress every this many events
 
 # ---------------------------------------------------------------------------------------- JSONL
 def write_jsonl(steps: Iterable[Step], out: TextIO) -> int:
-    """One event per line in the exchange format; returns the number of lines."""
+    """One event per line in the exchange format, then the receipt trailer ``{"receipt":
+    "POSITION:HASH"}`` naming the last event written; returns the number of events."""
     n = 0
     enc = msgspec.json.Encoder()
+    last = None
     for step in steps:
         out.write(inert_json(enc.encode(export_record(step.rec, summary=step.summary,
                                                       in_game_date=step.in_game_date)).decode()))
         out.write("\n")
         n += 1
+        last = step.rec
+    if last is not None:
+        out.write(enc.encode(trailer(last)).decode())
+        out.write("\n")
     return n
 
 
@@ -183,6 +189,7 @@ def write_markdown(camp: Any, steps: Iterable[Step], out: TextIO, *,
     steps = list(steps)
     names = character_names(camp, steps)
     xp = xp_by_session(ledger)
+    receipts = camp.session_receipts()
     out.write(f"# {md(camp.header.name)}\n\n")
     out.write(f"*{md(camp.ruleset.title)} — {len(steps)} événements — arrondi : {md(camp.header.rounding)}*\n")
     for key, group in session_groups(steps):
@@ -202,6 +209,8 @@ def write_markdown(camp: Any, steps: Iterable[Step], out: TextIO, *,
         if xp.get(key):
             parts = [f"{md(names.get(c, c))} {_signed(e)} / −{sp}" for c, (e, sp) in xp[key].items()]
             out.write("**XP gagnés / dépensés :** " + " ; ".join(parts) + "\n\n")
+        if key in receipts:  # the receipt of the session's end (an open session has none yet)
+            out.write(f"**Reçu :** `{receipts[key]}`\n\n")
         for s in group:
             out.write(f"- `#{s.rec.position}` {md(s.told)}\n")  # the narration (the summary without a fold)
         for view in combats(group):
@@ -254,6 +263,8 @@ def import_jsonl(source: str | os.PathLike[str], target: str | os.PathLike[str],
     def rows() -> Iterable[tuple[Any, ...]]:
         """Each line as a store row, its payload validated by the campaign's rules (with upcasting)."""
         for lineno, d in chain([(1, first)], lines):
+            if is_trailer(d):  # the export's receipt, checked by verify_jsonl above
+                continue
             row = store_row(d)
             try:
                 codec.decode(row[3], row[4], row[5])

@@ -143,6 +143,7 @@ def write_html(camp: Any, steps: Iterable[Step], out: TextIO, *,
     ledger = list(ledger or [])
     names = character_names(camp, steps)
     xp = xp_by_session(ledger)
+    receipts = camp.session_receipts()
     title = esc(camp.header.name)
     w = out.write
     w('<!DOCTYPE html>\n<html lang="fr"><head><meta charset="utf-8">'
@@ -180,7 +181,9 @@ def write_html(camp: Any, steps: Iterable[Step], out: TextIO, *,
             trades = ('<p class="meta">XP gagnés / dépensés : ' + " ; ".join(
                 f"{esc(names.get(c, c))} +{e} / −{sp}" for c, (e, sp) in xp[key].items()) + "</p>")
         sid = f"s{key}" if key is not None else "hors-session"
-        w(f'<section class="session" id="{sid}"><h2>{esc(heading)}</h2>{date}{who}{trades}<ol class="events">')
+        receipt = (f'<p class="meta receipt">Reçu : <code>{esc(receipts[key])}</code></p>'
+                   if key in receipts else "")  # the receipt of the session's end (an open one has none)
+        w(f'<section class="session" id="{sid}"><h2>{esc(heading)}</h2>{date}{who}{trades}{receipt}<ol class="events">')
         w("".join(_event_item(s) for s in group))
         w("</ol>")
         w("".join(_combat_table(v, names) for v in combats(group)))

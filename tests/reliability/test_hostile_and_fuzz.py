@@ -229,7 +229,8 @@ def test_markdown_export_escapes_user_text(hostile_db: Path) -> None:
 def test_jsonl_export_is_valid_json_and_keeps_the_text_exactly(hostile_db: Path, tmp_path: Path) -> None:
     out = _export(hostile_db, "jsonl")
     lines = [json.loads(line) for line in out.splitlines()]
-    texts = {d["payload"].get("topic"): d["payload"].get("text") for d in lines if d["type"] == "note.recorded"}
+    assert lines[-1] == {"receipt": f"{lines[-2]['position']}:{lines[-2]['hash']}"}  # the receipt trailer
+    texts = {d["payload"].get("topic"): d["payload"].get("text") for d in lines[:-1] if d["type"] == "note.recorded"}
     assert texts == {k: v for k, v in HOSTILE.items()}
     (tmp_path / "h.jsonl").write_text(out, encoding="utf-8")
     from cristal_events.exchange import verify_jsonl
