@@ -185,7 +185,9 @@ def cli(ctx: click.Context, db: str, actor: str) -> None:
 
 
 def _warn(message: str) -> None:
-    click.echo(f"Warning: {message}.", err=True)
+    from .common import echo
+
+    echo(f"Warning: {message}.", err=True)
 
 
 def main(argv: list[str] | None = None) -> None:

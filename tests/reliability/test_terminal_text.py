@@ -195,7 +195,8 @@ def test_json_outputs_keep_the_text_exactly_and_are_inert_too(cristal_db: Path) 
     assert json_of("characters")[0][0]["name"] == HOSTILE
     jsonl = CliRunner().invoke(cli, ["--db", str(cristal_db), "export", "timeline", "--format", "jsonl"])
     lines = assert_inert(jsonl.stdout_bytes).splitlines()
-    assert json.loads(lines[0])["payload"]["name"] == HOSTILE and len(lines) == len(log)
+    assert json.loads(lines[0])["payload"]["name"] == HOSTILE and len(lines) == len(log) + 1
+    assert set(json.loads(lines[-1])) == {"receipt"}  # the export's receipt trailer
 
 
 def test_a_pipe_gets_the_visible_form(cristal_db: Path) -> None:
