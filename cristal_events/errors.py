@@ -69,4 +69,4 @@ class ContentError(CristalError):
 
 
 class ScriptError(CristalError):
-    """A sample-campaign command script is malformed (names the line and the reason)."""
+    """A campaign script that cannot be run: malformed, or a step it may not take (names the line and the reason)."""
