@@ -134,8 +134,11 @@ class CristalGroup(click.Group):
             return super().invoke(ctx)
         except CristalError as exc:
             raise click.ClickException(str(exc)) from None
-        except sqlite3.Error as exc:  # anything the store did not translate
-            raise click.ClickException(f"The campaign database failed: {exc}.") from None
+        except sqlite3.Error as exc:  # anything the store did not translate (e.g. a page read mid-command)
+            from ..store import translate_sqlite_error
+
+            db = ctx.params.get("db") or os.environ.get("CRISTAL_DB", "campaign.db")
+            raise click.ClickException(str(translate_sqlite_error(exc, db))) from None
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, BrokenPipeError):
             raise
         except Exception as exc:  # a bug: still one sentence; CRISTAL_DEBUG=1 shows the traceback
