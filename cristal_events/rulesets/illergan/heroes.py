@@ -23,6 +23,7 @@ from . import gear
 from . import money as coins
 from . import xp as costs
 from .alcohol import start as alc_start
+from .content import decode_pack, overrides_of
 from .locations import Body
 from .magic import pf_per_day
 from .state import (CHARACTERISTICS, CONTENT_STREAM, CREATURE_REQUIRED, Hero, IllerganState, LoadedPack,
@@ -31,10 +32,12 @@ from .state import (CHARACTERISTICS, CONTENT_STREAM, CREATURE_REQUIRED, Hero, Il
 
 # ============================================================================ events
 class PackLoaded(Event, tag="content.pack_loaded", kw_only=True):
-    """A game-master pack, carried whole so that replay does not depend on the file."""
+    """A game-master pack, carried whole so that replay does not depend on the file. ``overrides`` names,
+    by section, the entries it replaces (each marked ``"override": true`` in the pack)."""
 
     name: str
     data: dict[str, Any]
+    overrides: dict[str, list[str]] = {}
 
 
 class HeroCreated(Event, tag="hero.created", kw_only=True):
@@ -200,8 +203,10 @@ def decide_pack(state: IllerganState, cmd: LoadPack, ctx: Context) -> list[Emit]
         raise RuleError("A content pack needs a name.")
     if any(p.name == cmd.name for p in state.packs):
         raise ContentError(f"The content pack {cmd.name!r} is already loaded in this campaign.")
+    before = content_of(state).pack
     content_of(msgspec.structs.replace(state, packs=[*state.packs, LoadedPack(name=cmd.name, data=cmd.data)]))
-    return [Emit(CONTENT_STREAM, PackLoaded(name=cmd.name, data=cmd.data))]
+    overrides = overrides_of(before, decode_pack(msgspec.json.encode(cmd.data), source=cmd.name), source=cmd.name)
+    return [Emit(CONTENT_STREAM, PackLoaded(name=cmd.name, data=cmd.data, overrides=overrides))]
 
 
 def _new_id(state: IllerganState, character: str) -> str:

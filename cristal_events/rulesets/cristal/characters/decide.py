@@ -17,6 +17,7 @@ from ..content import (
     FIXED_STATES,
     ItemTemplate,
     _content_from_sections,
+    overrides_of,
     race_for_sex,
 )
 
@@ -309,10 +310,13 @@ def decide_pack(state: Any, cmd: LoadContentPack, ctx: Context) -> list[Emit]:
     if not cmd.name.strip():
         raise RuleError("A content pack needs a name.")
     added = _content_from_sections(cmd.name, cmd.data)
+    overrides = overrides_of(content_of(state), added, cmd.data, source=cmd.name,
+                             packs=[(p.name, p.data) for p in state.packs])
     content_of(msgspec.structs.replace(state, packs=[*state.packs, ContentPack(name=cmd.name, data=cmd.data)]))
     summary = {s: sorted(getattr(added, s)) for s in ("races", "classes", "techniques", "items", "spells")
                if getattr(added, s)}
-    return [Emit(CONTENT_STREAM, ContentPackLoaded(name=cmd.name, data=cmd.data, summary=summary))]
+    return [Emit(CONTENT_STREAM, ContentPackLoaded(name=cmd.name, data=cmd.data, summary=summary,
+                                                   overrides=overrides))]
 
 
 # ============================================================================ corrections
