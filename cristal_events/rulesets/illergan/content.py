@@ -308,19 +308,21 @@ def load_pack(path: str | Path) -> Pack:
     return decode_pack(raw, source=p.name)
 
 
-def _merge_entry(core: Any, extra: Any, *, source: str, field: str) -> Any:
+def _merge_entry(core: Any, extra: Any, *, source: str, field: str, strict: bool = True) -> Any:
     """``core`` with the fields ``extra`` states: a field the core leaves at its default is filled; one it
     states may not be contradicted (an entry marked ``override`` replaces the core's whole, in :func:`merge`)."""
     changes = {}
-    default_entry = type(core)(**_required(core))
+    required = _required(core)
+    default_entry = type(core)(**required)
     for name in core.__struct_fields__:
         if name == "override":
             continue
         mine, theirs = getattr(core, name), getattr(extra, name)
         default = getattr(default_entry, name)
-        if theirs == mine or theirs == default:
+        stated = strict and name in required  # a required field is always stated by the core
+        if theirs == mine or (theirs == default and not stated):
             continue
-        if mine != default:
+        if mine != default or stated:
             raise ContentError(
                 f"Content pack {source} contradicts the rules text at {field} "
                 f"{getattr(core, 'name', getattr(core, 'face', '?'))!r}, field {name!r}; to replace it, mark its "
@@ -377,8 +379,11 @@ def _required(entry: Any) -> dict[str, Any]:
     return out
 
 
-def merge(core: Pack, pack: Pack, *, source: str) -> Pack:
-    """The core with the pack's values added; a pack may fill the text's gaps, never contradict it."""
+def merge(core: Pack, pack: Pack, *, source: str, strict: bool = True) -> Pack:
+    """The core with the pack's values added; a pack may fill the text's gaps, never contradict it.
+
+    ``strict=False`` is the replay of a pack loaded before required fields counted as stated (a
+    campaign's history is folded as it was accepted); ``content load`` always merges strictly."""
     out: dict[str, Any] = {}
     for name in _SCALARS:
         a, b = getattr(core, name), getattr(pack, name)
@@ -405,7 +410,7 @@ def merge(core: Pack, pack: Pack, *, source: str) -> Pack:
                 raise ContentError(f"Content pack {source} lists {name} entry {k!r} twice.")
             seen.add(k)
             if k in merged and not entry.override:
-                merged[k] = _merge_entry(merged[k], entry, source=source, field=name)
+                merged[k] = _merge_entry(merged[k], entry, source=source, field=name, strict=strict)
             else:  # a new entry, or one marked "override": it replaces the earlier entry whole
                 merged[k] = entry
         out[name] = tuple(merged.values())

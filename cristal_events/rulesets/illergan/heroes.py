@@ -23,7 +23,7 @@ from . import gear
 from . import money as coins
 from . import xp as costs
 from .alcohol import start as alc_start
-from .content import decode_pack, overrides_of
+from .content import decode_pack, merge, overrides_of
 from .locations import Body
 from .magic import pf_per_day
 from .state import (CHARACTERISTICS, CONTENT_STREAM, CREATURE_REQUIRED, Hero, IllerganState, LoadedPack,
@@ -204,8 +204,10 @@ def decide_pack(state: IllerganState, cmd: LoadPack, ctx: Context) -> list[Emit]
     if any(p.name == cmd.name for p in state.packs):
         raise ContentError(f"The content pack {cmd.name!r} is already loaded in this campaign.")
     before = content_of(state).pack
+    pack = decode_pack(msgspec.json.encode(cmd.data), source=cmd.name)
+    merge(before, pack, source=cmd.name)  # strict: a pack may not contradict the text unless it says override
     content_of(msgspec.structs.replace(state, packs=[*state.packs, LoadedPack(name=cmd.name, data=cmd.data)]))
-    overrides = overrides_of(before, decode_pack(msgspec.json.encode(cmd.data), source=cmd.name), source=cmd.name)
+    overrides = overrides_of(before, pack, source=cmd.name)
     return [Emit(CONTENT_STREAM, PackLoaded(name=cmd.name, data=cmd.data, overrides=overrides))]
 
 
