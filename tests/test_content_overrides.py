@@ -245,3 +245,13 @@ def test_illergan_a_pack_accepted_before_the_check_still_replays(illergan_db):
     finally:
         camp.close()
     assert "Embrasement" in _cli(illergan_db, "content", "show").output
+
+
+def test_the_log_line_of_a_pack_names_what_it_overrides(cristal_db, illergan_db, tmp_path):
+    pack = _pack(tmp_path, "maison.json", {"races": [dict(_core("races", "Elfe"), level_cost=200, override=True)]})
+    assert _cli(cristal_db, "content", "load", str(pack)).output.strip().endswith(
+        "Pack de contenu « maison.json » chargé ; remplace : races Elfe")
+    assert "Pack de contenu « maison.json » chargé ; remplace : races Elfe" in _cli(cristal_db, "log").output
+    mj = _pack(tmp_path, "mj.json", {"name": "mj", "spells": [{"name": "Embrasement", "magic": "Yarlysy",
+                                                                "min_level": 3, "override": True}]})
+    assert "chargé ; remplace : spells Embrasement" in _cli(illergan_db, "content", "load", str(mj)).output

@@ -596,8 +596,16 @@ def _spent(rec: RecordedEvent) -> str:
     return f"{e.character} achète {what} pour {e.cost_charged} xp{pool}"
 
 
+def _pack_loaded(rec: Any) -> str:
+    e = rec.event
+    text = f"Pack de contenu « {e.name} » chargé"
+    if e.overrides:
+        text += " ; remplace : " + ", ".join(f"{section} {', '.join(names)}" for section, names in e.overrides.items())
+    return text
+
+
 SUMMARIES: dict[type, Any] = {
-    PackLoaded: _s("Pack de contenu « {e.name} » chargé"),
+    PackLoaded: _pack_loaded,
     HeroCreated: lambda r: (f"{r.event.character_data.name} ({r.event.character_data.race}, "
                             f"{r.event.character_data.class_name}) créé : don {r.event.character_data.gift}, "
                             f"{r.event.character_data.destiny_points} points de destin"),
