@@ -232,6 +232,10 @@ class Store:
         # says "file is not a database" for a file that is not one.
         if not os.access(p, os.R_OK):
             raise NotACampaign(f"{p} cannot be read (permission denied).")
+        if p.stat().st_size == 0 and not Path(f"{p}-wal").exists():
+            # SQLite would take an empty file for an empty database (and call it "not a campaign")
+            raise CampaignDamaged(f"{p} is empty (0 bytes): a campaign truncated to nothing, or not a campaign "
+                                  "file; restore a copy (a backup, or 'cristal import' of a JSONL export).")
         try:
             conn = _connect(p, "ro" if readonly else "rw", timeout)
             app_id = conn.execute("PRAGMA application_id").fetchone()[0]

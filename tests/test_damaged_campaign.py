@@ -162,3 +162,12 @@ def test_a_lock_held_by_another_writer_is_busy(tmp_path):
     finally:
         other.execute("ROLLBACK")
         other.close()
+
+
+def test_a_campaign_truncated_to_nothing_is_called_that(tmp_path):
+    db = tmp_path / "vide.db"
+    db.write_bytes(b"")
+    assert _one_error(_cli(db, "log")) == (
+        f"Error: {db} is empty (0 bytes): a campaign truncated to nothing, or not a campaign file; restore a copy "
+        "(a backup, or 'cristal import' of a JSONL export).")
+    assert db.read_bytes() == b""
