@@ -32,6 +32,7 @@ import msgspec
 from . import migrate
 from .codec import Codec, encode
 from .errors import (
+    CampaignDamaged,
     ConcurrencyConflict,
     CristalError,
     IntegrityError,
@@ -41,6 +42,8 @@ from .errors import (
 from .events import Event
 
 GENESIS = "0" * 64
+#: the constraint failures of an append whose stream or position another writer took first
+_MOVED = (sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY)
 #: the columns of a row's canonical array, the input of its hash, in order
 _CANONICAL = ("prev_hash, position, event_id, stream, version, type, schema_version, payload, recorded_at, "
               "session, actor, causation_id, correlation_id")
@@ -137,20 +140,54 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
 
+#: the first 16 bytes of every SQLite database file
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _starts_like_sqlite(path: str | os.PathLike[str]) -> bool:
+    """Whether the file begins with the SQLite header. Read only once SQLite has refused the file as
+    "not a database" (no connection of this process can rely on the locks that closing it drops)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
+
+
+def damaged(path: str | os.PathLike[str], what: str) -> CampaignDamaged:
+    """The sentence for a campaign file whose SQLite pages are truncated or corrupted."""
+    return CampaignDamaged(
+        f"{path} is damaged (truncated or corrupted): SQLite reports {what!r} and nothing was written; restore "
+        "a copy (a backup of the file, or a JSONL export checked with 'cristal verify --file EXPORT.jsonl' and "
+        "rebuilt with 'cristal import EXPORT.jsonl NEW.db')."
+    )
+
+
 def translate_sqlite_error(exc: sqlite3.Error, path: str | os.PathLike[str]) -> CristalError:
-    """One clear sentence for the SQLite failures a user can meet."""
-    msg = str(exc).lower()
-    if "locked" in msg or "busy" in msg:
+    """One clear sentence for the SQLite failures a user can meet, classified by the exception's class and
+    SQLite error code (``sqlite_errorcode``; its low byte is the primary code), never by its message."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
         return StoreUnavailable(f"The campaign {path} is locked by another program past the timeout; nothing was written.")
-    if "readonly" in msg or "read-only" in msg:
+    if primary == sqlite3.SQLITE_READONLY:
         return StoreUnavailable(f"The campaign {path} is read-only; nothing was written.")
-    if "full" in msg or "disk i/o" in msg:
+    if primary == sqlite3.SQLITE_FULL:
         return StoreUnavailable(f"The disk holding {path} is full; nothing was written.")
-    if "not a database" in msg or "malformed" in msg or "file is encrypted" in msg:
+    if primary == sqlite3.SQLITE_IOERR:
+        return StoreUnavailable(f"The disk holding {path} failed to read or write it (I/O error); nothing was written.")
+    if primary == sqlite3.SQLITE_CORRUPT:
+        return damaged(path, str(exc))
+    if primary == sqlite3.SQLITE_NOTADB:
+        if _starts_like_sqlite(path):
+            return damaged(path, str(exc))
         return NotACampaign(f"{path} is not a campaign file (not an SQLite database).")
-    if "append-only" in msg:
+    if primary == sqlite3.SQLITE_CANTOPEN:
+        return NotACampaign(f"{path} cannot be opened (its folder or file is missing or not accessible).")
+    if code == sqlite3.SQLITE_CONSTRAINT_TRIGGER:  # RAISE(ABORT) of the triggers guarding the log
         return IntegrityError(f"The event log of {path} is append-only; events cannot be changed or removed.")
-    return StoreUnavailable(f"The campaign {path} could not be used: {exc}.")
+    name = getattr(exc, "sqlite_errorname", None) or type(exc).__name__
+    return StoreUnavailable(f"The campaign {path} could not be used: {exc} ({name}).")
 
 
 class Store:
@@ -197,6 +234,10 @@ class Store:
         # says "file is not a database" for a file that is not one.
         if not os.access(p, os.R_OK):
             raise NotACampaign(f"{p} cannot be read (permission denied).")
+        if p.stat().st_size == 0 and not Path(f"{p}-wal").exists():
+            # SQLite would take an empty file for an empty database (and call it "not a campaign")
+            raise CampaignDamaged(f"{p} is empty (0 bytes): a campaign truncated to nothing, or not a campaign "
+                                  "file; restore a copy (a backup, or 'cristal import' of a JSONL export).")
         try:
             conn = _connect(p, "ro" if readonly else "rw", timeout)
             app_id = conn.execute("PRAGMA application_id").fetchone()[0]
@@ -300,7 +341,9 @@ class Store:
                     prev = h
                 self._insert(rows)
         except sqlite3.IntegrityError as exc:
-            raise ConcurrencyConflict(f"Stream {stream} moved while appending ({exc}); retry.") from None
+            if getattr(exc, "sqlite_errorcode", None) in _MOVED:
+                raise ConcurrencyConflict(f"Stream {stream} moved while appending ({exc}); retry.") from None
+            raise translate_sqlite_error(exc, self.path) from None
         except sqlite3.Error as exc:
             raise translate_sqlite_error(exc, self.path) from None
         except UnicodeEncodeError:  # e.g. argv bytes that were not UTF-8 (surrogate escapes)

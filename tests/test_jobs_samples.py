@@ -247,4 +247,5 @@ def test_demo_for_illergan_uses_its_sample_or_says_there_is_none(tmp_path, monke
 
 def test_a_sample_script_checks_clean(built):
     result = cristal(built, "script", "check", str(COMPAGNIE))
-    assert result.output == f"{COMPAGNIE}: 54 steps for the cristal rules, all known commands and options.\n"
+    assert result.output == (f"{COMPAGNIE}: 54 steps for the cristal rules, all known commands and options a script "
+                             "may use (none reads or writes another file).\n")

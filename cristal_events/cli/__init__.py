@@ -145,8 +145,11 @@ class CristalGroup(click.Group):
             return super().invoke(ctx)
         except CristalError as exc:
             raise click.ClickException(visible(exc)) from None
-        except sqlite3.Error as exc:  # anything the store did not translate
-            raise click.ClickException(visible(f"The campaign database failed: {exc}.")) from None
+        except sqlite3.Error as exc:  # anything the store did not translate (e.g. a page read mid-command)
+            from ..store import translate_sqlite_error
+
+            db = ctx.params.get("db") or os.environ.get("CRISTAL_DB", "campaign.db")
+            raise click.ClickException(visible(translate_sqlite_error(exc, db))) from None
         except click.ClickException as exc:  # click's usage errors quote what was typed
             exc.message = visible(exc.message)
             raise

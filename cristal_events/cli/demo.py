@@ -126,7 +126,8 @@ def script_group() -> None:
 @click.argument("file", type=click.Path(dir_okay=False))
 @json_option
 def script_check(file: str, as_json: bool) -> None:
-    """Check a campaign script without running it (exit 1 naming the line and the reason).
+    """Check a campaign script without running it (exit 1 naming the line and the reason). A script may
+    only change the campaign it builds: a step that would read or write another file is refused.
 
     Example: cristal script check ma_campagne.toml
     """
@@ -135,7 +136,8 @@ def script_check(file: str, as_json: bool) -> None:
     if as_json:
         emit_json({"file": file, "steps": len(s.steps), "ruleset": s.ruleset, "ok": True})
     else:
-        echo(f"{file}: {len(s.steps)} steps for the {s.ruleset} rules, all known commands and options.")
+        echo(f"{file}: {len(s.steps)} steps for the {s.ruleset} rules, all known commands and options "
+             "a script may use (none reads or writes another file).")
 
 
 @script_group.command("run")

@@ -24,6 +24,7 @@ from . import gear
 from . import money as coins
 from . import xp as costs
 from .alcohol import start as alc_start
+from .content import decode_pack, merge, overrides_of
 from .locations import Body
 from .magic import pf_per_day
 from .state import (CHARACTERISTICS, CONTENT_STREAM, CREATURE_REQUIRED, Hero, IllerganState, LoadedPack,
@@ -32,10 +33,12 @@ from .state import (CHARACTERISTICS, CONTENT_STREAM, CREATURE_REQUIRED, Hero, Il
 
 # ============================================================================ events
 class PackLoaded(Event, tag="content.pack_loaded", kw_only=True):
-    """A game-master pack, carried whole so that replay does not depend on the file."""
+    """A game-master pack, carried whole so that replay does not depend on the file. ``overrides`` names,
+    by section, the entries it replaces (each marked ``"override": true`` in the pack)."""
 
     name: str
     data: dict[str, Any]
+    overrides: dict[str, list[str]] = {}
 
 
 class HeroCreated(Event, tag="hero.created", kw_only=True):
@@ -208,8 +211,12 @@ def decide_pack(state: IllerganState, cmd: LoadPack, ctx: Context) -> list[Emit]
                 plain_id(key, f"A name in the pack's {section}")
     if any(p.name == cmd.name for p in state.packs):
         raise ContentError(f"The content pack {cmd.name!r} is already loaded in this campaign.")
+    before = content_of(state).pack
+    pack = decode_pack(msgspec.json.encode(cmd.data), source=cmd.name)
+    merge(before, pack, source=cmd.name)  # strict: a pack may not contradict the text unless it says override
     content_of(msgspec.structs.replace(state, packs=[*state.packs, LoadedPack(name=cmd.name, data=cmd.data)]))
-    return [Emit(CONTENT_STREAM, PackLoaded(name=cmd.name, data=cmd.data))]
+    overrides = overrides_of(before, pack, source=cmd.name)
+    return [Emit(CONTENT_STREAM, PackLoaded(name=cmd.name, data=cmd.data, overrides=overrides))]
 
 
 def _new_id(state: IllerganState, character: str) -> str:
@@ -600,8 +607,16 @@ def _spent(rec: RecordedEvent) -> str:
     return f"{e.character} achète {what} pour {e.cost_charged} xp{pool}"
 
 
+def _pack_loaded(rec: Any) -> str:
+    e = rec.event
+    text = f"Pack de contenu « {e.name} » chargé"
+    if e.overrides:
+        text += " ; remplace : " + ", ".join(f"{section} {', '.join(names)}" for section, names in e.overrides.items())
+    return text
+
+
 SUMMARIES: dict[type, Any] = {
-    PackLoaded: _s("Pack de contenu « {e.name} » chargé"),
+    PackLoaded: _pack_loaded,
     HeroCreated: lambda r: (f"{r.event.character_data.name} ({r.event.character_data.race}, "
                             f"{r.event.character_data.class_name}) créé : don {r.event.character_data.gift}, "
                             f"{r.event.character_data.destiny_points} points de destin"),

@@ -18,6 +18,7 @@ from ..content import (
     FIXED_STATES,
     ItemTemplate,
     _content_from_sections,
+    overrides_of,
     race_for_sex,
 )
 
@@ -315,10 +316,13 @@ def decide_pack(state: Any, cmd: LoadContentPack, ctx: Context) -> list[Emit]:
     for section in ("races", "classes", "techniques", "items", "spells"):
         for key in getattr(added, section):
             plain_id(key, f"The {section[:-1]} name")
+    overrides = overrides_of(content_of(state), added, cmd.data, source=cmd.name,
+                             packs=[(p.name, p.data) for p in state.packs])
     content_of(msgspec.structs.replace(state, packs=[*state.packs, ContentPack(name=cmd.name, data=cmd.data)]))
     summary = {s: sorted(getattr(added, s)) for s in ("races", "classes", "techniques", "items", "spells")
                if getattr(added, s)}
-    return [Emit(CONTENT_STREAM, ContentPackLoaded(name=cmd.name, data=cmd.data, summary=summary))]
+    return [Emit(CONTENT_STREAM, ContentPackLoaded(name=cmd.name, data=cmd.data, summary=summary,
+                                                   overrides=overrides))]
 
 
 # ============================================================================ corrections
