@@ -112,18 +112,22 @@ def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, sessio
 def import_cmd(ctx: click.Context, file: str, path: str | None, as_json: bool) -> None:
     """Create a new campaign (PATH, default --db) from a whole-campaign JSONL export.
 
-    The file must verify; every event is validated by the campaign's rules; the new log has the
-    same events and the same hashes. Read models are built after the import.
+    The whole file is checked first, writing nothing: it must verify (and match its receipt line),
+    every event is validated and folded by the campaign's rules, and its last session must be ended;
+    a refusal names the line. The new log has the same events and the same hashes; it is built with
+    its read models in a temporary file and renamed into place at the end.
 
     Example: cristal import taverne.jsonl copie.db
     """
     import projections.runner
 
+    def read_models(built: str) -> None:
+        with Campaign.open(built) as camp:
+            projections.runner.catch_up(camp, progress=projections.runner.tty_progress("read models"))
+
     target = path or ctx.obj["db"]
-    result = exports.import_jsonl(file, target, progress=projections.runner.tty_progress("import"))
-    camp = Campaign.open(target)
-    ctx.call_on_close(camp.close)
-    projections.runner.catch_up(camp, progress=projections.runner.tty_progress("read models"))
+    result = exports.import_jsonl(file, target, progress=projections.runner.tty_progress("import"),
+                                  prepare=read_models)
     if as_json:
         emit_json(result.__dict__)
     else:
