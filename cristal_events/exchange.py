@@ -159,6 +159,8 @@ class HistoryCheck:
             raise self.refuse(lineno, f"nothing may follow the receipt line (line {self.receipt_line})")
         try:
             d = _line_decoder.decode(raw)
+        except RecursionError:
+            raise self.refuse(lineno, "it is not an exported event (its JSON nests too deeply)") from None
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             self._receipt_or_refuse(lineno, raw, exc)
             return None

@@ -85,16 +85,12 @@ class CristalRuleset(ComposedRuleset):
         if isinstance(ev, characters.XpAwarded):
             if ev.amount <= 0:
                 return f"an XP award must be a positive number of XP, not {ev.amount}"
-            if ev.balance_after != ch.xp + ev.amount:
-                return f"it says {name} has {ev.balance_after} XP after the award, but the log gives {ch.xp + ev.amount}"
         elif isinstance(ev, (characters.LevelBought, characters.TechniqueBought, characters.SpellLearned)):
             if ev.cost_charged > ch.xp:
                 return f"{name} has {ch.xp} XP and cannot pay {ev.cost_charged} XP"
         elif isinstance(ev, characters.GoldChanged):
             if ev.amount == 0 or ch.gold + ev.amount < 0:
                 return f"{name} has {ch.gold} PO: a gold change of {ev.amount} is refused by the rules"
-            if ev.balance_after != ch.gold + ev.amount:
-                return f"it says {name} has {ev.balance_after} PO after the change, but the log gives {ch.gold + ev.amount}"
         return None
 
 

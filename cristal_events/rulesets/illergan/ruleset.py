@@ -34,8 +34,8 @@ class IllerganRuleset(ComposedRuleset):
     def admit(self, state: IllerganState, rec: RecordedEvent) -> str | None:
         """The import check of one event (see :meth:`Ruleset.admit`): the streams these rules write
         (``character:ID`` opened by hero.created or hero.creature_created, ``fight:NAME`` by
-        fight.started and closed by fight.ended, ``clock``, ``content``), and the amounts their
-        decisions refuse."""
+        fight.started and closed by fight.ended, ``clock``, ``content``), and an xp award that is not
+        positive."""
         ev = rec.event
         kind, _, name = rec.stream.partition(":")
         if rec.stream == CONTENT_STREAM:
@@ -58,15 +58,8 @@ class IllerganRuleset(ComposedRuleset):
                                opens=(heroes.HeroCreated, heroes.CreatureCreated), what="character")
         if problem is not None or isinstance(ev, (heroes.HeroCreated, heroes.CreatureCreated)):
             return problem
-        hero = state.characters[name]
-        if isinstance(ev, heroes.XpAwarded):
-            if ev.amount <= 0:
-                return f"an xp award must be positive, not {ev.amount}"
-            if ev.balance_after != hero.xp + ev.amount:
-                return f"it says {name} has {ev.balance_after} xp after the award, but the log gives {hero.xp + ev.amount}"
-        elif isinstance(ev, heroes.MoneyChanged) and ev.balance_after_c != hero.copper + ev.amount_c:
-            return (f"it says {name} has {ev.balance_after_c}'C after the change, "
-                    f"but the log gives {hero.copper + ev.amount_c}'C")
+        if isinstance(ev, heroes.XpAwarded) and ev.amount <= 0:
+            return f"an xp award must be positive, not {ev.amount}"
         return None
 
 
