@@ -289,7 +289,9 @@ def _publish(tmp: Path, target: Path) -> None:
 
 def sweep_stale_imports(target: Path) -> list[Path]:
     """Remove the temporary files that killed imports into ``target`` left (their process is gone)."""
-    removed = []
+    removed: list[Path] = []
+    if os.name != "posix":  # os.kill(pid, 0) tests a process only on POSIX systems
+        return removed
     for path in target.parent.glob(f".{glob_escape(target.name)}{_IMPORTING}*"):
         pid_text = path.name[len(target.name) + 1 + len(_IMPORTING):].split("-", 1)[0]
         if path.name.endswith(("-wal", "-shm", "-journal")) or not pid_text.isdigit():

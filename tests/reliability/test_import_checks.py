@@ -242,6 +242,33 @@ def test_a_line_that_is_not_an_event_names_its_line(exported, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["forged.jsonl"]
 
 
+@pytest.mark.parametrize("edit, why", [
+    (lambda d: d["payload"].update(amount=60.5),
+     "Invalid 'xp.awarded' payload: Expected `int`, got `float` - at `$.amount`"),
+    (lambda d: d["payload"].update(character=None),
+     "Invalid 'xp.awarded' payload: Expected `str`, got `null` - at `$.character`"),
+    (lambda d: d.update(position=2**64),
+     "the file does not verify: position 39 is missing (the line holds position 18446744073709551616)"),
+    (lambda d: d.update(schema_version=9),
+     "Event type 'xp.awarded' is stored at schema version 9, newer than this engine's 1"),
+], ids=["float-amount", "null-character", "huge-position", "newer-schema"])
+def test_a_payload_the_codec_refuses_names_its_line(exported, tmp_path, edit, why):
+    lines = copy_of(exported)
+    edit(at(lines, 39))
+    src, msg = refused(tmp_path, lines)
+    assert msg == f"Line 39 of {src}: {why}; nothing was imported."
+
+
+def test_a_number_out_of_any_range_names_its_line(exported, tmp_path):
+    src = tmp_path / "forged.jsonl"
+    text = "".join(json.dumps(d) + "\n" for d in exported[:4])
+    src.write_text(text + json.dumps(exported[4]).replace('"version": 1', '"version": 1e400', 1) + "\n")
+    result = cristal(tmp_path / "unused.db", "import", str(src), str(tmp_path / "copy.db"))
+    assert (result.exit_code, result.output) == (
+        1, f"Error: Line 5 of {src}: it is not an exported event (Number out of range - at `$.version`); "
+           "nothing was imported.\n")
+
+
 # ------------------------------------------------------------------------------ rules' amounts
 def test_a_negative_xp_award_is_refused(exported, tmp_path):
     lines = copy_of(exported)
