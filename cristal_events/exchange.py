@@ -292,8 +292,10 @@ class HistoryCheck:
         try:
             self.world = type(world)(core_evolve(core, rec), evolve(world.rules, rec))
         except Exception as exc:  # noqa: BLE001 - a fold never raises on a history the engine wrote
+            why = (f"it names {exc.args[0]!r}, unknown at that point of the campaign"
+                   if isinstance(exc, KeyError) and exc.args else f"{type(exc).__name__}: {exc}")
             raise self.refuse(lineno, f"the {self.ruleset.name} rules cannot fold this {rec.type} event "
-                                      f"({type(exc).__name__}: {exc})") from None
+                                      f"({why})") from None
         if isinstance(ev, SessionStarted):
             self.open_session = (ev.number, lineno)
         elif isinstance(ev, SessionEnded):

@@ -313,6 +313,16 @@ def test_a_changed_setting_the_rules_refuse_is_refused(tmp_path):
     assert msg == f"Line 2 of {src}: the rounding mode is fixed for the whole campaign; nothing was imported."
 
 
+def test_an_event_the_rules_cannot_fold_is_refused(exported, tmp_path):
+    """A combat event about someone who is not in the combat: the fold cannot take it (on the old import
+    it was committed, and the read models then failed on it)."""
+    lines = copy_of(exported)
+    at(lines, 22)["payload"]["character"] = "personne"
+    src, msg = refused(tmp_path, lines)
+    assert msg == (f"Line 22 of {src}: the cristal rules cannot fold this combat.pv_changed event (it names "
+                   "'personne', unknown at that point of the campaign); nothing was imported.")
+
+
 # ----------------------------------------------------------------------------- open sessions
 def test_a_mid_session_export_is_refused_until_the_session_ends(tmp_path):
     db = tmp_path / "live.db"
