@@ -4,6 +4,9 @@ Each line holds the envelope (position, event_id, stream, version, type, schema_
 recorded_at, session, actor, causation_id, correlation_id, prev_hash, hash), the payload as a
 JSON object, and readable extras (summary, in_game_date) that the hash does not cover. The hash is
 recomputed from the envelope and the payload re-encoded compactly, exactly as the store hashed it.
+
+The import side (:class:`HistoryCheck`, :func:`check_jsonl`, :func:`import_lines`) checks that a file
+is a history the engine could have written before ``cristal import`` builds anything from it.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from typing import Any
 import msgspec
 
 from .errors import CristalError
-from .events import CORE_EVENTS, CampaignCreated, CorrectionRecorded, NoteRecorded, SessionEnded, SessionStarted, SettingChanged
+from .events import (CORE_EVENTS, CampaignCreated, CorrectionRecorded, NoteRecorded, SessionEnded, SessionStarted,
+                     SettingChanged)
+from .rounding import MODES
 from .store import GENESIS, RecordedEvent, VerifyReport, row_hash
 
 ENVELOPE = ("position", "event_id", "stream", "version", "type", "schema_version", "recorded_at", "session",
@@ -164,15 +169,16 @@ class HistoryCheck:
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             self._receipt_or_refuse(lineno, raw, exc)
             return None
-        self._chain(lineno, d)
+        text = payload_text(d.payload)
+        self._chain(lineno, d, text)
         self._envelope(lineno, d)
         try:
-            event = self.codec.decode(d.type, d.schema_version, payload_text(d.payload))
+            event = self.codec.decode(d.type, d.schema_version, text)
         except CristalError as exc:
             raise self.refuse(lineno, str(exc).rstrip(".")) from None
-        rec = RecordedEvent(d.position, d.event_id, d.stream, d.version, d.type, d.schema_version,
-                            payload_text(d.payload), d.recorded_at, d.session, d.actor, d.causation_id,
-                            d.correlation_id, d.prev_hash, d.hash, event)
+        rec = RecordedEvent(d.position, d.event_id, d.stream, d.version, d.type, d.schema_version, text,
+                            d.recorded_at, d.session, d.actor, d.causation_id, d.correlation_id, d.prev_hash,
+                            d.hash, event)
         self._history(lineno, rec)
         self.prev = self.last_hash = d.hash
         self.events += 1
@@ -192,12 +198,12 @@ class HistoryCheck:
                                       f"which ends on {mine}")
         self.receipt_line = lineno
 
-    def _chain(self, lineno: int, d: ExportedLine) -> None:
+    def _chain(self, lineno: int, d: ExportedLine, text: str) -> None:
         if self.events == 0:
             if d.position != 1 or d.type != "campaign.created":
                 raise ImportRefused(f"{self.source} does not start with the campaign's first event (position 1, "
                                     "campaign.created); export the whole timeline to import it.")
-            self._header(lineno, d)
+            self._header(lineno, d, text)
         expected = self.events + 1
         if d.position != expected:
             raise self.refuse(lineno, f"the file does not verify: position {expected} is missing "
@@ -205,22 +211,24 @@ class HistoryCheck:
         if d.prev_hash != self.prev:
             raise self.refuse(lineno, f"the file does not verify: position {d.position} does not follow "
                                       "the previous line (chain broken)")
-        h = row_hash(d.prev_hash, d.position, d.event_id, d.stream, d.version, d.type, d.schema_version,
-                     payload_text(d.payload), d.recorded_at, d.session, d.actor, d.causation_id, d.correlation_id)
+        h = row_hash(d.prev_hash, d.position, d.event_id, d.stream, d.version, d.type, d.schema_version, text,
+                     d.recorded_at, d.session, d.actor, d.causation_id, d.correlation_id)
         if h != d.hash:
             raise self.refuse(lineno, f"the file does not verify: position {d.position} was altered (hash mismatch)")
 
-    def _header(self, lineno: int, d: ExportedLine) -> None:
+    def _header(self, lineno: int, d: ExportedLine, text: str) -> None:
         from .rulesets import get as get_ruleset
         from .service import CoreState, World, codec_for
 
-        self.ruleset = get_ruleset(str(d.payload.get("ruleset", "")))
-        self.codec = codec_for(self.ruleset)
         try:
-            self.header = self.codec.decode(d.type, d.schema_version, payload_text(d.payload))
+            self.ruleset = get_ruleset(str(d.payload.get("ruleset", "")))
+            self.codec = codec_for(self.ruleset)
+            self.header = self.codec.decode(d.type, d.schema_version, text)
             self.ruleset.settings(self.header)
         except CristalError as exc:
             raise self.refuse(lineno, str(exc).rstrip(".")) from None
+        if self.header.rounding not in MODES:
+            raise self.refuse(lineno, f"the rounding mode {self.header.rounding!r} is neither 'round' nor 'truncate'")
         self.world = World(CoreState(header=self.header, settings=dict(self.header.settings)),
                            self.ruleset.initial_state(self.header))
 

@@ -228,6 +228,18 @@ def test_a_second_campaign_header_is_refused(exported, tmp_path):
     assert msg == f"Line 73 of {src}: a campaign has one campaign.created event, on line 1; nothing was imported."
 
 
+@pytest.mark.parametrize("edit, why", [
+    (lambda p: p.update(rounding="au hasard"), "the rounding mode 'au hasard' is neither 'round' nor 'truncate'"),
+    (lambda p: p["settings"].update(chain_attacks="beaucoup"),
+     "Invalid cristal campaign setting: Expected `int`, got `str` - at `$.chain_attacks`"),
+], ids=["rounding", "setting"])
+def test_a_header_the_engine_would_not_write_is_refused(exported, tmp_path, edit, why):
+    lines = copy_of(exported)
+    edit(at(lines, 1)["payload"])
+    src, msg = refused(tmp_path, lines)
+    assert msg == f"Line 1 of {src}: {why}; nothing was imported."
+
+
 def test_a_line_that_is_not_an_event_names_its_line(exported, tmp_path):
     src = tmp_path / "forged.jsonl"
     text = "".join(json.dumps(d) + "\n" for d in exported[:5]) + "[1, 2]\n"
