@@ -191,9 +191,10 @@ class HistoryCheck:
             raise self.refuse(lineno, f"it is not an exported event ({str(exc).rstrip('.')})") from None
         if self.events == 0:
             raise self.refuse(lineno, "a receipt line must follow the events it vouches for")
-        pos, sep, digest = trailer.receipt.partition(":")
+        pos, sep, digest = trailer.receipt.strip().partition(":")
         mine = f"{self.events}:{self.last_hash}"
-        if not sep or not pos.isascii() or not pos.isdigit() or int(pos) != self.events or digest != self.last_hash:
+        if (not sep or not pos.isascii() or not pos.isdigit() or int(pos) != self.events
+                or digest.lower() != self.last_hash):
             raise self.refuse(lineno, f"the receipt {trailer.receipt!r} does not match the chain above it, "
                                       f"which ends on {mine}")
         self.receipt_line = lineno
