@@ -206,3 +206,26 @@ def test_demo_replaces_its_own_campaign_but_not_one_put_in_its_place(tmp_path, c
     result = demo(folder)
     assert result.exit_code == 1 and "was not built by cristal demo" in result.output
     assert digest(db) == before
+
+
+def test_demo_after_its_campaign_was_deleted_by_hand_builds_again(tmp_path):
+    """Only the .db removed by hand: its -wal/-shm are those of the demo's campaign, and are replaced."""
+    folder = tmp_path / "demo"
+    assert demo(folder).exit_code == 0
+    db = folder / "compagnie_du_cristal.db"
+    db.unlink()
+    Path(str(db) + "-wal").write_bytes(b"")
+    assert demo(folder).exit_code == 0
+    assert cristal(db, "verify").exit_code == 0
+
+
+def test_demo_refuses_the_leftovers_of_a_database_it_did_not_build(tmp_path):
+    folder = tmp_path / "demo"
+    folder.mkdir()
+    wal = folder / "compagnie_du_cristal.db-wal"
+    wal.write_bytes(b"pas a moi")
+    result = demo(folder)
+    assert (result.exit_code, result.output) == (
+        1, f"Error: {wal} is left from another database; move it away or give demo another folder; "
+           "nothing was written.\n")
+    assert wal.read_bytes() == b"pas a moi"

@@ -108,7 +108,7 @@ def replace_previous_demo(folder: Path, db: Path, page: Path) -> None:
         if not built_by_demo(folder, db):
             raise CristalError(f"{db} exists and was not built by cristal demo; move it away or give demo "
                                "another folder; nothing was written.")
-    elif any(c.exists() for c in companions):
+    elif any(c.exists() for c in companions) and db.name not in _marks(folder):
         raise CristalError(f"{next(c for c in companions if c.exists())} is left from another database; move it "
                            "away or give demo another folder; nothing was written.")
     if page.exists() and (page.is_dir() or not previous_export(page, "html")):
