@@ -269,7 +269,8 @@ class HistoryCheck:
                 if core.session is not None:
                     problem = f"session {ev.number} starts while session {core.session} is still open"
                 elif ev.number != core.sessions + 1:
-                    problem = f"the session after session {core.sessions} is number {core.sessions + 1}, not {ev.number}"
+                    after = f"the session after session {core.sessions}" if core.sessions else "the first session"
+                    problem = f"{after} is number {core.sessions + 1}, not {ev.number}"
                 elif rec.session != ev.number:
                     problem = f"the start of session {ev.number} is stamped with session {rec.session}"
             case SessionEnded():
