@@ -126,6 +126,15 @@ class Ruleset(ABC):
         """The characters of a state by id (used by the generic commands: sheet, replay, audit)."""
         return {}
 
+    def admit(self, state: Any, rec: RecordedEvent) -> str | None:
+        """Why the ruleset event ``rec`` could not have been decided on ``state``, in one sentence, or None.
+
+        ``cristal import`` asks this of every event of a history it did not write, before folding it
+        (docs/exports.md): a stream that was never opened, an entity created twice, an amount the
+        decision would have refused. The core checks its own events, the envelope and the sessions.
+        The default admits every event."""
+        return None
+
     def evolved_events(self) -> frozenset[type] | None:
         """The event classes ``evolve`` may change the state for (it returns any other event's state
         unchanged), so a reader folding many events can skip the others; None: any event."""
@@ -219,3 +228,18 @@ class ComposedRuleset(Ruleset):
         if type(self).evolve is not ComposedRuleset.evolve:
             return self.evolve
         return self._evolvers.get(cls) or _unchanged
+
+
+def admit_stream(rec: RecordedEvent, *, exists: bool, opens: tuple[type, ...], closes: tuple[type, ...] = (),
+                 what: str) -> str | None:
+    """The import check of one event on a stream that names one thing (a character, a combat): an
+    opening event (``opens``) needs the thing not to exist yet, any other event needs it to exist;
+    ``what`` names the thing in the sentence (``"character"``)."""
+    opening = isinstance(rec.event, opens)
+    if opening and exists:
+        return f"it opens the {what} stream {rec.stream} a second time"
+    if not opening and not exists:
+        tags = " or ".join(sorted(cls.__struct_config__.tag for cls in opens))
+        closed = " (or it was closed)" if closes else ""
+        return f"the {what} stream {rec.stream} was never opened{closed}: it must start with {tags}"
+    return None

@@ -118,7 +118,8 @@ def test_an_edited_export_is_refused_by_import(small, run, tmp_path):
     out.write_text(out.read_text().replace("Entre deux sessions", "Entre trois sessions"))
     result = run("import", str(out), str(tmp_path / "copy.db"))
     assert (result.exit_code, result.output) == (
-        1, f"Error: {out} does not verify (position 7 was altered (hash mismatch)); nothing was imported.\n")
+        1, f"Error: Line 7 of {out}: the file does not verify: position 7 was altered (hash mismatch); "
+           "nothing was imported.\n")
     assert not (tmp_path / "copy.db").exists()
 
 

@@ -4,15 +4,18 @@
 from __future__ import annotations
 
 import io
+import os
 from contextlib import redirect_stdout
 from pathlib import Path
 
 import click
+import msgspec
 
 from ..display import visible
 from ..errors import CristalError
 from ..jobs import script as scripts
 from ..jobs.audit import text_lines as audit_lines
+from ..jobs.outputs import output_file, previous_export
 from ..jobs.page import write_html
 from ..jobs.walk import walk
 from ..service import Campaign
@@ -66,6 +69,56 @@ def _sheet_text(db: Path, cid: str) -> str:
     return out.getvalue().rstrip()
 
 
+#: the file in a demo folder naming the campaigns demo built there: {"campaigns": {file name: campaign_id}}
+DEMO_MARK = ".cristal-demo.json"
+
+
+def _marks(folder: Path) -> dict[str, str]:
+    try:
+        data = msgspec.json.decode((folder / DEMO_MARK).read_bytes(), type=dict[str, dict[str, str]])
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return {}
+    return data.get("campaigns", {})
+
+
+def _mark(folder: Path, db: Path, campaign_id: str) -> None:
+    """Record that demo built ``db`` (its campaign id), so that a later demo may replace it."""
+    marks = {**_marks(folder), db.name: campaign_id}
+    tmp = folder / f"{DEMO_MARK}.{os.urandom(4).hex()}"
+    tmp.write_bytes(msgspec.json.encode({"campaigns": marks}))
+    os.replace(tmp, folder / DEMO_MARK)
+
+
+def built_by_demo(folder: Path, db: Path) -> bool:
+    """True when ``db`` is the campaign a previous demo built there (its campaign id is the one marked)."""
+    expected = _marks(folder).get(db.name)
+    if not expected or not db.is_file():
+        return False
+    try:
+        with Campaign.open(db, readonly=True) as camp:
+            return camp.header.campaign_id == expected
+    except CristalError:
+        return False
+
+
+def replace_previous_demo(folder: Path, db: Path, page: Path) -> None:
+    """Remove a previous demo's campaign before a new one is built; refuse, touching nothing, when the
+    campaign file or the page of that name is not one demo made."""
+    companions = [Path(str(db) + s) for s in ("-wal", "-shm", "-journal")]
+    if db.exists() or db.is_symlink():
+        if not built_by_demo(folder, db):
+            raise CristalError(f"{db} exists and was not built by cristal demo; move it away or give demo "
+                               "another folder; nothing was written.")
+    elif any(c.exists() for c in companions) and db.name not in _marks(folder):
+        raise CristalError(f"{next(c for c in companions if c.exists())} is left from another database; move it "
+                           "away or give demo another folder; nothing was written.")
+    if page.exists() and (page.is_dir() or not previous_export(page, "html")):
+        raise CristalError(f"{page} exists and is not a page cristal demo wrote; move it away or give demo "
+                           "another folder; nothing was written.")
+    for p in (db, *companions):
+        p.unlink(missing_ok=True)
+
+
 @click.command("demo")
 @click.argument("directory", required=False, default="cristal-demo", metavar="[DIR]")
 @click.option("--ruleset", type=click.Choice(["cristal", "illergan"]), default="cristal", show_default=True,
@@ -76,24 +129,32 @@ def _sheet_text(db: Path, cid: str) -> str:
 @click.pass_context
 def demo_cmd(ctx: click.Context, directory: str, ruleset: str, sample: str | None, as_json: bool) -> None:
     """Build a sample campaign in DIR (default ./cristal-demo), print the party's sheets and the
-    XP audit, and write the HTML timeline. A previous demo's files in DIR are replaced.
+    XP audit, and write the HTML timeline. A previous demo's files in DIR are replaced; any other
+    file of the same name (a campaign demo did not build, a page it did not write) is left alone and
+    the demo refused.
 
     Example: cristal demo /tmp/cristal --ruleset cristal
     """
     path = Path(sample) if sample else find_sample(ruleset)
     script = scripts.load(path)
     folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
+    if folder.exists() and not folder.is_dir():
+        raise CristalError(f"{folder} is a file, not a folder; give demo a folder to build in; nothing was written.")
     db, page = folder / f"{path.stem}.db", folder / f"{path.stem}.html"
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(db) + suffix).unlink(missing_ok=True)
+    if folder.is_dir():
+        replace_previous_demo(folder, db, page)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CristalError(f"Cannot create the folder {folder}: {exc.strerror}; nothing was written.") from None
     ran = scripts.run(script, db, actor=ctx.obj["actor"])
     camp = Campaign.open(db, readonly=True)
     ctx.call_on_close(camp.close)
+    _mark(folder, db, camp.header.campaign_id)
     last = camp.store.last_position()
     if as_json:
         report = run_audit(camp)
-        with open(page, "w", encoding="utf-8") as fh:
+        with output_file(page, "html") as fh:
             write_html(camp, walk(camp), fh, ledger=ledger_or_none(camp))
         emit_json({"campaign": script.header["name"], "sample": str(path), "db": str(db), "html": str(page),
                    "commands": len(ran), "events": last, "sessions": camp.state().core.sessions,
@@ -107,7 +168,7 @@ def demo_cmd(ctx: click.Context, directory: str, ruleset: str, sample: str | Non
     echo("")
     report = run_audit(camp)
     emit_lines(audit_lines(report))
-    with open(page, "w", encoding="utf-8") as fh:
+    with output_file(page, "html") as fh:
         write_html(camp, walk(camp), fh, ledger=ledger_or_none(camp))
     echo("")
     echo(f"HTML timeline written to {page} (open it in a browser).")
