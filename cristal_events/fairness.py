@@ -305,9 +305,12 @@ def verify_rolls(campaign: "Campaign") -> FairnessReport:
         report.checked += len(ev.rolls)
         report.mismatches.extend(_rederive(material, salt, position, ev, header.rounding, session))
 
+    earlier: set[tuple[Any, ...]] = set()  # every roll stored by the commands before, for copies of them
     for cmd in commands.values():
         if cmd.record is not None:
-            _cross_check(cmd, problems)
+            _cross_check(cmd, earlier, problems)
+        earlier.update(_roll_key(r) for _, r in cmd.rolls)
+        if cmd.record is not None:
             continue
         engine = [(p, r) for p, r in cmd.rolls if r.get("source") != "entered"]
         report.entered += len(cmd.rolls) - len(engine)
@@ -341,13 +344,18 @@ def verify_rolls(campaign: "Campaign") -> FairnessReport:
     return report
 
 
-def _cross_check(cmd: _Command, problems: list[str]) -> None:
-    """Every roll a ruleset event of the command stores must be made of dice its record holds."""
+def _roll_key(roll: dict[str, Any]) -> tuple[Any, ...]:
+    return (roll.get("expr"), tuple(roll.get("faces", ())), roll.get("total"), roll.get("source"))
+
+
+def _cross_check(cmd: _Command, earlier: set[tuple[Any, ...]], problems: list[str]) -> None:
+    """Every roll a ruleset event of the command stores must be made of dice its record holds, or be an
+    exact copy of a roll an earlier command stored (the ``old`` roll a Chance reroll keeps)."""
     assert cmd.record is not None
     _, ev = cmd.record
     held = Counter((d.face, d.source) for r in ev.rolls for d in r.dice)
     for position, roll in cmd.rolls:
         need = Counter((f, roll.get("source")) for f in roll.get("faces", []))
-        if need - held:
+        if need - held and _roll_key(roll) not in earlier:
             problems.append(f"position {position} ({roll.get('expr')}): the stored faces {list(roll.get('faces', []))} "
                             f"are not dice of the command's record")
