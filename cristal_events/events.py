@@ -73,7 +73,7 @@ class SessionSalted(Event, tag="session.salted"):
     """The players add entropy to the open session's dice after seeing its commitment, before its
     first engine die (docs/verifiable-dice.md)."""
 
-    number: int
+    number: Count
     salt: str
 
 
