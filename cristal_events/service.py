@@ -370,7 +370,8 @@ class Campaign:
             tmp.unlink(missing_ok=True)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             try:
-                os.fchmod(fd, 0o600)
+                if hasattr(os, "fchmod"):
+                    os.fchmod(fd, 0o600)  # whatever the umask
                 os.write(fd, body)
                 os.fsync(fd)
             finally:
@@ -451,12 +452,14 @@ class Campaign:
         return recs
 
     def _forget_secret(self, number: int) -> None:
-        """Drop a revealed secret from the secrets file (it is in the log now)."""
+        """Drop a revealed secret from the secrets file (it is in the log now), under the write lock so
+        that a session another writer starts meanwhile keeps its own secret."""
         try:
-            kept = self._read_secrets()
-            if number in kept:
-                del kept[number]
-                self._write_secrets(kept)
+            with self.store.transaction():
+                kept = self._read_secrets()
+                if number in kept and self.state().core.session != number:
+                    del kept[number]
+                    self._write_secrets(kept)
         except CristalError:
             pass  # the secret is revealed in the log: a copy left in the owner's file gives nothing away
 
