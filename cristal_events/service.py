@@ -432,7 +432,7 @@ class Campaign:
             emits, causes = self._decide(world, command, ctx)
             if ctx._dice is not None:
                 ctx._dice.finish()
-                if ctx._dice.record:
+                if ctx._dice.used:  # at least one die was taken (a formula without dice needs no record)
                     emits.append(Emit(CAMPAIGN_STREAM, dice_record(ctx)))
                     causes.append(0 if len(emits) > 1 else None)
             elif faces_list:
@@ -592,7 +592,7 @@ def dice_record(ctx: Context) -> DiceRecorded:
     assert dice is not None
     rolls = [RollRecord(expr=roll.expr, total=roll.total, purpose=roll.purpose,
                         dice=[DieRecord(sides=s, face=f, source=roll.source) for s, f in zip(sides, roll.faces)])
-             for roll, sides in dice.record]
+             for roll, sides in dice.record if sides]
     if not dice.engine:
         return DiceRecorded(rolls=rolls, scheme="entered")
     scheme = ctx.dice_scheme

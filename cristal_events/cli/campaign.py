@@ -215,7 +215,9 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, as_json: bool
             r = result["rolls"]
             click.echo(f"OK: {r['checked']} engine rolls of {r['sessions']} closed session(s) re-derived from their "
                        f"revealed seeds; {r['entered']} entered at the table, {r['pending']} in an open session, "
-                       f"{r['unverifiable']} without a public seed.")
+                       f"{r['unverifiable']} without a public seed"
+                       + (f"; {r['legacy']} checked with the legacy scheme (docs/verifiable-dice.md)." if r["legacy"]
+                          else "."))
     if problems:
         if not as_json:
             first = result.get("first_bad_position")

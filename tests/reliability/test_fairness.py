@@ -411,3 +411,22 @@ def test_a_log_written_before_dice_records_still_verifies_and_a_fudged_legacy_ro
 ], ids=["list", "nested", "partial-keys", "top-list"])
 def test_stored_rolls_finds_every_roll(payload: object, count: int) -> None:
     assert len(list(stored_rolls(payload))) == count
+
+
+def test_an_honest_legacy_log_passes_verify_rolls_and_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "d.db"
+    camp = init_campaign(path, name="Dés", ruleset="ledger")
+    store = camp.store
+    store.append("campaign", [SessionStarted(number=1, seed_commitment=hashlib.sha256(SECRET.encode()).hexdigest())],
+                 store.stream_version("campaign"), session=1)
+    rng = random.Random(derive_seed(SECRET, 3))
+    face = rng.randint(1, 20)
+    store.append("character:thor", [L.DiceRolled(character="thor", rolls=[
+        Roll(expr="1d20", faces=(face,), total=face, source="rolled")])], 0, session=1, correlation_id="c")
+    store.append("campaign", [SessionEnded(number=1, seed_reveal=SECRET)], store.stream_version("campaign"), session=1)
+    camp.close()
+    result = CliRunner().invoke(cli, ["--db", str(path), "verify", "--rolls"])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[1] == (
+        "OK: 1 engine rolls of 1 closed session(s) re-derived from their revealed seeds; 0 entered at the table, "
+        "0 in an open session, 0 without a public seed; 1 checked with the legacy scheme (docs/verifiable-dice.md).")

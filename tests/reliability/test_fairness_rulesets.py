@@ -230,3 +230,21 @@ def test_a_generated_campaign_with_engine_dice_verifies(tmp_path: Path) -> None:
     assert report.sessions >= 2 and report.checked > 100 and report.entered == 0
     code, out = verify_rolls_cli(db)
     assert code == 0, out
+
+
+@pytest.mark.slow
+def test_a_big_generated_campaign_verifies(tmp_path: Path) -> None:
+    """The generator's default template (20,000 events played through the rules) extended to 60,000."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import generator
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    db = tmp_path / "big.db"
+    generator.generate(db, 60_000, quiet=True)
+    code, out = verify_rolls_cli(db)
+    assert code == 0, out
+    camp = open_campaign(db, readonly=True)
+    report = verify_rolls(camp)
+    camp.close()
+    assert report.ok and report.checked > 10_000 and report.legacy == 0
