@@ -58,3 +58,25 @@ def test_entered_faces_that_stay_level_say_how_many_more_are_needed(run, db_path
                         "one d6 each for a and b, in that order).\n")
     assert open_campaign(db_path, readonly=True).store.last_position() == before
     assert run("combat", "next", "t", "--dice", "4,4,2,6,1").exit_code == 0
+
+
+def test_a_tie_break_stored_before_v2_is_read_as_one_round(run, db_path):
+    _level(run)
+    camp = open_campaign(db_path)
+    last = camp.store.get(camp.store.last_position())
+    roll = {"expr": "1d6", "source": "entered", "purpose": "tie-break"}
+    camp.store.append_rows([{
+        "event_id": "00000000-0000-0000-0000-0000000000aa", "stream": "combat:t",
+        "version": camp.store.stream_version("combat:t") + 1, "type": "combat.tie_broken", "schema_version": 1,
+        "payload": json.dumps({"type": "combat.tie_broken", "name": "t", "it": 0, "winner": "b",
+                               "rolls": {n: {**roll, "faces": [v], "total": v} for n, v in
+                                         {"a": 2, "b": 6, "c": 4}.items()}}),
+        "recorded_at": last.recorded_at, "session": 1, "actor": "GM", "causation_id": None, "correlation_id": None,
+    }])
+    camp.close()
+    camp = open_campaign(db_path, readonly=True)
+    ev = next(camp.store.read_all(type="combat.tie_broken")).event
+    camp.close()
+    assert [{k: r.total for k, r in rnd.items()} for rnd in ev.rounds] == [{"a": 2, "b": 6, "c": 4}]
+    assert ev.rolls["b"].total == 6
+    assert run("combat", "act", "t", "b", "attend", "--duration", "2").exit_code == 0  # the stored winner acts
