@@ -232,8 +232,8 @@ def verify_rolls(campaign: "Campaign") -> FairnessReport:
                 records.append((rec.position, rec.session, ev, s.salt))
             elif ev.scheme == "seed":
                 if rec.session is not None or header.seed is None:
-                    problems.append(f"position {rec.position}: a record of public-seed dice "
-                                    + ("inside a session" if header.seed is not None else "in a campaign without --seed"))
+                    where = "inside a session" if header.seed is not None else "in a campaign without --seed"
+                    problems.append(f"position {rec.position}: a record of public-seed dice {where}")
                     continue
                 if ev.first != seed_counter:
                     problems.append(f"position {rec.position}: the record starts at public-seed die n° {ev.first} "

@@ -488,8 +488,9 @@ class Campaign:
                 if not command.salt.strip():
                     raise RuleError("A salt needs some text (anything the players choose).")
                 if core.dice_counter:
-                    raise RuleError(f"Session {core.session} has already rolled {core.dice_counter} engine "
-                                    f"dice; a salt must come before the first one.")
+                    n = core.dice_counter
+                    raise RuleError(f"Session {core.session} has already rolled {n} engine "
+                                    f"{'die' if n == 1 else 'dice'}; a salt must come before the first one.")
                 return [Emit(CAMPAIGN_STREAM, SessionSalted(number=core.session, salt=command.salt))], [None]
             case EndSession():
                 if core.session is None:
@@ -596,7 +597,8 @@ def dice_record(ctx: Context) -> DiceRecorded:
     if not dice.engine:
         return DiceRecorded(rolls=rolls, scheme="entered")
     scheme = ctx.dice_scheme
-    return DiceRecorded(rolls=rolls, scheme=scheme, first=dice.start if scheme != "fresh" else 0)  # type: ignore[arg-type]
+    first = dice.start if scheme != "fresh" else 0
+    return DiceRecorded(rolls=rolls, scheme=scheme, first=first)  # type: ignore[arg-type]
 
 
 _SCHEME_WORDS = {"session": "du moteur", "seed": "du moteur (graine publique)",

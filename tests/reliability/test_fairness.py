@@ -142,7 +142,7 @@ def test_session_start_shows_the_commitment_and_session_salt_comes_before_the_fi
     assert salted.output == "Salt added to session 1 at position 3.\n"
     camp = open_campaign(db)
     camp.execute(L.RollDice(character="thor", exprs=["1d20"]))
-    with pytest.raises(RuleError, match="^Session 1 has already rolled 1 engine dice; a salt must come before the first one.$"):
+    with pytest.raises(RuleError, match="^Session 1 has already rolled 1 engine die; a salt must come before the first one.$"):
         camp.salt_session("trop tard")
     secret = camp.session_secret(1)
     camp.close()
