@@ -230,6 +230,20 @@ def test_a_generated_campaign_with_engine_dice_verifies(tmp_path: Path) -> None:
     assert report.sessions >= 2 and report.checked > 100 and report.entered == 0
     code, out = verify_rolls_cli(db)
     assert code == 0, out
+    # played to the end of a session (no era cut mid-session), exported to JSONL and imported elsewhere:
+    # the closed sessions' dice still verify
+    played = tmp_path / "played.db"
+    generator.play(played, 300, quiet=True)
+    runner = CliRunner()
+    jsonl = tmp_path / "g.jsonl"
+    exported = runner.invoke(cli, ["--db", str(played), "export", "timeline", "--format", "jsonl", "-o", str(jsonl)])
+    assert exported.exit_code == 0, exported.output
+    imported = tmp_path / "imported.db"
+    result = runner.invoke(cli, ["--db", str(imported), "import", str(jsonl)])
+    assert result.exit_code == 0, result.output
+    code, out = verify_rolls_cli(imported)
+    assert code == 0, out
+    assert out.splitlines()[1].startswith("OK: ") and not out.splitlines()[1].startswith("OK: 0 engine rolls")
 
 
 @pytest.mark.slow
