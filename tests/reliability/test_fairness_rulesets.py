@@ -262,3 +262,28 @@ def test_a_big_generated_campaign_verifies(tmp_path: Path) -> None:
     report = verify_rolls(camp)
     camp.close()
     assert report.ok and report.checked > 10_000 and report.legacy == 0
+
+
+def test_potions_and_crystals_with_engine_dice_verify(tmp_path: Path) -> None:
+    db = tmp_path / "c.db"
+    camp = init_campaign(db, name="Dés", ruleset="cristal")
+    camp.start_session()
+    camp.execute(F.StartCombat(combat="p", fighters=["thor", "york"], its={"york": 9},
+                               stats={"thor": {"PV": 10}, "york": {"PV": 10, "DM": 0}}))
+    potion = camp.execute(F.UsePotion(combat="p", actor="thor", spell="Boule de Feu", effects={"Dommage": 2},
+                                      trigger="contact", target="york"))
+    camp.execute(F.EndCombat(combat="p"))
+    camp.execute(F.StartCombat(combat="rue", fighters=["xar", "taz"], its={"taz": 3},
+                               stats={"xar": {"PM": 60, "CNC": 30, "PV": 40},
+                                      "taz": {"DM": 3, "PV": 10, "DP": 10, "race": "Humain"}}))
+    store = camp.execute(F.StoreInCrystal(combat="rue", actor="xar", crystal="bleu", spell="Rayon Magique",
+                                          effects={"Distance": 3, "Dommage": 8}, capacity=19, time="4"))
+    camp.execute(F.TakeAction(combat="rue", actor="taz", seconds=20))
+    release = camp.execute(F.ReleaseCrystal(combat="rue", actor="xar", crystal="bleu", targets=["taz"]))
+    camp.end_session()
+    assert all(recs[-1].type == "dice.rolled" and recs[-1].event.scheme == "session"
+               for recs in (potion, store, release))
+    report = verify_rolls(camp)
+    camp.close()
+    assert report.ok, report.problems
+    assert report.checked >= 4
