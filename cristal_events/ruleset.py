@@ -18,7 +18,6 @@ entry-point group).
 """
 
 import hashlib
-import random
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, NamedTuple
 
@@ -38,7 +37,13 @@ class Emit(NamedTuple):
 
 
 class Context(msgspec.Struct):
-    """What a decision may know besides the state: settings, rounding, actor, session, and dice."""
+    """What a decision may know besides the state: settings, rounding, actor, session, and dice.
+
+    The engine's dice are the keyed stream ``dice_key``/``dice_salt`` from die counter ``dice_first``
+    (docs/verifiable-dice.md); ``dice_scheme`` names the stream (``session``, ``seed`` or ``fresh``).
+    ``dice_refusal``, when set, is the sentence that refuses engine dice (a session whose secret
+    is missing): entered faces are still accepted.
+    """
 
     header: CampaignCreated
     settings: Any
@@ -46,22 +51,31 @@ class Context(msgspec.Struct):
     session: int | None
     position: int  # the last position of the log when the command was decided
     actor: str
-    seed_material: str
+    dice_key: str = ""
+    dice_salt: str = ""
+    dice_first: int = 0
+    dice_scheme: str = "fresh"
+    dice_refusal: str = ""
     faces: list[int] | None = None
     _dice: Dice | None = None
 
     def dice(self) -> Dice:
-        """The command's single source of faces: those entered at the table, else the seeded RNG."""
+        """The command's single source of faces: those entered at the table, else the engine's keyed
+        stream. A command's dice are all of one source."""
         if self._dice is None:
             if self.faces is not None:
                 self._dice = Dice.entered(self.faces)
+            elif self.dice_refusal:
+                raise RuleError(self.dice_refusal)
             else:
-                self._dice = Dice.seeded(random.Random(derive_seed(self.seed_material, self.position + 1)))
+                self._dice = Dice.keyed(self.dice_key.encode(), self.dice_salt, self.dice_first)
         return self._dice
 
 
 def derive_seed(material: str, position: int) -> int:
-    """The RNG seed of the command whose first event lands at ``position`` (docs/verifiable-dice.md)."""
+    """The RNG seed of a command of the legacy scheme (before the die counter): the command whose
+    first event landed at ``position`` rolled ``random.Random(derive_seed(material, position))``.
+    Kept so that ``verify --rolls`` still checks logs written before (docs/verifiable-dice.md)."""
     digest = hashlib.sha256(f"{material}:{position}".encode()).digest()
     return int.from_bytes(digest[:16], "big")
 

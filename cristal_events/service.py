@@ -16,6 +16,7 @@ nothing. ``hooks`` run after each commit (the projections runner attaches itself
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import Any, ClassVar
 
 import msgspec
@@ -28,8 +29,12 @@ from .events import (
     CORE_UPCASTERS,
     CampaignCreated,
     CorrectionRecorded,
+    DiceRecorded,
+    DieRecord,
     NoteRecorded,
+    RollRecord,
     SessionEnded,
+    SessionSalted,
     SessionStarted,
     SettingChanged,
 )
@@ -100,6 +105,12 @@ class CoreState(msgspec.Struct, kw_only=True):
     sessions: int = 0
     session_titles: dict[int, str] = {}
     position: int = 0
+    #: engine dice drawn so far in the open session (folded from its dice.rolled records)
+    dice_counter: int = 0
+    #: engine dice drawn so far outside sessions from the public --seed
+    seed_counter: int = 0
+    #: the players' salt of the open session (session start --salt, then session salt)
+    session_salt: str = ""
 
 
 class World(msgspec.Struct):
@@ -113,6 +124,13 @@ class World(msgspec.Struct):
 class StartSession(msgspec.Struct, frozen=True, kw_only=True):
     title: str = ""
     in_game_date: str = ""
+    salt: str = ""
+
+
+class SaltSession(msgspec.Struct, frozen=True, kw_only=True):
+    """The players' entropy, added after the commitment is shown and before the first engine die."""
+
+    salt: str
 
 
 class EndSession(msgspec.Struct, frozen=True, kw_only=True):
@@ -146,11 +164,44 @@ def codec_for(ruleset: Ruleset) -> Codec:
     return Codec(CORE_EVENTS + tuple(ruleset.events), {**CORE_UPCASTERS, **ruleset.upcasters})
 
 
+DICE_SCHEME = "hmac-counter"
+SECRETS_SUFFIX = ".secrets"
+
+
+def secrets_path(campaign_path: str | os.PathLike[str]) -> Path:
+    """The file beside the campaign that holds the open session's dice secret (mode 0600)."""
+    return Path(str(campaign_path) + SECRETS_SUFFIX)
+
+
+def engine_dice(ev: DiceRecorded) -> int:
+    """How many of a record's dice the engine rolled (the die counter's advance)."""
+    return sum(1 for r in ev.rolls for d in r.dice if d.source == "rolled")
+
+
+def _fold_dice(core: CoreState, ev: DiceRecorded, position: int) -> CoreState:
+    n = engine_dice(ev)
+    if ev.scheme == "session":
+        return msgspec.structs.replace(core, dice_counter=core.dice_counter + n, position=position)
+    if ev.scheme == "seed":
+        return msgspec.structs.replace(core, seed_counter=core.seed_counter + n, position=position)
+    return msgspec.structs.replace(core, position=position)
+
+
+def joined_salt(before: str, salt: str) -> str:
+    """The session's salt after one more: the texts in log order, one a line."""
+    return f"{before}\n{salt}" if before else salt
+
+
 _CORE_EVOLVERS: dict[type, Callable[[CoreState, Any, int], CoreState]] = {
     SessionStarted: lambda core, ev, position: msgspec.structs.replace(
         core, session=ev.number, sessions=max(core.sessions, ev.number),
-        session_titles={**core.session_titles, ev.number: ev.title}, position=position),
-    SessionEnded: lambda core, ev, position: msgspec.structs.replace(core, session=None, position=position),
+        session_titles={**core.session_titles, ev.number: ev.title}, position=position,
+        dice_counter=0, session_salt=ev.salt),
+    SessionEnded: lambda core, ev, position: msgspec.structs.replace(core, session=None, position=position,
+                                                                     dice_counter=0, session_salt=""),
+    SessionSalted: lambda core, ev, position: msgspec.structs.replace(
+        core, session_salt=joined_salt(core.session_salt, ev.salt), position=position),
+    DiceRecorded: _fold_dice,
     SettingChanged: lambda core, ev, position: msgspec.structs.replace(
         core, settings={**core.settings, ev.key: ev.value}, position=position),
 }
@@ -180,6 +231,7 @@ class Campaign:
         self._travelled: World | None = None  # the last state world_at had to rebuild
         self._evolvers: dict[type, Any] = {}  # the ruleset's evolver of each event class, found once
         self.warnings: list[str] = []  # what :meth:`warn` reported (e.g. a snapshot ignored)
+        self._secrets: dict[int, str] | None = None  # the secrets file, read once
 
     # ---------------------------------------------------------------- opening
     @classmethod
@@ -194,7 +246,10 @@ class Campaign:
         store.codec = codec_for(ruleset)
         header = store.codec.decode(first.type, first.schema_version, first.payload)
         assert isinstance(header, CampaignCreated)
-        return cls(store, ruleset, header)
+        camp = cls(store, ruleset, header)
+        if not readonly:
+            camp._move_table_secrets()
+        return camp
 
     @classmethod
     def create(cls, path: str | os.PathLike[str], *, name: str, ruleset: str = "cristal", rounding: str = "round",
@@ -409,22 +464,96 @@ class Campaign:
         self._world = self._before = self._travelled = None
         return SnapshotRebuild(written=written, replaced=problems)
 
+    # ------------------------------------------------------------ dice secrets
+    def secrets_file(self) -> Path:
+        """Where the open session's secret is kept: ``<campaign>.secrets`` (see :func:`secrets_path`)."""
+        return secrets_path(self.store.path)
+
+    def _read_secrets(self) -> dict[int, str]:
+        try:
+            data = msgspec.json.decode(self.secrets_file().read_bytes())
+        except (OSError, msgspec.DecodeError):
+            return {}
+        if not isinstance(data, dict) or data.get("campaign_id") != self.header.campaign_id:
+            return {}  # another campaign's file (a copy renamed beside this one) holds no secret of ours
+        sessions = data.get("sessions")
+        if not isinstance(sessions, dict):
+            return {}
+        return {int(k): v for k, v in sessions.items() if str(k).isdigit() and isinstance(v, str)}
+
+    def session_secret(self, number: int) -> str | None:
+        """The secret seed of session ``number`` while it is open (None when it is not kept): read from
+        the file beside the campaign, or from the legacy ``session_secrets`` table of a campaign opened
+        read-only before its first writable open moved it out."""
+        if self._secrets is None or number not in self._secrets:
+            self._secrets = self._read_secrets()
+        secret = self._secrets.get(number)
+        if secret is None:
+            row = self.store.conn.execute("SELECT secret FROM session_secrets WHERE session = ?", (number,)).fetchone()
+            secret = row[0] if row else None
+        return secret
+
+    def _write_secrets(self, sessions: dict[int, str]) -> None:
+        """Replace the secrets file atomically: a new file created with mode 0600, then renamed."""
+        path = self.secrets_file()
+        if not sessions:
+            path.unlink(missing_ok=True)
+            self._secrets = {}
+            return
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        body = msgspec.json.encode({"campaign_id": self.header.campaign_id,
+                                    "sessions": {str(k): v for k, v in sessions.items()}})
+        try:
+            tmp.unlink(missing_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                if hasattr(os, "fchmod"):
+                    os.fchmod(fd, 0o600)  # whatever the umask
+                os.write(fd, body)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise CristalError(f"The dice secret could not be written to {path} ({exc.strerror or exc}).") from None
+        self._secrets = dict(sessions)
+
+    def _move_table_secrets(self) -> None:
+        """Move an open session's secret out of the legacy ``session_secrets`` table (which a viewer of
+        the campaign file can read) into the secrets file, and empty the table."""
+        if self.store.conn.execute("SELECT 1 FROM session_secrets LIMIT 1").fetchone() is None:
+            return
+        with self.store.transaction():
+            rows = dict(self.store.conn.execute("SELECT session, secret FROM session_secrets").fetchall())
+            open_ = self.state().core.session
+            if open_ is not None and open_ in rows:
+                self._write_secrets({**self._read_secrets(), open_: rows[open_]})
+            self.store.conn.execute("DELETE FROM session_secrets")
+
+    def _dice_source(self, core: CoreState) -> dict[str, Any]:
+        """The engine's keyed stream for a command decided on ``core`` (docs/verifiable-dice.md)."""
+        if core.session is not None:
+            secret = self.session_secret(core.session)
+            if secret is None:
+                return {"dice_scheme": "session", "dice_refusal": (
+                    f"The dice secret of session {core.session} is missing ({self.secrets_file()} is gone), so "
+                    f"the engine will not roll: enter the faces rolled at the table with --dice, or end the "
+                    f"session (its engine rolls then cannot be verified).")}
+            return {"dice_scheme": "session", "dice_key": secret, "dice_salt": core.session_salt,
+                    "dice_first": core.dice_counter}
+        if self.header.seed is not None:
+            return {"dice_scheme": "seed", "dice_key": f"campaign-seed:{self.header.seed}",
+                    "dice_first": core.seed_counter}
+        return {"dice_scheme": "fresh", "dice_key": _random_hex(16)}
+
     # --------------------------------------------------------------- commands
     def context(self, world: World, *, actor: str, faces: list[int] | None) -> Context:
         core = world.core
         header = msgspec.structs.replace(self.header, settings=core.settings)
         return Context(header=header, settings=self.ruleset.settings(header), rounding=self.header.rounding,
-                       session=core.session, position=core.position, actor=actor,
-                       seed_material=self._seed_material(core.session), faces=faces)
-
-    def _seed_material(self, session: int | None) -> str:
-        if session is not None:
-            row = self.store.conn.execute("SELECT secret FROM session_secrets WHERE session = ?", (session,)).fetchone()
-            if row:
-                return row[0]
-        if self.header.seed is not None:
-            return f"campaign-seed:{self.header.seed}"
-        return _random_hex(16)
+                       session=core.session, position=core.position, actor=actor, faces=faces,
+                       **self._dice_source(core))
 
     def execute(self, command: Any, *, actor: str = "GM", faces: Iterable[int] | None = None) -> list[RecordedEvent]:
         """Decide ``command`` against the current state and append its events atomically.
@@ -440,9 +569,14 @@ class Campaign:
             emits, causes = self._decide(world, command, ctx)
             if ctx._dice is not None:
                 ctx._dice.finish()
+                if ctx._dice.used:  # at least one die was taken (a formula without dice needs no record)
+                    emits.append(Emit(CAMPAIGN_STREAM, dice_record(ctx)))
+                    causes.append(0 if len(emits) > 1 else None)
             elif faces_list:
                 raise RuleError("Dice faces were entered but this command rolls no dice.")
             recs = self._append(emits, causes, actor=actor, session=self._session_for(world, command))
+        if isinstance(command, EndSession) and recs:
+            self._forget_secret(recs[0].event.number)
         for hook in self.hooks:
             try:
                 hook(self)
@@ -453,6 +587,18 @@ class Campaign:
                     f"({str(exc).rstrip('.')}); run 'cristal rebuild' once the cause is fixed."
                 ) from None
         return recs
+
+    def _forget_secret(self, number: int) -> None:
+        """Drop a revealed secret from the secrets file (it is in the log now), under the write lock so
+        that a session another writer starts meanwhile keeps its own secret."""
+        try:
+            with self.store.transaction():
+                kept = self._read_secrets()
+                if number in kept and self.state().core.session != number:
+                    del kept[number]
+                    self._write_secrets(kept)
+        except CristalError:
+            pass  # the secret is revealed in the log: a copy left in the owner's file gives nothing away
 
     def _session_for(self, world: World, command: Any) -> int | None:
         if isinstance(command, StartSession):
@@ -468,17 +614,27 @@ class Campaign:
                     raise RuleError(f"Session {core.session} is still open; end it before starting another.")
                 number = core.sessions + 1
                 secret = _random_hex(32)
-                self.store.conn.execute("INSERT OR REPLACE INTO session_secrets VALUES (?, ?)", (number, secret))
+                self._write_secrets({number: secret})  # the only secret kept: no other session is open
                 commitment = hashlib.sha256(secret.encode()).hexdigest()
                 ev = SessionStarted(number=number, title=command.title, in_game_date=command.in_game_date,
-                                    seed_commitment=commitment)
+                                    seed_commitment=commitment, dice=DICE_SCHEME, salt=command.salt)
                 return [Emit(CAMPAIGN_STREAM, ev)], [None]
+            case SaltSession():
+                if core.session is None:
+                    raise RuleError("No session is open; 'session start --salt TEXT' salts the next one.")
+                if not command.salt.strip():
+                    raise RuleError("A salt needs some text (anything the players choose).")
+                if core.dice_counter:
+                    n = core.dice_counter
+                    raise RuleError(f"Session {core.session} has already rolled {n} engine "
+                                    f"{'die' if n == 1 else 'dice'}; a salt must come before the first one.")
+                return [Emit(CAMPAIGN_STREAM, SessionSalted(number=core.session, salt=command.salt))], [None]
             case EndSession():
                 if core.session is None:
                     raise RuleError("No session is open.")
-                row = self.store.conn.execute("SELECT secret FROM session_secrets WHERE session = ?",
-                                              (core.session,)).fetchone()
-                return [Emit(CAMPAIGN_STREAM, SessionEnded(number=core.session, seed_reveal=row[0] if row else ""))], [None]
+                secret = self.session_secret(core.session) or ""
+                return [Emit(CAMPAIGN_STREAM, SessionEnded(number=core.session, seed_reveal=secret,
+                                                           engine_dice=core.dice_counter))], [None]
             case RecordNote():
                 if not command.text.strip():
                     raise RuleError("A note needs some text.")
@@ -531,8 +687,12 @@ class Campaign:
         return recs
 
     # -------------------------------------------------------------- shortcuts
-    def start_session(self, title: str = "", in_game_date: str = "", *, actor: str = "GM") -> list[RecordedEvent]:
-        return self.execute(StartSession(title=title, in_game_date=in_game_date), actor=actor)
+    def start_session(self, title: str = "", in_game_date: str = "", *, salt: str = "",
+                      actor: str = "GM") -> list[RecordedEvent]:
+        return self.execute(StartSession(title=title, in_game_date=in_game_date, salt=salt), actor=actor)
+
+    def salt_session(self, salt: str, *, actor: str = "GM") -> list[RecordedEvent]:
+        return self.execute(SaltSession(salt=salt), actor=actor)
 
     def end_session(self, *, actor: str = "GM") -> list[RecordedEvent]:
         return self.execute(EndSession(), actor=actor)
@@ -577,6 +737,33 @@ class Campaign:
         return self.ruleset.narrate(before.rules, rec, after.rules)
 
 
+def dice_record(ctx: Context) -> DiceRecorded:
+    """The record of every die the command's ``Dice`` handed out, in the order rolled."""
+    dice = ctx._dice
+    assert dice is not None
+    rolls = [RollRecord(expr=roll.expr, total=roll.total, purpose=roll.purpose,
+                        dice=[DieRecord(sides=s, face=f, source=roll.source) for s, f in zip(sides, roll.faces)])
+             for roll, sides in dice.record if sides]
+    if not dice.engine:
+        return DiceRecorded(rolls=rolls, scheme="entered")
+    scheme = ctx.dice_scheme
+    first = dice.start if scheme != "fresh" else 0
+    return DiceRecorded(rolls=rolls, scheme=scheme, first=first)  # type: ignore[arg-type]
+
+
+_SCHEME_WORDS = {"session": "du moteur", "seed": "du moteur (graine publique)",
+                 "fresh": "du moteur (hasard non vérifiable)", "entered": "de la table"}
+
+
+def _dice_summary(ev: DiceRecorded) -> str:
+    def one(r: RollRecord) -> str:
+        faces = ", ".join(str(d.face) for d in r.dice)
+        return f"{r.expr} = {r.total} [{faces}]" + (f" ({r.purpose})" if r.purpose else "")
+
+    where = f", n° {ev.first}" if ev.scheme in ("session", "seed") else ""
+    return f"Dés {_SCHEME_WORDS.get(ev.scheme, ev.scheme)}{where} : " + " ; ".join(one(r) for r in ev.rolls)
+
+
 def _correction_summary(ev: CorrectionRecorded) -> str:
     changes = ", ".join(f"{k} = {v}" for k, v in ev.changes.items())
     return f"Correction de la position {', '.join(map(str, ev.amends))} : {ev.reason}" + (f" ({changes})" if changes else "")
@@ -588,6 +775,8 @@ _CORE_SUMMARIES: dict[type, Callable[[Any], str]] = {
     SessionStarted: lambda ev: f"Session {ev.number} commence : {ev.title or 'sans titre'}"
                                + (f" — {ev.in_game_date}" if ev.in_game_date else ""),
     SessionEnded: lambda ev: f"Session {ev.number} terminée",
+    SessionSalted: lambda ev: f"Sel des joueurs ajouté aux dés de la session {ev.number} : « {ev.salt} »",
+    DiceRecorded: _dice_summary,
     CorrectionRecorded: _correction_summary,
     NoteRecorded: lambda ev: f"Note du MJ{' (' + ev.topic + ')' if ev.topic else ''} : {ev.text}",
     SettingChanged: lambda ev: f"Réglage {ev.key} = {ev.value!r}" + (f" : {ev.reason}" if ev.reason else ""),

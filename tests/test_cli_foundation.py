@@ -24,7 +24,9 @@ def test_init_log_session_verify(run, db_path):
     res = run("init", "--name", "La Taverne", "--seed", "4")
     assert res.exit_code == 0
     assert res.output == f"Created campaign « La Taverne » (Les Lois du Cristal, rounding round) in {db_path}.\n"
-    assert run("session", "start", "--title", "Arrivée", "--date", "1er Mai").output == "Session 1 started at position 2.\n"
+    started = run("session", "start", "--title", "Arrivée", "--date", "1er Mai").output.splitlines()
+    assert started[0] == "Session 1 started at position 2."
+    assert started[1].startswith("Dice commitment: ") and len(started[1]) == len("Dice commitment: ") + 64
     assert run("note", "Thor arrive à la taverne").exit_code == 0
     ended = run("session", "end").output.splitlines()
     assert ended[0] == "Session 1 ended at position 4."

@@ -160,7 +160,7 @@ def test_turn_economy_through_the_cli(db):
     assert r.exit_code == 0, r.output
     r = invoke(db, "combat", "defend", "gue", "thor", "esquive")
     assert (r.exit_code, r.output.strip()) == (1, "Error: Thor: The esquive defence is already used this turn (I-L543).")
-    assert length(db) == before + 1
+    assert length(db) == before + 2  # the one attack allowed and its dice record
     assert invoke(db, "combat", "initiative", "gue", "--dice", "50,50").exit_code == 0
     assert invoke(db, "combat", "attack", "gue", "thor", "gob", "--unarmed", "--dice", "90").exit_code == 0
 

@@ -69,17 +69,39 @@ def session_group() -> None:
 @session_group.command("start")
 @click.option("--title", default="", help="A title for the session.")
 @click.option("--date", "in_game_date", default="", help="The in-game date.")
+@click.option("--salt", default="", help="Players' entropy mixed into every engine die of the session.")
 @json_option
 @click.pass_context
-def session_start(ctx: click.Context, title: str, in_game_date: str, as_json: bool) -> None:
-    """Start the next session. Example: cristal session start --title "Arrivée" --date "1er Mai" """
+def session_start(ctx: click.Context, title: str, in_game_date: str, salt: str, as_json: bool) -> None:
+    """Start the next session and print its dice commitment (players keep it; docs/verifiable-dice.md).
+
+    Example: cristal session start --title "Arrivée" --date "1er Mai" --salt "le mot de Lya"
+    """
     camp = open_campaign(ctx, write=True)
-    recs = camp.start_session(title, in_game_date, actor=actor(ctx))
+    recs = camp.start_session(title, in_game_date, salt=salt, actor=actor(ctx))
     ev = recs[0].event
     if as_json:
-        emit_json({"session": ev.number, "position": recs[0].position, "seed_commitment": ev.seed_commitment})
+        emit_json({"session": ev.number, "position": recs[0].position, "seed_commitment": ev.seed_commitment,
+                   "salt": ev.salt})
     else:
         echo(f"Session {ev.number} started at position {recs[0].position}.")
+        echo(f"Dice commitment: {ev.seed_commitment}")
+
+
+@session_group.command("salt")
+@click.argument("salt")
+@json_option
+@click.pass_context
+def session_salt(ctx: click.Context, salt: str, as_json: bool) -> None:
+    """Mix the players' entropy into the open session's dice, after its commitment was shown and
+    before its first engine die. Example: cristal session salt "7 pommes et un dragon" """
+    camp = open_campaign(ctx, write=True)
+    recs = camp.salt_session(salt, actor=actor(ctx))
+    ev = recs[0].event
+    if as_json:
+        emit_json({"session": ev.number, "position": recs[0].position, "salt": ev.salt})
+    else:
+        echo(f"Salt added to session {ev.number} at position {recs[0].position}.")
 
 
 @session_group.command("end")
@@ -231,7 +253,9 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
             r = result["rolls"]
             echo(f"OK: {r['checked']} engine rolls of {r['sessions']} closed session(s) re-derived from their "
                        f"revealed seeds; {r['entered']} entered at the table, {r['pending']} in an open session, "
-                       f"{r['unverifiable']} without a public seed.")
+                       f"{r['unverifiable']} without a public seed"
+                       + (f"; {r['legacy']} checked with the legacy scheme (docs/verifiable-dice.md)." if r["legacy"]
+                          else "."))
     if problems:
         if not as_json:
             first = result.get("first_bad_position")

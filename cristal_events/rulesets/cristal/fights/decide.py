@@ -130,9 +130,9 @@ def decide_next(state: Any, cmd: NextTurn, ctx: Context) -> list[Emit]:
     if not tied or all(t in ties for t in tied):
         c.next_actor(line, ties)  # "No combatant is able to act." when all are down
         return []
-    rolls = c.roll_tie_break(ctx.dice(), tied)
-    winner = c.next_actor(line, {k: r.total for k, r in rolls.items()})
-    return [Emit(stream(cmd.combat), TieBroken(name=cmd.combat, it=cb.it[tied[0]], rolls=rolls, winner=winner))]
+    rounds = c.roll_tie_break(ctx.dice(), tied)
+    winner = c.tie_winner(rounds)
+    return [Emit(stream(cmd.combat), TieBroken(name=cmd.combat, it=cb.it[tied[0]], rounds=rounds, winner=winner))]
 
 
 def decide_act(state: Any, cmd: TakeAction, ctx: Context) -> list[Emit]:
