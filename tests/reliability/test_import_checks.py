@@ -84,6 +84,13 @@ def at(lines: list[dict], position: int) -> dict:
     return lines[position - 1]
 
 
+def where(lines: list[dict], type_: str, **payload: object) -> int:
+    """The position of the first event of ``type_`` whose payload has ``payload`` (the sample's
+    positions move when the engine records more, e.g. each command's dice record)."""
+    return next(d["position"] for d in lines
+                if d["type"] == type_ and all(d["payload"].get(k) == v for k, v in payload.items()))
+
+
 # ------------------------------------------------------------------------------------- streams
 def test_a_character_stream_that_was_never_created_is_refused(exported, tmp_path):
     lines = copy_of(exported)
@@ -105,12 +112,14 @@ def test_a_combat_stream_without_its_start_is_refused(exported, tmp_path):
 
 def test_an_event_after_its_combat_ended_is_refused(exported, tmp_path):
     lines = copy_of(exported)
-    end, action = at(lines, 36), at(lines, 35)  # swap the end of the combat and its last action
-    lines[34], lines[35] = end, action
-    end["position"], action["position"] = 35, 36
-    end["version"], action["version"] = 16, 17
+    e = where(lines, "combat.ended")
+    end, action = at(lines, e), at(lines, e - 1)  # swap the end of the combat and its last action
+    assert action["stream"] == end["stream"] == "combat:pendu"
+    lines[e - 2], lines[e - 1] = end, action
+    end["position"], action["position"] = e - 1, e
+    end["version"], action["version"] = action["version"], end["version"]
     src, msg = refused(tmp_path, lines)
-    assert msg.startswith(f"Line 36 of {src}: the combat stream combat:pendu was never opened (or it was closed)")
+    assert msg.startswith(f"Line {e} of {src}: the combat stream combat:pendu was never opened (or it was closed)")
 
 
 def test_a_character_created_twice_is_refused(exported, tmp_path):
@@ -159,32 +168,36 @@ def test_a_ruleset_event_on_the_campaign_stream_is_refused(exported, tmp_path):
 # ------------------------------------------------------------------------------------ sessions
 def test_a_session_that_never_started_is_refused(exported, tmp_path):
     lines = copy_of(exported)
-    at(lines, 39)["session"] = 7  # an award stamped with a session that does not exist
+    award = where(lines, "session.started", number=2) + 1
+    assert at(lines, award)["type"] == "xp.awarded"
+    at(lines, award)["session"] = 7  # an award stamped with a session that does not exist
     src, msg = refused(tmp_path, lines)
-    assert msg == (f"Line 39 of {src}: the event is stamped with session 7 but session 2 is the open one; "
+    assert msg == (f"Line {award} of {src}: the event is stamped with session 7 but session 2 is the open one; "
                    "nothing was imported.")
 
 
 def test_sessions_are_numbered_one_two_three(exported, tmp_path):
     lines = copy_of(exported)
-    start = at(lines, 38)
+    s2 = where(lines, "session.started", number=2)
+    start = at(lines, s2)
     start["payload"]["number"] = 3
-    for d in lines[37:]:
+    for d in lines[s2 - 1:]:
         if d["session"] == 2:
             d["session"] = 3
     src, msg = refused(tmp_path, lines)
-    assert msg == f"Line 38 of {src}: the session after session 1 is number 2, not 3; nothing was imported."
+    assert msg == f"Line {s2} of {src}: the session after session 1 is number 2, not 3; nothing was imported."
 
 
 def test_overlapping_sessions_are_refused(exported, tmp_path):
     lines = copy_of(exported)
-    del lines[36]  # session 1 never ends: session 2 starts inside it
+    e1 = where(lines, "session.ended", number=1)
+    del lines[e1 - 1]  # session 1 never ends: session 2 starts inside it
     for i, d in enumerate(lines, 1):
         d["position"] = i
-        if d["stream"] == "campaign" and i > 36:
+        if d["stream"] == "campaign" and i >= e1:
             d["version"] -= 1
     src, msg = refused(tmp_path, lines)
-    assert msg == f"Line 37 of {src}: session 2 starts while session 1 is still open; nothing was imported."
+    assert msg == f"Line {e1} of {src}: session 2 starts while session 1 is still open; nothing was imported."
 
 
 def test_an_event_outside_any_session_stamped_with_one_is_refused(exported, tmp_path):
@@ -192,7 +205,7 @@ def test_an_event_outside_any_session_stamped_with_one_is_refused(exported, tmp_
     end = next(d for d in lines if d["type"] == "session.ended" and d["session"] == 1)
     end["session"] = None
     src, msg = refused(tmp_path, lines)
-    assert msg == f"Line 37 of {src}: the end of session 1 is stamped with session None; nothing was imported."
+    assert msg == f"Line {end['position']} of {src}: the end of session 1 is stamped with session None; nothing was imported."
 
 
 # ------------------------------------------------------------------------------------ envelope
@@ -222,11 +235,12 @@ def test_a_reused_event_id_is_refused(exported, tmp_path):
 def test_a_second_campaign_header_is_refused(exported, tmp_path):
     lines = copy_of(exported)
     header = copy_of([at(lines, 1)])[0]
-    header.update(event_id="01a2323d-0000-7000-8000-000000000002", position=len(lines) + 1, version=9,
-                  session=None)
+    campaign_version = max(d["version"] for d in lines if d["stream"] == "campaign")
+    header.update(event_id="01a2323d-0000-7000-8000-000000000002", position=len(lines) + 1,
+                  version=campaign_version + 1, session=None)
     lines.append(header)
     src, msg = refused(tmp_path, lines)
-    assert msg == f"Line 73 of {src}: a campaign has one campaign.created event, on line 1; nothing was imported."
+    assert msg == f"Line {len(lines)} of {src}: a campaign has one campaign.created event, on line 1; nothing was imported."
 
 
 @pytest.mark.parametrize("edit, why", [
@@ -261,15 +275,17 @@ def test_a_line_that_is_not_an_event_names_its_line(exported, tmp_path):
     (lambda d: d["payload"].update(character=None),
      "Invalid 'xp.awarded' payload: Expected `str`, got `null` - at `$.character`"),
     (lambda d: d.update(position=2**64),
-     "the file does not verify: position 39 is missing (the line holds position 18446744073709551616)"),
+     "the file does not verify: position {award} is missing (the line holds position 18446744073709551616)"),
     (lambda d: d.update(schema_version=9),
      "Event type 'xp.awarded' is stored at schema version 9, newer than this engine's 1"),
 ], ids=["float-amount", "null-character", "huge-position", "newer-schema"])
 def test_a_payload_the_codec_refuses_names_its_line(exported, tmp_path, edit, why):
     lines = copy_of(exported)
-    edit(at(lines, 39))
+    award = where(lines, "session.started", number=2) + 1
+    assert at(lines, award)["type"] == "xp.awarded"
+    edit(at(lines, award))
     src, msg = refused(tmp_path, lines)
-    assert msg == f"Line 39 of {src}: {why}; nothing was imported."
+    assert msg == f"Line {award} of {src}: {why.format(award=award)}; nothing was imported."
 
 
 def test_a_number_out_of_any_range_names_its_line(exported, tmp_path):
@@ -285,11 +301,13 @@ def test_a_number_out_of_any_range_names_its_line(exported, tmp_path):
 # ------------------------------------------------------------------------------ rules' amounts
 def test_a_negative_xp_award_is_refused(exported, tmp_path):
     lines = copy_of(exported)
-    award = at(lines, 39)
+    n = where(lines, "session.started", number=2) + 1
+    award = at(lines, n)
+    assert award["type"] == "xp.awarded"
     award["payload"]["amount"], award["payload"]["balance_after"] = -5000, 300 - 5000
     src, msg = refused(tmp_path, lines)
     # the rules refuse it: the ruleset's admit hook, or (with bounds on the event) the codec
-    assert msg.startswith(f"Line 39 of {src}: ") and msg.endswith("; nothing was imported.")
+    assert msg.startswith(f"Line {n} of {src}: ") and msg.endswith("; nothing was imported.")
     assert "-5000" in msg
 
 
@@ -364,28 +382,30 @@ def test_a_receipt_trailer_is_checked_and_not_imported(exported, tmp_path):
     src = write(tmp_path / "t.jsonl", [*lines, {"receipt": f"{last['position']}:{last['hash']}"}])
     result = cristal(tmp_path / "unused.db", "import", str(src), str(tmp_path / "copy.db"))
     assert result.exit_code == 0, result.output
-    assert result.output.startswith("Imported 72 events into ")
+    assert result.output.startswith(f"Imported {len(lines)} events into ")
     with Campaign.open(tmp_path / "copy.db", readonly=True) as camp:
-        assert (camp.store.last_position(), camp.store.last_hash()) == (72, last["hash"])
+        assert (camp.store.last_position(), camp.store.last_hash()) == (len(lines), last["hash"])
 
 
 @pytest.mark.parametrize("trailer, why", [
-    ("71:{h71}", "the receipt '71:{h71}' does not match the chain above it, which ends on 72:{h72}"),
-    ("72:{bad}", "the receipt '72:{bad}' does not match the chain above it, which ends on 72:{h72}"),
-    ("72", "the receipt '72' does not match the chain above it, which ends on 72:{h72}"),
+    ("{p1}:{h1}", "the receipt '{p1}:{h1}' does not match the chain above it, which ends on {p}:{h}"),
+    ("{p}:{bad}", "the receipt '{p}:{bad}' does not match the chain above it, which ends on {p}:{h}"),
+    ("{p}", "the receipt '{p}' does not match the chain above it, which ends on {p}:{h}"),
 ], ids=["older-position", "other-hash", "no-hash"])
 def test_a_receipt_that_does_not_match_the_chain_is_refused(exported, tmp_path, trailer, why):
     lines = copy_of(exported)
-    names = {"h71": lines[70]["hash"], "h72": lines[71]["hash"], "bad": "0" * 64}
+    n = len(lines)
+    names = {"p": n, "p1": n - 1, "h1": lines[-2]["hash"], "h": lines[-1]["hash"], "bad": "0" * 64}
     src, msg = refused(tmp_path, [*lines, {"receipt": trailer.format(**names)}], chain=False)
-    assert msg == f"Line 73 of {src}: {why.format(**names)}; nothing was imported."
+    assert msg == f"Line {n + 1} of {src}: {why.format(**names)}; nothing was imported."
 
 
 def test_nothing_may_follow_the_receipt(exported, tmp_path):
     lines = copy_of(exported)
-    receipt = {"receipt": f"71:{lines[70]['hash']}"}
-    src, msg = refused(tmp_path, [*lines[:71], receipt, lines[71]], chain=False)
-    assert msg == f"Line 73 of {src}: nothing may follow the receipt line (line 72); nothing was imported."
+    n = len(lines)
+    receipt = {"receipt": f"{n - 1}:{lines[-2]['hash']}"}
+    src, msg = refused(tmp_path, [*lines[:-1], receipt, lines[-1]], chain=False)
+    assert msg == f"Line {n + 1} of {src}: nothing may follow the receipt line (line {n}); nothing was imported."
 
 
 # ---------------------------------------------------------------------------------- honest
