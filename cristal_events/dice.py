@@ -20,6 +20,8 @@ from a :class:`Dice`, which either hands out the faces typed in at the table or 
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import random
 import re
 import unicodedata
@@ -36,7 +38,7 @@ from cristal_events.rolls import Roll
 __all__ = [
     "MAX_DEPTH", "MAX_DICE", "MAX_LENGTH", "MAX_SIDES", "MAX_VALUE",
     "BinOp", "Dice", "DiceError", "Die", "Expr", "Neg", "Number", "Roll", "Var",
-    "dice_in", "evaluate", "parse",
+    "dice_in", "engine_face", "evaluate", "parse",
 ]
 
 MAX_LENGTH = 500          # characters of text
@@ -407,8 +409,35 @@ class _Evaluator:
                 raise DiceError(f"{node!r} is not a dice expression node.")
 
 
+_SPAN = 1 << 256
+
+
+def engine_face(key: bytes, salt: str, n: int, sides: int) -> int:
+    """Die number ``n`` of a keyed stream (docs/verifiable-dice.md): HMAC-SHA256 of ``f"{salt}:{n}"``
+    under ``key``, read as a 256-bit integer and mapped without bias to 1..sides by rejection
+    sampling (a value in the incomplete top range, probability < 2**-246, is drawn again with
+    ``f"{salt}:{n}:{k}"``, k = 1, 2 ...).
+
+    >>> engine_face(b"secret", "", 0, 20)
+    10
+    """
+    limit = _SPAN - _SPAN % sides
+    k = 0
+    while True:
+        msg = f"{salt}:{n}" if k == 0 else f"{salt}:{n}:{k}"
+        value = int.from_bytes(hmac.digest(key, msg.encode(), hashlib.sha256), "big")
+        if value < limit:
+            return value % sides + 1
+        k += 1
+
+
 class Dice:
-    """Where faces come from for one command: entered at the table, or rolled by a seeded RNG.
+    """Where faces come from for one command: entered at the table, or rolled by the engine.
+
+    The engine rolls either a keyed stream (:meth:`keyed`: die ``n`` is :func:`engine_face`, ``n``
+    counting on from ``start``) or a seeded ``random.Random`` (:meth:`seeded`, for tests and
+    reproducible tools). Every successful :meth:`roll` is kept in :attr:`record`, in the order
+    rolled, with the sides of each die in :attr:`sides`: the service writes that record to the log.
 
     >>> d = Dice.entered([3, 3, 17])
     >>> d.roll("[2d6+2]").total, d.roll("1d20 + 8", purpose="attack").total
@@ -417,11 +446,20 @@ class Dice:
     """
 
     def __init__(self, source: Literal["entered", "rolled"], faces: Sequence[int] = (),
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None, key: bytes | None = None, salt: str = "",
+                 start: int = 0) -> None:
         self.source: Literal["entered", "rolled"] = source
         self._faces = list(faces)
         self._rng = rng
+        self._key = key
+        self._salt = salt
+        #: the counter of the first die of this command, and of the next one
+        self.start = self.next = start
         self.used: list[int] = []
+        #: the sides of each die in ``used``
+        self.sides: list[int] = []
+        #: every Roll handed out, in order, with the sides of each of its dice
+        self.record: list[tuple[Roll, tuple[int, ...]]] = []
 
     @classmethod
     def entered(cls, faces: Sequence[int]) -> Dice:
@@ -436,11 +474,23 @@ class Dice:
         """Faces rolled by ``rng`` (seed it to make the rolls reproducible)."""
         return cls("rolled", rng=rng)
 
+    @classmethod
+    def keyed(cls, key: bytes, salt: str = "", start: int = 0) -> Dice:
+        """Faces of the keyed stream ``key``/``salt``, die counter starting at ``start``."""
+        return cls("rolled", key=key, salt=salt, start=start)
+
+    @property
+    def engine(self) -> bool:
+        return self._rng is not None or self._key is not None
+
     def take(self, sides: int) -> int:
         """The next face of a die with ``sides`` sides. On a d100 an entered 0 (the "00") reads 100."""
         if not 1 <= sides <= MAX_SIDES:
             raise DiceError(f"A die must have 1 to {MAX_SIDES} sides, not {sides}.")
-        if self._rng is not None:
+        if self._key is not None:
+            face = engine_face(self._key, self._salt, self.next, sides)
+            self.next += 1
+        elif self._rng is not None:
             face = self._rng.randint(1, sides)
         else:
             n = len(self.used)
@@ -455,6 +505,7 @@ class Dice:
             if not 1 <= face <= sides:
                 raise DiceError(f"Face {face} is out of range for a d{sides}.")
         self.used.append(face)
+        self.sides.append(sides)
         return face
 
     def roll(self, expr: str | Expr, *, variables: Mapping[str, int | Fraction] | None = None,
@@ -464,21 +515,25 @@ class Dice:
             raise DiceError(f"Unknown rounding mode {rounding!r}; use round or truncate.")
         node = _as_expr(expr)
         _check_dice(node)
-        start = len(self.used)
+        start, counter = len(self.used), self.next
         state = self._rng.getstate() if self._rng is not None else None
         try:
             value = _Evaluator(self, variables or {}, rounding).value(node)
         except DiceError:
             del self.used[start:]
+            del self.sides[start:]
+            self.next = counter
             if self._rng is not None:
                 self._rng.setstate(state)
             raise
-        return Roll(expr=str(node), faces=tuple(self.used[start:]),
+        roll = Roll(expr=str(node), faces=tuple(self.used[start:]),
                     total=_rounding.apply(value, rounding), source=self.source, purpose=purpose)
+        self.record.append((roll, tuple(self.sides[start:])))
+        return roll
 
     def finish(self) -> None:
         """Refuse entered faces that the command did not use."""
-        if self._rng is None and len(self.used) < len(self._faces):
+        if not self.engine and len(self.used) < len(self._faces):
             raise DiceError(f"{_faces(len(self._faces))} entered but the command used {len(self.used)}.")
 
 

@@ -24,6 +24,10 @@ class NotACampaign(CristalError):
     """The file is missing, is not SQLite, or holds no campaign."""
 
 
+class CampaignDamaged(NotACampaign):
+    """The file is an SQLite campaign whose pages are truncated or corrupted (restore a copy)."""
+
+
 class SchemaTooNew(CristalError):
     """The campaign was written by a newer engine; it is left untouched."""
 
@@ -76,4 +80,4 @@ class ContentError(CristalError):
 
 
 class ScriptError(CristalError):
-    """A sample-campaign command script is malformed (names the line and the reason)."""
+    """A campaign script that cannot be run: malformed, or a step it may not take (names the line and the reason)."""

@@ -5,11 +5,16 @@ variable: the schema version of its payload. A ruleset declares its own event cl
 module and registers them; this module holds only the ruleset-agnostic core events.
 """
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
 
 from .bounds import SEED_MAX, SEED_MIN
+
+#: a count or a die counter: never negative, and exact in a JSON reader's double
+Count = Annotated[int, msgspec.Meta(ge=0, le=2**53)]
+Sides = Annotated[int, msgspec.Meta(ge=1, le=1000)]
+Total = Annotated[int, msgspec.Meta(ge=-(2**53), le=2**53)]
 
 
 class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
@@ -53,6 +58,11 @@ class SessionStarted(Event, tag="session.started"):
     title: str = ""
     in_game_date: str = ""
     seed_commitment: str = ""
+    #: the dice scheme of the session: ``hmac-counter`` (docs/verifiable-dice.md); empty in sessions
+    #: started before it, whose rolls derive from the log position (the legacy scheme)
+    dice: str = ""
+    #: entropy the players typed at ``session start --salt`` (mixed into every engine die)
+    salt: str = ""
 
 
 class SessionEnded(Event, tag="session.ended"):
@@ -60,6 +70,51 @@ class SessionEnded(Event, tag="session.ended"):
 
     number: int
     seed_reveal: str = ""
+    #: how many engine dice the session drew (its die counter at the end)
+    engine_dice: Count = 0
+
+
+class SessionSalted(Event, tag="session.salted"):
+    """The players add entropy to the open session's dice after seeing its commitment, before its
+    first engine die (docs/verifiable-dice.md)."""
+
+    number: Count
+    salt: str
+
+
+DiceScheme = Literal["session", "seed", "fresh", "entered"]
+
+
+class DieRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """One die handed out: its sides, its face and where the face came from."""
+
+    sides: Sides
+    face: Sides
+    source: Literal["entered", "rolled"]
+
+
+class RollRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One evaluated expression of the command: its text, its total and each of its dice."""
+
+    expr: str
+    total: Total
+    dice: list[DieRecord]
+    purpose: str = ""
+
+
+class DiceRecorded(Event, tag="dice.rolled"):
+    """Every die a command took, in the order rolled: the last event of any command that rolled.
+
+    Written once by the service from what the command's ``Dice`` handed out; ``verify --rolls``
+    reads only these records. ``scheme`` says where the engine faces came from: ``session`` (the
+    open session's committed secret and salt), ``seed`` (the campaign's public ``--seed``),
+    ``fresh`` (unseeded randomness, unverifiable) or ``entered`` (all typed at the table).
+    ``first`` is the die counter of the command's first engine die in that stream.
+    """
+
+    rolls: list[RollRecord]
+    scheme: DiceScheme
+    first: Count = 0
 
 
 class CorrectionRecorded(Event, tag="correction.recorded"):
@@ -88,6 +143,8 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     SessionEnded,
     CorrectionRecorded,
     NoteRecorded,
+    SessionSalted,
+    DiceRecorded,
 )
 
 

@@ -1,15 +1,22 @@
-"""Verifiable dice: re-derive every engine roll of the closed sessions from their revealed seeds.
+"""Verifiable dice: re-derive every engine die of the closed sessions from their revealed seeds.
 
-The scheme (docs/verifiable-dice.md): ``session start`` draws a secret seed and stores only its
-SHA-256 (``seed_commitment``) in the log; ``session end`` reveals the seed (``seed_reveal``). Every
-command decided in the session rolls with ``random.Random(derive_seed(secret, p))`` where ``p`` is
-the position of the command's first event, one ``randint(1, sides)`` per die, in the order the
-rules rolled them, and stores each :class:`~cristal_events.rolls.Roll` in its events.
+The scheme (docs/verifiable-dice.md): ``session start`` draws a secret seed ``S``, keeps it in the
+owner-only file beside the campaign and stores only ``SHA-256(S)`` (``seed_commitment``) in the log;
+the players may add a salt (``--salt``, ``session salt``) before the first engine die; ``session end``
+reveals ``S`` (``seed_reveal``) and the number of engine dice drawn (``engine_dice``). Engine die
+number ``n`` of a session (counting from 0) is :func:`~cristal_events.dice.engine_face` ``(S, salt, n,
+sides)``. Every command that took dice ends with one ``dice.rolled`` record (:class:`DiceRecorded`):
+every die in the order rolled, its sides, its face and its source, and the counter of its first
+engine die.
 
-:func:`verify_rolls` needs nothing but the log: it checks each reveal against its commitment,
-groups the stored rolls per command (``correlation_id``), replays the RNG and compares every face
-(and the total, when the expression has no sheet variable). Rolls entered at the table
-(``source = entered``) are counted and skipped: only the table saw them.
+:func:`verify_rolls` needs nothing but the log. It reads only those records for the dice: it checks
+each reveal against its commitment, the counter's continuity (each record starts where the last one
+ended, and the session's end names the last count), every engine face against the revealed seed and
+the salt, each total (when the expression has no sheet variable), and that every roll a ruleset event
+stores is made of dice its command's record holds. Commands written before the records existed (no
+record, in a session started without the ``hmac-counter`` scheme, or outside sessions before the
+log's first record) are checked with the legacy scheme: ``random.Random(derive_seed(S, p))``, ``p``
+the command's first position, faces read from the payload in field order.
 
 Python API::
 
@@ -18,12 +25,15 @@ Python API::
 
 import hashlib
 import random
+from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from .dice import BinOp, Dice, DiceError, Neg, Var, dice_in, evaluate, parse
+from .dice import BinOp, Dice, DiceError, Neg, Var, dice_in, engine_face, evaluate, parse
+from .errors import CristalError
+from .events import DiceRecorded
 from .ruleset import derive_seed
 
 if TYPE_CHECKING:
@@ -46,15 +56,17 @@ class RollMismatch(msgspec.Struct, kw_only=True):
 class FairnessReport(msgspec.Struct, kw_only=True):
     """The outcome of :func:`verify_rolls`; ``ok`` is False when any problem or mismatch was found.
 
-    ``checked``: engine rolls re-derived and matched or not; ``entered``: table rolls skipped;
-    ``pending``: engine rolls of a session still open (its seed is not revealed yet);
-    ``unverifiable``: engine rolls outside any session of a campaign without a public seed.
+    ``checked``: engine rolls re-derived and matched or not (``legacy`` of them with the scheme
+    before dice records); ``entered``: table rolls skipped; ``pending``: engine rolls of a session
+    still open (its seed is not revealed yet); ``unverifiable``: engine rolls outside any session of a
+    campaign without a public seed.
     """
 
     ok: bool
     sessions: int = 0
     commands: int = 0
     checked: int = 0
+    legacy: int = 0
     entered: int = 0
     pending: int = 0
     unverifiable: int = 0
@@ -63,7 +75,7 @@ class FairnessReport(msgspec.Struct, kw_only=True):
 
 
 def stored_rolls(payload: Any) -> Iterator[dict[str, Any]]:
-    """Every Roll stored in a decoded payload, depth first, in field order (the order rules roll)."""
+    """Every Roll stored in a decoded payload, depth first, in field order (the legacy reader)."""
     if isinstance(payload, dict):
         if _ROLL_KEYS <= payload.keys() and isinstance(payload.get("faces"), list):
             yield payload
@@ -89,16 +101,26 @@ def _has_variables(expr: str) -> bool:
     return walk(parse(expr))
 
 
-def _rederive(material: str, first: int, rolls: list[tuple[int, dict[str, Any]]], rounding: str,
-              session: int | None) -> list[RollMismatch]:
-    """Replay one command's RNG and compare it with its stored rolls, in order."""
+def _total_problem(expr: str, faces: list[int], total: int, rounding: str) -> str | None:
+    try:
+        if not _has_variables(expr):
+            expected = evaluate(expr, faces=faces, rounding=rounding).total  # type: ignore[arg-type]
+            if expected != total:
+                return f"the total {total} should be {expected}"
+    except DiceError as exc:
+        return f"the total cannot be recomputed ({exc})"
+    return None
+
+
+def _rederive_legacy(material: str, first: int, rolls: list[tuple[int, dict[str, Any]]], rounding: str,
+                     session: int | None) -> list[RollMismatch]:
+    """Replay one legacy command's RNG (seeded by its first position) and compare its stored rolls."""
     dice = Dice.seeded(random.Random(derive_seed(material, first)))
     out: list[RollMismatch] = []
     for position, roll in rolls:
         expr, stored = str(roll["expr"]), list(roll["faces"])
         try:
-            sides = dice_in(expr)
-            derived = [dice.take(s) for s in sides]
+            derived = [dice.take(s) for s in dice_in(expr)]
         except DiceError as exc:
             out.append(RollMismatch(position=position, session=session, expr=expr, stored=stored, derived=[],
                                     reason=f"the stored expression cannot be re-rolled ({exc})"))
@@ -107,58 +129,208 @@ def _rederive(material: str, first: int, rolls: list[tuple[int, dict[str, Any]]]
             out.append(RollMismatch(position=position, session=session, expr=expr, stored=stored, derived=derived,
                                     reason="the faces differ from those the revealed seed gives"))
             continue
-        try:
-            if not _has_variables(expr):
-                total = evaluate(expr, faces=stored, rounding=rounding).total  # type: ignore[arg-type]
-                if total != roll["total"]:
-                    out.append(RollMismatch(position=position, session=session, expr=expr, stored=stored,
-                                            derived=derived, reason=f"the total {roll['total']} should be {total}"))
-        except DiceError as exc:
+        problem = _total_problem(expr, stored, roll["total"], rounding)
+        if problem:
             out.append(RollMismatch(position=position, session=session, expr=expr, stored=stored, derived=derived,
-                                    reason=f"the total cannot be recomputed ({exc})"))
+                                    reason=problem))
     return out
 
 
-def verify_rolls(campaign: "Campaign") -> FairnessReport:
-    """Re-derive every engine roll of the closed sessions from the log alone and report mismatches.
+def _rederive(key: str, salt: str, position: int, ev: DiceRecorded, rounding: str,
+              session: int | None) -> list[RollMismatch]:
+    """Re-derive every engine die of one record from its stream and compare faces and totals."""
+    out: list[RollMismatch] = []
+    n = ev.first
+    for roll in ev.rolls:
+        stored = [d.face for d in roll.dice]
+        derived = []
+        for d in roll.dice:
+            derived.append(engine_face(key.encode(), salt, n, d.sides))
+            n += 1
 
-    Engine rolls outside sessions are re-derived too when the campaign has a public ``--seed``.
+        def bad(reason: str) -> None:
+            out.append(RollMismatch(position=position, session=session, expr=roll.expr, stored=stored,
+                                    derived=derived, reason=reason))
+
+        try:
+            sides = dice_in(roll.expr)
+        except DiceError as exc:
+            bad(f"the stored expression cannot be re-rolled ({exc})")
+            continue
+        if sides != [d.sides for d in roll.dice]:
+            bad(f"the record's dice (d{', d'.join(str(d.sides) for d in roll.dice)}) are not those of the expression")
+        elif derived != stored:
+            bad("the faces differ from those the revealed seed gives")
+        elif problem := _total_problem(roll.expr, stored, roll.total, rounding):
+            bad(problem)
+    return out
+
+
+class _Session(msgspec.Struct, kw_only=True):
+    commitment: str
+    legacy: bool
+    salt: str
+    counter: int = 0
+    ended: bool = False
+    reveal: str = ""
+    engine_dice: int = 0
+
+
+class _Command(msgspec.Struct, kw_only=True):
+    session: int | None
+    first: int
+    rolls: list[tuple[int, dict[str, Any]]] = []
+    record: tuple[int, DiceRecorded] | None = None
+
+
+def verify_rolls(campaign: "Campaign", *, progress: Any = None) -> FairnessReport:
+    """Check every dice record of the log against the revealed seeds (see the module's docstring).
+
+    Engine dice outside sessions are re-derived too when the campaign has a public ``--seed``.
+    ``progress(done, total)`` is called every 1,000 events read.
     """
+    from .service import joined_salt
+
     report = FairnessReport(ok=True)
     header = campaign.header
-    secrets: dict[int, str] = {}
-    commitments: dict[int, str] = {}
-    # correlation id -> (session, first position, [(position, roll)])
-    commands: dict[str, tuple[int | None, int, list[tuple[int, dict[str, Any]]]]] = {}
+    problems = report.problems
+    sessions: dict[int, _Session] = {}
+    # (position, session, record, salt when it was rolled)
+    records: list[tuple[int, int | None, DiceRecorded, str]] = []
+    commands: dict[str, _Command] = {}
+    seed_counter = 0
+    first_record: int | None = None
+    codec = campaign.store.codec
+    total = campaign.store.last_position() if progress is not None else 0
     for rec in campaign.store.read_all(decode=False):
+        if progress is not None and not rec.position % 1000:
+            progress(rec.position, total)
+        key = rec.correlation_id or rec.event_id
+        cmd = commands.get(key)
+        if cmd is None:
+            cmd = commands[key] = _Command(session=rec.session, first=rec.position)
+        if rec.type == "dice.rolled":
+            try:
+                ev = codec.decode(rec.type, rec.schema_version, rec.payload)
+            except CristalError as exc:
+                problems.append(f"position {rec.position}: the dice record cannot be read ({str(exc).rstrip('.')})")
+                continue
+            assert isinstance(ev, DiceRecorded)
+            first_record = rec.position if first_record is None else first_record
+            cmd.record = (rec.position, ev)
+            count = sum(1 for r in ev.rolls for d in r.dice if d.source == "rolled")
+            sources = {d.source for r in ev.rolls for d in r.dice}
+            if ev.scheme == "entered" and sources != {"entered"} or ev.scheme != "entered" and sources != {"rolled"}:
+                problems.append(f"position {rec.position}: the dice record's faces do not all come from its "
+                                f"{'table' if ev.scheme == 'entered' else 'engine'}")
+            if ev.scheme == "session":
+                s = sessions.get(rec.session) if rec.session is not None else None
+                if s is None or s.ended:
+                    problems.append(f"position {rec.position}: a record of session dice outside an open session")
+                    continue
+                if ev.first != s.counter:
+                    problems.append(f"position {rec.position}: the record starts at engine die n° {ev.first} of "
+                                    f"session {rec.session} but n° {s.counter} was next (a record was removed, "
+                                    f"moved or added)")
+                s.counter = ev.first + count
+                records.append((rec.position, rec.session, ev, s.salt))
+            elif ev.scheme == "seed":
+                if rec.session is not None or header.seed is None:
+                    where = "inside a session" if header.seed is not None else "in a campaign without --seed"
+                    problems.append(f"position {rec.position}: a record of public-seed dice {where}")
+                    continue
+                if ev.first != seed_counter:
+                    problems.append(f"position {rec.position}: the record starts at public-seed die n° {ev.first} "
+                                    f"but n° {seed_counter} was next (a record was removed, moved or added)")
+                seed_counter = ev.first + count
+                records.append((rec.position, None, ev, ""))
+            elif ev.scheme == "fresh":
+                if rec.session is not None or header.seed is not None:
+                    problems.append(f"position {rec.position}: a record claims unverifiable dice where the engine "
+                                    f"rolls verifiable ones")
+                    continue
+                report.unverifiable += len(ev.rolls)
+            else:
+                report.entered += len(ev.rolls)
+            continue
         payload = msgspec.json.decode(rec.payload)
         if rec.type == "session.started":
-            commitments[payload.get("number", rec.session)] = payload.get("seed_commitment", "")
+            number = payload.get("number", rec.session)
+            sessions[number] = _Session(commitment=payload.get("seed_commitment", ""), legacy=not payload.get("dice"),
+                                        salt=payload.get("salt", ""))
+        elif rec.type == "session.salted":
+            s = sessions.get(payload.get("number"))
+            if s is None or s.ended:
+                problems.append(f"position {rec.position}: a salt for a session that is not open")
+            elif s.counter:
+                problems.append(f"position {rec.position}: a salt added to session {payload.get('number')} after "
+                                f"its first engine die")
+            else:
+                s.salt = joined_salt(s.salt, payload.get("salt", ""))
         elif rec.type == "session.ended":
-            secrets[payload.get("number", rec.session)] = payload.get("seed_reveal", "")
-        key = rec.correlation_id or rec.event_id
-        entry = commands.get(key)
-        if entry is None:
-            entry = commands[key] = (rec.session, rec.position, [])
-        for roll in stored_rolls(payload):
-            entry[2].append((rec.position, roll))
-    report.sessions = len(secrets)
-    for number, secret in sorted(secrets.items()):
-        commitment = commitments.get(number, "")
-        if not commitment:
-            report.problems.append(f"session {number} was started without a dice commitment")
-        elif hashlib.sha256(secret.encode()).hexdigest() != commitment:
-            report.problems.append(f"session {number}: the revealed seed does not match the commitment made at its start")
+            s = sessions.get(payload.get("number", rec.session))
+            if s is not None:
+                s.ended, s.reveal, s.engine_dice = True, payload.get("seed_reveal", ""), payload.get("engine_dice", 0)
+        cmd.rolls.extend((rec.position, roll) for roll in stored_rolls(payload))
+
+    verified: dict[int, bool] = {}
+    for number, s in sorted(sessions.items()):
+        if not s.ended:
+            continue
+        report.sessions += 1
+        if not s.commitment:
+            problems.append(f"session {number} was started without a dice commitment")
+        elif not s.reveal:
+            if s.counter or s.legacy:
+                problems.append(f"session {number} ended without revealing its seed (its secret was lost): its "
+                                f"engine dice cannot be checked")
+        elif hashlib.sha256(s.reveal.encode()).hexdigest() != s.commitment:
+            problems.append(f"session {number}: the revealed seed does not match the commitment made at its start")
+        else:
+            verified[number] = True
+        if not s.legacy and s.engine_dice != s.counter:
+            problems.append(f"session {number} ended after {s.engine_dice} engine dice but its records hold "
+                            f"{s.counter} (a record was removed or added)")
+
     public = f"campaign-seed:{header.seed}" if header.seed is not None else None
-    for session, first, rolls in commands.values():
-        engine = [(p, r) for p, r in rolls if r.get("source") != "entered"]
-        report.entered += len(rolls) - len(engine)
+    for position, session, ev, salt in records:
+        if session is None:
+            material = public
+        else:
+            s = sessions[session]
+            if not s.ended:
+                report.pending += len(ev.rolls)
+                continue
+            material = s.reveal if verified.get(session) else None
+        if material is None:
+            report.unverifiable += len(ev.rolls)
+            continue
+        report.commands += 1
+        report.checked += len(ev.rolls)
+        report.mismatches.extend(_rederive(material, salt, position, ev, header.rounding, session))
+
+    earlier: set[tuple[Any, ...]] = set()  # every roll stored by the commands before, for copies of them
+    for cmd in commands.values():
+        if cmd.record is not None:
+            _cross_check(cmd, earlier, problems)
+        earlier.update(_roll_key(r) for _, r in cmd.rolls)
+        if cmd.record is not None:
+            continue
+        engine = [(p, r) for p, r in cmd.rolls if r.get("source") != "entered"]
+        report.entered += len(cmd.rolls) - len(engine)
         if not engine:
+            continue
+        session = cmd.session
+        legacy = (sessions[session].legacy if session in sessions
+                  else first_record is None or cmd.first < first_record)
+        if not legacy:
+            problems.append(f"position {engine[0][0]}: {len(engine)} engine roll(s) stored without the command's "
+                            f"dice record (a record was removed)")
             continue
         if session is None:
             material = public
-        elif session in secrets:
-            material = secrets[session] if commitments.get(session) else None
+        elif session in sessions and sessions[session].ended:
+            material = sessions[session].reveal if verified.get(session) else None
         else:
             report.pending += len(engine)
             continue
@@ -167,9 +339,29 @@ def verify_rolls(campaign: "Campaign") -> FairnessReport:
             continue
         report.commands += 1
         report.checked += len(engine)
-        report.mismatches.extend(_rederive(material, first, engine, header.rounding, session))
+        report.legacy += len(engine)
+        report.mismatches.extend(_rederive_legacy(material, cmd.first, engine, header.rounding, session))
     report.mismatches.sort(key=lambda m: m.position)
     for m in report.mismatches:
-        report.problems.append(f"position {m.position} ({m.expr}): {m.reason}")
-    report.ok = not report.problems
+        problems.append(f"position {m.position} ({m.expr}): {m.reason}")
+    report.ok = not problems
+    if progress is not None:
+        progress(total, total)
     return report
+
+
+def _roll_key(roll: dict[str, Any]) -> tuple[Any, ...]:
+    return (roll.get("expr"), tuple(roll.get("faces", ())), roll.get("total"), roll.get("source"))
+
+
+def _cross_check(cmd: _Command, earlier: set[tuple[Any, ...]], problems: list[str]) -> None:
+    """Every roll a ruleset event of the command stores must be made of dice its record holds, or be an
+    exact copy of a roll an earlier command stored (the ``old`` roll a Chance reroll keeps)."""
+    assert cmd.record is not None
+    _, ev = cmd.record
+    held = Counter((d.face, d.source) for r in ev.rolls for d in r.dice)
+    for position, roll in cmd.rolls:
+        need = Counter((f, roll.get("source")) for f in roll.get("faces", []))
+        if need - held and _roll_key(roll) not in earlier:
+            problems.append(f"position {position} ({roll.get('expr')}): the stored faces {list(roll.get('faces', []))} "
+                            f"are not dice of the command's record")

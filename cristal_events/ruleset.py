@@ -18,7 +18,6 @@ entry-point group).
 """
 
 import hashlib
-import random
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, NamedTuple
 
@@ -38,7 +37,13 @@ class Emit(NamedTuple):
 
 
 class Context(msgspec.Struct):
-    """What a decision may know besides the state: settings, rounding, actor, session, and dice."""
+    """What a decision may know besides the state: settings, rounding, actor, session, and dice.
+
+    The engine's dice are the keyed stream ``dice_key``/``dice_salt`` from die counter ``dice_first``
+    (docs/verifiable-dice.md); ``dice_scheme`` names the stream (``session``, ``seed`` or ``fresh``).
+    ``dice_refusal``, when set, is the sentence that refuses engine dice (a session whose secret
+    is missing): entered faces are still accepted.
+    """
 
     header: CampaignCreated
     settings: Any
@@ -46,22 +51,31 @@ class Context(msgspec.Struct):
     session: int | None
     position: int  # the last position of the log when the command was decided
     actor: str
-    seed_material: str
+    dice_key: str = ""
+    dice_salt: str = ""
+    dice_first: int = 0
+    dice_scheme: str = "fresh"
+    dice_refusal: str = ""
     faces: list[int] | None = None
     _dice: Dice | None = None
 
     def dice(self) -> Dice:
-        """The command's single source of faces: those entered at the table, else the seeded RNG."""
+        """The command's single source of faces: those entered at the table, else the engine's keyed
+        stream. A command's dice are all of one source."""
         if self._dice is None:
             if self.faces is not None:
                 self._dice = Dice.entered(self.faces)
+            elif self.dice_refusal:
+                raise RuleError(self.dice_refusal)
             else:
-                self._dice = Dice.seeded(random.Random(derive_seed(self.seed_material, self.position + 1)))
+                self._dice = Dice.keyed(self.dice_key.encode(), self.dice_salt, self.dice_first)
         return self._dice
 
 
 def derive_seed(material: str, position: int) -> int:
-    """The RNG seed of the command whose first event lands at ``position`` (docs/verifiable-dice.md)."""
+    """The RNG seed of a command of the legacy scheme (before the die counter): the command whose
+    first event landed at ``position`` rolled ``random.Random(derive_seed(material, position))``.
+    Kept so that ``verify --rolls`` still checks logs written before (docs/verifiable-dice.md)."""
     digest = hashlib.sha256(f"{material}:{position}".encode()).digest()
     return int.from_bytes(digest[:16], "big")
 
@@ -125,6 +139,15 @@ class Ruleset(ABC):
     def characters(self, state: Any) -> dict[str, Any]:
         """The characters of a state by id (used by the generic commands: sheet, replay, audit)."""
         return {}
+
+    def admit(self, state: Any, rec: RecordedEvent) -> str | None:
+        """Why the ruleset event ``rec`` could not have been decided on ``state``, in one sentence, or None.
+
+        ``cristal import`` asks this of every event of a history it did not write, before folding it
+        (docs/exports.md): a stream that was never opened, an entity created twice, an amount the
+        decision would have refused. The core checks its own events, the envelope and the sessions.
+        The default admits every event."""
+        return None
 
     def evolved_events(self) -> frozenset[type] | None:
         """The event classes ``evolve`` may change the state for (it returns any other event's state
@@ -219,3 +242,18 @@ class ComposedRuleset(Ruleset):
         if type(self).evolve is not ComposedRuleset.evolve:
             return self.evolve
         return self._evolvers.get(cls) or _unchanged
+
+
+def admit_stream(rec: RecordedEvent, *, exists: bool, opens: tuple[type, ...], closes: tuple[type, ...] = (),
+                 what: str) -> str | None:
+    """The import check of one event on a stream that names one thing (a character, a combat): an
+    opening event (``opens``) needs the thing not to exist yet, any other event needs it to exist;
+    ``what`` names the thing in the sentence (``"character"``)."""
+    opening = isinstance(rec.event, opens)
+    if opening and exists:
+        return f"it opens the {what} stream {rec.stream} a second time"
+    if not opening and not exists:
+        tags = " or ".join(sorted(cls.__struct_config__.tag for cls in opens))
+        closed = " (or it was closed)" if closes else ""
+        return f"the {what} stream {rec.stream} was never opened{closed}: it must start with {tags}"
+    return None

@@ -15,8 +15,9 @@ nothing. ``hooks`` run after each commit (the projections runner attaches itself
 
 import hashlib
 import os
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -28,12 +29,17 @@ from .events import (
     CORE_UPCASTERS,
     CampaignCreated,
     CorrectionRecorded,
+    DiceRecorded,
+    DieRecord,
     NoteRecorded,
+    RollRecord,
     SessionEnded,
+    SessionSalted,
     SessionStarted,
     SettingChanged,
     tag_of,
 )
+from .receipts import Receipt, ReceiptProblem, verify_receipts
 from .rounding import MODES
 from .ruleset import Context, Emit, Ruleset
 from .rulesets import get as get_ruleset
@@ -55,6 +61,42 @@ def snapshot_spacing(last_position: int) -> int:
     return spacing
 
 
+Progress = Callable[[int, int], None]
+#: the domain of a snapshot's digest (changes if the digest's input ever does)
+SNAPSHOT_DIGEST = "cristal-events snapshot v1"
+
+
+def snapshot_digest(state_version: str, position: int, event_hash: str, state: bytes) -> str:
+    """SHA-256 binding a snapshot's state to the chain hash of the event at its position.
+
+    Unkeyed on purpose: anyone may recompute it, so it proves the snapshot was not changed or moved
+    by a plain edit of the table; a forger who recomputes it is caught by
+    :meth:`Campaign.check_snapshots` (``cristal verify``), which folds the log."""
+    head = f"{SNAPSHOT_DIGEST}\n{state_version}\n{position}\n{event_hash}\n".encode()
+    return hashlib.sha256(head + state).hexdigest()
+
+
+class SnapshotProblem(msgspec.Struct, kw_only=True):
+    """A snapshot that is not bound to the log or differs from a fold of it."""
+
+    position: int
+    problem: str
+
+
+class SnapshotRebuild(msgspec.Struct, kw_only=True):
+    """The outcome of :meth:`Campaign.rebuild_snapshots`: snapshots written, problems of the old ones."""
+
+    written: int
+    replaced: list[SnapshotProblem] = []
+
+
+def _same_state(a: "World", b: "World") -> bool:
+    """Two states equal field by field (a decoded snapshot may hold a list where the fold a tuple)."""
+    if a.core == b.core and a.rules == b.rules:
+        return True
+    return msgspec.to_builtins((a.core, a.rules)) == msgspec.to_builtins((b.core, b.rules))
+
+
 class CoreState(msgspec.Struct, kw_only=True):
     """What the core itself tracks: the header, the sessions, the last position folded."""
 
@@ -64,6 +106,12 @@ class CoreState(msgspec.Struct, kw_only=True):
     sessions: int = 0
     session_titles: dict[int, str] = {}
     position: int = 0
+    #: engine dice drawn so far in the open session (folded from its dice.rolled records)
+    dice_counter: int = 0
+    #: engine dice drawn so far outside sessions from the public --seed
+    seed_counter: int = 0
+    #: the players' salt of the open session (session start --salt, then session salt)
+    session_salt: str = ""
 
 
 class World(msgspec.Struct):
@@ -77,6 +125,13 @@ class World(msgspec.Struct):
 class StartSession(msgspec.Struct, frozen=True, kw_only=True):
     title: str = ""
     in_game_date: str = ""
+    salt: str = ""
+
+
+class SaltSession(msgspec.Struct, frozen=True, kw_only=True):
+    """The players' entropy, added after the commitment is shown and before the first engine die."""
+
+    salt: str
 
 
 class EndSession(msgspec.Struct, frozen=True, kw_only=True):
@@ -110,11 +165,44 @@ def codec_for(ruleset: Ruleset) -> Codec:
     return Codec(CORE_EVENTS + tuple(ruleset.events), {**CORE_UPCASTERS, **ruleset.upcasters})
 
 
+DICE_SCHEME = "hmac-counter"
+SECRETS_SUFFIX = ".secrets"
+
+
+def secrets_path(campaign_path: str | os.PathLike[str]) -> Path:
+    """The file beside the campaign that holds the open session's dice secret (mode 0600)."""
+    return Path(str(campaign_path) + SECRETS_SUFFIX)
+
+
+def engine_dice(ev: DiceRecorded) -> int:
+    """How many of a record's dice the engine rolled (the die counter's advance)."""
+    return sum(1 for r in ev.rolls for d in r.dice if d.source == "rolled")
+
+
+def _fold_dice(core: CoreState, ev: DiceRecorded, position: int) -> CoreState:
+    n = engine_dice(ev)
+    if ev.scheme == "session":
+        return msgspec.structs.replace(core, dice_counter=core.dice_counter + n, position=position)
+    if ev.scheme == "seed":
+        return msgspec.structs.replace(core, seed_counter=core.seed_counter + n, position=position)
+    return msgspec.structs.replace(core, position=position)
+
+
+def joined_salt(before: str, salt: str) -> str:
+    """The session's salt after one more: the texts in log order, one a line."""
+    return f"{before}\n{salt}" if before else salt
+
+
 _CORE_EVOLVERS: dict[type, Callable[[CoreState, Any, int], CoreState]] = {
     SessionStarted: lambda core, ev, position: msgspec.structs.replace(
         core, session=ev.number, sessions=max(core.sessions, ev.number),
-        session_titles={**core.session_titles, ev.number: ev.title}, position=position),
-    SessionEnded: lambda core, ev, position: msgspec.structs.replace(core, session=None, position=position),
+        session_titles={**core.session_titles, ev.number: ev.title}, position=position,
+        dice_counter=0, session_salt=ev.salt),
+    SessionEnded: lambda core, ev, position: msgspec.structs.replace(core, session=None, position=position,
+                                                                     dice_counter=0, session_salt=""),
+    SessionSalted: lambda core, ev, position: msgspec.structs.replace(
+        core, session_salt=joined_salt(core.session_salt, ev.salt), position=position),
+    DiceRecorded: _fold_dice,
     SettingChanged: lambda core, ev, position: msgspec.structs.replace(
         core, settings={**core.settings, ev.key: ev.value}, position=position),
 }
@@ -131,18 +219,23 @@ def core_evolve(core: CoreState, rec: RecordedEvent) -> CoreState:
 class Campaign:
     """An open campaign: its store, its ruleset, and its state kept current in memory."""
 
+    #: called with each warning's sentence (the CLI prints it on stderr); None: only recorded
+    on_warning: ClassVar[Callable[[str], None] | None] = None
+
     def __init__(self, store: Store, ruleset: Ruleset, header: CampaignCreated):
         self.store = store
         self.ruleset = ruleset
         self.header = header
         self.hooks: list[Callable[["Campaign"], Any]] = []
-        #: "Recorded (position N) but ..." for each command whose hooks failed after its commit
-        #: (the CLI prints them on stderr and still exits 0: the command is in the log)
-        self.warnings: list[str] = []
         self._world: World | None = None
         self._before: World | None = None  # the state before this campaign's last command
         self._travelled: World | None = None  # the last state world_at had to rebuild
         self._evolvers: dict[type, Any] = {}  # the ruleset's evolver of each event class, found once
+        #: what :meth:`warn` reported: a snapshot ignored, or "Recorded (position N) but ..." for each
+        #: command whose hooks failed after its commit (the CLI prints each on stderr as it is reported
+        #: and still exits 0: the command is in the log)
+        self.warnings: list[str] = []
+        self._secrets: dict[int, str] | None = None  # the secrets file, read once
 
     # ---------------------------------------------------------------- opening
     @classmethod
@@ -157,7 +250,10 @@ class Campaign:
         store.codec = codec_for(ruleset)
         header = store.codec.read(first.type, first.schema_version, first.payload)  # as it was written
         assert isinstance(header, CampaignCreated)
-        return cls(store, ruleset, header)
+        camp = cls(store, ruleset, header)
+        if not readonly:
+            camp._move_table_secrets()
+        return camp
 
     @classmethod
     def create(cls, path: str | os.PathLike[str], *, name: str, ruleset: str = "cristal", rounding: str = "round",
@@ -236,33 +332,71 @@ class Campaign:
         return f"{self.ruleset.name}:{self.ruleset.state_version}"
 
     def _load_snapshot(self, position: int | None) -> World | None:
-        sql = "SELECT position, state FROM snapshots WHERE state_version = ?"
-        args: list[Any] = [self._state_key()]
-        if position is not None:
-            sql += " AND position <= ?"
-            args.append(position)
-        row = self.store.conn.execute(sql + " ORDER BY position DESC LIMIT 1", args).fetchone()
-        if row is None:
-            return None
+        """The newest usable snapshot at or before ``position`` (None: any), or None.
+
+        A snapshot is used only when the log still holds, at its position, the event hash stored
+        with it and its digest binds its state to that hash (:func:`snapshot_digest`). Any other
+        is ignored with a warning (:meth:`warn`) and the state is folded from the log instead."""
+        key = self._state_key()
+        for pos, event_hash, digest, blob in self.store.snapshots(key, upto=position, newest_first=True):
+            flaw = self._snapshot_flaw(key, pos, event_hash, digest, blob)
+            if flaw is not None:
+                self.warn(f"{flaw}; it was ignored and the state folded from the log "
+                          "(run 'cristal verify', then 'cristal rebuild')")
+                continue
+            world = self._decode_snapshot(blob)
+            if world is not None and world.core.position == pos:
+                return world
+            # a snapshot of an older state type: only a cache, fold from the log instead
+        return None
+
+    def _snapshot_flaw(self, key: str, position: int, event_hash: str, digest: str, blob: bytes) -> str | None:
+        """Why the snapshot at ``position`` is not bound to this log, or None when it is."""
+        stored = self.store.hash_at(position)
+        if stored is None:
+            return f"the snapshot at position {position} lies past the end of the log"
+        if stored != event_hash:
+            return f"the snapshot at position {position} was taken of another event than the log holds there"
+        if snapshot_digest(key, position, event_hash, blob) != digest:
+            return f"the snapshot at position {position} was changed after it was written (digest mismatch)"
+        return None
+
+    def _decode_snapshot(self, blob: bytes) -> World | None:
         try:
-            core, rules = msgspec.msgpack.decode(row[1], type=tuple[CoreState, self.ruleset.state_type])
+            core, rules = msgspec.msgpack.decode(blob, type=tuple[CoreState, self.ruleset.state_type])
         except (msgspec.DecodeError, msgspec.ValidationError):
-            return None  # a stale or damaged snapshot is only a cache: fold from the log instead
+            return None
         return World(core, rules)
 
-    def write_snapshot(self, world: World) -> None:
-        """Cache ``world`` (derived data, outside the event log's triggers)."""
-        blob = msgspec.msgpack.encode((world.core, world.rules))
-        self.store.conn.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)",
-                                (world.core.position, self._state_key(), blob))
+    def warn(self, message: str) -> None:
+        """Record a warning (``self.warnings``, once each) and pass it to :attr:`on_warning` when set."""
+        if message in self.warnings:
+            return
+        self.warnings.append(message)
+        sink = Campaign.on_warning
+        if sink is not None:
+            sink(message)
+
+    def write_snapshot(self, world: World) -> bool:
+        """Cache ``world`` (derived data, outside the event log's triggers), bound to the hash of the
+        event at its position. False (nothing written) when the log holds no event there, or when the
+        state holds a number past 64 bits (one an older engine let in): a cache can do without it."""
+        position = world.core.position
+        event_hash = self.store.hash_at(position)
+        if event_hash is None:
+            return False
+        key = self._state_key()
+        try:
+            blob = msgspec.msgpack.encode((world.core, world.rules))
+        except OverflowError:  # a number an older engine let in, past 64 bits: the state is folded instead
+            return False
+        self.store.put_snapshot(position, key, event_hash, snapshot_digest(key, position, event_hash, blob), blob)
+        return True
 
     def _maybe_snapshot(self, world: World, before: int) -> None:
         if SNAPSHOT_EVERY > 0 and world.core.position // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
-            try:
-                self.write_snapshot(world)
-            except OverflowError:  # a number an older engine let in, past 64 bits: a cache can do without
-                return
-            self._thin_snapshots(world.core.position)
+            if self.write_snapshot(world):
+                self._thin_snapshots(world.core.position)
 
     def _thin_snapshots(self, last: int) -> None:
         """Keep the first snapshot of each ``snapshot_spacing(last)`` bucket, and the latest one."""
@@ -270,32 +404,165 @@ class Campaign:
         if spacing == SNAPSHOT_EVERY:
             return
         key = self._state_key()
-        rows = [p for (p,) in self.store.conn.execute(
-            "SELECT position FROM snapshots WHERE state_version = ? ORDER BY position", (key,))]
         seen: set[int] = set()
         drop = []
-        for p in rows[:-1]:
+        for p in self.store.snapshot_positions(key)[:-1]:
             if p // spacing in seen:
-                drop.append((key, p))
+                drop.append(p)
             seen.add(p // spacing)
-        self.store.conn.executemany("DELETE FROM snapshots WHERE state_version = ? AND position = ?", drop)
+        self.store.drop_snapshots(key, drop)
+
+    def _fold_to(self, positions: Iterable[int], progress: Progress | None = None) -> Iterator[tuple[int, World]]:
+        """Fold the log from the start once, yielding ``(position, state right after it)`` at each
+        of ``positions`` the log holds, in order (``progress(done, total)`` every 1,000 events)."""
+        targets = sorted(set(positions))
+        if not targets:
+            return
+        world, total, todo, n = self._initial(), targets[-1], iter(targets), 0
+        want = next(todo, None)
+        for rec in self.store.read_all(until=total, hashes=False):
+            world = self.fold(world, rec)
+            n += 1
+            if progress is not None and n % 1000 == 0:
+                progress(rec.position, total)
+            while want is not None and want <= rec.position:
+                if want == rec.position:
+                    yield want, world
+                want = next(todo, None)
+        if progress is not None:
+            progress(total, total)
+
+    def check_snapshots(self, *, progress: Progress | None = None) -> list[SnapshotProblem]:
+        """Every snapshot of this engine's state checked: bound to the log (its event hash and its
+        digest) and equal to a fold of the log up to its position. Returns the problems by position.
+
+        This is what catches a snapshot forged with its digest recomputed too: the digest is
+        unkeyed, so such a snapshot passes the check made when it is used; only this fold sees it."""
+        key = self._state_key()
+        problems: dict[int, str] = {}
+        bound: list[int] = []
+        for pos, event_hash, digest, blob in self.store.snapshots(key):
+            flaw = self._snapshot_flaw(key, pos, event_hash, digest, blob)
+            if flaw is None:
+                bound.append(pos)
+            else:
+                problems[pos] = flaw
+        for pos, world in self._fold_to(bound, progress):
+            blob = self.store.snapshot_state(key, pos)
+            stored = self._decode_snapshot(blob) if blob is not None else None
+            if stored is None:
+                problems[pos] = f"the snapshot at position {pos} cannot be read as this engine's state"
+            elif not _same_state(stored, world):
+                problems[pos] = f"the snapshot at position {pos} differs from a fold of the log up to it"
+        return [SnapshotProblem(position=p, problem=problems[p]) for p in sorted(problems)]
+
+    def rebuild_snapshots(self, *, progress: Progress | None = None) -> SnapshotRebuild:
+        """Check every snapshot (:meth:`check_snapshots`), then replace them all by snapshots folded
+        from the log (one per ``snapshot_spacing`` and one at the last position), in one transaction.
+        The problems of the old snapshots are returned with the count written."""
+        with self.store.transaction():
+            problems = self.check_snapshots(progress=progress)
+            key = self._state_key()
+            self.store.drop_other_snapshots(key)
+            self.store.drop_snapshots(key, self.store.snapshot_positions(key))
+            last, written = self.store.last_position(), 0
+            if SNAPSHOT_EVERY > 0 and last > 0:
+                spacing = snapshot_spacing(last)
+                for _, world in self._fold_to([*range(spacing, last + 1, spacing), last], progress):
+                    written += self.write_snapshot(world)
+        self._world = self._before = self._travelled = None
+        return SnapshotRebuild(written=written, replaced=problems)
+
+    # ------------------------------------------------------------ dice secrets
+    def secrets_file(self) -> Path:
+        """Where the open session's secret is kept: ``<campaign>.secrets`` (see :func:`secrets_path`)."""
+        return secrets_path(self.store.path)
+
+    def _read_secrets(self) -> dict[int, str]:
+        try:
+            data = msgspec.json.decode(self.secrets_file().read_bytes())
+        except (OSError, msgspec.DecodeError):
+            return {}
+        if not isinstance(data, dict) or data.get("campaign_id") != self.header.campaign_id:
+            return {}  # another campaign's file (a copy renamed beside this one) holds no secret of ours
+        sessions = data.get("sessions")
+        if not isinstance(sessions, dict):
+            return {}
+        return {int(k): v for k, v in sessions.items() if str(k).isdigit() and isinstance(v, str)}
+
+    def session_secret(self, number: int) -> str | None:
+        """The secret seed of session ``number`` while it is open (None when it is not kept): read from
+        the file beside the campaign, or from the legacy ``session_secrets`` table of a campaign opened
+        read-only before its first writable open moved it out."""
+        if self._secrets is None or number not in self._secrets:
+            self._secrets = self._read_secrets()
+        secret = self._secrets.get(number)
+        if secret is None:
+            row = self.store.conn.execute("SELECT secret FROM session_secrets WHERE session = ?", (number,)).fetchone()
+            secret = row[0] if row else None
+        return secret
+
+    def _write_secrets(self, sessions: dict[int, str]) -> None:
+        """Replace the secrets file atomically: a new file created with mode 0600, then renamed."""
+        path = self.secrets_file()
+        if not sessions:
+            path.unlink(missing_ok=True)
+            self._secrets = {}
+            return
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        body = msgspec.json.encode({"campaign_id": self.header.campaign_id,
+                                    "sessions": {str(k): v for k, v in sessions.items()}})
+        try:
+            tmp.unlink(missing_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                if hasattr(os, "fchmod"):
+                    os.fchmod(fd, 0o600)  # whatever the umask
+                os.write(fd, body)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise CristalError(f"The dice secret could not be written to {path} ({exc.strerror or exc}).") from None
+        self._secrets = dict(sessions)
+
+    def _move_table_secrets(self) -> None:
+        """Move an open session's secret out of the legacy ``session_secrets`` table (which a viewer of
+        the campaign file can read) into the secrets file, and empty the table."""
+        if self.store.conn.execute("SELECT 1 FROM session_secrets LIMIT 1").fetchone() is None:
+            return
+        with self.store.transaction():
+            rows = dict(self.store.conn.execute("SELECT session, secret FROM session_secrets").fetchall())
+            open_ = self.state().core.session
+            if open_ is not None and open_ in rows:
+                self._write_secrets({**self._read_secrets(), open_: rows[open_]})
+            self.store.conn.execute("DELETE FROM session_secrets")
+
+    def _dice_source(self, core: CoreState) -> dict[str, Any]:
+        """The engine's keyed stream for a command decided on ``core`` (docs/verifiable-dice.md)."""
+        if core.session is not None:
+            secret = self.session_secret(core.session)
+            if secret is None:
+                return {"dice_scheme": "session", "dice_refusal": (
+                    f"The dice secret of session {core.session} is missing ({self.secrets_file()} is gone), so "
+                    f"the engine will not roll: enter the faces rolled at the table with --dice, or end the "
+                    f"session (its engine rolls then cannot be verified).")}
+            return {"dice_scheme": "session", "dice_key": secret, "dice_salt": core.session_salt,
+                    "dice_first": core.dice_counter}
+        if self.header.seed is not None:
+            return {"dice_scheme": "seed", "dice_key": f"campaign-seed:{self.header.seed}",
+                    "dice_first": core.seed_counter}
+        return {"dice_scheme": "fresh", "dice_key": _random_hex(16)}
 
     # --------------------------------------------------------------- commands
     def context(self, world: World, *, actor: str, faces: list[int] | None) -> Context:
         core = world.core
         header = msgspec.structs.replace(self.header, settings=core.settings)
         return Context(header=header, settings=self.ruleset.settings(header), rounding=self.header.rounding,
-                       session=core.session, position=core.position, actor=actor,
-                       seed_material=self._seed_material(core.session), faces=faces)
-
-    def _seed_material(self, session: int | None) -> str:
-        if session is not None:
-            row = self.store.conn.execute("SELECT secret FROM session_secrets WHERE session = ?", (session,)).fetchone()
-            if row:
-                return row[0]
-        if self.header.seed is not None:
-            return f"campaign-seed:{self.header.seed}"
-        return _random_hex(16)
+                       session=core.session, position=core.position, actor=actor, faces=faces,
+                       **self._dice_source(core))
 
     def execute(self, command: Any, *, actor: str = "GM", faces: Iterable[int] | None = None) -> list[RecordedEvent]:
         """Decide ``command`` against the current state and append its events atomically.
@@ -314,9 +581,14 @@ class Campaign:
                 bounds.check(e.event, name=tag_of(type(e.event)), sentence=bounds.EVENT)
             if ctx._dice is not None:
                 ctx._dice.finish()
+                if ctx._dice.used:  # at least one die was taken (a formula without dice needs no record)
+                    emits.append(Emit(CAMPAIGN_STREAM, dice_record(ctx)))
+                    causes.append(0 if len(emits) > 1 else None)
             elif faces_list:
                 raise RuleError("Dice faces were entered but this command rolls no dice.")
             recs = self._append(emits, causes, actor=actor, session=self._session_for(world, command))
+        if isinstance(command, EndSession) and recs:
+            self._forget_secret(recs[0].event.number)
         self._after_commit(recs)
         return recs
 
@@ -337,8 +609,20 @@ class Campaign:
                 problems.extend(p for p in out if isinstance(p, str))
         if problems:
             where = recs[-1].position if recs else self.store.last_position()
-            self.warnings.append(f"Recorded (position {where}) but {'; '.join(problems)}; "
-                                 "run 'cristal rebuild' once the cause is fixed.")
+            self.warn(f"Recorded (position {where}) but {'; '.join(problems)}; "
+                      "run 'cristal rebuild' once the cause is fixed.")
+
+    def _forget_secret(self, number: int) -> None:
+        """Drop a revealed secret from the secrets file (it is in the log now), under the write lock so
+        that a session another writer starts meanwhile keeps its own secret."""
+        try:
+            with self.store.transaction():
+                kept = self._read_secrets()
+                if number in kept and self.state().core.session != number:
+                    del kept[number]
+                    self._write_secrets(kept)
+        except CristalError:
+            pass  # the secret is revealed in the log: a copy left in the owner's file gives nothing away
 
     def _session_for(self, world: World, command: Any) -> int | None:
         if isinstance(command, StartSession):
@@ -354,17 +638,27 @@ class Campaign:
                     raise RuleError(f"Session {core.session} is still open; end it before starting another.")
                 number = core.sessions + 1
                 secret = _random_hex(32)
-                self.store.conn.execute("INSERT OR REPLACE INTO session_secrets VALUES (?, ?)", (number, secret))
+                self._write_secrets({number: secret})  # the only secret kept: no other session is open
                 commitment = hashlib.sha256(secret.encode()).hexdigest()
                 ev = SessionStarted(number=number, title=command.title, in_game_date=command.in_game_date,
-                                    seed_commitment=commitment)
+                                    seed_commitment=commitment, dice=DICE_SCHEME, salt=command.salt)
                 return [Emit(CAMPAIGN_STREAM, ev)], [None]
+            case SaltSession():
+                if core.session is None:
+                    raise RuleError("No session is open; 'session start --salt TEXT' salts the next one.")
+                if not command.salt.strip():
+                    raise RuleError("A salt needs some text (anything the players choose).")
+                if core.dice_counter:
+                    n = core.dice_counter
+                    raise RuleError(f"Session {core.session} has already rolled {n} engine "
+                                    f"{'die' if n == 1 else 'dice'}; a salt must come before the first one.")
+                return [Emit(CAMPAIGN_STREAM, SessionSalted(number=core.session, salt=command.salt))], [None]
             case EndSession():
                 if core.session is None:
                     raise RuleError("No session is open.")
-                row = self.store.conn.execute("SELECT secret FROM session_secrets WHERE session = ?",
-                                              (core.session,)).fetchone()
-                return [Emit(CAMPAIGN_STREAM, SessionEnded(number=core.session, seed_reveal=row[0] if row else ""))], [None]
+                secret = self.session_secret(core.session) or ""
+                return [Emit(CAMPAIGN_STREAM, SessionEnded(number=core.session, seed_reveal=secret,
+                                                           engine_dice=core.dice_counter))], [None]
             case RecordNote():
                 if not command.text.strip():
                     raise RuleError("A note needs some text.")
@@ -417,8 +711,12 @@ class Campaign:
         return recs
 
     # -------------------------------------------------------------- shortcuts
-    def start_session(self, title: str = "", in_game_date: str = "", *, actor: str = "GM") -> list[RecordedEvent]:
-        return self.execute(StartSession(title=title, in_game_date=in_game_date), actor=actor)
+    def start_session(self, title: str = "", in_game_date: str = "", *, salt: str = "",
+                      actor: str = "GM") -> list[RecordedEvent]:
+        return self.execute(StartSession(title=title, in_game_date=in_game_date, salt=salt), actor=actor)
+
+    def salt_session(self, salt: str, *, actor: str = "GM") -> list[RecordedEvent]:
+        return self.execute(SaltSession(salt=salt), actor=actor)
 
     def end_session(self, *, actor: str = "GM") -> list[RecordedEvent]:
         return self.execute(EndSession(), actor=actor)
@@ -427,9 +725,22 @@ class Campaign:
                 actor: str = "GM") -> list[RecordedEvent]:
         return self.execute(Correct(position=position, reason=reason, changes=changes or {}), actor=actor)
 
-    def verify(self, *, workers: int | None = None) -> VerifyReport:
-        """The hash chain and the log's guards checked (:meth:`Store.verify`)."""
-        return self.store.verify(workers=workers)
+    def verify(self, *, workers: int | None = None, progress: Progress | None = None) -> VerifyReport:
+        """The hash chain and the log's guards checked (:meth:`Store.verify`); the snapshots are
+        checked by :meth:`check_snapshots`, receipts by :meth:`verify_receipts`."""
+        return self.store.verify(workers=workers, progress=progress)
+
+    def receipt(self) -> Receipt:
+        """The receipt of the last event: its position and chain hash (see :mod:`cristal_events.receipts`)."""
+        return Receipt(*self.store.head())
+
+    def session_receipts(self) -> dict[int, Receipt]:
+        """Each ended session's receipt: the position and chain hash of its ``session.ended`` event."""
+        return {s: Receipt(p, h) for s, (p, h) in self.store.session_ends().items()}
+
+    def verify_receipts(self, receipts: Iterable[Receipt]) -> list[ReceiptProblem]:
+        """The receipts this log no longer honours (another hash at the position, or no event there)."""
+        return verify_receipts(receipts, self.store.hash_at, self.store.last_position())
 
     def summarize(self, rec: RecordedEvent) -> str:
         """One readable line for any event, core or ruleset."""
@@ -450,6 +761,33 @@ class Campaign:
         return self.ruleset.narrate(before.rules, rec, after.rules)
 
 
+def dice_record(ctx: Context) -> DiceRecorded:
+    """The record of every die the command's ``Dice`` handed out, in the order rolled."""
+    dice = ctx._dice
+    assert dice is not None
+    rolls = [RollRecord(expr=roll.expr, total=roll.total, purpose=roll.purpose,
+                        dice=[DieRecord(sides=s, face=f, source=roll.source) for s, f in zip(sides, roll.faces)])
+             for roll, sides in dice.record if sides]
+    if not dice.engine:
+        return DiceRecorded(rolls=rolls, scheme="entered")
+    scheme = ctx.dice_scheme
+    first = dice.start if scheme != "fresh" else 0
+    return DiceRecorded(rolls=rolls, scheme=scheme, first=first)  # type: ignore[arg-type]
+
+
+_SCHEME_WORDS = {"session": "du moteur", "seed": "du moteur (graine publique)",
+                 "fresh": "du moteur (hasard non vérifiable)", "entered": "de la table"}
+
+
+def _dice_summary(ev: DiceRecorded) -> str:
+    def one(r: RollRecord) -> str:
+        faces = ", ".join(str(d.face) for d in r.dice)
+        return f"{r.expr} = {r.total} [{faces}]" + (f" ({r.purpose})" if r.purpose else "")
+
+    where = f", n° {ev.first}" if ev.scheme in ("session", "seed") else ""
+    return f"Dés {_SCHEME_WORDS.get(ev.scheme, ev.scheme)}{where} : " + " ; ".join(one(r) for r in ev.rolls)
+
+
 def _correction_summary(ev: CorrectionRecorded) -> str:
     changes = ", ".join(f"{k} = {v}" for k, v in ev.changes.items())
     return f"Correction de la position {', '.join(map(str, ev.amends))} : {ev.reason}" + (f" ({changes})" if changes else "")
@@ -461,6 +799,8 @@ _CORE_SUMMARIES: dict[type, Callable[[Any], str]] = {
     SessionStarted: lambda ev: f"Session {ev.number} commence : {ev.title or 'sans titre'}"
                                + (f" — {ev.in_game_date}" if ev.in_game_date else ""),
     SessionEnded: lambda ev: f"Session {ev.number} terminée",
+    SessionSalted: lambda ev: f"Sel des joueurs ajouté aux dés de la session {ev.number} : « {ev.salt} »",
+    DiceRecorded: _dice_summary,
     CorrectionRecorded: _correction_summary,
     NoteRecorded: lambda ev: f"Note du MJ{' (' + ev.topic + ')' if ev.topic else ''} : {ev.text}",
     SettingChanged: lambda ev: f"Réglage {ev.key} = {ev.value!r}" + (f" : {ev.reason}" if ev.reason else ""),

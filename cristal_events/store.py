@@ -21,7 +21,7 @@ import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -32,6 +32,7 @@ import msgspec
 from . import migrate
 from .codec import Codec, encode
 from .errors import (
+    CampaignDamaged,
     ConcurrencyConflict,
     CristalError,
     IntegrityError,
@@ -41,10 +42,13 @@ from .errors import (
 from .events import Event
 
 GENESIS = "0" * 64
+#: the constraint failures of an append whose stream or position another writer took first
+_MOVED = (sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY)
 #: the columns of a row's canonical array, the input of its hash, in order
 _CANONICAL = ("prev_hash, position, event_id, stream, version, type, schema_version, payload, recorded_at, "
               "session, actor, causation_id, correlation_id")
 ANY = None  # expected_version that skips the concurrency check
+_SQLITE_MAX_INT = 2**63 - 1  # the largest integer SQLite binds
 
 _COLUMNS = (
     "position, event_id, stream, version, type, schema_version, payload, recorded_at, session, actor, "
@@ -136,20 +140,54 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
 
+#: the first 16 bytes of every SQLite database file
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _starts_like_sqlite(path: str | os.PathLike[str]) -> bool:
+    """Whether the file begins with the SQLite header. Read only once SQLite has refused the file as
+    "not a database" (no connection of this process can rely on the locks that closing it drops)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
+
+
+def damaged(path: str | os.PathLike[str], what: str) -> CampaignDamaged:
+    """The sentence for a campaign file whose SQLite pages are truncated or corrupted."""
+    return CampaignDamaged(
+        f"{path} is damaged (truncated or corrupted): SQLite reports {what!r} and nothing was written; restore "
+        "a copy (a backup of the file, or a JSONL export checked with 'cristal verify --file EXPORT.jsonl' and "
+        "rebuilt with 'cristal import EXPORT.jsonl NEW.db')."
+    )
+
+
 def translate_sqlite_error(exc: sqlite3.Error, path: str | os.PathLike[str]) -> CristalError:
-    """One clear sentence for the SQLite failures a user can meet."""
-    msg = str(exc).lower()
-    if "locked" in msg or "busy" in msg:
+    """One clear sentence for the SQLite failures a user can meet, classified by the exception's class and
+    SQLite error code (``sqlite_errorcode``; its low byte is the primary code), never by its message."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
         return StoreUnavailable(f"The campaign {path} is locked by another program past the timeout; nothing was written.")
-    if "readonly" in msg or "read-only" in msg:
+    if primary == sqlite3.SQLITE_READONLY:
         return StoreUnavailable(f"The campaign {path} is read-only; nothing was written.")
-    if "full" in msg or "disk i/o" in msg:
+    if primary == sqlite3.SQLITE_FULL:
         return StoreUnavailable(f"The disk holding {path} is full; nothing was written.")
-    if "not a database" in msg or "malformed" in msg or "file is encrypted" in msg:
+    if primary == sqlite3.SQLITE_IOERR:
+        return StoreUnavailable(f"The disk holding {path} failed to read or write it (I/O error); nothing was written.")
+    if primary == sqlite3.SQLITE_CORRUPT:
+        return damaged(path, str(exc))
+    if primary == sqlite3.SQLITE_NOTADB:
+        if _starts_like_sqlite(path):
+            return damaged(path, str(exc))
         return NotACampaign(f"{path} is not a campaign file (not an SQLite database).")
-    if "append-only" in msg:
+    if primary == sqlite3.SQLITE_CANTOPEN:
+        return NotACampaign(f"{path} cannot be opened (its folder or file is missing or not accessible).")
+    if code == sqlite3.SQLITE_CONSTRAINT_TRIGGER:  # RAISE(ABORT) of the triggers guarding the log
         return IntegrityError(f"The event log of {path} is append-only; events cannot be changed or removed.")
-    return StoreUnavailable(f"The campaign {path} could not be used: {exc}.")
+    name = getattr(exc, "sqlite_errorname", None) or type(exc).__name__
+    return StoreUnavailable(f"The campaign {path} could not be used: {exc} ({name}).")
 
 
 class Store:
@@ -162,6 +200,7 @@ class Store:
         self._depth = 0
         self._insert_sql: dict[int, str] = {}
         self._chunk: int | None = None
+        self._snapshot_columns: bool | None = None  # see _bound_snapshots
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -195,6 +234,10 @@ class Store:
         # says "file is not a database" for a file that is not one.
         if not os.access(p, os.R_OK):
             raise NotACampaign(f"{p} cannot be read (permission denied).")
+        if p.stat().st_size == 0 and not Path(f"{p}-wal").exists():
+            # SQLite would take an empty file for an empty database (and call it "not a campaign")
+            raise CampaignDamaged(f"{p} is empty (0 bytes): a campaign truncated to nothing, or not a campaign "
+                                  "file; restore a copy (a backup, or 'cristal import' of a JSONL export).")
         try:
             conn = _connect(p, "ro" if readonly else "rw", timeout)
             app_id = conn.execute("PRAGMA application_id").fetchone()[0]
@@ -298,7 +341,9 @@ class Store:
                     prev = h
                 self._insert(rows)
         except sqlite3.IntegrityError as exc:
-            raise ConcurrencyConflict(f"Stream {stream} moved while appending ({exc}); retry.") from None
+            if getattr(exc, "sqlite_errorcode", None) in _MOVED:
+                raise ConcurrencyConflict(f"Stream {stream} moved while appending ({exc}); retry.") from None
+            raise translate_sqlite_error(exc, self.path) from None
         except sqlite3.Error as exc:
             raise translate_sqlite_error(exc, self.path) from None
         except UnicodeEncodeError:  # e.g. argv bytes that were not UTF-8 (surrogate escapes)
@@ -421,6 +466,78 @@ class Store:
         row = self.conn.execute("SELECT hash FROM events ORDER BY position DESC LIMIT 1").fetchone()
         return row[0] if row else GENESIS
 
+    def hash_at(self, position: int) -> str | None:
+        """The stored chain hash of the event at ``position``, or None when the log has no such event."""
+        if not 0 < position <= _SQLITE_MAX_INT:
+            return None
+        row = self.conn.execute("SELECT hash FROM events WHERE position = ?", (position,)).fetchone()
+        return row[0] if row else None
+
+    def head(self) -> tuple[int, str]:
+        """The last event's position and chain hash ((0, GENESIS) for an empty log)."""
+        row = self.conn.execute("SELECT position, hash FROM events ORDER BY position DESC LIMIT 1").fetchone()
+        return (row[0], row[1]) if row else (0, GENESIS)
+
+    def session_ends(self) -> dict[int, tuple[int, str]]:
+        """Each ended session's number -> (position, chain hash) of its ``session.ended`` event."""
+        rows = self.conn.execute("SELECT session, position, hash FROM events WHERE type = 'session.ended' "
+                                 "AND session IS NOT NULL ORDER BY position")
+        return {s: (p, h) for s, p, h in rows}
+
+    # -------------------------------------------------------------- snapshots
+    # Snapshots are derived data (a cache of the folded state), outside the log's triggers; each row
+    # carries the hash of the event at its position and a digest binding its state to that hash
+    # (migration 0005). The service decides what a snapshot holds and when it may be used.
+    def snapshots(self, state_version: str, *, upto: int | None = None,
+                  newest_first: bool = False) -> Iterator[tuple[int, str, str, bytes]]:
+        """The stored snapshots of ``state_version`` as ``(position, event_hash, digest, state)``, in
+        position order (newest first on demand), only those at or before ``upto`` when given."""
+        sql = "SELECT position, event_hash, digest, state FROM snapshots WHERE state_version = ?"
+        args: list[Any] = [state_version]
+        if upto is not None:
+            sql += " AND position <= ?"
+            args.append(max(-1, min(upto, _SQLITE_MAX_INT)))
+        sql += " ORDER BY position DESC" if newest_first else " ORDER BY position"
+        if self._bound_snapshots():
+            yield from self.conn.execute(sql, args)
+
+    def snapshot_state(self, state_version: str, position: int) -> bytes | None:
+        """The stored state of one snapshot, or None."""
+        if not self._bound_snapshots():
+            return None
+        row = self.conn.execute("SELECT state FROM snapshots WHERE state_version = ? AND position = ?",
+                                (state_version, position)).fetchone()
+        return row[0] if row else None
+
+    def snapshot_positions(self, state_version: str) -> list[int]:
+        """The positions of the stored snapshots of ``state_version``, in order."""
+        if not self._bound_snapshots():
+            return []
+        return [p for (p,) in self.conn.execute(
+            "SELECT position FROM snapshots WHERE state_version = ? ORDER BY position", (state_version,))]
+
+    def _bound_snapshots(self) -> bool:
+        """Whether the snapshot table has its bound form (migration 0005): a campaign of an older engine
+        opened read-only still has the old one, whose unbound snapshots are never used."""
+        if self._snapshot_columns is None:
+            cols = {r[1] for r in self.conn.execute("PRAGMA table_info(snapshots)")}
+            self._snapshot_columns = {"event_hash", "digest"} <= cols
+        return self._snapshot_columns
+
+    def put_snapshot(self, position: int, state_version: str, event_hash: str, digest: str, state: bytes) -> None:
+        """Store (or replace) the snapshot of ``state_version`` at ``position``."""
+        self.conn.execute("INSERT OR REPLACE INTO snapshots (position, state_version, event_hash, digest, state) "
+                          "VALUES (?, ?, ?, ?, ?)", (position, state_version, event_hash, digest, state))
+
+    def drop_snapshots(self, state_version: str, positions: Iterable[int]) -> None:
+        """Delete the snapshots of ``state_version`` at ``positions``."""
+        self.conn.executemany("DELETE FROM snapshots WHERE state_version = ? AND position = ?",
+                              [(state_version, p) for p in positions])
+
+    def drop_other_snapshots(self, state_version: str) -> None:
+        """Delete the snapshots of every state version but ``state_version`` (states of older rules)."""
+        self.conn.execute("DELETE FROM snapshots WHERE state_version != ?", (state_version,))
+
     def read_all(self, after: int = 0, *, until: int | None = None, stream: str | None = None,
                  type: str | None = None, session: int | None = None, decode: bool = True,
                  hashes: bool = True) -> Iterator[RecordedEvent]:
@@ -492,7 +609,7 @@ class Store:
             raise translate_sqlite_error(exc, self.path) from None
 
     # ---------------------------------------------------------------- verifying
-    def _stretches(self, workers: int | None) -> list["_Stretch"]:
+    def _stretches(self, workers: int | None, progress: Any = None) -> list["_Stretch"]:
         """The chain walked in stretches of positions: one, or one per worker process on a big log.
 
         Each row is checked against its own stored hash and the hash stored before it, so the walk
@@ -510,25 +627,33 @@ class Store:
             workers = verify_workers(last)
         if (workers <= 1 or last < 2 * workers or not sys.platform.startswith("linux") or self.conn.in_transaction
                 or threading.active_count() > 1 or not Path(self.path).is_file()):
-            return [_walk_stretch(self.conn, 0, None)]
+            tick = None if progress is None else (lambda n: progress(min(n, last), last))
+            return [_walk_stretch(self.conn, 0, None, tick)]
         bounds = [last * i // workers for i in range(workers)] + [None]
         later = list(itertools.pairwise(bounds[1:]))
         children = [_fork(lambda lo=lo, hi=hi: _walk_stretch(_connect(Path(self.path), "ro", None), lo, hi))
                     for lo, hi in later]
         try:
-            out = [_walk_stretch(self.conn, 0, bounds[1])]
+            # the workers walk stretches as long as this one, side by side: its share stands for the whole
+            share = max(1, bounds[1] or 1)
+            tick = None if progress is None else (lambda n: progress(min(last, n * last // share), last))
+            out = [_walk_stretch(self.conn, 0, bounds[1], tick)]
         finally:  # the children are waited for whatever happens here
             got = [_collect(child) for child in children]
         for (lo, hi), stretch in zip(later, got):
             out.append(stretch if stretch is not None else _walk_stretch(self.conn, lo, hi))
         return out
 
-    def verify(self, *, workers: int | None = None) -> VerifyReport:
+    def verify(self, *, workers: int | None = None,
+               progress: Callable[[int, int], None] | None = None) -> VerifyReport:
         """Recompute the hash chain; check positions, triggers and migrations. Never raises for bad data.
 
         ``workers``: processes sharing the walk (None: one per CPU, up to 4, on a log of at least
-        ``VERIFY_PARALLEL_MIN`` events; 1: this process alone). The report is the same either way."""
-        n, first_bad, expected_pos, problems = _join(self._stretches(workers))
+        ``VERIFY_PARALLEL_MIN`` events; 1: this process alone). The report is the same either way.
+        ``progress(done, total)`` is called every 4,096 events walked and at the end."""
+        n, first_bad, expected_pos, problems = _join(self._stretches(workers, progress))
+        if progress is not None:
+            progress(self.last_position(), self.last_position())
         row = self.conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
         seq = row[0] if row else 0
         if first_bad is None and seq > expected_pos - 1:
@@ -588,19 +713,19 @@ def _row_digest(conn: sqlite3.Connection, position: int) -> str:
     return hashlib.sha256(_hash_encoder.encode(r)).hexdigest()
 
 
-def _walk_stretch(conn: sqlite3.Connection, lo: int, hi: int | None) -> _Stretch:
+def _walk_stretch(conn: sqlite3.Connection, lo: int, hi: int | None, tick: Any = None) -> _Stretch:
     """Walk the rows of positions ``(lo, hi]`` (``hi`` None: to the end). SQLite builds each row's
     canonical JSON array (``json_array`` writes the same compact text as msgspec for these columns)
     and Python only hashes it; a row whose digest differs is recomputed from its columns the
     reference way before it is called altered. A row that SQLite's JSON cannot hold (a column
     turned into a BLOB) makes the stretch be walked again with the columns hashed in Python."""
     try:
-        return _walk(conn, lo, hi, in_sql=True)
+        return _walk(conn, lo, hi, in_sql=True, tick=tick)
     except sqlite3.Error:
-        return _walk(conn, lo, hi, in_sql=False)
+        return _walk(conn, lo, hi, in_sql=False, tick=tick)
 
 
-def _walk(conn: sqlite3.Connection, lo: int, hi: int | None, *, in_sql: bool) -> _Stretch:
+def _walk(conn: sqlite3.Connection, lo: int, hi: int | None, *, in_sql: bool, tick: Any = None) -> _Stretch:
     cols = f"prev_hash, position, CAST(json_array({_CANONICAL}) AS BLOB), hash" if in_sql else f"{_CANONICAL}, hash"
     where, args = ("position > ?", (lo,)) if hi is None else ("position > ? AND position <= ?", (lo, hi))
     cur = conn.execute(f"SELECT {cols} FROM events WHERE {where} ORDER BY position", args)
@@ -613,6 +738,8 @@ def _walk(conn: sqlite3.Connection, lo: int, hi: int | None, *, in_sql: bool) ->
     prev, expected, n = first[0], first[1], 0
     for r in itertools.chain([first], cur):
         n += 1
+        if tick is not None and not n & 4095:
+            tick(n)
         if out.first_bad is not None:
             continue
         pos, h = r[1], r[-1]

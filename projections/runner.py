@@ -310,12 +310,12 @@ def rebuild(campaign: "Campaign", *, progress: Progress | None = None,
     return _run(campaign, for_campaign(campaign), rebuild=True, progress=progress, problems=problems)
 
 
-def expected_rows(campaign: "Campaign", p: Projection) -> dict[str, list[Any]]:
+def expected_rows(campaign: "Campaign", p: Projection, progress: Progress | None = None) -> dict[str, list[Any]]:
     """The rows a full rebuild of ``p`` would write, computed in memory (the same fold as a rebuild)."""
     slot = _Slot(p, 0, p.initial())
     last = campaign.store.last_position()
     if last > 0:
-        _fold(campaign.store, [slot], last)
+        _fold(campaign.store, [slot], last, progress=progress)
     out: dict[str, list[Any]] = {t: [] for t in p.tables}
     out.update(slot.pending)
     for table, rows in p.rows(slot.state).items():
@@ -323,8 +323,9 @@ def expected_rows(campaign: "Campaign", p: Projection) -> dict[str, list[Any]]:
     return out
 
 
-def verify(campaign: "Campaign") -> list[str]:
-    """Compare the stored read models to a full rebuild in memory; return the differences."""
+def verify(campaign: "Campaign", *, progress: Progress | None = None) -> list[str]:
+    """Compare the stored read models to a full rebuild in memory; return the differences
+    (``progress(done, total)`` as each read model's fold goes)."""
     problems = []
     store = campaign.store
     last = store.last_position()
@@ -336,7 +337,7 @@ def verify(campaign: "Campaign") -> list[str]:
         if cp[0] != p.version or cp[1] != last:
             problems.append(f"read model {p.name} is behind the log (run 'cristal rebuild')")
             continue
-        for table, rows in expected_rows(campaign, p).items():
+        for table, rows in expected_rows(campaign, p, progress).items():
             spec = p.tables[table]
             cols = list(spec.columns)
             order = ", ".join(f'"{c}"' for c in spec.pk)

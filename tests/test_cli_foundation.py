@@ -8,6 +8,7 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
+from cristal_events import open_campaign
 from cristal_events.cli import cli
 
 
@@ -23,9 +24,13 @@ def test_init_log_session_verify(run, db_path):
     res = run("init", "--name", "La Taverne", "--seed", "4")
     assert res.exit_code == 0
     assert res.output == f"Created campaign « La Taverne » (Les Lois du Cristal, rounding round) in {db_path}.\n"
-    assert run("session", "start", "--title", "Arrivée", "--date", "1er Mai").output == "Session 1 started at position 2.\n"
+    started = run("session", "start", "--title", "Arrivée", "--date", "1er Mai").output.splitlines()
+    assert started[0] == "Session 1 started at position 2."
+    assert started[1].startswith("Dice commitment: ") and len(started[1]) == len("Dice commitment: ") + 64
     assert run("note", "Thor arrive à la taverne").exit_code == 0
-    assert run("session", "end").output == "Session 1 ended at position 4.\n"
+    ended = run("session", "end").output.splitlines()
+    assert ended[0] == "Session 1 ended at position 4."
+    assert ended[1] == f"Reçu : 4:{open_campaign(db_path).store.hash_at(4)}" and len(ended) == 2
     lines = run("log").output.splitlines()
     assert len(lines) == 4
     assert "s1  campaign" in lines[2] and "note.recorded" in lines[2] and lines[2].endswith("Note du MJ : Thor arrive à la taverne")

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from cristal_events import init_campaign
-from cristal_events.errors import CristalError, RuleError
+from cristal_events.errors import CristalError, DiceError, RuleError
+from cristal_events.events import DiceRecorded
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fights as F
 
@@ -119,7 +120,8 @@ def test_gustave_misses_on_18_against_18(round_camp):
     c.execute(F.StartCombat(combat="t", fighters=["gustave", "rodrigue"], its={"rodrigue": 1},
                             stats={"gustave": {"ATT": 8, "DMG": "2d6+2"}, "rodrigue": {"DP": 18, "PV": 20}}))
     recs = c.execute(F.Attack(combat="t", actor="gustave", target="rodrigue"), faces=[10])
-    assert [type(r.event) for r in recs] == [F.AttackResolved] and not recs[0].event.swings[0].hit
+    assert [type(r.event) for r in recs] == [F.AttackResolved, DiceRecorded] and not recs[0].event.swings[0].hit
+    assert [[d.face for d in r.dice] for r in recs[1].event.rolls] == [[10]]  # the d20 only: no damage dice
 
 
 def xar_vs_taz(c, **xar):
@@ -204,7 +206,9 @@ def test_ties_on_it_and_ref_go_to_a_recorded_die(round_camp):
         c.execute(F.TakeAction(combat="t", actor="a", seconds=2))
     recs = c.execute(F.NextTurn(combat="t"), faces=[3, 3, 2, 5])  # 3-3 level: both reroll, b wins
     ev = recs[0].event
-    assert ev.winner == "b" and [r.total for r in ev.rolls.values()] == [2, 5]
+    # every round is kept (the first 3-3 was lost before TieBroken v2)
+    assert ev.winner == "b" and [[r.total for r in rnd.values()] for rnd in ev.rounds] == [[3, 3], [2, 5]]
+    assert [d.face for r in recs[1].event.rolls for d in r.dice] == [3, 3, 2, 5]
     with pytest.raises(RuleError, match="It is b's turn"):
         c.execute(F.TakeAction(combat="t", actor="a", seconds=2))
     c.execute(F.TakeAction(combat="t", actor="b", seconds=2))

@@ -139,7 +139,8 @@ def test_the_sample_campaign_replays_and_audits(tmp_path):
     out = tmp_path / "x.jsonl"
     assert invoke(target, "export", "timeline", "--format", "jsonl", "-o", str(out)).exit_code == 0
     lines = out.read_text(encoding="utf-8").splitlines()
-    assert len(lines) == length(target) and "magic.spell_cast" in out.read_text(encoding="utf-8")
+    assert len(lines) == length(target) + 1 and json.loads(lines[-1]) == {"receipt": f"{length(target)}:"
+                                                                          + json.loads(lines[-2])["hash"]} and "magic.spell_cast" in out.read_text(encoding="utf-8")
 
 
 def test_turn_economy_through_the_cli(db):
@@ -159,7 +160,7 @@ def test_turn_economy_through_the_cli(db):
     assert r.exit_code == 0, r.output
     r = invoke(db, "combat", "defend", "gue", "thor", "esquive")
     assert (r.exit_code, r.output.strip()) == (1, "Error: Thor: The esquive defence is already used this turn (I-L543).")
-    assert length(db) == before + 1
+    assert length(db) == before + 2  # the one attack allowed and its dice record
     assert invoke(db, "combat", "initiative", "gue", "--dice", "50,50").exit_code == 0
     assert invoke(db, "combat", "attack", "gue", "thor", "gob", "--unarmed", "--dice", "90").exit_code == 0
 

@@ -88,7 +88,8 @@ def test_jsonl_export_verifies_offline_and_imports_into_a_new_campaign(small, ru
     out = tmp_path / "t.jsonl"
     assert run("export", "timeline", "--format", "jsonl", "-o", str(out)).exit_code == 0
     lines = [json.loads(x) for x in out.read_text().splitlines()]
-    assert [ln["position"] for ln in lines] == [1, 2, 3, 4, 5, 6, 7]
+    assert [ln["position"] for ln in lines[:-1]] == [1, 2, 3, 4, 5, 6, 7]
+    assert lines[-1] == {"receipt": f"7:{lines[-2]['hash']}"}  # the export's receipt trailer
     assert lines[3]["summary"] == "Réglage chain_attacks = 3 : règle maison"
     assert lines[3]["in_game_date"] == "3 Floréal"
     assert verify_jsonl(out).ok
@@ -117,7 +118,8 @@ def test_an_edited_export_is_refused_by_import(small, run, tmp_path):
     out.write_text(out.read_text().replace("Entre deux sessions", "Entre trois sessions"))
     result = run("import", str(out), str(tmp_path / "copy.db"))
     assert (result.exit_code, result.output) == (
-        1, f"Error: {out} does not verify (position 7 was altered (hash mismatch)); nothing was imported.\n")
+        1, f"Error: Line 7 of {out}: the file does not verify: position 7 was altered (hash mismatch); "
+           "nothing was imported.\n")
     assert not (tmp_path / "copy.db").exists()
 
 
@@ -132,7 +134,7 @@ def test_import_validates_every_payload_with_the_rules(small, tmp_path):
         from cristal_events.jobs.exports import write_jsonl
         from cristal_events.jobs.walk import walk
         write_jsonl(walk(camp), fh)
-    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    lines = [json.loads(x) for x in out.read_text().splitlines()][:-1]  # the receipt trailer dropped
     prev = lines[1]["hash"]
     for d in lines[2:]:  # rewrite the chain after breaking the payload of position 3 (a note with no text)
         if d["position"] == 3:
@@ -157,8 +159,9 @@ def test_csv_is_flat_and_neutralises_formula_cells(small, run):
     assert len(rows) == 8
     assert rows[5][4] == "'=HYPERLINK(\"http://x\")"
     assert rows[4][9] == "settings.chain_attacks : 2 → 3"
-    assert [csv_cell(v) for v in ("=1", "+1", "-1", "@A", "\tx", "ok", 5, None)] == [
-        "'=1", "'+1", "'-1", "'@A", "'\tx", "ok", 5, ""]
+    # a tab or CR is shown visibly (\t, \r), so it can neither start a formula nor split the cell
+    assert [csv_cell(v) for v in ("=1", "+1", "-1", "@A", "\tx", "\r=x", "ok", 5, None)] == [
+        "'=1", "'+1", "'-1", "'@A", "\\tx", "\\r=x", "ok", 5, ""]
 
 
 def test_markdown_recap_escapes_user_text(small, run):
@@ -174,6 +177,8 @@ def test_markdown_recap_escapes_user_text(small, run):
         "",
         "## Session 1 : &lt;script&gt;alert(1)&lt;/script&gt; — 3 Floréal",
         "",
+        f"**Reçu :** `6:{Campaign.open(small, readonly=True).store.hash_at(6)}`",  # the session's end
+        "",
         "- `#2` Session 1 commence : &lt;script&gt;alert(1)&lt;/script&gt; — 3 Floréal",
         "- `#3` Note du MJ (récit) : Thor \\| York \\*gras\\* \\[lien\\](x)",
         "- `#4` Réglage chain\\_attacks = 3 : règle maison",
@@ -184,7 +189,8 @@ def test_markdown_recap_escapes_user_text(small, run):
         "",
         "- `#7` Note du MJ : Entre deux sessions",
     ]
-    assert md("a\nb") == "a b"
+    # a newline inside a value is shown (⏎), not turned into a space nor a new line; ESC is \x1b, escaped
+    assert md("a\nb") == "a⏎b" and md("a\x1b[2J|") == "a\\\\x1b\\[2J\\|"
 
 
 def test_html_is_self_contained_and_escapes_user_text(small, run, tmp_path):

@@ -84,7 +84,7 @@ def test_markdown_recap_of_session_one(built):
     assert out[:10] == [
         "# La Compagnie du Cristal",
         "",
-        "*Les Lois du Cristal — 36 événements — arrondi : round*",
+        "*Les Lois du Cristal — 41 événements — arrondi : round*",
         "",
         "## Session 1 : L'auberge du Pendu — 1er Floréal",
         "",
@@ -105,15 +105,15 @@ def test_markdown_recap_of_session_one(built):
 def test_replay_of_xar_against_taz(built):
     """TV-15 (L1052-L1069): 11 PM, CNC 4 + 8 = 12 >= 7, Taz's DM 3 leaves [1d6] of 4d6."""
     out = cristal(built, "replay", "--session", "3", "--character", "xar").output.splitlines()
-    start = out.index("#58    GM       Combat « maison » : Xar IT 0, Taz IT 2")
+    start = out.index("#64    GM       Combat « maison » : Xar IT 0, Taz IT 2")
     told = [line for line in out[start:] if line.startswith("#")][:4]
     assert told == [
-        "#58    GM       Combat « maison » : Xar IT 0, Taz IT 2",
-        "#59    GM       Xar lance Rayon Magique sur Taz (11 PM, PM 15 → 4) : CNC 4 + d20 8 = 12 ≥ CNC du sort 7, "
+        "#64    GM       Combat « maison » : Xar IT 0, Taz IT 2",
+        "#65    GM       Xar lance Rayon Magique sur Taz (11 PM, PM 15 → 4) : CNC 4 + d20 8 = 12 ≥ CNC du sort 7, "
         "réussi ; effets immédiats",
-        "#60    GM       Rayon Magique de Xar se libère : Taz (DM 3) : Distance 15 Mètres, Dommage 1d6 = 4 DMG, "
+        "#66    GM       Rayon Magique de Xar se libère : Taz (DM 3) : Distance 15 Mètres, Dommage 1d6 = 4 DMG, "
         "4 dégâts, PV 12 → 8 ; combustion 4 s ; IT 0 → 4",
-        "#61    GM       Xar dépense 11 PM : PM 15 → 4",
+        "#67    GM       Xar dépense 11 PM : PM 15 → 4",
     ]
     changes = out[start:out.index(told[-1]) + 2]
     assert "        combats.maison.it.xar : 0 → 4" in changes
@@ -128,11 +128,11 @@ def test_audit_of_thor_shows_the_correction_beside_the_award(built):
         "  pos    sess  amount  balance  what [by]",
         "  #6     s1      +400      400  award: Expérience de départ accordée par le MJ  [GM]",
         "  #9     s1      -100      300  spend: global level 1 (Guerrier 1, +1 FRC) (charged 100, rule 100)  [GM]",
-        "  #39    s2      +600      900  award: Victoire contre York  [GM]",
-        "    ↳ #41    s2      -540      360  correction of #39: 600 XP saisis au lieu de 60  [GM]",
-        "  #44    s2       -20      340  spend: technique Natation level 1 (charged 20, rule 20)  [GM]",
-        "  #64    s3      +150      490  award: Le coffre de Taz rapporté au temple  [GM]",
-        "  #67    s3      -200      290  spend: global level 2 (Guerrier 2, +1 CON) (charged 200, rule 200)  [GM]",
+        "  #44    s2      +600      900  award: Victoire contre York  [GM]",
+        "    ↳ #46    s2      -540      360  correction of #44: 600 XP saisis au lieu de 60  [GM]",
+        "  #49    s2       -20      340  spend: technique Natation level 1 (charged 20, rule 20)  [GM]",
+        "  #71    s3      +150      490  award: Le coffre de Taz rapporté au temple  [GM]",
+        "  #74    s3      -200      290  spend: global level 2 (Guerrier 2, +1 CON) (charged 200, rule 200)  [GM]",
         "  Total session 1: earned 400, spent 100",
         "  Total session 2: earned 600, spent 20, corrected -540",
         "  Total session 3: earned 150, spent 200",
@@ -164,7 +164,7 @@ def test_audit_flags_an_award_without_reason_and_exits_1(copy):
     camp.close()
     result = cristal(copy, "audit", "xp", "thor")
     assert result.exit_code == 1
-    assert result.output.splitlines()[-2:] == ["1 anomaly:", "  #73 thor: an award with no reason (no_reason)"]
+    assert result.output.splitlines()[-2:] == ["1 anomaly:", "  #80 thor: an award with no reason (no_reason)"]
 
 
 def test_audit_and_replay_work_on_an_older_log(copy):
@@ -180,7 +180,7 @@ def test_audit_and_replay_work_on_an_older_log(copy):
     camp.close()
     assert cristal(copy, "replay", "--session", "4").output.splitlines() == [
         "── Session 4 : Vieille session (1er Prairial) ──",
-        "#73    GM       Session 4 commence : Vieille session — 1er Prairial",
+        "#80    GM       Session 4 commence : Vieille session — 1er Prairial",
     ]
     assert cristal(copy, "audit", "xp", "thor").exit_code == 0
 
@@ -189,10 +189,10 @@ def test_jsonl_csv_and_html_of_the_sample(built, tmp_path):
     jsonl = tmp_path / "t.jsonl"
     assert cristal(built, "export", "timeline", "--format", "jsonl", "-o", str(jsonl)).exit_code == 0
     report = verify_jsonl(jsonl)
-    assert (report.ok, report.events) == (True, 72)
-    line = json.loads(jsonl.read_text().splitlines()[38])
+    assert (report.ok, report.events) == (True, 79)
+    line = json.loads(jsonl.read_text().splitlines()[43])
     assert (line["position"], line["session"], line["in_game_date"], line["type"], line["summary"]) == (
-        39, 2, "3 Floréal", "xp.awarded", "thor reçoit 600 XP (Victoire contre York) → 900 XP")
+        44, 2, "3 Floréal", "xp.awarded", "thor reçoit 600 XP (Victoire contre York) → 900 XP")
     result = cristal(tmp_path / "imported.db", "import", str(jsonl))
     assert result.exit_code == 0
     assert cristal(tmp_path / "imported.db", "audit", "xp").output == cristal(built, "audit", "xp").output
@@ -200,7 +200,7 @@ def test_jsonl_csv_and_html_of_the_sample(built, tmp_path):
     rows = list(csv.reader(io.StringIO(cristal(built, "export", "timeline", "--format", "csv",
                                                "--character", "gustave").output)))
     assert rows[0][:8] == ["position", "recorded_at", "session", "in_game_date", "actor", "stream", "type", "summary"]
-    assert [r[0] for r in rows[1:6]] == ["5", "8", "11", "16", "43"]
+    assert [r[0] for r in rows[1:6]] == ["5", "8", "11", "16", "48"]
     assert rows[1][7] == "Gustave (Nain) créé : PV 16, PM 2"
 
     page = tmp_path / "t.html"
@@ -223,7 +223,7 @@ def test_demo_builds_prints_the_party_and_writes_the_page(tmp_path):
     result = cristal(tmp_path / "unused.db", "demo", str(tmp_path / "demo"), "--sample", str(COMPAGNIE))
     assert result.exit_code == 0, result.output
     out = result.output.splitlines()
-    assert out[0] == (f"Built « La Compagnie du Cristal » from {COMPAGNIE}: 54 commands, 72 events, 3 sessions, "
+    assert out[0] == (f"Built « La Compagnie du Cristal » from {COMPAGNIE}: 54 commands, 79 events, 3 sessions, "
                       f"in {tmp_path / 'demo' / 'compagnie_du_cristal.db'}.")
     assert out[2].startswith("Thor (thor) — Humain")
     assert "No anomaly: every charge matches the rules." in out
@@ -247,4 +247,5 @@ def test_demo_for_illergan_uses_its_sample_or_says_there_is_none(tmp_path, monke
 
 def test_a_sample_script_checks_clean(built):
     result = cristal(built, "script", "check", str(COMPAGNIE))
-    assert result.output == f"{COMPAGNIE}: 54 steps for the cristal rules, all known commands and options.\n"
+    assert result.output == (f"{COMPAGNIE}: 54 steps for the cristal rules, all known commands and options a script "
+                             "may use (none reads or writes another file).\n")

@@ -46,7 +46,8 @@ def test_an_old_campaign_is_upgraded_with_every_row_and_hash(old_campaign):
     camp = open_campaign(old_campaign)
     conn = camp.store.conn
     assert conn.execute("SELECT * FROM events ORDER BY position").fetchall() == before
-    assert [r[0] for r in conn.execute("SELECT number FROM schema_migrations ORDER BY number")] == [1, 2, 3]
+    assert [r[0] for r in conn.execute("SELECT number FROM schema_migrations ORDER BY number")] == [
+        m.number for m in migrate.available()]
     schema = _schema(conn)
     assert "json_valid" not in schema["events"]
     assert "events_by_type" not in schema

@@ -99,9 +99,9 @@ def test_thor_against_york(cristal_lines, position, line):
 
 @pytest.mark.parametrize("position, line", [
     # L1052-L1069 (TV-15): 11 PM, CNC 4 + 8 = 12 >= 7; Taz's DM 3 leaves 1d6 of Dommage
-    (59, "Xar lance Rayon Magique sur Taz (11 PM, PM 15 → 4) : CNC 4 + d20 8 = 12 ≥ CNC du sort 7, réussi ; "
+    (65, "Xar lance Rayon Magique sur Taz (11 PM, PM 15 → 4) : CNC 4 + d20 8 = 12 ≥ CNC du sort 7, réussi ; "
          "effets immédiats"),
-    (60, "Rayon Magique de Xar se libère : Taz (DM 3) : Distance 15 Mètres, Dommage 1d6 = 4 DMG, 4 dégâts, "
+    (66, "Rayon Magique de Xar se libère : Taz (DM 3) : Distance 15 Mètres, Dommage 1d6 = 4 DMG, 4 dégâts, "
          "PV 12 → 8 ; combustion 4 s ; IT 0 → 4"),
 ], ids=["xar-casts-L1052", "rayon-released-L1067"])
 def test_xar_against_taz(cristal_lines, position, line):
@@ -114,14 +114,14 @@ def test_xar_against_taz(cristal_lines, position, line):
     (9, "Thor achète le niveau global 1 (Guerrier 1, +1 FRC) pour 100 XP ; XP 400 → 300"),
     (13, "Thor équipe l'épée longue"),
     (19, "Thor : −15 PO (Chambre et repas à l'auberge du Pendu) ; PO 120 → 105"),
-    (39, "Thor reçoit 600 XP (Victoire contre York) ; XP 300 → 900"),
-    (40, "Correction de la position 39 : 600 XP saisis au lieu de 60 (amount = 60)"),
-    (41, "Thor : la position 39 est corrigée, XP −540 ; XP 900 → 360"),
-    (44, "Thor achète Natation niveau 1 pour 20 XP ; XP 360 → 340"),
-    (46, "Gustave subit 4 dégâts (Chute dans le ravin de Valombre) ; PV 16 → 12"),
-    (47, "Thor se repose 1 jour : +2 PV, +0 PM ; PV 2 → 4, PM 6 → 6"),
-    (52, "Xar apprend Rayon Magique pour 100 XP ; XP 235 → 135"),
-    (69, "Thor se repose 2 jours : +6 PV, +0 PM ; PV 4 → 10, PM 6 → 6"),
+    (44, "Thor reçoit 600 XP (Victoire contre York) ; XP 300 → 900"),
+    (45, "Correction de la position 44 : 600 XP saisis au lieu de 60 (amount = 60)"),
+    (46, "Thor : la position 44 est corrigée, XP −540 ; XP 900 → 360"),
+    (49, "Thor achète Natation niveau 1 pour 20 XP ; XP 360 → 340"),
+    (51, "Gustave subit 4 dégâts (Chute dans le ravin de Valombre) ; PV 16 → 12"),
+    (52, "Thor se repose 1 jour : +2 PV, +0 PM ; PV 2 → 4, PM 6 → 6"),
+    (57, "Xar apprend Rayon Magique pour 100 XP ; XP 235 → 135"),
+    (76, "Thor se repose 2 jours : +6 PV, +0 PM ; PV 4 → 10, PM 6 → 6"),
 ], ids=["created", "xp-award", "level", "equip", "gold", "award-600", "core-correction", "correction-amends-39",
         "technique", "damage", "rest-1-day", "spell-learned", "rest-2-days"])
 def test_characters_xp_and_corrections(cristal_lines, position, line):
@@ -129,23 +129,23 @@ def test_characters_xp_and_corrections(cristal_lines, position, line):
 
 
 @pytest.mark.parametrize("position, line", [
-    (16, "Thor attaque Loup gris (Épée longue) : Dé100 45 ≤ Adresse 60, touché, zone tronc ; 54 dégâts T, SR 0, "
+    (19, "Thor attaque Loup gris (Épée longue) : Dé100 45 ≤ Adresse 60, touché, zone tronc ; 54 dégâts T, SR 0, "
          "RN 0 % → 54 PV perdus, PV 35 → −19, mort"),
-    (17, "Chef gobelin attaque Thor (Stylet) : Dé100 2 ≤ Adresse 55, touché critique, zone tête ; 47 dégâts P, "
+    (21, "Chef gobelin attaque Thor (Stylet) : Dé100 2 ≤ Adresse 55, touché critique, zone tête ; 47 dégâts P, "
          "SR 0, RN 10 % → 43 PV perdus, PV 40 → −3, mort ; Hémorragie"),
-    (18, "Thor dépense un point de destin : la blessure de la position 17 est annulée (+43 PV, revient à la vie) ; "
+    (23, "Thor dépense un point de destin : la blessure de la position 21 est annulée (+43 PV, revient à la vie) ; "
          "PV −3 → 40 ; points de destin 2 → 1 — Le stylet ricoche sur la capuche ; Thor tombe à genoux mais se relève."),
-    (20, "Lysa lance Embrasement niveau 1 (Yarlysy, 10 PM) : Dé100 1, critique, 120% rendus (+12 PM) ; PM 52 → 54 ; "
+    (26, "Lysa lance Embrasement niveau 1 (Yarlysy, 10 PM) : Dé100 1, critique, 120% rendus (+12 PM) ; PM 52 → 54 ; "
          "sur Chef gobelin : 30 dégâts, 27 PV perdus, PV 30 → 3 ; +1 pp"),
-    (21, "Thor attaque Chef gobelin (Épée longue) : Dé100 30 ≤ Adresse 60, touché, zone jambe gauche ; 53 dégâts T, "
+    (28, "Thor attaque Chef gobelin (Épée longue) : Dé100 30 ≤ Adresse 60, touché, zone jambe gauche ; 53 dégâts T, "
          "SR 6, RN 0 % → 3 PV perdus, PV 3 → 0, perd jambe gauche"),
-    (25, "Thor achète Esquive — → 25 % pour 125 xp ; xp 150 → 25"),
-    (6, "Thor achète Fo 4 → 5 pour 40 xp d'héritage ; xp d'héritage 400 → 360"),
-    (28, "Thor : +675'C (vente de Épée longue), −1 × Épée longue ; 'C 1200 → 1875"),
-    (33, "Thor boit Eau-de-vie (+4 Alc) : Alc 5 → 9, Titubage, minimum −1 ; dé d'événement : 7 (Vol de consommable "
+    (34, "Thor achète Esquive — → 25 % pour 125 xp ; xp 150 → 25"),
+    (8, "Thor achète Fo 4 → 5 pour 40 xp d'héritage ; xp d'héritage 400 → 360"),
+    (37, "Thor : +675'C (vente de Épée longue), −1 × Épée longue ; 'C 1200 → 1875"),
+    (42, "Thor boit Eau-de-vie (+4 Alc) : Alc 5 → 9, Titubage, minimum −1 ; dé d'événement : 7 (Vol de consommable "
          "et consommation immédiate), 13 (Embrasse la [Dé4]ème personne la plus proche)"),
-    (34, "90 minutes passent (Une partie de dés) : Thor Alc 9 → 7 (Troublitude), Lysa Alc 0 → −2 (sobre)"),
-    (35, "Thor : Acuité auditive (malus 20), Dé100 45 > 0, raté"),
+    (43, "90 minutes passent (Une partie de dés) : Thor Alc 9 → 7 (Troublitude), Lysa Alc 0 → −2 (sobre)"),
+    (45, "Thor : Acuité auditive (malus 20), Dé100 45 > 0, raté"),
 ], ids=["attack-zone-tronc", "critical-head", "destiny-point", "critical-spell", "attack-sr-limb", "xp-skill",
         "heritage", "money", "drink", "time-passes", "acuity-check"])
 def test_illergan_narration(illergan_lines, position, line):
@@ -166,26 +166,26 @@ def test_weapons_take_their_article(item, phrase, with_it):
 def test_the_default_hook_is_the_summary(compagnie):
     camp = Campaign.open(compagnie, readonly=True)
     try:
-        rec = camp.store.get(55)
-        world = camp.state_at(55)
+        rec = camp.store.get(60)
+        world = camp.state_at(60)
         assert Ruleset.narrate(camp.ruleset, world.rules, rec, world.rules) == camp.summarize(rec)
         assert camp.narrate(world, camp.store.get(1), world) == camp.summarize(camp.store.get(1))  # a core event
-        fast = {s.rec.position: s for s in walk(camp, after=54, until=55, fold=False)}
-        assert fast[55].narration == fast[55].summary  # the no-fold path tells the summary
+        fast = {s.rec.position: s for s in walk(camp, after=59, until=60, fold=False)}
+        assert fast[60].narration == fast[60].summary  # the no-fold path tells the summary
     finally:
         camp.close()
 
 
 def test_replay_text_and_json_carry_the_narration(compagnie):
     runner = CliRunner()
-    out = runner.invoke(cli, ["--db", str(compagnie), "replay", "--from", "55", "--until", "56"])
+    out = runner.invoke(cli, ["--db", str(compagnie), "replay", "--from", "60", "--until", "61"])
     assert out.exit_code == 0
     assert out.output.splitlines()[:2] == [
         "── Session 3 : La maison de Taz (9 Floréal) ──",
-        "#55    GM       Gustave attaque Rodrigue : ATT 8 + d20 13 = 21 > DP 18, touché ; 8 dégâts, PV 20 → 12 ; "
+        "#60    GM       Gustave attaque Rodrigue : ATT 8 + d20 13 = 21 > DP 18, touché ; 8 dégâts, PV 20 → 12 ; "
         "IT 0 → 6",
     ]
-    js = runner.invoke(cli, ["--db", str(compagnie), "replay", "--from", "55", "--until", "55", "--json"])
+    js = runner.invoke(cli, ["--db", str(compagnie), "replay", "--from", "60", "--until", "60", "--json"])
     record = json.loads(js.output.splitlines()[0])
     assert (record["summary"], record["narration"]) == (
         "gustave attaque rodrigue : ATT 8 contre DP 18, 21 (touché, 8 dommages) (+6)",
@@ -195,7 +195,7 @@ def test_replay_text_and_json_carry_the_narration(compagnie):
 def test_markdown_and_html_exports_show_the_narration(compagnie, tmp_path):
     runner = CliRunner()
     md = runner.invoke(cli, ["--db", str(compagnie), "export", "timeline", "--format", "md", "--session", "3"])
-    assert ("- `#55` Gustave attaque Rodrigue : ATT 8 + d20 13 = 21 &gt; DP 18, touché ; 8 dégâts, PV 20 → 12 ; "
+    assert ("- `#60` Gustave attaque Rodrigue : ATT 8 + d20 13 = 21 &gt; DP 18, touché ; 8 dégâts, PV 20 → 12 ; "
             "IT 0 → 6") in md.output.splitlines()
     page = tmp_path / "t.html"
     runner.invoke(cli, ["--db", str(compagnie), "export", "timeline", "--format", "html", "-o", str(page)])

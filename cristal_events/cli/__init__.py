@@ -5,7 +5,9 @@ commands, found automatically). A ruleset adds its own commands in ``<ruleset>/c
 (``commands()``); the ruleset of the campaign named by ``--db`` decides which ones exist, so
 ``cristal character create`` speaks Lois du Cristal or Illergan according to the campaign.
 Every :class:`~cristal_events.errors.CristalError` becomes ``Error: <sentence>`` and exit 1, here
-and nowhere else.
+and nowhere else; every error message (click's own usage errors too) is shown with its control
+characters visible (:func:`cristal_events.display.visible`), so a name an error quotes cannot act
+on the terminal.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import click
 import msgspec
 
 from .. import __version__
+from ..display import visible
 from ..errors import CristalError
 from ..rulesets import module as ruleset_module
 from ..rulesets import names as ruleset_names
@@ -30,7 +33,8 @@ from ..rulesets import names as ruleset_names
 #: the core commands and the module (in this package) that defines each; a test checks it
 #: against the modules' ``COMMANDS`` lists. Only the module of the command typed is imported.
 CORE = {
-    "init": "campaign", "session": "campaign", "log": "campaign", "verify": "campaign", "schema": "campaign",
+    "init": "campaign", "session": "campaign", "log": "campaign", "verify": "campaign", "receipt": "campaign",
+    "schema": "campaign",
     "note": "campaign", "rebuild": "campaign", "correct": "correct", "replay": "replay", "audit": "audit",
     "export": "export", "import": "export", "demo": "demo", "script": "demo",
 }
@@ -129,22 +133,35 @@ class CristalGroup(click.Group):
                 return cmd
         return None
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.ClickException as exc:  # "No such option: ..." quotes what was typed
+            exc.message = visible(exc.message)
+            raise
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except CristalError as exc:
-            raise click.ClickException(str(exc)) from None
-        except sqlite3.Error as exc:  # anything the store did not translate
-            raise click.ClickException(f"The campaign database failed: {exc}.") from None
-        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, BrokenPipeError):
+            raise click.ClickException(visible(exc)) from None
+        except sqlite3.Error as exc:  # anything the store did not translate (e.g. a page read mid-command)
+            from ..store import translate_sqlite_error
+
+            db = ctx.params.get("db") or os.environ.get("CRISTAL_DB", "campaign.db")
+            raise click.ClickException(visible(translate_sqlite_error(exc, db))) from None
+        except click.ClickException as exc:  # click's usage errors quote what was typed
+            exc.message = visible(exc.message)
+            raise
+        except (click.exceptions.Exit, click.exceptions.Abort, BrokenPipeError):
             raise
         except Exception as exc:  # a bug: still one sentence; CRISTAL_DEBUG=1 shows the traceback
             if os.environ.get("CRISTAL_DEBUG"):
                 raise
-            raise click.ClickException(
+            raise click.ClickException(visible(
                 f"Internal error ({type(exc).__name__}: {exc}); the log itself is transactional, "
                 "check it with 'cristal verify' and please report this."
-            ) from None
+            )) from None
 
 
 @click.group(cls=CristalGroup)
@@ -165,6 +182,15 @@ def cli(ctx: click.Context, db: str, actor: str) -> None:
     ctx.ensure_object(dict)
     ctx.obj["db"] = db
     ctx.obj["actor"] = actor
+    from ..service import Campaign
+
+    Campaign.on_warning = _warn  # e.g. a snapshot that does not match the log, ignored
+
+
+def _warn(message: str) -> None:
+    from .common import echo
+
+    echo(f"Warning: {message}" if message.endswith(".") else f"Warning: {message}.", err=True)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,4 +1,4 @@
-"""Campaign-level commands: init, session, log, verify, schema, note, rebuild."""
+"""Campaign-level commands: init, session, log, verify, receipt, schema, note, rebuild."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ import click
 import msgspec
 
 from ..errors import CristalError, EventDecodeError, NotACampaign
+from ..receipts import Receipt, parse_receipt, read_receipts
 from ..rounding import MODES
 from ..rulesets import names as ruleset_names
 from ..service import Campaign, RecordNote
 from ..store import RecordedEvent
-from .common import POSITION, SEED, actor, emit_json, json_option, open_campaign
+from .common import POSITION, SEED, actor, echo, emit_json, json_option, open_campaign, to_json
 
 
 def _parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -54,7 +55,7 @@ def init_cmd(ctx: click.Context, path: str | None, name: str, ruleset: str, roun
         emit_json({"path": target, "campaign_id": camp.header.campaign_id, "ruleset": ruleset, "rounding": rounding,
                    "settings": camp.header.settings})
     else:
-        click.echo(f"Created campaign « {name} » ({camp.ruleset.title}, rounding {rounding}) in {target}.")
+        echo(f"Created campaign « {name} » ({camp.ruleset.title}, rounding {rounding}) in {target}.")
 
 
 @click.group("session")
@@ -68,17 +69,39 @@ def session_group() -> None:
 @session_group.command("start")
 @click.option("--title", default="", help="A title for the session.")
 @click.option("--date", "in_game_date", default="", help="The in-game date.")
+@click.option("--salt", default="", help="Players' entropy mixed into every engine die of the session.")
 @json_option
 @click.pass_context
-def session_start(ctx: click.Context, title: str, in_game_date: str, as_json: bool) -> None:
-    """Start the next session. Example: cristal session start --title "Arrivée" --date "1er Mai" """
+def session_start(ctx: click.Context, title: str, in_game_date: str, salt: str, as_json: bool) -> None:
+    """Start the next session and print its dice commitment (players keep it; docs/verifiable-dice.md).
+
+    Example: cristal session start --title "Arrivée" --date "1er Mai" --salt "le mot de Lya"
+    """
     camp = open_campaign(ctx, write=True)
-    recs = camp.start_session(title, in_game_date, actor=actor(ctx))
+    recs = camp.start_session(title, in_game_date, salt=salt, actor=actor(ctx))
     ev = recs[0].event
     if as_json:
-        emit_json({"session": ev.number, "position": recs[0].position, "seed_commitment": ev.seed_commitment})
+        emit_json({"session": ev.number, "position": recs[0].position, "seed_commitment": ev.seed_commitment,
+                   "salt": ev.salt})
     else:
-        click.echo(f"Session {ev.number} started at position {recs[0].position}.")
+        echo(f"Session {ev.number} started at position {recs[0].position}.")
+        echo(f"Dice commitment: {ev.seed_commitment}")
+
+
+@session_group.command("salt")
+@click.argument("salt")
+@json_option
+@click.pass_context
+def session_salt(ctx: click.Context, salt: str, as_json: bool) -> None:
+    """Mix the players' entropy into the open session's dice, after its commitment was shown and
+    before its first engine die. Example: cristal session salt "7 pommes et un dragon" """
+    camp = open_campaign(ctx, write=True)
+    recs = camp.salt_session(salt, actor=actor(ctx))
+    ev = recs[0].event
+    if as_json:
+        emit_json({"session": ev.number, "position": recs[0].position, "salt": ev.salt})
+    else:
+        echo(f"Salt added to session {ev.number} at position {recs[0].position}.")
 
 
 @session_group.command("end")
@@ -89,10 +112,13 @@ def session_end(ctx: click.Context, as_json: bool) -> None:
     camp = open_campaign(ctx, write=True)
     recs = camp.end_session(actor=actor(ctx))
     ev = recs[0].event
+    receipt = f"{recs[0].position}:{recs[0].hash}"  # keep it: 'cristal verify --receipt' checks it later
     if as_json:
-        emit_json({"session": ev.number, "position": recs[0].position, "seed_reveal": ev.seed_reveal})
+        emit_json({"session": ev.number, "position": recs[0].position, "seed_reveal": ev.seed_reveal,
+                   "receipt": receipt})
     else:
-        click.echo(f"Session {ev.number} ended at position {recs[0].position}.")
+        echo(f"Session {ev.number} ended at position {recs[0].position}.")
+        echo(f"Reçu : {receipt}")
 
 
 def log_line(camp: Campaign, rec: RecordedEvent) -> str:
@@ -127,9 +153,23 @@ def log_cmd(ctx: click.Context, stream: str | None, type_: str | None, session: 
     ctx.call_on_close(camp.close)
     for rec in camp.store.read_all(after=after, stream=stream, type=type_, session=session):
         if as_json:
-            click.echo(msgspec.json.encode(record_json(camp, rec)).decode())
+            click.echo(to_json(record_json(camp, rec)))
         else:
-            click.echo(log_line(camp, rec))
+            echo(log_line(camp, rec))
+
+
+def _progress(label: str) -> Any:
+    """A progress line on stderr for one stage of ``verify`` when stderr is a terminal (else None)."""
+    import projections.runner
+
+    return projections.runner.tty_progress(label)
+
+
+def _given_receipts(receipt: tuple[str, ...], receipts_file: str | None) -> list[Receipt]:
+    out = [parse_receipt(r) for r in receipt]
+    if receipts_file:
+        out += read_receipts(receipts_file)
+    return out
 
 
 @click.command("verify")
@@ -137,22 +177,33 @@ def log_cmd(ctx: click.Context, stream: str | None, type_: str | None, session: 
               help="Verify an exported JSONL timeline offline instead of the campaign.")
 @click.option("--rolls", is_flag=True,
               help="Also re-derive every engine roll of the closed sessions from their revealed seeds.")
+@click.option("--receipt", "receipt", multiple=True, metavar="POSITION:HASH",
+              help="A receipt kept from 'session end' or 'cristal receipt': the log must still hold that "
+                   "hash at that position (repeatable).")
+@click.option("--receipts", "receipts_file", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="A file of receipts, one a line, alone or as printed ('Reçu : POSITION:HASH'); blank "
+                   "lines and # comments allowed.")
 @json_option
 @click.pass_context
-def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, as_json: bool) -> None:
-    """Check the hash chain, the append-only triggers, the migrations and the read models.
+def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tuple[str, ...],
+               receipts_file: str | None, as_json: bool) -> None:
+    """Check the hash chain, the append-only triggers, the migrations, the snapshots and the read models.
 
-    Exit 1 naming the first bad position when anything does not verify. With --rolls, also check
-    that the engine's dice were not fudged (docs/verifiable-dice.md); entered rolls are skipped.
+    Exit 1 naming the first bad position when anything does not verify. With --receipt, also check
+    that the log still holds each receipt's hash at its position: the one check that catches a log
+    rewritten whole with its chain recomputed, or cut short (docs/reliability.md). With --rolls,
+    also check that the engine's dice were not fudged (docs/verifiable-dice.md); entered rolls are
+    skipped. Progress is shown on stderr when it is a terminal.
 
-    Example: cristal verify --rolls --json
+    Example: cristal verify --rolls --receipt 40:3f5a... --json
     """
     from ..exchange import verify_jsonl
 
+    given = _given_receipts(receipt, receipts_file)
     if file_:
         if rolls:
             raise CristalError("--rolls checks a campaign file; it cannot be combined with --file.")
-        report = verify_jsonl(file_)
+        report = verify_jsonl(file_, given)
         problems = list(report.problems)
         result: dict[str, Any] = msgspec.to_builtins(report)
     else:
@@ -172,34 +223,83 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, as_json: bool
             camp, report = None, bare
         else:
             ctx.call_on_close(camp.close)
-            report = camp.verify()
+            report = camp.verify(progress=_progress("verify: chain"))
         problems = list(report.problems)
+        extra: dict[str, Any] = {"first_bad_position": report.first_bad_position}
+        if camp is not None:
+            _check_receipts_and_snapshots(camp, given, report.ok, problems, extra)
         if report.ok and camp is not None:
-            problems += projections.runner.verify(camp)
-        result = {**msgspec.to_builtins(report), "ok": not problems, "problems": problems}
+            problems += projections.runner.verify(camp, progress=_progress("verify: read models"))
+        result = {**msgspec.to_builtins(report), **extra, "ok": not problems, "problems": problems}
         if rolls and camp is not None:
             from ..fairness import verify_rolls
 
-            fair = verify_rolls(camp)
+            fair = verify_rolls(camp, progress=_progress("verify: dice"))
             problems += [f"dice: {p}" for p in fair.problems]
             result = {**result, "ok": not problems, "problems": problems, "rolls": msgspec.to_builtins(fair)}
             if fair.mismatches and result.get("first_bad_position") is None:
                 result["first_bad_position"] = fair.mismatches[0].position
     if as_json:
         emit_json(result)
+    elif not problems and file_:  # only what was checked: the file's chain, its trailer, the receipts given
+        own = f"its receipt {result['receipt']} names its last event" if result["receipt"] else "it carries no receipt"
+        kept = f"; {len(given)} receipt(s) given found in it" if given else ""
+        echo(f"OK: {result['events']} events in {file_}, the file's hash chain intact; {own}{kept}.")
     elif not problems:
-        click.echo(f"OK: {result['events']} events, hash chain intact, triggers present, migrations intact, read models match.")
+        kept = f", {len(given)} receipt(s) found in the log" if given else ""
+        echo(f"OK: {result['events']} events, hash chain intact, triggers present, migrations intact, "
+                   f"snapshots match the log{kept}, read models match.")
         if "rolls" in result:
             r = result["rolls"]
-            click.echo(f"OK: {r['checked']} engine rolls of {r['sessions']} closed session(s) re-derived from their "
+            echo(f"OK: {r['checked']} engine rolls of {r['sessions']} closed session(s) re-derived from their "
                        f"revealed seeds; {r['entered']} entered at the table, {r['pending']} in an open session, "
-                       f"{r['unverifiable']} without a public seed.")
+                       f"{r['unverifiable']} without a public seed"
+                       + (f"; {r['legacy']} checked with the legacy scheme (docs/verifiable-dice.md)." if r["legacy"]
+                          else "."))
     if problems:
         if not as_json:
             first = result.get("first_bad_position")
             where = f" at position {first}" if first else ""
-            click.echo(f"Error: the campaign does not verify{where}: {problems[0]}.", err=True)
+            what = "file" if file_ else "campaign"
+            echo(f"Error: the {what} does not verify{where}: {problems[0]}.", err=True)
         ctx.exit(1)
+
+
+def _check_receipts_and_snapshots(camp: Campaign, given: list[Receipt], chain_ok: bool, problems: list[str],
+                                  extra: dict[str, Any]) -> None:
+    """Add to ``problems`` the receipts the log no longer honours and (on an intact chain) the snapshots
+    that do not match it; ``extra`` gets their reports and the first bad position when none was named."""
+    if given:
+        bad = camp.verify_receipts(given)
+        problems += [b.problem for b in bad]
+        if bad and extra["first_bad_position"] is None:
+            extra["first_bad_position"] = min(b.position for b in bad)
+        extra["receipts"] = {"checked": len(given), "problems": [b.problem for b in bad]}
+    if chain_ok:
+        snaps = camp.check_snapshots(progress=_progress("verify: snapshots"))
+        problems += [f"snapshot: {p.problem}" for p in snaps]
+        if snaps and extra["first_bad_position"] is None:
+            extra["first_bad_position"] = snaps[0].position
+        extra["snapshots"] = {"checked": len(camp.store.snapshot_positions(camp._state_key())),
+                              "problems": [p.problem for p in snaps]}
+
+
+@click.command("receipt")
+@json_option
+@click.pass_context
+def receipt_cmd(ctx: click.Context, as_json: bool) -> None:
+    """Print the receipt of the log's last event: POSITION:HASH. Keep it outside the campaign file;
+    'cristal verify --receipt POSITION:HASH' later proves the log up to there was not changed.
+
+    Example: cristal receipt >> recus.txt
+    """
+    camp = Campaign.open(ctx.obj["db"], readonly=True)
+    ctx.call_on_close(camp.close)
+    r = camp.receipt()
+    if as_json:
+        emit_json({"receipt": str(r), "position": r.position, "hash": r.hash})
+    else:
+        echo(f"Reçu : {r}")
 
 
 @click.command("schema")
@@ -236,14 +336,15 @@ def note_cmd(ctx: click.Context, text: str, topic: str, as_json: bool) -> None:
     if as_json:
         emit_json({"position": recs[0].position, "type": recs[0].type, "session": recs[0].session})
     else:
-        click.echo(f"Note recorded at position {recs[0].position}.")
+        echo(f"Note recorded at position {recs[0].position}.")
 
 
 @click.command("rebuild")
 @json_option
 @click.pass_context
 def rebuild_cmd(ctx: click.Context, as_json: bool) -> None:
-    """Drop every read model and rebuild it from the log.
+    """Drop every read model and snapshot and rebuild them from the log (a snapshot that did not
+    match the log is named on stderr).
 
     What a read model cannot hold (a number an older engine let into the log) is skipped, named
     by its position in a warning on stderr, and the rebuild completes.
@@ -254,14 +355,19 @@ def rebuild_cmd(ctx: click.Context, as_json: bool) -> None:
 
     camp = open_campaign(ctx)
     problems: list[str] = []
+    snaps = camp.rebuild_snapshots(progress=projections.runner.tty_progress("snapshots"))
     counts = projections.runner.rebuild(camp, progress=projections.runner.tty_progress("rebuild"),
                                         problems=problems)
     if as_json:
-        emit_json(counts)
+        emit_json({**counts, "snapshots": {"written": snaps.written,
+                                           "replaced": [p.problem for p in snaps.replaced]}})
     else:
-        click.echo("Rebuilt " + ", ".join(f"{k} ({v} events)" for k, v in counts.items()) + ".")
+        for p in snaps.replaced:
+            echo(f"Warning: {p.problem}; replaced by a snapshot folded from the log.", err=True)
+        echo("Rebuilt " + ", ".join(f"{k} ({v} events)" for k, v in counts.items())
+             + f", {snaps.written} snapshot(s).")
     for problem in problems:
-        click.echo(f"Warning: {problem[0].upper()}{problem[1:]}.", err=True)
+        echo(f"Warning: {problem[0].upper()}{problem[1:]}.", err=True)
 
 
-COMMANDS = [init_cmd, session_group, log_cmd, verify_cmd, schema_cmd, note_cmd, rebuild_cmd]
+COMMANDS = [init_cmd, session_group, log_cmd, verify_cmd, receipt_cmd, schema_cmd, note_cmd, rebuild_cmd]

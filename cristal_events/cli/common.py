@@ -1,4 +1,11 @@
-"""Small helpers shared by the command modules: opening the campaign, output, dice lists."""
+"""Small helpers shared by the command modules: opening the campaign, output, dice lists.
+
+Every line of TEXT output goes through :func:`echo` (or :func:`emit_lines`), which shows each control
+and format character a value carries visibly (:func:`cristal_events.display.visible`): one call is one
+line, so a newline inside a name is shown as ``⏎`` and cannot fake a line. ``--json`` output
+(:func:`emit_json`) is exact JSON, which escapes control characters itself (and :func:`to_json` the
+C1 and format characters).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +16,7 @@ import click
 import msgspec
 
 from .. import bounds
+from ..display import inert_json, visible
 from ..errors import DiceError, RuleError
 from ..service import Campaign
 
@@ -23,31 +31,25 @@ def open_campaign(ctx: click.Context, *, write: bool = False) -> Campaign:
     """Open the campaign of ``--db``; for writes, attach the projections so read models follow.
 
     A command recorded whose read models could not follow prints its warning ("Recorded
-    (position N) but ...") on stderr when the command ends, and the exit stays 0."""
+    (position N) but ...") on stderr (:attr:`Campaign.on_warning`), and the exit stays 0."""
     camp = Campaign.open(ctx.obj["db"], readonly=False)
     if write:
         import projections
 
         projections.attach(camp)
-
-    def close() -> None:
-        for warning in camp.warnings:
-            click.echo(f"Warning: {warning}", err=True)
-        camp.warnings.clear()
-        camp.close()
-
-    ctx.call_on_close(close)
+    ctx.call_on_close(camp.close)
     return camp
 
 
-def catch_up(camp: Campaign) -> None:
+def catch_up(camp: Campaign, *, progress: Any = None) -> None:
     """Bring the read models up to date before reading them; what they cannot hold (a number an older
     engine let into the log) becomes a warning on stderr, and the rest is read as usual."""
     import projections.runner
 
     problems: list[str] = []
-    projections.runner.catch_up(camp, problems=problems)
-    camp.warnings.extend(f"{p[0].upper()}{p[1:]}." for p in problems)
+    projections.runner.catch_up(camp, progress=progress, problems=problems)
+    for p in problems:
+        camp.warn(f"{p[0].upper()}{p[1:]}")
 
 
 def actor(ctx: click.Context) -> str:
@@ -71,7 +73,8 @@ def parse_faces(text: str | None) -> list[int] | None:
 
 
 def to_json(data: Any) -> str:
-    return msgspec.json.encode(data, enc_hook=_enc).decode()
+    """Exact JSON, its DEL, C1 and format characters escaped too (:func:`~cristal_events.display.inert_json`)."""
+    return inert_json(msgspec.json.encode(data, enc_hook=_enc).decode())
 
 
 def _enc(obj: Any) -> Any:
@@ -84,9 +87,15 @@ def emit_json(data: Any) -> None:
     click.echo(to_json(msgspec.to_builtins(data, enc_hook=_enc)))
 
 
-def emit_lines(lines: Iterable[str]) -> None:
+def echo(line: Any = "", *, err: bool = False) -> None:
+    """Print ONE line of text output (stderr with ``err``); what it quotes is shown visibly."""
+    click.echo(visible(line), err=err)
+
+
+def emit_lines(lines: Iterable[str], *, err: bool = False) -> None:
+    """Print each line with :func:`echo`."""
     for line in lines:
-        click.echo(line)
+        echo(line, err=err)
 
 
 def whole_number(text: str, what: str) -> int:

@@ -8,7 +8,7 @@ import click
 import msgspec
 
 from ..errors import CristalError
-from .common import POSITION, actor, emit_json, json_option, open_campaign
+from .common import POSITION, actor, echo, emit_json, json_option, open_campaign
 
 
 def parse_changes(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -44,7 +44,7 @@ def correct_cmd(ctx: click.Context, position: int, reason: str, changes: tuple[s
                     "summary": camp.summarize(r)} for r in recs])
     else:
         for r in recs:
-            click.echo(f"{r.position:>6}  {camp.summarize(r)}")
+            echo(f"{r.position:>6}  {camp.summarize(r)}")
 
 
 COMMANDS = [correct_cmd]

@@ -4,19 +4,23 @@
 from __future__ import annotations
 
 import io
+import os
 from contextlib import redirect_stdout
 from pathlib import Path
 
 import click
+import msgspec
 
+from ..display import visible
 from ..errors import CristalError
 from ..jobs import script as scripts
 from ..jobs.audit import text_lines as audit_lines
+from ..jobs.outputs import output_file, previous_export
 from ..jobs.page import write_html
 from ..jobs.walk import walk
 from ..service import Campaign
 from .audit import run_audit
-from .common import emit_json, json_option
+from .common import echo, emit_json, emit_lines, json_option
 from .export import ledger_or_none
 
 
@@ -61,8 +65,58 @@ def _sheet_text(db: Path, cid: str) -> str:
         try:
             cli.main(args=["--db", str(db), "sheet", cid], prog_name="cristal", standalone_mode=False)
         except click.ClickException as exc:
-            return f"(no sheet for {cid}: {exc.format_message()})"
+            return visible(f"(no sheet for {cid}: {exc.format_message()})")
     return out.getvalue().rstrip()
+
+
+#: the file in a demo folder naming the campaigns demo built there: {"campaigns": {file name: campaign_id}}
+DEMO_MARK = ".cristal-demo.json"
+
+
+def _marks(folder: Path) -> dict[str, str]:
+    try:
+        data = msgspec.json.decode((folder / DEMO_MARK).read_bytes(), type=dict[str, dict[str, str]])
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return {}
+    return data.get("campaigns", {})
+
+
+def _mark(folder: Path, db: Path, campaign_id: str) -> None:
+    """Record that demo built ``db`` (its campaign id), so that a later demo may replace it."""
+    marks = {**_marks(folder), db.name: campaign_id}
+    tmp = folder / f"{DEMO_MARK}.{os.urandom(4).hex()}"
+    tmp.write_bytes(msgspec.json.encode({"campaigns": marks}))
+    os.replace(tmp, folder / DEMO_MARK)
+
+
+def built_by_demo(folder: Path, db: Path) -> bool:
+    """True when ``db`` is the campaign a previous demo built there (its campaign id is the one marked)."""
+    expected = _marks(folder).get(db.name)
+    if not expected or not db.is_file():
+        return False
+    try:
+        with Campaign.open(db, readonly=True) as camp:
+            return camp.header.campaign_id == expected
+    except CristalError:
+        return False
+
+
+def replace_previous_demo(folder: Path, db: Path, page: Path) -> None:
+    """Remove a previous demo's campaign before a new one is built; refuse, touching nothing, when the
+    campaign file or the page of that name is not one demo made."""
+    companions = [Path(str(db) + s) for s in ("-wal", "-shm", "-journal")]
+    if db.exists() or db.is_symlink():
+        if not built_by_demo(folder, db):
+            raise CristalError(f"{db} exists and was not built by cristal demo; move it away or give demo "
+                               "another folder; nothing was written.")
+    elif any(c.exists() for c in companions) and db.name not in _marks(folder):
+        raise CristalError(f"{next(c for c in companions if c.exists())} is left from another database; move it "
+                           "away or give demo another folder; nothing was written.")
+    if page.exists() and (page.is_dir() or not previous_export(page, "html")):
+        raise CristalError(f"{page} exists and is not a page cristal demo wrote; move it away or give demo "
+                           "another folder; nothing was written.")
+    for p in (db, *companions):
+        p.unlink(missing_ok=True)
 
 
 @click.command("demo")
@@ -75,43 +129,50 @@ def _sheet_text(db: Path, cid: str) -> str:
 @click.pass_context
 def demo_cmd(ctx: click.Context, directory: str, ruleset: str, sample: str | None, as_json: bool) -> None:
     """Build a sample campaign in DIR (default ./cristal-demo), print the party's sheets and the
-    XP audit, and write the HTML timeline. A previous demo's files in DIR are replaced.
+    XP audit, and write the HTML timeline. A previous demo's files in DIR are replaced; any other
+    file of the same name (a campaign demo did not build, a page it did not write) is left alone and
+    the demo refused.
 
     Example: cristal demo /tmp/cristal --ruleset cristal
     """
     path = Path(sample) if sample else find_sample(ruleset)
     script = scripts.load(path)
     folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
+    if folder.exists() and not folder.is_dir():
+        raise CristalError(f"{folder} is a file, not a folder; give demo a folder to build in; nothing was written.")
     db, page = folder / f"{path.stem}.db", folder / f"{path.stem}.html"
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(db) + suffix).unlink(missing_ok=True)
+    if folder.is_dir():
+        replace_previous_demo(folder, db, page)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CristalError(f"Cannot create the folder {folder}: {exc.strerror}; nothing was written.") from None
     ran = scripts.run(script, db, actor=ctx.obj["actor"])
     camp = Campaign.open(db, readonly=True)
     ctx.call_on_close(camp.close)
+    _mark(folder, db, camp.header.campaign_id)
     last = camp.store.last_position()
     if as_json:
         report = run_audit(camp)
-        with open(page, "w", encoding="utf-8") as fh:
+        with output_file(page, "html") as fh:
             write_html(camp, walk(camp), fh, ledger=ledger_or_none(camp))
         emit_json({"campaign": script.header["name"], "sample": str(path), "db": str(db), "html": str(page),
                    "commands": len(ran), "events": last, "sessions": camp.state().core.sessions,
                    "party": _party(camp), "anomalies": len(report.anomalies)})
         return
-    click.echo(f"Built « {script.header['name']} » from {path}: {len(ran)} commands, {last} events, "
+    echo(f"Built « {script.header['name']} » from {path}: {len(ran)} commands, {last} events, "
                f"{camp.state().core.sessions} sessions, in {db}.")
     for cid in _party(camp):
-        click.echo("")
-        click.echo(_sheet_text(db, cid))
-    click.echo("")
+        echo("")
+        emit_lines(_sheet_text(db, cid).split("\n"))
+    echo("")
     report = run_audit(camp)
-    for line in audit_lines(report):
-        click.echo(line)
-    with open(page, "w", encoding="utf-8") as fh:
+    emit_lines(audit_lines(report))
+    with output_file(page, "html") as fh:
         write_html(camp, walk(camp), fh, ledger=ledger_or_none(camp))
-    click.echo("")
-    click.echo(f"HTML timeline written to {page} (open it in a browser).")
-    click.echo(f"Next: cristal --db {db} replay --session 1")
+    echo("")
+    echo(f"HTML timeline written to {page} (open it in a browser).")
+    echo(f"Next: cristal --db {db} replay --session 1")
 
 
 @click.group("script")
@@ -126,7 +187,8 @@ def script_group() -> None:
 @click.argument("file", type=click.Path(dir_okay=False))
 @json_option
 def script_check(file: str, as_json: bool) -> None:
-    """Check a campaign script without running it (exit 1 naming the line and the reason).
+    """Check a campaign script without running it (exit 1 naming the line and the reason). A script may
+    only change the campaign it builds: a step that would read or write another file is refused.
 
     Example: cristal script check ma_campagne.toml
     """
@@ -135,7 +197,8 @@ def script_check(file: str, as_json: bool) -> None:
     if as_json:
         emit_json({"file": file, "steps": len(s.steps), "ruleset": s.ruleset, "ok": True})
     else:
-        click.echo(f"{file}: {len(s.steps)} steps for the {s.ruleset} rules, all known commands and options.")
+        echo(f"{file}: {len(s.steps)} steps for the {s.ruleset} rules, all known commands and options "
+             "a script may use (none reads or writes another file).")
 
 
 @script_group.command("run")
@@ -154,7 +217,7 @@ def script_run(ctx: click.Context, file: str, path: str | None, as_json: bool) -
     if as_json:
         emit_json([{"line": r.line, "run": r.run, "positions": list(r.positions)} for r in ran])
     else:
-        click.echo(f"Built {target} from {file}: {len(ran)} commands, positions 1 to {ran[-1].positions[1] if ran else 1}.")
+        echo(f"Built {target} from {file}: {len(ran)} commands, positions 1 to {ran[-1].positions[1] if ran else 1}.")
 
 
 COMMANDS = [demo_cmd, script_group]

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
 
 from ..errors import CristalError
 from ..jobs import exports
+from ..jobs.outputs import check_output, output_file
 from ..jobs.page import write_html
 from ..jobs.walk import resolve_range, walk
 from ..service import Campaign
-from .common import POSITION, emit_json, json_option
+from .common import POSITION, catch_up, echo, emit_json, json_option
 
 
 def ledger_or_none(camp: Campaign) -> list[dict[str, Any]] | None:
@@ -67,41 +67,41 @@ def export_group() -> None:
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="The file to write (default: stdout).")
 @click.option("--session", type=POSITION, default=None, help="Only this session.")
 @click.option("--character", default=None, metavar="ID", help="Only the events that concern this character.")
+@click.option("--force", is_flag=True,
+              help="With -o: replace an existing file that is not a previous export of this format "
+                   "(never a campaign).")
 @click.option("--json", "as_json", is_flag=True, help="With -o: say what was written as JSON on stdout.")
 @click.pass_context
 def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, session: int | None,
-                        character: str | None, as_json: bool) -> None:
+                        character: str | None, force: bool, as_json: bool) -> None:
     """Export the campaign's timeline as JSONL, CSV, Markdown or HTML.
 
     A whole-campaign or one-session JSONL export verifies offline (cristal verify --file); a
     whole-campaign one imports into a new campaign (cristal import). User text is escaped in HTML
     and Markdown; CSV cells starting with = + - @ are neutralised.
 
+    With -o the file is written beside its name and renamed over it at the end. It never replaces a
+    campaign (any SQLite file), nor, without --force, an existing file that is not a previous export
+    of the same format (a JSONL of exported events, a CSV with this header row, a Markdown or HTML
+    file ending with the export's marker comment).
+
     Example: cristal export timeline --format md --session 2 -o session2.md
     """
     import projections.runner
 
+    target = check_output(output, fmt, campaign=ctx.obj["db"], force=force) if output is not None else None
     camp = Campaign.open(ctx.obj["db"], readonly=True)
     ctx.call_on_close(camp.close)
-    if output is None:
+    if target is None:
         export_timeline(camp, fmt, sys.stdout, session=session, character=character)
         return
-    tmp = Path(output + ".part")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            n = export_timeline(camp, fmt, fh, session=session, character=character,
-                                progress=projections.runner.tty_progress("export"))
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise CristalError(f"Cannot write {output}: {exc.strerror}.") from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    tmp.replace(output)
+    with output_file(target, fmt) as fh:
+        n = export_timeline(camp, fmt, fh, session=session, character=character,
+                            progress=projections.runner.tty_progress("export"))
     if as_json:
         emit_json({"path": output, "format": fmt, "events": n})
     else:
-        click.echo(f"Wrote {n} events to {output} ({fmt}).", err=True)
+        echo(f"Wrote {n} events to {output} ({fmt}).", err=True)
 
 
 @click.command("import")
@@ -112,22 +112,27 @@ def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, sessio
 def import_cmd(ctx: click.Context, file: str, path: str | None, as_json: bool) -> None:
     """Create a new campaign (PATH, default --db) from a whole-campaign JSONL export.
 
-    The file must verify; every event is validated by the campaign's rules; the new log has the
-    same events and the same hashes. Read models are built after the import.
+    The whole file is checked first, writing nothing: it must verify (and match its receipt line),
+    every event is validated and folded by the campaign's rules, and its last session must be ended;
+    a refusal names the line. The new log has the same events and the same hashes; it is built with
+    its read models in a temporary file and renamed into place at the end; what a read model cannot
+    hold is skipped with a warning on stderr (the import completes; 'cristal rebuild' repairs it).
 
     Example: cristal import taverne.jsonl copie.db
     """
     import projections.runner
 
+    def read_models(built: str) -> None:  # what a read model cannot hold is a warning, not a failed import
+        with Campaign.open(built) as camp:
+            catch_up(camp, progress=projections.runner.tty_progress("read models"))
+
     target = path or ctx.obj["db"]
-    result = exports.import_jsonl(file, target, progress=projections.runner.tty_progress("import"))
-    camp = Campaign.open(target)
-    ctx.call_on_close(camp.close)
-    projections.runner.catch_up(camp, progress=projections.runner.tty_progress("read models"))
+    result = exports.import_jsonl(file, target, progress=projections.runner.tty_progress("import"),
+                                  prepare=read_models)
     if as_json:
         emit_json(result.__dict__)
     else:
-        click.echo(f"Imported {result.events} events into {target} (campaign « {result.name} », "
+        echo(f"Imported {result.events} events into {target} (campaign « {result.name} », "
                    f"rules {result.ruleset}); last hash {result.last_hash[:16]}….")
 
 

@@ -5,19 +5,17 @@ from __future__ import annotations
 import sys
 
 import click
-import msgspec
 
 from ..jobs import replay as replay_job
 from ..jobs.walk import resolve_range, walk
 from ..service import Campaign
-from .common import POSITION, json_option
+from .common import POSITION, echo, json_option, to_json
 
 
 def _wait() -> bool:
     """Wait for a key between events; False when the reader asked to stop (q)."""
-    prompt = "[Entrée : suivant, q : quitter]"
     if sys.stdin.isatty():
-        click.echo(prompt, nl=False, err=True)
+        click.echo("[Entrée : suivant, q : quitter]", nl=False, err=True)
         key = click.getchar()
         click.echo("", err=True)
         return key not in ("q", "Q", "\x1b", "\x03")
@@ -50,14 +48,15 @@ def replay_cmd(ctx: click.Context, session: int | None, start: int | None, until
     progress = None if sys.stdout.isatty() else projections.runner.tty_progress("replay")
     steps = walk(camp, after=after, until=end, character=character, progress=progress)
     if as_json:
-        blocks = ([msgspec.json.encode(replay_job.record(s)).decode()] for s in steps)
+        blocks = ([to_json(replay_job.record(s))] for s in steps)
     else:
         blocks = replay_job.text_blocks(steps)
+    out = click.echo if as_json else echo  # JSON is exact; a text line shows its controls visibly
     for i, block in enumerate(blocks):
         if step and i and not _wait():
             break
         for line in block:
-            click.echo(line)
+            out(line)
 
 
 COMMANDS = [replay_cmd]

@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 
+from ..display import visible
 from ..errors import CristalError, UnknownEntity
 
 Progress = Callable[[int, int], None]
@@ -211,7 +212,12 @@ def _entry_line(e: Entry, indent: str = "") -> str:
 
 
 def text_lines(report: AuditReport) -> Iterator[str]:
-    """The readable audit: one section per character, then the anomalies."""
+    """The readable audit: one section per character, then the anomalies (control characters of the
+    names and reasons shown visibly)."""
+    return map(visible, _text_lines(report))
+
+
+def _text_lines(report: AuditReport) -> Iterator[str]:
     for ca in report.characters:
         yield f"XP of {ca.name} ({ca.id})"
         yield f"  {'pos':<6} {'sess':<4} {'amount':>7} {'balance':>8}  what [by]"

@@ -8,14 +8,17 @@ Python API::
     write_markdown(camp, steps, fh, ledger=rows)
     import_jsonl("export.jsonl", "copy.db") # a new campaign with the same chain of hashes
 
-Every text a user typed (names, reasons, titles, notes) is escaped for the format it lands in.
+Every text a user typed (names, reasons, titles, notes) is escaped for the format it lands in; in
+CSV and Markdown its control and format characters are shown visibly first
+(:func:`cristal_events.display.visible`: a newline is ``⏎``, ESC ``\\x1b``), so a cell or a line
+cannot fake a row; the JSONL export keeps the text exactly.
 """
 
 from __future__ import annotations
 
 import csv
 import os
-from itertools import chain
+from glob import escape as glob_escape
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,10 +26,9 @@ from typing import Any, TextIO
 
 import msgspec
 
-from ..errors import CristalError, EventDecodeError
-from ..exchange import export_record, read_jsonl, store_row, verify_jsonl
-from ..rulesets import get as get_ruleset
-from ..service import codec_for
+from ..display import inert_json, visible
+from ..errors import CristalError
+from ..exchange import check_jsonl, export_record, import_lines, line_row, trailer
 from ..store import Store
 from .diff import render_change
 from .walk import Step
@@ -38,13 +40,20 @@ PROGRESS_EVERY = 5000  # an import reports its progress every this many events
 
 # ---------------------------------------------------------------------------------------- JSONL
 def write_jsonl(steps: Iterable[Step], out: TextIO) -> int:
-    """One event per line in the exchange format; returns the number of lines."""
+    """One event per line in the exchange format, then the receipt trailer ``{"receipt":
+    "POSITION:HASH"}`` naming the last event written; returns the number of events."""
     n = 0
     enc = msgspec.json.Encoder()
+    last = None
     for step in steps:
-        out.write(enc.encode(export_record(step.rec, summary=step.summary, in_game_date=step.in_game_date)).decode())
+        out.write(inert_json(enc.encode(export_record(step.rec, summary=step.summary,
+                                                      in_game_date=step.in_game_date)).decode()))
         out.write("\n")
         n += 1
+        last = step.rec
+    if last is not None:
+        out.write(enc.encode(trailer(last)).decode())
+        out.write("\n")
     return n
 
 
@@ -55,11 +64,14 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def csv_cell(value: Any) -> Any:
-    """A cell a spreadsheet will not run: text starting with = + - @ (or a tab/CR) gets a leading '."""
+    """A cell a spreadsheet will not run and a naive reader cannot split: its control characters shown
+    visibly (a newline is ``⏎``), then text starting with = + - @ (or a tab/CR) gets a leading '."""
     if value is None:
         return ""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
+    if isinstance(value, str):
+        value = visible(value)
+        if value.startswith(_FORMULA_START):
+            return "'" + value
     return value
 
 
@@ -78,13 +90,13 @@ def write_csv(steps: Iterable[Step], out: TextIO) -> int:
 
 
 # ------------------------------------------------------------------------------------- Markdown
-_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]|#~"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;",
-                                                                    "\n": " ", "\r": " "})
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]|#~"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;"})
 
 
 def md(text: Any) -> str:
-    """Text safe in Markdown: no raw HTML, no accidental emphasis, links or table breaks."""
-    return str(text).translate(_MD_SPECIAL)
+    """Text safe in Markdown: control characters visible (a newline is ``⏎``, so no line or table
+    break), no raw HTML, no accidental emphasis or links."""
+    return visible(text).translate(_MD_SPECIAL)
 
 
 def character_names(camp: Any, steps: list[Step]) -> dict[str, str]:
@@ -175,6 +187,7 @@ def write_markdown(camp: Any, steps: Iterable[Step], out: TextIO, *,
     steps = list(steps)
     names = character_names(camp, steps)
     xp = xp_by_session(ledger)
+    receipts = camp.session_receipts()
     out.write(f"# {md(camp.header.name)}\n\n")
     out.write(f"*{md(camp.ruleset.title)} — {len(steps)} événements — arrondi : {md(camp.header.rounding)}*\n")
     for key, group in session_groups(steps):
@@ -194,6 +207,8 @@ def write_markdown(camp: Any, steps: Iterable[Step], out: TextIO, *,
         if xp.get(key):
             parts = [f"{md(names.get(c, c))} {_signed(e)} / −{sp}" for c, (e, sp) in xp[key].items()]
             out.write("**XP gagnés / dépensés :** " + " ; ".join(parts) + "\n\n")
+        if key in receipts:  # the receipt of the session's end (an open session has none yet)
+            out.write(f"**Reçu :** `{receipts[key]}`\n\n")
         for s in group:
             out.write(f"- `#{s.rec.position}` {md(s.told)}\n")  # the narration (the summary without a fold)
         for view in combats(group):
@@ -222,54 +237,94 @@ class ImportResult:
 
 
 def import_jsonl(source: str | os.PathLike[str], target: str | os.PathLike[str], *,
-                 progress: Progress | None = None) -> ImportResult:
+                 progress: Progress | None = None, prepare: Callable[[str], None] | None = None) -> ImportResult:
     """Create the campaign ``target`` from an exported JSONL file of a whole campaign.
 
-    The file must verify (hash chain) and start with the campaign's first event; every payload is
-    validated by the campaign's rules (with upcasting). The new log holds the same events with the
-    same hashes; on any problem nothing is left behind.
+    First the whole file is checked, writing nothing (:class:`~cristal_events.exchange.HistoryCheck`:
+    the hash chain and its receipt trailer, the envelope, every payload validated by the campaign's
+    rules, the history folded through them, no session left open); a refusal names the line. Then
+    the campaign is built in a temporary file beside ``target`` (``prepare(path)``, when given, runs
+    on it once the events are committed: the CLI builds the read models there), checkpointed,
+    closed, and only then renamed to ``target``, which never exists half-built. The new log holds
+    the same events with the same hashes.
     """
-    report = verify_jsonl(source)
-    if not report.ok:
-        raise CristalError(f"{source} does not verify ({report.problems[0]}); nothing was imported.")
-    lines = read_jsonl(source)
-    _, first = next(lines)
-    if first.get("position") != 1 or first.get("type") != "campaign.created":
-        raise CristalError(f"{source} does not start with the campaign's first event (position 1, "
-                           "campaign.created); export the whole timeline to import it.")
-    ruleset = get_ruleset(str(first["payload"].get("ruleset", "")))
-    codec = codec_for(ruleset)
     target = Path(target)
-    store = Store.create(target, codec)
-    last = {"n": 0, "hash": ""}
-
-    def rows() -> Iterable[tuple[Any, ...]]:
-        """Each line as a store row, its payload validated by the campaign's rules (with upcasting)."""
-        for lineno, d in chain([(1, first)], lines):
-            row = store_row(d)
-            try:
-                codec.decode(row[3], row[4], row[5])
-            except EventDecodeError as exc:
-                raise CristalError(f"Line {lineno} of {source}: {str(exc).rstrip('.')}; nothing was imported.") from None
-            last["hash"] = d["hash"]
-            last["n"] += 1
-            if progress is not None and last["n"] % PROGRESS_EVERY == 0:
-                progress(last["n"], report.events)
-            yield row
-
+    if target.exists() or target.is_symlink():
+        raise CristalError(f"{target} already exists; choose another path or remove it first.")
+    if not target.parent.is_dir():
+        raise CristalError(f"The folder {target.parent} does not exist.")
+    sweep_stale_imports(target)
+    check = check_jsonl(source, progress=progress, every=PROGRESS_EVERY)
+    tmp = _temporary_path(target)
+    store = Store.create(tmp, check.codec)
     try:
         with store.transaction():
-            n = store.import_rows(rows())
-            expected_hash = last["hash"]
-            if store.last_hash() != expected_hash:
-                raise CristalError(f"The imported chain of {source} does not end on the file's last hash; nothing was imported.")
+            n = store.import_rows(map(line_row, import_lines(source)))
+            if n != check.events or store.last_hash() != check.last_hash:
+                raise CristalError(f"{source} changed while it was imported; nothing was imported.")
         if progress is not None:
-            progress(n, report.events)
+            progress(n, check.events)
+        if prepare is not None:
+            prepare(str(tmp))
+        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.close()
+        _publish(tmp, target)
     except BaseException:
         store.close()
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(target) + suffix).unlink(missing_ok=True)
+        _remove_campaign_files(tmp)
         raise
-    store.close()
-    return ImportResult(str(target), str(first["payload"].get("name", "")), ruleset.name, n, expected_hash)
+    return ImportResult(str(target), check.header.name, check.ruleset.name, n, check.last_hash)
 
+
+_IMPORTING = ".importing-"
+
+
+def _temporary_path(target: Path) -> Path:
+    """A new hidden file name beside ``target`` naming this process: ``.NAME.importing-PID-RANDOM``."""
+    return target.with_name(f".{target.name}{_IMPORTING}{os.getpid()}-{os.urandom(4).hex()}")
+
+
+def _remove_campaign_files(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+
+
+def _publish(tmp: Path, target: Path) -> None:
+    """Give the finished campaign its name without ever replacing a file that appeared meanwhile (a hard
+    link fails on an existing name; where links are not supported, an exists check then a rename)."""
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        raise CristalError(f"{target} appeared while the import ran; nothing was imported.") from None
+    except OSError:
+        if target.exists():
+            raise CristalError(f"{target} appeared while the import ran; nothing was imported.") from None
+        os.replace(tmp, target)
+        return
+    tmp.unlink()
+
+
+def sweep_stale_imports(target: Path) -> list[Path]:
+    """Remove the temporary files that killed imports into ``target`` left (their process is gone)."""
+    removed: list[Path] = []
+    if os.name != "posix":  # os.kill(pid, 0) tests a process only on POSIX systems
+        return removed
+    for path in target.parent.glob(f".{glob_escape(target.name)}{_IMPORTING}*"):
+        pid_text = path.name[len(target.name) + 1 + len(_IMPORTING):].split("-", 1)[0]
+        if path.name.endswith(("-wal", "-shm", "-journal")) or not pid_text.isdigit():
+            continue
+        if _alive(int(pid_text)):
+            continue
+        _remove_campaign_files(path)
+        removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True

@@ -11,6 +11,7 @@ import html as _html
 from collections.abc import Iterable
 from typing import Any, TextIO
 
+from ..display import visible
 from .diff import render_change
 from .exports import character_names, combats, session_groups, xp_by_session
 from .walk import Step
@@ -32,8 +33,9 @@ svg text{font-size:10px;fill:#444}
 
 
 def esc(text: Any) -> str:
-    """HTML-escape any value (quotes included, so it is safe in attributes too)."""
-    return _html.escape(str(text), quote=True)
+    """HTML-escape any value (quotes included, so it is safe in attributes too), its control and
+    format characters shown visibly (:func:`cristal_events.display.visible`)."""
+    return _html.escape(visible(text), quote=True)
 
 
 def vital(character: Any, key: str) -> int | None:
@@ -141,6 +143,7 @@ def write_html(camp: Any, steps: Iterable[Step], out: TextIO, *,
     ledger = list(ledger or [])
     names = character_names(camp, steps)
     xp = xp_by_session(ledger)
+    receipts = camp.session_receipts()
     title = esc(camp.header.name)
     w = out.write
     w('<!DOCTYPE html>\n<html lang="fr"><head><meta charset="utf-8">'
@@ -178,7 +181,9 @@ def write_html(camp: Any, steps: Iterable[Step], out: TextIO, *,
             trades = ('<p class="meta">XP gagnés / dépensés : ' + " ; ".join(
                 f"{esc(names.get(c, c))} +{e} / −{sp}" for c, (e, sp) in xp[key].items()) + "</p>")
         sid = f"s{key}" if key is not None else "hors-session"
-        w(f'<section class="session" id="{sid}"><h2>{esc(heading)}</h2>{date}{who}{trades}<ol class="events">')
+        receipt = (f'<p class="meta receipt">Reçu : <code>{esc(receipts[key])}</code></p>'
+                   if key in receipts else "")  # the receipt of the session's end (an open one has none)
+        w(f'<section class="session" id="{sid}"><h2>{esc(heading)}</h2>{date}{who}{trades}{receipt}<ol class="events">')
         w("".join(_event_item(s) for s in group))
         w("</ol>")
         w("".join(_combat_table(v, names) for v in combats(group)))

@@ -10,7 +10,8 @@ Each event is told by the ruleset's ``narrate`` hook (the book's terms, names fr
 state change it made: "Gustave attaque Rodrigue : ATT 8 + d20 13 = 21 > DP 18, touché ; 8 dégâts,
 PV 20 → 12 ; IT 0 → 6"), then every value of the state it changed. Records carry both the one-line
 ``summary`` and the ``narration``. Replaying reads the log and folds it; it never rolls a die and
-never writes.
+never writes. The text lines show every control character of a name or a reason visibly
+(:func:`cristal_events.display.visible`); the records keep the text exactly.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 import msgspec
 
+from ..display import visible
 from .diff import render_change
 from .walk import Step
 
@@ -49,7 +51,7 @@ def text_blocks(steps: Iterable[Step]) -> Iterator[list[str]]:
         if key != current:
             block.append(session_heading(step))
             current = key
-        yield block + event_lines(step)
+        yield [visible(line) for line in block + event_lines(step)]
 
 
 def text_lines(steps: Iterable[Step]) -> Iterator[str]:

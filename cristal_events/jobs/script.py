@@ -20,6 +20,13 @@ Format::
 A ``true`` option is a flag, a list repeats the option. A script is checked whole before anything is
 written: a malformed one is refused with its line and the reason; a step the rules refuse stops the
 run with its line, and the half-built campaign is removed.
+
+Scripts are shared between game masters, so they are treated as untrusted: a script may only change
+the campaign it builds. Its steps may use only the commands and options of :data:`SCRIPT_STEPS` (an
+allow-list: a command or an option added to the CLI later is refused until it is listed there), none
+of which reads or writes another file: no export, import, init, demo, script, verify --file, no
+content pack read from a path (the Illergan ``content load`` takes ``example = true``, the packaged
+pack). ``script check`` and ``script run`` refuse any other step with its number, before anything runs.
 """
 
 from __future__ import annotations
@@ -36,22 +43,129 @@ from typing import Any
 import click
 import msgspec
 
-from ..errors import CristalError
+from ..errors import ScriptError
 
 HEADER_KEYS = {"name", "ruleset", "rounding", "seed", "settings", "description"}
 RESERVED = {"run", "args", "label", "actor", "dice"}
 _STEP_RE = re.compile(r"^\s*\[\[\s*step\s*\]\]")
 _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
+#: the largest script read (a campaign of several hundred steps is a few hundred kB)
+MAX_SCRIPT_BYTES = 4 * 1024 * 1024
 
+_ANYWHERE = ("json",)  # an option every command has: print JSON
+_P = frozenset
 
-class ScriptError(CristalError):
-    """A campaign script that cannot be run: the sentence names the file, the line and the reason."""
+#: What a campaign script may run: command -> (the options it may give, whether it takes positional
+#: arguments). Nothing here reads or writes a file other than the campaign the script builds; the
+#: allowed positional arguments are ids, names, numbers and texts. ``json`` is allowed everywhere.
+CORE_STEPS: dict[str, tuple[frozenset[str], bool]] = {
+    "note": (_P({"topic"}), True),
+    "session start": (_P({"title", "date"}), False),
+    "session end": (_P(), False),
+    "correct": (_P({"reason", "set"}), True),
+    # read-only views of the campaign being built
+    "log": (_P({"stream", "type", "session", "after"}), False),
+    "replay": (_P({"session", "from", "until", "character", "step"}), False),
+    "audit xp": (_P(), True),
+}
+
+_CRISTAL_COMBAT = {
+    "combat ability": {"duration", "target"},
+    "combat act": {"duration", "action", "times", "aid", "move", "pace", "movement", "dice"},
+    "combat align": {"heal", "harm"},
+    "combat attack": {"weapon", "projectile", "distance", "chain", "back", "dice"},
+    "combat cast": {"effect", "target", "penalty", "lower_dm", "time", "with_action", "dice"},
+    "combat end": set(),
+    "combat initiative": {"dice"},
+    "combat inspect": {"penalty", "dice"},
+    "combat join": {"it", "stat"},
+    "combat lock": {"penalty", "dice"},
+    "combat log": set(),
+    "combat next": {"dice"},
+    "combat pass": set(),
+    "combat potion": {"effect", "trigger", "target", "duration", "dice"},
+    "combat release": {"dice"},
+    "combat reroll": {"gm", "dice"},
+    "combat show": set(),
+    "combat start": {"with", "it", "stat"},
+    "combat store": {"effect", "capacity", "penalty", "time", "dice"},
+    "combat unleash": {"target", "lower_dm", "penalty", "dice"},
+    "combat unlock": {"duration"},
+}
+_CRISTAL_CHARACTERS = {
+    "alignment": {"reason"},
+    "character create": {"race", "name", "sex", "set", "roll", "alignment", "luck", "gold", "player", "dice"},
+    "characters": set(),
+    "damage": {"reason"},
+    "gold": {"reason"},
+    "heal": {"source", "by", "reason"},
+    "item add": {"qty", "from_pack", "category", "att", "dmg", "mag", "dp", "dm", "mod", "weight", "it", "special"},
+    "item drop": {"qty", "reason"},
+    "item equip": set(),
+    "item unequip": set(),
+    "rest": {"all", "days"},
+    "sheet": {"at", "session"},
+    "state": {"until", "end", "reason"},
+    "xp award": {"all", "reason"},
+    "xp buy": {"stat", "cost"},
+}
+_ILLERGAN = {
+    "carry": {"reason"},
+    "cast": {"level", "fight", "modifier", "whisper", "target", "damage", "action", "dice"},
+    "character create": {"name", "race", "class", "heritage", "stat", "pv", "pm", "rn", "cult", "god", "magic",
+                         "spell", "skill", "language", "trait", "alc_min", "hand", "gift", "kit", "starls", "fp",
+                         "rank", "player", "dice"},
+    "character creature": {"name", "stat", "pv", "rn", "pm", "fp", "rank", "weapon", "armour", "body"},
+    "characters": set(),
+    "check lockpick": {"lock", "malus", "dice"},
+    "check search": {"hidden", "acuity", "dice"},
+    "check skill": {"malus", "with_characteristic", "dice"},
+    "check skinning": {"malus", "part", "dice"},
+    "combat act": {"what"},
+    "combat attack": {"weapon", "unarmed", "hands", "off_hand", "distance", "power_dice", "flat", "zone", "defence",
+                      "defender", "defended", "action", "dice"},
+    "combat defend": {"for_ally", "against_magic"},
+    "combat destiny": {"narrative"},
+    "combat end": set(),
+    "combat initiative": {"malus", "dice"},
+    "combat start": set(),
+    "condition": {"off", "reason"},
+    "drink": {"alc", "shift", "dice"},
+    "equip": set(),
+    "evening": set(),
+    "faith adjust": {"pfb", "pf", "reason"},
+    "faith harmonise": {"at", "sunrise", "sunset"},
+    "faith invoke": {"level", "target", "distance", "fight", "defence", "pfb"},
+    "fall": {"fight"},
+    "money buy": {"piece", "price"},
+    "money change": {"reason"},
+    "money convert": set(),
+    "money sell": {"price", "jewel"},
+    "sheet": {"at"},
+    "throw": {"distance", "range", "fight", "dice"},
+    "wait": {"reason"},
+    "xp award": {"reason"},
+    "xp characteristic": {"heritage", "charge"},
+    "xp faith": {"heritage", "charge"},
+    "xp magic": {"teacher_level", "heritage", "charge"},
+    "xp pp": {"heritage", "charge"},
+    "xp skill": {"heritage", "charge"},
+}
+
+#: ruleset -> command -> (allowed options, takes positional arguments); see :data:`CORE_STEPS`.
+SCRIPT_STEPS: dict[str, dict[str, tuple[frozenset[str], bool]]] = {
+    "cristal": {**CORE_STEPS, **{k: (_P(v), True) for k, v in {**_CRISTAL_COMBAT, **_CRISTAL_CHARACTERS}.items()}},
+    "illergan": {**CORE_STEPS, **{k: (_P(v), True) for k, v in _ILLERGAN.items()},
+                 # the packaged example pack only: a script reads no file
+                 "content load": (_P({"example", "name"}), False)},
+}
 
 
 @dataclass
 class Step:
     line: int
     run: str
+    number: int = 0
     args: list[str] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
     label: str = ""
@@ -92,6 +206,8 @@ def parse(text: str, path: str = "<script>") -> Script:
     """Parse and check the shape of a script (not yet its commands; see :func:`check`)."""
     try:
         data = tomllib.loads(text)
+    except RecursionError:
+        raise _fail(path, 1, "the script is nested too deeply to be a campaign script") from None
     except tomllib.TOMLDecodeError as exc:
         msg = str(exc)
         m = _TOML_LINE.search(msg)
@@ -125,7 +241,10 @@ def parse(text: str, path: str = "<script>") -> Script:
         line = step_lines[n] if n < len(step_lines) else 1
         end = step_lines[n + 1] - 1 if n + 1 < len(step_lines) else len(lines)
         keys = _key_lines(lines, line, end)
+        if not isinstance(raw, dict):
+            raise _fail(path, line, "each [[step]] must be a table")
         steps.append(_step(path, line, raw, keys, labels))
+        steps[-1].number = n + 1
     return Script(path=path, header=header, steps=steps)
 
 
@@ -169,6 +288,9 @@ def _step(path: str, line: int, raw: dict[str, Any], keys: dict[str, int], label
 def load(path: str | Path) -> Script:
     p = Path(path)
     try:
+        if p.is_file() and p.stat().st_size > MAX_SCRIPT_BYTES:
+            raise ScriptError(f"{p} is {p.stat().st_size} bytes; a campaign script is at most "
+                              f"{MAX_SCRIPT_BYTES // (1024 * 1024)} MB.")
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ScriptError(f"Cannot read the script {p}: {exc.strerror}.") from None
@@ -194,6 +316,7 @@ def check(script: Script) -> None:
 
     if script.ruleset not in names():
         raise _fail(script.path, 1, f"unknown ruleset {script.ruleset!r} (known: {', '.join(names())})")
+    allowed = SCRIPT_STEPS.get(script.ruleset, {})
     for step in script.steps:
         cmd = _resolve(script.ruleset, step.run.split())
         if cmd is None:
@@ -206,6 +329,32 @@ def check(script: Script) -> None:
         if step.dice is not None and "--dice" not in opts:
             raise _fail(script.path, step.key_lines.get("dice", step.line),
                         f"the command {step.run!r} rolls no dice (it has no --dice option)")
+        _check_safe(script.path, step, allowed, opts)
+
+
+def _check_safe(path: str, step: Step, allowed: dict[str, tuple[frozenset[str], bool]], opts: set[str]) -> None:
+    """Refuse a step outside the allow-list: it could read or write a file other than the campaign."""
+    def refuse(line: int, why: str) -> ScriptError:
+        return _fail(path, line, f"step {step.number} is refused: {why} (a campaign script may only change "
+                                 "the campaign it builds; see docs/exports.md, Campaign scripts)")
+
+    if step.run not in allowed:
+        raise refuse(step.line, f"a script may not run {step.run!r}")
+    options, takes_args = allowed[step.run]
+    for key in step.options:
+        name = key.replace("-", "_")
+        if name not in options and name not in _ANYWHERE:
+            raise refuse(step.key_lines.get(key, step.line),
+                         f"a script may not give {step.run!r} the option --{key.replace('_', '-')}")
+    if step.args and not takes_args:
+        what = " (only example = true, the packaged pack)" if step.run == "content load" else ""
+        raise refuse(step.key_lines.get("args", step.line),
+                     f"a script may not give {step.run!r} arguments{what}")
+    short = tuple(o for o in opts if not o.startswith("--"))
+    for arg in step.args:
+        if arg.startswith("--") or (short and arg.startswith(short)):
+            raise refuse(step.key_lines.get("args", step.line),
+                         f"the argument {arg!r} would be read as an option; give options as keys")
 
 
 def _argv(step: Step, resolve: Any) -> list[str]:

@@ -275,6 +275,43 @@ def test_an_import_carrying_a_huge_number_is_refused_and_creates_nothing(cristal
     assert not target.exists()
 
 
+def test_an_import_whose_read_models_cannot_fold_an_event_completes_with_a_warning(tmp_path: Path,
+                                                                                   monkeypatch) -> None:
+    # the import builds the read models of the new campaign; what they cannot hold is a warning on
+    # stderr (as after any command), never a failed import: the log is whole and 'rebuild' repairs them
+    from projections.timeline import Sessions
+
+    db = tmp_path / "a.db"
+    ok(db, "init", "--name", "Importée", "--seed", "2")
+    ok(db, "session", "start")
+    ok(db, "character", "create", "thor", "--race", "Humain")
+    ok(db, "xp", "award", "thor", "30", "--reason", "une quête")
+    ok(db, "session", "end")
+    out = tmp_path / "t.jsonl"
+    ok(db, "export", "timeline", "--format", "jsonl", "-o", str(out))
+    award = next(d["position"] for d in map(json.loads, out.read_text().splitlines())
+                 if d.get("type") == "xp.awarded")
+    real = Sessions.evolve
+
+    def evolve(self, state, rec):
+        if rec.position == award:
+            raise ValueError("cannot fold this one")
+        return real(self, state, rec)
+
+    monkeypatch.setattr(Sessions, "evolve", evolve)
+    target = tmp_path / "copie.db"
+    result = invoke(tmp_path / "none.db", "import", str(out), str(target))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("Imported "), result.output
+    assert result.stderr == (f"Warning: Read model sessions skipped position {award} "
+                             "(ValueError: cannot fold this one).\n")
+    assert target.exists()
+    monkeypatch.setattr(Sessions, "evolve", real)  # the cause fixed: verify names the lag, rebuild repairs it
+    assert "read model sessions (table sessions) differs from a rebuild" in invoke(target, "verify").output
+    assert ok(target, "rebuild").stderr == ""
+    ok(target, "verify")
+
+
 # ------------------------------------------------------------------ bricked by an older engine
 def _brick(db: Path, balance: int = 2**63) -> int:
     """Write what the old unbounded engine let through (an XP award of 2**63) straight to the log,

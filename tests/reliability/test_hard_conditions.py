@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 import ledger_ruleset as L
 from conftest import child_env, log_fingerprint, worker
-from cristal_events import open_campaign
+from cristal_events import migrate, open_campaign
 from cristal_events.cli import cli
 from cristal_events.errors import SchemaTooNew, StoreUnavailable
 from cristal_events.service import RecordNote
@@ -116,7 +116,8 @@ def test_a_file_from_a_newer_engine_is_refused_and_untouched(ledger_db: Path) ->
     for args in (["note", "Trop tôt"], ["log"], ["verify"]):
         result = CliRunner().invoke(cli, ["--db", str(ledger_db), *args])
         assert result.exit_code == 1
-        assert result.output == ("Error: This campaign uses schema version 9999, newer than this engine's 3; "
+        assert result.output == ("Error: This campaign uses schema version 9999, newer than this engine's "
+                                 f"{migrate.latest()}; "
                                  "upgrade cristal-events to open it (the file was not touched).\n")
     with pytest.raises(SchemaTooNew):
         open_campaign(ledger_db)

@@ -240,3 +240,65 @@ def test_verify_in_worker_processes_reports_what_one_process_reports(original: P
              "deleted-26": 26, "deleted-39": 39, "deleted-13-and-14": 13, "swapped-13-14": 13,
              "two-stretches": 5, "blob-20": 20, "blob-and-change": 2}
     assert alone.first_bad_position == first[damage]  # the first in log order, whichever worker found it
+
+
+# ------------------------------------------------------- attacks only a kept receipt catches (issue 14, item 7)
+def _rechain(conn: sqlite3.Connection, start: int) -> None:
+    """Every hash from ``start`` on recomputed, as someone holding the file can."""
+    from cristal_events.store import row_hash
+
+    prev = conn.execute("SELECT hash FROM events WHERE position = ?", (start - 1,)).fetchone()[0]
+    rows = conn.execute("SELECT position, event_id, stream, version, type, schema_version, payload, recorded_at, "
+                        "session, actor, causation_id, correlation_id FROM events WHERE position >= ? "
+                        "ORDER BY position", (start,)).fetchall()
+    for pos, *rest in rows:
+        h = row_hash(prev, pos, *rest)
+        conn.execute("UPDATE events SET prev_hash = ?, hash = ? WHERE position = ?", (prev, h, pos))
+        prev = h
+
+
+def _every_receipt(path: Path) -> list[str]:
+    """A receipt of every position, as a table that ran 'cristal receipt' after each command keeps them."""
+    conn = sqlite3.connect(path)
+    try:
+        return [f"{p}:{h}" for p, h in conn.execute("SELECT position, hash FROM events ORDER BY position")]
+    finally:
+        conn.close()
+
+
+def _verify_with(path: Path, receipts: list[str]) -> dict:
+    args = [a for r in receipts for a in ("--receipt", r)]
+    result = CliRunner().invoke(cli, ["--db", str(path), "verify", "--json", *args])
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("position", [2, 17, 39])
+def test_an_edit_with_the_chain_recomputed_is_caught_only_by_receipts(original: Path, tmp_path: Path,
+                                                                       position: int) -> None:
+    receipts = _every_receipt(original)
+    conn = _attacker(original, tmp_path / "t.db")
+    value = conn.execute("SELECT actor FROM events WHERE position = ?", (position,)).fetchone()[0]
+    conn.execute("UPDATE events SET actor = ? WHERE position = ?", (value + "x", position))
+    _rechain(conn, position)
+    conn.close()
+    assert Store.open(tmp_path / "t.db").verify().problems == ["the append-only trigger events_no_update is missing",
+                                                               "the append-only trigger events_no_delete is missing"]
+    report = _verify_with(tmp_path / "t.db", receipts)
+    assert not report["ok"] and report["first_bad_position"] == position
+    assert report["receipts"]["checked"] == 39 and len(report["receipts"]["problems"]) == 40 - position
+    assert report["receipts"]["problems"][0].startswith(f"receipt {position}:")
+
+
+@pytest.mark.parametrize("keep", [1, 20, 38])
+def test_a_log_cut_short_is_caught_only_by_receipts(original: Path, tmp_path: Path, keep: int) -> None:
+    receipts = _every_receipt(original)
+    conn = _attacker(original, tmp_path / "t.db")
+    conn.execute("DELETE FROM events WHERE position > ?", (keep,))
+    conn.execute("UPDATE sqlite_sequence SET seq = ? WHERE name = 'events'", (keep,))
+    conn.close()
+    assert Store.open(tmp_path / "t.db").verify().first_bad_position is None  # the cut itself is invisible
+    report = _verify_with(tmp_path / "t.db", receipts)
+    assert report["first_bad_position"] == keep + 1
+    assert report["receipts"]["problems"][0] == (
+        f"receipt {receipts[keep][:len(str(keep + 1)) + 13]}…: the log has no event at position {keep + 1} "
+        f"(it ends at {keep}): it was cut after the receipt was given")

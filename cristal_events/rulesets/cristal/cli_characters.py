@@ -12,13 +12,13 @@ from typing import Any
 import click
 import msgspec
 
-from cristal_events.cli.common import (POSITION, actor, emit_json, int_pairs, json_option, open_campaign, parse_faces,
-                                        real_number, whole_number)
+from cristal_events.cli.common import (POSITION, actor, echo, emit_json, int_pairs, json_option, open_campaign,
+                                        parse_faces, real_number, whole_number)
 from cristal_events.errors import CristalError, RuleError
 from cristal_events.service import Campaign
 
 from . import characters as C
-from .content import FIXED_STATES, _parse_file
+from .content import FIXED_STATES, _parse_file, provenance
 
 SIGNED = {"ignore_unknown_options": True}
 
@@ -43,7 +43,7 @@ def _run(ctx: click.Context, command: Any, as_json: bool, faces: list[int] | Non
                     "event": msgspec.to_builtins(r.event), "summary": camp.summarize(r)} for r in recs])
     else:
         for r in recs:
-            click.echo(f"{r.position:>6}  {camp.summarize(r)}")
+            echo(f"{r.position:>6}  {camp.summarize(r)}")
 
 
 # ---------------------------------------------------------------------------- character
@@ -392,7 +392,7 @@ def sheet_cmd(ctx: click.Context, character_id: str, at: int | None, session: in
         emit_json(data)
     else:
         for line in render(data):
-            click.echo(line)
+            echo(line)
 
 
 @click.command("characters")
@@ -407,10 +407,10 @@ def characters_cmd(ctx: click.Context, as_json: bool) -> None:
                                       "gold", "status")} for r in rows])
         return
     if not rows:
-        click.echo("No character yet.")
+        echo("No character yet.")
     for r in rows:
         classes = ", ".join(f"{k} {v}" for k, v in r["classes"].items()) or "-"
-        click.echo(f"{r['id']:<12} {r['name']:<16} {r['race']:<8} N{r['global_level']:<3} {classes:<20} "
+        echo(f"{r['id']:<12} {r['name']:<16} {r['race']:<8} N{r['global_level']:<3} {classes:<20} "
                    f"PV {r['variable']['PV']}/{r['stable']['PVmax']}  PM {r['variable']['PM']}/{r['stable']['PMmax']}"
                    f"  XP {r['variable']['XP']}  {r['status']}")
 
@@ -432,17 +432,46 @@ def content_group() -> None:
 def content_load_cmd(ctx: click.Context, file: str, name: str | None, as_json: bool) -> None:
     """Load a JSON or TOML content pack into the campaign log (replay never reads the file again).
 
+    An entry that replaces one the campaign already has (a race, class, technique, item or spell of the
+    book or of an earlier pack) must say "override": true; the event records what it overrides.
+
     Example: cristal content load packs/orques.json
     """
     from pathlib import Path
 
     path = Path(file)
-    if not path.is_file():
-        raise CristalError(f"{path.name}: the content pack does not exist.")
     data = _parse_file(path)
     if not isinstance(data, dict):
         raise CristalError(f"{path.name}: a pack must be a table with sections races, classes, techniques, items, spells.")
     _run(ctx, C.LoadContentPack(name=name or path.name, data=data), as_json)
+
+
+_NOUNS = {"races": "Races", "classes": "Classes", "techniques": "Techniques", "items": "Items", "spells": "Spells"}
+
+
+@content_group.command("show")
+@json_option
+@click.pass_context
+def content_show_cmd(ctx: click.Context, as_json: bool) -> None:
+    """The campaign's content: every race, class, technique, item and spell with where it comes from (the
+    core rules or a pack), overridden entries marked.
+
+    Example: cristal content show
+    """
+    camp = open_campaign(ctx)
+    packs = [(p.name, p.data) for p in camp.state().rules.packs]
+    table = provenance(packs)
+    if as_json:
+        emit_json({"packs": [name for name, _ in packs],
+                   **{section: [{"name": n, "source": src, "overrides": old} for n, src, old in entries]
+                      for section, entries in table.items()}})
+        return
+    echo("Packs: " + (", ".join(name for name, _ in packs) or "none (the core rules only)"))
+    for section, entries in table.items():
+        echo(f"{_NOUNS[section]} ({len(entries)}):")
+        for n, src, old in entries:
+            mark = f"  OVERRIDES {'the core rules' if old == 'core' else 'pack ' + old}" if old else ""
+            echo(f"  {n:<28} {src}{mark}")
 
 
 COMMANDS = [character_group, xp_group, item_group, gold_cmd, rest_cmd, damage_cmd, heal_cmd, alignment_cmd,

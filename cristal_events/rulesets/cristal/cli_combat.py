@@ -14,7 +14,8 @@ from typing import Any
 import click
 import msgspec
 
-from cristal_events.cli.common import INT, REAL, actor, catch_up, emit_json, json_option, open_campaign, parse_faces, whole_number
+from cristal_events.cli.common import (INT, REAL, actor, catch_up, echo, emit_json, json_option, open_campaign,
+                                        parse_faces, whole_number)
 from cristal_events.errors import RuleError
 
 from . import fights as F
@@ -67,7 +68,7 @@ def _run(ctx: click.Context, command: Any, as_json: bool, dice: str | None = Non
                                "summary": camp.summarize(r)} for r in recs], "combat": v})
         return
     for r in recs:
-        click.echo(f"{r.position:>6}  {camp.summarize(r)}")
+        echo(f"{r.position:>6}  {camp.summarize(r)}")
     _next_line(v)
 
 
@@ -76,7 +77,7 @@ def _next_line(v: dict[str, Any]) -> None:
         return
     its = ", ".join(f"{p['id']} {p['it']}" for p in v["participants"])
     who = v["next"] or v["waiting"]
-    click.echo(f"IT: {its}. Next: {who}")
+    echo(f"IT: {its}. Next: {who}")
 
 
 @click.group("combat")
@@ -474,16 +475,16 @@ def show_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
     if as_json:
         emit_json(v)
         return
-    click.echo(f"Combat « {name} »" + ("" if v["active"] else " (terminé)"))
-    click.echo(f"{'':2}{'id':<12}{'IT':>5}{'PV':>6}{'PM':>6}  condition")
+    echo(f"Combat « {name} »" + ("" if v["active"] else " (terminé)"))
+    echo(f"{'':2}{'id':<12}{'IT':>5}{'PV':>6}{'PM':>6}  condition")
     for p in v["participants"]:
         inc = f", incante {p['incanting']} jusqu'à IT {p['until']}" if p["incanting"] else ""
         mark = "* " if p["next"] else "  "
         pv = "" if p["pv"] is None else p["pv"]
         pm = "" if p["pm"] is None else p["pm"]
-        click.echo(f"{mark}{p['id']:<12}{p['it']:>5}{pv:>6}{pm:>6}  {p['condition']}{inc}")
+        echo(f"{mark}{p['id']:<12}{p['it']:>5}{pv:>6}{pm:>6}  {p['condition']}{inc}")
     if v["active"]:
-        click.echo(f"Next: {v['next'] or v['waiting']}")
+        echo(f"Next: {v['next'] or v['waiting']}")
 
 
 @combat_group.command("log")
@@ -508,12 +509,12 @@ def log_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
         emit_json(rows)
         return
     ids = list(rows[-1]["it_after"]) if rows else []
-    click.echo("IT avant".ljust(6 * len(ids)) + "  Au tour de  Durée  IT après   Action")
-    click.echo("".join(f"{i[:5]:>6}" for i in ids) + "             " + "      " + "".join(f"{i[:5]:>6}" for i in ids))
+    echo("IT avant".ljust(6 * len(ids)) + "  Au tour de  Durée  IT après   Action")
+    echo("".join(f"{i[:5]:>6}" for i in ids) + "             " + "      " + "".join(f"{i[:5]:>6}" for i in ids))
     for r in rows:
         before = "".join(f"{r['it_before'].get(i, ''):>6}" for i in ids)
         after = "".join(f"{r['it_after'].get(i, ''):>6}" for i in ids)
-        click.echo(f"{before}  {r['actor']:<10} {r['duration']:>+5}  {after}   {r['action']}")
+        echo(f"{before}  {r['actor']:<10} {r['duration']:>+5}  {after}   {r['action']}")
 
 
 COMMANDS = [combat_group]

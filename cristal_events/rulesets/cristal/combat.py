@@ -17,7 +17,7 @@ from typing import Literal
 import msgspec
 
 from cristal_events import rounding
-from cristal_events.errors import ContentError, RuleError, UnknownEntity
+from cristal_events.errors import ContentError, DiceError, RuleError, UnknownEntity
 from cristal_events.rolls import Roll
 from cristal_events.rounding import RoundingMode, to_fraction
 from cristal_events.dice import Dice
@@ -26,7 +26,8 @@ from cristal_events.rulesets.cristal.magic import SpellDurations
 __all__ = [
     "DEFAULT_ATTACK_IT", "ActionDef", "ActionDuration", "Initiative", "Casting", "Combatant",
     "AttackCheck", "Damage", "Vitals", "action", "actions", "action_duration", "initiative",
-    "roll_initiative", "next_actor", "tied_for_dice", "roll_tie_break", "take_action", "begin_spell",
+    "roll_initiative", "next_actor", "tied_for_dice", "roll_tie_break", "tie_winner", "tie_scores",
+    "take_action", "begin_spell",
     "complete_spell", "interrupt_spell", "pass_turn", "newcomer_it", "attack_duration", "thrown_range",
     "range_penalty", "attack_check", "roll_attack", "chained_attack", "roll_chained_attack",
     "damage_amount", "roll_damage", "death_threshold", "vital_state", "change_pv", "apply_damage", "bleed",
@@ -169,16 +170,58 @@ def next_actor(combatants: Sequence[Combatant], tie_rolls: Mapping[str, int] | N
     return winners[0]
 
 
-def roll_tie_break(dice: Dice, names: Sequence[str]) -> dict[str, Roll]:
-    """Each tied combatant rolls 1d6, rerolling among those still level at the top (ruling: tie-break die)."""
-    rolls: dict[str, Roll] = {}
+TieRounds = list[dict[str, Roll]]
+
+
+def roll_tie_break(dice: Dice, names: Sequence[str]) -> TieRounds:
+    """Each tied combatant rolls 1d6; those level at the top roll again, round after round, until one
+    is highest (ruling: tie-break die). Every round's faces are returned, in the order rolled.
+
+    With engine dice this always ends with a winner; with entered faces that run out while the dice
+    are still level, one sentence says how many more faces the next round needs.
+    """
+    rounds: TieRounds = []
     contenders = list(names)
     while len(contenders) > 1:
+        this: dict[str, Roll] = {}
         for name in contenders:
-            rolls[name] = dice.roll("1d6", purpose="tie-break")
-        best = max(rolls[n].total for n in contenders)
-        contenders = [n for n in contenders if rolls[n].total == best]
-    return rolls
+            try:
+                this[name] = dice.roll("1d6", purpose="tie-break")
+            except DiceError:
+                if dice.engine:
+                    raise
+                given = len(dice.used)
+                more = len(contenders) - len(this)
+                level = " and ".join(contenders)
+                raise DiceError(
+                    f"The tie-break dice are level between {level}: enter {more} more d6 face"
+                    f"{'s' if more > 1 else ''} ({given} entered so far; one d6 each for {level}, in that order)."
+                ) from None
+        rounds.append(this)
+        best = max(r.total for r in this.values())
+        contenders = [n for n in contenders if this[n].total == best]
+    return rounds
+
+
+def tie_winner(rounds: TieRounds) -> str:
+    """The one left highest by the last round."""
+    last = rounds[-1]
+    best = max(r.total for r in last.values())
+    top = [n for n, r in last.items() if r.total == best]
+    if len(top) != 1:
+        raise RuleError(f"The tie-break dice are level between {' and '.join(top)}; roll again.")
+    return top[0]
+
+
+def tie_scores(rounds: TieRounds) -> dict[str, int]:
+    """An order of the tied combatants that the rounds decided, as scores for :func:`next_actor`:
+    one eliminated in a later round beats one eliminated earlier; in one round the higher face wins.
+    (A contender's face of an earlier round never outranks the rounds that came after it.)"""
+    scores: dict[str, int] = {}
+    for k, this in enumerate(rounds):
+        for name, roll in this.items():
+            scores[name] = k * 7 + roll.total
+    return scores
 
 
 def _replace(combatants: Sequence[Combatant], name: str, **changes: object) -> tuple[Combatant, ...]:

@@ -7,6 +7,12 @@ or TOML file with the sections ``races``, ``classes``, ``techniques``, ``items``
 Packs are written by hand, so every struct forbids unknown fields, and a malformed entry raises
 :class:`ContentError` naming the file, the entry and the field.
 
+A pack may not silently redefine an entry the campaign already has (the book's races, classes,
+techniques, items and spells, or an earlier pack's): an entry that replaces one says so with
+``"override": true`` (per entry), ``content load`` refuses a redefinition without it in one sentence
+naming the entry, and the ``content.pack_loaded`` event records which entries it overrides
+(:func:`marked_overrides`, ``characters.decide_pack``).
+
 Example::
 
     core = load_core()
@@ -23,6 +29,7 @@ from typing import Any, Literal
 import msgspec
 
 from cristal_events.errors import ContentError, UnknownEntity
+from cristal_events.packs import read_pack
 
 FIXED_STATES: tuple[str, ...] = ("FRC", "DEX", "INT", "MAG", "CON", "REF", "OBS", "MEM", "CHAR")
 SENSES: tuple[str, ...] = ("Vue", "Ouïe", "Goûter", "Odorat", "Toucher", "Extrasensoriel")
@@ -464,6 +471,10 @@ def _decode_section(source: str, section: str, raw: Any) -> dict[str, Any]:
         label = f"'{label}'" if isinstance(label, str) else f"#{index + 1}"
         if not isinstance(entry, dict):
             raise ContentError(f"{source}: {noun} {label}: must be a table of fields.")
+        if OVERRIDE in entry:
+            if not isinstance(entry[OVERRIDE], bool):
+                raise ContentError(f"{source}: {noun} {label}: field '{OVERRIDE}' must be true or false.")
+            entry = {k: v for k, v in entry.items() if k != OVERRIDE}
         try:
             value = msgspec.convert(entry, kind)
         except msgspec.ValidationError as err:
@@ -487,16 +498,75 @@ def _content_from_sections(source: str, data: Any, *, only: str | None = None) -
     return Content(**{s: _decode_section(source, s, data[s]) for s in _SECTIONS if s in data})
 
 
-def _parse_file(path: Path) -> Any:
-    text = path.read_bytes()
-    try:
-        if path.suffix.lower() == ".toml":
-            import tomllib  # only packs written in TOML need it
+#: the key of a pack entry that replaces an entry the campaign already has
+OVERRIDE = "override"
 
-            return tomllib.loads(text.decode("utf-8"))
-        return json.loads(text)
-    except (ValueError, UnicodeDecodeError) as err:
-        raise ContentError(f"{path.name}: not valid {path.suffix.lstrip('.').upper()} ({err}).") from None
+
+def marked_overrides(data: Any) -> dict[str, set[str]]:
+    """The (case-folded) names of the entries a raw pack marks ``"override": true``, by section."""
+    out: dict[str, set[str]] = {s: set() for s in _SECTIONS}
+    if isinstance(data, dict):
+        for section in _SECTIONS:
+            entries = data.get(section)
+            for entry in entries if isinstance(entries, list) else ():
+                if isinstance(entry, dict) and entry.get(OVERRIDE) is True and isinstance(entry.get("name"), str):
+                    out[section].add(entry["name"].casefold())
+    return out
+
+
+def _names(data: Any, section: str) -> set[str]:
+    entries = data.get(section) if isinstance(data, dict) else None
+    return {e["name"].casefold() for e in entries if isinstance(e, dict) and isinstance(e.get("name"), str)} \
+        if isinstance(entries, list) else set()
+
+
+def provenance(packs: list[tuple[str, Any]]) -> dict[str, list[tuple[str, str, str]]]:
+    """Every entry of the campaign's content by section, as ``(name, source, overrides)``: ``source`` is
+    ``"core"`` or the pack that defined it last, ``overrides`` the source it replaced (``""`` for none).
+    ``packs`` are the loaded packs' ``(name, raw data)``, in log order."""
+    core = load_core()
+    out: dict[str, list[tuple[str, str, str]]] = {}
+    for section in _SECTIONS:
+        entries = {k.casefold(): (k, "core", "") for k in getattr(core, section)}
+        for pack_name, data in packs:
+            raw = data.get(section) if isinstance(data, dict) else None
+            for entry in raw if isinstance(raw, list) else ():
+                if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+                    key = entry["name"].casefold()
+                    before = entries.get(key)
+                    entries[key] = (entry["name"], pack_name, before[1] if before else "")
+        out[section] = sorted(entries.values(), key=lambda e: e[0].casefold())
+    return out
+
+
+def overrides_of(current: Content, added: Content, data: Any, *, source: str,
+                 packs: list[tuple[str, Any]]) -> dict[str, list[str]]:
+    """The entries of the pack ``added`` (raw ``data``) that replace an entry of ``current`` (the campaign's
+    content before it), by section. A replacement not marked ``"override": true``, or a mark with nothing
+    to replace, is a :class:`ContentError` naming the entry. ``packs``: the packs loaded before, in order."""
+    marked = marked_overrides(data)
+    out: dict[str, list[str]] = {}
+    for section, (noun, _) in _SECTIONS.items():
+        have = {k.casefold(): k for k in getattr(current, section)}
+        for name in getattr(added, section):
+            key = name.casefold()
+            if key in have:
+                if key not in marked[section]:
+                    origin = next((f"the pack '{p}'" for p, d in reversed(packs) if key in _names(d, section)),
+                                  "the core rules")
+                    raise ContentError(
+                        f"Content pack {source} redefines the {noun} '{have[key]}' of {origin}; to replace it, "
+                        f"mark its entry \"{OVERRIDE}\": true (nothing was loaded).")
+                out.setdefault(section, []).append(name)
+            elif key in marked[section]:
+                raise ContentError(f"Content pack {source} marks the {noun} '{name}' \"{OVERRIDE}\": true, but the "
+                                   f"campaign has no {noun} '{name}' to override (nothing was loaded).")
+    return {section: sorted(names, key=str.casefold) for section, names in out.items()}
+
+
+def _parse_file(path: Path) -> Any:
+    """A pack file parsed (size, UTF-8, syntax and nesting checked by :func:`cristal_events.packs.read_pack`)."""
+    return read_pack(path)
 
 
 def load_pack(path: str | Path) -> Content:
@@ -510,8 +580,6 @@ def load_pack(path: str | Path) -> Content:
                 if f.exists():
                     merged = merge(merged, _content_from_sections(f.name, _parse_file(f), only=section))
         return merged
-    if not p.exists():
-        raise ContentError(f"{p.name}: the content pack does not exist.")
     return _content_from_sections(p.name, _parse_file(p))
 
 

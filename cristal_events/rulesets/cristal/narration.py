@@ -268,7 +268,7 @@ def _initiative(b: Any, e: InitiativeRolled, a: Any) -> str:
 
 
 def _tie(b: Any, e: TieBroken, a: Any) -> str:
-    rolls = ", ".join(f"{name(a, k)} d6 {r.total}" for k, r in e.rolls.items())
+    rolls = " ; puis ".join(", ".join(f"{name(a, k)} d6 {r.total}" for k, r in this.items()) for this in e.rounds)
     return f"Égalité à IT {e.it} : {rolls} ; {name(a, e.winner)} agit"
 
 

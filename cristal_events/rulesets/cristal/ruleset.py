@@ -19,7 +19,7 @@ from __future__ import annotations
 import msgspec
 
 from ...events import CampaignCreated
-from ...ruleset import ComposedRuleset
+from ...ruleset import ComposedRuleset, admit_stream
 from ...store import RecordedEvent
 from . import characters, fights, magic, narration
 
@@ -58,6 +58,40 @@ class CristalRuleset(ComposedRuleset):
 
     def narrate(self, before: CristalState, rec: RecordedEvent, after: CristalState) -> str:
         return narration.narrate(before, rec, after, self.summarize)
+
+    def admit(self, state: CristalState, rec: RecordedEvent) -> str | None:
+        """The import check of one event (see :meth:`Ruleset.admit`): the streams these rules write
+        (``character:ID`` opened by character.created, ``combat:NAME`` by combat.started and closed by
+        combat.ended, ``content``), and the amounts their decisions refuse."""
+        ev = rec.event
+        kind, _, name = rec.stream.partition(":")
+        if rec.stream == characters.CONTENT_STREAM:
+            if isinstance(ev, characters.ContentPackLoaded):
+                return None
+            return f"the content stream holds only content.pack_loaded events, not {rec.type}"
+        if kind == "combat" and name:
+            return admit_stream(rec, exists=name in state.combats, opens=(fights.CombatStarted,),
+                                closes=(fights.CombatEnded,), what="combat")
+        if kind != "character" or not name:
+            return f"the {self.title} rules write no stream named {rec.stream!r}"
+        subject = getattr(ev, "character", name)
+        if subject != name:
+            return f"it is about the character {subject!r} but stands on the stream {rec.stream}"
+        problem = admit_stream(rec, exists=name in state.characters, opens=(characters.CharacterCreated,),
+                               what="character")
+        if problem is not None or isinstance(ev, characters.CharacterCreated):
+            return problem
+        ch = state.characters[name]
+        if isinstance(ev, characters.XpAwarded):
+            if ev.amount <= 0:
+                return f"an XP award must be a positive number of XP, not {ev.amount}"
+        elif isinstance(ev, (characters.LevelBought, characters.TechniqueBought, characters.SpellLearned)):
+            if ev.cost_charged > ch.xp:
+                return f"{name} has {ch.xp} XP and cannot pay {ev.cost_charged} XP"
+        elif isinstance(ev, characters.GoldChanged):
+            if ev.amount == 0 or ch.gold + ev.amount < 0:
+                return f"{name} has {ch.gold} PO: a gold change of {ev.amount} is refused by the rules"
+        return None
 
 
 RULESET = CristalRuleset()

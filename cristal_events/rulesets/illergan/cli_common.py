@@ -7,7 +7,7 @@ import click
 import msgspec
 
 from cristal_events import bounds
-from cristal_events.cli.common import actor, emit_json, int_pairs, open_campaign, parse_faces, whole_number
+from cristal_events.cli.common import actor, echo, emit_json, int_pairs, open_campaign, parse_faces, whole_number
 from cristal_events.errors import RuleError
 
 _STARLS = re.compile(r"^\s*([+-]?)\s*((?:\d+\s*'\s*[OAC]\s*)+)$", re.IGNORECASE | re.ASCII)
@@ -23,7 +23,7 @@ def run(ctx: click.Context, command: Any, as_json: bool, dice: str | None = None
                     "event": msgspec.to_builtins(r.event), "summary": camp.summarize(r)} for r in recs])
     else:
         for r in recs:
-            click.echo(f"{r.position:>6}  {camp.summarize(r)}")
+            echo(f"{r.position:>6}  {camp.summarize(r)}")
     return recs
 
 

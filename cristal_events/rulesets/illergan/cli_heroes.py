@@ -12,12 +12,12 @@ from typing import Any
 import click
 import msgspec
 
-from cristal_events.cli.common import INT, POSITION, emit_json, json_option, open_campaign
+from cristal_events.cli.common import INT, POSITION, echo, emit_json, json_option, open_campaign
 from cristal_events.errors import ContentError, CristalError
 
 from . import heroes as H
 from .character import Choices
-from .content import DATA, decode_pack
+from .content import DATA, decode_pack, load_pack, provenance
 from .locations import Body
 from .money import from_copper
 from .sheet import sheet
@@ -45,6 +45,9 @@ def content_group() -> None:
 def content_load_cmd(ctx: click.Context, file: str | None, example: bool, name: str | None, as_json: bool) -> None:
     """Load a JSON or TOML pack into the campaign log; replay never reads the file again.
 
+    An entry that changes what the text (or an earlier pack) states must say "override": true; the
+    event records what it overrides.
+
     Example: cristal content load packs/ma_campagne.json
     """
     if example == (file is not None):
@@ -52,9 +55,35 @@ def content_load_cmd(ctx: click.Context, file: str | None, example: bool, name: 
     path = DATA / "example_pack.json" if example else Path(file or "")
     if not path.is_file():
         raise ContentError(f"{path.name}: the content pack does not exist.")
-    pack = decode_pack(path.read_bytes(), source=path.name)
+    pack = load_pack(path)
     data = msgspec.to_builtins(pack)
     run(ctx, H.LoadPack(name=name or ("example" if example else path.name), data=data), as_json)
+
+
+@content_group.command("show")
+@json_option
+@click.pass_context
+def content_show_cmd(ctx: click.Context, as_json: bool) -> None:
+    """The campaign's content: every named entry (races, classes, skills, spells, weapons ...) with the
+    text and the packs that state it, overridden entries marked.
+
+    Example: cristal content show
+    """
+    camp = open_campaign(ctx)
+    loaded = camp.state().rules.packs
+    table = provenance([(p.name, decode_pack(msgspec.json.encode(p.data), source=p.name)) for p in loaded])
+    if as_json:
+        emit_json({"packs": [p.name for p in loaded],
+                   **{section: [{"name": n, "source": src, "overrides": old} for n, src, old in rows]
+                      for section, rows in table.items()}})
+        return
+    echo("Packs: " + (", ".join(p.name for p in loaded) or "none (the text only)"))
+    for section, rows in table.items():
+        if not rows:
+            continue
+        echo(f"{section.replace('_', ' ').capitalize()} ({len(rows)}):")
+        for n, src, old in rows:
+            echo(f"  {n:<28} {src}" + (f"  OVERRIDES {old}" if old else ""))
 
 
 # ---------------------------------------------------------------------------- characters
@@ -217,7 +246,7 @@ def sheet_cmd(ctx: click.Context, character_id: str, at: int | None, as_json: bo
         emit_json(data)
     else:
         for line in render(data):
-            click.echo(line)
+            echo(line)
 
 
 @click.command("characters")
@@ -234,9 +263,9 @@ def characters_cmd(ctx: click.Context, as_json: bool) -> None:
         emit_json(rows)
         return
     if not rows:
-        click.echo("No character yet.")
+        echo("No character yet.")
     for r in rows:
-        click.echo(f"{r['id']:<12} {r['name']:<16} {r['kind']:<9} {r['class']:<12} PV {r['pv']}/{r['pv_max']}  "
+        echo(f"{r['id']:<12} {r['name']:<16} {r['kind']:<9} {r['class']:<12} PV {r['pv']}/{r['pv_max']}  "
                    f"PM {r['pm']}  xp {r['xp']}  destin {r['destiny_points']}{'  MORT' if r['dead'] else ''}")
 
 
@@ -407,7 +436,7 @@ def money_convert_cmd(ctx: click.Context, amount: str, as_json: bool) -> None:
     if as_json:
         emit_json({"copper": copper, "O": coins.O, "A": coins.A, "C": coins.C})
     else:
-        click.echo(f"{coins} = {copper}'C")
+        echo(f"{coins} = {copper}'C")
 
 
 @click.command("equip")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from cristal_events.cli.common import INT, REAL, catch_up, dice_option, emit_json, json_option, open_campaign
+from cristal_events.cli.common import INT, REAL, catch_up, dice_option, echo, emit_json, json_option, open_campaign
 
 from . import faith as Fa
 from . import fights as F
@@ -408,14 +408,14 @@ def evening_cmd(ctx: click.Context, character_id: str | None, as_json: bool) -> 
         emit_json(rows)
         return
     if not rows:
-        click.echo("Nobody has had a drink yet.")
+        echo("Nobody has had a drink yet.")
     for r in rows:
         what = {"drink": f"boit {r['beverage']} (+{r['alc_gained']})", "wait": f"attend {r['minutes']} min",
                 "event_die": f"dé d'événement {r['result']} : {r['action']}",
                 "alc_min_lowered": "minimum d'Alc abaissé", "band_up": "monte d'un seuil",
                 "band_down": "redescend d'un seuil", "memory_loss": r["detail"]}.get(r["what"], r["what"])
         alc = int(r["alc"]) if r["alc"] == int(r["alc"]) else r["alc"]
-        click.echo(f"{r['position']:>6}  {r['character']:<10} {what:<40} Alc {alc} (min {r['alc_min']}) {r['band']}")
+        echo(f"{r['position']:>6}  {r['character']:<10} {what:<40} Alc {alc} (min {r['alc_min']}) {r['band']}")
 
 
 COMMANDS = [check_group, throw_cmd, fall_cmd, condition_cmd, combat_group, cast_cmd, faith_group, drink_cmd,

@@ -8,6 +8,12 @@ through the ``Content.require_*`` helpers.
 Merging a pack into the core: named entries (races, cults ...) are matched by name; a field the
 core leaves at its default takes the pack's value, a field the core states may not be contradicted.
 Dict tables (power die per rank ...) are joined key by key under the same rule.
+
+A game master who wants a named entry (a race, class, skill, spell, weapon ...) to differ from what the
+text or an earlier pack states marks that entry ``"override": true``: it then replaces the entry of the
+same name whole (a field it leaves out takes its default, not the text's value), the
+``content.pack_loaded`` event records which entries it overrides, and ``content show`` marks them.
+Without the mark a contradiction is refused, naming the entry and the field.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from typing import Any, Literal
 import msgspec
 
 from cristal_events.errors import ContentError, RuleError, UnknownEntity
+from cristal_events.packs import MAX_PACK_BYTES, nested_too_deeply, parse_pack
 
 DATA = Path(__file__).parent / "data"
 
@@ -33,6 +40,12 @@ class _Entry(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     pass
 
 
+class _Named(_Entry, kw_only=True):
+    """A named (or faced) entry of a pack; ``override`` lets it replace what the text or an earlier pack states."""
+
+    override: bool = False
+
+
 class Acuities(_Entry, kw_only=True):
     """The three acuities in % (I-L12-13, I-L327)."""
 
@@ -41,14 +54,14 @@ class Acuities(_Entry, kw_only=True):
     olfactory: int = 0
 
 
-class Race(_Entry, kw_only=True):
+class Race(_Named, kw_only=True):
     name: str
     race_skill: str = ""
     acuities: Acuities | None = None
     description: str = ""
 
 
-class ClassDef(_Entry, kw_only=True):
+class ClassDef(_Named, kw_only=True):
     name: str
     religious: bool = False
     chooses_god: bool = False
@@ -61,7 +74,7 @@ class ClassDef(_Entry, kw_only=True):
     critical_ceiling: int = 2
 
 
-class Heritage(_Entry, kw_only=True):
+class Heritage(_Named, kw_only=True):
     name: str
     xp: int = 400
     imposed_skills: tuple[str, ...] = ()
@@ -69,7 +82,7 @@ class Heritage(_Entry, kw_only=True):
     spend_limits: dict[str, int] = {}
 
 
-class Skill(_Entry, kw_only=True):
+class Skill(_Named, kw_only=True):
     name: str
     rank: Literal[0, 1, 2] | None = None
     type: SkillType | None = None
@@ -78,13 +91,13 @@ class Skill(_Entry, kw_only=True):
     weapon_mastery: bool = False
 
 
-class Gift(_Entry, kw_only=True):
+class Gift(_Named, kw_only=True):
     face: int
     name: str
     effect: str = ""
 
 
-class CounterEffect(_Entry, kw_only=True):
+class CounterEffect(_Named, kw_only=True):
     face: int
     effect: str
 
@@ -97,7 +110,7 @@ class SR(_Entry, kw_only=True):
     C: int = 0
 
 
-class Armour(_Entry, kw_only=True):
+class Armour(_Named, kw_only=True):
     name: str
     type: Literal["Guerrier", "Gardien", "Mage", "Mage de mêlée", "Roublard"] | None = None
     facture: int = 1
@@ -108,7 +121,7 @@ class Armour(_Entry, kw_only=True):
     components: tuple[str, ...] = ()
 
 
-class Weapon(_Entry, kw_only=True):
+class Weapon(_Named, kw_only=True):
     name: str
     grip: Grip = "one"
     damage_type: DamageType = "T"
@@ -118,7 +131,7 @@ class Weapon(_Entry, kw_only=True):
     price_c: int = 0
 
 
-class Shield(_Entry, kw_only=True):
+class Shield(_Named, kw_only=True):
     name: str
     sr: int
     srm: int
@@ -126,13 +139,13 @@ class Shield(_Entry, kw_only=True):
     price_c: int = 0
 
 
-class Cult(_Entry, kw_only=True):
+class Cult(_Named, kw_only=True):
     name: str
     harmonisation: str = ""
     gods: tuple[str, ...] = ()
 
 
-class Spell(_Entry, kw_only=True):
+class Spell(_Named, kw_only=True):
     name: str
     magic: str
     min_level: int
@@ -142,7 +155,7 @@ class Spell(_Entry, kw_only=True):
     superior_effect_level: int | None = None
 
 
-class DivinePower(_Entry, kw_only=True):
+class DivinePower(_Named, kw_only=True):
     """A divine power (PD) of a cult: levels 1 to 5 (I-L603); its PF cost per cast level is GM data (Part D)."""
 
     name: str
@@ -152,7 +165,7 @@ class DivinePower(_Entry, kw_only=True):
     description: str = ""
 
 
-class LockType(_Entry, kw_only=True):
+class LockType(_Named, kw_only=True):
     name: str
     minutes: int | None = None
     malus: int | None = None
@@ -265,6 +278,8 @@ def decode_pack(raw: bytes | str, *, source: str) -> Pack:
             return msgspec.convert(data, Pack, strict=False)
         data = msgspec.json.decode(raw)
         return _decoder.decode(raw)
+    except RecursionError:
+        raise nested_too_deeply(source) from None
     except (msgspec.ValidationError, msgspec.DecodeError, tomllib.TOMLDecodeError) as err:
         raise ContentError(f"Content pack {source} is malformed: {_where(err, data)}.") from None
 
@@ -278,29 +293,81 @@ def _stringify_keys(data: Any) -> Any:
 
 
 def load_pack(path: str | Path) -> Pack:
-    """Read and validate one pack file (done once when a campaign opens, never inside a rule)."""
+    """Read and validate one pack file (done once when a campaign opens, never inside a rule): at most
+    :data:`cristal_events.packs.MAX_PACK_BYTES`, UTF-8, valid JSON or TOML, not nested too deeply."""
     p = Path(path)
     try:
+        size = p.stat().st_size
+        if size > MAX_PACK_BYTES:
+            raise ContentError(f"{p.name}: the content pack is {size} bytes; a pack is at most "
+                               f"{MAX_PACK_BYTES // (1024 * 1024)} MB.")
         raw = p.read_bytes()
     except OSError as err:
         raise ContentError(f"Content pack {p.name} cannot be read: {err.strerror}.") from None
+    parse_pack(raw, source=p.name, toml=p.name.endswith(".toml"))
     return decode_pack(raw, source=p.name)
 
 
-def _merge_entry(core: Any, extra: Any, *, source: str, field: str) -> Any:
+def _merge_entry(core: Any, extra: Any, *, source: str, field: str, strict: bool = True) -> Any:
+    """``core`` with the fields ``extra`` states: a field the core leaves at its default is filled; one it
+    states may not be contradicted (an entry marked ``override`` replaces the core's whole, in :func:`merge`)."""
     changes = {}
+    required = _required(core)
+    default_entry = type(core)(**required)
     for name in core.__struct_fields__:
-        mine, theirs = getattr(core, name), getattr(extra, name)
-        default = getattr(type(core)(**_required(core)), name)
-        if theirs == mine or theirs == default:
+        if name == "override":
             continue
-        if mine != default:
+        mine, theirs = getattr(core, name), getattr(extra, name)
+        default = getattr(default_entry, name)
+        stated = strict and name in required  # a required field is always stated by the core
+        if theirs == mine or (theirs == default and not stated):
+            continue
+        if mine != default or stated:
             raise ContentError(
                 f"Content pack {source} contradicts the rules text at {field} "
-                f"{getattr(core, 'name', getattr(core, 'face', '?'))!r}, field {name!r}."
+                f"{getattr(core, 'name', getattr(core, 'face', '?'))!r}, field {name!r}; to replace it, mark its "
+                f"entry \"override\": true (nothing was loaded)."
             )
         changes[name] = theirs
     return msgspec.structs.replace(core, **changes)
+
+
+def overrides_of(current: Pack, pack: Pack, *, source: str) -> dict[str, list[str]]:
+    """The entries of ``pack`` marked ``"override": true`` that replace an entry of ``current`` (the
+    campaign's content before it), by section; a mark on an entry the campaign does not have is a
+    :class:`ContentError` naming it."""
+    out: dict[str, list[str]] = {}
+    for name, key in [(n, "name") for n in _NAMED] + [(n, "face") for n in _FACED]:
+        have = {getattr(e, key) for e in getattr(current, name)}
+        for entry in getattr(pack, name):
+            if not entry.override:
+                continue
+            k = getattr(entry, key)
+            if k not in have:
+                raise ContentError(f"Content pack {source} marks {name} entry {k!r} \"override\": true, but the "
+                                   f"campaign has no such entry to override (nothing was loaded).")
+            out.setdefault(name, []).append(str(k))
+    return {name: sorted(v) for name, v in out.items()}
+
+
+def provenance(packs: list[tuple[str, Pack]]) -> dict[str, list[tuple[str, str, str]]]:
+    """Every named or faced entry of the campaign's content by section, as ``(name, sources, overrides)``:
+    ``sources`` the core and the packs that stated it ("core + example"), ``overrides`` the sources an
+    entry marked ``override`` replaced ("" for none). ``packs``: the loaded packs in log order."""
+    out: dict[str, list[tuple[str, str, str]]] = {}
+    core = core_pack()
+    for name, key in [(n, "name") for n in _NAMED] + [(n, "face") for n in _FACED]:
+        rows: dict[str, tuple[list[str], str]] = {str(getattr(e, key)): (["core"], "") for e in getattr(core, name)}
+        for pack_name, pack in packs:
+            for entry in getattr(pack, name):
+                k = str(getattr(entry, key))
+                sources, old = rows.get(k, ([], ""))
+                if entry.override and sources:
+                    rows[k] = ([pack_name], " + ".join(sources))
+                else:
+                    rows[k] = ([*sources, pack_name], old)
+        out[name] = [(k, " + ".join(src), old) for k, (src, old) in sorted(rows.items(), key=lambda r: r[0].casefold())]
+    return out
 
 
 def _required(entry: Any) -> dict[str, Any]:
@@ -312,8 +379,11 @@ def _required(entry: Any) -> dict[str, Any]:
     return out
 
 
-def merge(core: Pack, pack: Pack, *, source: str) -> Pack:
-    """The core with the pack's values added; a pack may fill the text's gaps, never contradict it."""
+def merge(core: Pack, pack: Pack, *, source: str, strict: bool = True) -> Pack:
+    """The core with the pack's values added; a pack may fill the text's gaps, never contradict it.
+
+    ``strict=False`` is the replay of a pack loaded before required fields counted as stated (a
+    campaign's history is folded as it was accepted); ``content load`` always merges strictly."""
     out: dict[str, Any] = {}
     for name in _SCALARS:
         a, b = getattr(core, name), getattr(pack, name)
@@ -339,7 +409,10 @@ def merge(core: Pack, pack: Pack, *, source: str) -> Pack:
             if k in seen:
                 raise ContentError(f"Content pack {source} lists {name} entry {k!r} twice.")
             seen.add(k)
-            merged[k] = _merge_entry(merged[k], entry, source=source, field=name) if k in merged else entry
+            if k in merged and not entry.override:
+                merged[k] = _merge_entry(merged[k], entry, source=source, field=name, strict=strict)
+            else:  # a new entry, or one marked "override": it replaces the earlier entry whole
+                merged[k] = entry
         out[name] = tuple(merged.values())
     return msgspec.structs.replace(core, name=pack.name, description=pack.description, example=pack.example, **out)
 

@@ -13,6 +13,7 @@ from typing import Any, Literal
 import msgspec
 
 from cristal_events.bounds import as_int
+from cristal_events.display import plain_id
 from cristal_events.errors import ContentError, RuleError
 from cristal_events.events import Event
 from cristal_events.rolls import Roll
@@ -24,6 +25,7 @@ from . import gear
 from . import money as coins
 from . import xp as costs
 from .alcohol import start as alc_start
+from .content import decode_pack, merge, overrides_of
 from .locations import Body
 from .magic import pf_per_day
 from .state import (CHARACTERISTICS, CONTENT_STREAM, CREATURE_REQUIRED, Hero, IllerganState, LoadedPack,
@@ -32,10 +34,12 @@ from .state import (CHARACTERISTICS, CONTENT_STREAM, CREATURE_REQUIRED, Hero, Il
 
 # ============================================================================ events
 class PackLoaded(Event, tag="content.pack_loaded", kw_only=True):
-    """A game-master pack, carried whole so that replay does not depend on the file."""
+    """A game-master pack, carried whole so that replay does not depend on the file. ``overrides`` names,
+    by section, the entries it replaces (each marked ``"override": true`` in the pack)."""
 
     name: str
     data: dict[str, Any]
+    overrides: dict[str, list[str]] = {}
 
 
 class HeroCreated(Event, tag="hero.created", kw_only=True):
@@ -199,15 +203,27 @@ class Carry(msgspec.Struct, frozen=True, kw_only=True):
 def decide_pack(state: IllerganState, cmd: LoadPack, ctx: Context) -> list[Emit]:
     if not cmd.name.strip():
         raise RuleError("A content pack needs a name.")
+    plain_id(cmd.name, "Content pack name")
+    for section, entries in cmd.data.items():  # the names later commands type: entries and table keys
+        keys = ([e.get("name") for e in entries if isinstance(e, dict)] if isinstance(entries, (list, tuple))
+                else entries if isinstance(entries, dict) else ())
+        for key in keys:
+            if isinstance(key, str):
+                plain_id(key, f"A name in the pack's {section}")
     if any(p.name == cmd.name for p in state.packs):
         raise ContentError(f"The content pack {cmd.name!r} is already loaded in this campaign.")
+    before = content_of(state).pack
+    pack = decode_pack(msgspec.json.encode(cmd.data), source=cmd.name)
+    merge(before, pack, source=cmd.name)  # strict: a pack may not contradict the text unless it says override
     content_of(msgspec.structs.replace(state, packs=[*state.packs, LoadedPack(name=cmd.name, data=cmd.data)]))
-    return [Emit(CONTENT_STREAM, PackLoaded(name=cmd.name, data=cmd.data))]
+    overrides = overrides_of(before, pack, source=cmd.name)
+    return [Emit(CONTENT_STREAM, PackLoaded(name=cmd.name, data=cmd.data, overrides=overrides))]
 
 
 def _new_id(state: IllerganState, character: str) -> str:
     if not character.strip() or ":" in character:
         raise RuleError(f"A character id needs letters and no colon, not {character!r}.")
+    plain_id(character, "Character id")
     if character in state.characters:
         raise RuleError(f"The character '{character}' already exists.")
     return character
@@ -431,6 +447,8 @@ def decide_carry(state: IllerganState, cmd: Carry, ctx: Context) -> list[Emit]:
     hero = find(state, cmd.character)
     if not cmd.item.strip():
         raise RuleError("Name the object carried or left.")
+    if cmd.qty > 0:  # a new key of the bag; leaving an object already carried stays possible
+        plain_id(cmd.item, "An object's name")
     if cmd.qty == 0:
         raise RuleError("Give how many objects are picked up (positive) or left (negative).")
     have = hero.items.get(cmd.item, 0)
@@ -589,8 +607,16 @@ def _spent(rec: RecordedEvent) -> str:
     return f"{e.character} achète {what} pour {e.cost_charged} xp{pool}"
 
 
+def _pack_loaded(rec: Any) -> str:
+    e = rec.event
+    text = f"Pack de contenu « {e.name} » chargé"
+    if e.overrides:
+        text += " ; remplace : " + ", ".join(f"{section} {', '.join(names)}" for section, names in e.overrides.items())
+    return text
+
+
 SUMMARIES: dict[type, Any] = {
-    PackLoaded: _s("Pack de contenu « {e.name} » chargé"),
+    PackLoaded: _pack_loaded,
     HeroCreated: lambda r: (f"{r.event.character_data.name} ({r.event.character_data.race}, "
                             f"{r.event.character_data.class_name}) créé : don {r.event.character_data.gift}, "
                             f"{r.event.character_data.destiny_points} points de destin"),

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 
 from ...events import CampaignCreated
-from ...ruleset import ComposedRuleset
+from ...ruleset import ComposedRuleset, admit_stream
 from ...store import RecordedEvent
 from . import faith, fights, heroes, narration, tavern, trials
 from .settings import IllerganSettings
-from .state import IllerganState
+from .state import CONTENT_STREAM, IllerganState
 
 class IllerganRuleset(ComposedRuleset):
     name = "illergan"
@@ -30,6 +30,37 @@ class IllerganRuleset(ComposedRuleset):
 
     def narrate(self, before: IllerganState, rec: RecordedEvent, after: IllerganState) -> str:
         return narration.narrate(before, rec, after, self.summarize)
+
+    def admit(self, state: IllerganState, rec: RecordedEvent) -> str | None:
+        """The import check of one event (see :meth:`Ruleset.admit`): the streams these rules write
+        (``character:ID`` opened by hero.created or hero.creature_created, ``fight:NAME`` by
+        fight.started and closed by fight.ended, ``clock``, ``content``), and an xp award that is not
+        positive."""
+        ev = rec.event
+        kind, _, name = rec.stream.partition(":")
+        if rec.stream == CONTENT_STREAM:
+            if isinstance(ev, heroes.PackLoaded):
+                return None
+            return f"the content stream holds only content.pack_loaded events, not {rec.type}"
+        if rec.stream == tavern.CLOCK_STREAM:
+            if isinstance(ev, tavern.TimePassed):
+                return None
+            return f"the clock stream holds only clock.time_passed events, not {rec.type}"
+        if kind == "fight" and name:
+            return admit_stream(rec, exists=name in state.fights, opens=(fights.FightStarted,),
+                                closes=(fights.FightEnded,), what="fight")
+        if kind != "character" or not name:
+            return f"the {self.title} rules write no stream named {rec.stream!r}"
+        subject = getattr(ev, "character", name)
+        if subject != name:
+            return f"it is about the character {subject!r} but stands on the stream {rec.stream}"
+        problem = admit_stream(rec, exists=name in state.characters,
+                               opens=(heroes.HeroCreated, heroes.CreatureCreated), what="character")
+        if problem is not None or isinstance(ev, (heroes.HeroCreated, heroes.CreatureCreated)):
+            return problem
+        if isinstance(ev, heroes.XpAwarded) and ev.amount <= 0:
+            return f"an xp award must be positive, not {ev.amount}"
+        return None
 
 
 RULESET = IllerganRuleset()

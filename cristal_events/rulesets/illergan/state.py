@@ -139,7 +139,7 @@ def _merged(key: bytes) -> Content:
     merged = core_pack()
     for p in packs:
         pack = decode_pack(msgspec.json.encode(p.data), source=p.name)
-        merged = merge(merged, pack, source=p.name)
+        merged = merge(merged, pack, source=p.name, strict=False)  # content load checked it strictly
     return Content(merged)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cristal_events.dice import Dice
-from cristal_events.errors import RuleError, UnknownEntity
+from cristal_events.errors import DiceError, RuleError, UnknownEntity
 from cristal_events.rulesets.cristal import combat as c
 
 
@@ -103,9 +103,35 @@ def test_ties_go_to_higher_ref_then_dice():
     assert c.tied_for_dice(level) == ("A", "B")
     with pytest.raises(RuleError, match="tied on IT and REF; roll a die"):
         c.next_actor(level)
-    rolls = c.roll_tie_break(Dice.entered([4, 4, 2, 5]), ["A", "B"])
-    assert {n: r.total for n, r in rolls.items()} == {"A": 2, "B": 5}
-    assert c.next_actor(level, {n: r.total for n, r in rolls.items()}) == "B"
+    rounds = c.roll_tie_break(Dice.entered([4, 4, 2, 5]), ["A", "B"])
+    # every round's faces are kept (the 4-4 round was overwritten before)
+    assert [{n: r.total for n, r in rnd.items()} for rnd in rounds] == [{"A": 4, "B": 4}, {"A": 2, "B": 5}]
+    assert c.tie_winner(rounds) == "B"
+    assert c.next_actor(level, c.tie_scores(rounds)) == "B"
+
+
+def test_an_eliminated_contenders_old_face_never_wins_the_tie():
+    # A and B tie at 5 over C's 3; the reroll gives A 1, B 2: B wins, though C's 3 beats both rerolls
+    level = tuple(c.Combatant(name=n, it=5, ref=2) for n in "ABC")
+    rounds = c.roll_tie_break(Dice.entered([5, 5, 3, 1, 2]), ["A", "B", "C"])
+    assert c.tie_winner(rounds) == "B"
+    assert c.next_actor(level, c.tie_scores(rounds)) == "B"
+    # the old reading of the last face of each: C would have acted
+    last = {n: r.total for rnd in rounds for n, r in rnd.items()}
+    assert max(last, key=last.get) == "C"
+
+
+def test_entered_faces_that_run_out_on_a_level_reroll_say_how_many_more():
+    with pytest.raises(DiceError, match=r"^The tie-break dice are level between A and B: enter 2 more d6 faces "
+                                        r"\(4 entered so far; one d6 each for A and B, in that order\)\.$"):
+        c.roll_tie_break(Dice.entered([4, 4, 6, 6]), ["A", "B"])
+
+
+def test_engine_tie_breaks_always_end_with_a_winner():
+    for n in range(300):  # every stream rolls until one is highest, however many rounds it takes
+        rounds = c.roll_tie_break(Dice.keyed(b"k", str(n)), ["A", "B", "C"])
+        assert c.tie_winner(rounds) in "ABC"
+        assert all(len(rnd) > 1 for rnd in rounds)
 
 
 def test_inactive_combatants_are_skipped():

@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 
 from cristal_events.bounds import as_int
+from cristal_events.display import plain_id
 from cristal_events.errors import RuleError, UnknownEntity
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit
@@ -18,6 +19,7 @@ from ..content import (
     FIXED_STATES,
     ItemTemplate,
     _content_from_sections,
+    overrides_of,
     race_for_sex,
 )
 
@@ -59,8 +61,8 @@ def _targets(state: Any, ids: tuple[str, ...], all_: bool, what: str) -> list[Ch
 
 
 def decide_create(state: Any, cmd: CreateCharacter, ctx: Context) -> list[Emit]:
-    cid = cmd.id.strip()
-    if not cid or any(c in cid for c in " :/"):
+    cid = plain_id(cmd.id, "Character id")
+    if any(c in cid for c in " :/"):
         raise RuleError(f"Character id '{cmd.id}' must be one word without spaces, ':' or '/'.")
     if cid in state.characters:
         raise RuleError(f"Character '{cid}' already exists.")
@@ -174,6 +176,7 @@ def decide_add_item(state: Any, cmd: AddItem, ctx: Context) -> list[Emit]:
     else:
         if not cmd.item.strip():
             raise RuleError("An item needs a name.")
+        plain_id(cmd.item.strip(), "Item name")
         try:
             template = msgspec.convert({"name": cmd.item.strip(), **cmd.properties}, ItemTemplate)
         except msgspec.ValidationError as exc:
@@ -309,11 +312,18 @@ def decide_end_alteration(state: Any, cmd: EndAlteration, ctx: Context) -> list[
 def decide_pack(state: Any, cmd: LoadContentPack, ctx: Context) -> list[Emit]:
     if not cmd.name.strip():
         raise RuleError("A content pack needs a name.")
+    plain_id(cmd.name, "Content pack name")
     added = _content_from_sections(cmd.name, cmd.data)
+    for section in ("races", "classes", "techniques", "items", "spells"):
+        for key in getattr(added, section):
+            plain_id(key, f"The {section[:-1]} name")
+    overrides = overrides_of(content_of(state), added, cmd.data, source=cmd.name,
+                             packs=[(p.name, p.data) for p in state.packs])
     content_of(msgspec.structs.replace(state, packs=[*state.packs, ContentPack(name=cmd.name, data=cmd.data)]))
     summary = {s: sorted(getattr(added, s)) for s in ("races", "classes", "techniques", "items", "spells")
                if getattr(added, s)}
-    return [Emit(CONTENT_STREAM, ContentPackLoaded(name=cmd.name, data=cmd.data, summary=summary))]
+    return [Emit(CONTENT_STREAM, ContentPackLoaded(name=cmd.name, data=cmd.data, summary=summary,
+                                                   overrides=overrides))]
 
 
 # ============================================================================ corrections

@@ -248,11 +248,13 @@ class CharacterCorrected(Event, tag="character.corrected", kw_only=True):
 
 
 class ContentPackLoaded(Event, tag="content.pack_loaded", kw_only=True):
-    """A campaign content pack, carried whole so that replay does not depend on the file."""
+    """A campaign content pack, carried whole so that replay does not depend on the file. ``overrides``
+    names, by section, the entries it replaces (each marked ``"override": true`` in the pack)."""
 
     name: str
     data: dict[str, Any]
     summary: dict[str, list[str]] = {}
+    overrides: dict[str, list[str]] = {}
 
 
 # ============================================================================ commands

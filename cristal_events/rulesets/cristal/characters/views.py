@@ -15,6 +15,14 @@ def _s(fmt: str) -> Any:
     return lambda rec: fmt.format(e=rec.event)
 
 
+def _pack_loaded(rec: Any) -> str:
+    e = rec.event
+    text = f"Pack de contenu « {e.name} » chargé"
+    if e.overrides:
+        text += " ; remplace : " + ", ".join(f"{section} {', '.join(names)}" for section, names in e.overrides.items())
+    return text
+
+
 SUMMARIES: dict[type, Any] = {
     CharacterCreated: _s("{e.name} ({e.race}) créé : PV {e.pv}, PM {e.pm}"),
     XpAwarded: _s("{e.character} reçoit {e.amount} XP ({e.reason}) → {e.balance_after} XP"),
@@ -34,6 +42,6 @@ SUMMARIES: dict[type, Any] = {
     StateAltered: _s("{e.character} : {e.stat} {e.delta:+d} temporaire ({e.reason})"),
     AlterationEnded: _s("{e.character} : fin de l'altération de la position {e.since}"),
     CharacterCorrected: _s("{e.character} : correction de la position {e.amends}, {e.field} {e.delta:+d}"),
-    ContentPackLoaded: _s("Pack de contenu « {e.name} » chargé"),
+    ContentPackLoaded: _pack_loaded,
 }
 

@@ -45,6 +45,7 @@ from .views import *  # noqa: F401,F403
 from .views import TURN_EVENTS as _VIEW_TURNS
 from .views import log_entry as _view_log_entry
 from .views import summarize
+from .events import UPCASTERS as _EVENT_UPCASTERS
 from . import crystal_spells as _crystal_spells
 from .crystal_spells import decide_inspect, decide_lock, decide_unlock
 
@@ -72,4 +73,5 @@ EVOLVERS: dict[type, Any] = {cls: evolver(cls) for cls in EVENTS}
 SUMMARIES: dict[type, Any] = ({cls: summarize for cls in EVENTS} | {RollRedone: summarize_redone}
                               | {cls: _crystal_spells.summarize for cls in _crystal_spells.SUMMARY})
 COMPENSATORS: dict[type, Any] = {}
+UPCASTERS: dict[tuple[str, int], Any] = dict(_EVENT_UPCASTERS)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ....display import plain_id
 from ....errors import RuleError, UnknownEntity
 from ....rolls import Roll
 from ....ruleset import Context, Emit
@@ -64,6 +65,7 @@ from .model import (
 def _entry(state: Any, fid: str, it: int, stats: dict[str, int | str]) -> FighterEntry:
     if not fid.strip():
         raise RuleError("A combatant needs an id.")
+    plain_id(fid, "Combatant id")
     checked = _check_stats(state, fid, stats)
     ch = state.characters.get(fid)
     if ch is not None and ch.dead:
@@ -76,6 +78,7 @@ def _entry(state: Any, fid: str, it: int, stats: dict[str, int | str]) -> Fighte
 def decide_start(state: Any, cmd: StartCombat, ctx: Context) -> list[Emit]:
     if not cmd.combat.strip():
         raise RuleError("A combat needs a name.")
+    plain_id(cmd.combat, "Combat name")
     old = state.combats.get(cmd.combat)
     if old is not None and old.active:
         raise RuleError(f"The combat {cmd.combat!r} is already going on.")
@@ -127,9 +130,9 @@ def decide_next(state: Any, cmd: NextTurn, ctx: Context) -> list[Emit]:
     if not tied or all(t in ties for t in tied):
         c.next_actor(line, ties)  # "No combatant is able to act." when all are down
         return []
-    rolls = c.roll_tie_break(ctx.dice(), tied)
-    winner = c.next_actor(line, {k: r.total for k, r in rolls.items()})
-    return [Emit(stream(cmd.combat), TieBroken(name=cmd.combat, it=cb.it[tied[0]], rolls=rolls, winner=winner))]
+    rounds = c.roll_tie_break(ctx.dice(), tied)
+    winner = c.tie_winner(rounds)
+    return [Emit(stream(cmd.combat), TieBroken(name=cmd.combat, it=cb.it[tied[0]], rounds=rounds, winner=winner))]
 
 
 def decide_act(state: Any, cmd: TakeAction, ctx: Context) -> list[Emit]:

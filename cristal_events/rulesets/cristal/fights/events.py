@@ -4,7 +4,7 @@ Re-exported by ``model`` (``from .model import AttackResolved`` keeps working). 
 dice stores its :class:`~cristal_events.rolls.Roll`s, so replay never rolls.
 """
 
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 import msgspec
 
@@ -55,12 +55,33 @@ class InitiativeRolled(Event, tag="combat.initiative_rolled"):
 
 
 class TieBroken(Event, tag="combat.tie_broken"):
-    """Equal IT and REF: each rolled 1d6, highest acts first (L1202)."""
+    """Equal IT and REF: each rolled 1d6, highest acts first (L1202); those level at the top rolled
+    again. v2: ``rounds`` keeps every round's faces (v1's ``rolls`` kept only each one's last die)."""
 
+    version: ClassVar[int] = 2
     name: str
     it: int
-    rolls: dict[str, Roll]
+    rounds: list[dict[str, Roll]]
     winner: str
+
+    @property
+    def rolls(self) -> dict[str, Roll]:
+        """Each contender's last die (the view of v1)."""
+        last: dict[str, Roll] = {}
+        for this in self.rounds:
+            last.update(this)
+        return last
+
+
+def upcast_tie_broken_v1(payload: dict[str, Any]) -> dict[str, Any]:
+    """combat.tie_broken v1 -> v2: the one dict of last dice becomes the only round (the earlier
+    rounds' faces were never stored)."""
+    out = {k: v for k, v in payload.items() if k != "rolls"}
+    out["rounds"] = [payload.get("rolls", {})]
+    return out
+
+
+UPCASTERS = {("combat.tie_broken", 1): upcast_tie_broken_v1}
 
 
 class ActionTaken(Event, tag="combat.action_taken"):

@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 
 from .. import magic as m
+from ..combat import tie_scores
 from .model import AbilityUsed, ActionTaken, AlignmentUsed, AttackResolved, Bled, Combat, CombatEnded, CombatJoined, CombatStarted, Condition, ConditionChanged, CrystalInspected, CrystalLocked, CrystalReleased, CrystalStored, CrystalUnlocked, Deconcentrated, Fighter, Incantation, InitiativeRolled, LastAttack, LastRoll, PmSpent, PotionUsed, PvChanged, Rerolled, RollRedone, SpellCast, SpellReleased, Swing, TieBroken, TurnPassed  # noqa: F401
 from .model import _now  # noqa: F401
 
@@ -108,9 +109,9 @@ def _ev_initiative(state: Any, ev: InitiativeRolled) -> _Folded:
 def _ev_tie(state: Any, ev: TieBroken) -> _Folded:
     cb = state.combats[ev.name]
     fighters = dict(cb.fighters)
-    for fid in ev.rolls:
+    for fid in ev.rounds[0]:
         fighters[fid] = _replace(fighters[fid], last_roll=LastRoll(kind="tie-break", it_after=cb.it[fid]))
-    return state, _replace(cb, tie_it=ev.it, tie_rolls={k: r.total for k, r in ev.rolls.items()}, fighters=fighters)
+    return state, _replace(cb, tie_it=ev.it, tie_rolls=tie_scores(ev.rounds), fighters=fighters)
 
 
 def _ev_action(state: Any, ev: ActionTaken) -> _Folded:

@@ -22,7 +22,8 @@ _SUMMARY: dict[type, Any] = {
                             + (" (moyenne)" if e.averaged else ""),
     InitiativeRolled: lambda e: "Initiative : " + ", ".join(f"{r.id} {r.base_it} − ({r.die} + {r.ref}×2) = {r.it}"
                                                              for r in e.results),
-    TieBroken: lambda e: f"Égalité à IT {e.it} : " + ", ".join(f"{k} {r.total}" for k, r in e.rolls.items())
+    TieBroken: lambda e: f"Égalité à IT {e.it} : " + " ; puis ".join(
+        ", ".join(f"{k} {r.total}" for k, r in this.items()) for this in e.rounds)
                          + f" ; {e.winner} agit",
     ActionTaken: lambda e: f"{e.actor} : {e.what or e.action} (+{e.seconds})",
     TurnPassed: lambda e: f"{e.actor} passe son tour (+{e.seconds})",

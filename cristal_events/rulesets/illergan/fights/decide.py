@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from cristal_events.display import plain_id
 from cristal_events.errors import RuleError
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit
@@ -84,6 +85,7 @@ def _new_turns(fight: Fight, settings: Any) -> dict[str, Turn]:
 def decide_start(state: IllerganState, cmd: StartFight, ctx: Context) -> list[Emit]:
     if not cmd.fight.strip() or ":" in cmd.fight:
         raise RuleError(f"A fight needs a name without a colon, not {cmd.fight!r}.")
+    plain_id(cmd.fight, "Fight name")
     if cmd.fight in state.fights and not state.fights[cmd.fight].ended:
         raise RuleError(f"The fight '{cmd.fight}' is already under way.")
     if len(set(cmd.participants)) < 2:
