@@ -12,7 +12,8 @@ million of them. A number beyond them is refused, with one sentence, before anyt
 - by the codec, when an event is decoded from an import (:func:`check_payload`).
 
 A field that needs other bounds gives them in its class's ``bounds_exempt`` (``{field: (lo, hi)}``:
-``CampaignCreated.seed`` may be any integer msgspec decodes).
+``CampaignCreated.seed`` may be any integer msgspec decodes; the die counters
+``SessionEnded.engine_dice`` and ``DiceRecorded.first`` go to ``2**53``, as their ``Count`` type).
 """
 
 from __future__ import annotations

@@ -242,6 +242,21 @@ def test_a_campaign_seed_may_be_any_64_bit_number(tmp_path: Path) -> None:
     assert not (tmp_path / "t.db").exists()
 
 
+def test_a_die_counter_keeps_the_bounds_of_its_count_not_those_of_the_game(tmp_path: Path) -> None:
+    # a session's engine dice and a dice record's first counter may pass 10**9 (they are exact up to
+    # 2**53 in a JSON double): a session that rolled that much still ends, its records still import
+    from cristal_events import bounds
+    from cristal_events.errors import OutOfBounds
+    from cristal_events.events import DiceRecorded, SessionEnded
+
+    for event in (SessionEnded(number=1, engine_dice=2**40), DiceRecorded(rolls=[], scheme="session", first=2**40)):
+        bounds.check(event, sentence=bounds.EVENT)
+    with pytest.raises(OutOfBounds, match=r"^SessionEnded.engine_dice = 9007199254740993 is beyond its bounds"):
+        bounds.check(SessionEnded(number=1, engine_dice=2**53 + 1))
+    with pytest.raises(OutOfBounds, match=r"SessionEnded.number = 10000000000 is beyond the bounds of the log"):
+        bounds.check(SessionEnded(number=10**10, engine_dice=2**40))
+
+
 # ---------------------------------------------------------------------------------- import
 def _rechain(lines: list[dict]) -> None:
     """Recompute the hash chain of exported lines (what someone editing a file would do)."""
