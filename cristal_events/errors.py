@@ -45,7 +45,9 @@ class StoreUnavailable(CristalError):
 
 
 class ReadModelsBehind(CristalError):
-    """A command was recorded, but the read models could not be brought up to date after it."""
+    """The read models could not hold everything in the log (raised by ``projections.runner`` when
+    its caller asked for no list of the problems). A command whose read models could not follow is
+    not failed: ``Campaign.execute`` returns it and adds a warning to ``Campaign.warnings``."""
 
 
 class EventDecodeError(CristalError):
@@ -62,6 +64,11 @@ class RuleError(CristalError):
 
 class UnknownEntity(RuleError):
     """A character, combat, item, class, spell or other name does not exist."""
+
+
+class OutOfBounds(CristalError):
+    """A number is not plain ASCII digits, or lies beyond the bounds of :mod:`cristal_events.bounds`
+    (a command, an event it would record, an import, an option); nothing was written."""
 
 
 class DiceError(CristalError):

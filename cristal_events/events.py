@@ -9,8 +9,11 @@ from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
 
+from .bounds import SEED_MAX, SEED_MIN
+
 #: a count or a die counter: never negative, and exact in a JSON reader's double
-Count = Annotated[int, msgspec.Meta(ge=0, le=2**53)]
+COUNT_MAX = 2**53
+Count = Annotated[int, msgspec.Meta(ge=0, le=COUNT_MAX)]
 Sides = Annotated[int, msgspec.Meta(ge=1, le=1000)]
 Total = Annotated[int, msgspec.Meta(ge=-(2**53), le=2**53)]
 
@@ -31,6 +34,9 @@ class CampaignCreated(Event, tag="campaign.created"):
     seed: int | None = None
     settings: dict[str, Any] = {}
     engine_version: str = ""
+
+    #: any 64-bit seed, signed or not (what msgspec decodes), not the bounds of the game's numbers
+    bounds_exempt: ClassVar[dict[str, tuple[int, int]]] = {"seed": (SEED_MIN, SEED_MAX)}
 
 
 class SettingChanged(Event, tag="campaign.setting_changed"):
@@ -67,6 +73,9 @@ class SessionEnded(Event, tag="session.ended"):
     seed_reveal: str = ""
     #: how many engine dice the session drew (its die counter at the end)
     engine_dice: Count = 0
+
+    #: a die counter keeps the bounds of Count (exact in a JSON double), not those of the game's numbers
+    bounds_exempt: ClassVar[dict[str, tuple[int, int]]] = {"engine_dice": (0, COUNT_MAX)}
 
 
 class SessionSalted(Event, tag="session.salted"):
@@ -110,6 +119,9 @@ class DiceRecorded(Event, tag="dice.rolled"):
     rolls: list[RollRecord]
     scheme: DiceScheme
     first: Count = 0
+
+    #: a die counter keeps the bounds of Count (exact in a JSON double), not those of the game's numbers
+    bounds_exempt: ClassVar[dict[str, tuple[int, int]]] = {"first": (0, COUNT_MAX)}
 
 
 class CorrectionRecorded(Event, tag="correction.recorded"):

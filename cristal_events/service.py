@@ -21,9 +21,9 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from . import __version__
+from . import __version__, bounds
 from .codec import Codec
-from .errors import CristalError, NotACampaign, ReadModelsBehind, RuleError
+from .errors import CristalError, NotACampaign, RuleError
 from .events import (
     CORE_EVENTS,
     CORE_UPCASTERS,
@@ -37,6 +37,7 @@ from .events import (
     SessionSalted,
     SessionStarted,
     SettingChanged,
+    tag_of,
 )
 from .receipts import Receipt, ReceiptProblem, verify_receipts
 from .rounding import MODES
@@ -225,12 +226,15 @@ class Campaign:
         self.store = store
         self.ruleset = ruleset
         self.header = header
-        self.hooks: list[Callable[["Campaign"], None]] = []
+        self.hooks: list[Callable[["Campaign"], Any]] = []
         self._world: World | None = None
         self._before: World | None = None  # the state before this campaign's last command
         self._travelled: World | None = None  # the last state world_at had to rebuild
         self._evolvers: dict[type, Any] = {}  # the ruleset's evolver of each event class, found once
-        self.warnings: list[str] = []  # what :meth:`warn` reported (e.g. a snapshot ignored)
+        #: what :meth:`warn` reported: a snapshot ignored, or "Recorded (position N) but ..." for each
+        #: command whose hooks failed after its commit (the CLI prints each on stderr as it is reported
+        #: and still exits 0: the command is in the log)
+        self.warnings: list[str] = []
         self._secrets: dict[int, str] | None = None  # the secrets file, read once
 
     # ---------------------------------------------------------------- opening
@@ -244,7 +248,7 @@ class Campaign:
         header_ruleset = msgspec.json.decode(first.payload).get("ruleset", "")
         ruleset = get_ruleset(header_ruleset)
         store.codec = codec_for(ruleset)
-        header = store.codec.decode(first.type, first.schema_version, first.payload)
+        header = store.codec.read(first.type, first.schema_version, first.payload)  # as it was written
         assert isinstance(header, CampaignCreated)
         camp = cls(store, ruleset, header)
         if not readonly:
@@ -264,6 +268,7 @@ class Campaign:
         merged = {**rs.default_settings(), **(settings or {})}
         validated = rs.settings(msgspec.structs.replace(header, settings=merged))
         header = msgspec.structs.replace(header, settings=msgspec.to_builtins(validated))
+        bounds.check(header)  # a setting past the bounds (the seed: any 64-bit number)
         store = Store.create(path, codec_for(rs))
         store.append(CAMPAIGN_STREAM, [header], expected_version=0, actor=actor)
         return cls(store, rs, header)
@@ -372,21 +377,26 @@ class Campaign:
         if sink is not None:
             sink(message)
 
-    def write_snapshot(self, world: World) -> None:
+    def write_snapshot(self, world: World) -> bool:
         """Cache ``world`` (derived data, outside the event log's triggers), bound to the hash of the
-        event at its position."""
+        event at its position. False (nothing written) when the log holds no event there, or when the
+        state holds a number past 64 bits (one an older engine let in): a cache can do without it."""
         position = world.core.position
         event_hash = self.store.hash_at(position)
         if event_hash is None:
-            return
+            return False
         key = self._state_key()
-        blob = msgspec.msgpack.encode((world.core, world.rules))
+        try:
+            blob = msgspec.msgpack.encode((world.core, world.rules))
+        except OverflowError:  # a number an older engine let in, past 64 bits: the state is folded instead
+            return False
         self.store.put_snapshot(position, key, event_hash, snapshot_digest(key, position, event_hash, blob), blob)
+        return True
 
     def _maybe_snapshot(self, world: World, before: int) -> None:
         if SNAPSHOT_EVERY > 0 and world.core.position // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
-            self.write_snapshot(world)
-            self._thin_snapshots(world.core.position)
+            if self.write_snapshot(world):
+                self._thin_snapshots(world.core.position)
 
     def _thin_snapshots(self, last: int) -> None:
         """Keep the first snapshot of each ``snapshot_spacing(last)`` bucket, and the latest one."""
@@ -459,8 +469,7 @@ class Campaign:
             if SNAPSHOT_EVERY > 0 and last > 0:
                 spacing = snapshot_spacing(last)
                 for _, world in self._fold_to([*range(spacing, last + 1, spacing), last], progress):
-                    self.write_snapshot(world)
-                    written += 1
+                    written += self.write_snapshot(world)
         self._world = self._before = self._travelled = None
         return SnapshotRebuild(written=written, replaced=problems)
 
@@ -563,10 +572,13 @@ class Campaign:
         the command is refused.
         """
         faces_list = list(faces) if faces is not None else None
+        bounds.check(command)
         with self.store.transaction():
             world = self.state()
             ctx = self.context(world, actor=actor, faces=faces_list)
             emits, causes = self._decide(world, command, ctx)
+            for e in emits:  # a total the events carry (a balance, PV after) keeps the bounds too
+                bounds.check(e.event, name=tag_of(type(e.event)), sentence=bounds.EVENT)
             if ctx._dice is not None:
                 ctx._dice.finish()
                 if ctx._dice.used:  # at least one die was taken (a formula without dice needs no record)
@@ -577,16 +589,28 @@ class Campaign:
             recs = self._append(emits, causes, actor=actor, session=self._session_for(world, command))
         if isinstance(command, EndSession) and recs:
             self._forget_secret(recs[0].event.number)
+        self._after_commit(recs)
+        return recs
+
+    def _after_commit(self, recs: list[RecordedEvent]) -> None:
+        """Run the hooks. The command is in the log whatever they do: a hook that fails (with any
+        exception) or reports problems (returns a list of sentences) becomes one warning
+        "Recorded (position N) but ..." in :attr:`warnings`, never a failed command."""
+        problems: list[str] = []
         for hook in self.hooks:
             try:
-                hook(self)
-            except CristalError as exc:  # the command is in the log; only the derived tables lag behind
-                where = recs[-1].position if recs else self.store.last_position()
-                raise ReadModelsBehind(
-                    f"The command was recorded (position {where}) but the read models could not follow "
-                    f"({str(exc).rstrip('.')}); run 'cristal rebuild' once the cause is fixed."
-                ) from None
-        return recs
+                out = hook(self)
+            except Exception as exc:  # noqa: BLE001 - the command committed: nothing may undo that report
+                text = str(exc) if isinstance(exc, CristalError) else f"{type(exc).__name__}: {exc}"
+                text = text.rstrip(".").removesuffix("; nothing was written")  # the command was
+                problems.append(f"the read models could not follow ({text})")
+                continue
+            if isinstance(out, list):
+                problems.extend(p for p in out if isinstance(p, str))
+        if problems:
+            where = recs[-1].position if recs else self.store.last_position()
+            self.warn(f"Recorded (position {where}) but {'; '.join(problems)}; "
+                      "run 'cristal rebuild' once the cause is fixed.")
 
     def _forget_secret(self, number: int) -> None:
         """Drop a revealed secret from the secrets file (it is in the log now), under the write lock so

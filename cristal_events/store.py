@@ -591,9 +591,10 @@ class Store:
                 return
             # the hot path of every replay: a row of a type already decoded at its class's schema
             # version goes straight to that class's decoder; anything else (a type not seen yet, an
-            # older version to upcast, a newer one, an invalid payload) goes through Codec.decode,
-            # which builds the decoder, upcasts or raises the one-sentence EventDecodeError
-            current, slow, errors = codec.current, codec.decode, (msgspec.ValidationError, msgspec.DecodeError)
+            # older version to upcast, a newer one, an invalid payload) goes through Codec.read,
+            # which builds the decoder, upcasts or raises the one-sentence EventDecodeError (Codec.read:
+            # the bounds are an import's and a command's check, not the log's)
+            current, slow, errors = codec.current, codec.read, (msgspec.ValidationError, msgspec.DecodeError)
             for r in cur:
                 entry = current.get(r[4])
                 if entry is not None and entry[0] == r[5]:

@@ -51,7 +51,12 @@ def attach(campaign: "Campaign") -> "Campaign":
     """Catch the read models up after every command this campaign executes."""
     from .runner import catch_up
 
-    campaign.hooks.append(lambda c: catch_up(c))
+    def hook(c: "Campaign") -> list[str]:
+        problems: list[str] = []  # what a read model could not hold: the campaign's warning
+        catch_up(c, problems=problems)
+        return problems
+
+    campaign.hooks.append(hook)
     return campaign
 
 

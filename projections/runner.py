@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from cristal_events.errors import ReadModelsBehind
+
 from . import for_campaign
 from .base import Projection
 
@@ -61,9 +63,60 @@ def _sequence(row: Any, cols: list[str]) -> tuple[Any, ...]:
     return row if isinstance(row, tuple) else tuple(map(row.get, cols))
 
 
-def _insert(campaign: "Campaign", name: str, rows: list[Any], table: Any) -> None:
+#: what one row may raise when SQLite cannot hold it (an integer past 64 bits, a value of no SQL type)
+_UNFIT = (OverflowError, sqlite3.ProgrammingError, sqlite3.InterfaceError, sqlite3.IntegrityError,
+          ValueError, TypeError)
+
+
+def _insert(campaign: "Campaign", name: str, rows: list[Any], table: Any, problems: list[str] | None = None,
+            projection: str = "") -> None:
+    """Insert ``rows`` into table ``name``; a row SQLite cannot hold is skipped and, when
+    ``problems`` is given, told there (naming its position, or its key) instead of failing all."""
     if not rows:
         return
+    if problems is None:
+        _insert_all(campaign, name, rows, table)
+        return
+    try:
+        with _savepoint(campaign.store.conn):
+            _insert_all(campaign, name, rows, table)
+        return
+    except _UNFIT:
+        pass
+    for row in rows:  # the batch failed: find the rows that cannot be held, keep the others
+        try:
+            with _savepoint(campaign.store.conn):
+                _insert_all(campaign, name, [row], table)
+        except _UNFIT as exc:
+            problems.append(f"read model {projection or name} could not hold {_row_name(row, table)} "
+                            f"of table {name} ({type(exc).__name__}: {str(exc).rstrip('.')})")
+
+
+def _row_name(row: Any, table: Any) -> str:
+    cols = list(table.columns)
+    values = _sequence(row, cols)
+    if "position" in cols:
+        return f"the row of position {values[cols.index('position')]}"
+    key = ", ".join(f"{k} {values[cols.index(k)]!r}" for k in table.pk if k in cols)
+    return f"the row ({key})" if key else "a row"
+
+
+class _savepoint:
+    """A SAVEPOINT around one insert: a failed one leaves the transaction's other rows in place."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("SAVEPOINT read_model_row")
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        if kind is not None:
+            self.conn.execute("ROLLBACK TO read_model_row")
+        self.conn.execute("RELEASE read_model_row")
+
+
+def _insert_all(campaign: "Campaign", name: str, rows: list[Any], table: Any) -> None:
     cols = list(table.columns)
     values = _values(rows, cols)
     # the columns holding JSON are found on the first row (a read model's rows share their shape);
@@ -109,10 +162,12 @@ def _cell(v: Any) -> Any:
 class _Slot:
     """One projection being folded: its hooks, its state and the append rows not yet inserted."""
 
-    __slots__ = ("projection", "evolve", "appended", "handles", "after", "state", "start", "pending", "count")
+    __slots__ = ("projection", "evolve", "appended", "handles", "after", "state", "start", "pending", "count",
+                 "problems")
 
     def __init__(self, p: Projection, after: int, state: Any, start: Any = None):
         self.projection, self.after, self.state, self.count = p, after, state, 0
+        self.problems: list[str] = []  # the events it could not fold (one sentence each)
         self.start = start  # the checkpointed state the fold starts from (None after a clear)
         self.evolve = p.evolve
         self.appended = p.appended if p.append_tables else None
@@ -142,12 +197,17 @@ def _fold(store: Any, slots: list[_Slot], until: int, flush: Callable[[], None] 
                 targets = routes[cls] = [(s.evolve, s.appended, s.pending, s) for s in active
                                          if s.handles is None or cls in s.handles]
             for evolve, appended, pending, s in targets:
-                st = s.state = evolve(s.state, rec)
-                if appended is not None:
-                    out = appended(st, rec)
-                    if out:
-                        for table, rows in out.items():
-                            pending[table].extend(rows)
+                try:
+                    st = evolve(s.state, rec)
+                    out = appended(st, rec) if appended is not None else None
+                except Exception as exc:  # noqa: BLE001 - an event it cannot hold must not stop the others
+                    s.problems.append(f"read model {s.projection.name} skipped position {rec.position} "
+                                      f"({type(exc).__name__}: {str(exc).rstrip('.')})")
+                    continue
+                s.state = st
+                if out:
+                    for table, rows in out.items():
+                        pending[table].extend(rows)
             n += 1
             if n % 1000 == 0:
                 if progress:
@@ -167,19 +227,21 @@ def _write_state(campaign: "Campaign", p: Projection, s: "_Slot") -> None:
         for table in p.state_tables:
             campaign.store.conn.execute(f'DELETE FROM "{table}"')
         for table, rows in p.rows(s.state).items():
-            _insert(campaign, table, rows, p.state_tables[table])
+            _insert(campaign, table, rows, p.state_tables[table], s.problems, p.name)
         return
     for table, (rows, gone) in changed.items():
         spec = p.state_tables[table]
         if gone:
             where = " AND ".join(f'"{c}" = ?' for c in spec.pk)
             campaign.store.conn.executemany(f'DELETE FROM "{table}" WHERE {where}', gone)
-        _insert(campaign, table, rows, spec)
+        _insert(campaign, table, rows, spec, s.problems, p.name)
 
 
-def _run(campaign: "Campaign", projs: list[Projection], *, rebuild: bool, progress: Progress | None) -> dict[str, int]:
+def _run(campaign: "Campaign", projs: list[Projection], *, rebuild: bool, progress: Progress | None,
+         problems: list[str] | None = None) -> dict[str, int]:
     store = campaign.store
     counts: dict[str, int] = {}
+    found: list[str] = []  # what the read models could not hold, one sentence each
     with store.transaction():
         _ensure_tables(campaign, projs)
         last = store.last_position()
@@ -199,7 +261,7 @@ def _run(campaign: "Campaign", projs: list[Projection], *, rebuild: bool, progre
         def flush() -> None:
             for s in slots:
                 for table, rows in s.pending.items():
-                    _insert(campaign, table, rows, s.projection.append_tables[table])
+                    _insert(campaign, table, rows, s.projection.append_tables[table], s.problems, s.projection.name)
                     rows.clear()
 
         _fold(store, slots, last, flush, progress)
@@ -207,25 +269,45 @@ def _run(campaign: "Campaign", projs: list[Projection], *, rebuild: bool, progre
         for s in slots:
             p = s.projection
             counts[p.name] = s.count
-            if p.state_tables:
-                _write_state(campaign, p, s)
-            blob = None if p.world_state else msgspec.msgpack.encode(s.state)
+            try:
+                if p.state_tables:
+                    with _savepoint(store.conn):
+                        _write_state(campaign, p, s)
+                blob = None if p.world_state else msgspec.msgpack.encode(s.state)
+            except Exception as exc:  # noqa: BLE001 - no checkpoint: the next catch-up folds it again
+                s.problems.append(f"read model {p.name} could not be written ({type(exc).__name__}: "
+                                  f"{str(exc).rstrip('.')})")
+                store.conn.execute("DELETE FROM projection_checkpoints WHERE name = ?", (p.name,))
+                continue
             store.conn.execute("INSERT OR REPLACE INTO projection_checkpoints VALUES (?, ?, ?, ?)",
                                (p.name, p.version, last, blob))
+        for s in slots:
+            found.extend(s.problems)
         if progress:
             total = last - min(s.after for s in slots)
             progress(total, total)
+    if problems is not None:
+        problems.extend(found)
+    elif found:  # a caller that asked for no list still learns of it, once the rest is written
+        raise ReadModelsBehind(f"The read models are up to date except what they could not hold: {'; '.join(found)}.")
     return counts
 
 
-def catch_up(campaign: "Campaign", *, progress: Progress | None = None) -> dict[str, int]:
-    """Apply the events each projection has not seen; rebuild those whose version changed."""
-    return _run(campaign, for_campaign(campaign), rebuild=False, progress=progress)
+def catch_up(campaign: "Campaign", *, progress: Progress | None = None,
+             problems: list[str] | None = None) -> dict[str, int]:
+    """Apply the events each projection has not seen; rebuild those whose version changed.
+
+    An event a read model cannot fold, or a row SQLite cannot hold (a number an older engine let
+    into the log), is skipped and the others go on: with ``problems`` (a list) each is told there
+    in one sentence naming its position; without it, :class:`~cristal_events.errors.ReadModelsBehind`
+    is raised once all the rest is written."""
+    return _run(campaign, for_campaign(campaign), rebuild=False, progress=progress, problems=problems)
 
 
-def rebuild(campaign: "Campaign", *, progress: Progress | None = None) -> dict[str, int]:
-    """Drop every read model and replay the whole log into it."""
-    return _run(campaign, for_campaign(campaign), rebuild=True, progress=progress)
+def rebuild(campaign: "Campaign", *, progress: Progress | None = None,
+            problems: list[str] | None = None) -> dict[str, int]:
+    """Drop every read model and replay the whole log into it (what it cannot hold: :func:`catch_up`)."""
+    return _run(campaign, for_campaign(campaign), rebuild=True, progress=progress, problems=problems)
 
 
 def expected_rows(campaign: "Campaign", p: Projection, progress: Progress | None = None) -> dict[str, list[Any]]:
@@ -261,13 +343,19 @@ def verify(campaign: "Campaign", *, progress: Progress | None = None) -> list[st
             order = ", ".join(f'"{c}"' for c in spec.pk)
             stored = [tuple(r) for r in store.conn.execute(
                 f'SELECT {", ".join(chr(34) + c + chr(34) for c in cols)} FROM "{table}" ORDER BY {order}')]
-            want = sorted((tuple(map(_cell, _sequence(r, cols))) for r in rows),
+            want = sorted((tuple(map(_cell, _sequence(r, cols))) for r in rows if _holdable(r, cols)),
                           key=lambda t: tuple(t[cols.index(k)] for k in spec.pk))
             dedup = {tuple(t[cols.index(k)] for k in spec.pk): t for t in want}
             want = [dedup[k] for k in sorted(dedup)]
             if stored != want:
                 problems.append(f"read model {p.name} (table {table}) differs from a rebuild of the log")
     return problems
+
+
+def _holdable(row: Any, cols: list[str]) -> bool:
+    """Whether SQLite can hold ``row`` (no integer past 64 bits): the rows a catch-up skips, with a
+    warning naming them, are not expected of the stored tables either."""
+    return all(not (type(v) is int and not -2**63 <= v < 2**63) for v in _sequence(row, cols))
 
 
 def tty_progress(label: str) -> Progress | None:

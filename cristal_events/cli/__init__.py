@@ -190,7 +190,7 @@ def cli(ctx: click.Context, db: str, actor: str) -> None:
 def _warn(message: str) -> None:
     from .common import echo
 
-    echo(f"Warning: {message}.", err=True)
+    echo(f"Warning: {message}" if message.endswith(".") else f"Warning: {message}.", err=True)
 
 
 def main(argv: list[str] | None = None) -> None:

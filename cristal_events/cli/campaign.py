@@ -13,7 +13,7 @@ from ..rounding import MODES
 from ..rulesets import names as ruleset_names
 from ..service import Campaign, RecordNote
 from ..store import RecordedEvent
-from .common import actor, echo, emit_json, json_option, open_campaign, to_json
+from .common import POSITION, SEED, actor, echo, emit_json, json_option, open_campaign, to_json
 
 
 def _parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -36,7 +36,7 @@ def _parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
               help="cristal = Les Lois du Cristal; illergan = the Dé100 rules of Illergan.")
 @click.option("--rounding", type=click.Choice(MODES), default="round", show_default=True,
               help="round = half away from zero after each operation (the book's advice); truncate = drop decimals.")
-@click.option("--seed", type=int, default=None, help="Seed of the engine's dice outside sessions (reproducible rolls).")
+@click.option("--seed", type=SEED, default=None, help="Seed of the engine's dice outside sessions (reproducible rolls).")
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="A ruleset setting the book leaves to the game master (see docs/rulings.md).")
 @json_option
@@ -139,8 +139,8 @@ def record_json(camp: Campaign, rec: RecordedEvent) -> dict[str, Any]:
 @click.command("log")
 @click.option("--stream", default=None, help="Only this stream (campaign, character:thor, combat:taverne ...).")
 @click.option("--type", "type_", default=None, help="Only this event type (e.g. xp.awarded).")
-@click.option("--session", type=int, default=None, help="Only this session's events.")
-@click.option("--after", type=int, default=0, show_default=True, help="Only events after this position.")
+@click.option("--session", type=POSITION, default=None, help="Only this session's events.")
+@click.option("--after", type=POSITION, default=0, show_default=True, help="Only events after this position.")
 @json_option
 @click.pass_context
 def log_cmd(ctx: click.Context, stream: str | None, type_: str | None, session: int | None, after: int,
@@ -346,13 +346,18 @@ def rebuild_cmd(ctx: click.Context, as_json: bool) -> None:
     """Drop every read model and snapshot and rebuild them from the log (a snapshot that did not
     match the log is named on stderr).
 
+    What a read model cannot hold (a number an older engine let into the log) is skipped, named
+    by its position in a warning on stderr, and the rebuild completes.
+
     Example: cristal rebuild
     """
     import projections.runner
 
     camp = open_campaign(ctx)
+    problems: list[str] = []
     snaps = camp.rebuild_snapshots(progress=projections.runner.tty_progress("snapshots"))
-    counts = projections.runner.rebuild(camp, progress=projections.runner.tty_progress("rebuild"))
+    counts = projections.runner.rebuild(camp, progress=projections.runner.tty_progress("rebuild"),
+                                        problems=problems)
     if as_json:
         emit_json({**counts, "snapshots": {"written": snaps.written,
                                            "replaced": [p.problem for p in snaps.replaced]}})
@@ -360,7 +365,9 @@ def rebuild_cmd(ctx: click.Context, as_json: bool) -> None:
         for p in snaps.replaced:
             echo(f"Warning: {p.problem}; replaced by a snapshot folded from the log.", err=True)
         echo("Rebuilt " + ", ".join(f"{k} ({v} events)" for k, v in counts.items())
-                   + f", {snaps.written} snapshot(s).")
+             + f", {snaps.written} snapshot(s).")
+    for problem in problems:
+        echo(f"Warning: {problem[0].upper()}{problem[1:]}.", err=True)
 
 
 COMMANDS = [init_cmd, session_group, log_cmd, verify_cmd, receipt_cmd, schema_cmd, note_cmd, rebuild_cmd]

@@ -15,6 +15,7 @@ from typing import Any
 import click
 import msgspec
 
+from .. import bounds
 from ..display import inert_json, visible
 from ..errors import DiceError, RuleError
 from ..service import Campaign
@@ -27,7 +28,10 @@ dice_option = click.option(
 
 
 def open_campaign(ctx: click.Context, *, write: bool = False) -> Campaign:
-    """Open the campaign of ``--db``; for writes, attach the projections so read models follow."""
+    """Open the campaign of ``--db``; for writes, attach the projections so read models follow.
+
+    A command recorded whose read models could not follow prints its warning ("Recorded
+    (position N) but ...") on stderr (:attr:`Campaign.on_warning`), and the exit stays 0."""
     camp = Campaign.open(ctx.obj["db"], readonly=False)
     if write:
         import projections
@@ -35,6 +39,17 @@ def open_campaign(ctx: click.Context, *, write: bool = False) -> Campaign:
         projections.attach(camp)
     ctx.call_on_close(camp.close)
     return camp
+
+
+def catch_up(camp: Campaign, *, progress: Any = None) -> None:
+    """Bring the read models up to date before reading them; what they cannot hold (a number an older
+    engine let into the log) becomes a warning on stderr, and the rest is read as usual."""
+    import projections.runner
+
+    problems: list[str] = []
+    projections.runner.catch_up(camp, progress=progress, problems=problems)
+    for p in problems:
+        camp.warn(f"{p[0].upper()}{p[1:]}")
 
 
 def actor(ctx: click.Context) -> str:
@@ -51,9 +66,9 @@ def parse_faces(text: str | None) -> list[int] | None:
     faces = []
     for p in parts:
         try:
-            faces.append(int(p))
-        except ValueError:
-            raise DiceError(f"--dice: {p!r} is not a whole number; give faces like 13,4,4.") from None
+            faces.append(bounds.parse_int(p, "--dice face"))
+        except bounds.OutOfBounds as exc:
+            raise DiceError(f"{str(exc).rstrip('.')}; give faces like 13,4,4.") from None
     return faces
 
 
@@ -84,11 +99,14 @@ def emit_lines(lines: Iterable[str], *, err: bool = False) -> None:
 
 
 def whole_number(text: str, what: str) -> int:
-    """``"+3"`` -> 3; anything else is one sentence naming ``what``."""
-    try:
-        return int(str(text).strip())
-    except ValueError:
-        raise RuleError(f"{what} '{text}' is not a whole number.") from None
+    """``"+3"`` -> 3 (ASCII digits, an optional sign, within the bounds of :mod:`cristal_events.bounds`);
+    anything else is one sentence naming ``what``."""
+    return bounds.parse_int(text, what)
+
+
+def real_number(text: str, what: str) -> float:
+    """``"2,5"`` -> 2.5 (finite, within the bounds); anything else is one sentence naming ``what``."""
+    return bounds.parse_real(text, what)
 
 
 def int_pairs(items: tuple[str, ...], option: str, example: str) -> dict[str, int]:
@@ -100,3 +118,47 @@ def int_pairs(items: tuple[str, ...], option: str, example: str) -> dict[str, in
             raise RuleError(f"{option} expects {example}, got '{pair}'.")
         out[key.strip()] = whole_number(raw, f"{option} {key.strip()}")
     return out
+
+
+class BoundedInt(click.ParamType):
+    """A click type: :func:`~cristal_events.bounds.parse_int` from ``lo`` to ``hi``."""
+
+    name = "integer"
+
+    def __init__(self, lo: int = -bounds.LIMIT, hi: int = bounds.LIMIT):
+        self.lo, self.hi = lo, hi
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            text: Any = str(value)
+        else:
+            text = value
+        what = param.get_error_hint(ctx) if param is not None and ctx is not None else "Value"
+        try:
+            return bounds.parse_int(text, what, lo=self.lo, hi=self.hi)
+        except bounds.OutOfBounds as exc:
+            self.fail(str(exc).removeprefix(f"{what} "), param, ctx)
+
+
+class BoundedReal(click.ParamType):
+    """A click type: :func:`~cristal_events.bounds.parse_real` from ``lo`` to ``hi``."""
+
+    name = "number"
+
+    def __init__(self, lo: float = -bounds.REAL_LIMIT, hi: float = bounds.REAL_LIMIT):
+        self.lo, self.hi = lo, hi
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        what = param.get_error_hint(ctx) if param is not None and ctx is not None else "Value"
+        try:
+            return bounds.parse_real(value, what, lo=self.lo, hi=self.hi)
+        except bounds.OutOfBounds as exc:
+            self.fail(str(exc).removeprefix(f"{what} "), param, ctx)
+
+
+#: the click types of the command line's numbers
+INT = BoundedInt()
+REAL = BoundedReal()
+POSITION = BoundedInt(0, bounds.POSITION_LIMIT)
+SESSION = BoundedInt(1, bounds.POSITION_LIMIT)
+SEED = BoundedInt(bounds.SEED_MIN, bounds.SEED_MAX)

@@ -8,7 +8,7 @@ import click
 import msgspec
 
 from ..errors import CristalError
-from .common import actor, echo, emit_json, json_option, open_campaign
+from .common import POSITION, actor, echo, emit_json, json_option, open_campaign
 
 
 def parse_changes(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -26,7 +26,7 @@ def parse_changes(pairs: tuple[str, ...]) -> dict[str, Any]:
 
 
 @click.command("correct")
-@click.argument("position", type=int)
+@click.argument("position", type=POSITION)
 @click.option("--reason", default="", help="Why the original was wrong (required).")
 @click.option("--set", "changes", multiple=True, metavar="FIELD=VALUE",
               help="The corrected field value of the original event, e.g. amount=60.")

@@ -13,7 +13,7 @@ from ..jobs.outputs import check_output, output_file
 from ..jobs.page import write_html
 from ..jobs.walk import resolve_range, walk
 from ..service import Campaign
-from .common import echo, emit_json, json_option
+from .common import POSITION, catch_up, echo, emit_json, json_option
 
 
 def ledger_or_none(camp: Campaign) -> list[dict[str, Any]] | None:
@@ -65,7 +65,7 @@ def export_group() -> None:
               help="jsonl: verifiable and importable; csv: spreadsheets; md: a recap per session; "
                    "html: one self-contained page with charts.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="The file to write (default: stdout).")
-@click.option("--session", type=int, default=None, help="Only this session.")
+@click.option("--session", type=POSITION, default=None, help="Only this session.")
 @click.option("--character", default=None, metavar="ID", help="Only the events that concern this character.")
 @click.option("--force", is_flag=True,
               help="With -o: replace an existing file that is not a previous export of this format "
@@ -115,15 +115,16 @@ def import_cmd(ctx: click.Context, file: str, path: str | None, as_json: bool) -
     The whole file is checked first, writing nothing: it must verify (and match its receipt line),
     every event is validated and folded by the campaign's rules, and its last session must be ended;
     a refusal names the line. The new log has the same events and the same hashes; it is built with
-    its read models in a temporary file and renamed into place at the end.
+    its read models in a temporary file and renamed into place at the end; what a read model cannot
+    hold is skipped with a warning on stderr (the import completes; 'cristal rebuild' repairs it).
 
     Example: cristal import taverne.jsonl copie.db
     """
     import projections.runner
 
-    def read_models(built: str) -> None:
+    def read_models(built: str) -> None:  # what a read model cannot hold is a warning, not a failed import
         with Campaign.open(built) as camp:
-            projections.runner.catch_up(camp, progress=projections.runner.tty_progress("read models"))
+            catch_up(camp, progress=projections.runner.tty_progress("read models"))
 
     target = path or ctx.obj["db"]
     result = exports.import_jsonl(file, target, progress=projections.runner.tty_progress("import"),

@@ -9,7 +9,7 @@ import click
 from ..jobs import replay as replay_job
 from ..jobs.walk import resolve_range, walk
 from ..service import Campaign
-from .common import echo, json_option, to_json
+from .common import POSITION, echo, json_option, to_json
 
 
 def _wait() -> bool:
@@ -24,9 +24,9 @@ def _wait() -> bool:
 
 
 @click.command("replay")
-@click.option("--session", type=int, default=None, help="Only this session.")
-@click.option("--from", "start", type=int, default=None, metavar="POS", help="Start at this position.")
-@click.option("--until", type=int, default=None, metavar="POS", help="Stop after this position.")
+@click.option("--session", type=POSITION, default=None, help="Only this session.")
+@click.option("--from", "start", type=POSITION, default=None, metavar="POS", help="Start at this position.")
+@click.option("--until", type=POSITION, default=None, metavar="POS", help="Stop after this position.")
 @click.option("--character", default=None, metavar="ID", help="Only the events that concern this character.")
 @click.option("--step", is_flag=True, help="Wait for a key between events (q stops).")
 @json_option

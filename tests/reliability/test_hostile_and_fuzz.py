@@ -127,7 +127,10 @@ def test_validating_arbitrary_builtins_gives_an_event_or_one_decode_error(data: 
 WORDS = ["note", "log", "verify", "schema", "session", "start", "end", "rebuild", "init", "--json", "--rolls",
          "--stream", "--type", "--session", "--after", "--topic", "--title", "--date", "--file", "--name",
          "--ruleset", "--seed", "--rounding", "--set", "-1", "0", "7", "abc", "campaign", "ledger", "x=1", "",
-         "--help", "--version", "--db"]
+         "--help", "--version", "--db",
+         # numbers no option may take: past 64 bits, past the bounds, NaN, digit separators, other scripts' digits
+         "replay", "correct", "--from", "--until", "--reason", str(2**63), str(2**64), str(-(2**64)), "1e308",
+         "nan", "inf", "1_0", "١٠", "²", "9" * 400]
 argv = st.lists(st.sampled_from(WORDS) | st.text(max_size=12), min_size=1, max_size=6)
 
 
@@ -158,6 +161,7 @@ def test_any_cli_arguments_succeed_or_fail_in_one_sentence_leaving_the_log_uncha
         shutil.rmtree(scratch, ignore_errors=True)
     # no traceback: the only exceptions are click's own exits
     assert result.exception is None or isinstance(result.exception, SystemExit), (args, result.exception)
+    assert "Internal error" not in result.output, (args, result.output)  # a bug's sentence is still a bug
     if result.exit_code != 0:
         assert result.exit_code in (1, 2)
         assert log_fingerprint(db) == before, args

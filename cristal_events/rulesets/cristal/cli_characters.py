@@ -12,7 +12,8 @@ from typing import Any
 import click
 import msgspec
 
-from cristal_events.cli.common import actor, echo, emit_json, int_pairs, json_option, open_campaign, parse_faces, whole_number
+from cristal_events.cli.common import (POSITION, actor, echo, emit_json, int_pairs, json_option, open_campaign,
+                                        parse_faces, real_number, whole_number)
 from cristal_events.errors import CristalError, RuleError
 from cristal_events.service import Campaign
 
@@ -178,10 +179,7 @@ def item_add_cmd(ctx: click.Context, character_id: str, item: str, qty: str, fro
     if special is not None:
         props["special"] = special
     if weight is not None:
-        try:
-            props["weight_kg"] = float(weight.replace(",", "."))
-        except ValueError:
-            raise RuleError(f"--weight '{weight}' is not a number of kg.") from None
+        props["weight_kg"] = real_number(weight, "--weight (kg)")
     if mods:
         props["modifiers"] = _pairs(mods, "--mod")
     if from_pack and props:
@@ -379,8 +377,8 @@ def render(s: dict[str, Any]) -> list[str]:
 
 @click.command("sheet")
 @click.argument("character_id")
-@click.option("--at", "at", type=int, default=None, help="As it was right after this log position (time travel).")
-@click.option("--session", type=int, default=None, help="As it was at the end of this session.")
+@click.option("--at", "at", type=POSITION, default=None, help="As it was right after this log position (time travel).")
+@click.option("--session", type=POSITION, default=None, help="As it was at the end of this session.")
 @json_option
 @click.pass_context
 def sheet_cmd(ctx: click.Context, character_id: str, at: int | None, session: int | None, as_json: bool) -> None:

@@ -8,12 +8,14 @@ without it the engine rolls and records its dice.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import click
 import msgspec
 
-from cristal_events.cli.common import actor, echo, emit_json, json_option, open_campaign, parse_faces
+from cristal_events.cli.common import (INT, REAL, actor, catch_up, echo, emit_json, json_option, open_campaign,
+                                        parse_faces, whole_number)
 from cristal_events.errors import RuleError
 
 from . import fights as F
@@ -27,10 +29,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
 
 
 def _int(text: str, what: str) -> int:
-    try:
-        return int(text.strip())
-    except ValueError:
-        raise RuleError(f"{what} {text!r} is not a whole number.") from None
+    return whole_number(text, what)
 
 
 def _pairs(values: tuple[str, ...], option: str) -> dict[str, int]:
@@ -53,7 +52,8 @@ def _stats(values: tuple[str, ...], fighter: str | None = None) -> dict[str, dic
             form = "ID:KEY=VALUE like york:DP=10" if fighter is None else "KEY=VALUE like DP=10"
             raise RuleError(f"--stat expects {form}, got {item!r}.")
         raw = raw.strip()
-        out.setdefault(who.strip(), {})[key.strip()] = int(raw) if raw.lstrip("-").isdigit() else raw
+        number = re.fullmatch(r"[+-]?[0-9]+", raw, re.ASCII) is not None
+        out.setdefault(who.strip(), {})[key.strip()] = whole_number(raw, f"--stat {key.strip()}") if number else raw
     return out
 
 
@@ -110,7 +110,7 @@ def start_cmd(ctx: click.Context, name: str, fighters: tuple[str, ...], its: tup
 @combat_group.command("join")
 @click.argument("name")
 @click.argument("fighter")
-@click.option("--it", type=int, default=None, help="Its IT (default: the average IT of those present, L1220).")
+@click.option("--it", type=INT, default=None, help="Its IT (default: the average IT of those present, L1220).")
 @click.option("--stat", "stats", multiple=True, metavar="KEY=VALUE", help="A GM number, as for start.")
 @json_option
 @click.pass_context
@@ -159,11 +159,11 @@ def next_cmd(ctx: click.Context, name: str, dice: str | None, as_json: bool) -> 
 @click.argument("name")
 @click.argument("fighter")
 @click.argument("what", required=False, default="")
-@click.option("--duration", "seconds", type=int, default=None, help="Seconds the GM gives the action (L1259).")
+@click.option("--duration", "seconds", type=INT, default=None, help="Seconds the GM gives the action (L1259).")
 @click.option("--action", default="", help="A key of the duration table (marcher_5m, ouvrir_porte, chercher_sac ...).")
-@click.option("--times", type=int, default=1, show_default=True, help="Repeat a table action (run 10 m = courir_5m x 2).")
+@click.option("--times", type=INT, default=1, show_default=True, help="Repeat a table action (run 10 m = courir_5m x 2).")
 @click.option("--aid", default="", help="Help an unconscious combatant: the bleeding stops (L371).")
-@click.option("--move", "move_m", type=float, default=None, metavar="METRES",
+@click.option("--move", "move_m", type=REAL, default=None, metavar="METRES",
               help="Move this far at the race's speed: seconds = 3.6 x metres / km/h (L1286-L1290).")
 @click.option("--pace", type=click.Choice(["cruise", "top"]), default="cruise", show_default=True,
               help="With --move: the race's cruise or top speed.")
@@ -202,7 +202,7 @@ def pass_cmd(ctx: click.Context, name: str, fighter: str, as_json: bool) -> None
 @click.argument("target")
 @click.option("--weapon", default="", help="The weapon (its ATT bonus, DMG and IT); a propulsor for projectiles.")
 @click.option("--projectile", default="", help="The projectile shot or thrown (no FRC bonus to its DMG, L1340).")
-@click.option("--distance", type=int, default=None, help="Metres to the target: -1 ATT per 2 m beyond the range.")
+@click.option("--distance", type=INT, default=None, help="Metres to the target: -1 ATT per 2 m beyond the range.")
 @click.option("--chain", is_flag=True, help="Two attacks in one IT, each (ATT + d20) / 2 (L1363).")
 @click.option("--back", is_flag=True, help="Voleur's Attaque de dos: damage x 2, 5 Vol*, Voleur level 5 (L735).")
 @_dice
@@ -230,7 +230,7 @@ def attack_cmd(ctx: click.Context, name: str, fighter: str, target: str, weapon:
               help="A CNC situation: armure_rigide, armure_lourde, main_occupee, pieds_lies, mains_liees, baillonne.")
 @click.option("--lower-dm", "lowered", multiple=True, metavar="ID=N", help="A target that welcomes the spell lowers its DM.")
 @click.option("--time", "time_", default="", help="The spell's Temps when the book does not print it (seconds or INSTANTANÉ).")
-@click.option("--with-action", "accompanying", type=int, default=None,
+@click.option("--with-action", "accompanying", type=INT, default=None,
               help="SIMULTANÉ: seconds of the accompanying action (replaces the combustion).")
 @_dice
 @json_option
@@ -272,7 +272,7 @@ def release_cmd(ctx: click.Context, name: str, fighter: str, dice: str | None, a
 @click.argument("crystal")
 @click.argument("spell")
 @click.option("--effect", "effects", multiple=True, metavar="NAME=PM", help="PM put in a variable effect.")
-@click.option("--capacity", type=int, default=None, help="The crystal's capacity in PM (first use).")
+@click.option("--capacity", type=INT, default=None, help="The crystal's capacity in PM (first use).")
 @click.option("--penalty", "penalties", multiple=True, metavar="KEY", help="A CNC situation (see cast).")
 @click.option("--time", "time_", default="", help="The spell's Temps when the book does not print it.")
 @_dice
@@ -336,7 +336,7 @@ def lock_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, penaltie
 @click.argument("name")
 @click.argument("fighter")
 @click.argument("crystal")
-@click.option("--duration", "seconds", type=int, default=0, show_default=True,
+@click.option("--duration", "seconds", type=INT, default=0, show_default=True,
               help="Seconds the GM gives it (L1259).")
 @json_option
 @click.pass_context
@@ -376,7 +376,7 @@ def inspect_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, penal
 @click.option("--trigger", type=click.Choice(["ingestion", "contact", "ouverture"]), default="ingestion",
               show_default=True, help="ingestion = drink it (8 s); contact/ouverture = set it off on --target.")
 @click.option("--target", default="", help="Who the potion acts on (default: the one who drinks it).")
-@click.option("--duration", "seconds", type=int, default=None, help="Seconds, when not drinking (default 3: throw).")
+@click.option("--duration", "seconds", type=INT, default=None, help="Seconds, when not drinking (default 3: throw).")
 @_dice
 @json_option
 @click.pass_context
@@ -396,7 +396,7 @@ def potion_cmd(ctx: click.Context, name: str, fighter: str, spell: str, effects:
 @click.argument("name")
 @click.argument("fighter")
 @click.argument("ability")
-@click.option("--duration", "seconds", type=int, required=True, help="Seconds the GM gives it (15 s pickpocket ...).")
+@click.option("--duration", "seconds", type=INT, required=True, help="Seconds the GM gives it (15 s pickpocket ...).")
 @click.option("--target", default="", help="Who it is used on.")
 @json_option
 @click.pass_context
@@ -413,8 +413,8 @@ def ability_cmd(ctx: click.Context, name: str, fighter: str, ability: str, secon
 @click.argument("name")
 @click.argument("fighter")
 @click.argument("target")
-@click.option("--heal", type=int, default=None, help="PV healed (blessed alignment).")
-@click.option("--harm", type=int, default=None, help="PV dealt (cursed alignment).")
+@click.option("--heal", type=INT, default=None, help="PV healed (blessed alignment).")
+@click.option("--harm", type=INT, default=None, help="PV dealt (cursed alignment).")
 @json_option
 @click.pass_context
 def align_cmd(ctx: click.Context, name: str, fighter: str, target: str, heal: int | None, harm: int | None,
@@ -496,11 +496,9 @@ def log_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
 
     Example: cristal combat log taverne
     """
-    import projections.runner
-
     camp = open_campaign(ctx, write=True)
     F.view(camp.state().rules, name, camp.header.rounding)  # unknown combat -> one sentence
-    projections.runner.catch_up(camp)
+    catch_up(camp)
     rows = [dict(zip(("position", "actor", "action", "duration", "it_before", "it_after"), r))
             for r in camp.store.conn.execute(
                 "SELECT position, actor, action, duration, it_before, it_after FROM cristal_combat_log "

@@ -12,7 +12,7 @@ from typing import Any
 import click
 import msgspec
 
-from cristal_events.cli.common import echo, emit_json, json_option, open_campaign
+from cristal_events.cli.common import INT, POSITION, echo, emit_json, json_option, open_campaign
 from cristal_events.errors import ContentError, CristalError
 
 from . import heroes as H
@@ -102,9 +102,9 @@ def character_group() -> None:
 @click.option("--class", "class_name", required=True, help="A class of the content pack.")
 @click.option("--heritage", required=True, help="A heritage of the content pack (400 xp, I-L352).")
 @click.option("--stat", "stats", multiple=True, metavar="NAME=N", help="Each characteristic: Fo Dex Vit Vol Mana E Cha Sav Dep Agilité Adresse.")
-@click.option("--pv", required=True, type=int, help="Starting PV (the GM's value: the text has no formula, G12).")
-@click.option("--pm", default=0, type=int, show_default=True, help="Starting PM (G12).")
-@click.option("--rn", default=0, type=int, show_default=True, help="Résistance Naturelle in % (G12).")
+@click.option("--pv", required=True, type=INT, help="Starting PV (the GM's value: the text has no formula, G12).")
+@click.option("--pm", default=0, type=INT, show_default=True, help="Starting PM (G12).")
+@click.option("--rn", default=0, type=INT, show_default=True, help="Résistance Naturelle in % (G12).")
 @click.option("--cult", default=None, help="The cult followed (religious classes must choose one, I-L569).")
 @click.option("--god", default=None, help="The god (a paladin chooses one, I-L333).")
 @click.option("--magic", "magics", multiple=True, help="A magic known at level 1 (I-L213).")
@@ -112,13 +112,13 @@ def character_group() -> None:
 @click.option("--skill", "skills", multiple=True, help="A chosen skill, written at 0% (I-L350).")
 @click.option("--language", "languages", multiple=True, help="A language spoken fluently (at most 2, I-L382).")
 @click.option("--trait", "traits", multiple=True, help="A personality trait (at most 2, I-L386).")
-@click.option("--alc-min", default=0, type=int, show_default=True, help="The Alc minimum from the background, written negatively (I-L346).")
+@click.option("--alc-min", default=0, type=INT, show_default=True, help="The Alc minimum from the background, written negatively (I-L346).")
 @click.option("--hand", type=click.Choice(["droite", "gauche"]), default="droite", show_default=True, help="Preferred hand.")
-@click.option("--gift", "gift_face", type=int, default=None, help="The d8 face of the gift when rolled at the table (I-L380).")
+@click.option("--gift", "gift_face", type=INT, default=None, help="The d8 face of the gift when rolled at the table (I-L380).")
 @click.option("--kit", "kits", multiple=True, help="A starting kit profile: mage, guerrier, roublard, archer, paladin ... (I-L164).")
 @click.option("--starls", default="0", help="Starting Starls, e.g. \"2'O 15'A\".")
-@click.option("--fp", default=1, type=int, show_default=True, help="Facteur de puissance (I-L294).")
-@click.option("--rank", "power_rank", default=1, type=int, show_default=True, help="Rang de puissance (I-L297).")
+@click.option("--fp", default=1, type=INT, show_default=True, help="Facteur de puissance (I-L294).")
+@click.option("--rank", "power_rank", default=1, type=INT, show_default=True, help="Rang de puissance (I-L297).")
 @click.option("--player", default="", help="The player's name.")
 @click.option("--dice", default=None, metavar="F", help="The gift's d8 face rolled at the table.")
 @json_option
@@ -153,11 +153,11 @@ def _starls(text: str, ratio: int) -> int:
 @click.argument("character_id")
 @click.option("--name", default="", help="The creature's name (default: the id).")
 @click.option("--stat", "stats", multiple=True, metavar="NAME=N", help="At least Fo, Dex, Vol, Vit and Adresse.")
-@click.option("--pv", required=True, type=int, help="Its PV.")
-@click.option("--rn", default=0, type=int, show_default=True, help="Its Résistance Naturelle in %.")
-@click.option("--pm", default=0, type=int, show_default=True, help="Its PM.")
-@click.option("--fp", default=1, type=int, show_default=True, help="Facteur de puissance.")
-@click.option("--rank", "power_rank", default=1, type=int, show_default=True, help="Rang de puissance.")
+@click.option("--pv", required=True, type=INT, help="Its PV.")
+@click.option("--rn", default=0, type=INT, show_default=True, help="Its Résistance Naturelle in %.")
+@click.option("--pm", default=0, type=INT, show_default=True, help="Its PM.")
+@click.option("--fp", default=1, type=INT, show_default=True, help="Facteur de puissance.")
+@click.option("--rank", "power_rank", default=1, type=INT, show_default=True, help="Rang de puissance.")
 @click.option("--weapon", default=None, help="A weapon of the pack.")
 @click.option("--armour", default=None, help="An armour of the pack.")
 @click.option("--body", "body", multiple=True, metavar="PART=N",
@@ -233,7 +233,7 @@ def render(data: dict[str, Any]) -> list[str]:
 
 @click.command("sheet")
 @click.argument("character_id")
-@click.option("--at", "at", type=int, default=None, help="As it was right after this log position (time travel).")
+@click.option("--at", "at", type=POSITION, default=None, help="As it was right after this log position (time travel).")
 @json_option
 @click.pass_context
 def sheet_cmd(ctx: click.Context, character_id: str, at: int | None, as_json: bool) -> None:
@@ -290,7 +290,7 @@ def xp_award_cmd(ctx: click.Context, character_id: str, amount: str, reason: str
 
 
 _pool = click.option("--heritage", is_flag=True, help="Pay with the heritage xp (its constraints apply, I-L352).")
-_charge = click.option("--charge", type=int, default=None, help="The price the GM charged, if not the rules' (flagged by the audit).")
+_charge = click.option("--charge", type=INT, default=None, help="The price the GM charged, if not the rules' (flagged by the audit).")
 
 
 def _buy(ctx: click.Context, as_json: bool, **kw: Any) -> None:
@@ -300,7 +300,7 @@ def _buy(ctx: click.Context, as_json: bool, **kw: Any) -> None:
 @xp_group.command("skill")
 @click.argument("character_id")
 @click.argument("skill")
-@click.argument("target", type=int)
+@click.argument("target", type=INT)
 @_pool
 @_charge
 @json_option
@@ -317,7 +317,7 @@ def xp_skill_cmd(ctx: click.Context, character_id: str, skill: str, target: int,
 @xp_group.command("pp")
 @click.argument("character_id")
 @click.argument("magic")
-@click.argument("pp", type=int)
+@click.argument("pp", type=INT)
 @_pool
 @_charge
 @json_option
@@ -331,7 +331,7 @@ def xp_pp_cmd(ctx: click.Context, character_id: str, magic: str, pp: int, herita
 @xp_group.command("magic")
 @click.argument("character_id")
 @click.argument("magic")
-@click.option("--teacher-level", type=int, required=True, help="The teaching mage's level (5 or more, I-L586).")
+@click.option("--teacher-level", type=INT, required=True, help="The teaching mage's level (5 or more, I-L586).")
 @_pool
 @_charge
 @json_option
@@ -346,7 +346,7 @@ def xp_magic_cmd(ctx: click.Context, character_id: str, magic: str, teacher_leve
 @xp_group.command("characteristic")
 @click.argument("character_id")
 @click.argument("name")
-@click.argument("points", type=int, default=1)
+@click.argument("points", type=INT, default=1)
 @_pool
 @_charge
 @json_option

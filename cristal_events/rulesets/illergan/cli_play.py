@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from cristal_events.cli.common import dice_option, echo, emit_json, json_option, open_campaign
+from cristal_events.cli.common import INT, REAL, catch_up, dice_option, echo, emit_json, json_option, open_campaign
 
 from . import faith as Fa
 from . import fights as F
@@ -33,7 +33,7 @@ def check_group() -> None:
 @check_group.command("skill")
 @click.argument("character_id")
 @click.argument("what")
-@click.option("--malus", type=int, default=0, show_default=True, help="The game master's malus.")
+@click.option("--malus", type=INT, default=0, show_default=True, help="The game master's malus.")
 @click.option("--with-characteristic", is_flag=True, help="Add the skill's characteristic (I-L489).")
 @dice_option
 @json_option
@@ -68,7 +68,7 @@ def check_search_cmd(ctx: click.Context, character_id: str, hidden: tuple[str, .
 
 @check_group.command("skinning")
 @click.argument("character_id")
-@click.option("--malus", type=int, default=0, show_default=True, help="The part's malus (0 to 200).")
+@click.option("--malus", type=INT, default=0, show_default=True, help="The part's malus (0 to 200).")
 @click.option("--part", default="", help="What is taken from the corpse.")
 @dice_option
 @json_option
@@ -85,7 +85,7 @@ def check_skinning_cmd(ctx: click.Context, character_id: str, malus: int, part: 
 @check_group.command("lockpick")
 @click.argument("character_id")
 @click.option("--lock", default=None, help="The lock type of the pack (communes, complexes ...).")
-@click.option("--malus", type=int, default=0, show_default=True, help="An extra malus.")
+@click.option("--malus", type=INT, default=0, show_default=True, help="An extra malus.")
 @dice_option
 @json_option
 @click.pass_context
@@ -101,8 +101,8 @@ def check_lockpick_cmd(ctx: click.Context, character_id: str, lock: str | None, 
 @click.command("throw")
 @click.argument("character_id")
 @click.argument("what")
-@click.option("--distance", type=float, required=True, help="Metres to the target (1 m minimum, I-L402).")
-@click.option("--range", "max_range", type=float, required=True, help="The object's range set by the GM, 10 to 30 m (I-L403).")
+@click.option("--distance", type=REAL, required=True, help="Metres to the target (1 m minimum, I-L402).")
+@click.option("--range", "max_range", type=REAL, required=True, help="The object's range set by the GM, 10 to 30 m (I-L403).")
 @click.option("--fight", default="", help="The fight it is thrown in (a major action).")
 @dice_option
 @json_option
@@ -119,7 +119,7 @@ def throw_cmd(ctx: click.Context, character_id: str, what: str, distance: float,
 
 @click.command("fall")
 @click.argument("character_id")
-@click.argument("height", type=float)
+@click.argument("height", type=REAL)
 @click.option("--fight", default="", help="The fight it happens in: knocked down, a major action lost (I-L416).")
 @json_option
 @click.pass_context
@@ -190,8 +190,8 @@ def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[str, ..
 @click.option("--unarmed", is_flag=True, help="Bare hands: [Fo × 5] + [FP], contondant (I-L290).")
 @click.option("--hands", type=click.IntRange(1, 2), default=1, show_default=True, help="Hands on the weapon.")
 @click.option("--off-hand", is_flag=True, help="Off the preferred hand (−40, I-L87-89).")
-@click.option("--distance", type=float, default=None, help="Metres to the target, for a ranged weapon (I-L95-97).")
-@click.option("--power-dice", type=int, default=None, help="Fewer power dice for a non-lethal blow (I-L457).")
+@click.option("--distance", type=REAL, default=None, help="Metres to the target, for a ranged weapon (I-L95-97).")
+@click.option("--power-dice", type=INT, default=None, help="Fewer power dice for a non-lethal blow (I-L457).")
 @click.option("--flat", is_flag=True, help="The flat of the weapon: Fo / 3, contondant (I-L458).")
 @click.option("--zone", default=None, help="The zone the attacker picks when the table lets him (I-L315).")
 @click.option("--defence", type=click.Choice(DEFENCES), default=None,
@@ -276,12 +276,12 @@ def combat_end_cmd(ctx: click.Context, fight: str, as_json: bool) -> None:
 @click.command("cast")
 @click.argument("caster")
 @click.argument("spell")
-@click.option("--level", "cast_level", type=int, required=True, help="The cast level (min level ≤ it ≤ magic level, I-L219).")
+@click.option("--level", "cast_level", type=INT, required=True, help="The cast level (min level ≤ it ≤ magic level, I-L219).")
 @click.option("--fight", default="", help="The fight it is cast in (1 pp without counter-effect, I-L198).")
-@click.option("--modifier", "modifiers", multiple=True, type=int, help="A % modifier of the PM cost (summed, I-L17).")
+@click.option("--modifier", "modifiers", multiple=True, type=INT, help="A % modifier of the PM cost (summed, I-L17).")
 @click.option("--whisper", is_flag=True, help="Whispered: the PM cost doubles (I-L113).")
 @click.option("--target", default="", help="The target of the spell's damage.")
-@click.option("--damage", type=int, default=0, help="The spell's magic damage, reduced by the target's Volonté up to 90% (I-L437).")
+@click.option("--damage", type=INT, default=0, help="The spell's magic damage, reduced by the target's Volonté up to 90% (I-L437).")
 @click.option("--action", type=click.Choice(["major", "minor", "extra_major"]), default="major", show_default=True,
               help="In a fight: the action it takes (an amélioration spell may be minor, I-L253).")
 @dice_option
@@ -310,12 +310,12 @@ def faith_group() -> None:
 @faith_group.command("invoke")
 @click.argument("character_id")
 @click.argument("power")
-@click.option("--level", "cast_level", type=int, required=True, help="The cast level (PD level ≤ it ≤ faith level, I-L609).")
+@click.option("--level", "cast_level", type=INT, required=True, help="The cast level (PD level ≤ it ≤ faith level, I-L609).")
 @click.option("--target", default="", help="Another character (same cult, a Prêtre: anyone, I-L607).")
-@click.option("--distance", type=float, default=0, help="Metres to the target: at most 5 × faith level (I-L607).")
+@click.option("--distance", type=REAL, default=0, help="Metres to the target: at most 5 × faith level (I-L607).")
 @click.option("--fight", default="", help="The fight it is used in: a minor action, once a turn per PD (I-L605).")
 @click.option("--defence", "in_defence", is_flag=True, help="Used in defence: this turn's minor action or the next one (I-L605).")
-@click.option("--pfb", "from_pfb", type=int, default=None, help="How many of the PF the bonus points pay (I-L597).")
+@click.option("--pfb", "from_pfb", type=INT, default=None, help="How many of the PF the bonus points pay (I-L597).")
 @json_option
 @click.pass_context
 def faith_invoke_cmd(ctx: click.Context, character_id: str, power: str, cast_level: int, target: str, distance: float,
@@ -345,8 +345,8 @@ def faith_harmonise_cmd(ctx: click.Context, character_id: str, at: str, sunrise:
 
 @faith_group.command("adjust", context_settings=SIGNED)
 @click.argument("character_id")
-@click.option("--pfb", type=int, default=0, help="PFb granted (or, negative, taken).")
-@click.option("--pf", type=int, default=0, help="PF taken for grave impious acts (negative).")
+@click.option("--pfb", type=INT, default=0, help="PFb granted (or, negative, taken).")
+@click.option("--pf", type=INT, default=0, help="PF taken for grave impious acts (negative).")
 @click.option("--reason", required=True, help="The pious or impious act.")
 @json_option
 @click.pass_context
@@ -362,8 +362,8 @@ def faith_adjust_cmd(ctx: click.Context, character_id: str, pfb: int, pf: int, r
 @click.command("drink", context_settings=SIGNED)
 @click.argument("character_id")
 @click.argument("beverage")
-@click.option("--alc", type=int, default=None, help="Alc of the drink when the pack has none for it (G8).")
-@click.option("--shift", type=int, default=0, help="Move the event die by up to 1 per −10 Alc minimum acquired (I-L124).")
+@click.option("--alc", type=INT, default=None, help="Alc of the drink when the pack has none for it (G8).")
+@click.option("--shift", type=INT, default=0, help="Move the event die by up to 1 per −10 Alc minimum acquired (I-L124).")
 @dice_option
 @json_option
 @click.pass_context
@@ -377,7 +377,7 @@ def drink_cmd(ctx: click.Context, character_id: str, beverage: str, alc: int | N
 
 
 @click.command("wait")
-@click.argument("minutes", type=int)
+@click.argument("minutes", type=INT)
 @click.option("--reason", default="", help="What the time was spent on.")
 @json_option
 @click.pass_context
@@ -399,8 +399,6 @@ def evening_cmd(ctx: click.Context, character_id: str | None, as_json: bool) -> 
     Example: cristal evening thor
     """
     camp = open_campaign(ctx, write=True)
-    from projections.runner import catch_up
-
     catch_up(camp)
     sql = "SELECT * FROM illergan_evening" + (" WHERE character = ?" if character_id else "") + " ORDER BY position, seq"
     cur = camp.store.conn.execute(sql, (character_id,) if character_id else ())

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from cristal_events.bounds import as_int
 from cristal_events.display import plain_id
 from cristal_events.errors import ContentError, RuleError
 from cristal_events.events import Event
@@ -566,10 +567,9 @@ def evolve_carried(state: IllerganState, rec: RecordedEvent) -> IllerganState:
 def _amount(changes: dict[str, Any], original: int) -> int:
     if set(changes) != {"amount"}:
         raise RuleError("Only the amount of this event can be corrected: give amount=N.")
-    try:
-        value = int(changes["amount"])
-    except (TypeError, ValueError):
-        raise RuleError(f"The corrected amount must be a whole number, not {changes['amount']!r}.") from None
+    value = as_int(changes["amount"])
+    if value is None:
+        raise RuleError(f"The corrected amount must be a whole number, not {changes['amount']!r}.")
     if value == original:
         raise RuleError(f"The amount is already {original}; nothing to correct.")
     return value

@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 
+from cristal_events.bounds import as_int
 from cristal_events.display import plain_id
 from cristal_events.errors import RuleError, UnknownEntity
 from cristal_events.rolls import Roll
@@ -329,12 +330,9 @@ def decide_pack(state: Any, cmd: LoadContentPack, ctx: Context) -> list[Emit]:
 def _amount_change(changes: dict[str, Any], original: int) -> int:
     if set(changes) != {"amount"}:
         raise RuleError("This event can only be corrected with --set amount=N.")
-    value = changes["amount"]
-    if isinstance(value, bool) or not isinstance(value, int):
-        try:
-            value = int(str(value))
-        except ValueError:
-            raise RuleError(f"amount must be a whole number, not {changes['amount']!r}.") from None
+    value = as_int(changes["amount"])
+    if value is None:
+        raise RuleError(f"amount must be a whole number, not {changes['amount']!r}.")
     if value == original:
         raise RuleError(f"The amount is already {original}; nothing to correct.")
     return value
@@ -374,10 +372,7 @@ def compensate_purchase(state: Any, original: RecordedEvent, changes: dict[str, 
     if set(changes) != {"cost"}:
         raise RuleError("A purchase can only be corrected with --set cost=N (the XP it should have cost).")
     raw = changes["cost"]
-    try:
-        value = int(str(raw)) if not isinstance(raw, bool) else None
-    except ValueError:
-        value = None
+    value = as_int(raw)
     if value is None or value < 0:
         raise RuleError(f"cost must be a whole number of XP, 0 or more, not {raw!r}.")
     before = ch.charges.get(original.position, ev.cost_charged)  # type: ignore[union-attr]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ....bounds import as_int
 from ....dice import Dice, parse
 from ....errors import DiceError, RuleError, UnknownEntity
 from ....events import Event
@@ -125,10 +126,10 @@ def _check_stats(state: Any, fid: str, stats: dict[str, int | str]) -> dict[str,
         elif canon == "race":
             out[canon] = content(state).race(str(value)).name
         else:
-            try:
-                out[canon] = int(value)
-            except (TypeError, ValueError):
-                raise RuleError(f"{canon} of {fid} must be a whole number, not {value!r}.") from None
+            number = as_int(value)
+            if number is None:
+                raise RuleError(f"{canon} of {fid} must be a whole number, not {value!r}.")
+            out[canon] = number
     return out
 
 
