@@ -52,17 +52,29 @@ def outputs(path: Path, db: Path) -> dict[str, str]:
     return got
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The outputs of each sample, built once for the module."""
+    cache: dict[Path, dict[str, str]] = {}
+
+    def get(path: Path) -> dict[str, str]:
+        if path not in cache:
+            cache[path] = outputs(path, tmp_path_factory.mktemp(path.stem) / "c.db")
+        return cache[path]
+
+    return get
+
+
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)
-def test_the_ledger_outputs_of_each_sample_are_the_golden_ones(path, tmp_path):
-    got = outputs(path, tmp_path / "c.db")
-    for name, text in got.items():
+def test_the_ledger_outputs_of_each_sample_are_the_golden_ones(path, built):
+    for name, text in built(path).items():
         golden = GOLDEN / f"{path.stem}.{name}"
         assert text == golden.read_text(encoding="utf-8"), f"{golden.name} changed"
 
 
-def test_the_compagnie_text_audit_is_the_golden_string(tmp_path):
+def test_the_compagnie_text_audit_is_the_golden_string(built):
     """The brief's pin: the text audit of the compagnie_du_cristal sample, every line."""
-    got = outputs(ROOT / "sample_campaigns" / "compagnie_du_cristal.toml", tmp_path / "c.db")["audit.txt"]
+    got = built(ROOT / "sample_campaigns" / "compagnie_du_cristal.toml")["audit.txt"]
     golden = (GOLDEN / "compagnie_du_cristal.audit.txt").read_text(encoding="utf-8")
     assert golden.startswith("exit 0\nXP of Gustave (gustave)\n")
     assert "No anomaly: every charge matches the rules." in golden
