@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from cristal_events.events import SettingChanged
+from cristal_events.xp_ledger import LedgerEntry, to_row
 
 if TYPE_CHECKING:
     from cristal_events import Campaign, RecordedEvent
@@ -96,36 +97,26 @@ class Projection:
 
 
 class LedgerProjection(Projection):
-    """Base of a ruleset's XP ledger: appends to ``xp_ledger`` the row its fold left in ``state.last``."""
+    """Base of a ruleset's XP ledger: appends to ``xp_ledger`` the entry its fold left in ``state.last``
+    (a :class:`~cristal_events.xp_ledger.LedgerEntry`, posted with its balance and flags)."""
 
     append_tables = {"xp_ledger": XP_LEDGER}
 
     def appended(self, state: Any, rec: "RecordedEvent") -> dict[str, list[dict[str, Any]]]:
         last = state.last
-        if last is None or last["position"] != rec.position:
+        if last is None or last.position != rec.position:
             return {}
-        return {"xp_ledger": [last]}
+        return {"xp_ledger": [to_row(last)]}
 
 
-def ledger_row(rec: "RecordedEvent", character: str, *, kind: str, amount: int, what: str, reason: str,
-               charged: int | None, required: int | None, balance: int, amends: int | None, dead: bool,
-               past_level_limit: bool = False) -> dict[str, Any]:
-    """One ``xp_ledger`` row with the anomaly flags the contract names (docs/architecture.md)."""
-    flags = []
-    if charged is not None and required is not None and charged != required:
-        flags.append("cost_mismatch")
-    if balance < 0:
-        flags.append("negative_balance")
-    if past_level_limit:
-        flags.append("past_level_limit")
-    if dead:
-        flags.append("dead_character")
-    if kind != "spend" and not reason.strip():
-        flags.append("no_reason")
-    return {"position": rec.position, "character": character, "session": rec.session,
-            "recorded_at": rec.recorded_at, "actor": rec.actor, "kind": kind, "amount": amount, "what": what,
-            "reason": reason, "cost_charged": charged, "cost_required": required, "balance_after": balance,
-            "amends": amends, "flags": flags}
+def ledger_entry(rec: "RecordedEvent", character: str, *, kind: str, amount: int, what: str, reason: str = "",
+                 charged: int | None = None, required: int | None = None,
+                 amends: int | None = None) -> LedgerEntry:
+    """The entry of ``rec`` moving ``amount`` XP of ``character``, not yet posted (no balance, no flags:
+    :func:`~cristal_events.xp_ledger.posted` decides them)."""
+    return LedgerEntry(position=rec.position, character=character, session=rec.session,
+                       recorded_at=rec.recorded_at, actor=rec.actor, kind=kind, amount=amount, what=what,
+                       reason=reason, cost_charged=charged, cost_required=required, amends=amends)
 
 
 class _SharedFold:

@@ -9,14 +9,16 @@ required), ``negative_balance``, ``past_level_limit`` (global level above the ra
 ``dead_character`` (XP moved on a dead character, L373) and ``no_reason`` (an award without one).
 """
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
 from cristal_events.events import CorrectionRecorded
 from cristal_events.rulesets.cristal import characters as chars
+from cristal_events.xp_ledger import LedgerEntry, posted
 
-from .base import LedgerProjection, ledger_row
+from .base import LedgerProjection, ledger_entry
 
 
 class Account(msgspec.Struct, kw_only=True):
@@ -27,29 +29,39 @@ class Account(msgspec.Struct, kw_only=True):
 
 class LedgerState(msgspec.Struct, kw_only=True):
     accounts: dict[str, Account] = {}
-    last: dict[str, Any] | None = None  # the row of the event just folded, if it moved XP
+    last: LedgerEntry | None = None  # the entry of the event just folded, if it moved XP
     correction_reason: str = ""  # the reason of the correction.recorded that heads its compensations
 
 
-def _correction(ev: chars.CharacterCorrected) -> tuple[Any, ...] | None:
+def _correction(rec: Any, ev: chars.CharacterCorrected) -> LedgerEntry | None:
     if ev.field != "xp":
         return None
     if ev.cost_after is not None:
-        return ("correction", ev.delta, f"correction of position {ev.amends}: {ev.what} charged {ev.cost_before}"
-                f" -> {ev.cost_after}", ev.reason, ev.cost_after, ev.cost_required, ev.amends, None)
-    return "correction", ev.delta, f"correction of position {ev.amends}", ev.reason, None, None, ev.amends, None
+        return ledger_entry(rec, ev.character, kind="correction", amount=ev.delta,
+                            what=f"correction of position {ev.amends}: {ev.what} charged {ev.cost_before}"
+                            f" -> {ev.cost_after}", reason=ev.reason, charged=ev.cost_after,
+                            required=ev.cost_required, amends=ev.amends)
+    return ledger_entry(rec, ev.character, kind="correction", amount=ev.delta,
+                        what=f"correction of position {ev.amends}", reason=ev.reason, amends=ev.amends)
 
 
-#: (kind, amount, what, reason, cost_charged, cost_required, amends, global_level) of an XP event, or None
-_ENTRY: dict[type, Any] = {
-    chars.XpAwarded: lambda ev: ("award", ev.amount, ev.reason, ev.reason, None, None, None, None),
-    chars.LevelBought: lambda ev: ("spend", -ev.cost_charged, f"global level {ev.global_level} ({ev.class_name} "
-                                   f"{ev.class_level}, +1 {ev.stat})", "", ev.cost_charged, ev.cost_required, None,
-                                   ev.global_level),
-    chars.TechniqueBought: lambda ev: ("spend", -ev.cost_charged, f"technique {ev.technique} level {ev.level}", "",
-                                       ev.cost_charged, ev.cost_required, None, None),
-    chars.SpellLearned: lambda ev: ("spend", -ev.cost_charged, f"spell {ev.spell}", "", ev.cost_charged,
-                                    ev.cost_required, None, None),
+def _level(rec: Any, ev: chars.LevelBought) -> LedgerEntry:
+    return ledger_entry(rec, ev.character, kind="spend", amount=-ev.cost_charged,
+                        what=f"global level {ev.global_level} ({ev.class_name} {ev.class_level}, +1 {ev.stat})",
+                        charged=ev.cost_charged, required=ev.cost_required)
+
+
+#: the unposted ledger entry of an event that moves XP (None: this one moves none)
+_ENTRY: dict[type, Callable[[Any, Any], LedgerEntry | None]] = {
+    chars.XpAwarded: lambda rec, ev: ledger_entry(rec, ev.character, kind="award", amount=ev.amount,
+                                                  what=ev.reason, reason=ev.reason),
+    chars.LevelBought: _level,
+    chars.TechniqueBought: lambda rec, ev: ledger_entry(rec, ev.character, kind="spend", amount=-ev.cost_charged,
+                                                        what=f"technique {ev.technique} level {ev.level}",
+                                                        charged=ev.cost_charged, required=ev.cost_required),
+    chars.SpellLearned: lambda rec, ev: ledger_entry(rec, ev.character, kind="spend", amount=-ev.cost_charged,
+                                                     what=f"spell {ev.spell}", charged=ev.cost_charged,
+                                                     required=ev.cost_required),
     chars.CharacterCorrected: _correction,
 }
 
@@ -78,20 +90,20 @@ def _damaged(state: LedgerState, rec: Any) -> LedgerState:
 
 def _moved(state: LedgerState, rec: Any) -> LedgerState:
     ev = rec.event
-    entry = _ENTRY[type(ev)](ev)
+    entry = _ENTRY[type(ev)](rec, ev)
     if entry is None:
         return _unrelated(state)
-    kind, amount, what, reason, charged, required, amends, level = entry
-    if kind == "correction":
-        reason = reason or state.correction_reason
+    if entry.kind == "correction" and not entry.reason:
+        entry.reason = state.correction_reason
     accounts = state.accounts
     acc = accounts.get(ev.character, Account())
-    balance = acc.balance + amount
-    row = ledger_row(rec, ev.character, kind=kind, amount=amount, what=what, reason=reason, charged=charged,
-                     required=required, balance=balance, amends=amends, dead=acc.dead,
-                     past_level_limit=level is not None and acc.level_limit is not None and level > acc.level_limit)
-    return LedgerState(accounts={**accounts, ev.character: msgspec.structs.replace(acc, balance=balance)},
-                       last=row, correction_reason=state.correction_reason)
+    if acc.dead:
+        entry.flags.append("dead_character")
+    if isinstance(ev, chars.LevelBought) and acc.level_limit is not None and ev.global_level > acc.level_limit:
+        entry.flags.append("past_level_limit")
+    entry = posted(entry, acc.balance)
+    accounts = {**accounts, ev.character: msgspec.structs.replace(acc, balance=entry.balance_after)}
+    return LedgerState(accounts=accounts, last=entry, correction_reason=state.correction_reason)
 
 
 _EVOLVE: dict[type, Any] = {CorrectionRecorded: _correction_recorded, chars.CharacterCreated: _created,
@@ -112,7 +124,7 @@ class CristalLedger(LedgerProjection):
         fn = _EVOLVE.get(type(rec.event))
         if fn is None:  # no XP moves; what it ends is applied at the next event this ledger handles
             return state
-        if state.last is not None and state.last["position"] < rec.position - 1:
+        if state.last is not None and state.last.position < rec.position - 1:
             state = _unrelated(state)  # events this ledger does not handle came after the last row
         return fn(state, rec)
 

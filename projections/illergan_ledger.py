@@ -12,8 +12,9 @@ from typing import Any
 import msgspec
 
 from cristal_events.rulesets.illergan import fights, heroes
+from cristal_events.xp_ledger import LedgerEntry, posted
 
-from .base import LedgerProjection, ledger_row
+from .base import LedgerProjection, ledger_entry
 
 
 class Account(msgspec.Struct, kw_only=True):
@@ -23,7 +24,7 @@ class Account(msgspec.Struct, kw_only=True):
 
 class LedgerState(msgspec.Struct, kw_only=True):
     accounts: dict[str, Account] = {}
-    last: dict[str, Any] | None = None
+    last: LedgerEntry | None = None  # the entry of the event just folded, if it moved xp
 
 
 def _what(ev: heroes.XpSpent) -> str:
@@ -40,18 +41,22 @@ def _what(ev: heroes.XpSpent) -> str:
     return f"faith level {ev.to_value}"
 
 
-def _entry(ev: Any) -> tuple[str, int, str, str, int | None, int | None, int | None] | None:
-    """(kind, amount, what, reason, cost_charged, cost_required, amends) of an event that moves xp."""
+def _entry(rec: Any) -> LedgerEntry | None:
+    """The unposted ledger entry of an event that moves xp (None: this one moves none)."""
+    ev = rec.event
     match ev:
         case heroes.HeroCreated() if ev.character_data.heritage_xp:
-            return ("award", ev.character_data.heritage_xp, f"heritage {ev.character_data.heritage}",
-                    "heritage xp at creation (I-L352)", None, None, None)
+            return ledger_entry(rec, ev.character, kind="award", amount=ev.character_data.heritage_xp,
+                                what=f"heritage {ev.character_data.heritage}",
+                                reason="heritage xp at creation (I-L352)")
         case heroes.XpAwarded():
-            return "award", ev.amount, "award", ev.reason, None, None, None
+            return ledger_entry(rec, ev.character, kind="award", amount=ev.amount, what="award", reason=ev.reason)
         case heroes.XpSpent():
-            return "spend", -ev.cost_charged, _what(ev), "", ev.cost_charged, ev.cost_required, None
+            return ledger_entry(rec, ev.character, kind="spend", amount=-ev.cost_charged, what=_what(ev),
+                                charged=ev.cost_charged, required=ev.cost_required)
         case heroes.HeroCorrected() if ev.field == "xp":
-            return "correction", ev.delta, f"correction of position {ev.amends}", ev.reason, None, None, ev.amends
+            return ledger_entry(rec, ev.character, kind="correction", amount=ev.delta,
+                                what=f"correction of position {ev.amends}", reason=ev.reason, amends=ev.amends)
     return None
 
 
@@ -71,16 +76,15 @@ class IllerganLedger(LedgerProjection):
             accounts = {**accounts, ev.target: msgspec.structs.replace(accounts[ev.target], dead=True)}
         if isinstance(ev, fights.DestinyPointSpent) and ev.revived and ev.character in accounts:
             accounts = {**accounts, ev.character: msgspec.structs.replace(accounts[ev.character], dead=False)}
-        entry = _entry(ev)
+        entry = _entry(rec)
         if entry is None:
             return LedgerState(accounts=accounts) if accounts is not state.accounts or state.last else state
-        kind, amount, what, reason, charged, required, amends = entry
         acc = accounts.get(ev.character, Account())
-        balance = acc.balance + amount
-        row = ledger_row(rec, ev.character, kind=kind, amount=amount, what=what, reason=reason, charged=charged,
-                         required=required, balance=balance, amends=amends, dead=acc.dead)
-        return LedgerState(accounts={**accounts, ev.character: msgspec.structs.replace(acc, balance=balance)},
-                           last=row)
+        if acc.dead:
+            entry.flags.append("dead_character")
+        entry = posted(entry, acc.balance)
+        accounts = {**accounts, ev.character: msgspec.structs.replace(acc, balance=entry.balance_after)}
+        return LedgerState(accounts=accounts, last=entry)
 
 
 PROJECTIONS = [IllerganLedger]

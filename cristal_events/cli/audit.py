@@ -11,12 +11,13 @@ from .common import emit_json, emit_lines, json_option
 
 
 def run_audit(camp: Campaign, character: str | None = None):
-    """The XP audit of an open campaign (ledger folded in memory: no read model needed)."""
+    """The XP audit of an open campaign, over the caught-up ``xp_ledger`` read model (or, when it is
+    behind the log, the rows a rebuild would write, computed in memory)."""
     import projections
     import projections.runner
 
     ledger = find_ledger(projections.for_campaign(camp))
-    rows = list(ledger_rows(camp, ledger, progress=projections.runner.tty_progress("audit")))
+    rows = ledger_rows(camp, ledger, progress=projections.runner.tty_progress("audit"))
     chars = camp.ruleset.characters(camp.state().rules)
     names = {cid: str(getattr(c, "name", cid) or cid) for cid, c in chars.items()}
     return audit_rows(rows, names=names, character=character)
@@ -40,7 +41,7 @@ def audit_xp(ctx: click.Context, character: str | None, as_json: bool) -> None:
     past the race limit, a purchase by a dead character, an award with no reason).
 
     Exits 1 when it finds any anomaly, so it can gate a script. Works on logs written by older
-    engines: the ledger is computed from the events, not read from a stored table.
+    engines: when the stored ledger is behind the log, it is computed from the events.
 
     Example: cristal audit xp thor --json
     """

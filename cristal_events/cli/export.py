@@ -13,11 +13,13 @@ from ..jobs.outputs import check_output, output_file
 from ..jobs.page import write_html
 from ..jobs.walk import resolve_range, walk
 from ..service import Campaign
+from ..xp_ledger import LedgerEntry
 from .common import POSITION, catch_up, echo, emit_json, json_option
 
 
-def ledger_or_none(camp: Campaign) -> list[dict[str, Any]] | None:
-    """The XP ledger rows (folded in memory), or None when the rules have no ledger."""
+def ledger_or_none(camp: Campaign) -> list[LedgerEntry] | None:
+    """The XP ledger entries (the caught-up read model's, else computed in memory), or None when the
+    rules have no ledger."""
     import projections
 
     from ..jobs.audit import find_ledger, ledger_rows
@@ -26,7 +28,7 @@ def ledger_or_none(camp: Campaign) -> list[dict[str, Any]] | None:
         ledger = find_ledger(projections.for_campaign(camp))
     except CristalError:
         return None
-    return list(ledger_rows(camp, ledger))
+    return ledger_rows(camp, ledger)
 
 
 def export_timeline(camp: Campaign, fmt: str, out: Any, *, session: int | None = None,
@@ -46,10 +48,10 @@ def export_timeline(camp: Campaign, fmt: str, out: Any, *, session: int | None =
     raise CristalError(f"Unknown export format {fmt!r}; use one of {', '.join(exports.FORMATS)}.")
 
 
-def _session_rows(camp: Campaign, session: int | None, character: str | None) -> list[dict[str, Any]]:
+def _session_rows(camp: Campaign, session: int | None, character: str | None) -> list[LedgerEntry]:
     rows = ledger_or_none(camp) or []
-    return [r for r in rows if (session is None or r.get("session") == session)
-            and (character is None or r.get("character") == character)]
+    return [r for r in rows if (session is None or r.session == session)
+            and (character is None or r.character == character)]
 
 
 @click.group("export")

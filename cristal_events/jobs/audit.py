@@ -1,55 +1,39 @@
 """The XP audit: every award and spend per character, corrections beside what they amend, totals per
 session, and the anomalies that make the audit fail.
 
-It reads the XP ledger contract of docs/architecture.md (the rows a ruleset's ledger projection writes
-to ``xp_ledger``) but computes those rows in memory by folding the projection over the log, so it
-needs no stored read model and works on a log written by an older engine (events are upcast on read).
+It reads the XP ledger contract of docs/architecture.md: the entries a ruleset's ledger projection
+writes to ``xp_ledger`` (:class:`~cristal_events.xp_ledger.LedgerEntry`), with the anomalies that
+:func:`~cristal_events.xp_ledger.flags` decides. It reads them from the caught-up ``xp_ledger`` table;
+when that read model is behind the log (a campaign opened read-only, a log written by an older
+engine, whose events are upcast on read) it takes the rows a rebuild would write, computed in memory
+by the runner (``projections.runner.expected_rows``), so it needs no stored read model.
 
 Python API::
 
-    rows = ledger_rows(camp, ledger_projection)      # the contract's rows, folded in memory
-    report = audit_rows(rows, names={"thor": "Thor"})  # pure
-    report.anomalies                                   # [] when the trades are clean
+    entries = ledger_rows(camp, ledger_projection)     # the contract's entries, stored or computed
+    report = audit_rows(entries, names={"thor": "Thor"})  # pure
+    report.anomalies                                      # [] when the trades are clean
 """
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import msgspec
+import sqlite_utils
 
 from ..display import visible
 from ..errors import CristalError, UnknownEntity
+from ..xp_ledger import ANOMALIES, LedgerEntry, balance, from_row
 
 Progress = Callable[[int, int], None]
 
-#: the anomaly codes of the ledger contract, with the sentence the audit prints
-ANOMALIES = {
-    "cost_mismatch": "charged {cost_charged} XP where the rules required {cost_required}",
-    "negative_balance": "the balance fell to {balance_after} XP",
-    "past_level_limit": "the purchase goes past the race's level limit",
-    "dead_character": "a dead character bought something",
-    "no_reason": "an award with no reason",
-}
 LEDGER_TABLE = "xp_ledger"
+__all__ = ["ANOMALIES", "AuditReport", "Entry", "audit_rows", "find_ledger", "ledger_rows", "text_lines"]
 
 
-class Entry(msgspec.Struct, kw_only=True):
-    """One ledger row as the audit shows it (the contract's columns, flags merged with the audit's)."""
+class Entry(LedgerEntry, kw_only=True):
+    """One ledger entry as the audit shows it: the contract's columns, then the corrections of it."""
 
-    position: int
-    character: str
-    session: int | None = None
-    recorded_at: str = ""
-    actor: str = ""
-    kind: str
-    amount: int
-    what: str = ""
-    reason: str = ""
-    cost_charged: int | None = None
-    cost_required: int | None = None
-    balance_after: int | None = None
-    amends: int | None = None
-    flags: list[str] = []
     corrections: list["Entry"] = []
 
 
@@ -95,47 +79,39 @@ def find_ledger(projs: Iterable[Any]) -> Any:
     raise CristalError("This campaign's rules have no XP ledger projection; the XP audit cannot run.")
 
 
-def ledger_rows(camp: Any, ledger: Any, *, progress: Progress | None = None) -> Iterator[dict[str, Any]]:
-    """The ``xp_ledger`` rows of the whole log, computed by folding ``ledger`` in memory."""
-    state = ledger.initial()
-    total, done = camp.store.last_position(), 0
-    for rec in camp.store.read_all():
-        state = ledger.evolve(state, rec)
-        if ledger.append_tables:
-            yield from ledger.appended(state, rec).get(LEDGER_TABLE, [])
-        done += 1
-        if progress is not None and done % 1000 == 0:
-            progress(done, total)
-    if LEDGER_TABLE in ledger.state_tables:
-        yield from ledger.rows(state).get(LEDGER_TABLE, [])
+def _caught_up(camp: Any, ledger: Any) -> sqlite_utils.db.Table | None:
+    """The stored ``xp_ledger`` table when ``ledger``'s checkpoint (of its current version) is at the
+    end of the log, else None. sqlite-utils reads it (introspection and rows), so no SQL is written
+    here; ``recursive_triggers=False`` leaves the store's connection as it was."""
+    db = sqlite_utils.Database(camp.store.conn, recursive_triggers=False)
+    if not (db["projection_checkpoints"].exists() and db[LEDGER_TABLE].exists()):
+        return None
+    found = list(db["projection_checkpoints"].rows_where("name = ?", [ledger.name], select="version, position"))
+    if not found or found[0]["version"] != ledger.version or found[0]["position"] != camp.store.last_position():
+        return None
+    return db.table(LEDGER_TABLE)
+
+
+def ledger_rows(camp: Any, ledger: Any, *, progress: Progress | None = None) -> list[LedgerEntry]:
+    """The ``xp_ledger`` entries of the whole log in position order: the caught-up table's, or (when
+    the read model is behind) the rows a rebuild of ``ledger`` would write, computed in memory."""
+    table = _caught_up(camp, ledger)
+    if table is not None:
+        return [from_row(r) for r in table.rows_where(order_by="position")]
+    import projections.runner  # only when the read model is behind: a caught-up table needs no fold
+
+    rows = projections.runner.expected_rows(camp, ledger, progress=progress)[LEDGER_TABLE]
     if progress is not None:
+        total = camp.store.last_position()
         progress(total, total)
+    return sorted((from_row(r) for r in rows), key=lambda e: e.position)
 
 
-def _flags(raw: Any) -> list[str]:
-    if raw is None or raw == "":
-        return []
-    if isinstance(raw, (str, bytes)):
-        raw = msgspec.json.decode(raw)
-    return [str(f) for f in raw]
-
-
-def to_entry(row: dict[str, Any]) -> Entry:
-    """A contract row -> an Entry, adding the anomalies the audit checks itself."""
-    data = {k: row.get(k) for k in Entry.__struct_fields__ if k not in ("flags", "corrections")}
-    data = {k: v for k, v in data.items() if v is not None}
-    data.setdefault("amount", 0)
-    e = msgspec.convert(data, Entry)
-    flags = _flags(row.get("flags"))
-    if e.kind == "spend" and e.cost_required is not None and e.cost_charged is not None \
-            and e.cost_charged != e.cost_required:
-        flags.append("cost_mismatch")
-    if e.balance_after is not None and e.balance_after < 0:
-        flags.append("negative_balance")
-    if e.kind == "award" and not (e.reason or "").strip():
-        flags.append("no_reason")
-    e.flags = list(dict.fromkeys(flags))
-    return e
+def to_entry(row: LedgerEntry | Mapping[str, Any]) -> Entry:
+    """A contract entry (or a row of the table) -> the audit's Entry, its flags decided by
+    :func:`~cristal_events.xp_ledger.flags`."""
+    entry = row if isinstance(row, LedgerEntry) else from_row(row)
+    return Entry(**msgspec.structs.asdict(entry))
 
 
 def _settle(e: Entry) -> None:
@@ -147,13 +123,12 @@ def _settle(e: Entry) -> None:
         e.flags = [f for f in e.flags if f != "cost_mismatch"]
 
 
-def audit_rows(rows: Iterable[dict[str, Any]], *, names: dict[str, str] | None = None,
+def audit_rows(rows: Iterable[LedgerEntry | Mapping[str, Any]], *, names: dict[str, str] | None = None,
                character: str | None = None) -> AuditReport:
     """The audit of ledger rows (pure): per character, entries, corrections, totals, anomalies."""
     names = names or {}
     by_char: dict[str, list[Entry]] = {}
-    for row in sorted(rows, key=lambda r: r["position"]):
-        e = to_entry(row)
+    for e in sorted(map(to_entry, rows), key=lambda e: e.position):
         by_char.setdefault(e.character, []).append(e)
     if character is not None and character not in by_char:
         if character not in names:
@@ -176,8 +151,6 @@ def audit_rows(rows: Iterable[dict[str, Any]], *, names: dict[str, str] | None =
             else:
                 t.corrected += e.amount
                 ca.corrected += e.amount
-            if e.balance_after is not None:
-                ca.balance = e.balance_after
             if e.kind == "correction" and e.amends in index and index[e.amends] is not e:
                 index[e.amends].corrections.append(e)
             else:
@@ -188,6 +161,7 @@ def audit_rows(rows: Iterable[dict[str, Any]], *, names: dict[str, str] | None =
                 template = ANOMALIES.get(code, code)
                 report.anomalies.append(Anomaly(position=e.position, character=cid, code=code,
                                                 message=template.format(**msgspec.structs.asdict(e))))
+        ca.balance = balance(entries)
         ca.sessions = list(totals.values())
         report.characters.append(ca)
     return report

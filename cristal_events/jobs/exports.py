@@ -5,7 +5,7 @@ Python API::
     steps = list(walk(camp, after=0))
     write_jsonl(steps, fh)                 # verifiable offline: cristal verify --file
     write_csv(steps, fh)                   # spreadsheet-safe (formula cells neutralised)
-    write_markdown(camp, steps, fh, ledger=rows)
+    write_markdown(camp, steps, fh, ledger=entries)  # entries: the XP ledger's (cristal_events.xp_ledger)
     import_jsonl("export.jsonl", "copy.db") # a new campaign with the same chain of hashes
 
 Every text a user typed (names, reasons, titles, notes) is escaped for the format it lands in; in
@@ -30,6 +30,7 @@ from ..display import inert_json, visible
 from ..errors import CristalError
 from ..exchange import check_jsonl, export_record, import_lines, line_row, trailer
 from ..store import Store
+from ..xp_ledger import LedgerEntry
 from .diff import render_change
 from .walk import Step
 
@@ -163,17 +164,16 @@ def session_groups(steps: Iterable[Step]) -> list[tuple[Any, list[Step]]]:
     return groups
 
 
-def xp_by_session(ledger: Iterable[dict[str, Any]] | None) -> dict[Any, dict[str, list[int]]]:
-    """{session: {character: [earned, spent]}} from XP ledger rows; a correction amends what was earned
-    (an award of 600 corrected to 60 shows +60)."""
+def xp_by_session(ledger: Iterable[LedgerEntry] | None) -> dict[Any, dict[str, list[int]]]:
+    """{session: {character: [earned, spent]}} from XP ledger entries; a correction amends what was
+    earned (an award of 600 corrected to 60 shows +60)."""
     out: dict[Any, dict[str, list[int]]] = {}
-    for row in ledger or ():
-        amount = row.get("amount") or 0
-        cell = out.setdefault(row.get("session"), {}).setdefault(row["character"], [0, 0])
-        if row.get("kind") == "spend":
-            cell[1] += -amount
+    for e in ledger or ():
+        cell = out.setdefault(e.session, {}).setdefault(e.character, [0, 0])
+        if e.kind == "spend":
+            cell[1] += -e.amount
         else:
-            cell[0] += amount
+            cell[0] += e.amount
     return out
 
 
@@ -182,7 +182,7 @@ def _signed(n: int) -> str:
 
 
 def write_markdown(camp: Any, steps: Iterable[Step], out: TextIO, *,
-                   ledger: Iterable[dict[str, Any]] | None = None) -> int:
+                   ledger: Iterable[LedgerEntry] | None = None) -> int:
     """A recap per session: heading, who was there, XP earned and spent, events, combats as tables."""
     steps = list(steps)
     names = character_names(camp, steps)

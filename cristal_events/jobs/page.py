@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any, TextIO
 
 from ..display import visible
+from ..xp_ledger import LedgerEntry
 from .diff import render_change
 from .exports import character_names, combats, session_groups, xp_by_session
 from .walk import Step
@@ -65,11 +66,12 @@ def series(camp: Any, steps: list[Step], key: str) -> dict[str, list[tuple[int, 
     return out
 
 
-def xp_series(ledger: Iterable[dict[str, Any]]) -> dict[str, list[tuple[int, int]]]:
+def xp_series(ledger: Iterable[LedgerEntry]) -> dict[str, list[tuple[int, int]]]:
+    """{character: [(position, balance after)]}: the XP chart of each character, from the ledger."""
     out: dict[str, list[tuple[int, int]]] = {}
-    for row in sorted(ledger, key=lambda r: r["position"]):
-        if row.get("balance_after") is not None:
-            out.setdefault(row["character"], []).append((row["position"], row["balance_after"]))
+    for e in sorted(ledger, key=lambda e: e.position):
+        if e.balance_after is not None:
+            out.setdefault(e.character, []).append((e.position, e.balance_after))
     return out
 
 
@@ -137,7 +139,7 @@ def _combat_table(view: Any, names: dict[str, str]) -> str:
 
 
 def write_html(camp: Any, steps: Iterable[Step], out: TextIO, *,
-               ledger: Iterable[dict[str, Any]] | None = None) -> int:
+               ledger: Iterable[LedgerEntry] | None = None) -> int:
     """The whole page; returns the number of events shown."""
     steps = list(steps)
     ledger = list(ledger or [])
