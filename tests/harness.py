@@ -63,6 +63,10 @@ class Table:
     def last_position(self) -> int:
         return len(self.log)
 
+    def stream(self, name: str) -> list[RecordedEvent]:
+        """The records of one stream, in order (as :meth:`Store.read_stream` reads them)."""
+        return [r for r in self.log if r.stream == name]
+
     def context(self, faces: list[int] | None = None) -> Context:
         """The context a decision gets: the campaign's settings and rounding, and its dice."""
         core = self.world.core
