@@ -25,14 +25,13 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-import pytest
 
-from cristal_events import RecordedEvent
+from cristal_events import RecordedEvent, rulesets
 from cristal_events.errors import CristalError, RuleError
 from cristal_events.events import CampaignCreated, DiceRecorded, Event, SettingChanged
 from cristal_events.ruleset import Context, Emit
-from cristal_events import rulesets
 from cristal_events.service import CAMPAIGN_STREAM, ChangeSetting, CoreState, World, core_evolve, dice_record
+from helpers import refused
 
 
 class Table:
@@ -119,20 +118,6 @@ class Table:
             self.log.append(rec)
             recs.append(rec)
         return recs
-
-
-def refused(target: Any, command: Any, message: str, *, exc: type[CristalError] = RuleError,
-            faces: list[int] | None = None) -> None:
-    """``command`` is refused in exactly the one sentence ``message`` and nothing is appended.
-
-    ``target`` is a :class:`Table` or a :class:`~cristal_events.service.Campaign`: the one helper for
-    every rule refusal, whichever layer the test stands on."""
-    last = target.last_position if isinstance(target, Table) else target.store.last_position
-    before = last()
-    with pytest.raises(exc) as info:
-        target.execute(command, faces=faces)
-    assert str(info.value) == message
-    assert last() == before
 
 
 class Outcome:

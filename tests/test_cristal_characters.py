@@ -12,7 +12,9 @@ import pytest
 from cristal_events.errors import RuleError, UnknownEntity
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.service import Campaign
-from harness import Table, refused
+from cristal_events.ruleset import Emit
+from harness import Table, given
+from helpers import refused
 
 
 @pytest.fixture
@@ -135,11 +137,11 @@ def test_guerrier_2_plus_mage_1_sums_the_class_rows():
         assert s["variable"]["XP"] == 0
 
 
-def test_xp_cannot_go_negative(camp):
-    camp.execute(C.CreateCharacter(id="x", race="Elfe"))
-    camp.execute(C.AwardXp(characters=("x",), amount=174, reason="test"))
-    refused(camp, C.BuyLevel(character="x", class_name="Mage", stat="INT"), "x has 174 XP; global level 1 costs 175 XP.")
-    assert char(camp, "x").xp == 174
+def test_xp_cannot_go_negative():
+    table = given(C.CreateCharacter(id="x", race="Elfe"), C.AwardXp(characters=("x",), amount=174, reason="test")) \
+        .when(C.BuyLevel(character="x", class_name="Mage", stat="INT")) \
+        .refused("x has 174 XP; global level 1 costs 175 XP.")
+    assert char(table, "x").xp == 174
 
 
 def test_class_prerequisites_and_unknown_class(camp):
@@ -163,11 +165,11 @@ def test_a_techniques_next_level_costs_twice_the_previous(camp, race, technique,
     assert char(camp, "x").techniques == {technique: 3} and char(camp, "x").xp == 0
 
 
-def test_spell_learning_costs_its_learning_cost(camp):
-    camp.execute(C.CreateCharacter(id="x", race="Elfe"))
-    camp.execute(C.AwardXp(characters=("x",), amount=60, reason="test"))
-    ev = camp.execute(C.LearnSpell(character="x", spell="Détection Magique"))[0].event  # 25 XP (L1137)
-    assert (ev.cost_charged, ev.cost_required, ev.balance_after) == (25, 25, 35)
+def test_spell_learning_costs_its_learning_cost():
+    camp = given(C.CreateCharacter(id="x", race="Elfe"), C.AwardXp(characters=("x",), amount=60, reason="test")) \
+        .when(C.LearnSpell(character="x", spell="Détection Magique")) \
+        .then(C.SpellLearned(character="x", spell="Détection Magique", cost_charged=25, cost_required=25,
+                             balance_after=35))  # 25 XP (L1137)
     assert char(camp, "x").spells == ["Détection Magique"]
     refused(camp, C.LearnSpell(character="x", spell="détection magique"), "x already knows Détection Magique.")
     refused(camp, C.LearnSpell(character="x", spell="Fermeture Cristalline"), "x has 35 XP; learning Fermeture Cristalline costs 200 XP.")
@@ -181,18 +183,22 @@ def test_spell_without_printed_cost_needs_the_gms_price(camp):
     assert (ev.cost_charged, ev.cost_required) == (80, 80)
 
 
-def test_xp_award_needs_a_reason_and_a_positive_amount(camp):
-    camp.execute(C.CreateCharacter(id="x", race="Humain"))
-    refused(camp, C.AwardXp(characters=("x",), amount=60, reason=" "), "An XP award needs a reason (--reason).")
-    refused(camp, C.AwardXp(characters=("x",), amount=-5, reason="r"), "An XP award must be a positive number of XP, not -5.")
-    refused(camp, C.AwardXp(characters=("nobody",), amount=5, reason="r"), "Unknown character 'nobody'; known characters: x.", exc=UnknownEntity)
+@pytest.mark.parametrize("award,message,exc", [
+    (C.AwardXp(characters=("x",), amount=60, reason=" "), "An XP award needs a reason (--reason).", RuleError),
+    (C.AwardXp(characters=("x",), amount=-5, reason="r"), "An XP award must be a positive number of XP, not -5.",
+     RuleError),
+    (C.AwardXp(characters=("nobody",), amount=5, reason="r"), "Unknown character 'nobody'; known characters: x.",
+     UnknownEntity),
+], ids=["no-reason", "negative", "unknown"])
+def test_xp_award_needs_a_reason_and_a_positive_amount(award, message, exc):
+    given(C.CreateCharacter(id="x", race="Humain")).when(award).refused(message, exc)
 
 
-def test_award_all_gives_every_living_character(camp):
-    for cid, race in (("a", "Humain"), ("b", "Elfe")):
-        camp.execute(C.CreateCharacter(id=cid, race=race))
-    recs = camp.execute(C.AwardXp(all=True, amount=600, reason="Starting XP (L1478)"))
-    assert [r.stream for r in recs] == ["character:a", "character:b"]
+def test_award_all_gives_every_living_character():
+    camp = given(C.CreateCharacter(id="a", race="Humain"), C.CreateCharacter(id="b", race="Elfe")) \
+        .when(C.AwardXp(all=True, amount=600, reason="Starting XP (L1478)")) \
+        .then(Emit("character:a", C.XpAwarded(character="a", amount=600, reason="Starting XP (L1478)", balance_after=600)),
+              Emit("character:b", C.XpAwarded(character="b", amount=600, reason="Starting XP (L1478)", balance_after=600)))
     assert char(camp, "a").xp == char(camp, "b").xp == 600
 
 

@@ -16,7 +16,8 @@ from cristal_events.rulesets.illergan import heroes as H
 from cristal_events.rulesets.illergan.character import Choices
 from cristal_events.rulesets.illergan.content import example_pack
 from cristal_events.service import Campaign
-from harness import Table, refused
+from harness import Table
+from helpers import refused
 
 STATS = dict(Fo=3, Dex=40, Vit=40, Vol=50, Mana=30, E=10, Cha=40, Sav=40, Dep=5, Agilité=30, Adresse=40)
 

@@ -18,7 +18,8 @@ from cristal_events.rulesets.illergan.settings import DEFAULT
 from cristal_events.rulesets.illergan.state import Hero
 from cristal_events.rulesets.illergan.content import example_pack
 from cristal_events.service import Campaign
-from harness import Table, refused
+from harness import Table
+from helpers import refused
 
 THOR = dict(Fo=4, Dex=50, Vit=60, Vol=40, Mana=10, E=8, Cha=30, Sav=30, Dep=5, Agilité=40, Adresse=60)
 
