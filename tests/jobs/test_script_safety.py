@@ -15,7 +15,7 @@ from cristal_events.cli import _core_commands, _ruleset_commands, cli
 from cristal_events.jobs import script as scripts
 from helpers import one_error
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_campaigns"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_campaigns"
 
 HEAD = '''\
 [campaign]
