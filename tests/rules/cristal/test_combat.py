@@ -14,6 +14,7 @@ from cristal_events.events import DiceRecorded
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fights as F
 from harness import Table
+from helpers import refused
 
 THOR = {"ATT": 5, "DP": 12, "PV": 20, "race": "Humain"}
 YORK = {"ATT": 3, "DP": 10, "PV": 15, "PM": 20, "CNC": 10, "race": "Humain"}
@@ -286,11 +287,9 @@ def test_pm_overdraw_costs_2_pv_per_pm(round_camp):
 def test_overdraw_refused_when_the_setting_is_off():
     c = Table(name="O", ruleset="cristal", settings={"pm_overdraw": False})
     xar_vs_taz(c, PM=3)
-    before = c.last_position()
-    with pytest.raises(RuleError, match="^The spell costs 11 PM and the caster has only 3.$"):
-        c.execute(F.CastSpell(combat="rue", actor="xar", spell="Rayon Magique", effects={"Distance": 3, "Dommage": 8},
-                              targets=["taz"], time="INSTANTANÉ"), faces=[8, 2])
-    assert c.last_position() == before
+    refused(c, F.CastSpell(combat="rue", actor="xar", spell="Rayon Magique", effects={"Distance": 3, "Dommage": 8},
+                           targets=["taz"], time="INSTANTANÉ"),
+            "The spell costs 11 PM and the caster has only 3.", faces=[8, 2])
 
 
 def brawl(c, pv=2):

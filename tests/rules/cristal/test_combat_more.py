@@ -11,6 +11,7 @@ from cristal_events.errors import RuleError
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fights as F
 from harness import Table
+from helpers import refused
 
 
 @pytest.fixture
@@ -101,10 +102,7 @@ def test_chance_4_redoes_four_damage_rolls_a_day_then_refuses(lucky):
     assert pv(c, "york") == 17  # the last roll counts (3), not the best: "en ignorant le résultat actuel" (L58)
     redone = [r.event for r in c.stream("combat:c") if isinstance(r.event, F.RollRedone)]
     assert [(e.old.total, e.roll.total) for e in redone] == [(2, 5), (5, 1), (1, 6), (6, 3)]  # every roll stays
-    before = c.last_position()
-    with pytest.raises(RuleError, match="^thor has no Chance reroll left today \\(L56\\).$"):
-        c.execute(F.Reroll(combat="c", actor="thor"), faces=[6])
-    assert c.last_position() == before
+    refused(c, F.Reroll(combat="c", actor="thor"), "thor has no Chance reroll left today (L56).", faces=[6])
 
 
 def test_a_missed_attack_redone_then_its_damage(lucky):
@@ -189,7 +187,4 @@ def test_chance_refusals_append_nothing(camp, setup, reroll, message):
                                stats={"thor": {"ATT": 5, "DMG": "1d6", "CHANCE": 2}, "york": {"DP": 30, "PV": 20}}))
     for cmd, (faces,) in zip(setup[::2], setup[1::2]):
         camp.execute(cmd, faces=faces)
-    before = camp.last_position()
-    with pytest.raises(RuleError) as err:
-        camp.execute(reroll, faces=[3])
-    assert str(err.value) == message and camp.last_position() == before
+    refused(camp, reroll, message, faces=[3])
