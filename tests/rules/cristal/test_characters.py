@@ -118,7 +118,8 @@ def test_a_nains_17th_level_is_refused(camp):
         ev = camp.execute(C.BuyLevel(character="gimli", class_name="Guerrier", stat="FRC"))[0].event
     assert (ev.global_level, ev.cost_charged) == (16, 4_096_000)
     assert char(camp, "gimli").xp == 10_000_000
-    refused(camp, C.BuyLevel(character="gimli", class_name="Mage", stat="FRC"), "A Nain cannot go beyond global level 16 (race limit, L501).")
+    refused(camp, C.BuyLevel(character="gimli", class_name="Mage", stat="FRC"),
+            "A Nain cannot go beyond global level 16 (race limit, L501).")
 
 
 def test_guerrier_2_plus_mage_1_sums_the_class_rows():
@@ -147,8 +148,10 @@ def test_xp_cannot_go_negative():
 def test_class_prerequisites_and_unknown_class(camp):
     camp.execute(C.CreateCharacter(id="x", race="Humain"))
     camp.execute(C.AwardXp(characters=("x",), amount=1000, reason="test"))
-    refused(camp, C.BuyLevel(character="x", class_name="Barde", stat="INT"), "Unknown class 'Barde'; known classes: Guerrier, Mage, Voleur.", exc=UnknownEntity)
-    refused(camp, C.BuyTechnique(character="x", technique="Lecture et écriture de la magie"), "Lecture et écriture de la magie requires Mage level 1.")  # L757, L796
+    refused(camp, C.BuyLevel(character="x", class_name="Barde", stat="INT"),
+            "Unknown class 'Barde'; known classes: Guerrier, Mage, Voleur.", exc=UnknownEntity)
+    refused(camp, C.BuyTechnique(character="x", technique="Lecture et écriture de la magie"),
+            "Lecture et écriture de la magie requires Mage level 1.")  # L757, L796
 
 
 @pytest.mark.parametrize("race,technique,costs", [
@@ -172,13 +175,15 @@ def test_spell_learning_costs_its_learning_cost():
                              balance_after=35))  # 25 XP (L1137)
     assert char(camp, "x").spells == ["Détection Magique"]
     refused(camp, C.LearnSpell(character="x", spell="détection magique"), "x already knows Détection Magique.")
-    refused(camp, C.LearnSpell(character="x", spell="Fermeture Cristalline"), "x has 35 XP; learning Fermeture Cristalline costs 200 XP.")
+    refused(camp, C.LearnSpell(character="x", spell="Fermeture Cristalline"),
+            "x has 35 XP; learning Fermeture Cristalline costs 200 XP.")
 
 
 def test_spell_without_printed_cost_needs_the_gms_price(camp):
     camp.execute(C.CreateCharacter(id="x", race="Humain"))
     camp.execute(C.AwardXp(characters=("x",), amount=100, reason="test"))
-    refused(camp, C.LearnSpell(character="x", spell="Rayon Magique"), "The book prints no learning cost for Rayon Magique; give the GM's price with --cost.")
+    refused(camp, C.LearnSpell(character="x", spell="Rayon Magique"),
+            "The book prints no learning cost for Rayon Magique; give the GM's price with --cost.")
     ev = camp.execute(C.LearnSpell(character="x", spell="Rayon Magique", cost=80))[0].event
     assert (ev.cost_charged, ev.cost_required) == (80, 80)
 
@@ -195,10 +200,11 @@ def test_xp_award_needs_a_reason_and_a_positive_amount(award, message, exc):
 
 
 def test_award_all_gives_every_living_character():
+    why = "Starting XP (L1478)"
     camp = given(C.CreateCharacter(id="a", race="Humain"), C.CreateCharacter(id="b", race="Elfe")) \
-        .when(C.AwardXp(all=True, amount=600, reason="Starting XP (L1478)")) \
-        .then(Emit("character:a", C.XpAwarded(character="a", amount=600, reason="Starting XP (L1478)", balance_after=600)),
-              Emit("character:b", C.XpAwarded(character="b", amount=600, reason="Starting XP (L1478)", balance_after=600)))
+        .when(C.AwardXp(all=True, amount=600, reason=why)) \
+        .then(Emit("character:a", C.XpAwarded(character="a", amount=600, reason=why, balance_after=600)),
+              Emit("character:b", C.XpAwarded(character="b", amount=600, reason=why, balance_after=600)))
     assert char(camp, "a").xp == char(camp, "b").xp == 600
 
 
@@ -207,7 +213,8 @@ def test_an_item_with_a_disabling_handicap_cannot_be_equipped(camp):
     # L871: FRC +2 with a two-handed sword FRC -6 gives -4: cannot use it (TV-13)
     camp.execute(C.CreateCharacter(id="x", race="Humain", adjustments={"FRC": 2}))
     camp.execute(C.AddItem(character="x", item="Épée à deux mains"))
-    refused(camp, C.EquipItem(character="x", item="Épée à deux mains"), "Épée à deux mains cannot be used: its handicap leaves FRC -4 (L871).")
+    refused(camp, C.EquipItem(character="x", item="Épée à deux mains"),
+            "Épée à deux mains cannot be used: its handicap leaves FRC -4 (L871).")
     assert not char(camp, "x").items[0].equipped
 
 
@@ -238,7 +245,8 @@ def test_custom_item_weapon_attack_and_drop(camp):
     camp.execute(C.DropItem(character="x", item="flèche", qty=3, reason="tirées"))
     assert [i.qty for i in char(camp, "x").items if i.name == "Flèche"] == [17]
     refused(camp, C.DropItem(character="x", item="Flèche", qty=18), "x carries 17 Flèche; cannot drop 18.")
-    refused(camp, C.EquipItem(character="x", item="Bouclier"), "x carries no item 'Bouclier'; carried: Hache de combat, Excalibur, Flèche.", exc=UnknownEntity)
+    refused(camp, C.EquipItem(character="x", item="Bouclier"),
+            "x carries no item 'Bouclier'; carried: Hache de combat, Excalibur, Flèche.", exc=UnknownEntity)
 
 
 def test_gold_and_its_weight(camp):
@@ -275,7 +283,8 @@ def test_rest_fills_pm_and_renews_the_daily_pools(camp):
     ev = camp.execute(C.Heal(character="x", amount=6, source="alignment", reason="mains", healer="healer"))[0].event
     assert (ev.healed, ev.pool_used) == (6, 6)
     assert sheet(camp, "healer")["alignment_pool"] == {"max": 20, "left": 14}
-    refused(camp, C.Heal(character="x", amount=15, source="alignment", reason="mains", healer="healer"), "Only 14 alignment points are left today, not 15.")
+    refused(camp, C.Heal(character="x", amount=15, source="alignment", reason="mains", healer="healer"),
+            "Only 14 alignment points are left today, not 15.")
     camp.execute(C.Rest(all=True))
     assert sheet(camp, "healer")["alignment_pool"]["left"] == 20
 
@@ -283,7 +292,8 @@ def test_rest_fills_pm_and_renews_the_daily_pools(camp):
 def test_magic_cannot_heal_and_healing_stops_at_pvmax(camp):
     camp.execute(C.CreateCharacter(id="x", race="Humain"))
     camp.execute(C.Damage(character="x", amount=3, reason="chute"))
-    refused(camp, C.Heal(character="x", amount=3, source="magie", reason="sort"), "Magic can never heal a living being (L1188); record who or what healed instead.")
+    refused(camp, C.Heal(character="x", amount=3, source="magie", reason="sort"),
+            "Magic can never heal a living being (L1188); record who or what healed instead.")
     ev = camp.execute(C.Heal(character="x", amount=10, source="care", reason="bandages"))[0].event
     assert (ev.amount, ev.healed) == (10, 3) and char(camp, "x").pv == 12
 
@@ -302,7 +312,8 @@ def test_alignment_change(camp):
     camp.execute(C.CreateCharacter(id="x", race="Humain"))
     camp.execute(C.ChangeAlignment(character="x", amount=-2, reason="vol"))
     assert char(camp, "x").alignment == -2
-    refused(camp, C.ChangeAlignment(character="x", amount=1, reason=""), "An alignment change needs a reason (--reason).")
+    refused(camp, C.ChangeAlignment(character="x", amount=1, reason=""),
+            "An alignment change needs a reason (--reason).")
 
 
 def test_temporary_alteration_until_ended(camp):
@@ -325,7 +336,8 @@ def test_a_correction_amends_the_state_and_keeps_the_original(stored):
     assert recs[1].event.delta == -540 and recs[1].event.amends == pos
     assert char(stored, "x").xp == 60
     assert stored.store.get(pos).event.amount == 600  # the original stays (L9)
-    refused(stored, C.BuyLevel(character="x", class_name="Guerrier", stat="FRC"), "x has 60 XP; global level 1 costs 100 XP.")
+    refused(stored, C.BuyLevel(character="x", class_name="Guerrier", stat="FRC"),
+            "x has 60 XP; global level 1 costs 100 XP.")
 
 
 def test_state_at_returns_the_earlier_state(stored):
@@ -347,7 +359,8 @@ def test_a_content_pack_is_carried_by_its_event(stored):
     stored.execute(C.CreateCharacter(id="grok", race="orque"))
     s = sheet(stored, "grok")
     assert (s["race"], s["stable"]["PVmax"], s["stable"]["PMmax"]) == ("Orque", 17, 0)
-    refused(stored, C.LearnSpell(character="grok", spell="Détection Magique"), "A Orque cannot practise magic (PM initiaux 0, L493).")
+    refused(stored, C.LearnSpell(character="grok", spell="Détection Magique"),
+            "A Orque cannot practise magic (PM initiaux 0, L493).")
     reopened = Campaign.open(stored.store.path)
     assert reopened.state().rules.characters["grok"].race == "Orque"
     reopened.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from cristal_events import init_campaign
-from cristal_events.errors import CristalError, DiceError, RuleError
+from cristal_events.errors import CristalError, RuleError
 from cristal_events.events import DiceRecorded
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fights as F

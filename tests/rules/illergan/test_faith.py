@@ -15,7 +15,6 @@ from cristal_events.rulesets.illergan import fights as F
 from cristal_events.rulesets.illergan import heroes as H
 from cristal_events.rulesets.illergan.character import Choices
 from cristal_events.rulesets.illergan.content import example_pack
-from cristal_events.service import Campaign
 from harness import Table
 from helpers import refused
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from cristal_events.errors import RuleError
 from cristal_events.rulesets.illergan import fights as F
 from cristal_events.rulesets.illergan import heroes as H
 from cristal_events.rulesets.illergan import trials as R
@@ -17,7 +16,6 @@ from cristal_events.rulesets.illergan.character import Choices, SkillEntry
 from cristal_events.rulesets.illergan.settings import DEFAULT
 from cristal_events.rulesets.illergan.state import Hero
 from cristal_events.rulesets.illergan.content import example_pack
-from cristal_events.service import Campaign
 from harness import Table
 from helpers import refused
 

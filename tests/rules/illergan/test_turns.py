@@ -9,12 +9,10 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from cristal_events.errors import RuleError
 from cristal_events.rulesets.illergan import fights as F
 from cristal_events.rulesets.illergan import heroes as H
 from cristal_events.rulesets.illergan.character import Choices
 from cristal_events.rulesets.illergan.content import example_pack
-from cristal_events.service import Campaign
 from harness import Table
 from helpers import refused
 
