@@ -17,7 +17,8 @@ record the service appends after a decision is not the rules' answer (tests/serv
 ``last_position``), for the longer scenarios (a whole duel, a day of faith) that read the state between
 steps. It answers like :meth:`Campaign.execute <cristal_events.service.Campaign.execute>` (the records
 of the events, the dice record last) so a scenario moved here keeps its numbers; what it does not do is
-write: no SQLite, no hash chain, no read models, no snapshots (those have their own layers' tests).
+write: no SQLite, no hash chain, no read models, no snapshots, no bounds check of the numbers (those
+have their own layers' tests: tests/store/, tests/projections/, tests/reliability/).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import msgspec
 
 from cristal_events import RecordedEvent, rulesets
 from cristal_events.errors import CristalError, RuleError
-from cristal_events.events import CampaignCreated, DiceRecorded, Event, SettingChanged
+from cristal_events.events import CampaignCreated, DiceRecorded, Event, SettingChanged, tag_of
 from cristal_events.ruleset import Context, Emit
 from cristal_events.service import CAMPAIGN_STREAM, ChangeSetting, CoreState, World, core_evolve, dice_record
 from helpers import refused
@@ -95,9 +96,13 @@ class Table:
 
     def execute(self, command: Any, *, faces: list[int] | None = None) -> list[RecordedEvent]:
         """Decide ``command`` and fold its events, with the dice record the service would append."""
-        emits, ctx = self.decide(command, faces)
+        return self.commit(*self.decide(command, faces))
+
+    def commit(self, emits: list[Emit], ctx: Context) -> list[RecordedEvent]:
+        """Fold a decision's events, then its dice record when a die was taken (as the service does:
+        the record advances the seed's die counter, so the next engine roll is the campaign's)."""
         if ctx._dice is not None and ctx._dice.used:
-            emits.append(Emit(CAMPAIGN_STREAM, dice_record(ctx)))
+            emits = [*emits, Emit(CAMPAIGN_STREAM, dice_record(ctx))]
         return self._fold(emits)
 
     def apply(self, *events: Event | Emit, stream: str = CAMPAIGN_STREAM) -> list[RecordedEvent]:
@@ -109,7 +114,7 @@ class Table:
         for emit in emits:
             version = self._versions[emit.stream] = self._versions.get(emit.stream, 0) + 1
             rec = RecordedEvent(position=len(self.log) + 1, event_id=f"e{len(self.log) + 1}", stream=emit.stream,
-                                version=version, type=type(emit.event).__struct_config__.tag,  # type: ignore[arg-type]
+                                version=version, type=tag_of(type(emit.event)),
                                 schema_version=1, payload="", recorded_at="", session=self.world.core.session,
                                 actor=self.actor, causation_id=None, correlation_id=None, prev_hash="", hash="",
                                 event=emit.event)
@@ -133,7 +138,7 @@ class Outcome:
         got = [e if isinstance(x, Emit) else e.event for e, x in zip(emits, expected)]
         assert len(emits) == len(expected), f"{len(emits)} events: {[e.event for e in emits]}"
         assert got == list(expected)
-        self.table._fold(emits + ([Emit(CAMPAIGN_STREAM, dice_record(ctx))] if ctx._dice and ctx._dice.used else []))
+        self.table.commit(emits, ctx)
         return self.table
 
     def events(self) -> list[Event]:
@@ -148,6 +153,8 @@ class Outcome:
 
 
 class Given:
+    """A table after its history, waiting for the command of the scenario."""
+
     def __init__(self, table: Table):
         self.table = table
 
