@@ -165,13 +165,16 @@ class Given:
 def given(*history: Any, stream: str = CAMPAIGN_STREAM, ruleset: str = "cristal", table: Table | None = None,
           **campaign: Any) -> Given:
     """A campaign of ``ruleset`` (``rounding``, ``seed``, ``settings`` as ``cristal init`` takes them)
-    after ``history``: events folded on ``stream``, Emit pairs on theirs, and commands decided."""
+    after ``history``: events folded on ``stream``, Emit pairs on theirs, commands decided, and
+    ``(command, faces)`` pairs decided with the faces rolled at the table."""
     t = table if table is not None else Table(ruleset, **campaign)
     for item in history:
         if isinstance(item, Emit):
             t.apply(item)
         elif isinstance(item, Event):
             t.apply(item, stream=stream)
+        elif isinstance(item, tuple):  # (command, faces): a command of the history that rolled at the table
+            t.execute(item[0], faces=list(item[1]))
         else:
             t.execute(item)
     return Given(t)
