@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-
 from cristal_events.errors import RuleError
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fights as F
