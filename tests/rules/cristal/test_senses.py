@@ -6,6 +6,7 @@ import pytest
 
 from cristal_events.rulesets.cristal import senses
 from cristal_events.rulesets.cristal.characters import CreateCharacter, content_of, sheet
+from harness import given
 
 BY_EXAMPLE = {s.example: s for s in senses.scales()}
 
@@ -28,9 +29,8 @@ def test_printed_scales(example, value, distance):
     assert senses.reach(BY_EXAMPLE[example], value) == distance
 
 
-def test_the_sheet_gives_each_sense_as_distances(campaign):
-    campaign.execute(CreateCharacter(id="xar", race="Elfe", name="Xar"))
-    world = campaign.state()
+def test_the_sheet_gives_each_sense_as_distances():
+    world = given(CreateCharacter(id="xar", race="Elfe", name="Xar")).table.state()
     data = sheet(world.rules.characters["xar"], content_of(world.rules), "round")
     face = next(r for r in data["sense_ranges"] if r["example"] == "Distinguer le visage d'une personne")
     assert face == {"sense": "Vue", "example": "Distinguer le visage d'une personne", "distance": 55, "unit": "m"}

@@ -13,8 +13,9 @@ from click.testing import CliRunner
 from cristal_events import errors
 from cristal_events.cli import _core_commands, _ruleset_commands, cli
 from cristal_events.jobs import script as scripts
+from helpers import one_error
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_campaigns"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_campaigns"
 
 HEAD = '''\
 [campaign]
@@ -37,14 +38,6 @@ def _cli(*args: str):
     return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 
-def _one_error(res) -> str:
-    assert res.exit_code == 1, res.output
-    assert "Traceback" not in res.output and "Internal error" not in res.output
-    lines = res.output.strip().splitlines()
-    assert len(lines) == 1, res.output
-    return lines[0]
-
-
 def _attack(tmp_path: Path, step: str, ruleset: str = "cristal") -> Path:
     path = tmp_path / "partagee.toml"
     path.write_text(HEAD.format(ruleset=ruleset) + "[[step]]\n" + step, encoding="utf-8")
@@ -58,9 +51,9 @@ def _refused(tmp_path: Path, step: str, why: str, ruleset: str = "cristal", line
     expected = (f"Error: {path}, line {line}: step 3 is refused: {why} (a campaign script may only change the "
                 "campaign it builds; see docs/exports.md, Campaign scripts).")
     before = sorted(p.name for p in tmp_path.iterdir())
-    assert _one_error(_cli("script", "check", str(path))) == expected
+    assert one_error(_cli("script", "check", str(path))) == expected
     target = tmp_path / "built.db"
-    assert _one_error(_cli("script", "run", str(path), str(target))) == expected
+    assert one_error(_cli("script", "run", str(path), str(target))) == expected
     assert not target.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == before
 
@@ -114,7 +107,7 @@ def test_run_refuses_the_whole_script_before_its_first_step(tmp_path):
     """The forbidden step comes last; no earlier step ran (no campaign, no partial file)."""
     path = _attack(tmp_path, f'run = "export timeline"\noutput = "{tmp_path / "out.md"}"\n')
     res = _cli("script", "run", str(path), str(tmp_path / "built.db"))
-    assert "step 3 is refused" in _one_error(res)
+    assert "step 3 is refused" in one_error(res)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["partagee.toml"]
 
 
@@ -178,9 +171,9 @@ def test_a_script_nested_too_deeply_or_too_large_is_one_sentence(tmp_path):
     deep = tmp_path / "deep.toml"
     deep.write_text('[campaign]\nname = "x"\n[[step]]\nrun = "note"\nargs = ' + "[" * 100_000 + "]" * 100_000 + "\n",
                     encoding="utf-8")
-    assert _one_error(_cli("script", "check", str(deep))) == (
+    assert one_error(_cli("script", "check", str(deep))) == (
         f"Error: {deep}, line 1: the script is nested too deeply to be a campaign script.")
     huge = tmp_path / "huge.toml"
     huge.write_bytes(b"#" * (scripts.MAX_SCRIPT_BYTES + 1))
-    assert _one_error(_cli("script", "check", str(huge))) == (
+    assert one_error(_cli("script", "check", str(huge))) == (
         f"Error: {huge} is {scripts.MAX_SCRIPT_BYTES + 1} bytes; a campaign script is at most 4 MB.")

@@ -1,4 +1,4 @@
-"""Equipment slots and charges (I-L29-55) through the Campaign API.
+"""Equipment slots and charges (I-L29-55) decided by the rules (tests/harness.py).
 
 The charge limit is [10 + Fo] (I-L43; ENC-1: Fo 3 → 13); equipped objects, belt and quiver contents
 are not charges (I-L46-48); one object in each hand (I-L32). The charges per object are the EXAMPLE
@@ -10,18 +10,18 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from cristal_events.errors import RuleError
 from cristal_events.rulesets.illergan import gear
 from cristal_events.rulesets.illergan import heroes as H
 from cristal_events.rulesets.illergan.character import Choices
 from cristal_events.rulesets.illergan.content import example_pack
-from cristal_events.service import Campaign
+from harness import Table
+from helpers import refused
 
 STATS = dict(Fo=3, Dex=50, Vit=60, Vol=40, Mana=10, E=8, Cha=30, Sav=30, Dep=5, Agilité=40, Adresse=60)
 
 
-def make(tmp_path, **settings):
-    c = Campaign.create(tmp_path / "g.db", name="Sac", ruleset="illergan", seed=2, settings=settings)
+def make(**settings):
+    c = Table(name="Sac", ruleset="illergan", seed=2, settings=settings)
     c.execute(H.LoadPack(name="example", data=msgspec.to_builtins(example_pack())))
     c.execute(H.CreateHero(character="thor", choices=Choices(name="Thor", race="Humain", class_name="Guerrier",
                                                              heritage="Enfant des rues"),
@@ -30,10 +30,9 @@ def make(tmp_path, **settings):
 
 
 @pytest.fixture
-def camp(tmp_path):
-    c = make(tmp_path)
-    yield c
-    c.close()
+def camp():
+    c = make()
+    return c
 
 
 def hero(c):
@@ -46,12 +45,6 @@ def load(c):
     return gear.load(hero(c), content_of(c.state().rules))
 
 
-def refused(camp, command, message):
-    before = camp.store.last_position()
-    with pytest.raises(RuleError) as err:
-        camp.execute(command)
-    assert str(err.value) == message
-    assert camp.store.last_position() == before
 
 
 def test_the_bag_holds_10_plus_fo_charges(camp):
@@ -92,9 +85,8 @@ def test_leaving_objects_and_a_missing_charge_value(camp):
             "The charges of 'Grimoire' is not set in this campaign's content pack (Part D: G2 encumbrance table).")
 
 
-def test_a_campaign_may_allow_encumbrance(tmp_path):
-    c = make(tmp_path, allow_encumbrance=True)
+def test_a_campaign_may_allow_encumbrance():
+    c = make(allow_encumbrance=True)
     c.execute(H.Carry(character="thor", item="Corde de 10 mètres", qty=7))
     enc = load(c)
     assert (enc.charges, enc.max_charges, enc.encumbered) == (14, 13, True)  # I-L45: encumbered, not refused
-    c.close()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from cristal_events.errors import RuleError
 from cristal_events.rulesets.illergan import fights as F
 from cristal_events.rulesets.illergan import heroes as H
 from cristal_events.rulesets.illergan import trials as R
@@ -17,34 +16,28 @@ from cristal_events.rulesets.illergan.character import Choices, SkillEntry
 from cristal_events.rulesets.illergan.settings import DEFAULT
 from cristal_events.rulesets.illergan.state import Hero
 from cristal_events.rulesets.illergan.content import example_pack
-from cristal_events.service import Campaign
+from harness import Table
+from helpers import refused
 
 THOR = dict(Fo=4, Dex=50, Vit=60, Vol=40, Mana=10, E=8, Cha=30, Sav=30, Dep=5, Agilité=40, Adresse=60)
 
 
 @pytest.fixture
-def camp(tmp_path):
-    c = Campaign.create(tmp_path / "h.db", name="Falaise", ruleset="illergan", seed=11)
+def camp():
+    c = Table(name="Falaise", ruleset="illergan", seed=11)
     c.execute(H.LoadPack(name="example", data=msgspec.to_builtins(example_pack())))
     c.execute(H.CreateHero(character="thor", choices=Choices(name="Thor", race="Humain", class_name="Guerrier",
                                                              heritage="Enfant des rues"),
                            characteristics=THOR, pv=40, pm=0, rn=10, gift_face=2))
     c.execute(H.CreateCreature(character="gob", name="Gobelin", pv=30,
                                characteristics=dict(Fo=2, Dex=60, Vol=10, Vit=20, Adresse=45, Agilité=50)))
-    yield c
-    c.close()
+    return c
 
 
 def hero(c, cid):
     return c.state().rules.characters[cid]
 
 
-def refused(camp, command, message, faces=None):
-    before = camp.store.last_position()
-    with pytest.raises(RuleError) as err:
-        camp.execute(command, faces=faces)
-    assert str(err.value) == message
-    assert camp.store.last_position() == before
 
 
 @pytest.mark.parametrize(("who", "height", "safe", "pv", "down"), [

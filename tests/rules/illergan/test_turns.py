@@ -9,12 +9,12 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from cristal_events.errors import RuleError
 from cristal_events.rulesets.illergan import fights as F
 from cristal_events.rulesets.illergan import heroes as H
 from cristal_events.rulesets.illergan.character import Choices
 from cristal_events.rulesets.illergan.content import example_pack
-from cristal_events.service import Campaign
+from harness import Table
+from helpers import refused
 
 THOR = dict(Fo=4, Dex=50, Vit=60, Vol=40, Mana=10, E=8, Cha=30, Sav=30, Dep=5, Agilité=40, Adresse=60)
 LYSA = dict(Fo=2, Dex=45, Vit=40, Vol=55, Mana=60, E=12, Cha=35, Sav=50, Dep=5, Agilité=50, Adresse=40)
@@ -22,8 +22,8 @@ GOB = dict(Fo=2, Dex=20, Vol=10, Vit=20, Adresse=45)
 
 
 @pytest.fixture
-def camp(tmp_path):
-    c = Campaign.create(tmp_path / "t.db", name="Tours", ruleset="illergan", seed=5)
+def camp():
+    c = Table(name="Tours", ruleset="illergan", seed=5)
     c.execute(H.LoadPack(name="example", data=msgspec.to_builtins(example_pack())))
     c.execute(H.CreateHero(character="thor", choices=Choices(name="Thor", race="Humain", class_name="Guerrier",
                                                              heritage="Enfant des rues"),
@@ -35,16 +35,9 @@ def camp(tmp_path):
     c.execute(H.Equip(character="thor", slot="weapon", item="Épée longue"))
     c.execute(F.StartFight(fight="gue", participants=("thor", "lysa", "gob")))
     c.execute(F.RollInitiative(fight="gue"), faces=[50, 50, 50])  # thor 140, lysa 150, gob 80: all act
-    yield c
-    c.close()
+    return c
 
 
-def refused(camp, command, message, faces=None):
-    before = camp.store.last_position()
-    with pytest.raises(RuleError) as err:
-        camp.execute(command, faces=faces)
-    assert str(err.value) == message
-    assert camp.store.last_position() == before
 
 
 def turn(camp, who):

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from cristal_events.cli import cli
 from cristal_events.packs import MAX_DEPTH, MAX_PACK_BYTES
 from cristal_events.rulesets.cristal.content import load_core
+from helpers import one_error
 
 ORQUE = {"name": "Orque", "pv_initial": 14, "regen_pct": 25, "pm_initial": 0, "dp_initial": 11, "dm_initial": 0,
          "fixed": {"FRC": 4, "DEX": 0, "INT": -4, "MAG": -2, "CON": 3, "REF": 0, "OBS": 0, "MEM": -2, "CHAR": -4},
@@ -25,14 +26,6 @@ ORQUE = {"name": "Orque", "pv_initial": 14, "regen_pct": 25, "pm_initial": 0, "d
 
 def _cli(db: Path, *args: str):
     return CliRunner().invoke(cli, ["--db", str(db), *args], catch_exceptions=False)
-
-
-def _one_error(res) -> str:
-    assert res.exit_code == 1, res.output
-    assert "Traceback" not in res.output and "Internal error" not in res.output
-    lines = res.output.strip().splitlines()
-    assert len(lines) == 1, res.output
-    return lines[0]
 
 
 def _positions(db: Path) -> int:
@@ -77,7 +70,7 @@ CORE_ENTRIES = [
 def test_a_silent_redefinition_of_a_core_entry_is_refused(cristal_db, tmp_path, section, noun, name, change):
     pack = _pack(tmp_path, "maison.json", {section: [change(_core(section, name))]})
     before = _positions(cristal_db)
-    assert _one_error(_cli(cristal_db, "content", "load", str(pack))) == (
+    assert one_error(_cli(cristal_db, "content", "load", str(pack))) == (
         f"Error: Content pack maison.json redefines the {noun} '{name}' of the core rules; to replace it, "
         f"mark its entry \"override\": true (nothing was loaded).")
     assert _positions(cristal_db) == before
@@ -108,13 +101,13 @@ def test_the_override_takes_effect_and_survives_a_reopen(cristal_db, tmp_path):
 
 def test_a_case_changed_name_is_still_a_redefinition(cristal_db, tmp_path):
     pack = _pack(tmp_path, "maison.json", {"races": [dict(_core("races", "Elfe"), name="ELFE", level_cost=1)]})
-    assert "redefines the race 'Elfe' of the core rules" in _one_error(_cli(cristal_db, "content", "load", str(pack)))
+    assert "redefines the race 'Elfe' of the core rules" in one_error(_cli(cristal_db, "content", "load", str(pack)))
 
 
 def test_a_pack_redefining_an_earlier_pack_says_which(cristal_db, tmp_path):
     assert _cli(cristal_db, "content", "load", str(_pack(tmp_path, "orques.json", {"races": [ORQUE]}))).exit_code == 0
     second = _pack(tmp_path, "orques2.json", {"races": [dict(ORQUE, level_cost=10)]})
-    assert _one_error(_cli(cristal_db, "content", "load", str(second))) == (
+    assert one_error(_cli(cristal_db, "content", "load", str(second))) == (
         "Error: Content pack orques2.json redefines the race 'Orque' of the pack 'orques.json'; to replace it, "
         "mark its entry \"override\": true (nothing was loaded).")
     third = _pack(tmp_path, "orques3.json", {"races": [dict(ORQUE, level_cost=10, override=True)]})
@@ -127,11 +120,11 @@ def test_a_pack_redefining_an_earlier_pack_says_which(cristal_db, tmp_path):
 def test_an_override_mark_with_nothing_to_replace_or_not_a_boolean_is_refused(cristal_db, tmp_path):
     before = _positions(cristal_db)
     bogus = _pack(tmp_path, "b.json", {"races": [dict(ORQUE, override=True)]})
-    assert _one_error(_cli(cristal_db, "content", "load", str(bogus))) == (
+    assert one_error(_cli(cristal_db, "content", "load", str(bogus))) == (
         "Error: Content pack b.json marks the race 'Orque' \"override\": true, but the campaign has no race "
         "'Orque' to override (nothing was loaded).")
     odd = _pack(tmp_path, "o.json", {"races": [dict(_core("races", "Elfe"), override="yes")]})
-    assert _one_error(_cli(cristal_db, "content", "load", str(odd))) == (
+    assert one_error(_cli(cristal_db, "content", "load", str(odd))) == (
         "Error: o.json: race 'Elfe': field 'override' must be true or false.")
     assert _positions(cristal_db) == before
 
@@ -147,7 +140,7 @@ def test_illergan_a_contradiction_of_the_text_names_the_entry_and_the_way_out(il
     pack = _pack(tmp_path, "mj.json", {"name": "mj", "spells": [{"name": "Embrasement", "magic": "Yarlysy",
                                                                   "min_level": 3}]})
     before = _positions(illergan_db)
-    assert _one_error(_cli(illergan_db, "content", "load", str(pack))) == (
+    assert one_error(_cli(illergan_db, "content", "load", str(pack))) == (
         "Error: Content pack mj.json contradicts the rules text at spells 'Embrasement', field 'min_level'; to "
         "replace it, mark its entry \"override\": true (nothing was loaded).")
     assert _positions(illergan_db) == before
@@ -184,7 +177,7 @@ def test_illergan_filling_the_texts_gaps_is_not_an_override(illergan_db):
 def test_illergan_an_override_mark_with_nothing_to_replace_is_refused(illergan_db, tmp_path):
     pack = _pack(tmp_path, "mj.json", {"name": "mj", "spells": [{"name": "Nova", "magic": "Yarlysy", "min_level": 3,
                                                                   "override": True}]})
-    assert _one_error(_cli(illergan_db, "content", "load", str(pack))) == (
+    assert one_error(_cli(illergan_db, "content", "load", str(pack))) == (
         "Error: Content pack mj.json marks spells entry 'Nova' \"override\": true, but the campaign has no such "
         "entry to override (nothing was loaded).")
 
@@ -217,10 +210,10 @@ def test_a_hostile_pack_file_is_one_sentence_and_appends_nothing(tmp_path, rules
     before = _positions(db)
     for name, raw, sentence in _hostile(tmp_path):
         (tmp_path / name).write_bytes(raw)
-        assert _one_error(_cli(db, "content", "load", str(tmp_path / name))) == f"Error: {sentence}", name
+        assert one_error(_cli(db, "content", "load", str(tmp_path / name))) == f"Error: {sentence}", name
     huge = tmp_path / "enorme.json"
     huge.write_bytes(b'{"races": []}' + b" " * MAX_PACK_BYTES)
-    assert _one_error(_cli(db, "content", "load", str(huge))) == (
+    assert one_error(_cli(db, "content", "load", str(huge))) == (
         f"Error: enorme.json: the content pack is {MAX_PACK_BYTES + 13} bytes; a pack is at most 8 MB.")
     assert _positions(db) == before
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from cristal_events.cli import cli
 from cristal_events.jobs import script
 
-SAMPLE = Path(__file__).resolve().parents[1] / "sample_campaigns" / "illergan_gue_des_loups.toml"
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_campaigns" / "illergan_gue_des_loups.toml"
 THOR = ["--stat", "Fo=4", "--stat", "Dex=50", "--stat", "Vit=60", "--stat", "Vol=40", "--stat", "Mana=10",
         "--stat", "E=8", "--stat", "Cha=30", "--stat", "Sav=30", "--stat", "Dep=5", "--stat", "Agilité=40",
         "--stat", "Adresse=60"]

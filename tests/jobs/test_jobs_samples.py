@@ -17,7 +17,7 @@ from cristal_events.jobs import load, run_script, walk
 from cristal_events.jobs.exports import combats
 from cristal_events.service import Campaign
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_campaigns"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_campaigns"
 COMPAGNIE = SAMPLES / "compagnie_du_cristal.toml"
 
 

@@ -10,6 +10,12 @@ from cristal_events.errors import RuleError
 from cristal_events.rulesets.cristal import combat as c
 from cristal_events.rulesets.cristal import fights as F
 from cristal_events.rulesets.cristal.characters import CreateCharacter
+from harness import Table
+
+
+@pytest.fixture
+def table():
+    return Table(name="La Taverne", ruleset="cristal", rounding="round", seed=7)
 
 
 @pytest.mark.parametrize("metres, kmh, mode, seconds", [
@@ -38,26 +44,26 @@ def test_no_speed_and_negative_distance_are_refused():
         c.travel_seconds(-5, 3, "round")
 
 
-def test_a_move_in_combat_uses_the_race_speed(campaign):
-    campaign.execute(CreateCharacter(id="thor", race="Humain", name="Thor"))
-    campaign.execute(CreateCharacter(id="gimli", race="Nain", name="Gimli"))
-    campaign.execute(F.StartCombat(combat="pont", fighters=["thor", "gimli"], its={"gimli": 1}))
-    ev = campaign.execute(F.TakeAction(combat="pont", actor="thor", move_m=5))[0].event
+def test_a_move_in_combat_uses_the_race_speed(table):
+    table.execute(CreateCharacter(id="thor", race="Humain", name="Thor"))
+    table.execute(CreateCharacter(id="gimli", race="Nain", name="Gimli"))
+    table.execute(F.StartCombat(combat="pont", fighters=["thor", "gimli"], its={"gimli": 1}))
+    ev = table.execute(F.TakeAction(combat="pont", actor="thor", move_m=5))[0].event
     assert (ev.seconds, ev.what) == (6, "Bipède 5 m (vitesse de croisière, 3 km/h)")
-    ev = campaign.execute(F.TakeAction(combat="pont", actor="gimli", move_m=10, pace="top"))[0].event
+    ev = table.execute(F.TakeAction(combat="pont", actor="gimli", move_m=10, pace="top"))[0].event
     assert ev.seconds == 4  # 3.6 × 10 / 10 = 3.6 -> 4
-    assert campaign.state().rules.combats["pont"].it == {"thor": 6, "gimli": 5}
+    assert table.state().rules.combats["pont"].it == {"thor": 6, "gimli": 5}
 
 
-def test_a_move_refusals_append_nothing(campaign):
-    campaign.execute(CreateCharacter(id="thor", race="Humain", name="Thor"))
-    campaign.execute(F.StartCombat(combat="pont", fighters=["thor"]))
-    before = campaign.store.count()
+def test_a_move_refusals_append_nothing(table):
+    table.execute(CreateCharacter(id="thor", race="Humain", name="Thor"))
+    table.execute(F.StartCombat(combat="pont", fighters=["thor"]))
+    before = table.last_position()
     with pytest.raises(RuleError, match=r"The race Humain cannot move by 'Vol'; its modes: Bipède, Nage."):
-        campaign.execute(F.TakeAction(combat="pont", actor="thor", move_m=5, movement="Vol"))
+        table.execute(F.TakeAction(combat="pont", actor="thor", move_m=5, movement="Vol"))
     with pytest.raises(RuleError, match="one of them"):
-        campaign.execute(F.TakeAction(combat="pont", actor="thor", move_m=5, seconds=3))
-    assert campaign.store.count() == before
+        table.execute(F.TakeAction(combat="pont", actor="thor", move_m=5, seconds=3))
+    assert table.last_position() == before
 
 
 def test_move_through_the_cli(run):

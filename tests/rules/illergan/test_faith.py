@@ -1,4 +1,4 @@
-"""Faith through the Campaign API: PF per day, divine powers, the Harmonisation and bonus faith points.
+"""Faith decided by the rules (tests/harness.py): PF per day, divine powers, the Harmonisation and bonus faith points.
 
 Vectors: PF-1/PF-2 (I-L594-595), PD-1/PD-2 (I-L607-609), HAR-1/HAR-2 (I-L531, I-L540) of the
 catalogue's Part B.2. The PD lists and their PF costs are the EXAMPLE pack's (the text has none).
@@ -15,7 +15,8 @@ from cristal_events.rulesets.illergan import fights as F
 from cristal_events.rulesets.illergan import heroes as H
 from cristal_events.rulesets.illergan.character import Choices
 from cristal_events.rulesets.illergan.content import example_pack
-from cristal_events.service import Campaign
+from harness import Table
+from helpers import refused
 
 STATS = dict(Fo=3, Dex=40, Vit=40, Vol=50, Mana=30, E=10, Cha=40, Sav=40, Dep=5, Agilité=30, Adresse=40)
 
@@ -27,28 +28,21 @@ def faithful(cid, cls, **kw):
 
 
 @pytest.fixture
-def camp(tmp_path):
-    c = Campaign.create(tmp_path / "f.db", name="Foi", ruleset="illergan", seed=9)
+def camp():
+    c = Table(name="Foi", ruleset="illergan", seed=9)
     c.execute(H.LoadPack(name="example", data=msgspec.to_builtins(example_pack())))
     c.execute(faithful("anselme", "Prêtre", magics=("Yarlysy",)))
     c.execute(faithful("bertrand", "Inquisiteur"))
     c.execute(H.CreateHero(character="thor", choices=Choices(name="Thor", race="Humain", class_name="Guerrier",
                                                              heritage="Enfant des rues"),
                            characteristics=STATS, pv=40, pm=0, rn=0, gift_face=1))
-    yield c
-    c.close()
+    return c
 
 
 def hero(c, cid):
     return c.state().rules.characters[cid]
 
 
-def refused(camp, command, message):
-    before = camp.store.last_position()
-    with pytest.raises(RuleError) as err:
-        camp.execute(command)
-    assert str(err.value) == message
-    assert camp.store.last_position() == before
 
 
 def test_pf_per_day_by_class_and_level(camp):
@@ -155,15 +149,14 @@ def test_the_sheet_shows_faith(camp):
     assert data["divine_powers"] == ["Main apaisante", "Regard du juste"]  # level ≤ faith level (I-L335)
 
 
-def test_a_table_may_renew_faith_at_each_new_day(tmp_path):
-    c = Campaign.create(tmp_path / "d.db", name="Jour", ruleset="illergan", seed=1, settings={"faith_renewal": "new_day"})
+def test_a_table_may_renew_faith_at_each_new_day():
+    c = Table(name="Jour", ruleset="illergan", seed=1, settings={"faith_renewal": "new_day"})
     c.execute(H.LoadPack(name="example", data=msgspec.to_builtins(example_pack())))
     c.execute(faithful("anselme", "Prêtre", magics=("Yarlysy",)))
     c.execute(P.InvokePower(character="anselme", power="Main apaisante", cast_level=1))
     assert c.execute(P.Harmonise(character="anselme"))[0].event.pf_after == 8  # no prayer hour asked
-    c.close()
     with pytest.raises(RuleError, match=r"^Give the time Anselme starts the prayer \(the Vikasar Harmonisation, I-L531\)\.$"):
-        camp = Campaign.create(tmp_path / "h.db", name="Heure", ruleset="illergan", seed=1)
+        camp = Table(name="Heure", ruleset="illergan", seed=1)
         camp.execute(H.LoadPack(name="example", data=msgspec.to_builtins(example_pack())))
         camp.execute(faithful("anselme", "Prêtre", magics=("Yarlysy",)))
         camp.execute(P.InvokePower(character="anselme", power="Main apaisante", cast_level=1))

@@ -13,7 +13,7 @@ from cristal_events.events import CORE_EVENTS, CORE_UPCASTERS, Event, SessionSta
 from cristal_events.rulesets import get, names
 from cristal_events.service import codec_for
 
-FIXTURE = Path(__file__).parent / "fixtures" / "events_v1.jsonl"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "events_v1.jsonl"
 
 
 def all_event_classes():

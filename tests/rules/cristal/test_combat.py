@@ -9,20 +9,20 @@ from __future__ import annotations
 import pytest
 
 from cristal_events import init_campaign
-from cristal_events.errors import CristalError, DiceError, RuleError
+from cristal_events.errors import CristalError, RuleError
 from cristal_events.events import DiceRecorded
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fights as F
+from harness import Table
+from helpers import refused
 
 THOR = {"ATT": 5, "DP": 12, "PV": 20, "race": "Humain"}
 YORK = {"ATT": 3, "DP": 10, "PV": 15, "PM": 20, "CNC": 10, "race": "Humain"}
 
 
 @pytest.fixture(params=["round", "truncate"])
-def camp(request, tmp_path):
-    c = init_campaign(tmp_path / "c.db", name="Duel", ruleset="cristal", rounding=request.param, seed=11)
-    yield c
-    c.close()
+def camp(request):
+    return Table(name="Duel", ruleset="cristal", rounding=request.param, seed=11)
 
 
 def combat(camp, name="duel"):
@@ -96,7 +96,12 @@ def test_york_can_do_nothing_else_while_incanting(camp):
 
 
 @pytest.fixture
-def round_camp(tmp_path):
+def round_camp():
+    return Table(name="R", ruleset="cristal", rounding="round", seed=3)
+
+
+@pytest.fixture
+def stored(tmp_path):
     c = init_campaign(tmp_path / "r.db", name="R", ruleset="cristal", rounding="round", seed=3)
     yield c
     c.close()
@@ -160,16 +165,15 @@ def test_taz_may_lower_its_dm_for_a_welcome_spell(round_camp):
 
 @pytest.mark.parametrize(("mode", "totals", "hits"), [("round", (12, 10), (True, False)),
                                                      ("truncate", (11, 9), (True, False))], ids=["round", "truncate"])
-def test_chained_attack(tmp_path, mode, totals, hits):
+def test_chained_attack(mode, totals, hits):
     # L1363, TV-24: ATT 8, DP 10; d20 15 -> (8+15)/2; d20 11 -> (8+11)/2; damage only for the hit
-    c = init_campaign(tmp_path / "x.db", name="X", ruleset="cristal", rounding=mode)
+    c = Table(name="X", ruleset="cristal", rounding=mode)
     c.execute(F.StartCombat(combat="k", fighters=["a", "b"], its={"b": 1},
                             stats={"a": {"ATT": 8, "DMG": "1d6"}, "b": {"DP": 10, "PV": 20}}))
     recs = c.execute(F.Attack(combat="k", actor="a", target="b", chain=True), faces=[15, 11, 4])
     ev = recs[0].event
     assert tuple(s.total for s in ev.swings) == totals and tuple(s.hit for s in ev.swings) == hits
     assert ev.seconds == 6 and ev.swings[0].damage == 4
-    c.close()
 
 
 def test_range_penalty_bow_at_30_m(round_camp):
@@ -216,15 +220,14 @@ def test_ties_on_it_and_ref_go_to_a_recorded_die(round_camp):
 
 
 @pytest.mark.parametrize(("mode", "expected"), [("round", 8), ("truncate", 7)], ids=["round", "truncate"])
-def test_newcomer_gets_the_average_it(tmp_path, mode, expected):
+def test_newcomer_gets_the_average_it(mode, expected):
     # L1220, D24: ITs 6 and 9 -> 7.5
-    c = init_campaign(tmp_path / "n.db", name="N", ruleset="cristal", rounding=mode)
+    c = Table(name="N", ruleset="cristal", rounding=mode)
     c.execute(F.StartCombat(combat="n", fighters=["a", "b"], its={"a": 6, "b": 9}, stats={"a": {"PV": 1}, "b": {"PV": 1}}))
     ev = c.execute(F.JoinCombat(combat="n", fighter="c", stats={"PV": 4}))[0].event
     assert (ev.fighter.it, ev.averaged) == (expected, True)
     c.execute(F.JoinCombat(combat="n", fighter="d", it=5, stats={"PV": 4}))
     assert combat(c, "n").it["d"] == 5
-    c.close()
 
 
 def test_initiative_roll(round_camp):
@@ -281,15 +284,12 @@ def test_pm_overdraw_costs_2_pv_per_pm(round_camp):
     assert (nums["PM"], nums["PV"]) == (0, 4)
 
 
-def test_overdraw_refused_when_the_setting_is_off(tmp_path):
-    c = init_campaign(tmp_path / "o.db", name="O", ruleset="cristal", settings={"pm_overdraw": False})
+def test_overdraw_refused_when_the_setting_is_off():
+    c = Table(name="O", ruleset="cristal", settings={"pm_overdraw": False})
     xar_vs_taz(c, PM=3)
-    before = c.store.last_position()
-    with pytest.raises(RuleError, match="^The spell costs 11 PM and the caster has only 3.$"):
-        c.execute(F.CastSpell(combat="rue", actor="xar", spell="Rayon Magique", effects={"Distance": 3, "Dommage": 8},
-                              targets=["taz"], time="INSTANTANÉ"), faces=[8, 2])
-    assert c.store.last_position() == before
-    c.close()
+    refused(c, F.CastSpell(combat="rue", actor="xar", spell="Rayon Magique", effects={"Distance": 3, "Dommage": 8},
+                           targets=["taz"], time="INSTANTANÉ"),
+            "The spell costs 11 PM and the caster has only 3.", faces=[8, 2])
 
 
 def brawl(c, pv=2):
@@ -360,12 +360,12 @@ def test_crystal_store_then_release(round_camp):
 
 def test_unknown_spell_and_out_of_turn_refused(round_camp):
     xar_vs_taz(round_camp)
-    before = round_camp.store.last_position()
+    before = round_camp.last_position()
     with pytest.raises(CristalError, match="^Unknown spell 'Soin'"):
         round_camp.execute(F.CastSpell(combat="rue", actor="xar", spell="Soin"), faces=[8])
     with pytest.raises(RuleError, match="^It is xar's turn \\(smallest IT\\), not taz's.$"):
         round_camp.execute(F.TakeAction(combat="rue", actor="taz", seconds=3))
-    assert round_camp.store.last_position() == before
+    assert round_camp.last_position() == before
 
 
 def test_end_resets_every_it(round_camp):
@@ -465,14 +465,14 @@ def test_potion_drunk_takes_8_seconds(round_camp):
         c.execute(F.UsePotion(combat="p", actor="thor", spell="Boule de Feu", effects={"Dommage": 16}), faces=[1] * 8)
 
 
-def test_read_models_match_a_rebuild(round_camp):
+def test_read_models_match_a_rebuild(stored):
     import projections
     from projections import runner
 
-    projections.attach(round_camp)
-    start_duel(round_camp)
+    projections.attach(stored)
+    start_duel(stored)
     for _, _, _, cmd, faces, _, _ in BOOK:
-        round_camp.execute(cmd, faces=faces)
-    assert runner.verify(round_camp) == []
-    rows = round_camp.store.conn.execute("SELECT actor, duration FROM cristal_combat_log ORDER BY position").fetchall()
+        stored.execute(cmd, faces=faces)
+    assert runner.verify(stored) == []
+    rows = stored.store.conn.execute("SELECT actor, duration FROM cristal_combat_log ORDER BY position").fetchall()
     assert [r[1] for r in rows] == [row[5] for row in BOOK]

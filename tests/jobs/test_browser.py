@@ -18,7 +18,7 @@ from cristal_events.cli import cli
 from cristal_events.jobs import load, run_script
 
 pytestmark = pytest.mark.browser
-SAMPLE = Path(__file__).resolve().parents[1] / "sample_campaigns" / "compagnie_du_cristal.toml"
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_campaigns" / "compagnie_du_cristal.toml"
 HOSTILE = "<script>alert(1)</script>"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 

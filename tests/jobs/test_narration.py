@@ -18,7 +18,7 @@ from cristal_events.ruleset import Ruleset
 from cristal_events.rulesets.cristal.narration import the, with_weapon
 from cristal_events.service import Campaign
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_campaigns"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_campaigns"
 
 
 def _build(tmp_path_factory, sample):

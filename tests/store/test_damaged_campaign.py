@@ -14,20 +14,13 @@ from click.testing import CliRunner
 from cristal_events.cli import cli
 from cristal_events.errors import CampaignDamaged, IntegrityError, NotACampaign, StoreUnavailable
 from cristal_events.store import Store, translate_sqlite_error
+from helpers import one_error
 
 PAGE = 4096
 
 
 def _cli(db: Path, *args: str):
     return CliRunner().invoke(cli, ["--db", str(db), *args], catch_exceptions=False)
-
-
-def _one_error(res) -> str:
-    assert res.exit_code == 1, res.output
-    assert "Traceback" not in res.output and "Internal error" not in res.output
-    lines = res.output.strip().splitlines()
-    assert len(lines) == 1, res.output
-    return lines[0]
 
 
 def _damaged(path: Path, what: str) -> str:
@@ -63,7 +56,7 @@ def _copy(real: Path, tmp_path: Path, name: str) -> Path:
 def _every_command_says(db: Path, message: str) -> None:
     before = db.read_bytes()
     for args in (["log"], ["sheet", "thor"], ["note", "écrite ?"]):
-        assert _one_error(_cli(db, *args)) == message, args
+        assert one_error(_cli(db, *args)) == message, args
     assert db.read_bytes() == before
 
 
@@ -157,7 +150,7 @@ def test_a_lock_held_by_another_writer_is_busy(tmp_path):
     other.execute("BEGIN IMMEDIATE")
     try:
         res = CliRunner(env={"CRISTAL_BUSY_TIMEOUT": "0.1"}).invoke(cli, ["--db", str(db), "note", "x"])
-        assert _one_error(res) == (f"Error: The campaign {db} is locked by another program past the timeout; "
+        assert one_error(res) == (f"Error: The campaign {db} is locked by another program past the timeout; "
                                    "nothing was written.")
     finally:
         other.execute("ROLLBACK")
@@ -167,7 +160,7 @@ def test_a_lock_held_by_another_writer_is_busy(tmp_path):
 def test_a_campaign_truncated_to_nothing_is_called_that(tmp_path):
     db = tmp_path / "vide.db"
     db.write_bytes(b"")
-    assert _one_error(_cli(db, "log")) == (
+    assert one_error(_cli(db, "log")) == (
         f"Error: {db} is empty (0 bytes): a campaign truncated to nothing, or not a campaign file; restore a copy "
         "(a backup, or 'cristal import' of a JSONL export).")
     assert db.read_bytes() == b""

@@ -14,7 +14,7 @@ from cristal_events import init_campaign, open_campaign
 from cristal_events.cli import cli
 from cristal_events.service import RecordNote
 
-COMPAGNIE = Path(__file__).resolve().parents[1] / "sample_campaigns" / "compagnie_du_cristal.toml"
+COMPAGNIE = Path(__file__).resolve().parents[2] / "sample_campaigns" / "compagnie_du_cristal.toml"
 
 
 def cristal(db: Path, *args: str):

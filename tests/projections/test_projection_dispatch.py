@@ -15,7 +15,7 @@ from cristal_events.rulesets.cristal import characters as C
 from cristal_events.service import Campaign, RecordNote
 from projections import for_campaign, runner
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_campaigns"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_campaigns"
 
 
 def every_event_rows(camp: Campaign, p: Any) -> dict[str, list[tuple[Any, ...]]]:

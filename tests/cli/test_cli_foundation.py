@@ -235,7 +235,7 @@ def test_json_of_note_schema_and_export(run, tmp_path):
 def test_demo_and_script_check_in_json(tmp_path, monkeypatch):
     from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     monkeypatch.chdir(root)
     res = CliRunner().invoke(cli, ["demo", str(tmp_path / "d"), "--json"])
     assert res.exit_code == 0, res.output
