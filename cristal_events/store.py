@@ -538,6 +538,70 @@ class Store:
         """Delete the snapshots of every state version but ``state_version`` (states of older rules)."""
         self.conn.execute("DELETE FROM snapshots WHERE state_version != ?", (state_version,))
 
+    # ------------------------------------------- sessions, streams, secrets, header (issue 15, item 5)
+    # What the service, the jobs and the CLI asked SQLite directly before: every statement is here now.
+    def session_span(self, session: int) -> tuple[int, int] | None:
+        """The first and last positions of session ``session``'s events, or None when it has none."""
+        if not 0 <= session <= _SQLITE_MAX_INT:
+            return None
+        row = self.conn.execute("SELECT MIN(position), MAX(position) FROM events WHERE session = ?",
+                                (session,)).fetchone()
+        return None if row[0] is None else (row[0], row[1])
+
+    def stream_exists(self, stream: str) -> bool:
+        """Whether the log holds at least one event of ``stream``."""
+        return self.conn.execute("SELECT 1 FROM events WHERE stream = ? LIMIT 1", (stream,)).fetchone() is not None
+
+    def legacy_secrets(self) -> dict[int, str]:
+        """The rows of the legacy ``session_secrets`` table (secrets moved beside the campaign since)."""
+        return dict(self.conn.execute("SELECT session, secret FROM session_secrets").fetchall())
+
+    def legacy_secret(self, session: int) -> str | None:
+        """Session ``session``'s secret in the legacy ``session_secrets`` table, or None."""
+        if not 0 <= session <= _SQLITE_MAX_INT:
+            return None
+        row = self.conn.execute("SELECT secret FROM session_secrets WHERE session = ?", (session,)).fetchone()
+        return row[0] if row else None
+
+    def has_legacy_secrets(self) -> bool:
+        return self.conn.execute("SELECT 1 FROM session_secrets LIMIT 1").fetchone() is not None
+
+    def clear_legacy_secrets(self) -> None:
+        """Empty the legacy ``session_secrets`` table (inside the caller's transaction)."""
+        self.conn.execute("DELETE FROM session_secrets")
+
+    def checkpoint_wal(self) -> None:
+        """Fold the write-ahead log into the main file and truncate it (before the file is copied)."""
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    @staticmethod
+    def peek_header(path: str | os.PathLike[str]) -> bytes | str | None:
+        """The raw payload of a campaign file's first event (its ``campaign.created`` header), read
+        through a short read-only connection without migrating or checking the file; None when the
+        file is not a readable campaign. For the CLI, which picks the ruleset before opening."""
+        p = Path(path)
+        if not p.is_file():
+            return None
+        try:
+            conn = _connect(p, "ro", 1)
+            try:
+                row = conn.execute("SELECT payload FROM events WHERE position = 1").fetchone()
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            return None
+        return row[0] if row else None
+
+    @staticmethod
+    def peek_last_position(path: str | os.PathLike[str]) -> int:
+        """The last position of a campaign file read through a short read-only connection, without
+        migrating or checking it (0 when it has no events). Raises sqlite3.Error for an unreadable file."""
+        conn = _connect(Path(path), "ro", 1)
+        try:
+            return conn.execute("SELECT COALESCE(MAX(position), 0) FROM events").fetchone()[0]
+        finally:
+            conn.close()
+
     def read_all(self, after: int = 0, *, until: int | None = None, stream: str | None = None,
                  type: str | None = None, session: int | None = None, decode: bool = True,
                  hashes: bool = True) -> Iterator[RecordedEvent]:
