@@ -688,7 +688,7 @@ class Store:
     def peek_last_position(path: str | os.PathLike[str]) -> int:
         """The last position of a campaign file read through a short read-only connection, without
         migrating or checking it (0 when it has no events). Raises sqlite3.Error for an unreadable file."""
-        conn = _connect(Path(path), "ro", 1)
+        conn = _connect(Path(path), "ro", None)  # the usual busy timeout (CRISTAL_BUSY_TIMEOUT, 5 s)
         try:
             return conn.execute("SELECT COALESCE(MAX(position), 0) FROM events").fetchone()[0]
         finally:
