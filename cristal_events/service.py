@@ -323,10 +323,10 @@ class Campaign:
         return self._travelled
 
     def state_at_session_end(self, session: int) -> World:
-        row = self.store.conn.execute("SELECT MAX(position) FROM events WHERE session = ?", (session,)).fetchone()
-        if row[0] is None:
+        span = self.store.session_span(session)
+        if span is None:
             raise CristalError(f"Session {session} has no events.")
-        return self.state_at(row[0])
+        return self.state_at(span[1])
 
     def _state_key(self) -> str:
         return f"{self.ruleset.name}:{self.ruleset.state_version}"
@@ -498,8 +498,7 @@ class Campaign:
             self._secrets = self._read_secrets()
         secret = self._secrets.get(number)
         if secret is None:
-            row = self.store.conn.execute("SELECT secret FROM session_secrets WHERE session = ?", (number,)).fetchone()
-            secret = row[0] if row else None
+            secret = self.store.legacy_secret(number)
         return secret
 
     def _write_secrets(self, sessions: dict[int, str]) -> None:
@@ -531,14 +530,14 @@ class Campaign:
     def _move_table_secrets(self) -> None:
         """Move an open session's secret out of the legacy ``session_secrets`` table (which a viewer of
         the campaign file can read) into the secrets file, and empty the table."""
-        if self.store.conn.execute("SELECT 1 FROM session_secrets LIMIT 1").fetchone() is None:
+        if not self.store.has_legacy_secrets():
             return
         with self.store.transaction():
-            rows = dict(self.store.conn.execute("SELECT session, secret FROM session_secrets").fetchall())
+            rows = self.store.legacy_secrets()
             open_ = self.state().core.session
             if open_ is not None and open_ in rows:
                 self._write_secrets({**self._read_secrets(), open_: rows[open_]})
-            self.store.conn.execute("DELETE FROM session_secrets")
+            self.store.clear_legacy_secrets()
 
     def _dice_source(self, core: CoreState) -> dict[str, Any]:
         """The engine's keyed stream for a command decided on ``core`` (docs/verifiable-dice.md)."""
@@ -576,7 +575,10 @@ class Campaign:
         with self.store.transaction():
             world = self.state()
             ctx = self.context(world, actor=actor, faces=faces_list)
-            emits, causes = self._decide(world, command, ctx)
+            # a new session's secret is drawn here and handed to decide, which only commits to it;
+            # the service writes it beside the campaign once decide has accepted the command
+            secret = _random_hex(32) if isinstance(command, StartSession) else None
+            emits, causes = self._decide(world, command, ctx, new_secret=secret)
             for e in emits:  # a total the events carry (a balance, PV after) keeps the bounds too
                 bounds.check(e.event, name=tag_of(type(e.event)), sentence=bounds.EVENT)
             if ctx._dice is not None:
@@ -586,7 +588,10 @@ class Campaign:
                     causes.append(0 if len(emits) > 1 else None)
             elif faces_list:
                 raise RuleError("Dice faces were entered but this command rolls no dice.")
-            recs = self._append(emits, causes, actor=actor, session=self._session_for(world, command))
+            session = self._session_for(world, command)
+            if secret is not None and session is not None:
+                self._write_secrets({session: secret})  # the only secret kept: no other session is open
+            recs = self._append(emits, causes, actor=actor, session=session)
         if isinstance(command, EndSession) and recs:
             self._forget_secret(recs[0].event.number)
         self._after_commit(recs)
@@ -629,17 +634,19 @@ class Campaign:
             return world.core.sessions + 1
         return world.core.session
 
-    def _decide(self, world: World, command: Any, ctx: Context) -> tuple[list[Emit], list[int | None]]:
-        """Core commands are decided here; everything else goes to the ruleset."""
+    def _decide(self, world: World, command: Any, ctx: Context, *,
+                new_secret: str | None = None) -> tuple[list[Emit], list[int | None]]:
+        """Core commands are decided here; everything else goes to the ruleset. ``new_secret`` is the
+        dice secret of the session a ``StartSession`` opens (drawn and kept by :meth:`execute`)."""
         core = world.core
         match command:
             case StartSession():
                 if core.session is not None:
                     raise RuleError(f"Session {core.session} is still open; end it before starting another.")
                 number = core.sessions + 1
-                secret = _random_hex(32)
-                self._write_secrets({number: secret})  # the only secret kept: no other session is open
-                commitment = hashlib.sha256(secret.encode()).hexdigest()
+                if new_secret is None:
+                    raise RuleError("A session needs its dice secret to start.")
+                commitment = hashlib.sha256(new_secret.encode()).hexdigest()
                 ev = SessionStarted(number=number, title=command.title, in_game_date=command.in_game_date,
                                     seed_commitment=commitment, dice=DICE_SCHEME, salt=command.salt)
                 return [Emit(CAMPAIGN_STREAM, ev)], [None]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import sqlite3
 import sys
 from collections.abc import Callable, Iterable
-from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -25,16 +24,16 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int], None]
 
 
+def _specs(projs: Iterable[Projection]) -> dict[str, tuple[dict[str, str], tuple[str, ...]]]:
+    return {name: (table.columns, table.pk) for p in projs for name, table in p.tables.items()}
+
+
 def _ensure_tables(campaign: "Campaign", projs: Iterable[Projection]) -> None:
-    for p in projs:
-        for name, table in p.tables.items():
-            campaign.store.conn.execute(table.ddl(name))
+    campaign.store.create_read_tables(_specs(projs))
 
 
 def _checkpoint(campaign: "Campaign", p: Projection) -> tuple[int, Any] | None:
-    row = campaign.store.conn.execute(
-        "SELECT version, position, state FROM projection_checkpoints WHERE name = ?", (p.name,)
-    ).fetchone()
+    row = campaign.store.checkpoint(p.name)
     if row is None or row[0] != p.version:
         return None
     if p.world_state:
@@ -47,9 +46,7 @@ def _checkpoint(campaign: "Campaign", p: Projection) -> tuple[int, Any] | None:
 
 
 def _clear(campaign: "Campaign", p: Projection) -> None:
-    for name, table in p.tables.items():
-        campaign.store.conn.execute(f'DROP TABLE IF EXISTS "{name}"')
-        campaign.store.conn.execute(table.ddl(name))
+    campaign.store.create_read_tables(_specs([p]), replace=True)
 
 
 def _values(rows: list[Any], cols: list[str]) -> list[Any]:
@@ -78,14 +75,14 @@ def _insert(campaign: "Campaign", name: str, rows: list[Any], table: Any, proble
         _insert_all(campaign, name, rows, table)
         return
     try:
-        with _savepoint(campaign.store.conn):
+        with campaign.store.savepoint():
             _insert_all(campaign, name, rows, table)
         return
     except _UNFIT:
         pass
     for row in rows:  # the batch failed: find the rows that cannot be held, keep the others
         try:
-            with _savepoint(campaign.store.conn):
+            with campaign.store.savepoint():
                 _insert_all(campaign, name, [row], table)
         except _UNFIT as exc:
             problems.append(f"read model {projection or name} could not hold {_row_name(row, table)} "
@@ -99,21 +96,6 @@ def _row_name(row: Any, table: Any) -> str:
         return f"the row of position {values[cols.index('position')]}"
     key = ", ".join(f"{k} {values[cols.index(k)]!r}" for k in table.pk if k in cols)
     return f"the row ({key})" if key else "a row"
-
-
-class _savepoint:
-    """A SAVEPOINT around one insert: a failed one leaves the transaction's other rows in place."""
-
-    def __init__(self, conn: sqlite3.Connection):
-        self.conn = conn
-
-    def __enter__(self) -> None:
-        self.conn.execute("SAVEPOINT read_model_row")
-
-    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
-        if kind is not None:
-            self.conn.execute("ROLLBACK TO read_model_row")
-        self.conn.execute("RELEASE read_model_row")
 
 
 def _insert_all(campaign: "Campaign", name: str, rows: list[Any], table: Any) -> None:
@@ -134,20 +116,9 @@ def _insert_all(campaign: "Campaign", name: str, rows: list[Any], table: Any) ->
 
         values = [convert(v) for v in values]
     try:
-        _insert_values(campaign.store.conn, name, cols, values)
+        campaign.store.replace_rows(name, cols, values)
     except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
-        _insert_values(campaign.store.conn, name, cols, [tuple(map(_cell, v)) for v in values])
-
-
-def _insert_values(conn: sqlite3.Connection, name: str, cols: list[str], values: list[Any]) -> None:
-    """INSERT OR REPLACE ``values`` (sequences in ``cols`` order) with multi-row statements: one SQLite
-    step per chunk of rows instead of one per row (rows replace each other in order, as one by one)."""
-    per = max(1, min(500, conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // len(cols)))
-    head = f'INSERT OR REPLACE INTO "{name}" ({", ".join(chr(34) + c + chr(34) for c in cols)}) VALUES '
-    marks = "(" + ",".join("?" * len(cols)) + ")"
-    for i in range(0, len(values), per):
-        part = values[i:i + per]
-        conn.execute(head + ",".join([marks] * len(part)), list(chain.from_iterable(part)))
+        campaign.store.replace_rows(name, cols, [tuple(map(_cell, v)) for v in values])
 
 
 _NESTED = (dict, list, tuple)
@@ -225,15 +196,14 @@ def _write_state(campaign: "Campaign", p: Projection, s: "_Slot") -> None:
     changed = None if s.start is None else p.changed_rows(s.start, s.state)
     if changed is None:
         for table in p.state_tables:
-            campaign.store.conn.execute(f'DELETE FROM "{table}"')
+            campaign.store.clear_rows(table)
         for table, rows in p.rows(s.state).items():
             _insert(campaign, table, rows, p.state_tables[table], s.problems, p.name)
         return
     for table, (rows, gone) in changed.items():
         spec = p.state_tables[table]
         if gone:
-            where = " AND ".join(f'"{c}" = ?' for c in spec.pk)
-            campaign.store.conn.executemany(f'DELETE FROM "{table}" WHERE {where}', gone)
+            campaign.store.delete_rows(table, spec.pk, gone)
         _insert(campaign, table, rows, spec, s.problems, p.name)
 
 
@@ -271,16 +241,15 @@ def _run(campaign: "Campaign", projs: list[Projection], *, rebuild: bool, progre
             counts[p.name] = s.count
             try:
                 if p.state_tables:
-                    with _savepoint(store.conn):
+                    with store.savepoint():
                         _write_state(campaign, p, s)
                 blob = None if p.world_state else msgspec.msgpack.encode(s.state)
             except Exception as exc:  # noqa: BLE001 - no checkpoint: the next catch-up folds it again
                 s.problems.append(f"read model {p.name} could not be written ({type(exc).__name__}: "
                                   f"{str(exc).rstrip('.')})")
-                store.conn.execute("DELETE FROM projection_checkpoints WHERE name = ?", (p.name,))
+                store.drop_checkpoint(p.name)
                 continue
-            store.conn.execute("INSERT OR REPLACE INTO projection_checkpoints VALUES (?, ?, ?, ?)",
-                               (p.name, p.version, last, blob))
+            store.put_checkpoint(p.name, p.version, last, blob)
         for s in slots:
             found.extend(s.problems)
         if progress:
@@ -330,8 +299,7 @@ def verify(campaign: "Campaign", *, progress: Progress | None = None) -> list[st
     store = campaign.store
     last = store.last_position()
     for p in for_campaign(campaign):
-        cp = store.conn.execute("SELECT version, position FROM projection_checkpoints WHERE name = ?",
-                                (p.name,)).fetchone()
+        cp = store.checkpoint(p.name)
         if cp is None:
             continue  # never built: nothing stored to disagree
         if cp[0] != p.version or cp[1] != last:
@@ -340,9 +308,7 @@ def verify(campaign: "Campaign", *, progress: Progress | None = None) -> list[st
         for table, rows in expected_rows(campaign, p, progress).items():
             spec = p.tables[table]
             cols = list(spec.columns)
-            order = ", ".join(f'"{c}"' for c in spec.pk)
-            stored = [tuple(r) for r in store.conn.execute(
-                f'SELECT {", ".join(chr(34) + c + chr(34) for c in cols)} FROM "{table}" ORDER BY {order}')]
+            stored = store.table_rows(table, cols, spec.pk)
             want = sorted((tuple(map(_cell, _sequence(r, cols))) for r in rows if _holdable(r, cols)),
                           key=lambda t: tuple(t[cols.index(k)] for k in spec.pk))
             dedup = {tuple(t[cols.index(k)] for k in spec.pk): t for t in want}

@@ -17,7 +17,6 @@ import os
 import sqlite3
 import sys
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import click
@@ -36,7 +35,7 @@ CORE = {
     "init": "campaign", "session": "campaign", "log": "campaign", "verify": "campaign", "receipt": "campaign",
     "schema": "campaign",
     "note": "campaign", "rebuild": "campaign", "correct": "correct", "replay": "replay", "audit": "audit",
-    "export": "export", "import": "export", "demo": "demo", "script": "demo",
+    "export": "export", "import": "export", "demo": "demo", "script": "script",
 }
 
 
@@ -96,17 +95,14 @@ def _ruleset_command(name: str, cmd_name: str) -> click.Command | None:
 
 def campaign_ruleset(path: str | os.PathLike[str]) -> str | None:
     """The ruleset named in a campaign file's first event, or None when it cannot be read."""
-    p = Path(path)
-    if not p.is_file():
+    from ..store import Store
+
+    payload = Store.peek_header(path)
+    if payload is None:
         return None
     try:
-        conn = sqlite3.connect(f"file:{p.resolve().as_posix()}?mode=ro", uri=True, timeout=1)
-        try:
-            row = conn.execute("SELECT payload FROM events WHERE position = 1").fetchone()
-        finally:
-            conn.close()
-        return msgspec.json.decode(row[0]).get("ruleset") if row else None
-    except (sqlite3.Error, msgspec.DecodeError, AttributeError):
+        return msgspec.json.decode(payload).get("ruleset")
+    except (msgspec.DecodeError, AttributeError):
         return None
 
 

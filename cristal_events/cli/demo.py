@@ -1,23 +1,22 @@
-"""``cristal demo`` (build a sample campaign, show the party, the XP audit and the HTML timeline) and
-``cristal script`` (check or run a campaign script)."""
+"""``cristal demo``: build a sample campaign, show the party, the XP audit and the HTML timeline
+(``cristal script`` is in :mod:`.script`)."""
 
 from __future__ import annotations
 
-import io
 import os
-from contextlib import redirect_stdout
 from pathlib import Path
+from typing import Any
 
 import click
 import msgspec
 
 from ..display import visible
 from ..errors import CristalError
-from ..jobs import script as scripts
 from ..jobs.audit import text_lines as audit_lines
 from ..jobs.outputs import output_file, previous_export
 from ..jobs.page import write_html
 from ..jobs.walk import walk
+from . import script as scripts
 from ..service import Campaign
 from .audit import run_audit
 from .common import echo, emit_json, emit_lines, json_option
@@ -57,16 +56,35 @@ def _party(camp: Campaign) -> list[str]:
     return players or list(chars)
 
 
-def _sheet_text(db: Path, cid: str) -> str:
-    from . import cli
+def _cristal_sheet(camp: Campaign, world: Any, cid: str) -> list[str]:
+    from ..rulesets.cristal.cli_characters import _sheet_of, render
 
-    out = io.StringIO()
-    with redirect_stdout(out):
-        try:
-            cli.main(args=["--db", str(db), "sheet", cid], prog_name="cristal", standalone_mode=False)
-        except click.ClickException as exc:
-            return visible(f"(no sheet for {cid}: {exc.format_message()})")
-    return out.getvalue().rstrip()
+    return render(_sheet_of(camp, world, cid))
+
+
+def _illergan_sheet(camp: Campaign, world: Any, cid: str) -> list[str]:
+    from ..rulesets.illergan.cli_heroes import render
+    from ..rulesets.illergan.sheet import sheet
+    from ..rulesets.illergan.state import content_of, find
+
+    settings = camp.ruleset.settings(msgspec.structs.replace(camp.header, settings=world.core.settings))
+    return render(sheet(find(world.rules, cid), content_of(world.rules), settings))
+
+
+#: each built-in ruleset's sheet, as its ``sheet`` command builds and renders it (demo renders the
+#: sheets itself instead of running the CLI in-process and capturing what it prints)
+SHEETS = {"cristal": _cristal_sheet, "illergan": _illergan_sheet}
+
+
+def _sheet_text(camp: Campaign, cid: str) -> str:
+    """``cid``'s sheet now, as ``cristal sheet CID`` prints it (a sentence when it has none)."""
+    render = SHEETS.get(camp.ruleset.name)
+    if render is None:
+        return visible(f"(no sheet for {cid}: the {camp.ruleset.name} rules have no sheet renderer)")
+    try:
+        return "\n".join(render(camp, camp.state(), cid)).rstrip()
+    except CristalError as exc:
+        return visible(f"(no sheet for {cid}: {visible(exc)})")
 
 
 #: the file in a demo folder naming the campaigns demo built there: {"campaigns": {file name: campaign_id}}
@@ -164,7 +182,7 @@ def demo_cmd(ctx: click.Context, directory: str, ruleset: str, sample: str | Non
                f"{camp.state().core.sessions} sessions, in {db}.")
     for cid in _party(camp):
         echo("")
-        emit_lines(_sheet_text(db, cid).split("\n"))
+        emit_lines(_sheet_text(camp, cid).split("\n"))
     echo("")
     report = run_audit(camp)
     emit_lines(audit_lines(report))
@@ -175,49 +193,4 @@ def demo_cmd(ctx: click.Context, directory: str, ruleset: str, sample: str | Non
     echo(f"Next: cristal --db {db} replay --session 1")
 
 
-@click.group("script")
-def script_group() -> None:
-    """Campaign scripts: TOML files whose steps are cristal commands (see docs/exports.md).
-
-    Example: cristal script run sample_campaigns/compagnie_du_cristal.toml taverne.db
-    """
-
-
-@script_group.command("check")
-@click.argument("file", type=click.Path(dir_okay=False))
-@json_option
-def script_check(file: str, as_json: bool) -> None:
-    """Check a campaign script without running it (exit 1 naming the line and the reason). A script may
-    only change the campaign it builds: a step that would read or write another file is refused.
-
-    Example: cristal script check ma_campagne.toml
-    """
-    s = scripts.load(file)
-    scripts.check(s)
-    if as_json:
-        emit_json({"file": file, "steps": len(s.steps), "ruleset": s.ruleset, "ok": True})
-    else:
-        echo(f"{file}: {len(s.steps)} steps for the {s.ruleset} rules, all known commands and options "
-             "a script may use (none reads or writes another file).")
-
-
-@script_group.command("run")
-@click.argument("file", type=click.Path(dir_okay=False))
-@click.argument("path", required=False)
-@json_option
-@click.pass_context
-def script_run(ctx: click.Context, file: str, path: str | None, as_json: bool) -> None:
-    """Build a new campaign (PATH, default --db) from a script; a refused step stops it, naming its line,
-    and leaves no campaign behind.
-
-    Example: cristal script run sample_campaigns/compagnie_du_cristal.toml compagnie.db
-    """
-    target = path or ctx.obj["db"]
-    ran = scripts.run(scripts.load(file), target, actor=ctx.obj["actor"])
-    if as_json:
-        emit_json([{"line": r.line, "run": r.run, "positions": list(r.positions)} for r in ran])
-    else:
-        echo(f"Built {target} from {file}: {len(ran)} commands, positions 1 to {ran[-1].positions[1] if ran else 1}.")
-
-
-COMMANDS = [demo_cmd, script_group]
+COMMANDS = [demo_cmd]

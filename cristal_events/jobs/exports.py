@@ -266,7 +266,7 @@ def import_jsonl(source: str | os.PathLike[str], target: str | os.PathLike[str],
             progress(n, check.events)
         if prepare is not None:
             prepare(str(tmp))
-        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.checkpoint_wal()
         store.close()
         _publish(tmp, target)
     except BaseException:

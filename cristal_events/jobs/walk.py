@@ -69,18 +69,16 @@ def sessions(camp: Campaign) -> dict[int, SessionInfo]:
 
 def session_range(camp: Campaign, number: int) -> tuple[int, int]:
     """The first and last positions of one session."""
-    row = camp.store.conn.execute("SELECT MIN(position), MAX(position) FROM events WHERE session = ?",
-                                  (number,)).fetchone()
-    if row[0] is None:
+    span = camp.store.session_span(number)
+    if span is None:
         raise UnknownEntity(f"Session {number} has no events in this campaign.")
-    return row[0], row[1]
+    return span
 
 
 def check_character(camp: Campaign, character: str) -> None:
     """Refuse a character id the campaign never saw."""
-    found = camp.store.conn.execute("SELECT 1 FROM events WHERE stream = ? LIMIT 1",
-                                    (CHARACTER_STREAM + character,)).fetchone()
-    if found is None and character not in camp.ruleset.characters(camp.state().rules):
+    found = camp.store.stream_exists(CHARACTER_STREAM + character)
+    if not found and character not in camp.ruleset.characters(camp.state().rules):
         raise UnknownEntity(f"No character {character!r} in this campaign.")
 
 

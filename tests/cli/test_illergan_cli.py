@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from cristal_events.cli import cli
-from cristal_events.jobs import script
+from cristal_events.cli import script
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_campaigns" / "illergan_gue_des_loups.toml"
 THOR = ["--stat", "Fo=4", "--stat", "Dex=50", "--stat", "Vit=60", "--stat", "Vol=40", "--stat", "Mana=10",

@@ -15,7 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from cristal_events.cli import cli
-from cristal_events.jobs import load, run_script
+from cristal_events.cli.script import load
+from cristal_events.cli.script import run as run_script
 
 pytestmark = pytest.mark.browser
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_campaigns" / "compagnie_du_cristal.toml"

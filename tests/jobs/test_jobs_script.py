@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cristal_events.jobs import parse, run_script
-from cristal_events.jobs.script import ScriptError, check
+from cristal_events.cli.script import ScriptError, check, parse
+from cristal_events.cli.script import run as run_script
 
 GOOD = '''\
 [campaign]

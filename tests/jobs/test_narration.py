@@ -13,7 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from cristal_events.cli import cli
-from cristal_events.jobs import load, run_script, walk
+from cristal_events.cli.script import load
+from cristal_events.cli.script import run as run_script
+from cristal_events.jobs import walk
 from cristal_events.ruleset import Ruleset
 from cristal_events.rulesets.cristal.narration import the, with_weapon
 from cristal_events.service import Campaign

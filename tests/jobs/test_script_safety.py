@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from cristal_events import errors
 from cristal_events.cli import _core_commands, _ruleset_commands, cli
-from cristal_events.jobs import script as scripts
+from cristal_events.cli import script as scripts
 from helpers import one_error
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_campaigns"

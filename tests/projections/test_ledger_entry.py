@@ -12,7 +12,7 @@ import pytest
 
 import projections
 import projections.runner
-from cristal_events.jobs import load, run_script
+from cristal_events.cli.script import load, run_script
 from cristal_events.jobs.audit import audit_rows, find_ledger, ledger_rows
 from cristal_events.service import Campaign
 from cristal_events.xp_ledger import LedgerEntry, balance, flags, from_row, posted, to_row

@@ -10,7 +10,8 @@ import pytest
 
 import projections
 from cristal_events.events import NoteRecorded
-from cristal_events.jobs import load, run_script
+from cristal_events.cli.script import load
+from cristal_events.cli.script import run as run_script
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.service import Campaign, RecordNote
 from projections import for_campaign, runner

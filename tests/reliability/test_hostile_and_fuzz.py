@@ -254,12 +254,12 @@ SCRIPT_WORDS = ["[campaign]", "[[step]]", 'name = "X"', 'ruleset = "cristal"', '
 @given(lines=st.lists(st.sampled_from(SCRIPT_WORDS) | st.text(max_size=15), max_size=12))
 def test_campaign_scripts_parse_or_fail_with_their_line(lines: list[str]) -> None:
     from cristal_events.errors import ScriptError
-    from cristal_events.jobs import script
+    from cristal_events.cli import script
 
     try:
         parsed = script.parse("\n".join(lines), "fuzz.toml")
         script.check(parsed)
-    except ScriptError as exc:  # the one class jobs.script raises: "<file>, line N: <reason>."
+    except ScriptError as exc:  # the one class cli.script raises: "<file>, line N: <reason>."
         assert re.fullmatch(r"fuzz\.toml, line [1-9]\d*: [^\n]+\.", str(exc)), str(exc)
 
 

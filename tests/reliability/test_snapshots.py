@@ -46,7 +46,7 @@ from click.testing import CliRunner  # noqa: E402
 
 from cristal_events import open_campaign  # noqa: E402
 from cristal_events.cli import cli  # noqa: E402
-from cristal_events.jobs.script import load as load_script, run as run_script  # noqa: E402
+from cristal_events.cli.script import load as load_script, run as run_script  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_campaigns"
 

@@ -1,5 +1,8 @@
 """Campaign scripts: a TOML file a person writes, whose steps are ``cristal`` commands.
 
+A script drives the click CLI (each step runs as if typed), so it lives in the CLI layer
+(``cristal_events.cli.script``): nothing below the CLI imports it (issue 15, item 4).
+
 Format::
 
     [campaign]                    # the header: what ``cristal init`` needs
@@ -33,7 +36,6 @@ from __future__ import annotations
 
 import io
 import re
-import sqlite3
 import tomllib
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
@@ -44,6 +46,8 @@ import click
 import msgspec
 
 from ..errors import ScriptError
+from ..store import Store
+from .common import echo, emit_json, json_option
 
 HEADER_KEYS = {"name", "ruleset", "rounding", "seed", "settings", "description"}
 RESERVED = {"run", "args", "label", "actor", "dice"}
@@ -382,15 +386,11 @@ class Ran:
 
 
 def _last_position(db: Path) -> int:
-    conn = sqlite3.connect(f"file:{db.resolve().as_posix()}?mode=ro", uri=True)
-    try:
-        return conn.execute("SELECT COALESCE(MAX(position), 0) FROM events").fetchone()[0]
-    finally:
-        conn.close()
+    return Store.peek_last_position(db)
 
 
 def _invoke(argv: list[str]) -> tuple[int, str, str]:
-    from ..cli import cli
+    from . import cli
 
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
@@ -443,3 +443,52 @@ def run(script: Script, db: str | Path, *, actor: str = "GM") -> list[Ran]:
             Path(str(db) + suffix).unlink(missing_ok=True)
         raise
     return done
+
+
+# ------------------------------------------------------------------ the commands
+@click.group("script")
+def script_group() -> None:
+    """Campaign scripts: TOML files whose steps are cristal commands (see docs/exports.md).
+
+    Example: cristal script run sample_campaigns/compagnie_du_cristal.toml taverne.db
+    """
+
+
+@script_group.command("check")
+@click.argument("file", type=click.Path(dir_okay=False))
+@json_option
+def script_check(file: str, as_json: bool) -> None:
+    """Check a campaign script without running it (exit 1 naming the line and the reason). A script may
+    only change the campaign it builds: a step that would read or write another file is refused.
+
+    Example: cristal script check ma_campagne.toml
+    """
+    s = load(file)
+    check(s)
+    if as_json:
+        emit_json({"file": file, "steps": len(s.steps), "ruleset": s.ruleset, "ok": True})
+    else:
+        echo(f"{file}: {len(s.steps)} steps for the {s.ruleset} rules, all known commands and options "
+             "a script may use (none reads or writes another file).")
+
+
+@script_group.command("run")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("path", required=False)
+@json_option
+@click.pass_context
+def script_run(ctx: click.Context, file: str, path: str | None, as_json: bool) -> None:
+    """Build a new campaign (PATH, default --db) from a script; a refused step stops it, naming its line,
+    and leaves no campaign behind.
+
+    Example: cristal script run sample_campaigns/compagnie_du_cristal.toml compagnie.db
+    """
+    target = path or ctx.obj["db"]
+    ran = run(load(file), target, actor=ctx.obj["actor"])
+    if as_json:
+        emit_json([{"line": r.line, "run": r.run, "positions": list(r.positions)} for r in ran])
+    else:
+        echo(f"Built {target} from {file}: {len(ran)} commands, positions 1 to {ran[-1].positions[1] if ran else 1}.")
+
+
+COMMANDS = [script_group]
