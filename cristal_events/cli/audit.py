@@ -12,8 +12,8 @@ from .common import emit_json, emit_lines, json_option
 
 def run_audit(camp: Campaign, character: str | None = None):
     """The XP audit of an open campaign (ledger folded in memory: no read model needed)."""
-    import projections
-    import projections.runner
+    from cristal_events import projections
+    import cristal_events.projections.runner
 
     ledger = find_ledger(projections.for_campaign(camp))
     rows = list(ledger_rows(camp, ledger, progress=projections.runner.tty_progress("audit")))

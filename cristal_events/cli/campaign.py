@@ -160,7 +160,8 @@ def log_cmd(ctx: click.Context, stream: str | None, type_: str | None, session: 
 
 def _progress(label: str) -> Any:
     """A progress line on stderr for one stage of ``verify`` when stderr is a terminal (else None)."""
-    import projections.runner
+    from cristal_events import projections
+    import cristal_events.projections.runner
 
     return projections.runner.tty_progress(label)
 
@@ -207,7 +208,8 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
         problems = list(report.problems)
         result: dict[str, Any] = msgspec.to_builtins(report)
     else:
-        import projections.runner
+        from cristal_events import projections
+        import cristal_events.projections.runner
 
         try:
             camp = Campaign.open(ctx.obj["db"], readonly=True)
@@ -351,7 +353,8 @@ def rebuild_cmd(ctx: click.Context, as_json: bool) -> None:
 
     Example: cristal rebuild
     """
-    import projections.runner
+    from cristal_events import projections
+    import cristal_events.projections.runner
 
     camp = open_campaign(ctx)
     problems: list[str] = []

@@ -18,7 +18,7 @@ from .common import POSITION, catch_up, echo, emit_json, json_option
 
 def ledger_or_none(camp: Campaign) -> list[dict[str, Any]] | None:
     """The XP ledger rows (folded in memory), or None when the rules have no ledger."""
-    import projections
+    from cristal_events import projections
 
     from ..jobs.audit import find_ledger, ledger_rows
 
@@ -87,7 +87,8 @@ def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, sessio
 
     Example: cristal export timeline --format md --session 2 -o session2.md
     """
-    import projections.runner
+    from cristal_events import projections
+    import cristal_events.projections.runner
 
     target = check_output(output, fmt, campaign=ctx.obj["db"], force=force) if output is not None else None
     camp = Campaign.open(ctx.obj["db"], readonly=True)
@@ -120,7 +121,8 @@ def import_cmd(ctx: click.Context, file: str, path: str | None, as_json: bool) -
 
     Example: cristal import taverne.jsonl copie.db
     """
-    import projections.runner
+    from cristal_events import projections
+    import cristal_events.projections.runner
 
     def read_models(built: str) -> None:  # what a read model cannot hold is a warning, not a failed import
         with Campaign.open(built) as camp:

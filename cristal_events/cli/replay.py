@@ -40,7 +40,8 @@ def replay_cmd(ctx: click.Context, session: int | None, start: int | None, until
 
     Example: cristal replay --session 2 --character thor
     """
-    import projections.runner
+    from cristal_events import projections
+    import cristal_events.projections.runner
 
     camp = Campaign.open(ctx.obj["db"], readonly=True)
     ctx.call_on_close(camp.close)

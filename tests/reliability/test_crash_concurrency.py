@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-import projections
-import projections.runner
+from cristal_events import projections
+import cristal_events.projections.runner
 from conftest import worker
 from cristal_events import open_campaign
 

@@ -35,9 +35,10 @@ def _command(rng: random.Random, me: str) -> object:
 
 
 def crash(db: str, seed: str) -> None:
-    import projections
+    from cristal_events import projections
 
-    import projections.runner
+    from cristal_events import projections
+    import cristal_events.projections.runner
 
     rng = random.Random(int(seed))
     camp = projections.attach(open_campaign(db))
@@ -53,7 +54,7 @@ def crash(db: str, seed: str) -> None:
 
 
 def write(db: str, worker: str, n: str) -> None:
-    import projections
+    from cristal_events import projections
 
     rng = random.Random(int(worker))
     camp = projections.attach(open_campaign(db))
