@@ -13,10 +13,10 @@ from .common import emit_json, emit_lines, json_option
 def run_audit(camp: Campaign, character: str | None = None):
     """The XP audit of an open campaign (ledger folded in memory: no read model needed)."""
     from cristal_events import projections
-    import cristal_events.projections.runner
+    from cristal_events.projections import runner
 
     ledger = find_ledger(projections.for_campaign(camp))
-    rows = list(ledger_rows(camp, ledger, progress=projections.runner.tty_progress("audit")))
+    rows = list(ledger_rows(camp, ledger, progress=runner.tty_progress("audit")))
     chars = camp.ruleset.characters(camp.state().rules)
     names = {cid: str(getattr(c, "name", cid) or cid) for cid, c in chars.items()}
     return audit_rows(rows, names=names, character=character)

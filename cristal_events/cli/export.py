@@ -87,8 +87,7 @@ def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, sessio
 
     Example: cristal export timeline --format md --session 2 -o session2.md
     """
-    from cristal_events import projections
-    import cristal_events.projections.runner
+    from cristal_events.projections import runner
 
     target = check_output(output, fmt, campaign=ctx.obj["db"], force=force) if output is not None else None
     camp = Campaign.open(ctx.obj["db"], readonly=True)
@@ -98,7 +97,7 @@ def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, sessio
         return
     with output_file(target, fmt) as fh:
         n = export_timeline(camp, fmt, fh, session=session, character=character,
-                            progress=projections.runner.tty_progress("export"))
+                            progress=runner.tty_progress("export"))
     if as_json:
         emit_json({"path": output, "format": fmt, "events": n})
     else:
@@ -121,15 +120,14 @@ def import_cmd(ctx: click.Context, file: str, path: str | None, as_json: bool) -
 
     Example: cristal import taverne.jsonl copie.db
     """
-    from cristal_events import projections
-    import cristal_events.projections.runner
+    from cristal_events.projections import runner
 
     def read_models(built: str) -> None:  # what a read model cannot hold is a warning, not a failed import
         with Campaign.open(built) as camp:
-            catch_up(camp, progress=projections.runner.tty_progress("read models"))
+            catch_up(camp, progress=runner.tty_progress("read models"))
 
     target = path or ctx.obj["db"]
-    result = exports.import_jsonl(file, target, progress=projections.runner.tty_progress("import"),
+    result = exports.import_jsonl(file, target, progress=runner.tty_progress("import"),
                                   prepare=read_models)
     if as_json:
         emit_json(result.__dict__)

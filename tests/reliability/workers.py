@@ -36,13 +36,11 @@ def _command(rng: random.Random, me: str) -> object:
 
 def crash(db: str, seed: str) -> None:
     from cristal_events import projections
-
-    from cristal_events import projections
-    import cristal_events.projections.runner
+    from cristal_events.projections import runner
 
     rng = random.Random(int(seed))
     camp = projections.attach(open_campaign(db))
-    projections.runner.catch_up(camp)  # imports every read model now, so the kills land among appends
+    runner.catch_up(camp)  # imports every read model now, so the kills land among appends
     camp.state()
     print("ready", flush=True)
     while True:
