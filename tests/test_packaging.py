@@ -52,16 +52,27 @@ def test_checkout_imports_the_top_level_folders_inside_the_namespace():
 
 
 def _fresh_venv(tmp_path: Path) -> tuple[Path, Path]:
-    """A fresh venv that sees this interpreter's installed dependencies (msgspec, click ...) through a .pth
-    file, placed after its own site-packages: what is installed below, not the tested tree, is imported.
-    (--system-site-packages alone would see the base interpreter's packages, not the venv's running pytest.)"""
+    """A fresh venv that sees this interpreter's installed dependencies (msgspec, click ...) but not the engine.
+
+    Its .pth file names one folder of links to every top-level entry of this interpreter's site-packages
+    except the engine's own (``cristal_events``, its dist-info and editable finder, and the top-level
+    folders an older wheel installed): what is installed below, not this interpreter's engine (``.ci/run``
+    installs one), is imported. (--system-site-packages alone would see the base interpreter's packages,
+    not the venv's running pytest.)"""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     py = venv / "bin" / "python"
     inner = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                 check=True, capture_output=True, text=True).stdout.strip())
-    outer = [p for p in sys.path if p.endswith("site-packages")]
-    (inner / "zz_outer_deps.pth").write_text("\n".join(outer) + "\n")
+    deps = tmp_path / "deps"
+    deps.mkdir()
+    for outer in (Path(p) for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()):
+        for entry in outer.iterdir():
+            name = entry.name.lower().replace("-", "_")
+            if "cristal_events" in name or entry.stem in BESIDE or name.endswith(".pth") or (deps / entry.name).exists():
+                continue
+            (deps / entry.name).symlink_to(entry)
+    (inner / "zz_outer_deps.pth").write_text(f"{deps}\n")
     return py, inner
 
 
@@ -117,7 +128,8 @@ def test_wheel_installs_inside_its_namespace_beside_packages_of_the_same_name(tm
 
     py, site = _fresh_venv(tmp_path)
     _dummy_packages(site)
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True, cwd=tmp_path)
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--ignore-installed", str(wheel)], check=True,
+                   cwd=tmp_path)
     work = tmp_path / "work"
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CRISTAL_DB")}
@@ -142,7 +154,8 @@ def test_editable_install_reads_the_checkout_beside_packages_of_the_same_name(tm
     shutil.copytree(ROOT, src, ignore=IGNORE)
     py, site = _fresh_venv(tmp_path)
     _dummy_packages(site)
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "-e", str(src)], check=True, cwd=tmp_path)
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--ignore-installed", "-e", str(src)], check=True,
+                   cwd=tmp_path)
     work = tmp_path / "work"
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CRISTAL_DB")}
