@@ -170,3 +170,16 @@ def test_editable_install_reads_the_checkout_beside_packages_of_the_same_name(tm
                              str(site / "migrations" / "__init__.py")]
     assert got["shipped"][0] == "0001_event_log.sql" and "0001_theirs.sql" not in got["shipped"]
     _run_demo(py.parent.parent, work, src / "sample_campaigns")
+
+
+def test_every_benchmark_pointer_in_the_code_names_an_entry_of_benchmarks_readme():
+    """The code keeps a reason and a pointer ("see benchmarks/README.md, 'chunk size'"); the figures live in
+    the README's "Figures the code points to", one entry per name."""
+    import re
+
+    readme = (ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")
+    entries = set(re.findall(r"^\* \*\*([^*]+)\*\* \(", readme, flags=re.M))
+    pointers = {name for folder in ("cristal_events", "projections") for path in (ROOT / folder).rglob("*.py")
+                for name in re.findall(r"see benchmarks/README\.md, '([^']+)'", path.read_text(encoding="utf-8"))}
+    assert {"chunk size", "time-ordered ids", "decoders on demand", "one union", "dice nodes"} <= pointers
+    assert pointers <= entries, pointers - entries
