@@ -32,7 +32,7 @@ import msgspec  # noqa: E402
 import sqlite_utils  # noqa: E402
 
 from cristal_events.store import Store  # noqa: E402
-from projections.base import XP_LEDGER  # noqa: E402
+from cristal_events.projections.base import XP_LEDGER  # noqa: E402
 
 
 def ledger_rows(n: int) -> list[tuple]:
@@ -68,7 +68,7 @@ def time_rows(rows: list[tuple], rounds: int) -> tuple[float, float]:
 
 
 def time_create(rounds: int) -> tuple[float, float]:
-    from projections import _classes
+    from cristal_events.projections import _classes
 
     tables = {name: t for cls in (*_classes("cristal"), *_classes("illergan"))
               for name, t in {**cls.state_tables, **cls.append_tables}.items()}

@@ -41,7 +41,7 @@ sys.path[:0] = [str(ROOT), str(HERE)]
 
 import baseline as B  # noqa: E402
 import msgspec  # noqa: E402
-import projections.runner  # noqa: E402
+from cristal_events.projections import runner  # noqa: E402
 import generator  # noqa: E402
 from cristal_events import open_campaign  # noqa: E402
 import cristal_events.store as S  # noqa: E402
@@ -206,7 +206,7 @@ def peak_rebuild_mb(db: str) -> float:
     """The rebuilding process's own peak RSS (VmHWM). Not ``ru_maxrss``: Linux carries a process's
     maxrss across fork and exec, so a child of this (large) benchmark process would report the
     parent's size."""
-    code = ("from cristal_events import open_campaign\nimport projections.runner as r\n"
+    code = ("from cristal_events import open_campaign\nfrom cristal_events.projections import runner as r\n"
             f"c = open_campaign({db!r}); r.rebuild(c); c.close()\n"
             "print(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')))")
     out = subprocess.run([sys.executable, "-c", code], env=ENV, check=True, capture_output=True, text=True)
@@ -294,7 +294,7 @@ def main() -> None:
                                        lambda: full_state(camp)], a.repeat_big)
         # on its own: a rebuild writes ~150k rows, and a read measured right after one runs slower
         # (which would flatter every ratio to that baseline)
-        reb = B.median_time(lambda: projections.runner.rebuild(camp), a.repeat_big)
+        reb = B.median_time(lambda: runner.rebuild(camp), a.repeat_big)
         e, r = n_big / te, n_big / tr
         t.add(f"replay {n_big:,} (read, decode, fold)", f"{e:,.0f} ev/s", ">= 0.8 x raw", f"raw {r:,.0f} ev/s",
               f"{e / r:.2f} x raw", e >= 0.8 * r)

@@ -5,6 +5,46 @@ The facade: open or create a campaign, run commands, read the log. See README.md
 
 __version__ = "0.1.0"
 
+import sys as _sys
+from importlib.machinery import ModuleSpec as _ModuleSpec
+from importlib.machinery import PathFinder as _PathFinder
+from os import path as _path
+
+#: Folders kept at the top of the repository that are installed inside this package (see pyproject.toml).
+_BESIDE = ("projections", "migrations", "sample_campaigns")
+
+
+class _CheckoutFinder:
+    """Finds ``cristal_events.projections`` (and the two others) in a plain checkout run with
+    PYTHONPATH=repo, where they sit beside this package instead of inside it. Installed (wheel or
+    editable), they are inside it, or setuptools' own finder maps them, and this finder is not added.
+    It answers for those three names only, so the rest of the checkout (tests/, benchmarks/ ...) never
+    becomes part of the package, as appending the checkout to ``__path__`` would make it."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> _ModuleSpec | None:
+        if fullname.startswith(f"{__name__}.") and fullname.count(".") == 1 and fullname.rpartition(".")[2] in _BESIDE:
+            return _PathFinder.find_spec(fullname, [self.root])
+        return None
+
+
+def _checkout_root() -> str | None:
+    """The checkout this package sits in, if the three folders are beside it rather than inside it."""
+    here = _path.dirname(_path.abspath(__file__))
+    root = _path.dirname(here)
+    if _path.isdir(_path.join(here, "migrations")):
+        return None  # installed from the wheel: the folders are inside the package
+    if all(_path.isfile(_path.join(root, name, "__init__.py")) for name in _BESIDE):
+        return root
+    return None
+
+
+_root = _checkout_root()
+if _root is not None and not any(type(f).__name__ == "_CheckoutFinder" for f in _sys.meta_path):
+    _sys.meta_path.append(_CheckoutFinder(_root))
+
 from .errors import CristalError  # noqa: E402
 from .service import Campaign, init_campaign, open_campaign  # noqa: E402
 from .store import RecordedEvent, Store  # noqa: E402

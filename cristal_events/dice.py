@@ -58,7 +58,7 @@ class Expr(msgspec.Struct, frozen=True):
     """A parsed expression; ``str(expr)`` is its normalised text and parses back to an equal Expr.
 
     The nodes are frozen msgspec Structs (equal, hashable, matched by keyword like dataclasses, and
-    created in C: six dataclasses cost the CLI's start-up ~10 ms of code generation)."""
+    created in C, unlike dataclasses: see benchmarks/README.md, 'dice nodes')."""
 
     precedence: ClassVar[int] = 4
 

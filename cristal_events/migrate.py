@@ -1,6 +1,6 @@
 """Numbered, forward-only schema migrations, recorded with their SHA-256 checksum.
 
-The SQL files live in the top-level ``migrations`` package (shipped in the wheel). On open, every
+The SQL files live in ``migrations/`` at the top of the repository, installed as ``cristal_events.migrations``. On open, every
 migration not yet applied is applied in order; a recorded migration whose file changed or vanished
 is reported, and a campaign that records a migration this engine does not know was written by a
 newer engine: it is refused and left untouched.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import msgspec
 
-import migrations as _migrations_package
+from . import migrations as _migrations_package
 
 from .errors import MigrationError, SchemaTooNew
 

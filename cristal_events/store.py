@@ -117,8 +117,7 @@ def new_event_ids(n: int) -> list[str]:
     """``n`` time-ordered UUIDs (version 7 layout, RFC 9562): 48-bit Unix ms, a 12-bit counter, 62 random bits.
 
     Ids that grow with time land at the end of the unique index on ``event_id`` instead of at
-    random places, which keeps appends fast as the log grows (random UUID4s in that index were the
-    largest cost of a bulk append in the benchmarks).
+    random places, which keeps appends fast as the log grows (see benchmarks/README.md, 'time-ordered ids').
     """
     ms = f"{time.time_ns() // 1_000_000:012x}"
     head = f"{ms[:8]}-{ms[8:12]}-7"
@@ -418,10 +417,8 @@ class Store:
         return n
 
     def _chunk_rows(self) -> int:
-        """How many rows one INSERT carries: 1,000, or fewer where SQLite allows fewer bound values.
-
-        Measured on a 100k import (A/B, medians of 5): 250 rows 0.54 x the raw floor, 500 0.62 x,
-        1,000 0.71 x, 2,000 0.69 x: fewer chunks mean fewer GIL hand-overs with the writer thread."""
+        """How many rows one INSERT carries: 1,000, or fewer where SQLite allows fewer bound values
+        (fewer chunks, fewer GIL hand-overs with the writer thread: see benchmarks/README.md, 'chunk size')."""
         if self._chunk is None:
             self._chunk = max(1, min(1000, self.conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // _WIDTH))
         return self._chunk

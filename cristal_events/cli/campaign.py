@@ -160,9 +160,9 @@ def log_cmd(ctx: click.Context, stream: str | None, type_: str | None, session: 
 
 def _progress(label: str) -> Any:
     """A progress line on stderr for one stage of ``verify`` when stderr is a terminal (else None)."""
-    import projections.runner
+    from cristal_events.projections import runner
 
-    return projections.runner.tty_progress(label)
+    return runner.tty_progress(label)
 
 
 def _given_receipts(receipt: tuple[str, ...], receipts_file: str | None) -> list[Receipt]:
@@ -207,7 +207,7 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
         problems = list(report.problems)
         result: dict[str, Any] = msgspec.to_builtins(report)
     else:
-        import projections.runner
+        from cristal_events.projections import runner
 
         try:
             camp = Campaign.open(ctx.obj["db"], readonly=True)
@@ -229,7 +229,7 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
         if camp is not None:
             _check_receipts_and_snapshots(camp, given, report.ok, problems, extra)
         if report.ok and camp is not None:
-            problems += projections.runner.verify(camp, progress=_progress("verify: read models"))
+            problems += runner.verify(camp, progress=_progress("verify: read models"))
         result = {**msgspec.to_builtins(report), **extra, "ok": not problems, "problems": problems}
         if rolls and camp is not None:
             from ..fairness import verify_rolls
@@ -351,12 +351,12 @@ def rebuild_cmd(ctx: click.Context, as_json: bool) -> None:
 
     Example: cristal rebuild
     """
-    import projections.runner
+    from cristal_events.projections import runner
 
     camp = open_campaign(ctx)
     problems: list[str] = []
-    snaps = camp.rebuild_snapshots(progress=projections.runner.tty_progress("snapshots"))
-    counts = projections.runner.rebuild(camp, progress=projections.runner.tty_progress("rebuild"),
+    snaps = camp.rebuild_snapshots(progress=runner.tty_progress("snapshots"))
+    counts = runner.rebuild(camp, progress=runner.tty_progress("rebuild"),
                                         problems=problems)
     if as_json:
         emit_json({**counts, "snapshots": {"written": snaps.written,

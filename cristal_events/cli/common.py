@@ -34,7 +34,7 @@ def open_campaign(ctx: click.Context, *, write: bool = False) -> Campaign:
     (position N) but ...") on stderr (:attr:`Campaign.on_warning`), and the exit stays 0."""
     camp = Campaign.open(ctx.obj["db"], readonly=False)
     if write:
-        import projections
+        from cristal_events import projections
 
         projections.attach(camp)
     ctx.call_on_close(camp.close)
@@ -44,10 +44,10 @@ def open_campaign(ctx: click.Context, *, write: bool = False) -> Campaign:
 def catch_up(camp: Campaign, *, progress: Any = None) -> None:
     """Bring the read models up to date before reading them; what they cannot hold (a number an older
     engine let into the log) becomes a warning on stderr, and the rest is read as usual."""
-    import projections.runner
+    from cristal_events.projections import runner
 
     problems: list[str] = []
-    projections.runner.catch_up(camp, progress=progress, problems=problems)
+    runner.catch_up(camp, progress=progress, problems=problems)
     for p in problems:
         camp.warn(f"{p[0].upper()}{p[1:]}")
 

@@ -10,6 +10,7 @@ from typing import Any
 import click
 import msgspec
 
+from .. import sample_campaigns
 from ..display import visible
 from ..errors import CristalError
 from ..jobs.audit import text_lines as audit_lines
@@ -25,8 +26,8 @@ from .export import ledger_or_none
 
 
 def sample_dirs() -> tuple[Path, ...]:
-    """Where samples are looked for: ./sample_campaigns (a clone), then next to the package."""
-    return (Path.cwd() / "sample_campaigns", Path(__file__).resolve().parents[2] / "sample_campaigns")
+    """Where samples are looked for: ./sample_campaigns (a clone), then the installed ``cristal_events.sample_campaigns``."""
+    return (Path.cwd() / "sample_campaigns", Path(sample_campaigns.__file__).resolve().parent)
 
 
 #: the sample each ruleset's demo builds first (the party of the book for Lois du Cristal)

@@ -98,9 +98,9 @@ def ledger_rows(camp: Any, ledger: Any, *, progress: Progress | None = None) -> 
     table = _caught_up(camp, ledger)
     if table is not None:
         return [from_row(r) for r in table.rows_where(order_by="position")]
-    import projections.runner  # only when the read model is behind: a caught-up table needs no fold
+    from ..projections import runner  # only when the read model is behind: a caught-up table needs no fold
 
-    rows = projections.runner.expected_rows(camp, ledger, progress=progress)[LEDGER_TABLE]
+    rows = runner.expected_rows(camp, ledger, progress=progress)[LEDGER_TABLE]
     if progress is not None:
         total = camp.store.last_position()
         progress(total, total)

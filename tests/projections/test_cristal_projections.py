@@ -8,11 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import projections
+from cristal_events import projections
 from cristal_events.errors import CristalError
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.service import Campaign
-from projections import runner
+from cristal_events.projections import runner
 
 LEDGER_COLUMNS = ["position", "character", "session", "recorded_at", "actor", "kind", "amount", "what", "reason",
                   "cost_charged", "cost_required", "balance_after", "amends", "flags"]  # docs/architecture.md

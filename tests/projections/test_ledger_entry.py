@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-import projections
-import projections.runner
-from cristal_events.cli.script import load, run_script
+from cristal_events import projections
+from cristal_events.projections import runner as projections_runner
+from cristal_events.cli.script import load
+from cristal_events.cli.script import run as run_script
 from cristal_events.jobs.audit import audit_rows, find_ledger, ledger_rows
 from cristal_events.service import Campaign
 from cristal_events.xp_ledger import LedgerEntry, balance, flags, from_row, posted, to_row
@@ -92,7 +93,7 @@ def test_the_audit_reads_the_caught_up_table_without_folding_the_log(built, tmp_
     def no_fold(*args, **kwargs):
         raise AssertionError("the ledger was folded again although its read model is caught up")
 
-    monkeypatch.setattr(projections.runner, "expected_rows", no_fold)
+    monkeypatch.setattr(projections_runner, "expected_rows", no_fold)
     entries = _entries(db)
     assert [e.position for e in entries] == sorted(e.position for e in entries) and len(entries) == 18
     assert next(e for e in entries if e.position == 44).reason == "lu dans la table"

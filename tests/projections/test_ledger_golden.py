@@ -19,7 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 from cristal_events.cli import cli
-from cristal_events.cli.script import load, run_script
+from cristal_events.cli.script import load
+from cristal_events.cli.script import run as run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "sample_campaigns").glob("*.toml"))

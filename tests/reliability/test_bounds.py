@@ -294,7 +294,7 @@ def test_an_import_whose_read_models_cannot_fold_an_event_completes_with_a_warni
                                                                                    monkeypatch) -> None:
     # the import builds the read models of the new campaign; what they cannot hold is a warning on
     # stderr (as after any command), never a failed import: the log is whole and 'rebuild' repairs them
-    from projections.timeline import Sessions
+    from cristal_events.projections.timeline import Sessions
 
     db = tmp_path / "a.db"
     ok(db, "init", "--name", "Importée", "--seed", "2")
@@ -383,7 +383,7 @@ def test_the_commands_that_read_a_read_model_still_answer_on_a_bricked_campaign(
 
 
 def test_rebuild_survives_an_event_its_read_models_cannot_fold(tmp_path: Path) -> None:
-    import projections.runner as runner
+    from cristal_events.projections import runner
 
     db = tmp_path / "f.db"
     ok(db, "init", "--name", "Flottante", "--seed", "2")
@@ -428,7 +428,7 @@ def test_a_state_past_64_bits_does_not_stop_the_commands_that_write_a_snapshot(t
 # --------------------------------------------------------------------------- lock contention
 def test_a_command_that_committed_is_not_failed_by_a_lock_held_during_its_catch_up(tmp_path: Path,
                                                                                     monkeypatch) -> None:
-    import projections.runner as runner
+    from cristal_events.projections import runner
 
     db = tmp_path / "l.db"
     ok(db, "init", "--name", "Verrou", "--seed", "2")

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import projections
-import projections.runner
+from cristal_events.projections import runner
 from conftest import worker
 from cristal_events import open_campaign
 
@@ -57,8 +56,8 @@ def test_sigkill_loses_no_acknowledged_append_and_leaves_no_half_command(ledger_
             # no half-written command: every spend has both of its events
             halves = [c for c, n in stored.items() if c and n not in (1, 2)]
             assert halves == []
-            projections.runner.catch_up(camp)
-            assert projections.runner.verify(camp) == []
+            runner.catch_up(camp)
+            assert runner.verify(camp) == []
             cp = camp.store.conn.execute("SELECT MIN(position) FROM projection_checkpoints").fetchone()[0]
             assert cp == camp.store.last_position()
         finally:
@@ -112,8 +111,8 @@ def test_four_writers_and_a_reader_lose_nothing_and_never_see_half_a_command(led
         state = camp.state().rules.xp
         assert state == {k: v for k, v in xp.items()}
         assert min(state.values()) >= 0
-        projections.runner.catch_up(camp)
-        assert projections.runner.verify(camp) == []
+        runner.catch_up(camp)
+        assert runner.verify(camp) == []
     finally:
         camp.close()
 

@@ -35,13 +35,12 @@ def _command(rng: random.Random, me: str) -> object:
 
 
 def crash(db: str, seed: str) -> None:
-    import projections
-
-    import projections.runner
+    from cristal_events import projections
+    from cristal_events.projections import runner
 
     rng = random.Random(int(seed))
     camp = projections.attach(open_campaign(db))
-    projections.runner.catch_up(camp)  # imports every read model now, so the kills land among appends
+    runner.catch_up(camp)  # imports every read model now, so the kills land among appends
     camp.state()
     print("ready", flush=True)
     while True:
@@ -53,7 +52,7 @@ def crash(db: str, seed: str) -> None:
 
 
 def write(db: str, worker: str, n: str) -> None:
-    import projections
+    from cristal_events import projections
 
     rng = random.Random(int(worker))
     camp = projections.attach(open_campaign(db))

@@ -126,8 +126,8 @@ def test_a_refused_session_start_writes_no_secret(campaign):
 
 
 def test_read_model_tables_are_created_by_sqlite_utils_with_the_declared_shape(db_path, campaign):
-    from projections.base import XP_LEDGER
-    from projections.runner import catch_up
+    from cristal_events.projections.base import XP_LEDGER
+    from cristal_events.projections.runner import catch_up
 
     campaign.execute(RecordNote(text="x"))
     catch_up(campaign)
@@ -156,7 +156,7 @@ def test_a_command_on_a_built_campaign_does_not_import_sqlite_utils(db_path, cam
     import subprocess
     import sys
 
-    from projections.runner import catch_up
+    from cristal_events.projections.runner import catch_up
 
     campaign.execute(RecordNote(text="x"))
     catch_up(campaign)  # the read-model tables exist from here on

@@ -436,14 +436,6 @@ class Content:
         self.pack = pack
         self._index = {name: {e.name: e for e in getattr(pack, name)} for name in _NAMED}
 
-    @classmethod
-    def core_only(cls) -> Content:
-        return cls(core_pack())
-
-    @classmethod
-    def with_pack(cls, pack: Pack, *, source: str = "pack") -> Content:
-        return cls(merge(core_pack(), pack, source=source))
-
     def entry(self, kind: str, name: str) -> Any:
         """A named entry (``kind`` is a Pack field such as ``races``), or :class:`UnknownEntity`."""
         try:

@@ -466,8 +466,8 @@ def test_potion_drunk_takes_8_seconds(round_camp):
 
 
 def test_read_models_match_a_rebuild(stored):
-    import projections
-    from projections import runner
+    from cristal_events import projections
+    from cristal_events.projections import runner
 
     projections.attach(stored)
     start_duel(stored)

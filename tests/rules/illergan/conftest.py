@@ -2,14 +2,14 @@
 
 import pytest
 
-from cristal_events.rulesets.illergan.content import Content, example_pack
+from cristal_events.rulesets.illergan.content import Content, core_pack, example_pack, merge
 
 
 @pytest.fixture(scope="session")
 def core() -> Content:
-    return Content.core_only()
+    return Content(core_pack())
 
 
 @pytest.fixture(scope="session")
 def content() -> Content:
-    return Content.with_pack(example_pack(), source="example_pack.json")
+    return Content(merge(core_pack(), example_pack(), source="example_pack.json"))

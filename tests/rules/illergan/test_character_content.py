@@ -97,7 +97,7 @@ def test_missing_gift_names_gap(core):
 def test_missing_class_costs(core):
     pack = decode_pack(json.dumps({"name": "p", "races": [{"name": "Elfe", "acuities": {}}],
                                    "heritages": [{"name": "H"}]}), source="p.json")
-    c = Content.with_pack(pack, source="p.json")
+    c = Content(merge(core_pack(), pack, source="p.json"))
     with pytest.raises(RuleError, match="G13"):
         character.create(c, choices(class_name="Prêtre", heritage="H", cult="Vikasar"), fo=0, gift_face=1)
 
@@ -123,7 +123,7 @@ def test_wrong_type_names_path():
 def test_toml_pack(tmp_path):
     p = tmp_path / "gm.toml"
     p.write_text('name = "toml pack"\n[power_die_by_rank]\n1 = 4\n2 = 6\n\n[[gifts]]\nface = 1\nname = "Don"\n', encoding="utf-8")
-    c = Content.with_pack(load_pack(p), source=p.name)
+    c = Content(merge(core_pack(), load_pack(p), source=p.name))
     assert (c.power_die(2), c.gift(1).name) == (6, "Don")
 
 
