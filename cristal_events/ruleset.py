@@ -91,6 +91,15 @@ class Ruleset(ABC):
     state_type: ClassVar[Any]
     #: bump when the shape of the state changes: snapshots of another version are ignored
     state_version: ClassVar[str] = "1"
+    #: the plug-in declarations (:mod:`cristal_events.rulesets`), as dotted names so that nothing is
+    #: imported before it is needed: the modules whose ``PROJECTIONS`` are this ruleset's read models
+    #: (the ruleset-agnostic ones, e.g. the timeline, apply to every ruleset), the module of its CLI
+    #: commands (``PARTS`` or ``commands()``), the file name of its sample campaign script (in
+    #: ``sample_campaigns/``) and the read-model tables the timeline exports include
+    read_models: ClassVar[tuple[str, ...]] = ()
+    cli_module: ClassVar[str | None] = None
+    sample_campaign: ClassVar[str | None] = None
+    export_tables: ClassVar[tuple[str, ...]] = ()
 
     def settings(self, header: CampaignCreated, overrides: dict[str, Any] | None = None) -> Any:
         """The ruleset's settings: its defaults, then the campaign's choices, validated."""

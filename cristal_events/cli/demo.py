@@ -30,16 +30,16 @@ def sample_dirs() -> tuple[Path, ...]:
     return (Path.cwd() / "sample_campaigns", Path(__file__).resolve().parents[2] / "sample_campaigns")
 
 
-#: the sample each ruleset's demo builds first (the party of the book for Lois du Cristal)
-PREFERRED = {"cristal": "compagnie_du_cristal.toml", "illergan": "illergan_gue_des_loups.toml"}
-
-
 def find_sample(ruleset: str) -> Path:
-    """The ruleset's preferred sample campaign script, else the first (alphabetical) written for it."""
+    """The sample campaign script the ruleset declares (``Ruleset.sample_campaign``: the party of the
+    book for Lois du Cristal), else the first (alphabetical) written for it."""
+    from ..rulesets import get
+
+    preferred = get(ruleset).sample_campaign
     for folder in sample_dirs():
         if not folder.is_dir():
             continue
-        paths = sorted(folder.glob("*.toml"), key=lambda p: (p.name != PREFERRED.get(ruleset), p.name))
+        paths = sorted(folder.glob("*.toml"), key=lambda p: (p.name != preferred, p.name))
         for path in paths:
             try:
                 if scripts.load(path).ruleset == ruleset:

@@ -52,6 +52,10 @@ class CristalRuleset(ComposedRuleset):
     parts = (characters, fights)
     settings_type = CristalSettings
     state_type = CristalState
+    read_models = ("projections.cristal_sheets", "projections.cristal_ledger", "projections.cristal_combats")
+    cli_module = "cristal_events.cli.cristal"
+    sample_campaign = "compagnie_du_cristal.toml"
+    export_tables = ("xp_ledger",)
 
     def initial_state(self, header: CampaignCreated) -> CristalState:
         return CristalState()

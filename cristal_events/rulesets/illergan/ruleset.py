@@ -24,6 +24,10 @@ class IllerganRuleset(ComposedRuleset):
     settings_type = IllerganSettings
     state_type = IllerganState
     state_version = "4"
+    read_models = ("projections.illergan_sheets", "projections.illergan_ledger", "projections.illergan_evening")
+    cli_module = "cristal_events.cli.illergan"
+    sample_campaign = "illergan_gue_des_loups.toml"
+    export_tables = ("xp_ledger",)
 
     def initial_state(self, header: CampaignCreated) -> IllerganState:
         return IllerganState()

@@ -15,14 +15,15 @@ import msgspec
 from cristal_events.cli.common import INT, POSITION, echo, emit_json, json_option, open_campaign
 from cristal_events.errors import ContentError, CristalError
 
-from . import heroes as H
-from .character import Choices
-from .content import DATA, decode_pack, load_pack, provenance
-from .locations import Body
-from .money import from_copper
-from .sheet import sheet
-from .cli_common import integer, pairs, run, starls
-from .state import content_of
+from cristal_events.rulesets.illergan import heroes as H
+from cristal_events.rulesets.illergan.character import Choices
+from cristal_events.rulesets.illergan.content import DATA, decode_pack, load_pack, provenance
+from cristal_events.rulesets.illergan.locations import Body
+from cristal_events.rulesets.illergan.money import from_copper
+from cristal_events.rulesets.illergan.sheet import sheet
+from cristal_events.rulesets.illergan.state import content_of
+
+from .common import integer, pairs, run, starls
 
 SIGNED = {"ignore_unknown_options": True}
 
@@ -187,7 +188,7 @@ def creature_cmd(ctx: click.Context, character_id: str, name: str, stats: tuple[
 def _sheet(ctx: click.Context, character_id: str, at: int | None) -> dict[str, Any]:
     camp = open_campaign(ctx)
     world = camp.state() if at is None else camp.state_at(at)
-    from .state import find
+    from cristal_events.rulesets.illergan.state import find
 
     hero = find(world.rules, character_id)
     settings = camp.ruleset.settings(msgspec.structs.replace(camp.header, settings=world.core.settings))

@@ -18,7 +18,7 @@ from cristal_events.cli.common import (INT, REAL, actor, catch_up, echo, emit_js
                                         parse_faces, whole_number)
 from cristal_events.errors import RuleError
 
-from . import fights as F
+from cristal_events.rulesets.cristal import fights as F
 
 _dice = click.option("--dice", "dice", metavar="F[,F...]", default=None,
                      help="Faces rolled at the table, in the order given above; without it the engine rolls.")

@@ -17,8 +17,8 @@ from cristal_events.cli.common import (POSITION, actor, echo, emit_json, int_pai
 from cristal_events.errors import CristalError, RuleError
 from cristal_events.service import Campaign
 
-from . import characters as C
-from .content import FIXED_STATES, _parse_file, provenance
+from cristal_events.rulesets.cristal import characters as C
+from cristal_events.rulesets.cristal.content import FIXED_STATES, _parse_file, provenance
 
 SIGNED = {"ignore_unknown_options": True}
 
