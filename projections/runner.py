@@ -7,7 +7,6 @@ as its rows, so a crash leaves either both or neither.
 from __future__ import annotations
 
 import sqlite3
-import sys
 from collections.abc import Callable, Iterable
 from itertools import chain
 from typing import TYPE_CHECKING, Any
@@ -356,19 +355,3 @@ def _holdable(row: Any, cols: list[str]) -> bool:
     """Whether SQLite can hold ``row`` (no integer past 64 bits): the rows a catch-up skips, with a
     warning naming them, are not expected of the stored tables either."""
     return all(not (type(v) is int and not -2**63 <= v < 2**63) for v in _sequence(row, cols))
-
-
-def tty_progress(label: str) -> Progress | None:
-    """A progress line on stderr when it is a terminal; None (quiet) in pipes."""
-    if not sys.stderr.isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
-        pct = 100 * done // total if total else 100
-        bar = "#" * (pct // 4)
-        sys.stderr.write(f"\r{label} [{bar:<25}] {pct:3d}% ({done}/{total})")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-    return show

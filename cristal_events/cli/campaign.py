@@ -13,7 +13,7 @@ from ..rounding import MODES
 from ..rulesets import names as ruleset_names
 from ..service import Campaign, RecordNote
 from ..store import RecordedEvent
-from .common import POSITION, SEED, actor, echo, emit_json, json_option, open_campaign, to_json
+from .common import POSITION, SEED, actor, echo, emit_json, json_option, open_campaign, to_json, tty_progress
 
 
 def _parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -158,13 +158,6 @@ def log_cmd(ctx: click.Context, stream: str | None, type_: str | None, session: 
             echo(log_line(camp, rec))
 
 
-def _progress(label: str) -> Any:
-    """A progress line on stderr for one stage of ``verify`` when stderr is a terminal (else None)."""
-    import projections.runner
-
-    return projections.runner.tty_progress(label)
-
-
 def _given_receipts(receipt: tuple[str, ...], receipts_file: str | None) -> list[Receipt]:
     out = [parse_receipt(r) for r in receipt]
     if receipts_file:
@@ -223,18 +216,18 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
             camp, report = None, bare
         else:
             ctx.call_on_close(camp.close)
-            report = camp.verify(progress=_progress("verify: chain"))
+            report = camp.verify(progress=tty_progress("verify: chain"))
         problems = list(report.problems)
         extra: dict[str, Any] = {"first_bad_position": report.first_bad_position}
         if camp is not None:
             _check_receipts_and_snapshots(camp, given, report.ok, problems, extra)
         if report.ok and camp is not None:
-            problems += projections.runner.verify(camp, progress=_progress("verify: read models"))
+            problems += projections.runner.verify(camp, progress=tty_progress("verify: read models"))
         result = {**msgspec.to_builtins(report), **extra, "ok": not problems, "problems": problems}
         if rolls and camp is not None:
             from ..fairness import verify_rolls
 
-            fair = verify_rolls(camp, progress=_progress("verify: dice"))
+            fair = verify_rolls(camp, progress=tty_progress("verify: dice"))
             problems += [f"dice: {p}" for p in fair.problems]
             result = {**result, "ok": not problems, "problems": problems, "rolls": msgspec.to_builtins(fair)}
             if fair.mismatches and result.get("first_bad_position") is None:
@@ -276,7 +269,7 @@ def _check_receipts_and_snapshots(camp: Campaign, given: list[Receipt], chain_ok
             extra["first_bad_position"] = min(b.position for b in bad)
         extra["receipts"] = {"checked": len(given), "problems": [b.problem for b in bad]}
     if chain_ok:
-        snaps = camp.check_snapshots(progress=_progress("verify: snapshots"))
+        snaps = camp.check_snapshots(progress=tty_progress("verify: snapshots"))
         problems += [f"snapshot: {p.problem}" for p in snaps]
         if snaps and extra["first_bad_position"] is None:
             extra["first_bad_position"] = snaps[0].position
@@ -355,8 +348,8 @@ def rebuild_cmd(ctx: click.Context, as_json: bool) -> None:
 
     camp = open_campaign(ctx)
     problems: list[str] = []
-    snaps = camp.rebuild_snapshots(progress=projections.runner.tty_progress("snapshots"))
-    counts = projections.runner.rebuild(camp, progress=projections.runner.tty_progress("rebuild"),
+    snaps = camp.rebuild_snapshots(progress=tty_progress("snapshots"))
+    counts = projections.runner.rebuild(camp, progress=tty_progress("rebuild"),
                                         problems=problems)
     if as_json:
         emit_json({**counts, "snapshots": {"written": snaps.written,

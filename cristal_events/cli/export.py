@@ -13,7 +13,7 @@ from ..jobs.outputs import check_output, output_file
 from ..jobs.page import write_html
 from ..jobs.walk import resolve_range, walk
 from ..service import Campaign
-from .common import POSITION, catch_up, echo, emit_json, json_option
+from .common import POSITION, catch_up, echo, emit_json, json_option, tty_progress
 
 
 def ledger_or_none(camp: Campaign) -> list[dict[str, Any]] | None:
@@ -87,7 +87,6 @@ def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, sessio
 
     Example: cristal export timeline --format md --session 2 -o session2.md
     """
-    import projections.runner
 
     target = check_output(output, fmt, campaign=ctx.obj["db"], force=force) if output is not None else None
     camp = Campaign.open(ctx.obj["db"], readonly=True)
@@ -97,7 +96,7 @@ def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, sessio
         return
     with output_file(target, fmt) as fh:
         n = export_timeline(camp, fmt, fh, session=session, character=character,
-                            progress=projections.runner.tty_progress("export"))
+                            progress=tty_progress("export"))
     if as_json:
         emit_json({"path": output, "format": fmt, "events": n})
     else:
@@ -120,14 +119,13 @@ def import_cmd(ctx: click.Context, file: str, path: str | None, as_json: bool) -
 
     Example: cristal import taverne.jsonl copie.db
     """
-    import projections.runner
 
     def read_models(built: str) -> None:  # what a read model cannot hold is a warning, not a failed import
         with Campaign.open(built) as camp:
-            catch_up(camp, progress=projections.runner.tty_progress("read models"))
+            catch_up(camp, progress=tty_progress("read models"))
 
     target = path or ctx.obj["db"]
-    result = exports.import_jsonl(file, target, progress=projections.runner.tty_progress("import"),
+    result = exports.import_jsonl(file, target, progress=tty_progress("import"),
                                   prepare=read_models)
     if as_json:
         emit_json(result.__dict__)

@@ -12,7 +12,8 @@ from typing import Any
 import click
 import msgspec
 
-from cristal_events.cli.common import INT, POSITION, echo, emit_json, json_option, open_campaign
+from cristal_events.cli.common import (INT, POSITION, dice_option_with, echo, emit_json, json_option, open_campaign, run,
+                                     whole_number)
 from cristal_events.errors import ContentError, CristalError
 
 from cristal_events.rulesets.illergan import heroes as H
@@ -23,7 +24,7 @@ from cristal_events.rulesets.illergan.money import from_copper
 from cristal_events.rulesets.illergan.sheet import sheet
 from cristal_events.rulesets.illergan.state import content_of
 
-from .common import integer, pairs, run, starls
+from .common import pairs, starls
 
 SIGNED = {"ignore_unknown_options": True}
 
@@ -121,7 +122,7 @@ def character_group() -> None:
 @click.option("--fp", default=1, type=INT, show_default=True, help="Facteur de puissance (I-L294).")
 @click.option("--rank", "power_rank", default=1, type=INT, show_default=True, help="Rang de puissance (I-L297).")
 @click.option("--player", default="", help="The player's name.")
-@click.option("--dice", default=None, metavar="F", help="The gift's d8 face rolled at the table.")
+@dice_option_with("The gift's d8 face rolled at the table.", metavar="F")
 @json_option
 @click.pass_context
 def create_cmd(ctx: click.Context, character_id: str, name: str, race: str, class_name: str, heritage: str,
@@ -287,7 +288,7 @@ def xp_group() -> None:
 @click.pass_context
 def xp_award_cmd(ctx: click.Context, character_id: str, amount: str, reason: str, as_json: bool) -> None:
     """Give xp to a hero. Example: cristal xp award thor 150 --reason "Les gobelins du gué" """
-    run(ctx, H.AwardXp(character=character_id, amount=integer(amount, "The amount"), reason=reason), as_json)
+    run(ctx, H.AwardXp(character=character_id, amount=whole_number(amount, "The amount"), reason=reason), as_json)
 
 
 _pool = click.option("--heritage", is_flag=True, help="Pay with the heritage xp (its constraints apply, I-L352).")
@@ -466,7 +467,7 @@ def carry_cmd(ctx: click.Context, character_id: str, item: str, qty: str, reason
 
     Example: cristal carry thor "Corde de 10 mètres" 1 --reason "le grenier du moulin"
     """
-    run(ctx, H.Carry(character=character_id, item=item, qty=integer(qty, "The quantity"), reason=reason), as_json)
+    run(ctx, H.Carry(character=character_id, item=item, qty=whole_number(qty, "The quantity"), reason=reason), as_json)
 
 
 COMMANDS = [content_group, character_group, sheet_cmd, characters_cmd, xp_group, money_group, equip_cmd, carry_cmd]

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import click
 
-from cristal_events.cli.common import INT, REAL, catch_up, dice_option, echo, emit_json, json_option, open_campaign
+from cristal_events.cli.common import (INT, REAL, catch_up, dice_option, echo, emit_json, json_option, open_campaign,
+                                     run)
 
 from cristal_events.rulesets.illergan import faith as Fa
 from cristal_events.rulesets.illergan import fights as F
 from cristal_events.rulesets.illergan import tavern as T
 from cristal_events.rulesets.illergan import trials as R
 
-from .common import pairs, run
+from .common import pairs
 
 SIGNED = {"ignore_unknown_options": True}
 DEFENCES = ["esquive", "parade", "blocage", "vivacite_elfique", "magique"]
