@@ -216,22 +216,21 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
             camp, report = None, bare
         else:
             ctx.call_on_close(camp.close)
-            report = camp.verify(progress=tty_progress("verify: chain"))
-        problems = list(report.problems)
-        extra: dict[str, Any] = {"first_bad_position": report.first_bad_position}
-        if camp is not None:
-            _check_receipts_and_snapshots(camp, given, report.ok, problems, extra)
-        if report.ok and camp is not None:
-            problems += projections.runner.verify(camp, progress=tty_progress("verify: read models"))
-        result = {**msgspec.to_builtins(report), **extra, "ok": not problems, "problems": problems}
-        if rolls and camp is not None:
-            from ..fairness import verify_rolls
-
-            fair = verify_rolls(camp, progress=tty_progress("verify: dice"))
-            problems += [f"dice: {p}" for p in fair.problems]
-            result = {**result, "ok": not problems, "problems": problems, "rolls": msgspec.to_builtins(fair)}
-            if fair.mismatches and result.get("first_bad_position") is None:
-                result["first_bad_position"] = fair.mismatches[0].position
+        if camp is None:
+            problems = list(report.problems)
+            result = {**msgspec.to_builtins(report), "first_bad_position": report.first_bad_position,
+                      "ok": not problems, "problems": problems}
+        else:
+            checked = camp.verify(receipts=given, snapshots=True, rolls=rolls, read_models=projections.runner.verify,
+                                  progress_for=lambda stage: tty_progress(f"verify: {stage}"))
+            problems = checked.problems
+            result = {**msgspec.to_builtins(checked.chain), "first_bad_position": checked.first_bad_position}
+            for key in ("receipts", "snapshots"):
+                if getattr(checked, key) is not None:
+                    result[key] = getattr(checked, key)
+            result |= {"ok": checked.ok, "problems": problems}
+            if rolls:
+                result["rolls"] = msgspec.to_builtins(checked.rolls)
     if as_json:
         emit_json(result)
     elif not problems and file_:  # only what was checked: the file's chain, its trailer, the receipts given
@@ -256,25 +255,6 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
             what = "file" if file_ else "campaign"
             echo(f"Error: the {what} does not verify{where}: {problems[0]}.", err=True)
         ctx.exit(1)
-
-
-def _check_receipts_and_snapshots(camp: Campaign, given: list[Receipt], chain_ok: bool, problems: list[str],
-                                  extra: dict[str, Any]) -> None:
-    """Add to ``problems`` the receipts the log no longer honours and (on an intact chain) the snapshots
-    that do not match it; ``extra`` gets their reports and the first bad position when none was named."""
-    if given:
-        bad = camp.verify_receipts(given)
-        problems += [b.problem for b in bad]
-        if bad and extra["first_bad_position"] is None:
-            extra["first_bad_position"] = min(b.position for b in bad)
-        extra["receipts"] = {"checked": len(given), "problems": [b.problem for b in bad]}
-    if chain_ok:
-        snaps = camp.check_snapshots(progress=tty_progress("verify: snapshots"))
-        problems += [f"snapshot: {p.problem}" for p in snaps]
-        if snaps and extra["first_bad_position"] is None:
-            extra["first_bad_position"] = snaps[0].position
-        extra["snapshots"] = {"checked": len(camp.store.snapshot_positions(camp._state_key())),
-                              "problems": [p.problem for p in snaps]}
 
 
 @click.command("receipt")
