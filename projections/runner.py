@@ -322,6 +322,28 @@ def expected_rows(campaign: "Campaign", p: Projection, progress: Progress | None
     return out
 
 
+def expected_table(campaign: "Campaign", p: Projection, table: str) -> list[dict[str, Any]]:
+    """One table of ``p`` as a full rebuild would store it, computed in memory: dicts keyed by column,
+    nested values as JSON text and numbers as the column's SQLite type holds them, in primary-key
+    order (what a read command shows when the stored table is behind the log or cannot be written)."""
+    spec = p.tables[table]
+    cols = list(spec.columns)
+    kinds = [spec.columns[c].upper() for c in cols]
+    rows = [dict(zip(cols, (_affinity(_cell(v), k) for v, k in zip(_sequence(r, cols), kinds))))
+            for r in expected_rows(campaign, p)[table] if _holdable(r, cols)]
+    dedup = {tuple(r[k] for k in spec.pk): r for r in rows}
+    return [dedup[k] for k in sorted(dedup)]
+
+
+def _affinity(v: Any, kind: str) -> Any:
+    """``v`` as a column of SQLite type ``kind`` returns it (a REAL column gives 5.0 for 5)."""
+    if kind == "REAL" and type(v) is int:
+        return float(v)
+    if kind == "INTEGER" and (type(v) is bool or (type(v) is float and v.is_integer())):
+        return int(v)
+    return v
+
+
 def verify(campaign: "Campaign", *, progress: Progress | None = None) -> list[str]:
     """Compare the stored read models to a full rebuild in memory; return the differences
     (``progress(done, total)`` as each read model's fold goes)."""

@@ -32,12 +32,13 @@ dice_option = dice_option_with("The faces rolled at the table, in the order the 
                                "engine rolls.")
 
 
-def open_campaign(ctx: click.Context, *, write: bool = False) -> Campaign:
-    """Open the campaign of ``--db``; for writes, attach the projections so read models follow.
+def open_campaign(ctx: click.Context, *, write: bool = False, readonly: bool = False) -> Campaign:
+    """Open the campaign of ``--db``; for writes, attach the projections so read models follow;
+    ``readonly``: open the file read-only (a read command that writes nothing).
 
     A command recorded whose read models could not follow prints its warning ("Recorded
     (position N) but ...") on stderr (:attr:`Campaign.on_warning`), and the exit stays 0."""
-    camp = Campaign.open(ctx.obj["db"], readonly=False)
+    camp = Campaign.open(ctx.obj["db"], readonly=readonly and not write)
     if write:
         import projections
 
@@ -83,6 +84,25 @@ def catch_up(camp: Campaign, *, progress: Any = None) -> None:
     projections.runner.catch_up(camp, progress=progress, problems=problems)
     for p in problems:
         camp.warn(f"{p[0].upper()}{p[1:]}")
+
+
+def read_model_rows(camp: Campaign, projection: str, table: str, *, where: dict[str, Any] | None = None,
+                    order_by: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """The rows of a read-model table for a read command, which opens the campaign read-only and writes
+    nothing: the stored table when its read model has folded the whole log; else (read models behind,
+    or never built) the rows a rebuild would write, computed from the log in memory, and a warning on
+    stderr saying so. ``where``: columns that must equal these values; ``order_by``: the columns."""
+    import projections
+    import projections.runner
+
+    p = next(p for p in projections.for_campaign(camp) if p.name == projection)
+    if camp.store.read_model_current(p.name, p.version):
+        return camp.store.read_model_rows(table, where=where, order_by=order_by)
+    camp.warn(f"The read model {p.name} is behind the log: its rows were computed from the log in memory "
+              "(the next write command, or 'cristal rebuild', writes it)")
+    rows = [r for r in projections.runner.expected_table(camp, p, table)
+            if all(r.get(k) == v for k, v in (where or {}).items())]
+    return sorted(rows, key=lambda r: tuple(r[c] for c in order_by)) if order_by else rows
 
 
 def actor(ctx: click.Context) -> str:

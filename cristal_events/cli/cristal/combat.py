@@ -14,8 +14,8 @@ from typing import Any
 import click
 import msgspec
 
-from cristal_events.cli.common import (INT, REAL, catch_up, dice_option_with, echo, emit_json, int_pairs,
-                                        json_option, open_campaign, run, whole_number)
+from cristal_events.cli.common import (INT, REAL, dice_option_with, echo, emit_json, int_pairs,
+                                        json_option, open_campaign, read_model_rows, run, whole_number)
 from cristal_events.errors import RuleError
 
 from cristal_events.rulesets.cristal import fights as F
@@ -481,13 +481,11 @@ def log_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
 
     Example: cristal combat log taverne
     """
-    camp = open_campaign(ctx, write=True)
+    camp = open_campaign(ctx, readonly=True)  # a read command writes nothing, not even its read model
     F.view(camp.state().rules, name, camp.header.rounding)  # unknown combat -> one sentence
-    catch_up(camp)
-    rows = [dict(zip(("position", "actor", "action", "duration", "it_before", "it_after"), r))
-            for r in camp.store.conn.execute(
-                "SELECT position, actor, action, duration, it_before, it_after FROM cristal_combat_log "
-                "WHERE combat = ? ORDER BY position", (name,))]
+    cols = ("position", "actor", "action", "duration", "it_before", "it_after")
+    rows = [{c: r[c] for c in cols} for r in read_model_rows(camp, "cristal_combats", "cristal_combat_log",
+                                                             where={"combat": name}, order_by=("position",))]
     for r in rows:
         r["it_before"], r["it_after"] = msgspec.json.decode(r["it_before"]), msgspec.json.decode(r["it_after"])
     if as_json:
