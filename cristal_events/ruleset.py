@@ -149,6 +149,23 @@ class Ruleset(ABC):
         """The characters of a state by id (used by the generic commands: sheet, replay, audit)."""
         return {}
 
+    def sheet(self, state: Any, character_id: str, *, settings: Any, rounding: str) -> dict[str, Any]:
+        """The sheet of one character of ``state`` (plain data: ``sheet --json``), with the campaign's
+        typed ``settings`` as they stand at that point; an unknown id is a RuleError."""
+        raise RuleError(f"The {self.title or self.name} rules keep no character sheets.")
+
+    def render_sheet(self, sheet: dict[str, Any]) -> list[str]:
+        """:meth:`sheet` as terminal lines in the book's terms (``sheet``)."""
+        return [f"{k}: {v}" for k, v in sheet.items()]
+
+    def party(self, state: Any, *, settings: Any, rounding: str) -> list[dict[str, Any]]:
+        """Every character of ``state`` at a glance, one dict each (``characters --json``)."""
+        return []
+
+    def party_line(self, row: dict[str, Any]) -> str:
+        """One row of :meth:`party` on one line (``characters``)."""
+        return "  ".join(f"{v}" for v in row.values())
+
     def admit(self, state: Any, rec: RecordedEvent) -> str | None:
         """Why the ruleset event ``rec`` could not have been decided on ``state``, in one sentence, or None.
 

@@ -11,19 +11,14 @@ from typing import Any
 
 import click
 
-from cristal_events.cli.common import (POSITION, dice_option_with, echo, emit_json, int_pairs, json_option, open_campaign,
+from cristal_events.cli.common import (dice_option_with, echo, emit_json, int_pairs, json_option, open_campaign,
                                         real_number, run, whole_number)
 from cristal_events.errors import CristalError, RuleError
-from cristal_events.service import Campaign
 
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal.content import FIXED_STATES, _parse_file, provenance
 
 SIGNED = {"ignore_unknown_options": True}
-
-
-#: the sheet's status in the book's words
-STATUS_FR = {"conscious": "conscient", "unconscious": "inconscient", "dead": "mort"}
 
 
 def _pairs(pairs: tuple[str, ...], option: str) -> dict[str, int]:
@@ -300,105 +295,6 @@ def state_cmd(ctx: click.Context, character_id: str, stat: str | None, delta: st
                            reason=reason), as_json)
 
 
-# ---------------------------------------------------------------------------- reading
-def _world(ctx: click.Context, at: int | None, session: int | None) -> tuple[Campaign, Any]:
-    camp = Campaign.open(ctx.obj["db"], readonly=True)
-    ctx.call_on_close(camp.close)
-    if at is not None and session is not None:
-        raise RuleError("Give --at or --session, not both.")
-    if at is not None:
-        last = camp.store.last_position()
-        if at < 1 or at > last:
-            raise RuleError(f"Position {at} is outside the log (1 to {last}).")
-        return camp, camp.state_at(at)
-    if session is not None:
-        return camp, camp.state_at_session_end(session)
-    return camp, camp.state()
-
-
-def _sheet_of(camp: Campaign, world: Any, character_id: str) -> dict[str, Any]:
-    ch = C.find(world.rules, character_id)
-    minimum_one = bool(world.core.settings.get("regeneration_minimum_one", False))
-    return C.sheet(ch, C.content_of(world.rules), camp.header.rounding, regeneration_minimum_one=minimum_one)
-
-
-def render(s: dict[str, Any]) -> list[str]:
-    """The sheet as terminal lines (French labels, as on the Feuille de Personnage)."""
-    st, var = s["stable"], s["variable"]
-    classes = ", ".join(f"{k} {v}" for k, v in s["classes"].items()) or "aucune"
-    lines = [
-        f"{s['name']} ({s['id']}) — {s['race']}{' ' + s['sex'] if s['sex'] else ''}, Niveau Global {s['global_level']}"
-        f" ({classes})",
-        f"Alignement {s['alignment']:+d}   Chance {s['luck']}   Or {s['gold']} PO   État : {STATUS_FR.get(s['status'], s['status'])}",
-        "États fixes : " + "  ".join(f"{k} {v:+d}" for k, v in s["fixed"].items()),
-    ]
-    for a in s["alterations"]:
-        lines.append(f"  altération (pos. {a['since']}) : {a['stat']} {a['delta']:+d} jusqu'à {a['until'] or '?'}"
-                     f" — {a['reason']}")
-    lines += [
-        "Sens : " + "  ".join(f"{k} {v:+d}" for k, v in s["senses"].items())
-        + (f"   ({', '.join(s['specials'])})" if s["specials"] else ""),
-        f"États stables : DP {st['DP']}  DM {st['DM']}  ATT {st['ATT']}  DMG {st['DMG']}  CNC {st['CNC']}"
-        f"  PVmax {st['PVmax']}  PMmax {st['PMmax']}" + (f"  (arme : {st['weapon']})" if st["weapon"] else ""),
-        f"États variables : PV {var['PV']}/{st['PVmax']}  PM {var['PM']}/{st['PMmax']}  XP {var['XP']}  IT {var['IT']}"
-        f"   régénération {s['regeneration']} PV/jour",
-    ]
-    for w in s["weapons"]:
-        lines.append(f"  arme {w['name']} : ATT {w['ATT']}  DMG {w['DMG']}  IT {w['IT']}")
-    if s["vol"]["max"]:
-        lines.append(f"Vol* {s['vol']['left']}/{s['vol']['max']}")
-    lines.append("Techniques : " + (", ".join(f"{k} {v}" for k, v in s["techniques"].items()) or "aucune"))
-    lines.append("Sorts : " + (", ".join(s["spells"]) or "aucun"))
-    lines.append("Équipement :" + ("" if s["items"] else " rien"))
-    for i in s["items"]:
-        lines.append(f"  {'[EQ] ' if i['equipped'] else '     '}{i['name']} × {i['qty']} ({i['category']},"
-                     f" {i['weight_kg']} kg)")
-    enc = s["encumbrance"]
-    lines.append(f"Charge : {enc['weight_kg']} kg / Encom. {enc['encumbrance_kg']} kg / Max. {enc['max_kg']} kg"
-                 f" ({enc['status']})")
-    return lines
-
-
-@click.command("sheet")
-@click.argument("character_id")
-@click.option("--at", "at", type=POSITION, default=None, help="As it was right after this log position (time travel).")
-@click.option("--session", type=POSITION, default=None, help="As it was at the end of this session.")
-@json_option
-@click.pass_context
-def sheet_cmd(ctx: click.Context, character_id: str, at: int | None, session: int | None, as_json: bool) -> None:
-    """Print a character sheet, now or at an earlier point of the log.
-
-    Example: cristal sheet thor --at 42 --json
-    """
-    camp, world = _world(ctx, at, session)
-    data = _sheet_of(camp, world, character_id)
-    if as_json:
-        emit_json(data)
-    else:
-        for line in render(data):
-            echo(line)
-
-
-@click.command("characters")
-@json_option
-@click.pass_context
-def characters_cmd(ctx: click.Context, as_json: bool) -> None:
-    """The party at a glance. Example: cristal characters --json"""
-    camp, world = _world(ctx, None, None)
-    rows = [_sheet_of(camp, world, cid) for cid in world.rules.characters]
-    if as_json:
-        emit_json([{k: r[k] for k in ("id", "name", "race", "global_level", "classes", "variable", "stable",
-                                      "gold", "status")} for r in rows])
-        return
-    if not rows:
-        echo("No character yet.")
-    for r in rows:
-        classes = ", ".join(f"{k} {v}" for k, v in r["classes"].items()) or "-"
-        echo(f"{r['id']:<12} {r['name']:<16} {r['race']:<8} N{r['global_level']:<3} {classes:<20} "
-                   f"PV {r['variable']['PV']}/{r['stable']['PVmax']}  PM {r['variable']['PM']}/{r['stable']['PMmax']}"
-                   f"  XP {r['variable']['XP']}  {r['status']}")
-
-
 # ---------------------------------------------------------------------------- content packs
 @click.group("content")
 def content_group() -> None:
@@ -459,4 +355,4 @@ def content_show_cmd(ctx: click.Context, as_json: bool) -> None:
 
 
 COMMANDS = [character_group, xp_group, item_group, gold_cmd, rest_cmd, damage_cmd, heal_cmd, alignment_cmd,
-            state_cmd, sheet_cmd, characters_cmd, content_group]
+            state_cmd, content_group]
