@@ -17,16 +17,15 @@ from .common import POSITION, catch_up, echo, emit_json, json_option, tty_progre
 
 
 def ledger_or_none(camp: Campaign) -> list[dict[str, Any]] | None:
-    """The XP ledger rows (folded in memory), or None when the rules have no ledger."""
+    """The XP ledger rows (folded in memory), or None when the rules declare no ``xp_ledger`` among
+    the tables their exports include (``Ruleset.export_tables``)."""
     import projections
 
-    from ..jobs.audit import find_ledger, ledger_rows
+    from ..jobs.audit import LEDGER_TABLE, find_ledger, ledger_rows
 
-    try:
-        ledger = find_ledger(projections.for_campaign(camp))
-    except CristalError:
+    if LEDGER_TABLE not in camp.ruleset.export_tables:
         return None
-    return list(ledger_rows(camp, ledger))
+    return list(ledger_rows(camp, find_ledger(projections.for_campaign(camp))))
 
 
 def export_timeline(camp: Campaign, fmt: str, out: Any, *, session: int | None = None,

@@ -87,3 +87,22 @@ def test_its_cli_command_exists_for_its_campaigns_only(tmp_path: Path) -> None:
     init_campaign(cristal_db, name="Livre", ruleset="cristal").close()
     other = runner.invoke(cli, ["--db", str(cristal_db), "balance"])
     assert other.exit_code == 2 and "No such command 'balance'" in other.output
+
+
+def test_its_exports_include_only_the_tables_it_declares(tmp_path: Path) -> None:
+    """The ledger rules declare no ``export_tables``: the recap has no XP ledger; the books' rules declare it."""
+    from cristal_events.cli.export import ledger_or_none
+
+    assert L.RULESET.export_tables == () and rulesets.get("cristal").export_tables == ("xp_ledger",)
+    db = tmp_path / "l.db"
+    camp = init_campaign(db, name="Plug", ruleset="ledger", seed=3)
+    camp.execute(L.AwardXp(character="thor", amount=100, reason="départ"))
+    assert ledger_or_none(camp) is None
+    camp.close()
+    out = tmp_path / "recap.md"
+    result = CliRunner().invoke(cli, ["--db", str(db), "export", "timeline", "--format", "md", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "thor reçoit 100 XP" in out.read_text(encoding="utf-8")
+    book = tmp_path / "c.db"
+    with init_campaign(book, name="Livre", ruleset="cristal") as c:
+        assert ledger_or_none(c) == []
