@@ -91,6 +91,15 @@ class Ruleset(ABC):
     state_type: ClassVar[Any]
     #: bump when the shape of the state changes: snapshots of another version are ignored
     state_version: ClassVar[str] = "1"
+    #: the plug-in declarations (:mod:`cristal_events.rulesets`), as dotted names so that nothing is
+    #: imported before it is needed: the modules whose ``PROJECTIONS`` are this ruleset's read models
+    #: (the ruleset-agnostic ones, e.g. the timeline, apply to every ruleset), the module of its CLI
+    #: commands (``PARTS`` or ``commands()``), the file name of its sample campaign script (in
+    #: ``sample_campaigns/``) and the read-model tables the timeline exports include
+    read_models: ClassVar[tuple[str, ...]] = ()
+    cli_module: ClassVar[str | None] = None
+    sample_campaign: ClassVar[str | None] = None
+    export_tables: ClassVar[tuple[str, ...]] = ()
 
     def settings(self, header: CampaignCreated, overrides: dict[str, Any] | None = None) -> Any:
         """The ruleset's settings: its defaults, then the campaign's choices, validated."""
@@ -139,6 +148,23 @@ class Ruleset(ABC):
     def characters(self, state: Any) -> dict[str, Any]:
         """The characters of a state by id (used by the generic commands: sheet, replay, audit)."""
         return {}
+
+    def sheet(self, state: Any, character_id: str, *, settings: Any, rounding: str) -> dict[str, Any]:
+        """The sheet of one character of ``state`` (plain data: ``sheet --json``), with the campaign's
+        typed ``settings`` as they stand at that point; an unknown id is a RuleError."""
+        raise RuleError(f"The {self.title or self.name} rules keep no character sheets.")
+
+    def render_sheet(self, sheet: dict[str, Any]) -> list[str]:
+        """:meth:`sheet` as terminal lines in the book's terms (``sheet``)."""
+        return [f"{k}: {v}" for k, v in sheet.items()]
+
+    def party(self, state: Any, *, settings: Any, rounding: str) -> list[dict[str, Any]]:
+        """Every character of ``state`` at a glance, one dict each (``characters --json``)."""
+        return []
+
+    def party_line(self, row: dict[str, Any]) -> str:
+        """One row of :meth:`party` on one line (``characters``)."""
+        return "  ".join(f"{v}" for v in row.values())
 
     def admit(self, state: Any, rec: RecordedEvent) -> str | None:
         """Why the ruleset event ``rec`` could not have been decided on ``state``, in one sentence, or None.

@@ -97,6 +97,26 @@ def _same_state(a: "World", b: "World") -> bool:
     return msgspec.to_builtins((a.core, a.rules)) == msgspec.to_builtins((b.core, b.rules))
 
 
+class Verification(msgspec.Struct, kw_only=True):
+    """What :meth:`Campaign.verify` found: the chain's report and each further check asked for, every
+    problem in one list (the chain's first), and the first position named bad."""
+
+    chain: VerifyReport
+    problems: list[str]
+    first_bad_position: int | None = None
+    receipts: dict[str, Any] | None = None   # {"checked": n, "problems": [...]} when receipts were given
+    snapshots: dict[str, Any] | None = None  # {"checked": n, "problems": [...]} when asked (intact chain)
+    rolls: Any = None                        # the FairnessReport (cristal_events.fairness) with rolls=True
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def events(self) -> int:
+        return self.chain.events
+
+
 class CoreState(msgspec.Struct, kw_only=True):
     """What the core itself tracks: the header, the sessions, the last position folded."""
 
@@ -732,10 +752,52 @@ class Campaign:
                 actor: str = "GM") -> list[RecordedEvent]:
         return self.execute(Correct(position=position, reason=reason, changes=changes or {}), actor=actor)
 
-    def verify(self, *, workers: int | None = None, progress: Progress | None = None) -> VerifyReport:
-        """The hash chain and the log's guards checked (:meth:`Store.verify`); the snapshots are
-        checked by :meth:`check_snapshots`, receipts by :meth:`verify_receipts`."""
-        return self.store.verify(workers=workers, progress=progress)
+    def verify(self, *, workers: int | None = None, progress: Progress | None = None,
+               receipts: Iterable[Receipt] = (), snapshots: bool = False, rolls: bool = False,
+               read_models: Callable[..., list[str]] | None = None,
+               progress_for: Callable[[str], Progress | None] | None = None) -> Verification:
+        """The hash chain and the log's guards checked (:meth:`Store.verify`), then what is asked:
+
+        * ``receipts``: each must still name its hash at its position (:meth:`verify_receipts`);
+        * ``snapshots``: each snapshot bound to the log and equal to its fold (:meth:`check_snapshots`),
+          on an intact chain;
+        * ``read_models``: the function comparing the stored read models to a rebuild,
+          ``read_models(campaign, progress=...) -> [problem]`` (``projections.runner.verify``: the read
+          models sit above the service, so the caller names it), on an intact chain;
+        * ``rolls``: every engine roll re-derived from the revealed seeds (:mod:`cristal_events.fairness`).
+
+        ``progress`` follows the chain; ``progress_for(stage)`` gives the progress of each stage
+        (``"chain"``, ``"snapshots"``, ``"read models"``, ``"dice"``)."""
+        def stage(name: str) -> Progress | None:
+            return progress_for(name) if progress_for is not None else None
+
+        chain = self.store.verify(workers=workers, progress=progress or stage("chain"))
+        out = Verification(chain=chain, problems=list(chain.problems), first_bad_position=chain.first_bad_position)
+        given = list(receipts)
+        if given:
+            bad = self.verify_receipts(given)
+            out.problems += [b.problem for b in bad]
+            if bad and out.first_bad_position is None:
+                out.first_bad_position = min(b.position for b in bad)
+            out.receipts = {"checked": len(given), "problems": [b.problem for b in bad]}
+        if snapshots and chain.ok:
+            snaps = self.check_snapshots(progress=stage("snapshots"))
+            out.problems += [f"snapshot: {p.problem}" for p in snaps]
+            if snaps and out.first_bad_position is None:
+                out.first_bad_position = snaps[0].position
+            out.snapshots = {"checked": len(self.store.snapshot_positions(self._state_key())),
+                             "problems": [p.problem for p in snaps]}
+        if read_models is not None and chain.ok:
+            out.problems += read_models(self, progress=stage("read models"))
+        if rolls:
+            from .fairness import verify_rolls
+
+            fair = verify_rolls(self, progress=stage("dice"))
+            out.problems += [f"dice: {p}" for p in fair.problems]
+            out.rolls = fair
+            if fair.mismatches and out.first_bad_position is None:
+                out.first_bad_position = fair.mismatches[0].position
+        return out
 
     def receipt(self) -> Receipt:
         """The receipt of the last event: its position and chain hash (see :mod:`cristal_events.receipts`)."""

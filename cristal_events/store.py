@@ -731,6 +731,47 @@ class Store:
             return rec
         return None
 
+    # ------------------------------------------------------------ read models
+    def read_model_rows(self, table: str, *, where: dict[str, Any] | None = None,
+                        order_by: Sequence[str] = ()) -> list[dict[str, Any]]:
+        """The rows of one read-model table (dicts keyed by column), those whose columns equal
+        ``where``'s values, in the order of the columns ``order_by``; no rows when the table does not
+        exist yet. Read through sqlite-utils (imported here: reading a table is not every command's)."""
+        import sqlite_utils
+
+        db = sqlite_utils.Database(self.conn, recursive_triggers=False, execute_plugins=False)
+        if not db[table].exists():
+            return []
+        clause = " AND ".join(f'"{c}" = ?' for c in where or {}) or None
+        order = ", ".join(f'"{c}"' for c in order_by) or None
+        return list(db[table].rows_where(clause, list((where or {}).values()), order_by=order))
+
+    def read_model_current(self, name: str, version: int) -> bool:
+        """Whether the read model ``name``, at ``version``, has folded the whole log (its checkpoint)."""
+        try:
+            row = self.conn.execute("SELECT version, position FROM projection_checkpoints WHERE name = ?",
+                                    (name,)).fetchone()
+        except sqlite3.OperationalError:  # no checkpoint table: no read model was ever built
+            return False
+        return row is not None and row[0] == version and row[1] == self.last_position()
+
+    @staticmethod
+    def ruleset_of(path: str | os.PathLike[str]) -> str | None:
+        """The ruleset named in a campaign file's first event, or None when it cannot be read (no file,
+        not a campaign): a peek that opens no Store, takes no lock and applies no migration."""
+        p = Path(path)
+        if not p.is_file():
+            return None
+        try:
+            conn = sqlite3.connect(f"file:{p.resolve().as_posix()}?mode=ro", uri=True, timeout=1)
+            try:
+                row = conn.execute("SELECT payload FROM events WHERE position = 1").fetchone()
+            finally:
+                conn.close()
+            return msgspec.json.decode(row[0]).get("ruleset") if row else None
+        except (sqlite3.Error, msgspec.DecodeError, AttributeError):
+            return None
+
     def _rows(self, sql: str, args: list[Any], decode: bool, hashes: bool = True) -> Iterator[RecordedEvent]:
         codec = self.codec if decode else None
         # without the hash columns the SELECT returns 12 values and the two hashes are given here

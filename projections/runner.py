@@ -7,7 +7,6 @@ as its rows, so a crash leaves either both or neither.
 from __future__ import annotations
 
 import sqlite3
-import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -292,6 +291,28 @@ def expected_rows(campaign: "Campaign", p: Projection, progress: Progress | None
     return out
 
 
+def expected_table(campaign: "Campaign", p: Projection, table: str) -> list[dict[str, Any]]:
+    """One table of ``p`` as a full rebuild would store it, computed in memory: dicts keyed by column,
+    nested values as JSON text and numbers as the column's SQLite type holds them, in primary-key
+    order (what a read command shows when the stored table is behind the log or cannot be written)."""
+    spec = p.tables[table]
+    cols = list(spec.columns)
+    kinds = [spec.columns[c].upper() for c in cols]
+    rows = [dict(zip(cols, (_affinity(_cell(v), k) for v, k in zip(_sequence(r, cols), kinds))))
+            for r in expected_rows(campaign, p)[table] if _holdable(r, cols)]
+    dedup = {tuple(r[k] for k in spec.pk): r for r in rows}
+    return [dedup[k] for k in sorted(dedup)]
+
+
+def _affinity(v: Any, kind: str) -> Any:
+    """``v`` as a column of SQLite type ``kind`` returns it (a REAL column gives 5.0 for 5)."""
+    if kind == "REAL" and type(v) is int:
+        return float(v)
+    if kind == "INTEGER" and (type(v) is bool or (type(v) is float and v.is_integer())):
+        return int(v)
+    return v
+
+
 def verify(campaign: "Campaign", *, progress: Progress | None = None) -> list[str]:
     """Compare the stored read models to a full rebuild in memory; return the differences
     (``progress(done, total)`` as each read model's fold goes)."""
@@ -322,19 +343,3 @@ def _holdable(row: Any, cols: list[str]) -> bool:
     """Whether SQLite can hold ``row`` (no integer past 64 bits): the rows a catch-up skips, with a
     warning naming them, are not expected of the stored tables either."""
     return all(not (type(v) is int and not -2**63 <= v < 2**63) for v in _sequence(row, cols))
-
-
-def tty_progress(label: str) -> Progress | None:
-    """A progress line on stderr when it is a terminal; None (quiet) in pipes."""
-    if not sys.stderr.isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
-        pct = 100 * done // total if total else 100
-        bar = "#" * (pct // 4)
-        sys.stderr.write(f"\r{label} [{bar:<25}] {pct:3d}% ({done}/{total})")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-    return show

@@ -1,8 +1,9 @@
 """The ``cristal`` command line: a thin face over the Python API.
 
 Commands live one module per noun in this package (each defines ``COMMANDS``, a list of click
-commands, found automatically). A ruleset adds its own commands in ``<ruleset>/cli.py``
-(``commands()``); the ruleset of the campaign named by ``--db`` decides which ones exist, so
+commands, found automatically). A ruleset adds its own commands in the module its ``cli_module``
+declares (``PARTS`` or ``commands()``; the built-in ones are the packages ``cli/cristal/`` and
+``cli/illergan/``); the ruleset of the campaign named by ``--db`` decides which ones exist, so
 ``cristal character create`` speaks Lois du Cristal or Illergan according to the campaign.
 Every :class:`~cristal_events.errors.CristalError` becomes ``Error: <sentence>`` and exit 1, here
 and nowhere else; every error message (click's own usage errors too) is shown with its control
@@ -20,12 +21,11 @@ from functools import cache
 from typing import Any
 
 import click
-import msgspec
 
 from .. import __version__
 from ..display import visible
 from ..errors import CristalError
-from ..rulesets import module as ruleset_module
+from ..rulesets import get as ruleset_get
 from ..rulesets import names as ruleset_names
 
 
@@ -35,7 +35,8 @@ CORE = {
     "init": "campaign", "session": "campaign", "log": "campaign", "verify": "campaign", "receipt": "campaign",
     "schema": "campaign",
     "note": "campaign", "rebuild": "campaign", "correct": "correct", "replay": "replay", "audit": "audit",
-    "export": "export", "import": "export", "demo": "demo", "script": "script",
+    "export": "export", "import": "export", "demo": "demo", "script": "script", "sheet": "sheet",
+    "characters": "sheet",
 }
 
 
@@ -51,18 +52,16 @@ def _core_commands() -> dict[str, click.Command]:
     import pkgutil
     found: dict[str, click.Command] = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-        if not info.name.startswith("_") and info.name != "common":
+        if not info.name.startswith("_") and info.name != "common" and not info.ispkg:  # packages: rulesets' CLIs
             found.update(_module_commands(info.name))
     return found
 
 
 @cache
 def _ruleset_cli(name: str) -> Any:
-    """The ruleset's ``cli`` module (None when it has none)."""
-    try:
-        return importlib.import_module(f"{ruleset_module(name).__name__}.cli")
-    except ModuleNotFoundError:
-        return None
+    """The ruleset's CLI module (its ``cli_module`` declaration; None when it has none)."""
+    path = ruleset_get(name).cli_module
+    return importlib.import_module(path) if path else None
 
 
 @cache
@@ -97,13 +96,7 @@ def campaign_ruleset(path: str | os.PathLike[str]) -> str | None:
     """The ruleset named in a campaign file's first event, or None when it cannot be read."""
     from ..store import Store
 
-    payload = Store.peek_header(path)
-    if payload is None:
-        return None
-    try:
-        return msgspec.json.decode(payload).get("ruleset")
-    except (msgspec.DecodeError, AttributeError):
-        return None
+    return Store.ruleset_of(path)
 
 
 class CristalGroup(click.Group):

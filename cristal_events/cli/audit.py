@@ -7,17 +7,16 @@ import click
 from ..jobs.audit import audit_rows, find_ledger, ledger_rows
 from ..jobs.audit import text_lines as audit_lines
 from ..service import Campaign
-from .common import emit_json, emit_lines, json_option
+from .common import emit_json, emit_lines, json_option, tty_progress
 
 
 def run_audit(camp: Campaign, character: str | None = None):
     """The XP audit of an open campaign, over the caught-up ``xp_ledger`` read model (or, when it is
     behind the log, the rows a rebuild would write, computed in memory)."""
     from cristal_events import projections
-    from cristal_events.projections import runner
 
     ledger = find_ledger(projections.for_campaign(camp))
-    rows = ledger_rows(camp, ledger, progress=runner.tty_progress("audit"))
+    rows = ledger_rows(camp, ledger, progress=tty_progress("audit"))
     chars = camp.ruleset.characters(camp.state().rules)
     names = {cid: str(getattr(c, "name", cid) or cid) for cid, c in chars.items()}
     return audit_rows(rows, names=names, character=character)

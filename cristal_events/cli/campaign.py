@@ -13,7 +13,7 @@ from ..rounding import MODES
 from ..rulesets import names as ruleset_names
 from ..service import Campaign, RecordNote
 from ..store import RecordedEvent
-from .common import POSITION, SEED, actor, echo, emit_json, json_option, open_campaign, to_json
+from .common import POSITION, SEED, actor, echo, emit_json, json_option, open_campaign, to_json, tty_progress
 
 
 def _parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -158,13 +158,6 @@ def log_cmd(ctx: click.Context, stream: str | None, type_: str | None, session: 
             echo(log_line(camp, rec))
 
 
-def _progress(label: str) -> Any:
-    """A progress line on stderr for one stage of ``verify`` when stderr is a terminal (else None)."""
-    from cristal_events.projections import runner
-
-    return runner.tty_progress(label)
-
-
 def _given_receipts(receipt: tuple[str, ...], receipts_file: str | None) -> list[Receipt]:
     out = [parse_receipt(r) for r in receipt]
     if receipts_file:
@@ -223,22 +216,21 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
             camp, report = None, bare
         else:
             ctx.call_on_close(camp.close)
-            report = camp.verify(progress=_progress("verify: chain"))
-        problems = list(report.problems)
-        extra: dict[str, Any] = {"first_bad_position": report.first_bad_position}
-        if camp is not None:
-            _check_receipts_and_snapshots(camp, given, report.ok, problems, extra)
-        if report.ok and camp is not None:
-            problems += runner.verify(camp, progress=_progress("verify: read models"))
-        result = {**msgspec.to_builtins(report), **extra, "ok": not problems, "problems": problems}
-        if rolls and camp is not None:
-            from ..fairness import verify_rolls
-
-            fair = verify_rolls(camp, progress=_progress("verify: dice"))
-            problems += [f"dice: {p}" for p in fair.problems]
-            result = {**result, "ok": not problems, "problems": problems, "rolls": msgspec.to_builtins(fair)}
-            if fair.mismatches and result.get("first_bad_position") is None:
-                result["first_bad_position"] = fair.mismatches[0].position
+        if camp is None:
+            problems = list(report.problems)
+            result = {**msgspec.to_builtins(report), "first_bad_position": report.first_bad_position,
+                      "ok": not problems, "problems": problems}
+        else:
+            checked = camp.verify(receipts=given, snapshots=True, rolls=rolls, read_models=runner.verify,
+                                  progress_for=lambda stage: tty_progress(f"verify: {stage}"))
+            problems = checked.problems
+            result = {**msgspec.to_builtins(checked.chain), "first_bad_position": checked.first_bad_position}
+            for key in ("receipts", "snapshots"):
+                if getattr(checked, key) is not None:
+                    result[key] = getattr(checked, key)
+            result |= {"ok": checked.ok, "problems": problems}
+            if rolls:
+                result["rolls"] = msgspec.to_builtins(checked.rolls)
     if as_json:
         emit_json(result)
     elif not problems and file_:  # only what was checked: the file's chain, its trailer, the receipts given
@@ -263,25 +255,6 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
             what = "file" if file_ else "campaign"
             echo(f"Error: the {what} does not verify{where}: {problems[0]}.", err=True)
         ctx.exit(1)
-
-
-def _check_receipts_and_snapshots(camp: Campaign, given: list[Receipt], chain_ok: bool, problems: list[str],
-                                  extra: dict[str, Any]) -> None:
-    """Add to ``problems`` the receipts the log no longer honours and (on an intact chain) the snapshots
-    that do not match it; ``extra`` gets their reports and the first bad position when none was named."""
-    if given:
-        bad = camp.verify_receipts(given)
-        problems += [b.problem for b in bad]
-        if bad and extra["first_bad_position"] is None:
-            extra["first_bad_position"] = min(b.position for b in bad)
-        extra["receipts"] = {"checked": len(given), "problems": [b.problem for b in bad]}
-    if chain_ok:
-        snaps = camp.check_snapshots(progress=_progress("verify: snapshots"))
-        problems += [f"snapshot: {p.problem}" for p in snaps]
-        if snaps and extra["first_bad_position"] is None:
-            extra["first_bad_position"] = snaps[0].position
-        extra["snapshots"] = {"checked": len(camp.store.snapshot_positions(camp._state_key())),
-                              "problems": [p.problem for p in snaps]}
 
 
 @click.command("receipt")
@@ -355,8 +328,8 @@ def rebuild_cmd(ctx: click.Context, as_json: bool) -> None:
 
     camp = open_campaign(ctx)
     problems: list[str] = []
-    snaps = camp.rebuild_snapshots(progress=runner.tty_progress("snapshots"))
-    counts = runner.rebuild(camp, progress=runner.tty_progress("rebuild"),
+    snaps = camp.rebuild_snapshots(progress=tty_progress("snapshots"))
+    counts = runner.rebuild(camp, progress=tty_progress("rebuild"),
                                         problems=problems)
     if as_json:
         emit_json({**counts, "snapshots": {"written": snaps.written,

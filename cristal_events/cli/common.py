@@ -9,7 +9,8 @@ C1 and format characters).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import sys
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import click
@@ -18,27 +19,60 @@ import msgspec
 from .. import bounds
 from ..display import inert_json, visible
 from ..errors import DiceError, RuleError
-from ..service import Campaign
+from ..service import Campaign, RecordedEvent
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
-dice_option = click.option(
-    "--dice", "dice", metavar="F[,F...]", default=None,
-    help="The faces rolled at the table, in the order the rule rolls them; without it the engine rolls.",
-)
+def dice_option_with(help: str, metavar: str = "F[,F...]") -> Any:
+    """The one ``--dice`` option (a string of faces, parsed by :func:`parse_faces` when the command
+    runs: :func:`run` does), with the sentence of the command's own dice."""
+    return click.option("--dice", "dice", metavar=metavar, default=None, help=help)
 
 
-def open_campaign(ctx: click.Context, *, write: bool = False) -> Campaign:
-    """Open the campaign of ``--db``; for writes, attach the projections so read models follow.
+dice_option = dice_option_with("The faces rolled at the table, in the order the rule rolls them; without it the "
+                               "engine rolls.")
+
+
+def open_campaign(ctx: click.Context, *, write: bool = False, readonly: bool = False) -> Campaign:
+    """Open the campaign of ``--db``; for writes, attach the projections so read models follow;
+    ``readonly``: open the file read-only (a read command that writes nothing).
 
     A command recorded whose read models could not follow prints its warning ("Recorded
     (position N) but ...") on stderr (:attr:`Campaign.on_warning`), and the exit stays 0."""
-    camp = Campaign.open(ctx.obj["db"], readonly=False)
+    camp = Campaign.open(ctx.obj["db"], readonly=readonly and not write)
     if write:
         from cristal_events import projections
 
         projections.attach(camp)
     ctx.call_on_close(camp.close)
     return camp
+
+
+def run(ctx: click.Context, command: Any, as_json: bool, dice: str | None = None, *,
+        then: Callable[[Campaign], tuple[dict[str, Any], Callable[[], None]]] | None = None) -> list[RecordedEvent]:
+    """Execute ``command`` on the campaign of ``--db`` (its read models following) with the faces of
+    ``--dice`` (``"13,4,4"``; None: the engine rolls), and print what was recorded: a line
+    ``position  summary`` per event, or with ``--json`` the list of the events.
+
+    ``then(camp)``, when given, is what to show after the events, as ``(json, print_text)``: the JSON
+    becomes ``{"events": [...], **json}`` (each event without its stream) and ``print_text()`` prints
+    its lines after the events' (the combat commands show the combat so)."""
+    faces = parse_faces(dice)  # what was typed is checked before the campaign is touched
+    camp = open_campaign(ctx, write=True)
+    recs = camp.execute(command, actor=actor(ctx), faces=faces)
+    extra, show = then(camp) if then is not None else ({}, None)
+    if as_json:
+        if then is None:
+            emit_json([{"position": r.position, "stream": r.stream, "type": r.type,
+                        "event": msgspec.to_builtins(r.event), "summary": camp.summarize(r)} for r in recs])
+        else:
+            emit_json({"events": [{"position": r.position, "type": r.type, "event": msgspec.to_builtins(r.event),
+                                   "summary": camp.summarize(r)} for r in recs], **extra})
+        return recs
+    for r in recs:
+        echo(f"{r.position:>6}  {camp.summarize(r)}")
+    if show is not None:
+        show()
+    return recs
 
 
 def catch_up(camp: Campaign, *, progress: Any = None) -> None:
@@ -50,6 +84,25 @@ def catch_up(camp: Campaign, *, progress: Any = None) -> None:
     runner.catch_up(camp, progress=progress, problems=problems)
     for p in problems:
         camp.warn(f"{p[0].upper()}{p[1:]}")
+
+
+def read_model_rows(camp: Campaign, projection: str, table: str, *, where: dict[str, Any] | None = None,
+                    order_by: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """The rows of a read-model table for a read command, which opens the campaign read-only and writes
+    nothing: the stored table when its read model has folded the whole log; else (read models behind,
+    or never built) the rows a rebuild would write, computed from the log in memory, and a warning on
+    stderr saying so. ``where``: columns that must equal these values; ``order_by``: the columns."""
+    from cristal_events import projections
+    import cristal_events.projections.runner  # noqa: F401  (projections.runner)
+
+    p = next(p for p in projections.for_campaign(camp) if p.name == projection)
+    if camp.store.read_model_current(p.name, p.version):
+        return camp.store.read_model_rows(table, where=where, order_by=order_by)
+    camp.warn(f"The read model {p.name} is behind the log: its rows were computed from the log in memory "
+              "(the next write command, or 'cristal rebuild', writes it)")
+    rows = [r for r in projections.runner.expected_table(camp, p, table)
+            if all(r.get(k) == v for k, v in (where or {}).items())]
+    return sorted(rows, key=lambda r: tuple(r[c] for c in order_by)) if order_by else rows
 
 
 def actor(ctx: click.Context) -> str:
@@ -109,13 +162,15 @@ def real_number(text: str, what: str) -> float:
     return bounds.parse_real(text, what)
 
 
-def int_pairs(items: tuple[str, ...], option: str, example: str) -> dict[str, int]:
-    """``("FRC=+1", "CHAR=-1")`` -> {"FRC": 1, "CHAR": -1}; ``example`` shows the expected form."""
+def int_pairs(items: tuple[str, ...], option: str, example: str, *,
+              quote: Callable[[str], str] = "'{}'".format) -> dict[str, int]:
+    """``("FRC=+1", "CHAR=-1")`` -> {"FRC": 1, "CHAR": -1}: the one KEY=N parser of the command line;
+    ``example`` shows the expected form, ``quote`` how the refusal quotes what was typed."""
     out: dict[str, int] = {}
     for pair in items:
         key, sep, raw = pair.partition("=")
         if not sep or not key.strip():
-            raise RuleError(f"{option} expects {example}, got '{pair}'.")
+            raise RuleError(f"{option} expects {example}, got {quote(pair)}.")
         out[key.strip()] = whole_number(raw, f"{option} {key.strip()}")
     return out
 
@@ -162,3 +217,19 @@ REAL = BoundedReal()
 POSITION = BoundedInt(0, bounds.POSITION_LIMIT)
 SESSION = BoundedInt(1, bounds.POSITION_LIMIT)
 SEED = BoundedInt(bounds.SEED_MIN, bounds.SEED_MAX)
+
+
+def tty_progress(label: str) -> Callable[[int, int], None] | None:
+    """A progress line on stderr when it is a terminal; None (quiet) in pipes."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        pct = 100 * done // total if total else 100
+        bar = "#" * (pct // 4)
+        sys.stderr.write(f"\r{label} [{bar:<25}] {pct:3d}% ({done}/{total})")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show

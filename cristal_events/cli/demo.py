@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import click
 import msgspec
@@ -30,16 +29,16 @@ def sample_dirs() -> tuple[Path, ...]:
     return (Path.cwd() / "sample_campaigns", Path(sample_campaigns.__file__).resolve().parent)
 
 
-#: the sample each ruleset's demo builds first (the party of the book for Lois du Cristal)
-PREFERRED = {"cristal": "compagnie_du_cristal.toml", "illergan": "illergan_gue_des_loups.toml"}
-
-
 def find_sample(ruleset: str) -> Path:
-    """The ruleset's preferred sample campaign script, else the first (alphabetical) written for it."""
+    """The sample campaign script the ruleset declares (``Ruleset.sample_campaign``: the party of the
+    book for Lois du Cristal), else the first (alphabetical) written for it."""
+    from ..rulesets import get
+
+    preferred = get(ruleset).sample_campaign
     for folder in sample_dirs():
         if not folder.is_dir():
             continue
-        paths = sorted(folder.glob("*.toml"), key=lambda p: (p.name != PREFERRED.get(ruleset), p.name))
+        paths = sorted(folder.glob("*.toml"), key=lambda p: (p.name != preferred, p.name))
         for path in paths:
             try:
                 if scripts.load(path).ruleset == ruleset:
@@ -57,33 +56,14 @@ def _party(camp: Campaign) -> list[str]:
     return players or list(chars)
 
 
-def _cristal_sheet(camp: Campaign, world: Any, cid: str) -> list[str]:
-    from ..rulesets.cristal.cli_characters import _sheet_of, render
-
-    return render(_sheet_of(camp, world, cid))
-
-
-def _illergan_sheet(camp: Campaign, world: Any, cid: str) -> list[str]:
-    from ..rulesets.illergan.cli_heroes import render
-    from ..rulesets.illergan.sheet import sheet
-    from ..rulesets.illergan.state import content_of, find
-
-    settings = camp.ruleset.settings(msgspec.structs.replace(camp.header, settings=world.core.settings))
-    return render(sheet(find(world.rules, cid), content_of(world.rules), settings))
-
-
-#: each built-in ruleset's sheet, as its ``sheet`` command builds and renders it (demo renders the
-#: sheets itself instead of running the CLI in-process and capturing what it prints)
-SHEETS = {"cristal": _cristal_sheet, "illergan": _illergan_sheet}
-
-
 def _sheet_text(camp: Campaign, cid: str) -> str:
-    """``cid``'s sheet now, as ``cristal sheet CID`` prints it (a sentence when it has none)."""
-    render = SHEETS.get(camp.ruleset.name)
-    if render is None:
-        return visible(f"(no sheet for {cid}: the {camp.ruleset.name} rules have no sheet renderer)")
+    """``cid``'s sheet now, as ``cristal sheet CID`` prints it (a sentence when it has none): built and
+    rendered by the ruleset itself (``Ruleset.sheet`` / ``render_sheet``), not by running the CLI."""
+    world = camp.state()
+    settings = camp.ruleset.settings(msgspec.structs.replace(camp.header, settings=world.core.settings))
     try:
-        return "\n".join(render(camp, camp.state(), cid)).rstrip()
+        data = camp.ruleset.sheet(world.rules, cid, settings=settings, rounding=camp.header.rounding)
+        return "\n".join(camp.ruleset.render_sheet(data)).rstrip()
     except CristalError as exc:
         return visible(f"(no sheet for {cid}: {visible(exc)})")
 

@@ -14,21 +14,19 @@ from ..jobs.page import write_html
 from ..jobs.walk import resolve_range, walk
 from ..service import Campaign
 from ..xp_ledger import LedgerEntry
-from .common import POSITION, catch_up, echo, emit_json, json_option
+from .common import POSITION, catch_up, echo, emit_json, json_option, tty_progress
 
 
 def ledger_or_none(camp: Campaign) -> list[LedgerEntry] | None:
     """The XP ledger entries (the caught-up read model's, else computed in memory), or None when the
-    rules have no ledger."""
+    rules declare no ``xp_ledger`` among the tables their exports include (``Ruleset.export_tables``)."""
     from cristal_events import projections
 
-    from ..jobs.audit import find_ledger, ledger_rows
+    from ..jobs.audit import LEDGER_TABLE, find_ledger, ledger_rows
 
-    try:
-        ledger = find_ledger(projections.for_campaign(camp))
-    except CristalError:
+    if LEDGER_TABLE not in camp.ruleset.export_tables:
         return None
-    return ledger_rows(camp, ledger)
+    return ledger_rows(camp, find_ledger(projections.for_campaign(camp)))
 
 
 def export_timeline(camp: Campaign, fmt: str, out: Any, *, session: int | None = None,
@@ -89,7 +87,6 @@ def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, sessio
 
     Example: cristal export timeline --format md --session 2 -o session2.md
     """
-    from cristal_events.projections import runner
 
     target = check_output(output, fmt, campaign=ctx.obj["db"], force=force) if output is not None else None
     camp = Campaign.open(ctx.obj["db"], readonly=True)
@@ -99,7 +96,7 @@ def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, sessio
         return
     with output_file(target, fmt) as fh:
         n = export_timeline(camp, fmt, fh, session=session, character=character,
-                            progress=runner.tty_progress("export"))
+                            progress=tty_progress("export"))
     if as_json:
         emit_json({"path": output, "format": fmt, "events": n})
     else:
@@ -122,14 +119,13 @@ def import_cmd(ctx: click.Context, file: str, path: str | None, as_json: bool) -
 
     Example: cristal import taverne.jsonl copie.db
     """
-    from cristal_events.projections import runner
 
     def read_models(built: str) -> None:  # what a read model cannot hold is a warning, not a failed import
         with Campaign.open(built) as camp:
-            catch_up(camp, progress=runner.tty_progress("read models"))
+            catch_up(camp, progress=tty_progress("read models"))
 
     target = path or ctx.obj["db"]
-    result = exports.import_jsonl(file, target, progress=runner.tty_progress("import"),
+    result = exports.import_jsonl(file, target, progress=tty_progress("import"),
                                   prepare=read_models)
     if as_json:
         emit_json(result.__dict__)

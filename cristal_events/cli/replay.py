@@ -9,7 +9,7 @@ import click
 from ..jobs import replay as replay_job
 from ..jobs.walk import resolve_range, walk
 from ..service import Campaign
-from .common import POSITION, echo, json_option, to_json
+from .common import POSITION, echo, json_option, to_json, tty_progress
 
 
 def _wait() -> bool:
@@ -40,12 +40,11 @@ def replay_cmd(ctx: click.Context, session: int | None, start: int | None, until
 
     Example: cristal replay --session 2 --character thor
     """
-    from cristal_events.projections import runner
 
     camp = Campaign.open(ctx.obj["db"], readonly=True)
     ctx.call_on_close(camp.close)
     after, end = resolve_range(camp, session=session, start=start, until=until)
-    progress = None if sys.stdout.isatty() else runner.tty_progress("replay")
+    progress = None if sys.stdout.isatty() else tty_progress("replay")
     steps = walk(camp, after=after, until=end, character=character, progress=progress)
     if as_json:
         blocks = ([to_json(replay_job.record(s))] for s in steps)

@@ -179,10 +179,10 @@ def test_each_ruleset_command_table_names_the_module_that_defines_it(ruleset):
 
     from cristal_events.cli import _ruleset_command, _ruleset_commands
 
-    mod = importlib.import_module(f"cristal_events.rulesets.{ruleset}.cli")
+    mod = importlib.import_module(f"cristal_events.cli.{ruleset}")
     assert set(mod.PARTS) == set(_ruleset_commands(ruleset))
     for name, part in mod.PARTS.items():
-        defining = importlib.import_module(f"cristal_events.rulesets.{ruleset}.{part}")
+        defining = importlib.import_module(f"cristal_events.cli.{ruleset}.{part}")
         assert name in {c.name for c in defining.COMMANDS}
         assert _ruleset_command(ruleset, name) is _ruleset_commands(ruleset)[name]
 

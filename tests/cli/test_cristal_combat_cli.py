@@ -113,7 +113,7 @@ def test_too_little_pm_with_overdraw_off(run):
 
 
 def test_every_combat_command_has_help_with_an_example(run):
-    from cristal_events.rulesets.cristal.cli_combat import combat_group
+    from cristal_events.cli.cristal.combat import combat_group
 
     for name, cmd in combat_group.commands.items():
         assert "Example: cristal combat " + name in (cmd.help or ""), name

@@ -2,7 +2,10 @@
 
 It exercises the engine (store, service, projections, fairness) without depending on the rules
 of either book, so that a crash or a race found here is the engine's. ``register()`` adds it to
-the ruleset registry under the name ``ledger`` (in this process only).
+the ruleset registry under the name ``ledger`` (in this process only), through the public plug-in
+surface (:func:`cristal_events.rulesets.register`) alone: its class declares its own read model
+(``ledger_balances``, :class:`LedgerBalances` below) and its own CLI module (this module's
+:func:`commands`: ``cristal balance``), and no core file names it.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from cristal_events.errors import RuleError
 from cristal_events.events import CampaignCreated, Event
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit, Ruleset
+from cristal_events.projections.base import Projection, Table
 
 
 class XpAwarded(Event, tag="ledger.xp_awarded"):
@@ -109,6 +113,8 @@ class LedgerRuleset(Ruleset):
     events = (XpAwarded, XpSpent, SpendingLogged, DiceRolled)
     settings_type = LedgerSettings
     state_type = LedgerState
+    read_models = (__name__,)
+    cli_module = __name__
 
     def initial_state(self, header: CampaignCreated) -> LedgerState:
         return LedgerState()
@@ -141,16 +147,68 @@ class LedgerRuleset(Ruleset):
 RULESET = LedgerRuleset()
 
 
+class BalancesState(msgspec.Struct, frozen=True, kw_only=True):
+    xp: dict[str, int] = {}
+
+
+class LedgerBalances(Projection):
+    """The read model of the ledger rules: each character's XP balance."""
+
+    name = "ledger_balances"
+    version = 1
+    rulesets = ("ledger",)
+    state_type = BalancesState
+    state_tables = {"ledger_balances": Table({"character": "TEXT", "xp": "INTEGER"}, pk="character")}
+    handles = frozenset({XpAwarded, XpSpent})
+
+    def initial(self) -> BalancesState:
+        return BalancesState()
+
+    def evolve(self, state: BalancesState, rec: Any) -> BalancesState:
+        ev = rec.event
+        sign = 1 if isinstance(ev, XpAwarded) else -1
+        return BalancesState(xp={**state.xp, ev.character: state.xp.get(ev.character, 0) + sign * ev.amount})
+
+    def rows(self, state: BalancesState) -> dict[str, list[dict[str, Any]]]:
+        return {"ledger_balances": [{"character": c, "xp": n} for c, n in sorted(state.xp.items())]}
+
+
+PROJECTIONS = [LedgerBalances]
+
+
+def commands() -> list[Any]:
+    """The CLI commands of the ledger rules: ``cristal balance [CHARACTER]``."""
+    import click
+
+    from cristal_events.cli.common import catch_up, echo, emit_json, json_option, open_campaign
+
+    @click.command("balance")
+    @click.argument("character", required=False)
+    @json_option
+    @click.pass_context
+    def balance_cmd(ctx: click.Context, character: str | None, as_json: bool) -> None:
+        """Each character's XP balance, from the ledger_balances read model.
+
+        Example: cristal balance thor
+        """
+        camp = open_campaign(ctx, write=True)
+        catch_up(camp)
+        rows = camp.store.read_model_rows("ledger_balances", where={"character": character} if character else None,
+                                          order_by=("character",))
+        if as_json:
+            emit_json(rows)
+            return
+        for r in rows:
+            echo(f"{r['character']:<12} {r['xp']:>6} XP")
+
+    return [balance_cmd]
+
+
 def register() -> None:
-    """Make ``ledger`` a known ruleset in this process (idempotent)."""
-    if rulesets.BUILTIN.get("ledger") != __name__:
-        rulesets.BUILTIN["ledger"] = __name__
-        rulesets._modules.cache_clear()
-        rulesets.get.cache_clear()
+    """Make ``ledger`` a known ruleset in this process (idempotent), through the public surface."""
+    rulesets.register("ledger", __name__)
 
 
 def unregister() -> None:
     """Forget ``ledger`` again (idempotent)."""
-    if rulesets.BUILTIN.pop("ledger", None) is not None:
-        rulesets._modules.cache_clear()
-        rulesets.get.cache_clear()
+    rulesets.unregister("ledger")

@@ -16,12 +16,14 @@ of handlers, never an ``if`` ladder).
 from __future__ import annotations
 
 
+from typing import Any
+
 import msgspec
 
 from ...events import CampaignCreated
 from ...ruleset import ComposedRuleset, admit_stream
 from ...store import RecordedEvent
-from . import characters, fights, magic, narration
+from . import characters, fights, magic, narration, sheet_text
 
 
 class CristalSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -52,12 +54,32 @@ class CristalRuleset(ComposedRuleset):
     parts = (characters, fights)
     settings_type = CristalSettings
     state_type = CristalState
+    read_models = ("cristal_events.projections.cristal_sheets", "cristal_events.projections.cristal_ledger", "cristal_events.projections.cristal_combats")
+    cli_module = "cristal_events.cli.cristal"
+    sample_campaign = "compagnie_du_cristal.toml"
+    export_tables = ("xp_ledger",)
 
     def initial_state(self, header: CampaignCreated) -> CristalState:
         return CristalState()
 
     def narrate(self, before: CristalState, rec: RecordedEvent, after: CristalState) -> str:
         return narration.narrate(before, rec, after, self.summarize)
+
+    def sheet(self, state: CristalState, character_id: str, *, settings: CristalSettings,
+              rounding: str) -> dict[str, Any]:
+        ch = characters.find(state, character_id)
+        return characters.sheet(ch, characters.content_of(state), rounding,
+                                regeneration_minimum_one=settings.regeneration_minimum_one)
+
+    def render_sheet(self, sheet: dict[str, Any]) -> list[str]:
+        return sheet_text.render(sheet)
+
+    def party(self, state: CristalState, *, settings: CristalSettings, rounding: str) -> list[dict[str, Any]]:
+        rows = [self.sheet(state, cid, settings=settings, rounding=rounding) for cid in state.characters]
+        return [{k: r[k] for k in sheet_text.PARTY_KEYS} for r in rows]
+
+    def party_line(self, row: dict[str, Any]) -> str:
+        return sheet_text.party_line(row)
 
     def admit(self, state: CristalState, rec: RecordedEvent) -> str | None:
         """The import check of one event (see :meth:`Ruleset.admit`): the streams these rules write

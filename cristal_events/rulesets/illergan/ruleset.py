@@ -9,13 +9,14 @@ ruleset.
 
 from __future__ import annotations
 
+from typing import Any
 
 from ...events import CampaignCreated
 from ...ruleset import ComposedRuleset, admit_stream
 from ...store import RecordedEvent
-from . import faith, fights, heroes, narration, tavern, trials
+from . import faith, fights, heroes, narration, sheet, sheet_text, tavern, trials
 from .settings import IllerganSettings
-from .state import CONTENT_STREAM, IllerganState
+from .state import CONTENT_STREAM, IllerganState, content_of, find
 
 class IllerganRuleset(ComposedRuleset):
     name = "illergan"
@@ -24,12 +25,31 @@ class IllerganRuleset(ComposedRuleset):
     settings_type = IllerganSettings
     state_type = IllerganState
     state_version = "4"
+    read_models = ("cristal_events.projections.illergan_sheets", "cristal_events.projections.illergan_ledger", "cristal_events.projections.illergan_evening")
+    cli_module = "cristal_events.cli.illergan"
+    sample_campaign = "illergan_gue_des_loups.toml"
+    export_tables = ("xp_ledger",)
 
     def initial_state(self, header: CampaignCreated) -> IllerganState:
         return IllerganState()
 
     def narrate(self, before: IllerganState, rec: RecordedEvent, after: IllerganState) -> str:
         return narration.narrate(before, rec, after, self.summarize)
+
+    def sheet(self, state: IllerganState, character_id: str, *, settings: IllerganSettings,
+              rounding: str) -> dict[str, Any]:
+        return sheet.sheet(find(state, character_id), content_of(state), settings)
+
+    def render_sheet(self, data: dict[str, Any]) -> list[str]:
+        return sheet_text.render(data)
+
+    def party(self, state: IllerganState, *, settings: IllerganSettings, rounding: str) -> list[dict[str, Any]]:
+        return [{"id": h.id, "name": h.name, "kind": h.kind, "class": h.class_name, "pv": h.pv, "pv_max": h.pv_max,
+                 "pm": h.pm, "xp": h.xp, "destiny_points": h.destiny_points, "dead": h.dead}
+                for h in state.characters.values()]
+
+    def party_line(self, row: dict[str, Any]) -> str:
+        return sheet_text.party_line(row)
 
     def admit(self, state: IllerganState, rec: RecordedEvent) -> str | None:
         """The import check of one event (see :meth:`Ruleset.admit`): the streams these rules write

@@ -7,8 +7,8 @@ the modules' ``COMMANDS`` lists).
 
 from __future__ import annotations
 
-PARTS = {name: "cli_heroes" for name in ("content", "character", "sheet", "characters", "xp", "money", "equip",
+PARTS = {name: "heroes" for name in ("content", "character", "xp", "money", "equip",
                                           "carry")}
-PARTS |= {name: "cli_play" for name in ("check", "throw", "fall", "condition", "combat", "cast", "faith", "drink",
+PARTS |= {name: "play" for name in ("check", "throw", "fall", "condition", "combat", "cast", "faith", "drink",
                                         "wait", "evening")}
 

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import click
 
-from cristal_events.cli.common import INT, REAL, catch_up, dice_option, echo, emit_json, json_option, open_campaign
+from cristal_events.cli.common import (INT, REAL, dice_option, echo, emit_json, json_option, open_campaign,
+                                     read_model_rows, run)
 
-from . import faith as Fa
-from . import fights as F
-from . import tavern as T
-from . import trials as R
-from .cli_common import pairs, run
+from cristal_events.rulesets.illergan import faith as Fa
+from cristal_events.rulesets.illergan import fights as F
+from cristal_events.rulesets.illergan import tavern as T
+from cristal_events.rulesets.illergan import trials as R
+
+from .common import pairs
 
 SIGNED = {"ignore_unknown_options": True}
 DEFENCES = ["esquive", "parade", "blocage", "vivacite_elfique", "magique"]
@@ -398,12 +400,9 @@ def evening_cmd(ctx: click.Context, character_id: str | None, as_json: bool) -> 
 
     Example: cristal evening thor
     """
-    camp = open_campaign(ctx, write=True)
-    catch_up(camp)
-    sql = "SELECT * FROM illergan_evening" + (" WHERE character = ?" if character_id else "") + " ORDER BY position, seq"
-    cur = camp.store.conn.execute(sql, (character_id,) if character_id else ())
-    cols = [d[0] for d in cur.description]
-    rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+    camp = open_campaign(ctx, readonly=True)  # a read command writes nothing, not even its read model
+    rows = read_model_rows(camp, "illergan_evening", "illergan_evening",
+                           where={"character": character_id} if character_id else None, order_by=("position", "seq"))
     if as_json:
         emit_json(rows)
         return

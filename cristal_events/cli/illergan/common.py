@@ -1,34 +1,14 @@
-"""Helpers of the Illergan commands: run a command Struct, parse KEY=N pairs and Starls amounts."""
+"""Helpers of the Illergan commands: parse KEY=N pairs and Starls amounts."""
 
 import re
-from typing import Any
 
-import click
-import msgspec
 
 from cristal_events import bounds
-from cristal_events.cli.common import actor, echo, emit_json, int_pairs, open_campaign, parse_faces, whole_number
+from cristal_events.cli.common import int_pairs, whole_number
 from cristal_events.errors import RuleError
 
 _STARLS = re.compile(r"^\s*([+-]?)\s*((?:\d+\s*'\s*[OAC]\s*)+)$", re.IGNORECASE | re.ASCII)
 _COIN = re.compile(r"(\d+)\s*'\s*([OAC])", re.IGNORECASE | re.ASCII)
-
-
-def run(ctx: click.Context, command: Any, as_json: bool, dice: str | None = None) -> list[Any]:
-    """Execute ``command`` on the campaign of ``--db`` and print what was recorded."""
-    camp = open_campaign(ctx, write=True)
-    recs = camp.execute(command, actor=actor(ctx), faces=parse_faces(dice))
-    if as_json:
-        emit_json([{"position": r.position, "stream": r.stream, "type": r.type,
-                    "event": msgspec.to_builtins(r.event), "summary": camp.summarize(r)} for r in recs])
-    else:
-        for r in recs:
-            echo(f"{r.position:>6}  {camp.summarize(r)}")
-    return recs
-
-
-def integer(text: str, what: str) -> int:
-    return whole_number(text, what)
 
 
 def pairs(items: tuple[str, ...], option: str) -> dict[str, int]:

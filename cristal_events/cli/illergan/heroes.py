@@ -12,17 +12,18 @@ from typing import Any
 import click
 import msgspec
 
-from cristal_events.cli.common import INT, POSITION, echo, emit_json, json_option, open_campaign
+from cristal_events.cli.common import (INT, dice_option_with, echo, emit_json, json_option, open_campaign, run,
+                                     whole_number)
 from cristal_events.errors import ContentError, CristalError
 
-from . import heroes as H
-from .character import Choices
-from .content import DATA, decode_pack, load_pack, provenance
-from .locations import Body
-from .money import from_copper
-from .sheet import sheet
-from .cli_common import integer, pairs, run, starls
-from .state import content_of
+from cristal_events.rulesets.illergan import heroes as H
+from cristal_events.rulesets.illergan.character import Choices
+from cristal_events.rulesets.illergan.content import DATA, decode_pack, load_pack, provenance
+from cristal_events.rulesets.illergan.locations import Body
+from cristal_events.rulesets.illergan.money import from_copper
+from cristal_events.rulesets.illergan.state import content_of
+
+from .common import pairs, starls
 
 SIGNED = {"ignore_unknown_options": True}
 
@@ -120,7 +121,7 @@ def character_group() -> None:
 @click.option("--fp", default=1, type=INT, show_default=True, help="Facteur de puissance (I-L294).")
 @click.option("--rank", "power_rank", default=1, type=INT, show_default=True, help="Rang de puissance (I-L297).")
 @click.option("--player", default="", help="The player's name.")
-@click.option("--dice", default=None, metavar="F", help="The gift's d8 face rolled at the table.")
+@dice_option_with("The gift's d8 face rolled at the table.", metavar="F")
 @json_option
 @click.pass_context
 def create_cmd(ctx: click.Context, character_id: str, name: str, race: str, class_name: str, heritage: str,
@@ -184,91 +185,6 @@ def creature_cmd(ctx: click.Context, character_id: str, name: str, stats: tuple[
     run(ctx, cmd, as_json)
 
 
-def _sheet(ctx: click.Context, character_id: str, at: int | None) -> dict[str, Any]:
-    camp = open_campaign(ctx)
-    world = camp.state() if at is None else camp.state_at(at)
-    from .state import find
-
-    hero = find(world.rules, character_id)
-    settings = camp.ruleset.settings(msgspec.structs.replace(camp.header, settings=world.core.settings))
-    return sheet(hero, content_of(world.rules), settings)
-
-
-def render(data: dict[str, Any]) -> list[str]:
-    lines = [f"{data['name']} ({data['id']}) — {data['race'] or data['kind']} {data['class']} {data['heritage']}".rstrip()]
-    lines.append("Caractéristiques : " + ", ".join(f"{k} {v}" + (f" ({data['current'][k]})" if data['current'][k] != v else "")
-                                                   for k, v in data["characteristics"].items()))
-    lines.append(f"PV {data['pv']}/{data['pv_max']}  PM {data['pm']}/{data['pm_max']}  RN {data['rn']}%  "
-                 f"FP {data['fp']}  dé de puissance {data['power_die'] or '?'} (rang {data['power_rank']})")
-    if data["kind"] == "hero":
-        lines.append(f"Points de destin {data['destiny_points']}  Don : {data['gift']} ({data['gift_effect']})")
-        lines.append(f"xp {data['xp']} (total {data['xp_total']}, héritage restant {data['heritage_xp']})")
-        if data["cult"]:
-            lines.append(f"Culte {data['cult']}{' (' + data['god'] + ')' if data['god'] else ''} : niveau de foi "
-                         f"{data['faith_level']}, PF {data['pf']}/{data['pf_per_day']} par jour, PFb {data['pfb']}"
-                         + (f" ; pouvoirs divins : {', '.join(data['divine_powers'])}" if data["divine_powers"] else ""))
-        if data["magics"]:
-            lines.append("Magies : " + ", ".join(f"{k} niveau {v['level']} ({v['pp']} pp)" for k, v in data["magics"].items())
-                         + (f" ; sorts : {', '.join(data['spells'])}" if data["spells"] else ""))
-        lines.append("Compétences : " + ", ".join(f"{k} {v['pct']}%" + (" (rang 0)" if v.get("fixed") else "")
-                                                for k, v in data["skills"].items()))
-        enc = data["encumbrance"]
-        load = (f"charges {enc['charges']}/{enc['max_charges']}" + (" ENCOMBRÉ" if enc["encumbered"] else "")
-                + (f" ({', '.join(enc['over_slots'])} au-delà de la limite)" if enc["over_slots"] else "")
-                if enc["charges"] is not None else f"charges ?/{enc['max_charges']} ({enc['missing']})")
-        lines.append(f"Starls {data['starls']}  {load}")
-    alc = data["alcohol"]
-    if alc["thresholds"]:
-        lines.append(f"Alc {alc['alc']} (minimum {alc['alc_min']}, {alc['band'] or 'sobre'}) ; seuils "
-                     + ", ".join(f"{k} {round(v, 2):g}" for k, v in alc["thresholds"].items()))
-    gear = [f"{k} {data[k]}" for k in ("weapon", "armour", "shield") if data[k]]
-    if gear:
-        lines.append("Équipement : " + ", ".join(gear))
-    if data["conditions"]:
-        lines.append("État : " + ", ".join(data["conditions"]))
-    if data["limbs_lost"] or data["dead"]:
-        lines.append(("MORT " if data["dead"] else "") + ", ".join(f"{z} perdu" for z in data["limbs_lost"]))
-    return lines
-
-
-@click.command("sheet")
-@click.argument("character_id")
-@click.option("--at", "at", type=POSITION, default=None, help="As it was right after this log position (time travel).")
-@json_option
-@click.pass_context
-def sheet_cmd(ctx: click.Context, character_id: str, at: int | None, as_json: bool) -> None:
-    """Print an Illergan character sheet, now or at an earlier point of the log.
-
-    Example: cristal sheet thor --at 12 --json
-    """
-    data = _sheet(ctx, character_id, at)
-    if as_json:
-        emit_json(data)
-    else:
-        for line in render(data):
-            echo(line)
-
-
-@click.command("characters")
-@json_option
-@click.pass_context
-def characters_cmd(ctx: click.Context, as_json: bool) -> None:
-    """The heroes and creatures at a glance. Example: cristal characters --json"""
-    camp = open_campaign(ctx)
-    world = camp.state()
-    rows = [{"id": h.id, "name": h.name, "kind": h.kind, "class": h.class_name, "pv": h.pv, "pv_max": h.pv_max,
-             "pm": h.pm, "xp": h.xp, "destiny_points": h.destiny_points, "dead": h.dead}
-            for h in world.rules.characters.values()]
-    if as_json:
-        emit_json(rows)
-        return
-    if not rows:
-        echo("No character yet.")
-    for r in rows:
-        echo(f"{r['id']:<12} {r['name']:<16} {r['kind']:<9} {r['class']:<12} PV {r['pv']}/{r['pv_max']}  "
-                   f"PM {r['pm']}  xp {r['xp']}  destin {r['destiny_points']}{'  MORT' if r['dead'] else ''}")
-
-
 # ---------------------------------------------------------------------------- xp
 @click.group("xp")
 def xp_group() -> None:
@@ -286,7 +202,7 @@ def xp_group() -> None:
 @click.pass_context
 def xp_award_cmd(ctx: click.Context, character_id: str, amount: str, reason: str, as_json: bool) -> None:
     """Give xp to a hero. Example: cristal xp award thor 150 --reason "Les gobelins du gué" """
-    run(ctx, H.AwardXp(character=character_id, amount=integer(amount, "The amount"), reason=reason), as_json)
+    run(ctx, H.AwardXp(character=character_id, amount=whole_number(amount, "The amount"), reason=reason), as_json)
 
 
 _pool = click.option("--heritage", is_flag=True, help="Pay with the heritage xp (its constraints apply, I-L352).")
@@ -465,7 +381,7 @@ def carry_cmd(ctx: click.Context, character_id: str, item: str, qty: str, reason
 
     Example: cristal carry thor "Corde de 10 mètres" 1 --reason "le grenier du moulin"
     """
-    run(ctx, H.Carry(character=character_id, item=item, qty=integer(qty, "The quantity"), reason=reason), as_json)
+    run(ctx, H.Carry(character=character_id, item=item, qty=whole_number(qty, "The quantity"), reason=reason), as_json)
 
 
-COMMANDS = [content_group, character_group, sheet_cmd, characters_cmd, xp_group, money_group, equip_cmd, carry_cmd]
+COMMANDS = [content_group, character_group, xp_group, money_group, equip_cmd, carry_cmd]

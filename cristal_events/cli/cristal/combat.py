@@ -14,32 +14,21 @@ from typing import Any
 import click
 import msgspec
 
-from cristal_events.cli.common import (INT, REAL, actor, catch_up, echo, emit_json, json_option, open_campaign,
-                                        parse_faces, whole_number)
+from cristal_events.cli.common import (INT, REAL, dice_option_with, echo, emit_json, int_pairs,
+                                        json_option, open_campaign, read_model_rows, run, whole_number)
 from cristal_events.errors import RuleError
 
-from . import fights as F
+from cristal_events.rulesets.cristal import fights as F
 
-_dice = click.option("--dice", "dice", metavar="F[,F...]", default=None,
-                     help="Faces rolled at the table, in the order given above; without it the engine rolls.")
+_dice = dice_option_with("Faces rolled at the table, in the order given above; without it the engine rolls.")
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
     return [v.strip() for raw in values for v in raw.split(",") if v.strip()]
 
 
-def _int(text: str, what: str) -> int:
-    return whole_number(text, what)
-
-
 def _pairs(values: tuple[str, ...], option: str) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for pair in values:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key.strip():
-            raise RuleError(f"{option} expects NAME=N, got {pair!r}.")
-        out[key.strip()] = _int(raw, f"{option} {key.strip()}")
-    return out
+    return int_pairs(values, option, "NAME=N", quote=repr)
 
 
 def _stats(values: tuple[str, ...], fighter: str | None = None) -> dict[str, dict[str, int | str]]:
@@ -58,18 +47,14 @@ def _stats(values: tuple[str, ...], fighter: str | None = None) -> dict[str, dic
 
 
 def _run(ctx: click.Context, command: Any, as_json: bool, dice: str | None = None) -> None:
-    camp = open_campaign(ctx, write=True)
-    recs = camp.execute(command, actor=actor(ctx), faces=parse_faces(dice))
-    state = camp.state().rules
-    v = (F.view(state, command.combat, camp.header.rounding) if command.combat in state.combats
-         else {"combat": command.combat, "active": False, "next": None, "waiting": "", "participants": []})
-    if as_json:
-        emit_json({"events": [{"position": r.position, "type": r.type, "event": msgspec.to_builtins(r.event),
-                               "summary": camp.summarize(r)} for r in recs], "combat": v})
-        return
-    for r in recs:
-        echo(f"{r.position:>6}  {camp.summarize(r)}")
-    _next_line(v)
+    """:func:`~cristal_events.cli.common.run`, then the combat as it stands (JSON ``combat``, text: whose turn)."""
+    def then(camp: Any) -> tuple[dict[str, Any], Any]:
+        state = camp.state().rules
+        v = (F.view(state, command.combat, camp.header.rounding) if command.combat in state.combats
+             else {"combat": command.combat, "active": False, "next": None, "waiting": "", "participants": []})
+        return {"combat": v}, lambda: _next_line(v)
+
+    run(ctx, command, as_json, dice, then=then)
 
 
 def _next_line(v: dict[str, Any]) -> None:
@@ -496,13 +481,11 @@ def log_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
 
     Example: cristal combat log taverne
     """
-    camp = open_campaign(ctx, write=True)
+    camp = open_campaign(ctx, readonly=True)  # a read command writes nothing, not even its read model
     F.view(camp.state().rules, name, camp.header.rounding)  # unknown combat -> one sentence
-    catch_up(camp)
-    rows = [dict(zip(("position", "actor", "action", "duration", "it_before", "it_after"), r))
-            for r in camp.store.conn.execute(
-                "SELECT position, actor, action, duration, it_before, it_after FROM cristal_combat_log "
-                "WHERE combat = ? ORDER BY position", (name,))]
+    cols = ("position", "actor", "action", "duration", "it_before", "it_after")
+    rows = [{c: r[c] for c in cols} for r in read_model_rows(camp, "cristal_combats", "cristal_combat_log",
+                                                             where={"combat": name}, order_by=("position",))]
     for r in rows:
         r["it_before"], r["it_after"] = msgspec.json.decode(r["it_before"]), msgspec.json.decode(r["it_after"])
     if as_json:

@@ -7,7 +7,7 @@ the modules' ``COMMANDS`` lists).
 
 from __future__ import annotations
 
-PARTS = {name: "cli_characters" for name in ("character", "xp", "item", "gold", "rest", "damage", "heal",
-                                              "alignment", "state", "sheet", "characters", "content")}
-PARTS["combat"] = "cli_combat"
+PARTS = {name: "characters" for name in ("character", "xp", "item", "gold", "rest", "damage", "heal",
+                                              "alignment", "state", "content")}
+PARTS["combat"] = "combat"
 

@@ -10,40 +10,19 @@ from __future__ import annotations
 from typing import Any
 
 import click
-import msgspec
 
-from cristal_events.cli.common import (POSITION, actor, echo, emit_json, int_pairs, json_option, open_campaign,
-                                        parse_faces, real_number, whole_number)
+from cristal_events.cli.common import (dice_option_with, echo, emit_json, int_pairs, json_option, open_campaign,
+                                        real_number, run, whole_number)
 from cristal_events.errors import CristalError, RuleError
-from cristal_events.service import Campaign
 
-from . import characters as C
-from .content import FIXED_STATES, _parse_file, provenance
+from cristal_events.rulesets.cristal import characters as C
+from cristal_events.rulesets.cristal.content import FIXED_STATES, _parse_file, provenance
 
 SIGNED = {"ignore_unknown_options": True}
 
 
-#: the sheet's status in the book's words
-STATUS_FR = {"conscious": "conscient", "unconscious": "inconscient", "dead": "mort"}
-
-
-def _int(text: str, what: str) -> int:
-    return whole_number(text, what)
-
-
 def _pairs(pairs: tuple[str, ...], option: str) -> dict[str, int]:
     return int_pairs(pairs, option, "STAT=N like FRC=+1")
-
-
-def _run(ctx: click.Context, command: Any, as_json: bool, faces: list[int] | None = None) -> None:
-    camp = open_campaign(ctx, write=True)
-    recs = camp.execute(command, actor=actor(ctx), faces=faces)
-    if as_json:
-        emit_json([{"position": r.position, "stream": r.stream, "type": r.type,
-                    "event": msgspec.to_builtins(r.event), "summary": camp.summarize(r)} for r in recs])
-    else:
-        for r in recs:
-            echo(f"{r.position:>6}  {camp.summarize(r)}")
 
 
 # ---------------------------------------------------------------------------- character
@@ -67,7 +46,7 @@ def character_group() -> None:
 @click.option("--luck", default="0", help="Chance, the optional rule (L56).")
 @click.option("--gold", default="0", help="Starting gold in PO (50 to 200 suggested, L1474).")
 @click.option("--player", default="", help="The player's name.")
-@click.option("--dice", default=None, metavar="F[,F...]", help="Faces of the --roll dice, FRC to CHAR.")
+@dice_option_with("Faces of the --roll dice, FRC to CHAR.")
 @json_option
 @click.pass_context
 def create_cmd(ctx: click.Context, character_id: str, race: str, name: str, sex: str, adjust: tuple[str, ...],
@@ -78,9 +57,9 @@ def create_cmd(ctx: click.Context, character_id: str, race: str, name: str, sex:
     Example: cristal character create lia --race Elfe --sex F --set INT=+1 --set CHAR=-1
     """
     cmd = C.CreateCharacter(id=character_id, race=race, name=name, sex=sex, adjustments=_pairs(adjust, "--set"),
-                            roll_adjustments=roll_adj, alignment=_int(alignment, "Alignment"),
-                            luck=_int(luck, "Chance"), gold=_int(gold, "Gold"), player=player)
-    _run(ctx, cmd, as_json, parse_faces(dice))
+                            roll_adjustments=roll_adj, alignment=whole_number(alignment, "Alignment"),
+                            luck=whole_number(luck, "Chance"), gold=whole_number(gold, "Gold"), player=player)
+    run(ctx, cmd, as_json, dice)
 
 
 # ---------------------------------------------------------------------------- xp
@@ -105,8 +84,8 @@ def award_cmd(ctx: click.Context, args: tuple[str, ...], all_: bool, reason: str
     """
     if not args:
         raise RuleError("xp award needs an AMOUNT (and character ids or --all).")
-    ids, amount = tuple(args[:-1]), _int(args[-1], "XP amount")
-    _run(ctx, C.AwardXp(characters=ids, all=all_, amount=amount, reason=reason), as_json)
+    ids, amount = tuple(args[:-1]), whole_number(args[-1], "XP amount")
+    run(ctx, C.AwardXp(characters=ids, all=all_, amount=amount, reason=reason), as_json)
 
 
 @xp_group.command("buy")
@@ -130,8 +109,8 @@ def buy_cmd(ctx: click.Context, character_id: str, kind: str, name: str, stat: s
     elif kind == "technique":
         cmd = C.BuyTechnique(character=character_id, technique=name)
     else:
-        cmd = C.LearnSpell(character=character_id, spell=name, cost=_int(cost, "Cost") if cost is not None else None)
-    _run(ctx, cmd, as_json)
+        cmd = C.LearnSpell(character=character_id, spell=name, cost=whole_number(cost, "Cost") if cost is not None else None)
+    run(ctx, cmd, as_json)
 
 
 # ---------------------------------------------------------------------------- items
@@ -171,7 +150,7 @@ def item_add_cmd(ctx: click.Context, character_id: str, item: str, qty: str, fro
     props: dict[str, Any] = {}
     for key, raw in (("att", att), ("mag", mag), ("dp", dp), ("dm", dm), ("it", it)):
         if raw is not None:
-            props[key] = _int(raw, f"--{key}")
+            props[key] = whole_number(raw, f"--{key}")
     if dmg is not None:
         props["dmg"] = dmg
     if category is not None:
@@ -184,7 +163,7 @@ def item_add_cmd(ctx: click.Context, character_id: str, item: str, qty: str, fro
         props["modifiers"] = _pairs(mods, "--mod")
     if from_pack and props:
         raise RuleError("Give either --from-pack or item properties, not both.")
-    _run(ctx, C.AddItem(character=character_id, item=item, qty=_int(qty, "Quantity"),
+    run(ctx, C.AddItem(character=character_id, item=item, qty=whole_number(qty, "Quantity"),
                         properties=props or None), as_json)
 
 
@@ -198,7 +177,7 @@ def item_equip_cmd(ctx: click.Context, character_id: str, item: str, as_json: bo
 
     Example: cristal item equip thor "Épée longue"
     """
-    _run(ctx, C.EquipItem(character=character_id, item=item), as_json)
+    run(ctx, C.EquipItem(character=character_id, item=item), as_json)
 
 
 @item_group.command("unequip")
@@ -208,7 +187,7 @@ def item_equip_cmd(ctx: click.Context, character_id: str, item: str, as_json: bo
 @click.pass_context
 def item_unequip_cmd(ctx: click.Context, character_id: str, item: str, as_json: bool) -> None:
     """Unequip an item (it stays carried). Example: cristal item unequip thor "Épée longue" """
-    _run(ctx, C.UnequipItem(character=character_id, item=item), as_json)
+    run(ctx, C.UnequipItem(character=character_id, item=item), as_json)
 
 
 @item_group.command("drop")
@@ -221,7 +200,7 @@ def item_unequip_cmd(ctx: click.Context, character_id: str, item: str, as_json: 
 def item_drop_cmd(ctx: click.Context, character_id: str, item: str, qty: str | None, reason: str,
                   as_json: bool) -> None:
     """Drop, sell or lose an item. Example: cristal item drop thor "Flèche" --qty 3 --reason "tirées" """
-    _run(ctx, C.DropItem(character=character_id, item=item, qty=_int(qty, "Quantity") if qty is not None else None,
+    run(ctx, C.DropItem(character=character_id, item=item, qty=whole_number(qty, "Quantity") if qty is not None else None,
                          reason=reason), as_json)
 
 
@@ -234,7 +213,7 @@ def item_drop_cmd(ctx: click.Context, character_id: str, item: str, qty: str | N
 @click.pass_context
 def gold_cmd(ctx: click.Context, character_id: str, amount: str, reason: str, as_json: bool) -> None:
     """Add (+N) or pay (-N) gold pieces. Example: cristal gold thor -15 --reason "Chambre à l'auberge" """
-    _run(ctx, C.ChangeGold(character=character_id, amount=_int(amount, "Gold amount"), reason=reason), as_json)
+    run(ctx, C.ChangeGold(character=character_id, amount=whole_number(amount, "Gold amount"), reason=reason), as_json)
 
 
 @click.command("rest")
@@ -248,7 +227,7 @@ def rest_cmd(ctx: click.Context, character_ids: tuple[str, ...], all_: bool, day
 
     Example: cristal rest --all --days 2
     """
-    _run(ctx, C.Rest(characters=character_ids, all=all_, days=_int(days, "Days")), as_json)
+    run(ctx, C.Rest(characters=character_ids, all=all_, days=whole_number(days, "Days")), as_json)
 
 
 @click.command("damage", context_settings=SIGNED)
@@ -259,7 +238,7 @@ def rest_cmd(ctx: click.Context, character_ids: tuple[str, ...], all_: bool, day
 @click.pass_context
 def damage_cmd(ctx: click.Context, character_id: str, amount: str, reason: str, as_json: bool) -> None:
     """PV lost outside combat (a fall, a trap). Example: cristal damage thor 4 --reason "Chute" """
-    _run(ctx, C.Damage(character=character_id, amount=_int(amount, "Damage"), reason=reason), as_json)
+    run(ctx, C.Damage(character=character_id, amount=whole_number(amount, "Damage"), reason=reason), as_json)
 
 
 @click.command("heal", context_settings=SIGNED)
@@ -276,7 +255,7 @@ def heal_cmd(ctx: click.Context, character_id: str, amount: str, source: str, he
 
     Example: cristal heal thor 6 --source alignment --by lia --reason "Imposition des mains"
     """
-    _run(ctx, C.Heal(character=character_id, amount=_int(amount, "Healing"), source=source, reason=reason,
+    run(ctx, C.Heal(character=character_id, amount=whole_number(amount, "Healing"), source=source, reason=reason,
                      healer=healer), as_json)
 
 
@@ -288,7 +267,7 @@ def heal_cmd(ctx: click.Context, character_id: str, amount: str, source: str, he
 @click.pass_context
 def alignment_cmd(ctx: click.Context, character_id: str, amount: str, reason: str, as_json: bool) -> None:
     """Change a character's alignment by ±N (L1369). Example: cristal alignment thor +1 --reason "Sauve l'enfant" """
-    _run(ctx, C.ChangeAlignment(character=character_id, amount=_int(amount, "Alignment change"), reason=reason),
+    run(ctx, C.ChangeAlignment(character=character_id, amount=whole_number(amount, "Alignment change"), reason=reason),
          as_json)
 
 
@@ -308,111 +287,12 @@ def state_cmd(ctx: click.Context, character_id: str, stat: str | None, delta: st
     Example: cristal state thor FRC -3 --until antidote --reason "Poison du serpent"
     """
     if end is not None:
-        _run(ctx, C.EndAlteration(character=character_id, since=_int(end, "Position"), reason=reason), as_json)
+        run(ctx, C.EndAlteration(character=character_id, since=whole_number(end, "Position"), reason=reason), as_json)
         return
     if stat is None or delta is None:
         raise RuleError("state needs STAT and DELTA (e.g. FRC -3), or --end POSITION.")
-    _run(ctx, C.AlterState(character=character_id, stat=stat, delta=_int(delta, "Alteration"), until=until,
+    run(ctx, C.AlterState(character=character_id, stat=stat, delta=whole_number(delta, "Alteration"), until=until,
                            reason=reason), as_json)
-
-
-# ---------------------------------------------------------------------------- reading
-def _world(ctx: click.Context, at: int | None, session: int | None) -> tuple[Campaign, Any]:
-    camp = Campaign.open(ctx.obj["db"], readonly=True)
-    ctx.call_on_close(camp.close)
-    if at is not None and session is not None:
-        raise RuleError("Give --at or --session, not both.")
-    if at is not None:
-        last = camp.store.last_position()
-        if at < 1 or at > last:
-            raise RuleError(f"Position {at} is outside the log (1 to {last}).")
-        return camp, camp.state_at(at)
-    if session is not None:
-        return camp, camp.state_at_session_end(session)
-    return camp, camp.state()
-
-
-def _sheet_of(camp: Campaign, world: Any, character_id: str) -> dict[str, Any]:
-    ch = C.find(world.rules, character_id)
-    minimum_one = bool(world.core.settings.get("regeneration_minimum_one", False))
-    return C.sheet(ch, C.content_of(world.rules), camp.header.rounding, regeneration_minimum_one=minimum_one)
-
-
-def render(s: dict[str, Any]) -> list[str]:
-    """The sheet as terminal lines (French labels, as on the Feuille de Personnage)."""
-    st, var = s["stable"], s["variable"]
-    classes = ", ".join(f"{k} {v}" for k, v in s["classes"].items()) or "aucune"
-    lines = [
-        f"{s['name']} ({s['id']}) — {s['race']}{' ' + s['sex'] if s['sex'] else ''}, Niveau Global {s['global_level']}"
-        f" ({classes})",
-        f"Alignement {s['alignment']:+d}   Chance {s['luck']}   Or {s['gold']} PO   État : {STATUS_FR.get(s['status'], s['status'])}",
-        "États fixes : " + "  ".join(f"{k} {v:+d}" for k, v in s["fixed"].items()),
-    ]
-    for a in s["alterations"]:
-        lines.append(f"  altération (pos. {a['since']}) : {a['stat']} {a['delta']:+d} jusqu'à {a['until'] or '?'}"
-                     f" — {a['reason']}")
-    lines += [
-        "Sens : " + "  ".join(f"{k} {v:+d}" for k, v in s["senses"].items())
-        + (f"   ({', '.join(s['specials'])})" if s["specials"] else ""),
-        f"États stables : DP {st['DP']}  DM {st['DM']}  ATT {st['ATT']}  DMG {st['DMG']}  CNC {st['CNC']}"
-        f"  PVmax {st['PVmax']}  PMmax {st['PMmax']}" + (f"  (arme : {st['weapon']})" if st["weapon"] else ""),
-        f"États variables : PV {var['PV']}/{st['PVmax']}  PM {var['PM']}/{st['PMmax']}  XP {var['XP']}  IT {var['IT']}"
-        f"   régénération {s['regeneration']} PV/jour",
-    ]
-    for w in s["weapons"]:
-        lines.append(f"  arme {w['name']} : ATT {w['ATT']}  DMG {w['DMG']}  IT {w['IT']}")
-    if s["vol"]["max"]:
-        lines.append(f"Vol* {s['vol']['left']}/{s['vol']['max']}")
-    lines.append("Techniques : " + (", ".join(f"{k} {v}" for k, v in s["techniques"].items()) or "aucune"))
-    lines.append("Sorts : " + (", ".join(s["spells"]) or "aucun"))
-    lines.append("Équipement :" + ("" if s["items"] else " rien"))
-    for i in s["items"]:
-        lines.append(f"  {'[EQ] ' if i['equipped'] else '     '}{i['name']} × {i['qty']} ({i['category']},"
-                     f" {i['weight_kg']} kg)")
-    enc = s["encumbrance"]
-    lines.append(f"Charge : {enc['weight_kg']} kg / Encom. {enc['encumbrance_kg']} kg / Max. {enc['max_kg']} kg"
-                 f" ({enc['status']})")
-    return lines
-
-
-@click.command("sheet")
-@click.argument("character_id")
-@click.option("--at", "at", type=POSITION, default=None, help="As it was right after this log position (time travel).")
-@click.option("--session", type=POSITION, default=None, help="As it was at the end of this session.")
-@json_option
-@click.pass_context
-def sheet_cmd(ctx: click.Context, character_id: str, at: int | None, session: int | None, as_json: bool) -> None:
-    """Print a character sheet, now or at an earlier point of the log.
-
-    Example: cristal sheet thor --at 42 --json
-    """
-    camp, world = _world(ctx, at, session)
-    data = _sheet_of(camp, world, character_id)
-    if as_json:
-        emit_json(data)
-    else:
-        for line in render(data):
-            echo(line)
-
-
-@click.command("characters")
-@json_option
-@click.pass_context
-def characters_cmd(ctx: click.Context, as_json: bool) -> None:
-    """The party at a glance. Example: cristal characters --json"""
-    camp, world = _world(ctx, None, None)
-    rows = [_sheet_of(camp, world, cid) for cid in world.rules.characters]
-    if as_json:
-        emit_json([{k: r[k] for k in ("id", "name", "race", "global_level", "classes", "variable", "stable",
-                                      "gold", "status")} for r in rows])
-        return
-    if not rows:
-        echo("No character yet.")
-    for r in rows:
-        classes = ", ".join(f"{k} {v}" for k, v in r["classes"].items()) or "-"
-        echo(f"{r['id']:<12} {r['name']:<16} {r['race']:<8} N{r['global_level']:<3} {classes:<20} "
-                   f"PV {r['variable']['PV']}/{r['stable']['PVmax']}  PM {r['variable']['PM']}/{r['stable']['PMmax']}"
-                   f"  XP {r['variable']['XP']}  {r['status']}")
 
 
 # ---------------------------------------------------------------------------- content packs
@@ -443,7 +323,7 @@ def content_load_cmd(ctx: click.Context, file: str, name: str | None, as_json: b
     data = _parse_file(path)
     if not isinstance(data, dict):
         raise CristalError(f"{path.name}: a pack must be a table with sections races, classes, techniques, items, spells.")
-    _run(ctx, C.LoadContentPack(name=name or path.name, data=data), as_json)
+    run(ctx, C.LoadContentPack(name=name or path.name, data=data), as_json)
 
 
 _NOUNS = {"races": "Races", "classes": "Classes", "techniques": "Techniques", "items": "Items", "spells": "Spells"}
@@ -475,4 +355,4 @@ def content_show_cmd(ctx: click.Context, as_json: bool) -> None:
 
 
 COMMANDS = [character_group, xp_group, item_group, gold_cmd, rest_cmd, damage_cmd, heal_cmd, alignment_cmd,
-            state_cmd, sheet_cmd, characters_cmd, content_group]
+            state_cmd, content_group]

@@ -1,0 +1,58 @@
+"""The Lois du Cristal character sheet and party as text lines (French labels, as on the Feuille de
+Personnage): what ``cristal sheet`` and ``cristal characters`` print, through the ruleset's
+``render_sheet`` and ``party_line``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: the sheet's status in the book's words
+STATUS_FR = {"conscious": "conscient", "unconscious": "inconscient", "dead": "mort"}
+
+#: the keys of a sheet one line of the party shows (and ``characters --json`` gives)
+PARTY_KEYS = ("id", "name", "race", "global_level", "classes", "variable", "stable", "gold", "status")
+
+
+def render(s: dict[str, Any]) -> list[str]:
+    """The sheet as terminal lines (French labels, as on the Feuille de Personnage)."""
+    st, var = s["stable"], s["variable"]
+    classes = ", ".join(f"{k} {v}" for k, v in s["classes"].items()) or "aucune"
+    lines = [
+        f"{s['name']} ({s['id']}) — {s['race']}{' ' + s['sex'] if s['sex'] else ''}, Niveau Global {s['global_level']}"
+        f" ({classes})",
+        f"Alignement {s['alignment']:+d}   Chance {s['luck']}   Or {s['gold']} PO   État : {STATUS_FR.get(s['status'], s['status'])}",
+        "États fixes : " + "  ".join(f"{k} {v:+d}" for k, v in s["fixed"].items()),
+    ]
+    for a in s["alterations"]:
+        lines.append(f"  altération (pos. {a['since']}) : {a['stat']} {a['delta']:+d} jusqu'à {a['until'] or '?'}"
+                     f" — {a['reason']}")
+    lines += [
+        "Sens : " + "  ".join(f"{k} {v:+d}" for k, v in s["senses"].items())
+        + (f"   ({', '.join(s['specials'])})" if s["specials"] else ""),
+        f"États stables : DP {st['DP']}  DM {st['DM']}  ATT {st['ATT']}  DMG {st['DMG']}  CNC {st['CNC']}"
+        f"  PVmax {st['PVmax']}  PMmax {st['PMmax']}" + (f"  (arme : {st['weapon']})" if st["weapon"] else ""),
+        f"États variables : PV {var['PV']}/{st['PVmax']}  PM {var['PM']}/{st['PMmax']}  XP {var['XP']}  IT {var['IT']}"
+        f"   régénération {s['regeneration']} PV/jour",
+    ]
+    for w in s["weapons"]:
+        lines.append(f"  arme {w['name']} : ATT {w['ATT']}  DMG {w['DMG']}  IT {w['IT']}")
+    if s["vol"]["max"]:
+        lines.append(f"Vol* {s['vol']['left']}/{s['vol']['max']}")
+    lines.append("Techniques : " + (", ".join(f"{k} {v}" for k, v in s["techniques"].items()) or "aucune"))
+    lines.append("Sorts : " + (", ".join(s["spells"]) or "aucun"))
+    lines.append("Équipement :" + ("" if s["items"] else " rien"))
+    for i in s["items"]:
+        lines.append(f"  {'[EQ] ' if i['equipped'] else '     '}{i['name']} × {i['qty']} ({i['category']},"
+                     f" {i['weight_kg']} kg)")
+    enc = s["encumbrance"]
+    lines.append(f"Charge : {enc['weight_kg']} kg / Encom. {enc['encumbrance_kg']} kg / Max. {enc['max_kg']} kg"
+                 f" ({enc['status']})")
+    return lines
+
+
+def party_line(r: dict[str, Any]) -> str:
+    """One character of the party on one line."""
+    classes = ", ".join(f"{k} {v}" for k, v in r["classes"].items()) or "-"
+    return (f"{r['id']:<12} {r['name']:<16} {r['race']:<8} N{r['global_level']:<3} {classes:<20} "
+            f"PV {r['variable']['PV']}/{r['stable']['PVmax']}  PM {r['variable']['PM']}/{r['stable']['PMmax']}"
+            f"  XP {r['variable']['XP']}  {r['status']}")
