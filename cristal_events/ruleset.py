@@ -26,7 +26,7 @@ import msgspec
 from .dice import Dice
 from .errors import RuleError
 from .events import CampaignCreated, Event
-from .store import RecordedEvent
+from .records import RecordedEvent
 
 
 class Emit(NamedTuple):

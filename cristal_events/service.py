@@ -43,7 +43,8 @@ from .receipts import Receipt, ReceiptProblem, verify_receipts
 from .rounding import MODES
 from .ruleset import Context, Emit, Ruleset
 from .rulesets import get as get_ruleset
-from .store import RecordedEvent, Store, VerifyReport, new_event_id, new_event_ids
+from .records import RecordedEvent
+from .store import Store, VerifyReport, new_event_id, new_event_ids
 
 CAMPAIGN_STREAM = "campaign"
 SNAPSHOT_EVERY = int(os.environ.get("CRISTAL_SNAPSHOT_EVERY", "1000"))

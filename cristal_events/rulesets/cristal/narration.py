@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from ...store import RecordedEvent
+from ...records import RecordedEvent
 from .characters import (
     AlignmentChanged,
     AlterationEnded,

@@ -20,7 +20,7 @@ import msgspec
 
 from ...events import CampaignCreated
 from ...ruleset import ComposedRuleset, admit_stream
-from ...store import RecordedEvent
+from ...records import RecordedEvent
 from . import characters, fights, magic, narration
 
 

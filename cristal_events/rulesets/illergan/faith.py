@@ -16,7 +16,7 @@ import msgspec
 from cristal_events.errors import RuleError
 from cristal_events.events import Event
 from cristal_events.ruleset import Context, Emit
-from cristal_events.store import RecordedEvent
+from cristal_events.records import RecordedEvent
 
 from . import magic
 from .fights import sacrifice, spend

@@ -18,7 +18,7 @@ from cristal_events.errors import ContentError, RuleError
 from cristal_events.events import Event
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit
-from cristal_events.store import RecordedEvent
+from cristal_events.records import RecordedEvent
 
 from . import character as creation
 from . import gear

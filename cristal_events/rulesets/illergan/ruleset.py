@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ...events import CampaignCreated
 from ...ruleset import ComposedRuleset, admit_stream
-from ...store import RecordedEvent
+from ...records import RecordedEvent
 from . import faith, fights, heroes, narration, tavern, trials
 from .settings import IllerganSettings
 from .state import CONTENT_STREAM, IllerganState

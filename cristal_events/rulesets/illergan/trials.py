@@ -15,7 +15,7 @@ from cristal_events.errors import RuleError, UnknownEntity
 from cristal_events.events import Event
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit
-from cristal_events.store import RecordedEvent
+from cristal_events.records import RecordedEvent
 
 from . import checks, combat
 from .alcohol import EFFECTS

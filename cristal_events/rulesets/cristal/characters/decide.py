@@ -11,7 +11,7 @@ from cristal_events.display import plain_id
 from cristal_events.errors import RuleError, UnknownEntity
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit
-from cristal_events.store import RecordedEvent
+from cristal_events.records import RecordedEvent
 
 from .. import alignment as align_rules
 from .. import equipment, progression

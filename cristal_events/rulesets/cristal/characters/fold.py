@@ -6,7 +6,7 @@ from typing import Any
 
 import msgspec
 
-from cristal_events.store import RecordedEvent
+from cristal_events.records import RecordedEvent
 
 
 from .model import Alteration, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, DamageTaken, Healed, ItemAdded, ItemDropped, LevelBought, OwnedItem, Rested, SpellLearned, StateAltered, TechniqueBought  # noqa: F401

@@ -6,7 +6,7 @@ from typing import Any
 
 import msgspec
 
-from cristal_events.store import RecordedEvent
+from cristal_events.records import RecordedEvent
 
 from ..state import (Fight, Hero, IllerganState, MagicEntry, Turn, WoundRef, put)
 

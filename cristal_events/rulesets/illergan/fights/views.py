@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 
-from cristal_events.store import RecordedEvent
+from cristal_events.records import RecordedEvent
 
 
 from .model import ActionTaken, AttackResolved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast  # noqa: F401
