@@ -5,7 +5,7 @@ combat on the Indice de Temps timeline). Each part module exposes
 
 * ``EVENTS``: its event classes (explicit tags),
 * ``DECIDERS``: ``{command class: decide(state, command, ctx) -> list[Emit]}``,
-* ``EVOLVERS``: ``{event class: evolve(state, rec) -> state}`` (pure),
+* ``EVOLVERS``: ``{event class: evolve(state, event, rec) -> state}`` (pure; the typed event, and its envelope),
 * ``SUMMARIES``: ``{event class: summarize(rec) -> str}`` (one French line for log/replay/exports),
 * ``COMPENSATORS``: ``{event class: compensate(state, original_rec, changes, ctx) -> list[Emit]}``,
 

@@ -195,8 +195,7 @@ def _set(state: IllerganState, character: str, **changes: Any) -> IllerganState:
     return put(state, msgspec.structs.replace(state.characters[character], **changes))
 
 
-def evolve_invoked(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: PowerInvoked = rec.event  # type: ignore[assignment]
+def evolve_invoked(state: IllerganState, ev: PowerInvoked, rec: RecordedEvent) -> IllerganState:
     state = _set(state, ev.character, pf=ev.pf_after, pfb=ev.pfb_after)
     if ev.fight and ev.turn_after is not None and ev.fight in state.fights:
         f = state.fights[ev.fight]
@@ -205,13 +204,11 @@ def evolve_invoked(state: IllerganState, rec: RecordedEvent) -> IllerganState:
     return state
 
 
-def evolve_renewed(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: FaithRenewed = rec.event  # type: ignore[assignment]
+def evolve_renewed(state: IllerganState, ev: FaithRenewed, rec: RecordedEvent) -> IllerganState:
     return _set(state, ev.character, pf=ev.pf_after)
 
 
-def evolve_adjusted(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: FaithAdjusted = rec.event  # type: ignore[assignment]
+def evolve_adjusted(state: IllerganState, ev: FaithAdjusted, rec: RecordedEvent) -> IllerganState:
     return _set(state, ev.character, pf=ev.pf_after, pfb=ev.pfb_after)
 
 

@@ -131,13 +131,11 @@ def decide_time(state: IllerganState, cmd: PassTime, ctx: Context) -> list[Emit]
     return [Emit(CLOCK_STREAM, TimePassed(minutes=cmd.minutes, sobering=out, reason=cmd.reason))]
 
 
-def evolve_drink(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: DrinkConsumed = rec.event  # type: ignore[assignment]
+def evolve_drink(state: IllerganState, ev: DrinkConsumed, rec: RecordedEvent) -> IllerganState:
     return put(state, msgspec.structs.replace(state.characters[ev.character], alc=ev.after))
 
 
-def evolve_time(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: TimePassed = rec.event  # type: ignore[assignment]
+def evolve_time(state: IllerganState, ev: TimePassed, rec: RecordedEvent) -> IllerganState:
     for s in ev.sobering:
         state = put(state, msgspec.structs.replace(state.characters[s.character], alc=s.after))
     return state

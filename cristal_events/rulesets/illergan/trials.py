@@ -277,15 +277,13 @@ def decide_condition(state: IllerganState, cmd: SetCondition, ctx: Context) -> l
                                                       reason=cmd.reason))]
 
 
-def evolve_fall(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: FallTaken = rec.event  # type: ignore[assignment]
+def evolve_fall(state: IllerganState, ev: FallTaken, rec: RecordedEvent) -> IllerganState:
     if ev.pv_lost:
         state = put(state, _wound(state.characters[ev.character], ev.pv_lost, rec.position, "", ev.dead))
     return _turn(state, ev.fight, ev.character, ev.turn_after)
 
 
-def evolve_throw(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: ObjectThrown = rec.event  # type: ignore[assignment]
+def evolve_throw(state: IllerganState, ev: ObjectThrown, rec: RecordedEvent) -> IllerganState:
     return _turn(state, ev.fight, ev.character, ev.turn_after)
 
 
@@ -297,8 +295,7 @@ def _turn(state: IllerganState, fight: str, character: str, turn: Turn | None) -
         **state.fights, fight: msgspec.structs.replace(f, turns={**f.turns, character: turn})})
 
 
-def evolve_condition(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: ConditionChanged = rec.event  # type: ignore[assignment]
+def evolve_condition(state: IllerganState, ev: ConditionChanged, rec: RecordedEvent) -> IllerganState:
     hero = state.characters[ev.character]
     now = tuple(c for c in hero.conditions if c != ev.condition) + ((ev.condition,) if ev.on else ())
     return put(state, msgspec.structs.replace(hero, conditions=now))

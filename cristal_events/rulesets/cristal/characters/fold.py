@@ -9,7 +9,7 @@ import msgspec
 from cristal_events.records import RecordedEvent
 
 
-from .model import Alteration, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, DamageTaken, Healed, ItemAdded, ItemDropped, LevelBought, OwnedItem, Rested, SpellLearned, StateAltered, TechniqueBought  # noqa: F401
+from .model import AlignmentChanged, Alteration, AlterationEnded, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, DamageTaken, GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought, OwnedItem, Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded  # noqa: F401
 
 
 # ============================================================================ folds
@@ -24,26 +24,25 @@ def _update(state: Any, cid: str, **changes: Any) -> Any:
     return _put(state, msgspec.structs.replace(ch, **changes))
 
 
-def evolve_created(state: Any, rec: RecordedEvent) -> Any:
-    ev: CharacterCreated = rec.event  # type: ignore[assignment]
+def evolve_created(state: Any, ev: CharacterCreated, rec: RecordedEvent) -> Any:
     return _put(state, Character(
         id=ev.character, name=ev.name, race=ev.race, sex=ev.sex, player=ev.player, alignment=ev.alignment,
         luck=ev.luck, fixed=dict(ev.fixed), senses=dict(ev.senses), specials=list(ev.specials),
         techniques=dict(ev.techniques), gold=ev.gold, pv=ev.pv, pm=ev.pm))
 
 
-def _ch(state: Any, rec: RecordedEvent) -> Character | None:
-    return state.characters.get(rec.event.character)  # type: ignore[union-attr]
+def _ch(state: Any, ev: Any) -> Character | None:
+    """The character an event names (every character event carries ``character``)."""
+    return state.characters.get(ev.character)
 
 
-def evolve_award(state: Any, rec: RecordedEvent) -> Any:
-    ch = _ch(state, rec)
-    return _update(state, ch.id, xp=ch.xp + rec.event.amount) if ch else state  # type: ignore[union-attr]
+def evolve_award(state: Any, ev: XpAwarded, rec: RecordedEvent) -> Any:
+    ch = _ch(state, ev)
+    return _update(state, ch.id, xp=ch.xp + ev.amount) if ch else state
 
 
-def evolve_level(state: Any, rec: RecordedEvent) -> Any:
-    ev: LevelBought = rec.event  # type: ignore[assignment]
-    ch = _ch(state, rec)
+def evolve_level(state: Any, ev: LevelBought, rec: RecordedEvent) -> Any:
+    ch = _ch(state, ev)
     if ch is None:
         return state
     return _update(state, ch.id, xp=ch.xp - ev.cost_charged, global_level=ch.global_level + 1,
@@ -51,25 +50,22 @@ def evolve_level(state: Any, rec: RecordedEvent) -> Any:
                    fixed={**ch.fixed, ev.stat: ch.fixed.get(ev.stat, 0) + 1})
 
 
-def evolve_technique(state: Any, rec: RecordedEvent) -> Any:
-    ev: TechniqueBought = rec.event  # type: ignore[assignment]
-    ch = _ch(state, rec)
+def evolve_technique(state: Any, ev: TechniqueBought, rec: RecordedEvent) -> Any:
+    ch = _ch(state, ev)
     if ch is None:
         return state
     return _update(state, ch.id, xp=ch.xp - ev.cost_charged, techniques={**ch.techniques, ev.technique: ev.level})
 
 
-def evolve_spell(state: Any, rec: RecordedEvent) -> Any:
-    ev: SpellLearned = rec.event  # type: ignore[assignment]
-    ch = _ch(state, rec)
+def evolve_spell(state: Any, ev: SpellLearned, rec: RecordedEvent) -> Any:
+    ch = _ch(state, ev)
     if ch is None:
         return state
     return _update(state, ch.id, xp=ch.xp - ev.cost_charged, spells=[*ch.spells, ev.spell])
 
 
-def evolve_item_added(state: Any, rec: RecordedEvent) -> Any:
-    ev: ItemAdded = rec.event  # type: ignore[assignment]
-    ch = _ch(state, rec)
+def evolve_item_added(state: Any, ev: ItemAdded, rec: RecordedEvent) -> Any:
+    ch = _ch(state, ev)
     if ch is None:
         return state
     key = ev.item.name.casefold()
@@ -80,18 +76,17 @@ def evolve_item_added(state: Any, rec: RecordedEvent) -> Any:
     return _update(state, ch.id, items=items)
 
 
-def _set_equipped(state: Any, rec: RecordedEvent, flag: bool) -> Any:
-    ch = _ch(state, rec)
+def _set_equipped(state: Any, ev: ItemEquipped | ItemUnequipped, flag: bool) -> Any:
+    ch = _ch(state, ev)
     if ch is None:
         return state
-    key = rec.event.item.casefold()  # type: ignore[union-attr]
+    key = ev.item.casefold()
     return _update(state, ch.id, items=[msgspec.structs.replace(i, equipped=flag) if i.name.casefold() == key else i
                                         for i in ch.items])
 
 
-def evolve_dropped(state: Any, rec: RecordedEvent) -> Any:
-    ev: ItemDropped = rec.event  # type: ignore[assignment]
-    ch = _ch(state, rec)
+def evolve_dropped(state: Any, ev: ItemDropped, rec: RecordedEvent) -> Any:
+    ch = _ch(state, ev)
     if ch is None:
         return state
     key = ev.item.casefold()
@@ -105,14 +100,13 @@ def evolve_dropped(state: Any, rec: RecordedEvent) -> Any:
     return _update(state, ch.id, items=items)
 
 
-def evolve_gold(state: Any, rec: RecordedEvent) -> Any:
-    ch = _ch(state, rec)
-    return _update(state, ch.id, gold=ch.gold + rec.event.amount) if ch else state  # type: ignore[union-attr]
+def evolve_gold(state: Any, ev: GoldChanged, rec: RecordedEvent) -> Any:
+    ch = _ch(state, ev)
+    return _update(state, ch.id, gold=ch.gold + ev.amount) if ch else state
 
 
-def evolve_rested(state: Any, rec: RecordedEvent) -> Any:
-    ev: Rested = rec.event  # type: ignore[assignment]
-    ch = _ch(state, rec)
+def evolve_rested(state: Any, ev: Rested, rec: RecordedEvent) -> Any:
+    ch = _ch(state, ev)
     if ch is None:
         return state
     pv = ch.pv + ev.pv_gained
@@ -121,18 +115,16 @@ def evolve_rested(state: Any, rec: RecordedEvent) -> Any:
                    unconscious=ch.unconscious and pv <= 0)
 
 
-def evolve_damaged(state: Any, rec: RecordedEvent) -> Any:
-    ev: DamageTaken = rec.event  # type: ignore[assignment]
-    ch = _ch(state, rec)
+def evolve_damaged(state: Any, ev: DamageTaken, rec: RecordedEvent) -> Any:
+    ch = _ch(state, ev)
     if ch is None:
         return state
     pv = ch.pv - ev.amount
     return _update(state, ch.id, pv=pv, unconscious=ch.unconscious or pv < 0, dead=ch.dead or ev.dead)
 
 
-def evolve_healed(state: Any, rec: RecordedEvent) -> Any:
-    ev: Healed = rec.event  # type: ignore[assignment]
-    ch = _ch(state, rec)
+def evolve_healed(state: Any, ev: Healed, rec: RecordedEvent) -> Any:
+    ch = _ch(state, ev)
     if ch is None:
         return state
     pv = ch.pv + ev.healed
@@ -144,33 +136,31 @@ def evolve_healed(state: Any, rec: RecordedEvent) -> Any:
     return state
 
 
-def evolve_alignment(state: Any, rec: RecordedEvent) -> Any:
-    ch = _ch(state, rec)
-    return _update(state, ch.id, alignment=ch.alignment + rec.event.amount) if ch else state  # type: ignore[union-attr]
+def evolve_alignment(state: Any, ev: AlignmentChanged, rec: RecordedEvent) -> Any:
+    ch = _ch(state, ev)
+    return _update(state, ch.id, alignment=ch.alignment + ev.amount) if ch else state
 
 
-def evolve_altered(state: Any, rec: RecordedEvent) -> Any:
-    ev: StateAltered = rec.event  # type: ignore[assignment]
-    ch = _ch(state, rec)
+def evolve_altered(state: Any, ev: StateAltered, rec: RecordedEvent) -> Any:
+    ch = _ch(state, ev)
     if ch is None:
         return state
     alt = Alteration(stat=ev.stat, delta=ev.delta, until=ev.until, reason=ev.reason, since=rec.position)
     return _update(state, ch.id, alterations=[*ch.alterations, alt])
 
 
-def evolve_alteration_ended(state: Any, rec: RecordedEvent) -> Any:
-    ch = _ch(state, rec)
+def evolve_alteration_ended(state: Any, ev: AlterationEnded, rec: RecordedEvent) -> Any:
+    ch = _ch(state, ev)
     if ch is None:
         return state
-    return _update(state, ch.id, alterations=[a for a in ch.alterations if a.since != rec.event.since])  # type: ignore[union-attr]
+    return _update(state, ch.id, alterations=[a for a in ch.alterations if a.since != ev.since])
 
 
 _CORRECTABLE_FIELD = {"xp": "xp", "gold": "gold", "pv": "pv", "alignment": "alignment"}
 
 
-def evolve_corrected(state: Any, rec: RecordedEvent) -> Any:
-    ev: CharacterCorrected = rec.event  # type: ignore[assignment]
-    ch = _ch(state, rec)
+def evolve_corrected(state: Any, ev: CharacterCorrected, rec: RecordedEvent) -> Any:
+    ch = _ch(state, ev)
     if ch is None or ev.field not in _CORRECTABLE_FIELD:
         return state
     attr = _CORRECTABLE_FIELD[ev.field]
@@ -180,8 +170,7 @@ def evolve_corrected(state: Any, rec: RecordedEvent) -> Any:
     return _update(state, ch.id, **changes)
 
 
-def evolve_pack(state: Any, rec: RecordedEvent) -> Any:
-    ev: ContentPackLoaded = rec.event  # type: ignore[assignment]
+def evolve_pack(state: Any, ev: ContentPackLoaded, rec: RecordedEvent) -> Any:
     return msgspec.structs.replace(state, packs=[*state.packs, ContentPack(name=ev.name, data=ev.data)])
 
 

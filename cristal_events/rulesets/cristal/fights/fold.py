@@ -353,12 +353,7 @@ def _finish(state: Any, cb: Combat | None) -> Any:
     return _replace(state, combats={**state.combats, cb.name: cb})
 
 
-def evolve(state: Any, rec: Any) -> Any:
-    """Fold one recorded combat event (pure)."""
-    return _apply(state, rec.event)
-
-
 def evolver(cls: type) -> Any:
-    """``evolve`` for the recorded events of class ``cls``, its fold found once."""
+    """The part's evolver for the events of class ``cls`` (``fn(state, event, rec)``), its fold found once."""
     fold = _APPLY[cls]
-    return lambda state, rec: _finish(*fold(state, rec.event))
+    return lambda state, ev, rec: _finish(*fold(state, ev))
