@@ -21,7 +21,7 @@ import msgspec
 from ...events import CampaignCreated
 from ...ruleset import ComposedRuleset, admit_stream
 from ...records import RecordedEvent
-from . import characters, fights, magic, narration
+from . import characters, crystals, fights, narration
 
 
 class CristalSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -42,7 +42,7 @@ class CristalState(msgspec.Struct, kw_only=True):
 
     characters: dict[str, characters.Character] = {}
     combats: dict[str, fights.Combat] = {}
-    crystals: dict[str, magic.Crystal] = {}  # magic crystals by name (fights: Fermeture/Libération Cristalline)
+    crystals: dict[str, crystals.Crystal] = {}  # magic crystals by name (fights: Fermeture/Libération Cristalline)
     packs: list[characters.ContentPack] = []  # campaign content packs, in log order (content.pack_loaded)
 
 

@@ -32,7 +32,7 @@ from .model import (
 from .spells import _crystal_spell, _pay, _time_of
 
 
-def _crystal(state: Any, name: str) -> m.Crystal:
+def _crystal(state: Any, name: str) -> cr.Crystal:
     crystal = getattr(state, "crystals", {}).get(name)
     if crystal is None:
         raise UnknownEntity(f"There is no crystal named {name!r}.")

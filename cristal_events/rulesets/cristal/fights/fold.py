@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from .. import magic as m
+from .. import crystals as cr
 from ..combat import tie_scores
 from .model import AbilityUsed, ActionTaken, AlignmentUsed, AttackResolved, Bled, Combat, CombatEnded, CombatJoined, CombatStarted, Condition, ConditionChanged, CrystalInspected, CrystalLocked, CrystalReleased, CrystalStored, CrystalUnlocked, Deconcentrated, Fighter, Incantation, InitiativeRolled, LastAttack, LastRoll, PmSpent, PotionUsed, PvChanged, Rerolled, RollRedone, SpellCast, SpellReleased, Swing, TieBroken, TurnPassed  # noqa: F401
 from .model import _now  # noqa: F401
@@ -226,7 +226,7 @@ def _ev_bled(state: Any, ev: Bled) -> _Folded:
     return _set_character(state, state.combats[ev.name], ev.character, "pv", ev.pv_after, bleed_seconds=ev.carry)
 
 
-def _crystals(state: Any, name: str, crystal: m.Crystal) -> Any:
+def _crystals(state: Any, name: str, crystal: cr.Crystal) -> Any:
     return _replace(state, crystals={**state.crystals, name: crystal})
 
 
@@ -238,9 +238,9 @@ def _crystal_turn(state: Any, ev: Any) -> Combat:
 
 def _ev_stored(state: Any, ev: CrystalStored) -> _Folded:
     cb = _crystal_turn(state, ev)
-    crystal = state.crystals.get(ev.crystal) or m.Crystal(capacity=ev.capacity)
+    crystal = state.crystals.get(ev.crystal) or cr.Crystal(capacity=ev.capacity)
     if ev.outcome == "stored":
-        crystal = _replace(crystal, stored=m.StoredSpell(name=ev.spell, pm=ev.pm, spends=tuple(ev.spends)),
+        crystal = _replace(crystal, stored=cr.StoredSpell(name=ev.spell, pm=ev.pm, spends=tuple(ev.spends)),
                            locked_by=None)
     elif ev.outcome == "exploded":
         crystal = _replace(crystal, destroyed=True)

@@ -10,6 +10,7 @@ from ....events import Event
 from ....ruleset import Context, Emit
 from .. import alignment as al
 from .. import combat as c
+from .. import crystals as cr
 from .. import magic as m
 from ..content import SpellDef
 from .common import _active, _fighter, _finish, _hurt, _int, _need, _Scratch, _turn
@@ -165,7 +166,7 @@ def decide_release(state: Any, cmd: ReleaseSpell, ctx: Context) -> list[Emit]:
 
 
 def _crystal_spell(state: Any, key: str) -> SpellDef:
-    return content(state).spell(m.crystal_spell(key).name)
+    return content(state).spell(cr.crystal_spell(key).name)
 
 
 def decide_store(state: Any, cmd: StoreInCrystal, ctx: Context) -> list[Emit]:
@@ -177,7 +178,7 @@ def decide_store(state: Any, cmd: StoreInCrystal, ctx: Context) -> list[Emit]:
     if crystal is None:
         if cmd.capacity is None:
             raise RuleError(f"The crystal {cmd.crystal!r} is new: give its capacity in PM (--capacity N).")
-        crystal = m.Crystal(capacity=cmd.capacity)
+        crystal = cr.Crystal(capacity=cmd.capacity)
     elif cmd.capacity is not None and cmd.capacity != crystal.capacity:
         raise RuleError(f"The crystal {cmd.crystal!r} holds {crystal.capacity} PM, not {cmd.capacity}.")
     if crystal.destroyed:
@@ -193,16 +194,16 @@ def decide_store(state: Any, cmd: StoreInCrystal, ctx: Context) -> list[Emit]:
     first = _pay(sc, cmd.actor, nums, spell.pm_base, spell.cnc, spends, dice, ctx, list(cmd.penalties), 0,
                  spell.pm_max)
     ferm = _crystal_spell(state, "fermeture_cristalline")
-    ferm_pm = m.fermeture_pm(first.pm_cost)
+    ferm_pm = cr.fermeture_pm(first.pm_cost)
     nums2 = {**nums, "PM": first.pm_after}
     second = _pay(sc, cmd.actor, nums2, ferm_pm, ferm.cnc, [], dice, ctx, list(cmd.penalties), 0, None)
-    stored = m.StoredSpell(name=spell.name, pm=first.pm_cost, spends=tuple(spends))
-    result = m.store_in_crystal(crystal, stored, spell_success=first.success, fermeture_success=second.success)
+    stored = cr.StoredSpell(name=spell.name, pm=first.pm_cost, spends=tuple(spends))
+    result = cr.store_in_crystal(crystal, stored, spell_success=first.success, fermeture_success=second.success)
     # Fermeture is SIMULTANÉ: its combustion is the stored spell's cast (D23); a failure pays the incantation only
     dur = m.spell_durations(time, spell.cnc, mode, success=first.success and second.success)  # type: ignore[arg-type]
     explosion, blast = "", None
     if result.outcome == "exploded" and result.explosion is not None:
-        blast = m.roll_explosion(dice, result.explosion)
+        blast = cr.roll_explosion(dice, result.explosion)
         explosion = result.explosion.expr
     pm_after = second.pm_after
     overdraw = first.pv_damage + second.pv_damage
@@ -228,7 +229,7 @@ def decide_release_crystal(state: Any, cmd: ReleaseCrystal, ctx: Context) -> lis
     crystal = getattr(state, "crystals", {}).get(cmd.crystal)
     if crystal is None:
         raise UnknownEntity(f"There is no crystal named {cmd.crystal!r}.")
-    _, stored = m.release_crystal(crystal, cmd.actor)
+    _, stored = cr.release_crystal(crystal, cmd.actor)
     for tid in cmd.targets:
         if _fighter(cb, tid).condition == "dead":
             raise RuleError(f"{tid} is dead; a spell cannot target it.")
@@ -259,12 +260,12 @@ def decide_potion(state: Any, cmd: UsePotion, ctx: Context) -> list[Emit]:
     _turn(state, cb, cmd.actor, mode)
     spell = content(state).spell(cmd.spell)
     spends = _spends(spell, dict(cmd.effects))
-    potion = m.make_potion(m.StoredSpell(name=spell.name, pm=m.spell_pm_cost(spell.pm_base, spends),
+    potion = cr.make_potion(cr.StoredSpell(name=spell.name, pm=m.spell_pm_cost(spell.pm_base, spends),
                                          spends=tuple(spends)), cmd.trigger)
     target = cmd.target or cmd.actor
     if _fighter(cb, target).condition == "dead":
         raise RuleError(f"{target} is dead; a potion cannot act on it.")
-    released = m.trigger_potion(potion, cmd.trigger, target)
+    released = cr.trigger_potion(potion, cmd.trigger, target)
     assert released is not None
     if cmd.seconds is not None:
         seconds = cmd.seconds
