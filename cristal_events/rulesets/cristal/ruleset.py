@@ -21,7 +21,8 @@ import msgspec
 from ...events import CampaignCreated
 from ...ruleset import ComposedRuleset, admit_stream
 from ...records import RecordedEvent
-from . import characters, crystals, fights, narration
+from . import characters, fights, narration
+from .state import CristalState
 
 
 class CristalSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -35,15 +36,6 @@ class CristalSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     chain_attacks: int = 2                 # D14, L1363
     level_limits: bool = True              # D34, L501
     damage_floor_zero: bool = True         # D2: a damage roll below 0 does 0
-
-
-class CristalState(msgspec.Struct, kw_only=True):
-    """Everything a Lois du Cristal decision may need: the characters and the combats."""
-
-    characters: dict[str, characters.Character] = {}
-    combats: dict[str, fights.Combat] = {}
-    crystals: dict[str, crystals.Crystal] = {}  # magic crystals by name (fights: Fermeture/Libération Cristalline)
-    packs: list[characters.ContentPack] = []  # campaign content packs, in log order (content.pack_loaded)
 
 
 class CristalRuleset(ComposedRuleset):
@@ -95,3 +87,5 @@ class CristalRuleset(ComposedRuleset):
 
 
 RULESET = CristalRuleset()
+
+__all__ = ["RULESET", "CristalRuleset", "CristalSettings", "CristalState"]

@@ -9,6 +9,7 @@ import msgspec
 
 from cristal_events.errors import RuleError, UnknownEntity
 
+from ..state import CristalState
 from .. import senses
 from .. import alignment as align_rules
 from .. import equipment, progression, stable
@@ -35,7 +36,7 @@ def _merged(key: bytes) -> Content:
     return content
 
 
-def content_of(state: Any) -> Content:
+def content_of(state: CristalState) -> Content:
     """The campaign's content: the core pack merged with every loaded pack, in log order."""
     packs = getattr(state, "packs", [])
     if not packs:
@@ -47,7 +48,7 @@ def stream_of(character_id: str) -> str:
     return f"character:{character_id}"
 
 
-def find(state: Any, character_id: str) -> Character:
+def find(state: CristalState, character_id: str) -> Character:
     """The character ``character_id`` of the state, or UnknownEntity."""
     ch = state.characters.get(character_id)
     if ch is None:

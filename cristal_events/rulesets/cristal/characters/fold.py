@@ -9,39 +9,40 @@ import msgspec
 from cristal_events.records import RecordedEvent
 
 
+from ..state import CristalState
 from .model import AlignmentChanged, Alteration, AlterationEnded, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, DamageTaken, GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought, OwnedItem, Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded  # noqa: F401
 
 
 # ============================================================================ folds
-def _put(state: Any, ch: Character) -> Any:
+def _put(state: CristalState, ch: Character) -> CristalState:
     return msgspec.structs.replace(state, characters={**state.characters, ch.id: ch})
 
 
-def _update(state: Any, cid: str, **changes: Any) -> Any:
+def _update(state: CristalState, cid: str, **changes: Any) -> CristalState:
     ch = state.characters.get(cid)
     if ch is None:
         return state
     return _put(state, msgspec.structs.replace(ch, **changes))
 
 
-def evolve_created(state: Any, ev: CharacterCreated, rec: RecordedEvent) -> Any:
+def evolve_created(state: CristalState, ev: CharacterCreated, rec: RecordedEvent) -> CristalState:
     return _put(state, Character(
         id=ev.character, name=ev.name, race=ev.race, sex=ev.sex, player=ev.player, alignment=ev.alignment,
         luck=ev.luck, fixed=dict(ev.fixed), senses=dict(ev.senses), specials=list(ev.specials),
         techniques=dict(ev.techniques), gold=ev.gold, pv=ev.pv, pm=ev.pm))
 
 
-def _ch(state: Any, ev: Any) -> Character | None:
+def _ch(state: CristalState, ev: Any) -> Character | None:
     """The character an event names (every character event carries ``character``)."""
     return state.characters.get(ev.character)
 
 
-def evolve_award(state: Any, ev: XpAwarded, rec: RecordedEvent) -> Any:
+def evolve_award(state: CristalState, ev: XpAwarded, rec: RecordedEvent) -> CristalState:
     ch = _ch(state, ev)
     return _update(state, ch.id, xp=ch.xp + ev.amount) if ch else state
 
 
-def evolve_level(state: Any, ev: LevelBought, rec: RecordedEvent) -> Any:
+def evolve_level(state: CristalState, ev: LevelBought, rec: RecordedEvent) -> CristalState:
     ch = _ch(state, ev)
     if ch is None:
         return state
@@ -50,21 +51,21 @@ def evolve_level(state: Any, ev: LevelBought, rec: RecordedEvent) -> Any:
                    fixed={**ch.fixed, ev.stat: ch.fixed.get(ev.stat, 0) + 1})
 
 
-def evolve_technique(state: Any, ev: TechniqueBought, rec: RecordedEvent) -> Any:
+def evolve_technique(state: CristalState, ev: TechniqueBought, rec: RecordedEvent) -> CristalState:
     ch = _ch(state, ev)
     if ch is None:
         return state
     return _update(state, ch.id, xp=ch.xp - ev.cost_charged, techniques={**ch.techniques, ev.technique: ev.level})
 
 
-def evolve_spell(state: Any, ev: SpellLearned, rec: RecordedEvent) -> Any:
+def evolve_spell(state: CristalState, ev: SpellLearned, rec: RecordedEvent) -> CristalState:
     ch = _ch(state, ev)
     if ch is None:
         return state
     return _update(state, ch.id, xp=ch.xp - ev.cost_charged, spells=[*ch.spells, ev.spell])
 
 
-def evolve_item_added(state: Any, ev: ItemAdded, rec: RecordedEvent) -> Any:
+def evolve_item_added(state: CristalState, ev: ItemAdded, rec: RecordedEvent) -> CristalState:
     ch = _ch(state, ev)
     if ch is None:
         return state
@@ -76,7 +77,7 @@ def evolve_item_added(state: Any, ev: ItemAdded, rec: RecordedEvent) -> Any:
     return _update(state, ch.id, items=items)
 
 
-def _set_equipped(state: Any, ev: ItemEquipped | ItemUnequipped, flag: bool) -> Any:
+def _set_equipped(state: CristalState, ev: ItemEquipped | ItemUnequipped, flag: bool) -> CristalState:
     ch = _ch(state, ev)
     if ch is None:
         return state
@@ -85,7 +86,7 @@ def _set_equipped(state: Any, ev: ItemEquipped | ItemUnequipped, flag: bool) -> 
                                         for i in ch.items])
 
 
-def evolve_dropped(state: Any, ev: ItemDropped, rec: RecordedEvent) -> Any:
+def evolve_dropped(state: CristalState, ev: ItemDropped, rec: RecordedEvent) -> CristalState:
     ch = _ch(state, ev)
     if ch is None:
         return state
@@ -100,12 +101,12 @@ def evolve_dropped(state: Any, ev: ItemDropped, rec: RecordedEvent) -> Any:
     return _update(state, ch.id, items=items)
 
 
-def evolve_gold(state: Any, ev: GoldChanged, rec: RecordedEvent) -> Any:
+def evolve_gold(state: CristalState, ev: GoldChanged, rec: RecordedEvent) -> CristalState:
     ch = _ch(state, ev)
     return _update(state, ch.id, gold=ch.gold + ev.amount) if ch else state
 
 
-def evolve_rested(state: Any, ev: Rested, rec: RecordedEvent) -> Any:
+def evolve_rested(state: CristalState, ev: Rested, rec: RecordedEvent) -> CristalState:
     ch = _ch(state, ev)
     if ch is None:
         return state
@@ -115,7 +116,7 @@ def evolve_rested(state: Any, ev: Rested, rec: RecordedEvent) -> Any:
                    unconscious=ch.unconscious and pv <= 0)
 
 
-def evolve_damaged(state: Any, ev: DamageTaken, rec: RecordedEvent) -> Any:
+def evolve_damaged(state: CristalState, ev: DamageTaken, rec: RecordedEvent) -> CristalState:
     ch = _ch(state, ev)
     if ch is None:
         return state
@@ -123,7 +124,7 @@ def evolve_damaged(state: Any, ev: DamageTaken, rec: RecordedEvent) -> Any:
     return _update(state, ch.id, pv=pv, unconscious=ch.unconscious or pv < 0, dead=ch.dead or ev.dead)
 
 
-def evolve_healed(state: Any, ev: Healed, rec: RecordedEvent) -> Any:
+def evolve_healed(state: CristalState, ev: Healed, rec: RecordedEvent) -> CristalState:
     ch = _ch(state, ev)
     if ch is None:
         return state
@@ -136,12 +137,12 @@ def evolve_healed(state: Any, ev: Healed, rec: RecordedEvent) -> Any:
     return state
 
 
-def evolve_alignment(state: Any, ev: AlignmentChanged, rec: RecordedEvent) -> Any:
+def evolve_alignment(state: CristalState, ev: AlignmentChanged, rec: RecordedEvent) -> CristalState:
     ch = _ch(state, ev)
     return _update(state, ch.id, alignment=ch.alignment + ev.amount) if ch else state
 
 
-def evolve_altered(state: Any, ev: StateAltered, rec: RecordedEvent) -> Any:
+def evolve_altered(state: CristalState, ev: StateAltered, rec: RecordedEvent) -> CristalState:
     ch = _ch(state, ev)
     if ch is None:
         return state
@@ -149,7 +150,7 @@ def evolve_altered(state: Any, ev: StateAltered, rec: RecordedEvent) -> Any:
     return _update(state, ch.id, alterations=[*ch.alterations, alt])
 
 
-def evolve_alteration_ended(state: Any, ev: AlterationEnded, rec: RecordedEvent) -> Any:
+def evolve_alteration_ended(state: CristalState, ev: AlterationEnded, rec: RecordedEvent) -> CristalState:
     ch = _ch(state, ev)
     if ch is None:
         return state
@@ -159,7 +160,7 @@ def evolve_alteration_ended(state: Any, ev: AlterationEnded, rec: RecordedEvent)
 _CORRECTABLE_FIELD = {"xp": "xp", "gold": "gold", "pv": "pv", "alignment": "alignment"}
 
 
-def evolve_corrected(state: Any, ev: CharacterCorrected, rec: RecordedEvent) -> Any:
+def evolve_corrected(state: CristalState, ev: CharacterCorrected, rec: RecordedEvent) -> CristalState:
     ch = _ch(state, ev)
     if ch is None or ev.field not in _CORRECTABLE_FIELD:
         return state
@@ -170,7 +171,7 @@ def evolve_corrected(state: Any, ev: CharacterCorrected, rec: RecordedEvent) -> 
     return _update(state, ch.id, **changes)
 
 
-def evolve_pack(state: Any, ev: ContentPackLoaded, rec: RecordedEvent) -> Any:
+def evolve_pack(state: CristalState, ev: ContentPackLoaded, rec: RecordedEvent) -> CristalState:
     return msgspec.structs.replace(state, packs=[*state.packs, ContentPack(name=ev.name, data=ev.data)])
 
 

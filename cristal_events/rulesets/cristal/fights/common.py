@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..state import CristalState
 from ....bounds import as_int
 from ....dice import Dice, parse
 from ....errors import DiceError, RuleError, UnknownEntity
@@ -31,7 +32,7 @@ from .model import (
 
 # =========================================================================== reading the numbers
 
-def _combat(state: Any, name: str) -> Combat:
+def _combat(state: CristalState, name: str) -> Combat:
     cb = state.combats.get(name)
     if cb is None:
         raise UnknownEntity(f"There is no combat named {name!r} in progress; start one with 'combat start' "
@@ -39,7 +40,7 @@ def _combat(state: Any, name: str) -> Combat:
     return cb
 
 
-def _active(state: Any, name: str) -> Combat:
+def _active(state: CristalState, name: str) -> Combat:
     cb = _combat(state, name)
     if not cb.active:
         raise RuleError(f"The combat {name!r} has ended.")
@@ -53,7 +54,7 @@ def _fighter(cb: Combat, fid: str) -> Fighter:
     return f
 
 
-def _sheet(state: Any, ch: characters.Character, mode: str) -> dict[str, Any]:
+def _sheet(state: CristalState, ch: characters.Character, mode: str) -> dict[str, Any]:
     """A character's numbers from its sheet (``characters.sheet``): stable and fixed states, pools, PV/PM."""
     pack = content(state)
     sh = characters.sheet(ch, pack, mode)
@@ -72,7 +73,7 @@ def _sheet(state: Any, ch: characters.Character, mode: str) -> dict[str, Any]:
     }
 
 
-def numbers(state: Any, cb: Combat, fid: str, mode: str) -> dict[str, Any]:
+def numbers(state: CristalState, cb: Combat, fid: str, mode: str) -> dict[str, Any]:
     """Everything known about a combatant: the sheet, then the GM's numbers, then current PV/PM."""
     f = _fighter(cb, fid)
     ch = state.characters.get(fid)
@@ -111,7 +112,7 @@ def _int(nums: dict[str, Any], key: str, default: int = 0) -> int:
     return value if isinstance(value, int) else default
 
 
-def _check_stats(state: Any, fid: str, stats: dict[str, int | str]) -> dict[str, int | str]:
+def _check_stats(state: CristalState, fid: str, stats: dict[str, int | str]) -> dict[str, int | str]:
     out: dict[str, int | str] = {}
     for key, value in stats.items():
         canon = next((k for k in STAT_KEYS if k.casefold() == key.casefold()), None)
@@ -135,7 +136,7 @@ def _check_stats(state: Any, fid: str, stats: dict[str, int | str]) -> dict[str,
 
 # =========================================================================== the timeline
 
-def timeline(state: Any, cb: Combat, mode: str) -> tuple[c.Combatant, ...]:
+def timeline(state: CristalState, cb: Combat, mode: str) -> tuple[c.Combatant, ...]:
     """The fight as the pure timeline sees it (unconscious and dead fighters are skipped)."""
     return tuple(
         c.Combatant(name=f.id, it=cb.it[f.id], ref=_int(numbers(state, cb, f.id, mode), "REF"),
@@ -148,7 +149,7 @@ def _valid_ties(cb: Combat) -> dict[str, int]:
     return {k: v for k, v in cb.tie_rolls.items() if cb.tie_it is not None and cb.it.get(k) == cb.tie_it}
 
 
-def whose_turn(state: Any, name: str, mode: str = "round") -> str:
+def whose_turn(state: CristalState, name: str, mode: str = "round") -> str:
     """Who acts now: the smallest IT, then the higher REF, then the recorded tie-break die (L1200-L1202)."""
     cb = _combat(state, name)
     line = timeline(state, cb, mode)
@@ -160,7 +161,7 @@ def whose_turn(state: Any, name: str, mode: str = "round") -> str:
 
 
 
-def _turn(state: Any, cb: Combat, fid: str, mode: str, *, releasing: bool = False) -> Fighter:
+def _turn(state: CristalState, cb: Combat, fid: str, mode: str, *, releasing: bool = False) -> Fighter:
     f = _fighter(cb, fid)
     if f.condition != "conscious":
         raise RuleError(f"{fid} is {f.condition} and cannot act.")
@@ -177,7 +178,7 @@ def _turn(state: Any, cb: Combat, fid: str, mode: str, *, releasing: bool = Fals
 class _Scratch:
     """PV, PM and conditions as they change during one decision, and the events that record it."""
 
-    def __init__(self, state: Any, cb: Combat, mode: str):
+    def __init__(self, state: CristalState, cb: Combat, mode: str):
         self.state, self.cb, self.mode = state, cb, mode
         self.pv: dict[str, int] = {}
         self.cond: dict[str, str] = {}
@@ -231,7 +232,7 @@ def _deconcentrate(sc: _Scratch, dice: Dice, tid: str, damage: int, settings: An
                                         roll=roll))
 
 
-def _item(state: Any, name: str) -> ItemTemplate | None:
+def _item(state: CristalState, name: str) -> ItemTemplate | None:
     return content(state).item(name) if name else None
 
 
@@ -244,7 +245,7 @@ def _time_of(spell: SpellDef, override: str) -> m.SpellTime:
     return m.parse_spell_time(raw)
 
 
-def _finish(state: Any, name: str, events: list[Event], mode: str) -> list[Emit]:
+def _finish(state: CristalState, name: str, events: list[Event], mode: str) -> list[Emit]:
     """Fold the decision's events, then let the unconscious bleed for the time that passed (L371)."""
     after = state
     for ev in events:
@@ -269,7 +270,7 @@ def _finish(state: Any, name: str, events: list[Event], mode: str) -> list[Emit]
     return [Emit(stream(name), ev) for ev in [*events, *extra]]
 
 
-def _left(state: Any, nums: dict[str, Any], f: Fighter, pool: str) -> int:
+def _left(state: CristalState, nums: dict[str, Any], f: Fighter, pool: str) -> int:
     """What is left today of a daily pool: the character's (its sheet) or the extra's (GM numbers)."""
     own = state.characters.get(f.id) is not None
     match pool:
@@ -289,7 +290,7 @@ def _left(state: Any, nums: dict[str, Any], f: Fighter, pool: str) -> int:
             return max(al.chance_rerolls(_int(nums, "CHANCE"))) - f.rerolls  # the player's or the GM's (D16)
 
 
-def _voleur_check(state: Any, nums: dict[str, Any], f: Fighter, ability: str) -> int:
+def _voleur_check(state: CristalState, nums: dict[str, Any], f: Fighter, ability: str) -> int:
     from ..progression import check_ability
 
     cls = content(state).class_def("Voleur")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
 
+from ..state import CristalState
 from ....display import plain_id
 from ....errors import RuleError, UnknownEntity
 from ....rolls import Roll
@@ -62,7 +62,7 @@ from .model import (
 
 # =========================================================================== decisions
 
-def _entry(state: Any, fid: str, it: int, stats: dict[str, int | str]) -> FighterEntry:
+def _entry(state: CristalState, fid: str, it: int, stats: dict[str, int | str]) -> FighterEntry:
     if not fid.strip():
         raise RuleError("A combatant needs an id.")
     plain_id(fid, "Combatant id")
@@ -75,7 +75,7 @@ def _entry(state: Any, fid: str, it: int, stats: dict[str, int | str]) -> Fighte
     return FighterEntry(id=fid, it=it, stats=checked)
 
 
-def decide_start(state: Any, cmd: StartCombat, ctx: Context) -> list[Emit]:
+def decide_start(state: CristalState, cmd: StartCombat, ctx: Context) -> list[Emit]:
     if not cmd.combat.strip():
         raise RuleError("A combat needs a name.")
     plain_id(cmd.combat, "Combat name")
@@ -93,7 +93,7 @@ def decide_start(state: Any, cmd: StartCombat, ctx: Context) -> list[Emit]:
     return [Emit(stream(cmd.combat), CombatStarted(name=cmd.combat, fighters=entries))]
 
 
-def decide_join(state: Any, cmd: JoinCombat, ctx: Context) -> list[Emit]:
+def decide_join(state: CristalState, cmd: JoinCombat, ctx: Context) -> list[Emit]:
     cb = _active(state, cmd.combat)
     if cmd.fighter in cb.fighters:
         raise RuleError(f"{cmd.fighter} is already in the combat {cmd.combat!r}.")
@@ -104,7 +104,7 @@ def decide_join(state: Any, cmd: JoinCombat, ctx: Context) -> list[Emit]:
     return _finish(state, cmd.combat, [ev], ctx.rounding)
 
 
-def decide_initiative(state: Any, cmd: RollInitiative, ctx: Context) -> list[Emit]:
+def decide_initiative(state: CristalState, cmd: RollInitiative, ctx: Context) -> list[Emit]:
     cb = _active(state, cmd.combat)
     if cb.actions:
         raise RuleError("Initiative is rolled only once, at the very start of the combat (L1315).")
@@ -122,7 +122,7 @@ def decide_initiative(state: Any, cmd: RollInitiative, ctx: Context) -> list[Emi
     return [Emit(stream(cmd.combat), InitiativeRolled(name=cmd.combat, results=results))]
 
 
-def decide_next(state: Any, cmd: NextTurn, ctx: Context) -> list[Emit]:
+def decide_next(state: CristalState, cmd: NextTurn, ctx: Context) -> list[Emit]:
     cb = _active(state, cmd.combat)
     line = timeline(state, cb, ctx.rounding)
     tied = c.tied_for_dice(line)
@@ -135,7 +135,7 @@ def decide_next(state: Any, cmd: NextTurn, ctx: Context) -> list[Emit]:
     return [Emit(stream(cmd.combat), TieBroken(name=cmd.combat, it=cb.it[tied[0]], rounds=rounds, winner=winner))]
 
 
-def decide_act(state: Any, cmd: TakeAction, ctx: Context) -> list[Emit]:
+def decide_act(state: CristalState, cmd: TakeAction, ctx: Context) -> list[Emit]:
     cb = _active(state, cmd.combat)
     _turn(state, cb, cmd.actor, ctx.rounding)
     given = (cmd.seconds is not None) + bool(cmd.action) + (cmd.move_m is not None)
@@ -161,7 +161,7 @@ def decide_act(state: Any, cmd: TakeAction, ctx: Context) -> list[Emit]:
     return _finish(state, cmd.combat, [ev], ctx.rounding)
 
 
-def _move_seconds(state: Any, cb: Combat, cmd: TakeAction, mode: str) -> tuple[int, str]:
+def _move_seconds(state: CristalState, cb: Combat, cmd: TakeAction, mode: str) -> tuple[int, str]:
     """A move at the race's cruise or top speed: t = 3.6 × d / v (L1286-L1290, D11)."""
     race_name = numbers(state, cb, cmd.actor, mode).get("race")
     if not isinstance(race_name, str) or not race_name:
@@ -179,7 +179,7 @@ def _move_seconds(state: Any, cb: Combat, cmd: TakeAction, mode: str) -> tuple[i
     return c.travel_seconds(cmd.move_m, kmh, mode), f"{move.mode} {cmd.move_m:g} m ({pace}, {kmh:g} km/h)"
 
 
-def decide_pass(state: Any, cmd: PassTurn, ctx: Context) -> list[Emit]:
+def decide_pass(state: CristalState, cmd: PassTurn, ctx: Context) -> list[Emit]:
     cb = _active(state, cmd.combat)
     _turn(state, cb, cmd.actor, ctx.rounding)
     line = c.pass_turn(timeline(state, cb, ctx.rounding), cmd.actor, tie_rolls=_valid_ties(cb))
@@ -188,7 +188,7 @@ def decide_pass(state: Any, cmd: PassTurn, ctx: Context) -> list[Emit]:
     return _finish(state, cmd.combat, [ev], ctx.rounding)
 
 
-def _arms(state: Any, fid: str, weapon: ItemTemplate | None, projectile: ItemTemplate | None,
+def _arms(state: CristalState, fid: str, weapon: ItemTemplate | None, projectile: ItemTemplate | None,
           shots: int = 1) -> tuple[ItemTemplate | None, ItemTemplate | None]:
     """A character attacks with what it carries: the weapon equipped (L877), a projectile per shot in its bag."""
     ch = state.characters.get(fid)
@@ -209,7 +209,7 @@ def _arms(state: Any, fid: str, weapon: ItemTemplate | None, projectile: ItemTem
     return weapon, projectile
 
 
-def decide_attack(state: Any, cmd: Attack, ctx: Context) -> list[Emit]:
+def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
     f = _turn(state, cb, cmd.actor, mode)
@@ -281,7 +281,7 @@ def decide_attack(state: Any, cmd: Attack, ctx: Context) -> list[Emit]:
     return _finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
-def decide_ability(state: Any, cmd: UseAbility, ctx: Context) -> list[Emit]:
+def decide_ability(state: CristalState, cmd: UseAbility, ctx: Context) -> list[Emit]:
     cb = _active(state, cmd.combat)
     f = _turn(state, cb, cmd.actor, ctx.rounding)
     if cmd.seconds < 0:
@@ -299,7 +299,7 @@ def decide_ability(state: Any, cmd: UseAbility, ctx: Context) -> list[Emit]:
     return _finish(state, cmd.combat, [ev], ctx.rounding)
 
 
-def decide_align(state: Any, cmd: UseAlignment, ctx: Context) -> list[Emit]:
+def decide_align(state: CristalState, cmd: UseAlignment, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
     f = _turn(state, cb, cmd.actor, mode)
@@ -321,7 +321,7 @@ def decide_align(state: Any, cmd: UseAlignment, ctx: Context) -> list[Emit]:
     return _finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
-def decide_end(state: Any, cmd: EndCombat, ctx: Context) -> list[Emit]:
+def decide_end(state: CristalState, cmd: EndCombat, ctx: Context) -> list[Emit]:
     _active(state, cmd.combat)
     return [Emit(stream(cmd.combat), CombatEnded(name=cmd.combat))]
 

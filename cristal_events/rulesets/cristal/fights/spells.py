@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..state import CristalState
 from ....dice import Dice
 from ....errors import RuleError, UnknownEntity
 from ....events import Event
@@ -106,7 +107,7 @@ def _combustion_on_success(spell: SpellDef, time: m.SpellTime, mode: str, accomp
     return m.spell_durations(time, spell.cnc, mode).combustion  # type: ignore[arg-type]
 
 
-def decide_cast(state: Any, cmd: CastSpell, ctx: Context) -> list[Emit]:
+def decide_cast(state: CristalState, cmd: CastSpell, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
     _turn(state, cb, cmd.actor, mode)
@@ -149,7 +150,7 @@ def decide_cast(state: Any, cmd: CastSpell, ctx: Context) -> list[Emit]:
     return _finish(state, cmd.combat, [*head, *sc.events], mode)
 
 
-def decide_release(state: Any, cmd: ReleaseSpell, ctx: Context) -> list[Emit]:
+def decide_release(state: CristalState, cmd: ReleaseSpell, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
     f = _turn(state, cb, cmd.actor, mode, releasing=True)
@@ -165,11 +166,11 @@ def decide_release(state: Any, cmd: ReleaseSpell, ctx: Context) -> list[Emit]:
     return _finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
-def _crystal_spell(state: Any, key: str) -> SpellDef:
+def _crystal_spell(state: CristalState, key: str) -> SpellDef:
     return content(state).spell(cr.crystal_spell(key).name)
 
 
-def decide_store(state: Any, cmd: StoreInCrystal, ctx: Context) -> list[Emit]:
+def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
     _turn(state, cb, cmd.actor, mode)
@@ -222,7 +223,7 @@ def decide_store(state: Any, cmd: StoreInCrystal, ctx: Context) -> list[Emit]:
     return _finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
-def decide_release_crystal(state: Any, cmd: ReleaseCrystal, ctx: Context) -> list[Emit]:
+def decide_release_crystal(state: CristalState, cmd: ReleaseCrystal, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
     _turn(state, cb, cmd.actor, mode)
@@ -254,7 +255,7 @@ def decide_release_crystal(state: Any, cmd: ReleaseCrystal, ctx: Context) -> lis
     return _finish(state, cmd.combat, [*head, *sc.events], mode)
 
 
-def decide_potion(state: Any, cmd: UsePotion, ctx: Context) -> list[Emit]:
+def decide_potion(state: CristalState, cmd: UsePotion, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
     _turn(state, cb, cmd.actor, mode)
