@@ -82,7 +82,7 @@ def stable_of(ch: Character, content: Content, rounding: str, weapon: str | None
     """The seven stable states (L244-L354) with the equipped ``weapon`` (None: the main weapon or bare hands)."""
     race = race_for_sex(content.race(ch.race), ch.sex)
     eq = equipped(ch)
-    w = _find_item(ch, weapon).template if weapon else _main_weapon(ch)
+    w = _find_item(ch, weapon).template if weapon else main_weapon(ch)
     if w is not None and w not in eq:
         raise RuleError(f"{w.name} must be equipped to attack with it (L877).")
     return stable.stable_states(race, ch.classes, current_fixed(ch), eq, weapon=w, mode=rounding,  # type: ignore[arg-type]
@@ -93,7 +93,8 @@ def _is_weapon(t: ItemTemplate) -> bool:
     return t.category in ("Principale", "Projectiles") and (t.dmg.strip() != "0" or t.kind == "propulsor")
 
 
-def _main_weapon(ch: Character) -> ItemTemplate | None:
+def main_weapon(ch: Character) -> ItemTemplate | None:
+    """The first equipped weapon that is not a propulsor (the sheet's first weapon), or None: bare hands."""
     return next((t for t in equipped(ch) if _is_weapon(t) and t.kind != "propulsor"), None)
 
 

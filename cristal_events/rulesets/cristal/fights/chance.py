@@ -50,7 +50,7 @@ def decide_reroll(state: CristalState, cmd: Reroll, ctx: Context) -> list[Emit]:
     if not ctx.settings.chance_enabled:
         raise RuleError("The Chance rule is turned off in this campaign (setting chance_enabled).")
     nums = numbers(state, cb, cmd.actor, ctx.rounding)
-    chance = _int(nums, "CHANCE")
+    chance = _int(nums.CHANCE)
     if cmd.gm and chance >= 0:
         raise RuleError(f"{cmd.actor} has Chance {chance}; the GM orders rerolls only for a negative Chance (L58).")
     if not cmd.gm and chance < 0:

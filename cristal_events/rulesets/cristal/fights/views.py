@@ -96,8 +96,8 @@ def view(state: CristalState, name: str, mode: str = "round") -> dict[str, Any]:
     for f in sorted(cb.fighters.values(), key=lambda f: (cb.it[f.id], f.id)):
         nums = numbers(state, cb, f.id, mode)
         inc = f.incantation
-        rows.append({"id": f.id, "it": cb.it[f.id], "pv": nums.get("PV"), "pm": nums.get("PM"),
-                     "ref": _int(nums, "REF"), "condition": f.condition,
+        rows.append({"id": f.id, "it": cb.it[f.id], "pv": nums.PV, "pm": nums.PM,
+                     "ref": _int(nums.REF), "condition": f.condition,
                      "incanting": inc.spell if inc else None, "until": inc.until if inc else None,
                      "next": f.id == nxt})
     return {"combat": name, "active": cb.active, "next": nxt, "waiting": why, "clock": cb.clock,
