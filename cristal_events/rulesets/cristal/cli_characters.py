@@ -334,7 +334,7 @@ def _world(ctx: click.Context, at: int | None, session: int | None) -> tuple[Cam
 
 def _sheet_of(camp: Campaign, world: Any, character_id: str) -> dict[str, Any]:
     ch = C.find(world.rules, character_id)
-    minimum_one = bool(world.core.settings.get("regeneration_minimum_one", False))
+    minimum_one = camp.ruleset.settings(camp.header, world.core.settings).regeneration_minimum_one
     return C.sheet(ch, C.content_of(world.rules), camp.header.rounding, regeneration_minimum_one=minimum_one)
 
 

@@ -118,10 +118,7 @@ def decide_level(state: CristalState, cmd: BuyLevel, ctx: Context) -> list[Emit]
     cls = content.class_def(cmd.class_name)
     stat = _stat(cmd.stat)
     nxt = ch.global_level + 1
-    if ctx.settings.level_limits:
-        cost = progression.check_level_up(race, ch.global_level)
-    else:
-        cost = race.level_cost * 2 ** (nxt - 1)
+    cost = progression.level_cost(race, nxt, limit=ctx.settings.level_limits)
     progression.check_prerequisites(content, cls.name, ch.classes)
     balance = _pay(ch, cost, f"global level {nxt}")
     ev = LevelBought(character=ch.id, class_name=cls.name, class_level=ch.classes.get(cls.name, 0) + 1,
