@@ -160,6 +160,13 @@ class Ruleset(ABC):
         by a reader that folds many events): ``fn(state, rec) -> state``."""
         return self.evolve
 
+    def typed_evolver(self, cls: type) -> Any:
+        """The same fold given the typed event: ``fn(state, event, rec) -> state`` with ``event =
+        rec.event`` (the service's fold calls it; a composed ruleset hands over its part's function,
+        with no wrapper around it)."""
+        evolve = self.evolve
+        return lambda state, event, rec: evolve(state, rec)
+
 
 def _merge(parts: tuple[Any, ...], table: str) -> dict[type, Any]:
     merged: dict[type, Any] = {}
@@ -176,6 +183,10 @@ def _event_type(rec: RecordedEvent) -> str:
 
 
 def _unchanged(state: Any, rec: RecordedEvent) -> Any:
+    return state
+
+
+def _unchanged_typed(state: Any, event: Event | None, rec: RecordedEvent) -> Any:
     return state
 
 
@@ -250,6 +261,11 @@ class ComposedRuleset(Ruleset):
             return self.evolve
         fn = self._evolvers.get(cls)
         return _recorded(fn) if fn is not None else _unchanged
+
+    def typed_evolver(self, cls: type) -> Any:
+        if type(self).evolve is not ComposedRuleset.evolve:
+            return super().typed_evolver(cls)
+        return self._evolvers.get(cls) or _unchanged_typed
 
 
 def admit_stream(rec: RecordedEvent, *, exists: bool, opens: tuple[type, ...], closes: tuple[type, ...] = (),

@@ -75,6 +75,8 @@ def test_a_parts_evolver_receives_the_typed_event_and_its_envelope():
     assert ruleset.evolve(0, rec) == 1 and seen == [(rec.event, rec)]
     assert ruleset.evolver(NoteRecorded)(1, rec) == 2 and seen[-1] == (rec.event, rec)
     assert ruleset.evolver(int)(5, rec) == 5  # an event the parts do not fold leaves the state as it is
+    assert ruleset.typed_evolver(NoteRecorded) is fold  # the service's fold calls the part's function itself
+    assert ruleset.typed_evolver(int)(5, rec.event, rec) == 5
 
 
 def test_the_cristal_state_is_one_module_below_the_parts_with_an_unchanged_snapshot_shape():
