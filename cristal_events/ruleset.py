@@ -195,6 +195,12 @@ def _recorded(fn: Any) -> Any:
     return lambda state, rec: fn(state, rec.event, rec)
 
 
+def on_event(fn: Any) -> Any:
+    """A summary written over the typed event (``fn(event) -> str``) as a ``SUMMARIES`` entry, which
+    is called with the recorded event: ``fn(rec.event)``."""
+    return lambda rec: fn(rec.event)
+
+
 class ComposedRuleset(Ruleset):
     """A ruleset made of part modules, dispatched by dicts of handlers (never an ``if`` ladder).
 

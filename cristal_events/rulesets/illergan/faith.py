@@ -15,7 +15,7 @@ import msgspec
 
 from cristal_events.errors import RuleError
 from cristal_events.events import Event
-from cristal_events.ruleset import Context, Emit
+from cristal_events.ruleset import Context, Emit, on_event
 from cristal_events.records import RecordedEvent
 
 from . import magic
@@ -213,8 +213,7 @@ def evolve_adjusted(state: IllerganState, ev: FaithAdjusted, rec: RecordedEvent)
 
 
 # ============================================================================ summaries
-def _invoked(rec: RecordedEvent) -> str:
-    e: PowerInvoked = rec.event  # type: ignore[assignment]
+def _invoked(e: PowerInvoked) -> str:
     on = f" sur {e.target} ({e.distance:g} m)" if e.target else ""
     d = " en défense" if e.in_defence else ""
     return (f"{e.character} invoque {e.power} niveau {e.cast_level}{on}{d} : {e.cost} PF "
@@ -222,7 +221,7 @@ def _invoked(rec: RecordedEvent) -> str:
 
 
 SUMMARIES: dict[type, Any] = {
-    PowerInvoked: _invoked,
+    PowerInvoked: on_event(_invoked),
     FaithRenewed: lambda r: (f"{r.event.character} : Harmonisation ({r.event.cult}"
                              + (f", {r.event.at}" if r.event.at else "") + f") → PF {r.event.pf_after}"),
     FaithAdjusted: lambda r: (f"{r.event.character} : PFb {r.event.pfb_delta:+d}, PF {r.event.pf_delta:+d} "

@@ -17,7 +17,7 @@ from cristal_events.display import plain_id
 from cristal_events.errors import ContentError, RuleError
 from cristal_events.events import Event
 from cristal_events.rolls import Roll
-from cristal_events.ruleset import Context, Emit
+from cristal_events.ruleset import Context, Emit, on_event
 from cristal_events.records import RecordedEvent
 
 from . import character as creation
@@ -591,8 +591,7 @@ def _s(fmt: str) -> Any:
     return lambda rec: fmt.format(e=rec.event)
 
 
-def _spent(rec: RecordedEvent) -> str:
-    e: XpSpent = rec.event  # type: ignore[assignment]
+def _spent(e: XpSpent) -> str:
     what = {"skill": f"{e.target} {e.from_value if e.from_value is not None else '—'}→{e.to_value}%",
             "pp": f"{e.to_value - (e.from_value or 0)} pp de {e.target}", "magic": f"la magie {e.target}",
             "characteristic": f"{e.target} {e.from_value}→{e.to_value}", "faith": f"niveau de foi {e.to_value}"}[e.kind]
@@ -615,7 +614,7 @@ SUMMARIES: dict[type, Any] = {
                             f"{r.event.character_data.destiny_points} points de destin"),
     CreatureCreated: _s("Créature {e.character_data.name} : PV {e.character_data.pv}"),
     XpAwarded: _s("{e.character} reçoit {e.amount} xp ({e.reason})"),
-    XpSpent: _spent,
+    XpSpent: on_event(_spent),
     HeroCorrected: _s("{e.character} : correction de la position {e.amends}, {e.field} {e.delta:+d}"),
     MoneyChanged: _s("{e.character} : {e.amount_c:+d}'C ({e.reason})"),
     Equipped: lambda r: f"{r.event.character} : {r.event.slot} = {r.event.item or 'rien'}",

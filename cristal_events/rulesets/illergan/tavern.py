@@ -14,7 +14,7 @@ import msgspec
 from cristal_events.errors import RuleError
 from cristal_events.events import Event
 from cristal_events.rolls import Roll
-from cristal_events.ruleset import Context, Emit
+from cristal_events.ruleset import Context, Emit, on_event
 from cristal_events.records import RecordedEvent
 
 from . import alcohol
@@ -144,21 +144,19 @@ def evolve_time(state: IllerganState, ev: TimePassed, rec: RecordedEvent) -> Ill
 _BANDS = {None: "sobre", "gaiete": "Gaieté", "troublitude": "Troublitude", "titubage": "Titubage", "oubli": "Oubli"}
 
 
-def _drink(rec: RecordedEvent) -> str:
-    e: DrinkConsumed = rec.event  # type: ignore[assignment]
+def _drink(e: DrinkConsumed) -> str:
     dice = [f"{h.result} ({h.action})" for h in e.happenings if h.kind == "event_die"]
     extra = f" ; dé d'événement : {', '.join(dice)}" if dice else ""
     return (f"{e.character} boit {e.beverage} (+{e.alc_gained} Alc) → Alc {e.after.alc}, "
             f"{_BANDS[e.after.band]}, minimum {e.after.alc_min}{extra}")
 
 
-def _time(rec: RecordedEvent) -> str:
-    e: TimePassed = rec.event  # type: ignore[assignment]
+def _time(e: TimePassed) -> str:
     who = ", ".join(f"{s.character} Alc {s.after.alc}" for s in e.sobering)
     return f"{e.minutes} minutes passent" + (f" : {who}" if who else "")
 
 
-SUMMARIES: dict[type, Any] = {DrinkConsumed: _drink, TimePassed: _time}
+SUMMARIES: dict[type, Any] = {DrinkConsumed: on_event(_drink), TimePassed: on_event(_time)}
 EVENTS: tuple[type, ...] = (DrinkConsumed, TimePassed)
 DECIDERS: dict[type, Any] = {Drink: decide_drink, PassTime: decide_time}
 EVOLVERS: dict[type, Any] = {DrinkConsumed: evolve_drink, TimePassed: evolve_time}

@@ -14,7 +14,7 @@ import msgspec
 from cristal_events.errors import RuleError, UnknownEntity
 from cristal_events.events import Event
 from cristal_events.rolls import Roll
-from cristal_events.ruleset import Context, Emit
+from cristal_events.ruleset import Context, Emit, on_event
 from cristal_events.records import RecordedEvent
 
 from . import checks, combat
@@ -310,8 +310,7 @@ def decide_check(state: IllerganState, cmd: RollCheck, ctx: Context) -> list[Emi
     return [Emit(stream_of(hero.id), _KINDS[cmd.kind](hero, cmd, ctx, state))]
 
 
-def _summary(rec: RecordedEvent) -> str:
-    e: CheckRolled = rec.event  # type: ignore[assignment]
+def _summary(e: CheckRolled) -> str:
     if e.kind == "search":
         found = ", ".join(k for k, v in e.found.items() if v) or "rien"
         return f"{e.character} fouille ({e.what}) : Dé100 {e.roll.total}, trouve {found}"
@@ -322,7 +321,7 @@ def _summary(rec: RecordedEvent) -> str:
 
 
 SUMMARIES: dict[type, Any] = {
-    CheckRolled: _summary,
+    CheckRolled: on_event(_summary),
     ObjectThrown: lambda r: (f"{r.event.character} lance {r.event.what} à {r.event.distance:g} m : Dé100 "
                              f"{r.event.roll.total}, retombe à {r.event.offset_m:g} m de la cible"),
     FallTaken: lambda r: (f"{r.event.character} chute de {r.event.height:g} m (sans mal jusqu'à {r.event.safe_height:g} m)"
