@@ -47,6 +47,7 @@ if _root is not None and not any(type(f).__name__ == "_CheckoutFinder" for f in 
 
 from .errors import CristalError  # noqa: E402
 from .service import Campaign, init_campaign, open_campaign  # noqa: E402
-from .store import RecordedEvent, Store  # noqa: E402
+from .records import RecordedEvent  # noqa: E402
+from .store import Store  # noqa: E402
 
 __all__ = ["Campaign", "CristalError", "RecordedEvent", "Store", "__version__", "init_campaign", "open_campaign"]

@@ -25,7 +25,8 @@ from .events import (CORE_EVENTS, CampaignCreated, CorrectionRecorded, NoteRecor
                      SettingChanged)
 from .receipts import Receipt, parse_receipt, verify_receipts
 from .rounding import MODES
-from .store import GENESIS, RecordedEvent, VerifyReport, row_hash
+from .records import RecordedEvent
+from .store import GENESIS, VerifyReport, row_hash
 
 ENVELOPE = ("position", "event_id", "stream", "version", "type", "schema_version", "recorded_at", "session",
             "actor", "causation_id", "correlation_id", "prev_hash", "hash")

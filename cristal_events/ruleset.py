@@ -4,7 +4,8 @@ A ruleset is plain data plus pure functions: its event classes (one tagged union
 its settings (the choices its book leaves to the game master), the type of its state, and
 
 * ``initial_state(header) -> state``
-* ``evolve(state, recorded_event) -> state``: a pure fold, never raises for a valid event, never rolls;
+* ``evolve(state, recorded_event) -> state``: a pure fold, never raises for a valid event, never rolls
+  (a :class:`ComposedRuleset` hands each part's evolver the typed event: ``fn(state, event, rec)``);
 * ``decide(state, command, ctx) -> list[Emit]``: validates a command against the state and returns
   the events to append, or raises a :class:`~cristal_events.errors.RuleError`;
 * ``compensate(state, original, changes, ctx) -> list[Emit]``: the events that correct an earlier one;
@@ -26,7 +27,7 @@ import msgspec
 from .dice import Dice
 from .errors import RuleError
 from .events import CampaignCreated, Event
-from .store import RecordedEvent
+from .records import RecordedEvent
 
 
 class Emit(NamedTuple):
@@ -185,6 +186,13 @@ class Ruleset(ABC):
         by a reader that folds many events): ``fn(state, rec) -> state``."""
         return self.evolve
 
+    def typed_evolver(self, cls: type) -> Any:
+        """The same fold given the typed event: ``fn(state, event, rec) -> state`` with ``event =
+        rec.event`` (the service's fold calls it; a composed ruleset hands over its part's function,
+        with no wrapper around it)."""
+        evolve = self.evolve
+        return lambda state, event, rec: evolve(state, rec)
+
 
 def _merge(parts: tuple[Any, ...], table: str) -> dict[type, Any]:
     merged: dict[type, Any] = {}
@@ -204,11 +212,27 @@ def _unchanged(state: Any, rec: RecordedEvent) -> Any:
     return state
 
 
+def _unchanged_typed(state: Any, event: Event | None, rec: RecordedEvent) -> Any:
+    return state
+
+
+def _recorded(fn: Any) -> Any:
+    """A part's evolver ``fn(state, event, rec)`` as the contract's ``fn(state, rec)``."""
+    return lambda state, rec: fn(state, rec.event, rec)
+
+
+def on_event(fn: Any) -> Any:
+    """A summary written over the typed event (``fn(event) -> str``) as a ``SUMMARIES`` entry, which
+    is called with the recorded event: ``fn(rec.event)``."""
+    return lambda rec: fn(rec.event)
+
+
 class ComposedRuleset(Ruleset):
     """A ruleset made of part modules, dispatched by dicts of handlers (never an ``if`` ladder).
 
     Each part module exposes ``EVENTS`` (its event classes), ``DECIDERS`` ({command class: decide}),
-    ``EVOLVERS`` ({event class: evolve}), ``SUMMARIES`` ({event class: summarize(rec)}),
+    ``EVOLVERS`` ({event class: evolve(state, event, rec)}: the typed event, and its envelope ``rec`` for
+    the few folds that need its position, session or actor), ``SUMMARIES`` ({event class: summarize(rec)}),
     ``COMPENSATORS`` ({event class: compensate}) and optionally ``UPCASTERS``. A subclass sets
     ``parts``; the tables are merged once, when the class is created.
     """
@@ -233,7 +257,7 @@ class ComposedRuleset(Ruleset):
 
     def evolve(self, state: Any, rec: RecordedEvent) -> Any:
         fn = self._evolvers.get(type(rec.event))
-        return fn(state, rec) if fn is not None else state
+        return fn(state, rec.event, rec) if fn is not None else state
 
     def decide(self, state: Any, command: Any, ctx: Context) -> list[Emit]:
         fn = self._deciders.get(type(command))
@@ -267,7 +291,13 @@ class ComposedRuleset(Ruleset):
     def evolver(self, cls: type) -> Any:
         if type(self).evolve is not ComposedRuleset.evolve:
             return self.evolve
-        return self._evolvers.get(cls) or _unchanged
+        fn = self._evolvers.get(cls)
+        return _recorded(fn) if fn is not None else _unchanged
+
+    def typed_evolver(self, cls: type) -> Any:
+        if type(self).evolve is not ComposedRuleset.evolve:
+            return super().typed_evolver(cls)
+        return self._evolvers.get(cls) or _unchanged_typed
 
 
 def admit_stream(rec: RecordedEvent, *, exists: bool, opens: tuple[type, ...], closes: tuple[type, ...] = (),

@@ -43,7 +43,8 @@ from .receipts import Receipt, ReceiptProblem, verify_receipts
 from .rounding import MODES
 from .ruleset import Context, Emit, Ruleset
 from .rulesets import get as get_ruleset
-from .store import RecordedEvent, Store, VerifyReport, new_event_id, new_event_ids
+from .records import RecordedEvent
+from .store import Store, VerifyReport, new_event_id, new_event_ids
 
 CAMPAIGN_STREAM = "campaign"
 SNAPSHOT_EVERY = int(os.environ.get("CRISTAL_SNAPSHOT_EVERY", "1000"))
@@ -250,7 +251,7 @@ class Campaign:
         self._world: World | None = None
         self._before: World | None = None  # the state before this campaign's last command
         self._travelled: World | None = None  # the last state world_at had to rebuild
-        self._evolvers: dict[type, Any] = {}  # the ruleset's evolver of each event class, found once
+        self._evolvers: dict[type, Any] = {}  # the ruleset's typed evolver of each event class, found once
         #: what :meth:`warn` reported: a snapshot ignored, or "Recorded (position N) but ..." for each
         #: command whose hooks failed after its commit (the CLI prints each on stderr as it is reported
         #: and still exits 0: the command is in the log)
@@ -308,10 +309,11 @@ class Campaign:
         return World(core, self.ruleset.initial_state(self.header))
 
     def fold(self, world: World, rec: RecordedEvent) -> World:
-        evolve = self._evolvers.get(type(rec.event))
+        event = rec.event
+        evolve = self._evolvers.get(type(event))
         if evolve is None:
-            evolve = self._evolvers[type(rec.event)] = self.ruleset.evolver(type(rec.event))
-        return World(core_evolve(world.core, rec), evolve(world.rules, rec))
+            evolve = self._evolvers[type(event)] = self.ruleset.typed_evolver(type(event))
+        return World(core_evolve(world.core, rec), evolve(world.rules, event, rec))
 
     def state(self) -> World:
         """The current state: the cached one caught up with any event appended since (by anyone)."""

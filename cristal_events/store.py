@@ -40,6 +40,7 @@ from .errors import (
     StoreUnavailable,
 )
 from .events import Event
+from .records import RecordedEvent  # the envelope is the kernel's; re-exported for old callers
 
 GENESIS = "0" * 64
 #: the constraint failures of an append whose stream or position another writer took first
@@ -63,31 +64,6 @@ _ROW_MARKS = "(" + ",".join("?" * _WIDTH) + ")"
 _INDEXED_TYPES = {"session.started": "events_session_starts"}
 _COLUMNS_NO_HASHES = _COLUMNS.replace(", prev_hash, hash", "")
 _hash_encoder = msgspec.json.Encoder()
-
-
-class RecordedEvent(msgspec.Struct, frozen=True, gc=False):
-    """An event as stored: the decoded event and its envelope (fields in the order of the columns).
-
-    ``gc=False``: a record holds only strings, numbers and its event, so it can never be part of a
-    reference cycle, and keeping the millions a replay makes out of the garbage collector's lists
-    makes replays faster.
-    """
-
-    position: int
-    event_id: str
-    stream: str
-    version: int
-    type: str
-    schema_version: int
-    payload: str
-    recorded_at: str
-    session: int | None
-    actor: str
-    causation_id: str | None
-    correlation_id: str | None
-    prev_hash: str
-    hash: str
-    event: Event | None = None
 
 
 class VerifyReport(msgspec.Struct, kw_only=True):

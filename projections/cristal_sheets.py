@@ -53,7 +53,7 @@ class CristalSheets(SheetsProjection):
 
     def _sheets(self, state: SheetsState, characters: Any) -> list[dict[str, Any]]:
         content = chars.content_of(state.rules)
-        minimum_one = bool(state.settings.get("regeneration_minimum_one", False))
+        minimum_one = self.campaign.ruleset.settings(self.campaign.header, state.settings).regeneration_minimum_one
         out = []
         for ch in characters:
             data = chars.sheet(ch, content, self.campaign.header.rounding, regeneration_minimum_one=minimum_one)

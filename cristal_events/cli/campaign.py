@@ -12,7 +12,7 @@ from ..receipts import Receipt, parse_receipt, read_receipts
 from ..rounding import MODES
 from ..rulesets import names as ruleset_names
 from ..service import Campaign, RecordNote
-from ..store import RecordedEvent
+from ..records import RecordedEvent
 from .common import POSITION, SEED, actor, echo, emit_json, json_option, open_campaign, to_json, tty_progress
 
 

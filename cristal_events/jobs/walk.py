@@ -16,7 +16,7 @@ import msgspec
 from ..errors import CristalError, UnknownEntity
 from ..events import SessionStarted
 from ..service import Campaign, World
-from ..store import RecordedEvent
+from ..records import RecordedEvent
 from .diff import Change, diff
 
 Progress = Callable[[int, int], None]

@@ -89,7 +89,7 @@ def test_a_composed_ruleset_refuses_two_parts_claiming_one_event():
     from cristal_events.ruleset import ComposedRuleset
 
     def part():
-        return types.SimpleNamespace(EVENTS=(), DECIDERS={}, EVOLVERS={NoteRecorded: lambda s, r: s}, SUMMARIES={},
+        return types.SimpleNamespace(EVENTS=(), DECIDERS={}, EVOLVERS={NoteRecorded: lambda s, e, r: s}, SUMMARIES={},
                                      COMPENSATORS={})
 
     with pytest.raises(TypeError, match=r"NoteRecorded is claimed by two parts \(EVOLVERS\)"):

@@ -1,7 +1,7 @@
 """Crystals, artefacts and potions of *Les Lois du Cristal* (seed 000, L1071-L1184).
 
-Pure functions over plain values, as in :mod:`.magic` (which re-exports every name here, so
-``from .magic import Crystal`` keeps working). The crystal bands, the four crystal spells, the two
+Pure functions over plain values, as in :mod:`.magic`, on which this module builds (the import goes
+one way only: :mod:`.magic` never imports this module). The crystal bands, the four crystal spells, the two
 artefact spells, the explosion and the potion limits are data in ``data/crystals.json``, loaded and
 validated once.
 """

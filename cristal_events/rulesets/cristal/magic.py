@@ -1,5 +1,5 @@
 """Spells of *Les Lois du Cristal* (seed 000, L929-L1069, L1186-L1193); crystals, artefacts and potions
-(L1071-L1184) live in :mod:`.crystals` and are re-exported here (``from .magic import Crystal`` works).
+(L1071-L1184) live in :mod:`.crystals`, which builds on this module (import them from there).
 
 Pure functions over plain values: a spell is described by its numbers (base PM, CNC, Temps, the
 variable effects and the PM the caster puts in each), never by a content-pack object, so these
@@ -25,7 +25,7 @@ from cristal_events.errors import ContentError, RuleError, UnknownEntity
 from cristal_events.rolls import Roll
 from cristal_events.rounding import RoundingMode
 
-__all__ = [  # the crystal, artefact and potion names are re-exported from .crystals (see __getattr__)
+__all__ = [  # the crystal, artefact and potion names are in .crystals
     "Scale", "VariableEffect", "EffectSpend", "EffectOutcome", "SpellTime", "ConcentrationResult", "Overdraw",
     "CastResult", "SpellDurations", "parse_scale", "check_allocation", "spell_pm_cost", "effect_outcome",
     "reduce_effects", "dm_after_reduction", "roll_effect", "cnc_penalty", "concentration",
@@ -444,20 +444,3 @@ def check_magic_can(effect_kinds: Iterable[str]) -> None:
         key = _SYNONYMS.get(folded, folded)
         if key in FORBIDDEN_EFFECTS:
             raise RuleError(FORBIDDEN_EFFECTS[key])
-
-
-# --------------------------------------------------------------------------- crystals, artefacts, potions
-
-
-
-def __getattr__(name: str) -> object:
-    """Crystals, artefacts and potions live in :mod:`.crystals`; ``from .magic import Crystal`` still works.
-
-    Imported lazily: ``crystals`` builds on this module, so an eager import here would be circular.
-    """
-    if not name.startswith("__"):
-        from . import crystals
-
-        if name in crystals.__all__:
-            return getattr(crystals, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

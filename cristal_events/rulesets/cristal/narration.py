@@ -20,7 +20,8 @@ from typing import Any
 
 import msgspec
 
-from ...store import RecordedEvent
+from .state import CristalState
+from ...records import RecordedEvent
 from .characters import (
     AlignmentChanged,
     AlterationEnded,
@@ -102,7 +103,7 @@ def with_weapon(item: str) -> str:
     return {"le": f"au {low}", "les": f"aux {low}", "la": f"à la {low}"}.get(art, f"à {art}{low}")
 
 
-def name(state: Any, cid: str) -> str:
+def name(state: CristalState, cid: str) -> str:
     """The display name of a character sheet; an extra (no sheet) is its id with a capital letter."""
     ch = state.characters.get(cid)
     if ch is not None and ch.name:
@@ -110,7 +111,7 @@ def name(state: Any, cid: str) -> str:
     return cid[:1].upper() + cid[1:]
 
 
-def names(state: Any, ids: Iterable[str]) -> str:
+def names(state: CristalState, ids: Iterable[str]) -> str:
     return ", ".join(name(state, i) for i in ids)
 
 
@@ -127,7 +128,7 @@ def _signed(n: int) -> str:
 
 
 # ------------------------------------------------------------------------------- combat helpers
-def pv_of(state: Any, combat: str, fid: str) -> int | None:
+def pv_of(state: CristalState, combat: str, fid: str) -> int | None:
     """A combatant's current PV as the fights read it: the sheet's, unless the GM gave numbers."""
     cb = state.combats.get(combat)
     f = cb.fighters.get(fid) if cb is not None else None
@@ -142,7 +143,7 @@ def pv_of(state: Any, combat: str, fid: str) -> int | None:
     return value if isinstance(value, int) else None
 
 
-def it_change(before: Any, after: Any, combat: str, fid: str) -> str:
+def it_change(before: CristalState, after: CristalState, combat: str, fid: str) -> str:
     """``IT 0 → 6`` of one combatant across the event (empty when unknown or unchanged)."""
     old = before.combats.get(combat)
     new = after.combats.get(combat)
@@ -151,7 +152,7 @@ def it_change(before: Any, after: Any, combat: str, fid: str) -> str:
     return f"IT {arrow(old.it[fid], new.it[fid])}"
 
 
-def _pv_loss(before: Any, combat: str, fid: str, damage: int) -> str:
+def _pv_loss(before: CristalState, combat: str, fid: str, damage: int) -> str:
     """``PV 20 → 12``: the hits' damage from the PV before (the ``pv_changed`` event that follows applies it)."""
     pv = pv_of(before, combat, fid)
     if pv is None or damage <= 0:
@@ -327,7 +328,7 @@ def _ended(b: Any, e: CombatEnded, a: Any) -> str:
 
 
 # ---------------------------------------------------------------------------------- characters
-def _ch(state: Any, cid: str) -> Any:
+def _ch(state: CristalState, cid: str) -> Any:
     return state.characters.get(cid)
 
 
@@ -455,7 +456,7 @@ HANDLERS: dict[type, Handler] = {
 }
 
 
-def narrate(before: Any, rec: RecordedEvent, after: Any, fallback: Callable[[RecordedEvent], str]) -> str:
+def narrate(before: CristalState, rec: RecordedEvent, after: CristalState, fallback: Callable[[RecordedEvent], str]) -> str:
     """The event told in the book's terms; ``fallback(rec)`` (the summary) for an event with no handler."""
     fn = HANDLERS.get(type(rec.event))
     return fn(before, rec.event, after) if fn is not None else fallback(rec)

@@ -23,11 +23,15 @@ from cristal_events.rulesets.cristal.content import Ability, ClassDef, Content, 
 STANDARD_DIFFICULTY = 5  # L770
 
 
-def level_cost(race: Race, level: int) -> int:
-    """XP price of global level ``level`` for ``race`` (L536-L626): Elfe 20 -> 91 750 400."""
+def level_cost(race: Race, level: int, *, limit: bool = True) -> int:
+    """XP price of global level ``level`` for ``race`` (L536-L626): Elfe 20 -> 91 750 400.
+
+    The one level-cost rule (decisions, checks and audits call it). ``limit``: refuse a level above
+    the race limit (L501); a campaign that turns the limits off (setting ``level_limits``) prices any
+    level the same way."""
     if level < 1:
         raise RuleError(f"Global level {level} cannot be bought; levels start at 1.")
-    if race.level_limit is not None and level > race.level_limit:
+    if limit and race.level_limit is not None and level > race.level_limit:
         raise RuleError(
             f"A {race.name} cannot go beyond global level {race.level_limit} (race limit, L501)."
         )

@@ -5,7 +5,7 @@ combat on the Indice de Temps timeline). Each part module exposes
 
 * ``EVENTS``: its event classes (explicit tags),
 * ``DECIDERS``: ``{command class: decide(state, command, ctx) -> list[Emit]}``,
-* ``EVOLVERS``: ``{event class: evolve(state, rec) -> state}`` (pure),
+* ``EVOLVERS``: ``{event class: evolve(state, event, rec) -> state}`` (pure; the typed event, and its envelope),
 * ``SUMMARIES``: ``{event class: summarize(rec) -> str}`` (one French line for log/replay/exports),
 * ``COMPENSATORS``: ``{event class: compensate(state, original_rec, changes, ctx) -> list[Emit]}``,
 
@@ -22,8 +22,9 @@ import msgspec
 
 from ...events import CampaignCreated
 from ...ruleset import ComposedRuleset, admit_stream
-from ...store import RecordedEvent
-from . import characters, fights, magic, narration, sheet_text
+from ...records import RecordedEvent
+from . import characters, fights, narration, sheet_text
+from .state import CristalState
 
 
 class CristalSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -37,15 +38,6 @@ class CristalSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     chain_attacks: int = 2                 # D14, L1363
     level_limits: bool = True              # D34, L501
     damage_floor_zero: bool = True         # D2: a damage roll below 0 does 0
-
-
-class CristalState(msgspec.Struct, kw_only=True):
-    """Everything a Lois du Cristal decision may need: the characters and the combats."""
-
-    characters: dict[str, characters.Character] = {}
-    combats: dict[str, fights.Combat] = {}
-    crystals: dict[str, magic.Crystal] = {}  # magic crystals by name (fights: Fermeture/Libération Cristalline)
-    packs: list[characters.ContentPack] = []  # campaign content packs, in log order (content.pack_loaded)
 
 
 class CristalRuleset(ComposedRuleset):
@@ -117,3 +109,5 @@ class CristalRuleset(ComposedRuleset):
 
 
 RULESET = CristalRuleset()
+
+__all__ = ["RULESET", "CristalRuleset", "CristalSettings", "CristalState"]

@@ -15,8 +15,8 @@ import msgspec
 
 from cristal_events.errors import RuleError
 from cristal_events.events import Event
-from cristal_events.ruleset import Context, Emit
-from cristal_events.store import RecordedEvent
+from cristal_events.ruleset import Context, Emit, on_event
+from cristal_events.records import RecordedEvent
 
 from . import magic
 from .fights import sacrifice, spend
@@ -195,8 +195,7 @@ def _set(state: IllerganState, character: str, **changes: Any) -> IllerganState:
     return put(state, msgspec.structs.replace(state.characters[character], **changes))
 
 
-def evolve_invoked(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: PowerInvoked = rec.event  # type: ignore[assignment]
+def evolve_invoked(state: IllerganState, ev: PowerInvoked, rec: RecordedEvent) -> IllerganState:
     state = _set(state, ev.character, pf=ev.pf_after, pfb=ev.pfb_after)
     if ev.fight and ev.turn_after is not None and ev.fight in state.fights:
         f = state.fights[ev.fight]
@@ -205,19 +204,16 @@ def evolve_invoked(state: IllerganState, rec: RecordedEvent) -> IllerganState:
     return state
 
 
-def evolve_renewed(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: FaithRenewed = rec.event  # type: ignore[assignment]
+def evolve_renewed(state: IllerganState, ev: FaithRenewed, rec: RecordedEvent) -> IllerganState:
     return _set(state, ev.character, pf=ev.pf_after)
 
 
-def evolve_adjusted(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: FaithAdjusted = rec.event  # type: ignore[assignment]
+def evolve_adjusted(state: IllerganState, ev: FaithAdjusted, rec: RecordedEvent) -> IllerganState:
     return _set(state, ev.character, pf=ev.pf_after, pfb=ev.pfb_after)
 
 
 # ============================================================================ summaries
-def _invoked(rec: RecordedEvent) -> str:
-    e: PowerInvoked = rec.event  # type: ignore[assignment]
+def _invoked(e: PowerInvoked) -> str:
     on = f" sur {e.target} ({e.distance:g} m)" if e.target else ""
     d = " en défense" if e.in_defence else ""
     return (f"{e.character} invoque {e.power} niveau {e.cast_level}{on}{d} : {e.cost} PF "
@@ -225,7 +221,7 @@ def _invoked(rec: RecordedEvent) -> str:
 
 
 SUMMARIES: dict[type, Any] = {
-    PowerInvoked: _invoked,
+    PowerInvoked: on_event(_invoked),
     FaithRenewed: lambda r: (f"{r.event.character} : Harmonisation ({r.event.cult}"
                              + (f", {r.event.at}" if r.event.at else "") + f") → PF {r.event.pf_after}"),
     FaithAdjusted: lambda r: (f"{r.event.character} : PFb {r.event.pfb_delta:+d}, PF {r.event.pf_delta:+d} "

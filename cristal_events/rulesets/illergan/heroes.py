@@ -17,8 +17,8 @@ from cristal_events.display import plain_id
 from cristal_events.errors import ContentError, RuleError
 from cristal_events.events import Event
 from cristal_events.rolls import Roll
-from cristal_events.ruleset import Context, Emit
-from cristal_events.store import RecordedEvent
+from cristal_events.ruleset import Context, Emit, on_event
+from cristal_events.records import RecordedEvent
 
 from . import character as creation
 from . import gear
@@ -467,13 +467,12 @@ def decide_carry(state: IllerganState, cmd: Carry, ctx: Context) -> list[Emit]:
 
 
 # ============================================================================ folds
-def evolve_pack(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: PackLoaded = rec.event  # type: ignore[assignment]
+def evolve_pack(state: IllerganState, ev: PackLoaded, rec: RecordedEvent) -> IllerganState:
     return msgspec.structs.replace(state, packs=[*state.packs, LoadedPack(name=ev.name, data=ev.data)])
 
 
-def evolve_created(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    return put(state, rec.event.character_data)  # type: ignore[union-attr]
+def evolve_created(state: IllerganState, ev: HeroCreated | CreatureCreated, rec: RecordedEvent) -> IllerganState:
+    return put(state, ev.character_data)
 
 
 def _update(state: IllerganState, character: str, **changes: Any) -> IllerganState:
@@ -481,8 +480,7 @@ def _update(state: IllerganState, character: str, **changes: Any) -> IllerganSta
     return put(state, msgspec.structs.replace(hero, **changes))
 
 
-def evolve_award(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: XpAwarded = rec.event  # type: ignore[assignment]
+def evolve_award(state: IllerganState, ev: XpAwarded, rec: RecordedEvent) -> IllerganState:
     hero = state.characters[ev.character]
     return _update(state, ev.character, xp=hero.xp + ev.amount, xp_total=hero.xp_total + ev.amount)
 
@@ -509,8 +507,7 @@ def _apply_purchase(hero: Hero, ev: XpSpent) -> dict[str, Any]:
     return {}
 
 
-def evolve_spent(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: XpSpent = rec.event  # type: ignore[assignment]
+def evolve_spent(state: IllerganState, ev: XpSpent, rec: RecordedEvent) -> IllerganState:
     hero = state.characters[ev.character]
     changes = _apply_purchase(hero, ev)
     if ev.pool == "heritage":
@@ -522,16 +519,14 @@ def evolve_spent(state: IllerganState, rec: RecordedEvent) -> IllerganState:
     return _update(state, ev.character, **changes)
 
 
-def evolve_corrected(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: HeroCorrected = rec.event  # type: ignore[assignment]
+def evolve_corrected(state: IllerganState, ev: HeroCorrected, rec: RecordedEvent) -> IllerganState:
     hero = state.characters[ev.character]
     if ev.field == "xp":
         return _update(state, ev.character, xp=hero.xp + ev.delta, xp_total=hero.xp_total + ev.delta)
     return _update(state, ev.character, copper=hero.copper + ev.delta)
 
 
-def evolve_money(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: MoneyChanged = rec.event  # type: ignore[assignment]
+def evolve_money(state: IllerganState, ev: MoneyChanged, rec: RecordedEvent) -> IllerganState:
     hero = state.characters[ev.character]
     items = dict(hero.items)
     changes: dict[str, Any] = {}
@@ -547,13 +542,11 @@ def evolve_money(state: IllerganState, rec: RecordedEvent) -> IllerganState:
     return _update(state, ev.character, copper=hero.copper + ev.amount_c, items=items, **changes)
 
 
-def evolve_equipped(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: Equipped = rec.event  # type: ignore[assignment]
+def evolve_equipped(state: IllerganState, ev: Equipped, rec: RecordedEvent) -> IllerganState:
     return _update(state, ev.character, **{ev.slot: ev.item})
 
 
-def evolve_carried(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: ItemsCarried = rec.event  # type: ignore[assignment]
+def evolve_carried(state: IllerganState, ev: ItemsCarried, rec: RecordedEvent) -> IllerganState:
     items = dict(state.characters[ev.character].items)
     qty = items.get(ev.item, 0) + ev.qty_delta
     if qty > 0:
@@ -598,8 +591,7 @@ def _s(fmt: str) -> Any:
     return lambda rec: fmt.format(e=rec.event)
 
 
-def _spent(rec: RecordedEvent) -> str:
-    e: XpSpent = rec.event  # type: ignore[assignment]
+def _spent(e: XpSpent) -> str:
     what = {"skill": f"{e.target} {e.from_value if e.from_value is not None else '—'}→{e.to_value}%",
             "pp": f"{e.to_value - (e.from_value or 0)} pp de {e.target}", "magic": f"la magie {e.target}",
             "characteristic": f"{e.target} {e.from_value}→{e.to_value}", "faith": f"niveau de foi {e.to_value}"}[e.kind]
@@ -622,7 +614,7 @@ SUMMARIES: dict[type, Any] = {
                             f"{r.event.character_data.destiny_points} points de destin"),
     CreatureCreated: _s("Créature {e.character_data.name} : PV {e.character_data.pv}"),
     XpAwarded: _s("{e.character} reçoit {e.amount} xp ({e.reason})"),
-    XpSpent: _spent,
+    XpSpent: on_event(_spent),
     HeroCorrected: _s("{e.character} : correction de la position {e.amends}, {e.field} {e.delta:+d}"),
     MoneyChanged: _s("{e.character} : {e.amount_c:+d}'C ({e.reason})"),
     Equipped: lambda r: f"{r.event.character} : {r.event.slot} = {r.event.item or 'rien'}",

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...store import RecordedEvent
+from ...records import RecordedEvent
 from .fights import AttackResolved, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast
 from .heroes import CreatureCreated, Equipped, HeroCorrected, HeroCreated, MoneyChanged, XpAwarded, XpSpent
 from .tavern import DrinkConsumed, TimePassed

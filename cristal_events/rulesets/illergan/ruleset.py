@@ -13,7 +13,7 @@ from typing import Any
 
 from ...events import CampaignCreated
 from ...ruleset import ComposedRuleset, admit_stream
-from ...store import RecordedEvent
+from ...records import RecordedEvent
 from . import faith, fights, heroes, narration, sheet, sheet_text, tavern, trials
 from .settings import IllerganSettings
 from .state import CONTENT_STREAM, IllerganState, content_of, find

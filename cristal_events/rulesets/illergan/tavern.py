@@ -14,8 +14,8 @@ import msgspec
 from cristal_events.errors import RuleError
 from cristal_events.events import Event
 from cristal_events.rolls import Roll
-from cristal_events.ruleset import Context, Emit
-from cristal_events.store import RecordedEvent
+from cristal_events.ruleset import Context, Emit, on_event
+from cristal_events.records import RecordedEvent
 
 from . import alcohol
 from .state import Hero, IllerganState, content_of, find, plain, put, stream_of
@@ -131,13 +131,11 @@ def decide_time(state: IllerganState, cmd: PassTime, ctx: Context) -> list[Emit]
     return [Emit(CLOCK_STREAM, TimePassed(minutes=cmd.minutes, sobering=out, reason=cmd.reason))]
 
 
-def evolve_drink(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: DrinkConsumed = rec.event  # type: ignore[assignment]
+def evolve_drink(state: IllerganState, ev: DrinkConsumed, rec: RecordedEvent) -> IllerganState:
     return put(state, msgspec.structs.replace(state.characters[ev.character], alc=ev.after))
 
 
-def evolve_time(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: TimePassed = rec.event  # type: ignore[assignment]
+def evolve_time(state: IllerganState, ev: TimePassed, rec: RecordedEvent) -> IllerganState:
     for s in ev.sobering:
         state = put(state, msgspec.structs.replace(state.characters[s.character], alc=s.after))
     return state
@@ -146,21 +144,19 @@ def evolve_time(state: IllerganState, rec: RecordedEvent) -> IllerganState:
 _BANDS = {None: "sobre", "gaiete": "Gaieté", "troublitude": "Troublitude", "titubage": "Titubage", "oubli": "Oubli"}
 
 
-def _drink(rec: RecordedEvent) -> str:
-    e: DrinkConsumed = rec.event  # type: ignore[assignment]
+def _drink(e: DrinkConsumed) -> str:
     dice = [f"{h.result} ({h.action})" for h in e.happenings if h.kind == "event_die"]
     extra = f" ; dé d'événement : {', '.join(dice)}" if dice else ""
     return (f"{e.character} boit {e.beverage} (+{e.alc_gained} Alc) → Alc {e.after.alc}, "
             f"{_BANDS[e.after.band]}, minimum {e.after.alc_min}{extra}")
 
 
-def _time(rec: RecordedEvent) -> str:
-    e: TimePassed = rec.event  # type: ignore[assignment]
+def _time(e: TimePassed) -> str:
     who = ", ".join(f"{s.character} Alc {s.after.alc}" for s in e.sobering)
     return f"{e.minutes} minutes passent" + (f" : {who}" if who else "")
 
 
-SUMMARIES: dict[type, Any] = {DrinkConsumed: _drink, TimePassed: _time}
+SUMMARIES: dict[type, Any] = {DrinkConsumed: on_event(_drink), TimePassed: on_event(_time)}
 EVENTS: tuple[type, ...] = (DrinkConsumed, TimePassed)
 DECIDERS: dict[type, Any] = {Drink: decide_drink, PassTime: decide_time}
 EVOLVERS: dict[type, Any] = {DrinkConsumed: evolve_drink, TimePassed: evolve_time}

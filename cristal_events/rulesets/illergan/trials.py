@@ -14,8 +14,8 @@ import msgspec
 from cristal_events.errors import RuleError, UnknownEntity
 from cristal_events.events import Event
 from cristal_events.rolls import Roll
-from cristal_events.ruleset import Context, Emit
-from cristal_events.store import RecordedEvent
+from cristal_events.ruleset import Context, Emit, on_event
+from cristal_events.records import RecordedEvent
 
 from . import checks, combat
 from .alcohol import EFFECTS
@@ -277,15 +277,13 @@ def decide_condition(state: IllerganState, cmd: SetCondition, ctx: Context) -> l
                                                       reason=cmd.reason))]
 
 
-def evolve_fall(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: FallTaken = rec.event  # type: ignore[assignment]
+def evolve_fall(state: IllerganState, ev: FallTaken, rec: RecordedEvent) -> IllerganState:
     if ev.pv_lost:
         state = put(state, _wound(state.characters[ev.character], ev.pv_lost, rec.position, "", ev.dead))
     return _turn(state, ev.fight, ev.character, ev.turn_after)
 
 
-def evolve_throw(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: ObjectThrown = rec.event  # type: ignore[assignment]
+def evolve_throw(state: IllerganState, ev: ObjectThrown, rec: RecordedEvent) -> IllerganState:
     return _turn(state, ev.fight, ev.character, ev.turn_after)
 
 
@@ -297,8 +295,7 @@ def _turn(state: IllerganState, fight: str, character: str, turn: Turn | None) -
         **state.fights, fight: msgspec.structs.replace(f, turns={**f.turns, character: turn})})
 
 
-def evolve_condition(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: ConditionChanged = rec.event  # type: ignore[assignment]
+def evolve_condition(state: IllerganState, ev: ConditionChanged, rec: RecordedEvent) -> IllerganState:
     hero = state.characters[ev.character]
     now = tuple(c for c in hero.conditions if c != ev.condition) + ((ev.condition,) if ev.on else ())
     return put(state, msgspec.structs.replace(hero, conditions=now))
@@ -313,8 +310,7 @@ def decide_check(state: IllerganState, cmd: RollCheck, ctx: Context) -> list[Emi
     return [Emit(stream_of(hero.id), _KINDS[cmd.kind](hero, cmd, ctx, state))]
 
 
-def _summary(rec: RecordedEvent) -> str:
-    e: CheckRolled = rec.event  # type: ignore[assignment]
+def _summary(e: CheckRolled) -> str:
     if e.kind == "search":
         found = ", ".join(k for k, v in e.found.items() if v) or "rien"
         return f"{e.character} fouille ({e.what}) : Dé100 {e.roll.total}, trouve {found}"
@@ -325,7 +321,7 @@ def _summary(rec: RecordedEvent) -> str:
 
 
 SUMMARIES: dict[type, Any] = {
-    CheckRolled: _summary,
+    CheckRolled: on_event(_summary),
     ObjectThrown: lambda r: (f"{r.event.character} lance {r.event.what} à {r.event.distance:g} m : Dé100 "
                              f"{r.event.roll.total}, retombe à {r.event.offset_m:g} m de la cible"),
     FallTaken: lambda r: (f"{r.event.character} chute de {r.event.height:g} m (sans mal jusqu'à {r.event.safe_height:g} m)"

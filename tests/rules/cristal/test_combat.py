@@ -116,7 +116,7 @@ def test_gustave_hits_rodrigue(round_camp):
     recs = c.execute(F.Attack(combat="taverne", actor="gustave", target="rodrigue"), faces=[13, 3, 3])
     ev = recs[0].event
     assert (ev.swings[0].total, ev.swings[0].hit, ev.swings[0].damage, ev.seconds) == (21, True, 8, 6)
-    assert F.numbers(c.state().rules, combat(c, "taverne"), "rodrigue", "round")["PV"] == 12
+    assert F.numbers(c.state().rules, combat(c, "taverne"), "rodrigue", "round").PV == 12
 
 
 def test_gustave_misses_on_18_against_18(round_camp):
@@ -150,7 +150,7 @@ def test_xar_rayon_magique_on_taz_with_dm_3(camp):
     assert (dmg.pm_after, dmg.amount, dmg.value) == (2, "1d6", 5)
     assert released.results[0].damage == 5
     state = camp.state().rules
-    assert F.numbers(state, state.combats["rue"], "taz", camp.header.rounding)["PV"] == 5
+    assert F.numbers(state, state.combats["rue"], "taz", camp.header.rounding).PV == 5
     # INSTANTANÉ: no incantation, combustion 7 / 2 = 3.5 -> 4 (round) or 3 (truncate) (L1271, D1)
     assert combat(camp, "rue").it["xar"] == {"round": 4, "truncate": 3}[camp.header.rounding]
 
@@ -281,7 +281,7 @@ def test_pm_overdraw_costs_2_pv_per_pm(round_camp):
                                           time="INSTANTANÉ"), faces=[8, 2])
     assert (recs[0].event.pm_after, recs[0].event.overdraw_pv) == (0, 16)
     nums = F.numbers(round_camp.state().rules, combat(round_camp, "rue"), "xar", "round")
-    assert (nums["PM"], nums["PV"]) == (0, 4)
+    assert (nums.PM, nums.PV) == (0, 4)
 
 
 def test_overdraw_refused_when_the_setting_is_off():
@@ -448,7 +448,7 @@ def test_chance_redoes_a_missed_attack(round_camp):
     c.execute(F.Attack(combat="c", actor="thor", target="york"), faces=[2])
     recs = c.execute(F.Reroll(combat="c", actor="thor"), faces=[15, 4])
     assert recs[0].event.swing.hit and recs[0].event.left == 0
-    assert F.numbers(c.state().rules, combat(c, "c"), "york", "round")["PV"] == 6
+    assert F.numbers(c.state().rules, combat(c, "c"), "york", "round").PV == 6
     with pytest.raises(RuleError, match="^thor has no Chance reroll left today \\(L56\\).$"):  # Chance 1: one a day
         c.execute(F.Reroll(combat="c", actor="thor"), faces=[1])
 

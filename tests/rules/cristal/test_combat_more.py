@@ -78,7 +78,7 @@ def fighter(c, fid, name="c"):
 
 
 def pv(c, fid, name="c"):
-    return F.numbers(c.state().rules, c.state().rules.combats[name], fid, "round")["PV"]
+    return F.numbers(c.state().rules, c.state().rules.combats[name], fid, "round").PV
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import pytest
 
 from cristal_events.dice import Dice
 from cristal_events.errors import RuleError, UnknownEntity
+from cristal_events.rulesets.cristal import crystals as cr
 from cristal_events.rulesets.cristal import magic as m
 
 DISTANCE = m.VariableEffect(name="Distance", scale="5", unit="Mètres", reduction=0)  # L998, L1059
@@ -230,7 +231,7 @@ def test_simultane_needs_its_accompanying_action():
     ids=["0", "9", "10", "19", "20", "29", "30", "40", "49", "50-special", "120-special"],
 )
 def test_crystal_band(capacity, price, size):
-    band = m.crystal_band(capacity)  # L1084-L1089
+    band = cr.crystal_band(capacity)  # L1084-L1089
     assert (band.price_po, band.size_cm3) == (price, size)
 
 
@@ -247,55 +248,55 @@ def test_crystal_band(capacity, price, size):
     ids=["liberation", "fermeture", "vision", "verrou", "detection", "analyse"],
 )
 def test_crystal_and_artefact_spell_fields(key, xp, cnc, base, time):
-    s = m.crystal_spell(key)
+    s = cr.crystal_spell(key)
     assert (s.xp_cost, s.cnc, s.base_pm, s.time) == (xp, cnc, base, time)
 
 
 @pytest.mark.parametrize(("stored", "cost"), [(1, 4), (6, 4), (7, 5), (11, 5), (12, 5), (13, 6)],
                          ids=["1", "6", "7", "11-rayon", "12", "13"])
 def test_fermeture_cost_per_started_slice_of_six(stored, cost):
-    assert m.fermeture_pm(stored) == cost  # L1115: 3 base + 1 PM per slice of 6 (ceil, D12)
+    assert cr.fermeture_pm(stored) == cost  # L1115: 3 base + 1 PM per slice of 6 (ceil, D12)
 
 
-RAYON_STORED = m.StoredSpell(name="Rayon Magique", pm=11, spends=tuple(rayon()))
+RAYON_STORED = cr.StoredSpell(name="Rayon Magique", pm=11, spends=tuple(rayon()))
 
 
 def test_store_release_and_lock_cycle():
-    crystal = m.Crystal(capacity=15)
-    stored = m.store_in_crystal(crystal, RAYON_STORED, spell_success=True, fermeture_success=True)
+    crystal = cr.Crystal(capacity=15)
+    stored = cr.store_in_crystal(crystal, RAYON_STORED, spell_success=True, fermeture_success=True)
     assert stored.outcome == "stored" and stored.crystal.stored == RAYON_STORED
-    assert m.vision_cristalline(stored.crystal) == RAYON_STORED  # L1125
+    assert cr.vision_cristalline(stored.crystal) == RAYON_STORED  # L1125
     with pytest.raises(RuleError, match="release it before storing another spell"):  # L1091
-        m.store_in_crystal(stored.crystal, RAYON_STORED, spell_success=True, fermeture_success=True)
-    locked = m.lock_crystal(stored.crystal, "Xar")
+        cr.store_in_crystal(stored.crystal, RAYON_STORED, spell_success=True, fermeture_success=True)
+    locked = cr.lock_crystal(stored.crystal, "Xar")
     with pytest.raises(RuleError, match="Vision Cristalline cannot see through a Verrou Cristallin."):  # L1135
-        m.vision_cristalline(locked)
+        cr.vision_cristalline(locked)
     with pytest.raises(RuleError, match="The crystal is locked by Xar; only they can release it."):
-        m.release_crystal(locked, "Taz")
-    emptied, spell = m.release_crystal(locked, "Xar")  # L1105: effects as encapsulated
+        cr.release_crystal(locked, "Taz")
+    emptied, spell = cr.release_crystal(locked, "Xar")  # L1105: effects as encapsulated
     assert spell.spends == tuple(rayon()) and emptied.stored is None and emptied.locked_by is None
 
 
 @pytest.mark.parametrize(("spell_ok", "fermeture_ok"), [(False, True), (True, False), (False, False)],
                          ids=["spell-failed", "fermeture-failed", "both-failed"])
 def test_store_fails_unless_both_spells_succeed(spell_ok, fermeture_ok):
-    result = m.store_in_crystal(m.Crystal(capacity=15), RAYON_STORED, spell_success=spell_ok,
+    result = cr.store_in_crystal(cr.Crystal(capacity=15), RAYON_STORED, spell_success=spell_ok,
                                 fermeture_success=fermeture_ok)  # L1077, L1115
     assert result.outcome == "failed" and result.crystal.stored is None
 
 
 def test_over_capacity_explodes_1d4_per_pm_within_6m():
     # L1093; TV-16: an 11-PM Rayon Magique into a 9-PM crystal -> 11d4 within 6 m.
-    result = m.store_in_crystal(m.Crystal(capacity=9), RAYON_STORED, spell_success=True, fermeture_success=True)
+    result = cr.store_in_crystal(cr.Crystal(capacity=9), RAYON_STORED, spell_success=True, fermeture_success=True)
     assert result.outcome == "exploded" and result.crystal.destroyed
     assert (result.explosion.radius_m, result.explosion.expr) == (6, "11d4")
-    blast = m.roll_explosion(Dice.entered([1, 2, 3, 4] * 2 + [1, 2, 3]), result.explosion)
+    blast = cr.roll_explosion(Dice.entered([1, 2, 3, 4] * 2 + [1, 2, 3]), result.explosion)
     assert blast.roll.total == 26 and len(blast.roll.faces) == 11
 
 
 def test_a_spell_at_exact_capacity_fits():
     # L923: the spell's PM may not exceed the crystal's maximum; equal is fine.
-    result = m.store_in_crystal(m.Crystal(capacity=11), RAYON_STORED, spell_success=True, fermeture_success=True)
+    result = cr.store_in_crystal(cr.Crystal(capacity=11), RAYON_STORED, spell_success=True, fermeture_success=True)
     assert result.outcome == "stored"
 
 
@@ -303,7 +304,7 @@ def test_a_spell_at_exact_capacity_fits():
 
 @pytest.mark.parametrize(("mag", "cost"), [(1, 6), (2, 10), (5, 22)], ids=["mag1", "mag2-L1167", "mag5"])
 def test_analyse_magique_cost(mag, cost):
-    assert m.analyse_cost(mag) == cost  # L1167: 2 base + 4 per MAG
+    assert cr.analyse_cost(mag) == cost  # L1167: 2 base + 4 per MAG
 
 
 @pytest.mark.parametrize(
@@ -312,38 +313,38 @@ def test_analyse_magique_cost(mag, cost):
     ids=["mag2-enough", "underfunded", "cnc-failed", "overfunded"],
 )
 def test_analyse_magique(mag, magie_pm, cnc_ok, understood, spent):
-    result = m.analyse_magique(mag, magie_pm, concentration_success=cnc_ok)
+    result = cr.analyse_magique(mag, magie_pm, concentration_success=cnc_ok)
     assert (result.understood, result.pm_spent) == (understood, spent)
 
 
 def test_analyse_magique_takes_pm_by_fours():
     with pytest.raises(RuleError, match="multiples of 4"):
-        m.analyse_magique(2, 6)
+        cr.analyse_magique(2, 6)
 
 
 @pytest.mark.parametrize(("mag", "detected"), [(0, None), (2, 2), (3, 3)], ids=["mundane", "mag2", "mag3"])
 def test_detection_magique(mag, detected):
-    assert m.detect_magic(mag) == detected  # L1137, L1157
+    assert cr.detect_magic(mag) == detected  # L1137, L1157
 
 
 # --------------------------------------------------------------------------- TV-18 potions
 
 @pytest.mark.parametrize("trigger", ["ingestion", "contact", "ouverture"])
 def test_potion_triggers(trigger):
-    potion = m.make_potion(m.StoredSpell(name="Rayon", pm=15), trigger)  # L1173-L1175; 15 PM is the max (L1184)
+    potion = cr.make_potion(cr.StoredSpell(name="Rayon", pm=15), trigger)  # L1173-L1175; 15 PM is the max (L1184)
     other = next(t for t in ("ingestion", "contact", "ouverture") if t != trigger)
-    assert m.trigger_potion(potion, other, "Taz") is None
-    release = m.trigger_potion(potion, trigger, "Taz")
+    assert cr.trigger_potion(potion, other, "Taz") is None
+    release = cr.trigger_potion(potion, trigger, "Taz")
     assert release.target == "Taz" and release.spell.pm == 15 and release.potion.used  # L1177
     with pytest.raises(RuleError, match="already used"):  # L1181: single use
-        m.trigger_potion(release.potion, trigger, "Taz")
+        cr.trigger_potion(release.potion, trigger, "Taz")
 
 
 def test_potion_holds_at_most_15_pm():
     with pytest.raises(RuleError, match="A potion holds at most 15 PM; Rayon has 16."):  # L1184
-        m.make_potion(m.StoredSpell(name="Rayon", pm=16), "contact")
+        cr.make_potion(cr.StoredSpell(name="Rayon", pm=16), "contact")
     with pytest.raises(RuleError, match="not 'jet'"):
-        m.make_potion(m.StoredSpell(name="Rayon", pm=3), "jet")
+        cr.make_potion(cr.StoredSpell(name="Rayon", pm=3), "jet")
 
 
 # --------------------------------------------------------------------------- what magic can never do

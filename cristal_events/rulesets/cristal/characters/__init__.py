@@ -47,7 +47,7 @@ DECIDERS: dict[type, Any] = {
 EVOLVERS: dict[type, Any] = {
     CharacterCreated: evolve_created, XpAwarded: evolve_award, LevelBought: evolve_level,
     TechniqueBought: evolve_technique, SpellLearned: evolve_spell, ItemAdded: evolve_item_added,
-    ItemEquipped: lambda s, r: _set_equipped(s, r, True), ItemUnequipped: lambda s, r: _set_equipped(s, r, False),
+    ItemEquipped: lambda s, e, r: _set_equipped(s, e, True), ItemUnequipped: lambda s, e, r: _set_equipped(s, e, False),
     ItemDropped: evolve_dropped, GoldChanged: evolve_gold, Rested: evolve_rested, DamageTaken: evolve_damaged,
     Healed: evolve_healed, AlignmentChanged: evolve_alignment, StateAltered: evolve_altered,
     AlterationEnded: evolve_alteration_ended, CharacterCorrected: evolve_corrected, ContentPackLoaded: evolve_pack,

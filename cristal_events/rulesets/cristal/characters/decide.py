@@ -11,8 +11,9 @@ from cristal_events.display import plain_id
 from cristal_events.errors import RuleError, UnknownEntity
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit
-from cristal_events.store import RecordedEvent
+from cristal_events.records import RecordedEvent
 
+from ..state import CristalState
 from .. import alignment as align_rules
 from .. import equipment, progression
 from ..content import (
@@ -47,7 +48,7 @@ def _stat(name: str) -> str:
     return key
 
 
-def _targets(state: Any, ids: tuple[str, ...], all_: bool, what: str) -> list[Character]:
+def _targets(state: CristalState, ids: tuple[str, ...], all_: bool, what: str) -> list[Character]:
     if all_ and ids:
         raise RuleError(f"{what}: give character ids or --all, not both.")
     if all_:
@@ -60,7 +61,7 @@ def _targets(state: Any, ids: tuple[str, ...], all_: bool, what: str) -> list[Ch
     return [find(state, i) for i in ids]
 
 
-def decide_create(state: Any, cmd: CreateCharacter, ctx: Context) -> list[Emit]:
+def decide_create(state: CristalState, cmd: CreateCharacter, ctx: Context) -> list[Emit]:
     cid = plain_id(cmd.id, "Character id")
     if any(c in cid for c in " :/"):
         raise RuleError(f"Character id '{cmd.id}' must be one word without spaces, ':' or '/'.")
@@ -94,7 +95,7 @@ def decide_create(state: Any, cmd: CreateCharacter, ctx: Context) -> list[Emit]:
     return [Emit(stream_of(cid), ev)]
 
 
-def decide_award(state: Any, cmd: AwardXp, ctx: Context) -> list[Emit]:
+def decide_award(state: CristalState, cmd: AwardXp, ctx: Context) -> list[Emit]:
     if cmd.amount <= 0:
         raise RuleError(f"An XP award must be a positive number of XP, not {cmd.amount}.")
     reason = _need_reason(cmd.reason, "An XP award")
@@ -109,7 +110,7 @@ def _pay(ch: Character, cost: int, what: str) -> int:
     return ch.xp - cost
 
 
-def decide_level(state: Any, cmd: BuyLevel, ctx: Context) -> list[Emit]:
+def decide_level(state: CristalState, cmd: BuyLevel, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     _alive(ch, "buying a level")
     content = content_of(state)
@@ -117,10 +118,7 @@ def decide_level(state: Any, cmd: BuyLevel, ctx: Context) -> list[Emit]:
     cls = content.class_def(cmd.class_name)
     stat = _stat(cmd.stat)
     nxt = ch.global_level + 1
-    if ctx.settings.level_limits:
-        cost = progression.check_level_up(race, ch.global_level)
-    else:
-        cost = race.level_cost * 2 ** (nxt - 1)
+    cost = progression.level_cost(race, nxt, limit=ctx.settings.level_limits)
     progression.check_prerequisites(content, cls.name, ch.classes)
     balance = _pay(ch, cost, f"global level {nxt}")
     ev = LevelBought(character=ch.id, class_name=cls.name, class_level=ch.classes.get(cls.name, 0) + 1,
@@ -129,7 +127,7 @@ def decide_level(state: Any, cmd: BuyLevel, ctx: Context) -> list[Emit]:
     return [Emit(stream_of(ch.id), ev)]
 
 
-def decide_technique(state: Any, cmd: BuyTechnique, ctx: Context) -> list[Emit]:
+def decide_technique(state: CristalState, cmd: BuyTechnique, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     _alive(ch, "buying a technique")
     content = content_of(state)
@@ -144,7 +142,7 @@ def decide_technique(state: Any, cmd: BuyTechnique, ctx: Context) -> list[Emit]:
         cost_charged=cost, cost_required=cost, balance_after=balance))]
 
 
-def decide_spell(state: Any, cmd: LearnSpell, ctx: Context) -> list[Emit]:
+def decide_spell(state: CristalState, cmd: LearnSpell, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     _alive(ch, "learning a spell")
     content = content_of(state)
@@ -167,7 +165,7 @@ def decide_spell(state: Any, cmd: LearnSpell, ctx: Context) -> list[Emit]:
                                                 balance_after=balance))]
 
 
-def decide_add_item(state: Any, cmd: AddItem, ctx: Context) -> list[Emit]:
+def decide_add_item(state: CristalState, cmd: AddItem, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     if cmd.qty < 1:
         raise RuleError(f"The quantity must be at least 1, not {cmd.qty}.")
@@ -185,7 +183,7 @@ def decide_add_item(state: Any, cmd: AddItem, ctx: Context) -> list[Emit]:
     return [Emit(stream_of(ch.id), ItemAdded(character=ch.id, item=template, qty=cmd.qty, source=source))]
 
 
-def decide_equip(state: Any, cmd: EquipItem, ctx: Context) -> list[Emit]:
+def decide_equip(state: CristalState, cmd: EquipItem, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     item = _find_item(ch, cmd.item)
     if item.equipped:
@@ -195,7 +193,7 @@ def decide_equip(state: Any, cmd: EquipItem, ctx: Context) -> list[Emit]:
     return [Emit(stream_of(ch.id), ItemEquipped(character=ch.id, item=item.name))]
 
 
-def decide_unequip(state: Any, cmd: UnequipItem, ctx: Context) -> list[Emit]:
+def decide_unequip(state: CristalState, cmd: UnequipItem, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     item = _find_item(ch, cmd.item)
     if not item.equipped:
@@ -203,7 +201,7 @@ def decide_unequip(state: Any, cmd: UnequipItem, ctx: Context) -> list[Emit]:
     return [Emit(stream_of(ch.id), ItemUnequipped(character=ch.id, item=item.name))]
 
 
-def decide_drop(state: Any, cmd: DropItem, ctx: Context) -> list[Emit]:
+def decide_drop(state: CristalState, cmd: DropItem, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     item = _find_item(ch, cmd.item)
     qty = item.qty if cmd.qty is None else cmd.qty
@@ -212,7 +210,7 @@ def decide_drop(state: Any, cmd: DropItem, ctx: Context) -> list[Emit]:
     return [Emit(stream_of(ch.id), ItemDropped(character=ch.id, item=item.name, qty=qty, reason=cmd.reason))]
 
 
-def decide_gold(state: Any, cmd: ChangeGold, ctx: Context) -> list[Emit]:
+def decide_gold(state: CristalState, cmd: ChangeGold, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     if cmd.amount == 0:
         raise RuleError("A gold change of 0 changes nothing.")
@@ -223,7 +221,7 @@ def decide_gold(state: Any, cmd: ChangeGold, ctx: Context) -> list[Emit]:
                                                balance_after=ch.gold + cmd.amount))]
 
 
-def decide_rest(state: Any, cmd: Rest, ctx: Context) -> list[Emit]:
+def decide_rest(state: CristalState, cmd: Rest, ctx: Context) -> list[Emit]:
     if cmd.days < 1:
         raise RuleError(f"A rest lasts at least 1 day, not {cmd.days}.")
     chars = _targets(state, cmd.characters, cmd.all, "rest")
@@ -239,7 +237,7 @@ def decide_rest(state: Any, cmd: Rest, ctx: Context) -> list[Emit]:
     return out
 
 
-def decide_damage(state: Any, cmd: Damage, ctx: Context) -> list[Emit]:
+def decide_damage(state: CristalState, cmd: Damage, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     _alive(ch, "damage")
     if cmd.amount < 1:
@@ -251,7 +249,7 @@ def decide_damage(state: Any, cmd: Damage, ctx: Context) -> list[Emit]:
         unconscious=after < 0, dead=after < death_threshold(ch, content_of(state))))]
 
 
-def decide_heal(state: Any, cmd: Heal, ctx: Context) -> list[Emit]:
+def decide_heal(state: CristalState, cmd: Heal, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     _alive(ch, "healing")
     if cmd.amount < 1:
@@ -282,7 +280,7 @@ def decide_heal(state: Any, cmd: Heal, ctx: Context) -> list[Emit]:
                                           reason=reason, healer=cmd.healer, pool_used=pool_used))]
 
 
-def decide_alignment(state: Any, cmd: ChangeAlignment, ctx: Context) -> list[Emit]:
+def decide_alignment(state: CristalState, cmd: ChangeAlignment, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     if cmd.amount == 0:
         raise RuleError("An alignment change of 0 changes nothing.")
@@ -291,7 +289,7 @@ def decide_alignment(state: Any, cmd: ChangeAlignment, ctx: Context) -> list[Emi
                                                     alignment_after=ch.alignment + cmd.amount))]
 
 
-def decide_alter(state: Any, cmd: AlterState, ctx: Context) -> list[Emit]:
+def decide_alter(state: CristalState, cmd: AlterState, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     stat = _stat(cmd.stat)
     if cmd.delta == 0:
@@ -301,7 +299,7 @@ def decide_alter(state: Any, cmd: AlterState, ctx: Context) -> list[Emit]:
                                                 reason=reason))]
 
 
-def decide_end_alteration(state: Any, cmd: EndAlteration, ctx: Context) -> list[Emit]:
+def decide_end_alteration(state: CristalState, cmd: EndAlteration, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     if not any(a.since == cmd.since for a in ch.alterations):
         known = ", ".join(f"{a.since} ({a.stat} {a.delta:+d})" for a in ch.alterations) or "none"
@@ -309,7 +307,7 @@ def decide_end_alteration(state: Any, cmd: EndAlteration, ctx: Context) -> list[
     return [Emit(stream_of(ch.id), AlterationEnded(character=ch.id, since=cmd.since, reason=cmd.reason))]
 
 
-def decide_pack(state: Any, cmd: LoadContentPack, ctx: Context) -> list[Emit]:
+def decide_pack(state: CristalState, cmd: LoadContentPack, ctx: Context) -> list[Emit]:
     if not cmd.name.strip():
         raise RuleError("A content pack needs a name.")
     plain_id(cmd.name, "Content pack name")
@@ -339,7 +337,7 @@ def _amount_change(changes: dict[str, Any], original: int) -> int:
 
 
 def _compensator(field: str, sign: int, positive: bool) -> Any:
-    def compensate(state: Any, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
+    def compensate(state: CristalState, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
         ev = original.event
         ch = find(state, ev.character)  # type: ignore[union-attr]
         value = _amount_change(changes, ev.amount)  # type: ignore[union-attr]
@@ -362,7 +360,7 @@ def _purchase_label(ev: Any) -> str:
             return f"spell {ev.spell}"
 
 
-def compensate_purchase(state: Any, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
+def compensate_purchase(state: CristalState, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
     """A level, technique or spell charged the wrong XP: ``--set cost=N`` gives back (or takes) the difference.
 
     The purchase itself stands; a later correction of the same purchase starts from the last corrected charge.

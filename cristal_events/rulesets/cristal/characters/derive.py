@@ -9,6 +9,7 @@ import msgspec
 
 from cristal_events.errors import RuleError, UnknownEntity
 
+from ..state import CristalState
 from .. import senses
 from .. import alignment as align_rules
 from .. import equipment, progression, stable
@@ -35,7 +36,7 @@ def _merged(key: bytes) -> Content:
     return content
 
 
-def content_of(state: Any) -> Content:
+def content_of(state: CristalState) -> Content:
     """The campaign's content: the core pack merged with every loaded pack, in log order."""
     packs = getattr(state, "packs", [])
     if not packs:
@@ -47,7 +48,7 @@ def stream_of(character_id: str) -> str:
     return f"character:{character_id}"
 
 
-def find(state: Any, character_id: str) -> Character:
+def find(state: CristalState, character_id: str) -> Character:
     """The character ``character_id`` of the state, or UnknownEntity."""
     ch = state.characters.get(character_id)
     if ch is None:
@@ -81,7 +82,7 @@ def stable_of(ch: Character, content: Content, rounding: str, weapon: str | None
     """The seven stable states (L244-L354) with the equipped ``weapon`` (None: the main weapon or bare hands)."""
     race = race_for_sex(content.race(ch.race), ch.sex)
     eq = equipped(ch)
-    w = _find_item(ch, weapon).template if weapon else _main_weapon(ch)
+    w = _find_item(ch, weapon).template if weapon else main_weapon(ch)
     if w is not None and w not in eq:
         raise RuleError(f"{w.name} must be equipped to attack with it (L877).")
     return stable.stable_states(race, ch.classes, current_fixed(ch), eq, weapon=w, mode=rounding,  # type: ignore[arg-type]
@@ -92,7 +93,8 @@ def _is_weapon(t: ItemTemplate) -> bool:
     return t.category in ("Principale", "Projectiles") and (t.dmg.strip() != "0" or t.kind == "propulsor")
 
 
-def _main_weapon(ch: Character) -> ItemTemplate | None:
+def main_weapon(ch: Character) -> ItemTemplate | None:
+    """The first equipped weapon that is not a propulsor (the sheet's first weapon), or None: bare hands."""
     return next((t for t in equipped(ch) if _is_weapon(t) and t.kind != "propulsor"), None)
 
 

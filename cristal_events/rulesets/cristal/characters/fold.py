@@ -6,44 +6,44 @@ from typing import Any
 
 import msgspec
 
-from cristal_events.store import RecordedEvent
+from cristal_events.records import RecordedEvent
 
 
-from .model import Alteration, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, DamageTaken, Healed, ItemAdded, ItemDropped, LevelBought, OwnedItem, Rested, SpellLearned, StateAltered, TechniqueBought  # noqa: F401
+from ..state import CristalState
+from .model import AlignmentChanged, Alteration, AlterationEnded, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, DamageTaken, GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought, OwnedItem, Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded  # noqa: F401
 
 
 # ============================================================================ folds
-def _put(state: Any, ch: Character) -> Any:
+def _put(state: CristalState, ch: Character) -> CristalState:
     return msgspec.structs.replace(state, characters={**state.characters, ch.id: ch})
 
 
-def _update(state: Any, cid: str, **changes: Any) -> Any:
+def _update(state: CristalState, cid: str, **changes: Any) -> CristalState:
     ch = state.characters.get(cid)
     if ch is None:
         return state
     return _put(state, msgspec.structs.replace(ch, **changes))
 
 
-def evolve_created(state: Any, rec: RecordedEvent) -> Any:
-    ev: CharacterCreated = rec.event  # type: ignore[assignment]
+def evolve_created(state: CristalState, ev: CharacterCreated, rec: RecordedEvent) -> CristalState:
     return _put(state, Character(
         id=ev.character, name=ev.name, race=ev.race, sex=ev.sex, player=ev.player, alignment=ev.alignment,
         luck=ev.luck, fixed=dict(ev.fixed), senses=dict(ev.senses), specials=list(ev.specials),
         techniques=dict(ev.techniques), gold=ev.gold, pv=ev.pv, pm=ev.pm))
 
 
-def _ch(state: Any, rec: RecordedEvent) -> Character | None:
-    return state.characters.get(rec.event.character)  # type: ignore[union-attr]
+def _ch(state: CristalState, ev: Any) -> Character | None:
+    """The character an event names (every character event carries ``character``)."""
+    return state.characters.get(ev.character)
 
 
-def evolve_award(state: Any, rec: RecordedEvent) -> Any:
-    ch = _ch(state, rec)
-    return _update(state, ch.id, xp=ch.xp + rec.event.amount) if ch else state  # type: ignore[union-attr]
+def evolve_award(state: CristalState, ev: XpAwarded, rec: RecordedEvent) -> CristalState:
+    ch = _ch(state, ev)
+    return _update(state, ch.id, xp=ch.xp + ev.amount) if ch else state
 
 
-def evolve_level(state: Any, rec: RecordedEvent) -> Any:
-    ev: LevelBought = rec.event  # type: ignore[assignment]
-    ch = _ch(state, rec)
+def evolve_level(state: CristalState, ev: LevelBought, rec: RecordedEvent) -> CristalState:
+    ch = _ch(state, ev)
     if ch is None:
         return state
     return _update(state, ch.id, xp=ch.xp - ev.cost_charged, global_level=ch.global_level + 1,
@@ -51,25 +51,22 @@ def evolve_level(state: Any, rec: RecordedEvent) -> Any:
                    fixed={**ch.fixed, ev.stat: ch.fixed.get(ev.stat, 0) + 1})
 
 
-def evolve_technique(state: Any, rec: RecordedEvent) -> Any:
-    ev: TechniqueBought = rec.event  # type: ignore[assignment]
-    ch = _ch(state, rec)
+def evolve_technique(state: CristalState, ev: TechniqueBought, rec: RecordedEvent) -> CristalState:
+    ch = _ch(state, ev)
     if ch is None:
         return state
     return _update(state, ch.id, xp=ch.xp - ev.cost_charged, techniques={**ch.techniques, ev.technique: ev.level})
 
 
-def evolve_spell(state: Any, rec: RecordedEvent) -> Any:
-    ev: SpellLearned = rec.event  # type: ignore[assignment]
-    ch = _ch(state, rec)
+def evolve_spell(state: CristalState, ev: SpellLearned, rec: RecordedEvent) -> CristalState:
+    ch = _ch(state, ev)
     if ch is None:
         return state
     return _update(state, ch.id, xp=ch.xp - ev.cost_charged, spells=[*ch.spells, ev.spell])
 
 
-def evolve_item_added(state: Any, rec: RecordedEvent) -> Any:
-    ev: ItemAdded = rec.event  # type: ignore[assignment]
-    ch = _ch(state, rec)
+def evolve_item_added(state: CristalState, ev: ItemAdded, rec: RecordedEvent) -> CristalState:
+    ch = _ch(state, ev)
     if ch is None:
         return state
     key = ev.item.name.casefold()
@@ -80,18 +77,17 @@ def evolve_item_added(state: Any, rec: RecordedEvent) -> Any:
     return _update(state, ch.id, items=items)
 
 
-def _set_equipped(state: Any, rec: RecordedEvent, flag: bool) -> Any:
-    ch = _ch(state, rec)
+def _set_equipped(state: CristalState, ev: ItemEquipped | ItemUnequipped, flag: bool) -> CristalState:
+    ch = _ch(state, ev)
     if ch is None:
         return state
-    key = rec.event.item.casefold()  # type: ignore[union-attr]
+    key = ev.item.casefold()
     return _update(state, ch.id, items=[msgspec.structs.replace(i, equipped=flag) if i.name.casefold() == key else i
                                         for i in ch.items])
 
 
-def evolve_dropped(state: Any, rec: RecordedEvent) -> Any:
-    ev: ItemDropped = rec.event  # type: ignore[assignment]
-    ch = _ch(state, rec)
+def evolve_dropped(state: CristalState, ev: ItemDropped, rec: RecordedEvent) -> CristalState:
+    ch = _ch(state, ev)
     if ch is None:
         return state
     key = ev.item.casefold()
@@ -105,14 +101,13 @@ def evolve_dropped(state: Any, rec: RecordedEvent) -> Any:
     return _update(state, ch.id, items=items)
 
 
-def evolve_gold(state: Any, rec: RecordedEvent) -> Any:
-    ch = _ch(state, rec)
-    return _update(state, ch.id, gold=ch.gold + rec.event.amount) if ch else state  # type: ignore[union-attr]
+def evolve_gold(state: CristalState, ev: GoldChanged, rec: RecordedEvent) -> CristalState:
+    ch = _ch(state, ev)
+    return _update(state, ch.id, gold=ch.gold + ev.amount) if ch else state
 
 
-def evolve_rested(state: Any, rec: RecordedEvent) -> Any:
-    ev: Rested = rec.event  # type: ignore[assignment]
-    ch = _ch(state, rec)
+def evolve_rested(state: CristalState, ev: Rested, rec: RecordedEvent) -> CristalState:
+    ch = _ch(state, ev)
     if ch is None:
         return state
     pv = ch.pv + ev.pv_gained
@@ -121,18 +116,16 @@ def evolve_rested(state: Any, rec: RecordedEvent) -> Any:
                    unconscious=ch.unconscious and pv <= 0)
 
 
-def evolve_damaged(state: Any, rec: RecordedEvent) -> Any:
-    ev: DamageTaken = rec.event  # type: ignore[assignment]
-    ch = _ch(state, rec)
+def evolve_damaged(state: CristalState, ev: DamageTaken, rec: RecordedEvent) -> CristalState:
+    ch = _ch(state, ev)
     if ch is None:
         return state
     pv = ch.pv - ev.amount
     return _update(state, ch.id, pv=pv, unconscious=ch.unconscious or pv < 0, dead=ch.dead or ev.dead)
 
 
-def evolve_healed(state: Any, rec: RecordedEvent) -> Any:
-    ev: Healed = rec.event  # type: ignore[assignment]
-    ch = _ch(state, rec)
+def evolve_healed(state: CristalState, ev: Healed, rec: RecordedEvent) -> CristalState:
+    ch = _ch(state, ev)
     if ch is None:
         return state
     pv = ch.pv + ev.healed
@@ -144,33 +137,31 @@ def evolve_healed(state: Any, rec: RecordedEvent) -> Any:
     return state
 
 
-def evolve_alignment(state: Any, rec: RecordedEvent) -> Any:
-    ch = _ch(state, rec)
-    return _update(state, ch.id, alignment=ch.alignment + rec.event.amount) if ch else state  # type: ignore[union-attr]
+def evolve_alignment(state: CristalState, ev: AlignmentChanged, rec: RecordedEvent) -> CristalState:
+    ch = _ch(state, ev)
+    return _update(state, ch.id, alignment=ch.alignment + ev.amount) if ch else state
 
 
-def evolve_altered(state: Any, rec: RecordedEvent) -> Any:
-    ev: StateAltered = rec.event  # type: ignore[assignment]
-    ch = _ch(state, rec)
+def evolve_altered(state: CristalState, ev: StateAltered, rec: RecordedEvent) -> CristalState:
+    ch = _ch(state, ev)
     if ch is None:
         return state
     alt = Alteration(stat=ev.stat, delta=ev.delta, until=ev.until, reason=ev.reason, since=rec.position)
     return _update(state, ch.id, alterations=[*ch.alterations, alt])
 
 
-def evolve_alteration_ended(state: Any, rec: RecordedEvent) -> Any:
-    ch = _ch(state, rec)
+def evolve_alteration_ended(state: CristalState, ev: AlterationEnded, rec: RecordedEvent) -> CristalState:
+    ch = _ch(state, ev)
     if ch is None:
         return state
-    return _update(state, ch.id, alterations=[a for a in ch.alterations if a.since != rec.event.since])  # type: ignore[union-attr]
+    return _update(state, ch.id, alterations=[a for a in ch.alterations if a.since != ev.since])
 
 
 _CORRECTABLE_FIELD = {"xp": "xp", "gold": "gold", "pv": "pv", "alignment": "alignment"}
 
 
-def evolve_corrected(state: Any, rec: RecordedEvent) -> Any:
-    ev: CharacterCorrected = rec.event  # type: ignore[assignment]
-    ch = _ch(state, rec)
+def evolve_corrected(state: CristalState, ev: CharacterCorrected, rec: RecordedEvent) -> CristalState:
+    ch = _ch(state, ev)
     if ch is None or ev.field not in _CORRECTABLE_FIELD:
         return state
     attr = _CORRECTABLE_FIELD[ev.field]
@@ -180,8 +171,7 @@ def evolve_corrected(state: Any, rec: RecordedEvent) -> Any:
     return _update(state, ch.id, **changes)
 
 
-def evolve_pack(state: Any, rec: RecordedEvent) -> Any:
-    ev: ContentPackLoaded = rec.event  # type: ignore[assignment]
+def evolve_pack(state: CristalState, ev: ContentPackLoaded, rec: RecordedEvent) -> CristalState:
     return msgspec.structs.replace(state, packs=[*state.packs, ContentPack(name=ev.name, data=ev.data)])
 
 

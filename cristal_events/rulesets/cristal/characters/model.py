@@ -10,75 +10,14 @@ from cristal_events.rolls import Roll
 from ..content import (
     ItemTemplate,
 )
+# the character held in the state and the loaded packs live in ``..state``; re-exported here
+from ..state import Alteration, Character, ContentPack, OwnedItem  # noqa: F401
 
 
 
 CONTENT_STREAM = "content"
 # sources a heal may not come from: magic never heals a living being (L1186-L1188)
 MAGIC_SOURCES = frozenset({"magic", "magie", "spell", "sort", "potion", "crystal", "cristal"})
-
-
-# ============================================================================ model
-class Alteration(msgspec.Struct, kw_only=True, frozen=True):
-    """A temporary change of a fixed state (L1468: poison, FRC -3), until the GM ends it."""
-
-    stat: str
-    delta: int
-    until: str = ""
-    reason: str = ""
-    since: int = 0  # the position of the event that applied it (its id for ``state --end``)
-
-
-class OwnedItem(msgspec.Struct, kw_only=True, frozen=True):
-    """An item carried: its sheet line (copied into the event, so replay needs no pack), QTÉ and EQ."""
-
-    name: str
-    qty: int
-    equipped: bool = False
-    template: ItemTemplate
-
-
-class Character(msgspec.Struct, kw_only=True):
-    """A character as the rules need it (seed 000, Feuille de Personnage L35-L397).
-
-    ``fixed`` holds the permanent fixed states (race base + GM adjustments + level points);
-    temporary alterations are in ``alterations``; equipment Bonus/Handicap are applied when the
-    stable states are computed. ``pools_used`` counts the day's spent points (``Vol``, ``chance``,
-    ``alignment``) and is emptied by a night's rest.
-    """
-
-    id: str
-    name: str
-    race: str
-    sex: str = ""
-    player: str = ""
-    alignment: int = 0
-    luck: int = 0
-    fixed: dict[str, int] = {}
-    alterations: list[Alteration] = []
-    senses: dict[str, int] = {}
-    specials: list[str] = []
-    classes: dict[str, int] = {}
-    global_level: int = 0
-    techniques: dict[str, int] = {}
-    spells: list[str] = []
-    items: list[OwnedItem] = []
-    gold: int = 0
-    pv: int = 0
-    pm: int = 0
-    xp: int = 0
-    it: int = 0
-    pools_used: dict[str, int] = {}
-    unconscious: bool = False
-    dead: bool = False
-    charges: dict[int, int] = {}  # XP charged per purchase position, once a correction changed it
-
-
-class ContentPack(msgspec.Struct, kw_only=True, frozen=True):
-    """A campaign content pack as loaded: its name and its raw sections (races, classes, ...)."""
-
-    name: str
-    data: dict[str, Any]
 
 
 # ============================================================================ events

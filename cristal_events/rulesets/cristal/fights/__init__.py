@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..state import CristalState
 from .common import *  # noqa: F401,F403  (the public API of each part)
 from .decide import *  # noqa: F401,F403
 from .decide import (decide_ability, decide_act, decide_align, decide_attack, decide_end, decide_initiative,
@@ -53,7 +54,7 @@ from .crystal_spells import decide_inspect, decide_lock, decide_unlock
 TURN_EVENTS: dict[type, str] = {**_VIEW_TURNS, **{cls: "caster" for cls in _crystal_spells.SUMMARY}}
 
 
-def log_entry(before: Any, after: Any, ev: Any) -> dict[str, Any] | None:
+def log_entry(before: CristalState, after: CristalState, ev: Any) -> dict[str, Any] | None:
     """One row of the book's table (L1298-L1311) for a turn event (see ``views.log_entry``)."""
     if type(ev) in _crystal_spells.SUMMARY:
         return _crystal_spells.log_entry(before, after, ev)

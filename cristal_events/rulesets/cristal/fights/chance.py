@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..state import CristalState
 from ....errors import RuleError
 from ....events import Event
 from ....rolls import Roll
@@ -43,13 +44,13 @@ from .spells import _apply_effects, _spends
 REDONE = ("attack", "damage", "concentration", "initiative")
 
 
-def decide_reroll(state: Any, cmd: Reroll, ctx: Context) -> list[Emit]:
+def decide_reroll(state: CristalState, cmd: Reroll, ctx: Context) -> list[Emit]:
     cb = _active(state, cmd.combat)
     f = _fighter(cb, cmd.actor)
     if not ctx.settings.chance_enabled:
         raise RuleError("The Chance rule is turned off in this campaign (setting chance_enabled).")
     nums = numbers(state, cb, cmd.actor, ctx.rounding)
-    chance = _int(nums, "CHANCE")
+    chance = _int(nums.CHANCE)
     if cmd.gm and chance >= 0:
         raise RuleError(f"{cmd.actor} has Chance {chance}; the GM orders rerolls only for a negative Chance (L58).")
     if not cmd.gm and chance < 0:
@@ -71,7 +72,7 @@ def decide_reroll(state: Any, cmd: Reroll, ctx: Context) -> list[Emit]:
     return _REDO[last.kind](state, cb, cmd, ctx, last, left - 1, by)
 
 
-def _redo_attack(state: Any, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
+def _redo_attack(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
                  by: str) -> list[Emit]:
     """A new d20 for the last attack (halved for a chained one); the damage dice if it now hits."""
     mode = ctx.rounding
@@ -93,7 +94,7 @@ def _redo_attack(state: Any, cb: Combat, cmd: Reroll, ctx: Context, last: LastRo
     return _finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
-def _redo_damage(state: Any, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
+def _redo_damage(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
                  by: str) -> list[Emit]:
     """New DMG dice: the target's PV move by the difference; more damage may deconcentrate it (L972)."""
     mode = ctx.rounding
@@ -112,7 +113,7 @@ def _redo_damage(state: Any, cb: Combat, cmd: Reroll, ctx: Context, last: LastRo
     return _finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
-def _redo_concentration(state: Any, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
+def _redo_concentration(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
                         by: str) -> list[Emit]:
     """A new d20 for the cast: the PM stay paid; an incantation starts or stops; an INSTANTANÉ or SIMULTANÉ
     spell that now succeeds goes off at once (its effect dice follow)."""
@@ -136,7 +137,7 @@ def _redo_concentration(state: Any, cb: Combat, cmd: Reroll, ctx: Context, last:
     return _finish(state, cmd.combat, [*events, *sc.events], mode)
 
 
-def _redo_initiative(state: Any, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
+def _redo_initiative(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
                      by: str) -> list[Emit]:
     """A new d6: IT = base IT - ([1d6] + REF x 2) again (L1319)."""
     ini = c.roll_initiative(ctx.dice(), last.ref, last.base_it)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
+from ..state import CristalState
 from ....bounds import as_int
 from ....dice import Dice, parse
 from ....errors import DiceError, RuleError, UnknownEntity
@@ -13,7 +17,9 @@ from .. import alignment as al
 from .. import characters
 from .. import combat as c
 from .. import magic as m
+from .. import progression
 from ..content import ItemTemplate, SpellDef, race_for_sex
+from ..equipment import effective_fixed
 from ..stable import stable_states
 from .fold import _apply
 from .model import (
@@ -31,7 +37,7 @@ from .model import (
 
 # =========================================================================== reading the numbers
 
-def _combat(state: Any, name: str) -> Combat:
+def _combat(state: CristalState, name: str) -> Combat:
     cb = state.combats.get(name)
     if cb is None:
         raise UnknownEntity(f"There is no combat named {name!r} in progress; start one with 'combat start' "
@@ -39,7 +45,7 @@ def _combat(state: Any, name: str) -> Combat:
     return cb
 
 
-def _active(state: Any, name: str) -> Combat:
+def _active(state: CristalState, name: str) -> Combat:
     cb = _combat(state, name)
     if not cb.active:
         raise RuleError(f"The combat {name!r} has ended.")
@@ -53,65 +59,123 @@ def _fighter(cb: Combat, fid: str) -> Fighter:
     return f
 
 
-def _sheet(state: Any, ch: characters.Character, mode: str) -> dict[str, Any]:
-    """A character's numbers from its sheet (``characters.sheet``): stable and fixed states, pools, PV/PM."""
+class CombatNumbers(msgspec.Struct, frozen=True, kw_only=True):
+    """A combatant's numbers for one decision, typed: a character's from its stable and fixed states and
+    its pools, then the GM's numbers (``--stat``, the keys of ``STAT_KEYS``), then its current PV/PM.
+
+    None: not known (an extra the GM gave no such number). ``ATT0`` is a character's ATT bare-handed
+    (its ATT with a weapon named by the attack is ATT0 plus the weapon's, L298); ``IT`` the IT of its
+    main weapon; ``*_LEFT`` what is left today of its daily pools (Vol, Chance, alignment).
+    """
+
+    ATT: int | None = None
+    ATT0: int | None = None
+    DP: int | None = None
+    DM: int | None = None
+    CNC: int | None = None
+    DMG: str | None = None
+    PV: int | None = None
+    PM: int | None = None
+    PVmax: int | None = None
+    PMmax: int | None = None
+    REF: int | None = None
+    CON: int | None = None
+    FRC: int | None = None
+    PVrace: int | None = None
+    PMrace: int | None = None
+    race: str | None = None
+    ALIGN: int | None = None
+    CHANCE: int | None = None
+    VOLEUR: int | None = None
+    VOL: int | None = None
+    VOL_LEFT: int | None = None
+    CHANCE_LEFT: int | None = None
+    ALIGN_LEFT: int | None = None
+    IT: int | None = None
+
+
+_NUMBER_FIELDS = frozenset(CombatNumbers.__struct_fields__)
+Numbers = Callable[[str], CombatNumbers]  # a combatant's numbers by id, for one decision
+
+
+def numbers_of(state: CristalState, cb: Combat, mode: str) -> Numbers:
+    """The numbers of the combatants of ``cb``, each built once (one decision reads them many times:
+    the turn order, the attacker, the target, the damage)."""
+    memo: dict[str, CombatNumbers] = {}
+
+    def of(fid: str) -> CombatNumbers:
+        if fid not in memo:
+            memo[fid] = numbers(state, cb, fid, mode)
+        return memo[fid]
+
+    return of
+
+
+def _own_numbers(state: CristalState, ch: characters.Character, mode: str) -> CombatNumbers:
+    """A character's numbers from its stable and fixed states (the same rules as its sheet, L244-L354)."""
     pack = content(state)
-    sh = characters.sheet(ch, pack, mode)
-    st, fixed = sh["stable"], sh["fixed_effective"]
+    st = characters.stable_of(ch, pack, mode)
     race = race_for_sex(pack.race(ch.race), ch.sex)
-    bare = stable_states(race, ch.classes, characters.current_fixed(ch), characters.equipped(ch), weapon=None,
+    worn = characters.equipped(ch)
+    fixed = effective_fixed(characters.current_fixed(ch), worn)
+    bare = stable_states(race, ch.classes, characters.current_fixed(ch), worn, weapon=None,
                          mode=mode, content=pack)  # type: ignore[arg-type]
-    main = next((w for w in sh["weapons"]), None)
-    return {
-        "ATT": st["ATT"], "ATT0": bare.ATT, "DP": st["DP"], "DM": st["DM"], "CNC": st["CNC"], "DMG": st["DMG"],
-        "PVmax": st["PVmax"], "PMmax": st["PMmax"], "REF": fixed["REF"], "CON": fixed["CON"], "FRC": fixed["FRC"],
-        "PVrace": race.pv_initial, "PMrace": race.pm_initial, "race": race.name, "ALIGN": ch.alignment,
-        "CHANCE": ch.luck, "VOLEUR": next((v for k, v in ch.classes.items() if k.casefold() == "voleur"), 0),
-        "VOL_LEFT": sh["vol"]["left"], "CHANCE_LEFT": sh["chance"]["left"],
-        "ALIGN_LEFT": sh["alignment_pool"]["left"], "IT": main["IT"] if main else None,
-    }
+    main = characters.main_weapon(ch)
+    vol_max = progression.class_bonuses(pack, ch.classes).points.get("Vol", 0)
+    used = ch.pools_used
+    return CombatNumbers(
+        ATT=st.ATT, ATT0=bare.ATT, DP=st.DP, DM=st.DM, CNC=st.CNC, DMG=st.DMG, PVmax=st.PVmax, PMmax=st.PMmax,
+        REF=fixed["REF"], CON=fixed["CON"], FRC=fixed["FRC"], PVrace=race.pv_initial, PMrace=race.pm_initial,
+        race=race.name, ALIGN=ch.alignment, CHANCE=ch.luck,
+        VOLEUR=next((v for k, v in ch.classes.items() if k.casefold() == "voleur"), 0),
+        VOL_LEFT=max(0, vol_max - used.get("Vol", 0)),
+        CHANCE_LEFT=max(0, max(al.chance_rerolls(ch.luck)) - used.get("chance", 0)),
+        ALIGN_LEFT=max(0, al.daily_pool(ch.alignment) - used.get("alignment", 0)),
+        IT=(main.it if main.it is not None else 6) if main is not None else None,
+    )
 
 
-def numbers(state: Any, cb: Combat, fid: str, mode: str) -> dict[str, Any]:
-    """Everything known about a combatant: the sheet, then the GM's numbers, then current PV/PM."""
+def numbers(state: CristalState, cb: Combat, fid: str, mode: str) -> CombatNumbers:
+    """Everything known about a combatant: its own numbers, then the GM's numbers, then current PV/PM."""
     f = _fighter(cb, fid)
     ch = state.characters.get(fid)
-    out: dict[str, Any] = _sheet(state, ch, mode) if ch is not None else {}
-    out.update(f.stats)
-    if isinstance(f.stats.get("race"), str):
+    out = _own_numbers(state, ch, mode) if ch is not None else CombatNumbers()
+    given = {k: v for k, v in f.stats.items() if k in _NUMBER_FIELDS}  # the GM's numbers (_check_stats)
+    if given:
+        out = msgspec.structs.replace(out, **given)
+    if isinstance(f.stats.get("race"), str):  # a race the GM named: its PV and PM bases, unless known
         race = content(state).race(str(f.stats["race"]))
-        out.setdefault("PVrace", race.pv_initial)
-        out.setdefault("PMrace", race.pm_initial)
-        if "PVrace" in f.stats:
-            out["PVrace"] = f.stats["PVrace"]
-    out["PV"] = _current(ch, f, out, "pv", "PV", "PVmax")
-    out["PM"] = _current(ch, f, out, "pm", "PM", "PMmax")
-    return out
+        out = msgspec.structs.replace(out, PVrace=_int(out.PVrace, race.pv_initial),
+                                      PMrace=_int(out.PMrace, race.pm_initial))
+    return msgspec.structs.replace(out, PV=_current(ch, f, out.PV, out.PVmax, "pv", "PV"),
+                                   PM=_current(ch, f, out.PM, out.PMmax, "pm", "PM"))
 
 
-def _current(ch: Any, f: Fighter, out: dict[str, Any], attr: str, key: str, max_key: str) -> int | None:
-    if ch is not None and isinstance(getattr(ch, attr, None), int) and key not in f.stats:
-        return getattr(ch, attr)
+def _current(ch: characters.Character | None, f: Fighter, given: int | None, most: int | None, attr: str,
+             key: str) -> int | None:
+    """Current PV (or PM): the character's own, unless the GM gave it; else the fighter's; else the
+    number given, else its maximum."""
+    if ch is not None and key not in f.stats:
+        return int(getattr(ch, attr))
     own = getattr(f, attr)
     if own is not None:
-        return own
-    value = out.get(key, out.get(max_key))
-    return value if isinstance(value, int) else None
+        return int(own)
+    return given if given is not None else most
 
 
-def _need(nums: dict[str, Any], fid: str, key: str) -> Any:
-    value = nums.get(key)
+def _need(value: Any, fid: str, key: str) -> Any:
+    """A number the rule needs: refused, naming the ``--stat`` that gives it, when it is not known."""
     if value is None:
         raise RuleError(f"No {key} is known for {fid}; give it with --stat {fid}:{key}=N.")
     return value
 
 
-def _int(nums: dict[str, Any], key: str, default: int = 0) -> int:
-    value = nums.get(key, default)
-    return value if isinstance(value, int) else default
+def _int(value: int | None, default: int = 0) -> int:
+    """A number that may be unknown, ``default`` then."""
+    return value if value is not None else default
 
 
-def _check_stats(state: Any, fid: str, stats: dict[str, int | str]) -> dict[str, int | str]:
+def _check_stats(state: CristalState, fid: str, stats: dict[str, int | str]) -> dict[str, int | str]:
     out: dict[str, int | str] = {}
     for key, value in stats.items():
         canon = next((k for k in STAT_KEYS if k.casefold() == key.casefold()), None)
@@ -135,10 +199,12 @@ def _check_stats(state: Any, fid: str, stats: dict[str, int | str]) -> dict[str,
 
 # =========================================================================== the timeline
 
-def timeline(state: Any, cb: Combat, mode: str) -> tuple[c.Combatant, ...]:
-    """The fight as the pure timeline sees it (unconscious and dead fighters are skipped)."""
+def timeline(state: CristalState, cb: Combat, mode: str, nums: Numbers | None = None) -> tuple[c.Combatant, ...]:
+    """The fight as the pure timeline sees it (unconscious and dead fighters are skipped); ``nums``:
+    the decision's numbers (:func:`numbers_of`)."""
+    of = nums or numbers_of(state, cb, mode)
     return tuple(
-        c.Combatant(name=f.id, it=cb.it[f.id], ref=_int(numbers(state, cb, f.id, mode), "REF"),
+        c.Combatant(name=f.id, it=cb.it[f.id], ref=_int(of(f.id).REF),
                     active=f.condition == "conscious")
         for f in cb.fighters.values()
     )
@@ -148,10 +214,10 @@ def _valid_ties(cb: Combat) -> dict[str, int]:
     return {k: v for k, v in cb.tie_rolls.items() if cb.tie_it is not None and cb.it.get(k) == cb.tie_it}
 
 
-def whose_turn(state: Any, name: str, mode: str = "round") -> str:
+def whose_turn(state: CristalState, name: str, mode: str = "round", nums: Numbers | None = None) -> str:
     """Who acts now: the smallest IT, then the higher REF, then the recorded tie-break die (L1200-L1202)."""
     cb = _combat(state, name)
-    line = timeline(state, cb, mode)
+    line = timeline(state, cb, mode, nums)
     tied = c.tied_for_dice(line)
     ties = _valid_ties(cb)
     if tied and any(t not in ties for t in tied):
@@ -160,11 +226,12 @@ def whose_turn(state: Any, name: str, mode: str = "round") -> str:
 
 
 
-def _turn(state: Any, cb: Combat, fid: str, mode: str, *, releasing: bool = False) -> Fighter:
+def _turn(state: CristalState, cb: Combat, fid: str, mode: str, *, releasing: bool = False,
+          nums: Numbers | None = None) -> Fighter:
     f = _fighter(cb, fid)
     if f.condition != "conscious":
         raise RuleError(f"{fid} is {f.condition} and cannot act.")
-    actor = whose_turn(state, cb.name, mode)
+    actor = whose_turn(state, cb.name, mode, nums)
     if actor != fid:
         raise RuleError(f"It is {actor}'s turn (smallest IT), not {fid}'s.")
     if f.incantation is not None and not releasing:
@@ -177,18 +244,16 @@ def _turn(state: Any, cb: Combat, fid: str, mode: str, *, releasing: bool = Fals
 class _Scratch:
     """PV, PM and conditions as they change during one decision, and the events that record it."""
 
-    def __init__(self, state: Any, cb: Combat, mode: str):
+    def __init__(self, state: CristalState, cb: Combat, mode: str):
         self.state, self.cb, self.mode = state, cb, mode
+        self.nums = numbers_of(state, cb, mode)  # the decision's numbers, each combatant's built once
         self.pv: dict[str, int] = {}
         self.cond: dict[str, str] = {}
         self.events: list[Event] = []
 
-    def nums(self, fid: str) -> dict[str, Any]:
-        return numbers(self.state, self.cb, fid, self.mode)
-
     def pv_of(self, fid: str) -> int:
         if fid not in self.pv:
-            self.pv[fid] = _need(self.nums(fid), fid, "PV")
+            self.pv[fid] = _need(self.nums(fid).PV, fid, "PV")
         return self.pv[fid]
 
     def cond_of(self, fid: str) -> str:
@@ -199,7 +264,7 @@ class _Scratch:
             return
         nums = self.nums(fid)
         before = c.Vitals(pv=self.pv_of(fid), state=self.cond_of(fid))  # type: ignore[arg-type]
-        after = c.change_pv(before, delta, race_pv=_int(nums, "PVrace"), con=_int(nums, "CON"), pv_max=cap)
+        after = c.change_pv(before, delta, race_pv=_int(nums.PVrace), con=_int(nums.CON), pv_max=cap)
         self.pv[fid] = after.pv
         self.events.append(PvChanged(name=self.cb.name, character=fid, delta=after.pv - before.pv,
                                      pv_after=after.pv, cause=cause))
@@ -231,7 +296,7 @@ def _deconcentrate(sc: _Scratch, dice: Dice, tid: str, damage: int, settings: An
                                         roll=roll))
 
 
-def _item(state: Any, name: str) -> ItemTemplate | None:
+def _item(state: CristalState, name: str) -> ItemTemplate | None:
     return content(state).item(name) if name else None
 
 
@@ -244,7 +309,7 @@ def _time_of(spell: SpellDef, override: str) -> m.SpellTime:
     return m.parse_spell_time(raw)
 
 
-def _finish(state: Any, name: str, events: list[Event], mode: str) -> list[Emit]:
+def _finish(state: CristalState, name: str, events: list[Event], mode: str) -> list[Emit]:
     """Fold the decision's events, then let the unconscious bleed for the time that passed (L371)."""
     after = state
     for ev in events:
@@ -259,9 +324,9 @@ def _finish(state: Any, name: str, events: list[Event], mode: str) -> list[Emit]
             if f.condition != "unconscious" or f.aided:
                 continue
             nums = numbers(after, cb, f.id, mode)
-            pv = _need(nums, f.id, "PV")
+            pv = _need(nums.PV, f.id, "PV")
             v = c.bleed(c.Vitals(pv=pv, state="unconscious", bleed_seconds=f.bleed_seconds), passed,
-                        race_pv=_int(nums, "PVrace"), con=_int(nums, "CON"))
+                        race_pv=_int(nums.PVrace), con=_int(nums.CON))
             extra.append(Bled(name=name, character=f.id, seconds=passed, pv_lost=pv - v.pv, pv_after=v.pv,
                               carry=v.bleed_seconds))
             if v.state != "unconscious":
@@ -269,29 +334,27 @@ def _finish(state: Any, name: str, events: list[Event], mode: str) -> list[Emit]
     return [Emit(stream(name), ev) for ev in [*events, *extra]]
 
 
-def _left(state: Any, nums: dict[str, Any], f: Fighter, pool: str) -> int:
-    """What is left today of a daily pool: the character's (its sheet) or the extra's (GM numbers)."""
+def _left(state: CristalState, nums: CombatNumbers, f: Fighter, pool: str) -> int:
+    """What is left today of a daily pool: the character's (its own numbers) or the extra's (GM numbers)."""
     own = state.characters.get(f.id) is not None
     match pool:
         case "Vol":
             if own and "VOL" not in f.stats:
-                return int(nums["VOL_LEFT"])
-            level = _int(nums, "VOLEUR")
+                return _int(nums.VOL_LEFT)
+            level = _int(nums.VOLEUR)
             per_day = content(state).class_def("Voleur").patterns["Vol*"].value(level) if level else 0
-            return _int(nums, "VOL", per_day) - f.vol_spent
+            return _int(nums.VOL, per_day) - f.vol_spent
         case "alignment":
             if own and "ALIGN" not in f.stats:
-                return int(nums["ALIGN_LEFT"])
-            return al.daily_pool(_int(nums, "ALIGN")) - f.align_spent
+                return _int(nums.ALIGN_LEFT)
+            return al.daily_pool(_int(nums.ALIGN)) - f.align_spent
         case _:
             if own and "CHANCE" not in f.stats:
-                return int(nums["CHANCE_LEFT"])
-            return max(al.chance_rerolls(_int(nums, "CHANCE"))) - f.rerolls  # the player's or the GM's (D16)
+                return _int(nums.CHANCE_LEFT)
+            return max(al.chance_rerolls(_int(nums.CHANCE))) - f.rerolls  # the player's or the GM's (D16)
 
 
-def _voleur_check(state: Any, nums: dict[str, Any], f: Fighter, ability: str) -> int:
-    from ..progression import check_ability
-
+def _voleur_check(state: CristalState, nums: CombatNumbers, f: Fighter, ability: str) -> int:
     cls = content(state).class_def("Voleur")
-    return check_ability(cls, ability, _int(nums, "VOLEUR"), _left(state, nums, f, "Vol")).cost
+    return progression.check_ability(cls, ability, _int(nums.VOLEUR), _left(state, nums, f, "Vol")).cost
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..state import CristalState
 from ....errors import RuleError, UnknownEntity
 from ....ruleset import Context, Emit
 from .. import crystals as cr
@@ -32,7 +33,7 @@ from .model import (
 from .spells import _crystal_spell, _pay, _time_of
 
 
-def _crystal(state: Any, name: str) -> m.Crystal:
+def _crystal(state: CristalState, name: str) -> cr.Crystal:
     crystal = getattr(state, "crystals", {}).get(name)
     if crystal is None:
         raise UnknownEntity(f"There is no crystal named {name!r}.")
@@ -41,7 +42,7 @@ def _crystal(state: Any, name: str) -> m.Crystal:
     return crystal
 
 
-def _cast(state: Any, cb: Combat, actor: str, key: str, penalties: list[str], ctx: Context) -> tuple[
+def _cast(state: CristalState, cb: Combat, actor: str, key: str, penalties: list[str], ctx: Context) -> tuple[
         _Scratch, m.CastResult, int]:
     """Pay and roll a crystal spell; the seconds it takes (Temps + combustion on a success)."""
     spell = _crystal_spell(state, key)
@@ -53,7 +54,7 @@ def _cast(state: Any, cb: Combat, actor: str, key: str, penalties: list[str], ct
     return sc, res, dur.total
 
 
-def decide_lock(state: Any, cmd: LockCrystal, ctx: Context) -> list[Emit]:
+def decide_lock(state: CristalState, cmd: LockCrystal, ctx: Context) -> list[Emit]:
     cb = _active(state, cmd.combat)
     _turn(state, cb, cmd.actor, ctx.rounding)
     cr.lock_crystal(_crystal(state, cmd.crystal), cmd.actor)  # holds a spell, not locked yet
@@ -64,7 +65,7 @@ def decide_lock(state: Any, cmd: LockCrystal, ctx: Context) -> list[Emit]:
     return _finish(state, cmd.combat, [ev, *sc.events], ctx.rounding)
 
 
-def decide_unlock(state: Any, cmd: UnlockCrystal, ctx: Context) -> list[Emit]:
+def decide_unlock(state: CristalState, cmd: UnlockCrystal, ctx: Context) -> list[Emit]:
     cb = _active(state, cmd.combat)
     _turn(state, cb, cmd.actor, ctx.rounding)
     if cmd.seconds < 0:
@@ -74,7 +75,7 @@ def decide_unlock(state: Any, cmd: UnlockCrystal, ctx: Context) -> list[Emit]:
     return _finish(state, cmd.combat, [ev], ctx.rounding)
 
 
-def decide_inspect(state: Any, cmd: InspectCrystal, ctx: Context) -> list[Emit]:
+def decide_inspect(state: CristalState, cmd: InspectCrystal, ctx: Context) -> list[Emit]:
     cb = _active(state, cmd.combat)
     _turn(state, cb, cmd.actor, ctx.rounding)
     crystal = _crystal(state, cmd.crystal)
@@ -116,7 +117,7 @@ def summarize(rec: Any) -> str:
     return SUMMARY[type(rec.event)](rec.event)
 
 
-def log_entry(before: Any, after: Any, ev: Any) -> dict[str, Any]:
+def log_entry(before: CristalState, after: CristalState, ev: Any) -> dict[str, Any]:
     """The book's table row (L1298-L1311) of one of these events, as ``views.log_entry`` makes the others."""
     old, new = before.combats[ev.name], after.combats[ev.name]
     return {"combat": ev.name, "actor": ev.caster, "action": SUMMARY[type(ev)](ev),

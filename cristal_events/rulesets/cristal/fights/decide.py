@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
 
+from ..state import CristalState
 from ....display import plain_id
 from ....errors import RuleError, UnknownEntity
 from ....rolls import Roll
@@ -62,7 +62,7 @@ from .model import (
 
 # =========================================================================== decisions
 
-def _entry(state: Any, fid: str, it: int, stats: dict[str, int | str]) -> FighterEntry:
+def _entry(state: CristalState, fid: str, it: int, stats: dict[str, int | str]) -> FighterEntry:
     if not fid.strip():
         raise RuleError("A combatant needs an id.")
     plain_id(fid, "Combatant id")
@@ -75,7 +75,7 @@ def _entry(state: Any, fid: str, it: int, stats: dict[str, int | str]) -> Fighte
     return FighterEntry(id=fid, it=it, stats=checked)
 
 
-def decide_start(state: Any, cmd: StartCombat, ctx: Context) -> list[Emit]:
+def decide_start(state: CristalState, cmd: StartCombat, ctx: Context) -> list[Emit]:
     if not cmd.combat.strip():
         raise RuleError("A combat needs a name.")
     plain_id(cmd.combat, "Combat name")
@@ -93,7 +93,7 @@ def decide_start(state: Any, cmd: StartCombat, ctx: Context) -> list[Emit]:
     return [Emit(stream(cmd.combat), CombatStarted(name=cmd.combat, fighters=entries))]
 
 
-def decide_join(state: Any, cmd: JoinCombat, ctx: Context) -> list[Emit]:
+def decide_join(state: CristalState, cmd: JoinCombat, ctx: Context) -> list[Emit]:
     cb = _active(state, cmd.combat)
     if cmd.fighter in cb.fighters:
         raise RuleError(f"{cmd.fighter} is already in the combat {cmd.combat!r}.")
@@ -104,7 +104,7 @@ def decide_join(state: Any, cmd: JoinCombat, ctx: Context) -> list[Emit]:
     return _finish(state, cmd.combat, [ev], ctx.rounding)
 
 
-def decide_initiative(state: Any, cmd: RollInitiative, ctx: Context) -> list[Emit]:
+def decide_initiative(state: CristalState, cmd: RollInitiative, ctx: Context) -> list[Emit]:
     cb = _active(state, cmd.combat)
     if cb.actions:
         raise RuleError("Initiative is rolled only once, at the very start of the combat (L1315).")
@@ -115,14 +115,14 @@ def decide_initiative(state: Any, cmd: RollInitiative, ctx: Context) -> list[Emi
         f = _fighter(cb, fid)
         if f.initiative or fid in [r.id for r in results]:
             raise RuleError(f"{fid} has already rolled initiative in this combat.")
-        ini = c.roll_initiative(dice, _int(numbers(state, cb, fid, ctx.rounding), "REF"), cb.it[fid])
+        ini = c.roll_initiative(dice, _int(numbers(state, cb, fid, ctx.rounding).REF), cb.it[fid])
         assert ini.roll is not None
         results.append(InitiativeResult(id=fid, base_it=ini.base_it, ref=ini.ref, die=ini.die, it=ini.it,
                                         roll=ini.roll))
     return [Emit(stream(cmd.combat), InitiativeRolled(name=cmd.combat, results=results))]
 
 
-def decide_next(state: Any, cmd: NextTurn, ctx: Context) -> list[Emit]:
+def decide_next(state: CristalState, cmd: NextTurn, ctx: Context) -> list[Emit]:
     cb = _active(state, cmd.combat)
     line = timeline(state, cb, ctx.rounding)
     tied = c.tied_for_dice(line)
@@ -135,7 +135,7 @@ def decide_next(state: Any, cmd: NextTurn, ctx: Context) -> list[Emit]:
     return [Emit(stream(cmd.combat), TieBroken(name=cmd.combat, it=cb.it[tied[0]], rounds=rounds, winner=winner))]
 
 
-def decide_act(state: Any, cmd: TakeAction, ctx: Context) -> list[Emit]:
+def decide_act(state: CristalState, cmd: TakeAction, ctx: Context) -> list[Emit]:
     cb = _active(state, cmd.combat)
     _turn(state, cb, cmd.actor, ctx.rounding)
     given = (cmd.seconds is not None) + bool(cmd.action) + (cmd.move_m is not None)
@@ -161,9 +161,9 @@ def decide_act(state: Any, cmd: TakeAction, ctx: Context) -> list[Emit]:
     return _finish(state, cmd.combat, [ev], ctx.rounding)
 
 
-def _move_seconds(state: Any, cb: Combat, cmd: TakeAction, mode: str) -> tuple[int, str]:
+def _move_seconds(state: CristalState, cb: Combat, cmd: TakeAction, mode: str) -> tuple[int, str]:
     """A move at the race's cruise or top speed: t = 3.6 × d / v (L1286-L1290, D11)."""
-    race_name = numbers(state, cb, cmd.actor, mode).get("race")
+    race_name = numbers(state, cb, cmd.actor, mode).race
     if not isinstance(race_name, str) or not race_name:
         raise RuleError(f"{cmd.actor} has no race, so no speed; give the move's duration with --duration.")
     race = content(state).race(race_name)
@@ -179,7 +179,7 @@ def _move_seconds(state: Any, cb: Combat, cmd: TakeAction, mode: str) -> tuple[i
     return c.travel_seconds(cmd.move_m, kmh, mode), f"{move.mode} {cmd.move_m:g} m ({pace}, {kmh:g} km/h)"
 
 
-def decide_pass(state: Any, cmd: PassTurn, ctx: Context) -> list[Emit]:
+def decide_pass(state: CristalState, cmd: PassTurn, ctx: Context) -> list[Emit]:
     cb = _active(state, cmd.combat)
     _turn(state, cb, cmd.actor, ctx.rounding)
     line = c.pass_turn(timeline(state, cb, ctx.rounding), cmd.actor, tie_rolls=_valid_ties(cb))
@@ -188,7 +188,7 @@ def decide_pass(state: Any, cmd: PassTurn, ctx: Context) -> list[Emit]:
     return _finish(state, cmd.combat, [ev], ctx.rounding)
 
 
-def _arms(state: Any, fid: str, weapon: ItemTemplate | None, projectile: ItemTemplate | None,
+def _arms(state: CristalState, fid: str, weapon: ItemTemplate | None, projectile: ItemTemplate | None,
           shots: int = 1) -> tuple[ItemTemplate | None, ItemTemplate | None]:
     """A character attacks with what it carries: the weapon equipped (L877), a projectile per shot in its bag."""
     ch = state.characters.get(fid)
@@ -209,16 +209,17 @@ def _arms(state: Any, fid: str, weapon: ItemTemplate | None, projectile: ItemTem
     return weapon, projectile
 
 
-def decide_attack(state: Any, cmd: Attack, ctx: Context) -> list[Emit]:
+def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
-    f = _turn(state, cb, cmd.actor, mode)
+    sc = _Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
+    f = _turn(state, cb, cmd.actor, mode, nums=sc.nums)
     target = _fighter(cb, cmd.target)
     if target.condition == "dead":
         raise RuleError(f"{cmd.target} is dead and can no longer be attacked.")
     if cmd.target == cmd.actor:
         raise RuleError("A combatant cannot attack itself.")
-    a, t = numbers(state, cb, cmd.actor, mode), numbers(state, cb, cmd.target, mode)
+    a, t = sc.nums(cmd.actor), sc.nums(cmd.target)
     weapon, projectile = _arms(state, cmd.actor, _item(state, cmd.weapon), _item(state, cmd.projectile),
                                 2 if cmd.chain else 1)
     propulsor = weapon if weapon is not None and weapon.kind == "propulsor" else None
@@ -230,17 +231,17 @@ def decide_attack(state: Any, cmd: Attack, ctx: Context) -> list[Emit]:
         if not ranged:
             raise RuleError("A melee attack has no range; --distance needs --projectile or a thrown weapon.")
         reach = propulsor.range_m if propulsor is not None else None
-        penalty = c.range_penalty(cmd.distance, frc=_int(a, "FRC") if reach is None else None, propulsor_range_m=reach)
-    dp = _need(t, cmd.target, "DP")
-    align_pen = al.penalty(al.reaction(_int(a, "ALIGN"), _int(t, "ALIGN")))
-    frc = {"FRC": _int(a, "FRC")}
+        penalty = c.range_penalty(cmd.distance, frc=_int(a.FRC) if reach is None else None, propulsor_range_m=reach)
+    dp = _need(t.DP, cmd.target, "DP")
+    align_pen = al.penalty(al.reaction(_int(a.ALIGN), _int(t.ALIGN)))
+    frc = {"FRC": _int(a.FRC)}
     if weapon is None and projectile is None:
         # the attacker's own ATT and DMG (its main weapon, or the GM's numbers); IT 6 when none (L1263)
-        att, weapon_att = _need(a, cmd.actor, "ATT"), 0
-        dmg = a["DMG"] if isinstance(a.get("DMG"), str) else stable_dmg(frc, None, mode)[0]  # type: ignore[arg-type]
-        seconds = c.attack_duration(a.get("IT") if isinstance(a.get("IT"), int) else None)
+        att, weapon_att = _need(a.ATT, cmd.actor, "ATT"), 0
+        dmg = a.DMG if a.DMG is not None else stable_dmg(frc, None, mode)[0]  # type: ignore[arg-type]
+        seconds = c.attack_duration(a.IT)
     else:
-        att = a["ATT0"] if "ATT0" in a and "ATT" not in f.stats else _need(a, cmd.actor, "ATT")
+        att = a.ATT0 if a.ATT0 is not None and "ATT" not in f.stats else _need(a.ATT, cmd.actor, "ATT")
         weapon_att = sum(i.att for i in (weapon, projectile) if i is not None)
         if projectile is not None:  # no FRC bonus for projectiles; the propulsor's DMG bonus adds (L1340, L1346)
             extra = propulsor.dmg if propulsor is not None and propulsor.dmg.strip() not in ("", "0") else ""
@@ -261,7 +262,6 @@ def decide_attack(state: Any, cmd: Attack, ctx: Context) -> list[Emit]:
     else:
         checks = [c.roll_attack(dice, att, dp, weapon_att=weapon_att, range_penalty=penalty,
                                 alignment_penalty=align_pen)]
-    sc = _Scratch(state, cb, mode)
     swings = []
     for chk in checks:
         dmg_amount, dmg_roll = 0, None
@@ -281,7 +281,7 @@ def decide_attack(state: Any, cmd: Attack, ctx: Context) -> list[Emit]:
     return _finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
-def decide_ability(state: Any, cmd: UseAbility, ctx: Context) -> list[Emit]:
+def decide_ability(state: CristalState, cmd: UseAbility, ctx: Context) -> list[Emit]:
     cb = _active(state, cmd.combat)
     f = _turn(state, cb, cmd.actor, ctx.rounding)
     if cmd.seconds < 0:
@@ -299,20 +299,20 @@ def decide_ability(state: Any, cmd: UseAbility, ctx: Context) -> list[Emit]:
     return _finish(state, cmd.combat, [ev], ctx.rounding)
 
 
-def decide_align(state: Any, cmd: UseAlignment, ctx: Context) -> list[Emit]:
+def decide_align(state: CristalState, cmd: UseAlignment, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
-    f = _turn(state, cb, cmd.actor, mode)
+    sc = _Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
+    f = _turn(state, cb, cmd.actor, mode, nums=sc.nums)
     target = _fighter(cb, cmd.target)
     if target.condition == "dead":
         raise RuleError(f"{cmd.target} is dead; the alignment pool cannot reach it.")
-    sc = _Scratch(state, cb, mode)
     a, t = sc.nums(cmd.actor), sc.nums(cmd.target)
-    align = _int(a, "ALIGN")
+    align = _int(a.ALIGN)
     if (align > 0) != (cmd.kind == "heal") and align != 0:
         raise RuleError(f"{cmd.actor} is {'blessed' if align > 0 else 'cursed'} and can only "
                         f"{'heal' if align > 0 else 'harm'} (L1417).")
-    pv_max = _int(t, "PVmax", sc.pv_of(cmd.target)) if ctx.settings.alignment_heal_caps_at_pvmax else 10**9
+    pv_max = _int(t.PVmax, sc.pv_of(cmd.target)) if ctx.settings.alignment_heal_caps_at_pvmax else 10**9
     use = al.use_pool(align, cmd.points, _left(state, a, f, "alignment"), sc.pv_of(cmd.target), pv_max)
     ev = AlignmentUsed(name=cmd.combat, actor=cmd.actor, target=cmd.target, kind=cmd.kind, points=cmd.points,
                        seconds=use.it_seconds, remaining=use.remaining)
@@ -321,7 +321,7 @@ def decide_align(state: Any, cmd: UseAlignment, ctx: Context) -> list[Emit]:
     return _finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
-def decide_end(state: Any, cmd: EndCombat, ctx: Context) -> list[Emit]:
+def decide_end(state: CristalState, cmd: EndCombat, ctx: Context) -> list[Emit]:
     _active(state, cmd.combat)
     return [Emit(stream(cmd.combat), CombatEnded(name=cmd.combat))]
 

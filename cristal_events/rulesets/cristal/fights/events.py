@@ -12,7 +12,7 @@ from ....events import Event
 from ....rolls import Roll
 from .. import magic as m
 
-Condition = Literal["conscious", "unconscious", "dead"]
+from ..state import Condition  # a fighter's condition: a state type the events carry
 
 
 # =========================================================================== events

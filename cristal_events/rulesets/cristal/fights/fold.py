@@ -11,18 +11,19 @@ from typing import Any
 
 import msgspec
 
-from .. import magic as m
+from ..state import CristalState
+from .. import crystals as cr
 from ..combat import tie_scores
 from .model import AbilityUsed, ActionTaken, AlignmentUsed, AttackResolved, Bled, Combat, CombatEnded, CombatJoined, CombatStarted, Condition, ConditionChanged, CrystalInspected, CrystalLocked, CrystalReleased, CrystalStored, CrystalUnlocked, Deconcentrated, Fighter, Incantation, InitiativeRolled, LastAttack, LastRoll, PmSpent, PotionUsed, PvChanged, Rerolled, RollRedone, SpellCast, SpellReleased, Swing, TieBroken, TurnPassed  # noqa: F401
 from .model import _now  # noqa: F401
 
 _replace = msgspec.structs.replace
-_Folded = tuple[Any, "Combat | None"]
+_Folded = tuple[CristalState, "Combat | None"]
 
 
 # =========================================================================== folds (pure)
 
-def _put(state: Any, cb: Combat) -> Any:
+def _put(state: CristalState, cb: Combat) -> CristalState:
     return _replace(state, combats={**state.combats, cb.name: cb})
 
 
@@ -40,19 +41,19 @@ def _add_it(cb: Combat, fid: str, seconds: int, *, action: bool = True, **fighte
                     fighters={**cb.fighters, fid: _replace(cb.fighters[fid], **fighter)})
 
 
-def _character(state: Any, fid: str, **changes: Any) -> Any:
+def _character(state: CristalState, fid: str, **changes: Any) -> CristalState:
     ch = state.characters[fid]
     return _replace(state, characters={**state.characters, fid: _replace(ch, **changes)})
 
 
-def _on_character(state: Any, cb: Combat, fid: str, attr: str) -> bool:
+def _on_character(state: CristalState, cb: Combat, fid: str, attr: str) -> bool:
     """PV/PM live on the character when its struct has them, else on the fighter (an extra)."""
     ch = state.characters.get(fid)
     f = cb.fighters.get(fid)
     return ch is not None and isinstance(getattr(ch, attr, None), int) and not (f and attr.upper() in f.stats)
 
 
-def _set_character(state: Any, cb: Combat, fid: str, attr: str, value: Any, **fighter: Any) -> _Folded:
+def _set_character(state: CristalState, cb: Combat, fid: str, attr: str, value: Any, **fighter: Any) -> _Folded:
     """``attr`` (pv, pm) set to ``value`` on the character or on the fighter (see ``_on_character``);
     ``fighter``: other changes to the fighter made at the same time."""
     if _on_character(state, cb, fid, attr):
@@ -65,7 +66,7 @@ def _set_character(state: Any, cb: Combat, fid: str, attr: str, value: Any, **fi
 _POOL_STAT = {"Vol": "VOL", "alignment": "ALIGN", "chance": "CHANCE"}
 
 
-def _spend(state: Any, cb: Combat, fid: str, pool: str, attr: str, n: int) -> _Folded:
+def _spend(state: CristalState, cb: Combat, fid: str, pool: str, attr: str, n: int) -> tuple[CristalState, Combat]:
     """A daily pool spent: on the character (``pools_used``), or on the extra's fighter."""
     if not n:
         return state, cb
@@ -75,20 +76,20 @@ def _spend(state: Any, cb: Combat, fid: str, pool: str, attr: str, n: int) -> _F
     return state, _with_fighter(cb, fid, **{attr: getattr(cb.fighters[fid], attr) + n})
 
 
-def _condition_of(state: Any, fid: str) -> Condition:
+def _condition_of(state: CristalState, fid: str) -> Condition:
     ch = state.characters.get(fid)
     if ch is None:
         return "conscious"
     return "dead" if ch.dead else "unconscious" if ch.unconscious else "conscious"
 
 
-def _ev_started(state: Any, ev: CombatStarted) -> _Folded:
+def _ev_started(state: CristalState, ev: CombatStarted) -> _Folded:
     fighters = {e.id: Fighter(id=e.id, stats=dict(e.stats), condition=_condition_of(state, e.id)) for e in ev.fighters}
     its = {e.id: e.it for e in ev.fighters}
     return state, Combat(name=ev.name, it=its, fighters=fighters, clock=min(its.values()))
 
 
-def _ev_joined(state: Any, ev: CombatJoined) -> _Folded:
+def _ev_joined(state: CristalState, ev: CombatJoined) -> _Folded:
     cb = state.combats[ev.name]
     e = ev.fighter
     return state, _replace(cb, it={**cb.it, e.id: e.it},
@@ -96,7 +97,7 @@ def _ev_joined(state: Any, ev: CombatJoined) -> _Folded:
                                                                   condition=_condition_of(state, e.id))})
 
 
-def _ev_initiative(state: Any, ev: InitiativeRolled) -> _Folded:
+def _ev_initiative(state: CristalState, ev: InitiativeRolled) -> _Folded:
     cb = state.combats[ev.name]
     it, fighters = dict(cb.it), dict(cb.fighters)
     for r in ev.results:
@@ -106,7 +107,7 @@ def _ev_initiative(state: Any, ev: InitiativeRolled) -> _Folded:
     return state, _replace(cb, it=it, fighters=fighters, clock=min(it.values()))
 
 
-def _ev_tie(state: Any, ev: TieBroken) -> _Folded:
+def _ev_tie(state: CristalState, ev: TieBroken) -> _Folded:
     cb = state.combats[ev.name]
     fighters = dict(cb.fighters)
     for fid in ev.rounds[0]:
@@ -114,7 +115,7 @@ def _ev_tie(state: Any, ev: TieBroken) -> _Folded:
     return state, _replace(cb, tie_it=ev.it, tie_rolls=tie_scores(ev.rounds), fighters=fighters)
 
 
-def _ev_action(state: Any, ev: ActionTaken) -> _Folded:
+def _ev_action(state: CristalState, ev: ActionTaken) -> _Folded:
     cb = state.combats[ev.name]
     rolled = {"last_roll": LastRoll(kind="duration", it_after=cb.it[ev.actor] + ev.seconds)} if ev.rolls else {}
     cb = _add_it(cb, ev.actor, ev.seconds, **rolled)
@@ -123,11 +124,11 @@ def _ev_action(state: Any, ev: ActionTaken) -> _Folded:
     return state, cb
 
 
-def _ev_passed(state: Any, ev: TurnPassed) -> _Folded:
+def _ev_passed(state: CristalState, ev: TurnPassed) -> _Folded:
     return state, _add_it(state.combats[ev.name], ev.actor, ev.seconds)
 
 
-def _ev_attack(state: Any, ev: AttackResolved) -> _Folded:
+def _ev_attack(state: CristalState, ev: AttackResolved) -> _Folded:
     last = ev.swings[-1]
     la = LastAttack(target=ev.target, att=ev.att, dp=ev.dp, halved=ev.chain, dmg=ev.dmg, backstab=ev.back, hit=last.hit)
     cb = state.combats[ev.name]
@@ -147,7 +148,7 @@ def _attack_roll(swings: list[Swing], target: str, la: LastAttack, it: int) -> L
                     halved=la.halved, dmg=la.dmg, backstab=la.backstab)
 
 
-def _use_projectiles(state: Any, ev: AttackResolved) -> Any:
+def _use_projectiles(state: CristalState, ev: AttackResolved) -> CristalState:
     """Each shot takes one projectile from the attacker's bag (QTÉ - 1; the line goes at 0)."""
     if not ev.projectiles_used:
         return state
@@ -164,7 +165,7 @@ def _use_projectiles(state: Any, ev: AttackResolved) -> Any:
     return _character(state, ev.attacker, items=items)
 
 
-def _ev_cast(state: Any, ev: SpellCast) -> _Folded:
+def _ev_cast(state: CristalState, ev: SpellCast) -> _Folded:
     cb = state.combats[ev.name]
     it = cb.it[ev.caster] + ev.incantation
     changes: dict[str, Any] = {}
@@ -182,7 +183,7 @@ def _ev_cast(state: Any, ev: SpellCast) -> _Folded:
     return state, _add_it(cb, ev.caster, ev.incantation, **changes)
 
 
-def _ev_released(state: Any, ev: SpellReleased) -> _Folded:
+def _ev_released(state: CristalState, ev: SpellReleased) -> _Folded:
     cb = state.combats[ev.name]
     if ev.source == "spell":
         rolled = LastRoll(kind="effects", it_after=cb.it[ev.caster] + ev.combustion)
@@ -190,19 +191,19 @@ def _ev_released(state: Any, ev: SpellReleased) -> _Folded:
     return state, _with_fighter(cb, ev.caster, last_roll=LastRoll(kind="effects", it_after=cb.it[ev.caster]))
 
 
-def _ev_deconcentrated(state: Any, ev: Deconcentrated) -> _Folded:
+def _ev_deconcentrated(state: CristalState, ev: Deconcentrated) -> _Folded:
     return state, _with_fighter(state.combats[ev.name], ev.caster, incantation=None)
 
 
-def _ev_pv(state: Any, ev: PvChanged) -> _Folded:
+def _ev_pv(state: CristalState, ev: PvChanged) -> _Folded:
     return _set_character(state, state.combats[ev.name], ev.character, "pv", ev.pv_after)
 
 
-def _ev_pm(state: Any, ev: PmSpent) -> _Folded:
+def _ev_pm(state: CristalState, ev: PmSpent) -> _Folded:
     return _set_character(state, state.combats[ev.name], ev.character, "pm", ev.pm_after)
 
 
-def _ev_condition(state: Any, ev: ConditionChanged) -> _Folded:
+def _ev_condition(state: CristalState, ev: ConditionChanged) -> _Folded:
     cb = state.combats[ev.name]
     changes: dict[str, Any] = {"condition": ev.condition, "bleed_seconds": 0}
     if ev.condition != "conscious":
@@ -222,68 +223,68 @@ def _ev_condition(state: Any, ev: ConditionChanged) -> _Folded:
     return state, cb
 
 
-def _ev_bled(state: Any, ev: Bled) -> _Folded:
+def _ev_bled(state: CristalState, ev: Bled) -> _Folded:
     return _set_character(state, state.combats[ev.name], ev.character, "pv", ev.pv_after, bleed_seconds=ev.carry)
 
 
-def _crystals(state: Any, name: str, crystal: m.Crystal) -> Any:
+def _crystals(state: CristalState, name: str, crystal: cr.Crystal) -> CristalState:
     return _replace(state, crystals={**state.crystals, name: crystal})
 
 
-def _crystal_turn(state: Any, ev: Any) -> Combat:
+def _crystal_turn(state: CristalState, ev: Any) -> Combat:
     """A crystal spell's turn: the caster's IT moves and it is its last roll (one Chance does not redo)."""
     cb = state.combats[ev.name]
     return _add_it(cb, ev.caster, ev.seconds, last_roll=LastRoll(kind="crystal", it_after=cb.it[ev.caster] + ev.seconds))
 
 
-def _ev_stored(state: Any, ev: CrystalStored) -> _Folded:
+def _ev_stored(state: CristalState, ev: CrystalStored) -> _Folded:
     cb = _crystal_turn(state, ev)
-    crystal = state.crystals.get(ev.crystal) or m.Crystal(capacity=ev.capacity)
+    crystal = state.crystals.get(ev.crystal) or cr.Crystal(capacity=ev.capacity)
     if ev.outcome == "stored":
-        crystal = _replace(crystal, stored=m.StoredSpell(name=ev.spell, pm=ev.pm, spends=tuple(ev.spends)),
+        crystal = _replace(crystal, stored=cr.StoredSpell(name=ev.spell, pm=ev.pm, spends=tuple(ev.spends)),
                            locked_by=None)
     elif ev.outcome == "exploded":
         crystal = _replace(crystal, destroyed=True)
     return _crystals(state, ev.crystal, crystal), cb
 
 
-def _ev_crystal_released(state: Any, ev: CrystalReleased) -> _Folded:
+def _ev_crystal_released(state: CristalState, ev: CrystalReleased) -> _Folded:
     cb = _crystal_turn(state, ev)
     if ev.success and ev.crystal in state.crystals:
         state = _crystals(state, ev.crystal, _replace(state.crystals[ev.crystal], stored=None, locked_by=None))
     return state, cb
 
 
-def _ev_locked(state: Any, ev: CrystalLocked) -> _Folded:
+def _ev_locked(state: CristalState, ev: CrystalLocked) -> _Folded:
     cb = _crystal_turn(state, ev)
     if ev.success and ev.crystal in state.crystals:
         state = _crystals(state, ev.crystal, _replace(state.crystals[ev.crystal], locked_by=ev.caster))
     return state, cb
 
 
-def _ev_unlocked(state: Any, ev: CrystalUnlocked) -> _Folded:
+def _ev_unlocked(state: CristalState, ev: CrystalUnlocked) -> _Folded:
     cb = _add_it(state.combats[ev.name], ev.caster, ev.seconds)
     return _crystals(state, ev.crystal, _replace(state.crystals[ev.crystal], locked_by=None)), cb
 
 
-def _ev_inspected(state: Any, ev: CrystalInspected) -> _Folded:
+def _ev_inspected(state: CristalState, ev: CrystalInspected) -> _Folded:
     return state, _crystal_turn(state, ev)
 
 
-def _ev_potion(state: Any, ev: PotionUsed) -> _Folded:
+def _ev_potion(state: CristalState, ev: PotionUsed) -> _Folded:
     return state, _add_it(state.combats[ev.name], ev.actor, ev.seconds)
 
 
-def _ev_ability(state: Any, ev: AbilityUsed) -> _Folded:
+def _ev_ability(state: CristalState, ev: AbilityUsed) -> _Folded:
     return _spend(state, _add_it(state.combats[ev.name], ev.actor, ev.seconds), ev.actor, "Vol", "vol_spent", ev.cost)
 
 
-def _ev_align(state: Any, ev: AlignmentUsed) -> _Folded:
+def _ev_align(state: CristalState, ev: AlignmentUsed) -> _Folded:
     cb = _add_it(state.combats[ev.name], ev.actor, ev.seconds)
     return _spend(state, cb, ev.actor, "alignment", "align_spent", ev.points)
 
 
-def _ev_reroll(state: Any, ev: Rerolled) -> _Folded:
+def _ev_reroll(state: CristalState, ev: Rerolled) -> _Folded:
     cb = state.combats[ev.name]
     f = cb.fighters[ev.character]
     last = _replace(f.last_attack, hit=ev.swing.hit) if f.last_attack else None
@@ -293,7 +294,7 @@ def _ev_reroll(state: Any, ev: Rerolled) -> _Folded:
     return _spend(state, _with_fighter(cb, ev.character, **changes), ev.character, "chance", "rerolls", 1)
 
 
-def _ev_redone(state: Any, ev: RollRedone) -> _Folded:
+def _ev_redone(state: CristalState, ev: RollRedone) -> _Folded:
     """The new roll replaces the old one: damage (PV move by their own events), concentration, initiative."""
     cb = state.combats[ev.name]
     f = cb.fighters[ev.character]
@@ -320,7 +321,7 @@ def _ev_redone(state: Any, ev: RollRedone) -> _Folded:
     return _spend(state, cb, ev.character, "chance", "rerolls", 1)
 
 
-def _ev_ended(state: Any, ev: CombatEnded) -> _Folded:
+def _ev_ended(state: CristalState, ev: CombatEnded) -> _Folded:
     """Every IT goes back to 0 (L1222) and the fight leaves the decision state: its history stays in
     the log and in the ``cristal_combat_log`` read model. Keeping ended fights would make the state,
     and every fold that copies it, grow with the length of the campaign."""
@@ -338,11 +339,11 @@ _APPLY: dict[type, Any] = {
 }
 
 
-def _apply(state: Any, ev: Any) -> Any:
+def _apply(state: CristalState, ev: Any) -> CristalState:
     return _finish(*_APPLY[type(ev)](state, ev))
 
 
-def _finish(state: Any, cb: Combat | None) -> Any:
+def _finish(state: CristalState, cb: Combat | None) -> CristalState:
     """The event's combat (None: it ended) put in the state, its clock moved to its present moment."""
     if cb is None:
         return state
@@ -353,12 +354,7 @@ def _finish(state: Any, cb: Combat | None) -> Any:
     return _replace(state, combats={**state.combats, cb.name: cb})
 
 
-def evolve(state: Any, rec: Any) -> Any:
-    """Fold one recorded combat event (pure)."""
-    return _apply(state, rec.event)
-
-
 def evolver(cls: type) -> Any:
-    """``evolve`` for the recorded events of class ``cls``, its fold found once."""
+    """The part's evolver for the events of class ``cls`` (``fn(state, event, rec)``), its fold found once."""
     fold = _APPLY[cls]
-    return lambda state, rec: _finish(*fold(state, rec.event))
+    return lambda state, ev, rec: _finish(*fold(state, ev))

@@ -1,14 +1,14 @@
 """Combat state and commands (see the package docstring); the events are in ``events`` and re-exported here."""
 
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
 
-from ....rolls import Roll
+# the combat state lives in ``..state`` with the rest of the ruleset's state; re-exported here
+from ..state import Combat, CristalState, Fighter, Incantation, LastAttack, LastRoll  # noqa: F401
 from .. import characters
 from ..content import Content
 from .events import *  # noqa: F401,F403  (re-exported: ``from .model import AttackResolved`` works)
-from .events import Condition
 
 STAT_KEYS = ("ATT", "DP", "DM", "CNC", "DMG", "PV", "PM", "PVmax", "PMmax", "REF", "CON", "FRC", "PVrace", "race",
              "ALIGN", "CHANCE", "VOLEUR", "VOL", "IT")
@@ -19,102 +19,10 @@ def stream(name: str) -> str:
     return f"combat:{name}"
 
 
-def content(state: Any) -> Content:
+def content(state: CristalState) -> Content:
     """The campaign's content: the core pack merged with the packs it loaded (``characters.content_of``)."""
     return characters.content_of(state)
 
-
-# =========================================================================== state
-
-class Incantation(msgspec.Struct, frozen=True, kw_only=True):
-    """A spell whose incantation is paid; effects and combustion come at the caster's next turn (D21)."""
-
-    spell: str
-    spends: dict[str, int]
-    targets: list[str]
-    lowered_dm: dict[str, int] = {}
-    combustion: int
-    margin: int
-    until: int
-    cnc: int = 0
-    penalty: int = 0
-    spell_cnc: int = 0
-
-
-class LastAttack(msgspec.Struct, frozen=True, kw_only=True):
-    """What Chance needs to redo a missed attack roll (L56)."""
-
-    target: str
-    att: int
-    dp: int
-    halved: bool
-    dmg: str
-    backstab: bool
-    hit: bool
-
-
-class LastRoll(msgspec.Struct, frozen=True, kw_only=True):
-    """A combatant's last roll in the fight, what Chance may redo (L56): its kind and what redoing it needs.
-
-    ``kind``: attack, damage, concentration, initiative (redone by ``combat reroll``), or the kind of a
-    roll Chance cannot redo here (effects, duration, tie-break, crystal). ``it_after``: the roller's IT
-    just after the roll, so a roll is redone before its roller acts again.
-    """
-
-    kind: str
-    it_after: int
-    roll: Roll | None = None
-    target: str = ""
-    att: int = 0          # attack
-    dp: int = 0
-    halved: bool = False
-    dmg: str = ""         # attack, damage
-    backstab: bool = False
-    amount: int = 0       # damage dealt
-    spell: str = ""       # concentration
-    cnc: int = 0
-    penalty: int = 0
-    spell_cnc: int = 0
-    success: bool = False
-    time: str = ""
-    combustion: int = 0   # the combustion the spell pays when it succeeds
-    spends: dict[str, int] = {}
-    targets: list[str] = []
-    lowered_dm: dict[str, int] = {}
-    base_it: int = 0      # initiative
-    ref: int = 0
-
-
-class Fighter(msgspec.Struct, kw_only=True):
-    """One combatant's combat-only data (its IT lives in ``Combat.it``)."""
-
-    id: str
-    stats: dict[str, int | str] = {}
-    pv: int | None = None  # an extra's PV (a character keeps its own)
-    pm: int | None = None
-    condition: Condition = "conscious"
-    bleed_seconds: int = 0
-    aided: bool = False
-    incantation: Incantation | None = None
-    initiative: bool = False
-    vol_spent: int = 0
-    align_spent: int = 0
-    rerolls: int = 0
-    last_attack: LastAttack | None = None
-    last_roll: LastRoll | None = None
-
-
-class Combat(msgspec.Struct, kw_only=True):
-    """A fight: its participants and their Indice de Temps (seed 000, L1195-L1313)."""
-
-    name: str
-    it: dict[str, int] = {}
-    active: bool = True
-    fighters: dict[str, Fighter] = {}
-    actions: int = 0
-    clock: int = 0  # the highest "now" reached (smallest IT of those able to act): bleeding runs on it
-    tie_it: int | None = None
-    tie_rolls: dict[str, int] = {}
 
 # =========================================================================== commands
 # Every command names the combat (``combat``) and is decided on the combat's current state.

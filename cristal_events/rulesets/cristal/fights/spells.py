@@ -4,15 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
+from ..state import CristalState
 from ....dice import Dice
 from ....errors import RuleError, UnknownEntity
 from ....events import Event
 from ....ruleset import Context, Emit
 from .. import alignment as al
 from .. import combat as c
+from .. import crystals as cr
 from .. import magic as m
 from ..content import SpellDef
-from .common import _active, _fighter, _finish, _hurt, _int, _need, _Scratch, _turn
+from .common import CombatNumbers, _active, _fighter, _finish, _hurt, _int, _need, _Scratch, _turn
 from .model import (
     CastSpell,
     CrystalReleased,
@@ -57,7 +61,7 @@ def _apply_effects(sc: _Scratch, dice: Dice, caster: str, spell_name: str, spend
     results = []
     for tid in targets:
         nums = sc.nums(tid)
-        dm = _int(nums, "DM")
+        dm = _int(nums.DM)
         outcomes = m.reduce_effects(spends, dm, lowered_dm=lowered.get(tid))
         effects, damage = [], 0
         for out in outcomes:
@@ -82,17 +86,17 @@ def _time_of(spell: SpellDef, override: str) -> m.SpellTime:
     return m.parse_spell_time(raw)
 
 
-def _pay(sc: _Scratch, caster: str, nums: dict[str, Any], base_pm: int, spell_cnc: int,
+def _pay(sc: _Scratch, caster: str, nums: CombatNumbers, base_pm: int, spell_cnc: int,
          spends: list[m.EffectSpend], dice: Dice, ctx: Context, penalties: list[str], align_pen: int,
          pm_max: int | None) -> m.CastResult:
-    pm = _need(nums, caster, "PM")
-    return m.cast_spell(caster_pm=pm, caster_cnc=_need(nums, caster, "CNC"), base_pm=base_pm, spell_cnc=spell_cnc,
+    pm = _need(nums.PM, caster, "PM")
+    return m.cast_spell(caster_pm=pm, caster_cnc=_need(nums.CNC, caster, "CNC"), base_pm=base_pm, spell_cnc=spell_cnc,
                         spends=spends, dice=dice, pm_max=pm_max, situations=penalties, alignment_penalty=align_pen,
-                        allow_overdraw=ctx.settings.pm_overdraw, magic_capable=nums.get("PMrace") != 0)
+                        allow_overdraw=ctx.settings.pm_overdraw, magic_capable=nums.PMrace != 0)
 
 
-def _worst_alignment(nums: dict[str, Any], sc: _Scratch, targets: list[str]) -> int:
-    pens = [al.penalty(al.reaction(_int(nums, "ALIGN"), _int(sc.nums(t), "ALIGN"))) for t in targets]
+def _worst_alignment(nums: CombatNumbers, sc: _Scratch, targets: list[str]) -> int:
+    pens = [al.penalty(al.reaction(_int(nums.ALIGN), _int(sc.nums(t).ALIGN))) for t in targets]
     return min(pens, default=0)
 
 
@@ -105,10 +109,11 @@ def _combustion_on_success(spell: SpellDef, time: m.SpellTime, mode: str, accomp
     return m.spell_durations(time, spell.cnc, mode).combustion  # type: ignore[arg-type]
 
 
-def decide_cast(state: Any, cmd: CastSpell, ctx: Context) -> list[Emit]:
+def decide_cast(state: CristalState, cmd: CastSpell, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
-    _turn(state, cb, cmd.actor, mode)
+    sc = _Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
+    _turn(state, cb, cmd.actor, mode, nums=sc.nums)
     spell = content(state).spell(cmd.spell)
     for tid in cmd.targets:
         if _fighter(cb, tid).condition == "dead":
@@ -120,7 +125,6 @@ def decide_cast(state: Any, cmd: CastSpell, ctx: Context) -> list[Emit]:
     time = _time_of(spell, cmd.time)
     if time.kind == "simultane" and cmd.accompanying is None:
         raise RuleError(f"{spell.name} is SIMULTANÉ: give the duration of the accompanying action (--with-action S).")
-    sc = _Scratch(state, cb, mode)
     nums = sc.nums(cmd.actor)
     dice = ctx.dice()
     res = _pay(sc, cmd.actor, nums, spell.pm_base, spell.cnc, spends, dice, ctx, list(cmd.penalties),
@@ -148,36 +152,37 @@ def decide_cast(state: Any, cmd: CastSpell, ctx: Context) -> list[Emit]:
     return _finish(state, cmd.combat, [*head, *sc.events], mode)
 
 
-def decide_release(state: Any, cmd: ReleaseSpell, ctx: Context) -> list[Emit]:
+def decide_release(state: CristalState, cmd: ReleaseSpell, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
-    f = _turn(state, cb, cmd.actor, mode, releasing=True)
+    sc = _Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
+    f = _turn(state, cb, cmd.actor, mode, releasing=True, nums=sc.nums)
     inc = f.incantation
     if inc is None:
         raise RuleError(f"{cmd.actor} is not incanting any spell.")
     spell = content(state).spell(inc.spell)
     spends = [s for s in _spends(spell, inc.spends)]
-    sc = _Scratch(state, cb, mode)
     targets = [t for t in inc.targets if cb.fighters[t].condition != "dead"]
     results = _apply_effects(sc, ctx.dice(), cmd.actor, spell.name, spends, targets, dict(inc.lowered_dm), mode)
     ev = SpellReleased(name=cmd.combat, caster=cmd.actor, spell=spell.name, results=results, combustion=inc.combustion)
     return _finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
-def _crystal_spell(state: Any, key: str) -> SpellDef:
-    return content(state).spell(m.crystal_spell(key).name)
+def _crystal_spell(state: CristalState, key: str) -> SpellDef:
+    return content(state).spell(cr.crystal_spell(key).name)
 
 
-def decide_store(state: Any, cmd: StoreInCrystal, ctx: Context) -> list[Emit]:
+def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
-    _turn(state, cb, cmd.actor, mode)
+    sc = _Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
+    _turn(state, cb, cmd.actor, mode, nums=sc.nums)
     crystals = getattr(state, "crystals", {})
     crystal = crystals.get(cmd.crystal)
     if crystal is None:
         if cmd.capacity is None:
             raise RuleError(f"The crystal {cmd.crystal!r} is new: give its capacity in PM (--capacity N).")
-        crystal = m.Crystal(capacity=cmd.capacity)
+        crystal = cr.Crystal(capacity=cmd.capacity)
     elif cmd.capacity is not None and cmd.capacity != crystal.capacity:
         raise RuleError(f"The crystal {cmd.crystal!r} holds {crystal.capacity} PM, not {cmd.capacity}.")
     if crystal.destroyed:
@@ -187,22 +192,21 @@ def decide_store(state: Any, cmd: StoreInCrystal, ctx: Context) -> list[Emit]:
     spell = content(state).spell(cmd.spell)
     spends = _spends(spell, dict(cmd.effects))
     time = _time_of(spell, cmd.time)
-    sc = _Scratch(state, cb, mode)
     nums = sc.nums(cmd.actor)
     dice = ctx.dice()
     first = _pay(sc, cmd.actor, nums, spell.pm_base, spell.cnc, spends, dice, ctx, list(cmd.penalties), 0,
                  spell.pm_max)
     ferm = _crystal_spell(state, "fermeture_cristalline")
-    ferm_pm = m.fermeture_pm(first.pm_cost)
-    nums2 = {**nums, "PM": first.pm_after}
+    ferm_pm = cr.fermeture_pm(first.pm_cost)
+    nums2 = msgspec.structs.replace(nums, PM=first.pm_after)
     second = _pay(sc, cmd.actor, nums2, ferm_pm, ferm.cnc, [], dice, ctx, list(cmd.penalties), 0, None)
-    stored = m.StoredSpell(name=spell.name, pm=first.pm_cost, spends=tuple(spends))
-    result = m.store_in_crystal(crystal, stored, spell_success=first.success, fermeture_success=second.success)
+    stored = cr.StoredSpell(name=spell.name, pm=first.pm_cost, spends=tuple(spends))
+    result = cr.store_in_crystal(crystal, stored, spell_success=first.success, fermeture_success=second.success)
     # Fermeture is SIMULTANÉ: its combustion is the stored spell's cast (D23); a failure pays the incantation only
     dur = m.spell_durations(time, spell.cnc, mode, success=first.success and second.success)  # type: ignore[arg-type]
     explosion, blast = "", None
     if result.outcome == "exploded" and result.explosion is not None:
-        blast = m.roll_explosion(dice, result.explosion)
+        blast = cr.roll_explosion(dice, result.explosion)
         explosion = result.explosion.expr
     pm_after = second.pm_after
     overdraw = first.pv_damage + second.pv_damage
@@ -213,7 +217,7 @@ def decide_store(state: Any, cmd: StoreInCrystal, ctx: Context) -> list[Emit]:
                        fermeture_success=second.success, explosion=explosion,
                        explosion_roll=blast.roll if blast else None, seconds=dur.total,
                        pm_cost=first.pm_cost + ferm_pm, pm_after=pm_after, overdraw_pv=overdraw)
-    sc.events.append(PmSpent(name=cmd.combat, character=cmd.actor, pm=nums["PM"] - pm_after, pm_after=pm_after))
+    sc.events.append(PmSpent(name=cmd.combat, character=cmd.actor, pm=_need(nums.PM, cmd.actor, "PM") - pm_after, pm_after=pm_after))
     sc.change(cmd.actor, -overdraw, "Fermeture Cristalline : PM puisés sous 0")
     if blast is not None and blast.roll is not None:
         # the blast hits whoever is within 6 m: the caster holds the crystal (the GM adds the others)
@@ -221,19 +225,19 @@ def decide_store(state: Any, cmd: StoreInCrystal, ctx: Context) -> list[Emit]:
     return _finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
-def decide_release_crystal(state: Any, cmd: ReleaseCrystal, ctx: Context) -> list[Emit]:
+def decide_release_crystal(state: CristalState, cmd: ReleaseCrystal, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
-    _turn(state, cb, cmd.actor, mode)
+    sc = _Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
+    _turn(state, cb, cmd.actor, mode, nums=sc.nums)
     crystal = getattr(state, "crystals", {}).get(cmd.crystal)
     if crystal is None:
         raise UnknownEntity(f"There is no crystal named {cmd.crystal!r}.")
-    _, stored = m.release_crystal(crystal, cmd.actor)
+    _, stored = cr.release_crystal(crystal, cmd.actor)
     for tid in cmd.targets:
         if _fighter(cb, tid).condition == "dead":
             raise RuleError(f"{tid} is dead; a spell cannot target it.")
     lib = _crystal_spell(state, "liberation_cristalline")
-    sc = _Scratch(state, cb, mode)
     nums = sc.nums(cmd.actor)
     dice = ctx.dice()
     res = _pay(sc, cmd.actor, nums, lib.pm_base, lib.cnc, [], dice, ctx, list(cmd.penalties), 0, None)
@@ -253,24 +257,24 @@ def decide_release_crystal(state: Any, cmd: ReleaseCrystal, ctx: Context) -> lis
     return _finish(state, cmd.combat, [*head, *sc.events], mode)
 
 
-def decide_potion(state: Any, cmd: UsePotion, ctx: Context) -> list[Emit]:
+def decide_potion(state: CristalState, cmd: UsePotion, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
-    _turn(state, cb, cmd.actor, mode)
+    sc = _Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
+    _turn(state, cb, cmd.actor, mode, nums=sc.nums)
     spell = content(state).spell(cmd.spell)
     spends = _spends(spell, dict(cmd.effects))
-    potion = m.make_potion(m.StoredSpell(name=spell.name, pm=m.spell_pm_cost(spell.pm_base, spends),
+    potion = cr.make_potion(cr.StoredSpell(name=spell.name, pm=m.spell_pm_cost(spell.pm_base, spends),
                                          spends=tuple(spends)), cmd.trigger)
     target = cmd.target or cmd.actor
     if _fighter(cb, target).condition == "dead":
         raise RuleError(f"{target} is dead; a potion cannot act on it.")
-    released = m.trigger_potion(potion, cmd.trigger, target)
+    released = cr.trigger_potion(potion, cmd.trigger, target)
     assert released is not None
     if cmd.seconds is not None:
         seconds = cmd.seconds
     else:
         seconds = c.action_duration("boire_potion" if cmd.trigger == "ingestion" else "lancer_item").seconds
-    sc = _Scratch(state, cb, mode)
     ev = PotionUsed(name=cmd.combat, actor=cmd.actor, spell=spell.name, pm=potion.spell.pm, trigger=cmd.trigger,
                     target=target, seconds=seconds)
     results = _apply_effects(sc, ctx.dice(), cmd.actor, spell.name, spends, [target], {}, mode)

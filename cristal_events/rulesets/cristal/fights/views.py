@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 
+from ..state import CristalState
 from ....errors import RuleError
 from .model import AbilityUsed, ActionTaken, AlignmentUsed, AttackResolved, Bled, CombatEnded, CombatJoined, CombatStarted, ConditionChanged, CrystalReleased, CrystalStored, Deconcentrated, InitiativeRolled, PmSpent, PotionUsed, PvChanged, Rerolled, SpellCast, SpellReleased, Swing, TieBroken, TurnPassed  # noqa: F401
 from .decide import _combat, _int, numbers, whose_turn  # noqa: F401
@@ -71,7 +72,7 @@ TURN_EVENTS: dict[type, str] = {
 }
 
 
-def log_entry(before: Any, after: Any, ev: Any) -> dict[str, Any] | None:
+def log_entry(before: CristalState, after: CristalState, ev: Any) -> dict[str, Any] | None:
     """One row of the book's table (L1298-L1311) for a turn event: actor, action, duration, every IT before/after."""
     field = TURN_EVENTS.get(type(ev))
     if field is None or (isinstance(ev, SpellReleased) and ev.source != "spell"):
@@ -83,7 +84,7 @@ def log_entry(before: Any, after: Any, ev: Any) -> dict[str, Any] | None:
             "it_before": dict(old.it), "it_after": dict(new.it)}
 
 
-def view(state: Any, name: str, mode: str = "round") -> dict[str, Any]:
+def view(state: CristalState, name: str, mode: str = "round") -> dict[str, Any]:
     """The combat state: participants with IT, PV/PM, condition, incantation; who acts next."""
     cb = _combat(state, name)
     try:
@@ -95,8 +96,8 @@ def view(state: Any, name: str, mode: str = "round") -> dict[str, Any]:
     for f in sorted(cb.fighters.values(), key=lambda f: (cb.it[f.id], f.id)):
         nums = numbers(state, cb, f.id, mode)
         inc = f.incantation
-        rows.append({"id": f.id, "it": cb.it[f.id], "pv": nums.get("PV"), "pm": nums.get("PM"),
-                     "ref": _int(nums, "REF"), "condition": f.condition,
+        rows.append({"id": f.id, "it": cb.it[f.id], "pv": nums.PV, "pm": nums.PM,
+                     "ref": _int(nums.REF), "condition": f.condition,
                      "incanting": inc.spell if inc else None, "until": inc.until if inc else None,
                      "next": f.id == nxt})
     return {"combat": name, "active": cb.active, "next": nxt, "waiting": why, "clock": cb.clock,

@@ -6,7 +6,7 @@ from typing import Any
 
 import msgspec
 
-from cristal_events.store import RecordedEvent
+from cristal_events.records import RecordedEvent
 
 from ..state import (Fight, Hero, IllerganState, MagicEntry, Turn, WoundRef, put)
 
@@ -18,13 +18,11 @@ def _fight(state: IllerganState, fight: Fight) -> IllerganState:
     return msgspec.structs.replace(state, fights={**state.fights, fight.name: fight})
 
 
-def evolve_started(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: FightStarted = rec.event  # type: ignore[assignment]
+def evolve_started(state: IllerganState, ev: FightStarted, rec: RecordedEvent) -> IllerganState:
     return _fight(state, Fight(name=ev.fight, participants=tuple(ev.participants)))
 
 
-def evolve_initiative(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: InitiativeRolled = rec.event  # type: ignore[assignment]
+def evolve_initiative(state: IllerganState, ev: InitiativeRolled, rec: RecordedEvent) -> IllerganState:
     acting = tuple(e.character for e in ev.entries if e.acts)
     return _fight(state, msgspec.structs.replace(state.fights[ev.fight], turn=ev.turn, order=tuple(ev.order),
                                                  acting=acting, turns=dict(ev.turns or {})))
@@ -49,8 +47,7 @@ def _wound(hero: Hero, lost: int, position: int, limb: str, dead: bool) -> Hero:
     return msgspec.structs.replace(hero, **changes)
 
 
-def evolve_attack(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: AttackResolved = rec.event  # type: ignore[assignment]
+def evolve_attack(state: IllerganState, ev: AttackResolved, rec: RecordedEvent) -> IllerganState:
     state = _turns(state, ev.fight, **{ev.attacker: ev.turn_after})
     if ev.defender:
         state = _turns(state, ev.fight, **{ev.defender: ev.defender_turn_after})
@@ -59,13 +56,11 @@ def evolve_attack(state: IllerganState, rec: RecordedEvent) -> IllerganState:
     return put(state, _wound(state.characters[ev.target], ev.pv_lost, rec.position, ev.limb_lost, ev.dead))
 
 
-def evolve_action(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: ActionTaken | DefenceUsed = rec.event  # type: ignore[assignment]
+def evolve_action(state: IllerganState, ev: ActionTaken | DefenceUsed, rec: RecordedEvent) -> IllerganState:
     return _turns(state, ev.fight, **{ev.character: ev.turn_after})
 
 
-def evolve_destiny(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: DestinyPointSpent = rec.event  # type: ignore[assignment]
+def evolve_destiny(state: IllerganState, ev: DestinyPointSpent, rec: RecordedEvent) -> IllerganState:
     hero = state.characters[ev.character]
     limbs = list(hero.limbs_lost)
     if ev.limb_restored in limbs:
@@ -75,8 +70,7 @@ def evolve_destiny(state: IllerganState, rec: RecordedEvent) -> IllerganState:
         destiny_points=hero.destiny_points - 1, last_wound=None))
 
 
-def evolve_cast(state: IllerganState, rec: RecordedEvent) -> IllerganState:
-    ev: SpellCast = rec.event  # type: ignore[assignment]
+def evolve_cast(state: IllerganState, ev: SpellCast, rec: RecordedEvent) -> IllerganState:
     caster = state.characters[ev.caster]
     m = caster.magics[ev.magic]
     caster = msgspec.structs.replace(caster, pm=ev.pm_after,
@@ -90,10 +84,9 @@ def evolve_cast(state: IllerganState, rec: RecordedEvent) -> IllerganState:
     return state
 
 
-def evolve_ended(state: IllerganState, rec: RecordedEvent) -> IllerganState:
+def evolve_ended(state: IllerganState, ev: FightEnded, rec: RecordedEvent) -> IllerganState:
     """The fight leaves the decision state: its history is in the log (kept, the state would grow
     with every fight of the campaign)."""
-    ev: FightEnded = rec.event  # type: ignore[assignment]
     return msgspec.structs.replace(state, fights={k: v for k, v in state.fights.items() if k != ev.fight})
 
 

@@ -5,15 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 
-from cristal_events.store import RecordedEvent
+from cristal_events.ruleset import on_event
 
 
 from .model import ActionTaken, AttackResolved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast  # noqa: F401
 
 
 # ============================================================================ summaries
-def _attack(rec: RecordedEvent) -> str:
-    e: AttackResolved = rec.event  # type: ignore[assignment]
+def _attack(e: AttackResolved) -> str:
     face = e.rolls[0].total
     arme = e.weapon or "à mains nues"
     if e.fumble:
@@ -28,8 +27,7 @@ def _attack(rec: RecordedEvent) -> str:
             f"SR {e.sr}, RN {e.rn}% → −{e.pv_lost} PV ({e.pv_after}){extra}")
 
 
-def _cast(rec: RecordedEvent) -> str:
-    e: SpellCast = rec.event  # type: ignore[assignment]
+def _cast(e: SpellCast) -> str:
     out = {"critical": f"critique, {e.refund_pct}% rendus (+{e.refund_pm} PM)", "normal": "réussi",
            "counter": f"contre-effet : {e.counter_effect}"}[e.outcome]
     hit = f", {e.target} −{e.pv_lost} PV" if e.pv_lost else ""
@@ -46,10 +44,10 @@ SUMMARIES: dict[type, Any] = {
     InitiativeRolled: lambda r: (f"Tour {r.event.turn} de « {r.event.fight} » : "
                                  + ", ".join(f"{e.character} {e.score}{'' if e.acts else ' (sans action)'}"
                                              for e in sorted(r.event.entries, key=lambda x: r.event.order.index(x.character)))),
-    AttackResolved: _attack,
+    AttackResolved: on_event(_attack),
     DestinyPointSpent: lambda r: (f"{r.event.character} dépense un point de destin : la position {r.event.cancels} "
                                   f"est annulée ({r.event.destiny_after} restant)"),
-    SpellCast: _cast,
+    SpellCast: on_event(_cast),
     FightEnded: lambda r: f"Fin du combat « {r.event.fight} »",
     ActionTaken: lambda r: (f"{r.event.character} : {_ACTIONS[r.event.action]}"
                             + (f" ({r.event.what})" if r.event.what else "")),
