@@ -36,7 +36,7 @@ CORE = {
     "init": "campaign", "session": "campaign", "log": "campaign", "verify": "campaign", "receipt": "campaign",
     "schema": "campaign",
     "note": "campaign", "rebuild": "campaign", "correct": "correct", "replay": "replay", "audit": "audit",
-    "export": "export", "import": "export", "demo": "demo", "script": "demo",
+    "export": "export", "import": "export", "demo": "demo", "script": "demo", "access": "web", "serve": "web",
 }
 
 
