@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import threading
+import warnings
 from typing import Any
 
 import click
@@ -86,10 +87,14 @@ def parse(db: str, argv: list[str]) -> Parsed:
             if sub is None:
                 raise Refused(400, f"No such command '{visible(argv[len(path)])}'.")
             path.append(sub.name)
+            if tuple(path) in WEB_DENIED:
+                raise Refused(403, f"'{' '.join(path)}' runs only in the terminal, never from the web table.")
             sub_ctx = sub.make_context(sub.name, list(args), parent=ctx, resilient_parsing=True)
             ctx, cmd = sub_ctx, sub
             if isinstance(sub, click.Group):
-                args = sub_ctx.protected_args + sub_ctx.args if hasattr(sub_ctx, "protected_args") else sub_ctx.args
+                with warnings.catch_warnings():  # click 8.2 deprecates protected_args (9.0 keeps all in args)
+                    warnings.simplefilter("ignore", DeprecationWarning)
+                    args = [*getattr(sub_ctx, "protected_args", []), *sub_ctx.args]
         params = dict(ctx.params)
     return Parsed(path=tuple(path), command=cmd, params=params, depth=len(path), words=list(argv[len(path):]))
 
