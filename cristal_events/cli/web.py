@@ -119,8 +119,9 @@ def revoke_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
 @click.option("--host", default=DEFAULT_HOST, show_default=True,
               help="The address to listen on; anything but a loopback address opens the table to the network.")
 @click.option("--port", type=click.IntRange(1, 65535), default=DEFAULT_PORT, show_default=True)
+@json_option
 @click.pass_context
-def serve_cmd(ctx: click.Context, host: str, port: int) -> None:
+def serve_cmd(ctx: click.Context, host: str, port: int, as_json: bool) -> None:
     """Serve the campaign to the table's browsers: the game master's and the players' pages, and the
     HTTP API (docs/api.md). Each holder opens the URL 'cristal access grant' printed.
 
@@ -135,10 +136,14 @@ def serve_cmd(ctx: click.Context, host: str, port: int) -> None:
                                    "pip install 'cristal-events[web]'.") from None
     camp = open_campaign(ctx)  # refuses what is not a campaign before anything listens
     camp.close()
-    if not is_loopback(host):
-        echo(f"Warning: serving on {visible(host)} opens the table to the network; anyone who reaches "
-             "it still needs a token.", err=True)
-    echo(f"Serving {visible(ctx.obj['db'])} on http://{host}:{port}/ (Ctrl-C stops).")
+    warning = None if is_loopback(host) else (f"serving on {host} opens the table to the network; anyone who "
+                                              "reaches it still needs a token")
+    if warning:
+        echo(f"Warning: {warning}.", err=True)
+    if as_json:  # one line when the server starts, for a script that waits for it
+        emit_json({"db": ctx.obj["db"], "host": host, "port": port, "warning": warning})
+    else:
+        echo(f"Serving {visible(ctx.obj['db'])} on http://{host}:{port}/ (Ctrl-C stops).")
     app = create_app(ctx.obj["db"])
     uvicorn.run(app, host=host, port=port, log_level="warning")
 

@@ -226,6 +226,14 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
             data["log"] = log[::-1]
         return data
 
+    def fight_sig(fight: dict[str, Any] | None) -> str:
+        """What the fight's forms depend on: the fight and its fighters."""
+        if fight is None:
+            return "-"
+        return hashlib.sha256(msgspec.json.encode([fight["name"], [p["id"] for p in fight["participants"]]])).hexdigest()[:16]
+
+    env.globals["fight_sig"] = fight_sig
+
     async def home(request: Request) -> Response:
         token = request.query_params.get("token")
         if token is not None:
@@ -257,6 +265,8 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
             data = await view(holder, NEEDS[name])
         except Refused as exc:
             return refused_page(exc.status, exc.sentence)
+        if name == "fightforms" and request.query_params.get("sig") == fight_sig(data["fight"]):
+            return Response(status_code=204)  # the same fighters: leave what is being typed alone
         return HTMLResponse(env.get_template(f"_{name}.html").render(csrf=table.csrf(token), **data))
 
     async def ui_command(request: Request) -> Response:

@@ -23,6 +23,21 @@ def cristal(db, *args: str) -> str:
     return result.stdout
 
 
+def cristal_process(db, *args: str) -> str:
+    """``cristal --db DB ARGS`` in a process of its own (a terminal beside the served table: click's
+    in-process runner would swap this process's stdout under the server's commands)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    r = subprocess.run([sys.executable, "-c", "from cristal_events.cli import main; main()", "--db", str(db), *args],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
 def event_count(db) -> int:
     conn = sqlite3.connect(db)
     try:
