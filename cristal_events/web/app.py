@@ -15,6 +15,7 @@ through the commands' ``--json`` output and the ``access_tokens`` lookup, which 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import os
@@ -348,7 +349,12 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
         Route("/api/log", api_log),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    inner = Starlette(routes=routes)
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Any) -> Any:
+        yield
+        commands.close_shared(table.db)
+
+    inner = Starlette(routes=routes, lifespan=lifespan)
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":

@@ -42,6 +42,34 @@ MAX_WORDS = 64
 MAX_WORD = 4000
 
 _lock = threading.Lock()  # click writes to the process's stdout: one command at a time
+_open: dict[str, Any] = {}  # db -> [Campaign, projections attached]: kept open across the commands
+
+
+def _shared(db: str) -> Any:
+    """What ``open_campaign`` of the commands uses in the server (``ctx.obj["shared_campaign"]``): one
+    Campaign per file kept open, its state in memory caught up with every writer's appends at each
+    command (:meth:`Campaign.state`), the projections attached at its first write. Called under _lock."""
+    def get(write: bool) -> Any:
+        from ..service import Campaign
+
+        entry = _open.get(db)
+        if entry is None:
+            entry = _open[db] = [Campaign.open(db, readonly=False), False]
+        if write and not entry[1]:
+            import projections
+
+            projections.attach(entry[0])
+            entry[1] = True
+        return entry[0]
+    return get
+
+
+def close_shared(db: str) -> None:
+    """Close the campaign kept open for ``db`` (the server stops)."""
+    with _lock:
+        entry = _open.pop(db, None)
+        if entry is not None:
+            entry[0].close()
 
 
 class Refused(Exception):
@@ -166,7 +194,7 @@ def run(db: str, holder: dict[str, Any], argv: list[str], *, text: bool = False)
     with _lock, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             cli.main(args=["--db", db, "--actor", holder["name"], *words], prog_name="cristal",
-                     standalone_mode=False)
+                     standalone_mode=False, obj={"shared_campaign": _shared(db)})
         except click.exceptions.Exit as exc:
             code = exc.exit_code
         except click.ClickException as exc:
