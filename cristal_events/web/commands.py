@@ -35,6 +35,8 @@ PLAYER_COMMANDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("combat", "log"): (),
     ("log",): (),
 }
+#: options of a player's commands that only the game master may give (``xp buy --cost``: the GM's price)
+GM_OPTIONS: dict[tuple[str, ...], tuple[str, ...]] = {("xp", "buy"): ("cost",)}
 #: commands the web never runs, even for the game master: files, scripts and tokens stay in the terminal
 WEB_DENIED = {("access",), ("serve",), ("init",), ("import",), ("demo",), ("script",), ("rebuild",),
               ("content", "load"), ("replay",)}
@@ -157,6 +159,9 @@ def authorize(holder: dict[str, Any], parsed: Parsed) -> None:
     if parsed.path not in PLAYER_COMMANDS:
         raise Refused(403, f"A player may not run '{words}'; ask the game master.")
     mine = set(holder["characters"])
+    for name in GM_OPTIONS.get(parsed.path, ()):
+        if parsed.params.get(name) is not None:
+            raise Refused(403, f"--{name} of '{words}' is the game master's to give.")
     if parsed.params.get("all_"):
         raise Refused(403, f"A player acts only for their own characters ({', '.join(sorted(mine))}), not --all.")
     for name in PLAYER_COMMANDS[parsed.path]:

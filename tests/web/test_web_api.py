@@ -79,6 +79,7 @@ def test_a_revoked_token_is_refused_at_once(client, table):
     ["combat", "attack", "pendu", "york", "ogre", "--dice", "15,3"],   # Bob's character
     ["combat", "cast", "pendu", "ogre", "Boule de feu"],
     ["xp", "buy", "york", "level", "Guerrier"],
+    ["xp", "buy", "thor", "spell", "Boule de feu", "--cost", "1"],     # the GM's price
     ["rest", "thor", "york"],
     ["rest", "--all"],
     ["sheet", "york"],
