@@ -25,7 +25,7 @@ from typing import Any
 
 import anyio
 import msgspec
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import ChainableUndefined, Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
@@ -143,7 +143,8 @@ def _bearer(request: Request) -> str | None:
 def create_app(db: str | os.PathLike[str]) -> Starlette:
     table = Table(db)
     env = Environment(loader=PackageLoader("cristal_events.web", "templates"),
-                      autoescape=select_autoescape(default=True, default_for_string=True))
+                      autoescape=select_autoescape(default=True, default_for_string=True),
+                      undefined=ChainableUndefined)  # a field another ruleset's sheet lacks shows empty
     env.filters["visible"] = lambda v: visible("" if v is None else str(v))
 
     def api_holder(request: Request) -> dict[str, Any]:
@@ -220,7 +221,10 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
             data["sheets"] = [await table.read(holder, ["sheet", cid]) for cid in holder["characters"]]
         name = table.current_combat() if "fight" in want else None
         if name is not None:
-            fight = await table.read(holder, ["combat", "show", name])
+            try:
+                fight = await table.read(holder, ["combat", "show", name])
+            except Refused:  # a ruleset without 'combat show' (Illergan): its fights are in the log
+                fight = {}
             data["fight"] = {**fight, "name": name} if fight.get("active") else None
         if "log" in want:
             log = await table.read(holder, ["log", "--after", str(max(0, data["last"] - 25))])

@@ -297,3 +297,19 @@ def test_serve_warns_when_it_opens_the_table_to_the_network(table, monkeypatch):
     assert is_loopback("::1") and is_loopback("localhost") and not is_loopback("192.168.1.4")
     r = CliRunner().invoke(cli, ["--db", str(table.db.parent / "none.db"), "serve"])
     assert r.exit_code == 1
+
+
+def test_an_illergan_campaign_is_served_too(tmp_path):
+    from starlette.testclient import TestClient
+
+    from cristal_events.web.app import create_app
+
+    db = tmp_path / "illergan.db"
+    cristal(db, "init", str(db), "--name", "Illergan", "--ruleset", "illergan")
+    token = json.loads(cristal(db, "access", "grant", "mj", "--gm", "--json"))["token"]
+    with TestClient(create_app(db)) as client:
+        page = client.get(f"/?token={token}")
+        assert page.status_code == 200 and "Pas de combat en cours" in page.text
+        r = client.post("/api/command", json={"argv": ["note", "Le gué"]}, headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 200 and r.json()["type"] == "note.recorded"
+        assert "Le gué" in client.get("/ui/part/log").text
