@@ -319,13 +319,18 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
                         headers={"Content-Disposition": f'attachment; filename="{filename}"'})
 
     async def events(request: Request) -> Response:
-        if page_holder(request) is None and table.holder(_bearer(request)) is None:
+        token = request.cookies.get(COOKIE) if page_holder(request) is not None else _bearer(request)
+        if table.holder(token) is None:
             return _error(401, "This needs a token.")
 
         async def stream() -> Any:
             last = -1
             quiet = 0.0
+            ticks = 0
             while not await request.is_disconnected():
+                ticks += 1
+                if ticks % 25 == 0 and await anyio.to_thread.run_sync(table.holder, token) is None:
+                    return  # revoked: the stream ends (and the page's reconnection is refused)
                 now = await anyio.to_thread.run_sync(table.last_position)
                 if now != last:
                     last = now
