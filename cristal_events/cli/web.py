@@ -73,7 +73,7 @@ def grant_cmd(ctx: click.Context, name: str, characters: tuple[str, ...], gm: bo
         emit_json({"name": name, "token": token, "url": url})
         return
     echo(f"Access for {name} ({'game master' if gm else 'characters ' + ', '.join(characters)}):")
-    click.echo(url)
+    echo(url)  # hex token, host and port: nothing for visible() to change
     echo("The token is shown only now; 'cristal access revoke' withdraws it.")
 
 
