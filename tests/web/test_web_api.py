@@ -313,3 +313,20 @@ def test_an_illergan_campaign_is_served_too(tmp_path):
         r = client.post("/api/command", json={"argv": ["note", "Le gué"]}, headers={"Authorization": f"Bearer {token}"})
         assert r.status_code == 200 and r.json()["type"] == "note.recorded"
         assert "Le gué" in client.get("/ui/part/log").text
+
+
+def test_an_export_carries_the_grants_but_never_a_token_and_an_import_gives_no_access(table, tmp_path):
+    out = tmp_path / "t.jsonl"
+    cristal(table.db, "session", "end")
+    cristal(table.db, "export", "timeline", "--format", "jsonl", "-o", str(out))
+    text = out.read_text()
+    rows = [json.loads(line) for line in text.splitlines()]
+    assert [r["payload"]["name"] for r in rows if r.get("type") == "access.granted"] == ["mj", "alice", "bob"]
+    conn = sqlite3.connect(table.db)
+    hashes = [h for (h,) in conn.execute("SELECT token_hash FROM access_tokens")]
+    conn.close()
+    assert not any(h in text or t in text for h, t in zip(hashes, table.tokens.values()))
+    copy = tmp_path / "copy.db"
+    cristal(table.db, "import", str(out), str(copy))
+    assert json.loads(cristal(copy, "access", "list", "--json")) == []
+    assert cristal(copy, "verify").startswith("OK")
