@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import hashlib
 import hmac
+import json
 import os
 import sqlite3
 from pathlib import Path
@@ -166,9 +167,8 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
 
     def answer(result: commands.Result) -> Response:
         headers = {"X-Cristal-Exit": str(result.exit_code)}
-        if result.warnings:
-            headers["X-Cristal-Warnings"] = msgspec.json.encode(result.warnings).decode()  # ASCII-safe below
-            headers["X-Cristal-Warnings"] = headers["X-Cristal-Warnings"].encode("ascii", "backslashreplace").decode()
+        if result.warnings:  # a JSON list, its non-ASCII characters \u-escaped (a header is Latin-1)
+            headers["X-Cristal-Warnings"] = json.dumps(result.warnings, ensure_ascii=True)
         return Response(result.body, media_type="application/json", headers=headers)
 
     @api
