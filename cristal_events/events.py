@@ -143,6 +143,22 @@ class NoteRecorded(Event, tag="note.recorded"):
     topic: str = ""
 
 
+class AccessGranted(Event, tag="access.granted"):
+    """The game master lets someone reach the table on the web (``cristal access grant``): the holder's
+    name, the characters they may act for, and whether they are a game master. The token and its hash
+    are never in the log (they live in the ``access_tokens`` table beside it)."""
+
+    name: str
+    characters: list[str] = []
+    gm: bool = False
+
+
+class AccessRevoked(Event, tag="access.revoked"):
+    """The game master withdraws a holder's access (``cristal access revoke``): their token stops working."""
+
+    name: str
+
+
 CORE_EVENTS: tuple[type[Event], ...] = (
     CampaignCreated,
     SettingChanged,
@@ -152,6 +168,8 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     NoteRecorded,
     SessionSalted,
     DiceRecorded,
+    AccessGranted,
+    AccessRevoked,
 )
 
 

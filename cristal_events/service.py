@@ -26,6 +26,8 @@ from .codec import Codec
 from .errors import CristalError, NotACampaign, RuleError
 from .events import (
     CORE_EVENTS,
+    AccessGranted,
+    AccessRevoked,
     CORE_UPCASTERS,
     CampaignCreated,
     CorrectionRecorded,
@@ -174,6 +176,19 @@ class Correct(msgspec.Struct, frozen=True, kw_only=True):
     position: int
     reason: str
     changes: dict[str, Any] = {}
+
+
+class GrantAccess(msgspec.Struct, frozen=True, kw_only=True):
+    """Web access for ``name``; ``token_hash`` goes to the access table, never to the log."""
+
+    name: str
+    token_hash: str
+    characters: list[str] = []
+    gm: bool = False
+
+
+class RevokeAccess(msgspec.Struct, frozen=True, kw_only=True):
+    name: str
 
 
 def _random_hex(nbytes: int) -> str:
@@ -710,8 +725,33 @@ class Campaign:
                 head = Emit(CAMPAIGN_STREAM, CorrectionRecorded(amends=[command.position], reason=command.reason,
                                                                 changes=dict(command.changes)))
                 return [head, *comp], [None] + [0] * len(comp)
+            case GrantAccess() | RevokeAccess():
+                return self._decide_access(world, command), [None]
         emits = self.ruleset.decide(world.rules, command, ctx)
         return list(emits), [None] * len(emits)
+
+    def _decide_access(self, world: World, command: "GrantAccess | RevokeAccess") -> list[Emit]:
+        """Access is decided here and its token row written in the command's own transaction."""
+        from .display import plain_id
+
+        name = plain_id(command.name, "A holder's name")
+        held = self.store.access_holder(name)
+        if isinstance(command, RevokeAccess):
+            if held is None:
+                raise RuleError(f"'{name}' holds no access; 'cristal access list' shows who does.")
+            self.store.revoke_access(name)
+            return [Emit(CAMPAIGN_STREAM, AccessRevoked(name=name))]
+        if held is not None:
+            raise RuleError(f"'{name}' already holds access; revoke it first to give a new token.")
+        known = getattr(world.rules, "characters", {})
+        for cid in command.characters:
+            if cid not in known:
+                raise RuleError(f"Unknown character '{cid}'; known characters: {', '.join(sorted(known)) or 'none'}.")
+        if not command.gm and not command.characters:
+            raise RuleError("A player's access needs at least one --character (or --gm for a game master).")
+        chars = list(dict.fromkeys(command.characters))
+        self.store.grant_access(name, command.token_hash, chars, command.gm)
+        return [Emit(CAMPAIGN_STREAM, AccessGranted(name=name, characters=chars, gm=command.gm))]
 
     def _append(self, emits: list[Emit], causes: list[int | None], *, actor: str, session: int | None) -> list[RecordedEvent]:
         correlation = new_event_id()
@@ -874,6 +914,9 @@ _CORE_SUMMARIES: dict[type, Callable[[Any], str]] = {
     DiceRecorded: _dice_summary,
     CorrectionRecorded: _correction_summary,
     NoteRecorded: lambda ev: f"Note du MJ{' (' + ev.topic + ')' if ev.topic else ''} : {ev.text}",
+    AccessGranted: lambda ev: f"Accès à la table donné à {ev.name}"
+                              + (" (MJ)" if ev.gm else f" pour {', '.join(ev.characters)}"),
+    AccessRevoked: lambda ev: f"Accès à la table retiré à {ev.name}",
     SettingChanged: lambda ev: f"Réglage {ev.key} = {ev.value!r}" + (f" : {ev.reason}" if ev.reason else ""),
 }
 

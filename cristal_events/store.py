@@ -841,6 +841,75 @@ class Store:
             problems.append(str(exc).rstrip("."))
         return VerifyReport(ok=not problems, events=n, first_bad_position=first_bad, problems=problems)
 
+    # ---------------------------------------------------------------- web access tokens (issue 19)
+    # The rows of ``access_tokens`` (migration 0006): holders of a token for ``cristal serve``. Only a
+    # token's SHA-256 is stored; a grant or revoke is written by the command's own transaction
+    # (``Campaign._decide_access``), beside its access.granted / access.revoked event.
+
+    def grant_access(self, name: str, token_hash: str, characters: Sequence[str], gm: bool) -> None:
+        """A new holder (a revoked one's row is replaced)."""
+        self.conn.execute("DELETE FROM access_tokens WHERE name = ? AND revoked_at IS NOT NULL", (name,))
+        self.conn.execute(
+            "INSERT INTO access_tokens (name, token_hash, characters, gm, granted_at) VALUES (?, ?, ?, ?, ?)",
+            (name, token_hash, msgspec.json.encode(list(characters)).decode(), int(gm),
+             datetime.now(timezone.utc).isoformat()))
+
+    def revoke_access(self, name: str) -> None:
+        self.conn.execute("UPDATE access_tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL",
+                          (datetime.now(timezone.utc).isoformat(), name))
+
+    def access_holder(self, name: str) -> dict[str, Any] | None:
+        """The live (not revoked) access of ``name``, without its hash; None when there is none."""
+        row = self.conn.execute("SELECT name, characters, gm, granted_at FROM access_tokens "
+                                "WHERE name = ? AND revoked_at IS NULL", (name,)).fetchone()
+        return _access_row(row) if row else None
+
+    def access_by_hash(self, token_hash: str) -> dict[str, Any] | None:
+        """The live holder of the token whose SHA-256 is ``token_hash``, without the hash; or None."""
+        row = self.conn.execute("SELECT name, characters, gm, granted_at FROM access_tokens "
+                                "WHERE token_hash = ? AND revoked_at IS NULL", (token_hash,)).fetchone()
+        return _access_row(row) if row else None
+
+    @staticmethod
+    def peek_access(path: str | os.PathLike[str], token_hash: str) -> dict[str, Any] | None:
+        """The live holder of a token (as :meth:`access_by_hash`) read through a short read-only
+        connection, for the web table, which checks every request without holding the file open; None
+        for an unknown or revoked token or an unreadable file."""
+        try:
+            conn = _connect(Path(path), "ro", None)
+            try:
+                row = conn.execute("SELECT name, characters, gm, granted_at FROM access_tokens "
+                                   "WHERE token_hash = ? AND revoked_at IS NULL", (token_hash,)).fetchone()
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            return None
+        return _access_row(row) if row else None
+
+    @staticmethod
+    def peek_last_stream(path: str | os.PathLike[str], prefix: str) -> str | None:
+        """The stream of the last event whose stream starts with ``prefix`` (e.g. ``combat:``), read
+        through a short read-only connection; None when there is none."""
+        conn = _connect(Path(path), "ro", None)
+        try:
+            row = conn.execute("SELECT stream FROM events WHERE stream LIKE ? ESCAPE '\\' "
+                               "ORDER BY position DESC LIMIT 1",
+                               (prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%",)
+                               ).fetchone()
+        finally:
+            conn.close()
+        return row[0] if row else None
+
+    def access_list(self) -> list[dict[str, Any]]:
+        """Every holder, revoked ones too (``revoked_at``), never a hash."""
+        rows = self.conn.execute("SELECT name, characters, gm, granted_at, revoked_at FROM access_tokens "
+                                 "ORDER BY name").fetchall()
+        return [{**_access_row(r[:4]), "revoked_at": r[4]} for r in rows]
+
+
+def _access_row(row: Sequence[Any]) -> dict[str, Any]:
+    return {"name": row[0], "characters": msgspec.json.decode(row[1]), "gm": bool(row[2]), "granted_at": row[3]}
+
 
 #: below this many events ``verify`` walks the chain in one process (a fork costs a few milliseconds)
 VERIFY_PARALLEL_MIN = int(os.environ.get("CRISTAL_VERIFY_PARALLEL_MIN", "20000"))

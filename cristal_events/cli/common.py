@@ -38,6 +38,9 @@ def open_campaign(ctx: click.Context, *, write: bool = False, readonly: bool = F
 
     A command recorded whose read models could not follow prints its warning ("Recorded
     (position N) but ...") on stderr (:attr:`Campaign.on_warning`), and the exit stays 0."""
+    shared = ctx.obj.get("shared_campaign")  # the web table's campaign, kept open across its commands
+    if shared is not None:
+        return shared(write)
     camp = Campaign.open(ctx.obj["db"], readonly=readonly and not write)
     if write:
         from cristal_events import projections
