@@ -35,6 +35,7 @@ class LoadedPack(msgspec.Struct, frozen=True, kw_only=True):
 class MagicEntry(msgspec.Struct, frozen=True, kw_only=True):
     level: int = 1  # every magic starts at level 1 (I-L213)
     pp: int = 0
+    casts_out_of_combat: int = 0  # relevant casts out of combat not yet turned into a pp (I-L207, A9)
 
 
 class WoundRef(msgspec.Struct, frozen=True, kw_only=True):
@@ -74,6 +75,7 @@ class Hero(msgspec.Struct, frozen=True, kw_only=True):
     pfb: int = 0
     magics: dict[str, MagicEntry] = {}
     spells: tuple[str, ...] = ()
+    creature_spells: dict[str, int] = {}  # a creature's spells and their indicated level (I-L619-623)
     preferred_hand: str = "droite"
     languages: tuple[str, ...] = ()
     traits: tuple[str, ...] = ()
