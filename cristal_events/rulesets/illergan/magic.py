@@ -210,7 +210,7 @@ def check_reach(sense: str, distance: float | None, *, energie: int, acuity: int
 
 
 # The target rolls Volonté automatically (I-L462, I-L476). A destruction spell has victims in a zone, not a
-# target: its magic damage is reduced by Volonté (I-L437) with no roll (ruling A46).
+# target: its magic damage is reduced by Volonté (I-L437) with no roll (ruling MAG-3).
 HOSTILE_CLASSES = ("altération", "projection")
 CONSENTED_CLASSES = ("amélioration", "protection", "soin")  # the target accepts or refuses (I-L465, I-L477-479)
 
@@ -237,7 +237,7 @@ def resistance(spell: Spell, *, stealth: bool, spotted: bool, accept: bool | Non
 
 def vol_roll_resists(face: int, vol: int) -> bool:
     """The target's Volonté roll counters the spell's effects when the Dé100 is at most its Vol (I-L18;
-    the text gives no other threshold, ruling A46)."""
+    the text gives no other threshold, ruling MAG-3)."""
     return face <= vol
 
 
@@ -247,7 +247,7 @@ def combination_cost(costs: Sequence[int]) -> int:
 
 
 def check_secondary(primary: Spell | None, secondary: Spell, *, primary_level: int, level: int, magic_level: int) -> None:
-    """A secondary spell works only on a compatible primary (same magic, ruling A47), at a level ≤ the
+    """A secondary spell works only on a compatible primary (same magic, ruling MAG-4), at a level ≤ the
     primary's cast level and within its own min level and the magic level (I-L219, I-L226-228)."""
     if secondary.kind != "secondaire":
         raise RuleError(f"{secondary.name} is not a secondary spell (I-L226).")
