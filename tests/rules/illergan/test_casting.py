@@ -10,6 +10,7 @@ import pytest
 
 from cristal_events.rulesets.illergan import fights as F
 from cristal_events.rulesets.illergan import heroes as H
+from cristal_events.rulesets.illergan import spellbook as S
 from cristal_events.rulesets.illergan import tavern as T
 from cristal_events.rulesets.illergan.character import Choices
 from cristal_events.rulesets.illergan.content import example_pack
@@ -30,7 +31,9 @@ def _table(settings=None, spells=SPELLS, class_name="Mage", cult=None):
                            characteristics=THOR, pv=40, pm=0, rn=10, gift_face=3))
     c.execute(H.CreateHero(character="lysa", choices=Choices(name="Lysa", race="Elfe", class_name=class_name,
                                                              heritage="Apprenti d'académie", magics=("Yarlysy",), cult=cult),
-                           characteristics=LYSA, pv=30, pm=60, rn=0, gift_face=5, spells=spells))
+                           characteristics=LYSA, pv=30, pm=60, rn=0, gift_face=5, spells=spells[:3], copper=5000))
+    for spell in spells[3:]:  # a Mage masters 3 spells at creation (example pack); the rest are learned (I-L443)
+        c.execute(S.LearnSpell(character="lysa", spell=spell, teacher="Maître Orvan"))
     return c
 
 

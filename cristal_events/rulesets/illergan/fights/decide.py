@@ -12,9 +12,9 @@ from cristal_events.errors import RuleError
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit
 
-from .. import alcohol, checks, combat, magic
+from .. import alcohol, checks, combat, magic, spellbook
 from ..locations import nonhumanoid_zone
-from ..state import (Fight, Hero, IllerganState, Turn, content_of, fight_stream, find,
+from ..state import (ActiveSpell, Fight, Hero, IllerganState, Turn, content_of, fight_stream, find,
                     find_fight, plain, stat, stream_of)
 
 from .model import ActionTaken, Attack, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeEntry, InitiativeRolled, RollInitiative, SecondaryCast, SpellCast, SpendDestiny, StartFight, TakeAction, _acuity  # noqa: F401
@@ -318,6 +318,17 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
         magic.check_incantation(caster.incantation_types, whispered=cmd.whispered, gagged=cmd.gagged,
                                 paralysed=cmd.paralysed, canalisateur_in_hand=cmd.canalisateur,
                                 needs=settings.incantation_needs)
+    for holder in state.characters.values():
+        for a in holder.active_spells:
+            if a.caster == caster.id and a.concentrated:
+                raise RuleError(f"{caster.name} concentrates on keeping {a.spell} and cannot cast another spell "
+                                f"(I-L494): break the concentration first.")
+    if cmd.concentrate and cmd.duration_unit == "minutes":
+        raise RuleError("A duration in minutes is invariable (I-L495): concentration does not lengthen it.")
+    if cmd.concentrate and cmd.duration <= 0:
+        raise RuleError("Concentration keeps a spell with a duration (I-L494): give its duration in turns.")
+    if cmd.duration < 0:
+        raise RuleError(f"A spell's duration cannot be negative ({cmd.duration}).")
     turn_after = None
     if cmd.fight:
         fight = find_fight(state, cmd.fight)
@@ -387,16 +398,27 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
         fields = dict(raw_damage=cmd.damage, pv_lost=wound.pv_lost, pv_after=wound.pv_after, dead=wound.dead)
     band = caster.alc.band
     bonus = alcohol.EFFECTS[band].spell_level if band else 0  # Oubli: +1 to the spell's level (I-L134, I-L220)
+    eff_level = magic.effective_level(cmd.cast_level, bonus, critical=critical)
+    active, stacking, holder_id = None, "", ""
+    if cmd.duration and launch.outcome != "counter" and res != "refused":
+        holder = target if target is not None else caster
+        # n turns become n minutes while concentrating (I-L494); minutes are invariable (I-L495)
+        unit = "minutes" if cmd.concentrate else cmd.duration_unit
+        active = ActiveSpell(spell=spell.name, caster=caster.id, level=eff_level, duration=cmd.duration, unit=unit,
+                             concentrated=cmd.concentrate, position=ctx.position + 1)
+        _, stacking = spellbook.stack(holder, active)
+        holder_id = holder.id
     ev = SpellCast(caster=caster.id, fight=cmd.fight, magic=magic_name, spell=spell.name, cast_level=cmd.cast_level,
                    magic_level=magic_level, threshold_level=level, cost=cost, rolls=rolls,
                    outcome=launch.outcome, refund_pct=launch.refund_pct, refund_pm=refund_pm, pm_after=pm_after,
                    counter_effect=launch.counter_effect,
-                   effective_level=magic.effective_level(cmd.cast_level, bonus, critical=critical), pp_gained=pp,
+                   effective_level=eff_level, pp_gained=pp,
                    magic_level_after=max(level_after, magic_level), target=cmd.target,
                    action=cmd.action if cmd.fight else "", turn_after=turn_after, secondaries=seconds,
                    on_primary=cmd.on_primary, sense=cmd.sense, distance=cmd.distance, reach=plain(reach),
                    level_bonus=bonus, superior_effect=magic.superior_effect_active(spell, magic_level),
-                   resistance=res, resisted=resisted, casts_out_of_combat_after=counter_after, **fields)
+                   resistance=res, resisted=resisted, casts_out_of_combat_after=counter_after,
+                   active=active if stacking != "cancelled" else None, holder=holder_id, stacking=stacking, **fields)
     stream = fight_stream(cmd.fight) if cmd.fight else stream_of(caster.id)
     return [Emit(stream, ev)]
 

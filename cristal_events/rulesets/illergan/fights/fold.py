@@ -81,6 +81,10 @@ def evolve_cast(state: IllerganState, ev: SpellCast, rec: RecordedEvent) -> Ille
     state = put(state, caster)
     if ev.fight:
         state = _turns(state, ev.fight, **{ev.caster: ev.turn_after})
+    if ev.active is not None and ev.holder:  # the same spell on the same target does not stack (I-L514)
+        holder = state.characters[ev.holder]
+        kept = tuple(a for a in holder.active_spells if a.spell != ev.active.spell)
+        state = put(state, msgspec.structs.replace(holder, active_spells=(*kept, ev.active)))
     if ev.target and ev.pv_lost:
         state = put(state, _wound(state.characters[ev.target], ev.pv_lost, rec.position, "", ev.dead))
     return state

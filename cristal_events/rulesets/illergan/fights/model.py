@@ -8,7 +8,7 @@ from cristal_events.events import Event
 from cristal_events.rolls import Roll
 
 from .. import combat
-from ..state import (Hero, Turn)
+from ..state import (ActiveSpell, Hero, Turn)
 
 
 
@@ -145,6 +145,9 @@ class SpellCast(Event, tag="magic.spell_cast", kw_only=True):
     resistance: str = ""  # vol_roll | no_vol_roll | accepted | refused | none (I-L18-20, I-L462-479)
     resisted: bool = False  # the target's Volonté roll countered the effects other than damage (I-L18, I-L467)
     casts_out_of_combat_after: int | None = None  # the magic's counter of casts out of combat (I-L207)
+    active: ActiveSpell | None = None  # the spell now in effect on its target (or caster) (I-L494)
+    holder: str = ""  # who it is in effect on
+    stacking: str = ""  # "replaced" the same spell, or "cancelled" by a higher one (I-L514)
 
 
 class FightEnded(Event, tag="fight.ended", kw_only=True):
@@ -221,6 +224,9 @@ class CastSpell(msgspec.Struct, frozen=True, kw_only=True):
     paralysed: bool = False  # I-L113-117
     canalisateur: bool = True  # the canalisateur is in hand (I-L117)
     relevant: bool = True  # out of combat: the GM deems the cast relevant (I-L207)
+    duration: int = 0  # the duration its description gives (0: instantaneous)
+    duration_unit: Literal["tours", "minutes"] = "tours"
+    concentrate: bool = False  # n turns become n minutes while the mage only keeps this spell (I-L494)
 
 
 class EndFight(msgspec.Struct, frozen=True, kw_only=True):
