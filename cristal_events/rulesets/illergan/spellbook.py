@@ -174,7 +174,7 @@ def _learned(e: SpellLearned) -> str:
 SUMMARIES: dict[type, Any] = {
     SpellLearned: on_event(_learned),
     ConcentrationBroken: on_event(lambda e: f"{e.caster} cesse de se concentrer sur {e.spell} : "
-                                            f"{e.remaining_minutes:g} min restantes → {e.turns_left} tours"),
+                                            f"{e.remaining_minutes:g} min restantes → {e.turns_left} tour(s)"),
     SpellCancelled: on_event(lambda e: f"{e.caster} annule {e.spell} sur {e.holder}"),
 }
 EVENTS: tuple[type, ...] = tuple(SUMMARIES)
