@@ -218,15 +218,13 @@ CONSENTED_CLASSES = ("amélioration", "protection", "soin")  # the target accept
 def resistance(spell: Spell, *, stealth: bool, spotted: bool, accept: bool | None, self_target: bool) -> str:
     """How the target meets the spell (I-L18-20, I-L462-479): "vol_roll" (an automatic Volonté roll),
     "no_vol_roll" (a stealthy mage not spotted: no roll, I-L20, I-L462), "accepted"/"refused" (a benefic
-    spell is accepted or refused without detecting the mage, I-L465), or "none" (on oneself / no class)."""
+    spell is accepted or refused without detecting the mage, I-L465; ``accept`` None = accepted), or "none"
+    (on oneself / no class)."""
     cls = spell.spell_class.casefold()
     if self_target:
         return "none"
     if cls in CONSENTED_CLASSES:
-        if accept is None:
-            raise RuleError(f"The target of {spell.name} ({spell.spell_class}) accepts or refuses it (I-L465): "
-                            "say which.")
-        return "accepted" if accept else "refused"
+        return "refused" if accept is False else "accepted"  # accepted unless the target says no (MAG-3)
     if accept is not None:
         raise RuleError(f"Only an amélioration, protection or soin spell is accepted or refused (I-L465), "
                         f"not {spell.name}.")

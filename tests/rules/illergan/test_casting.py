@@ -112,8 +112,9 @@ def test_volonte_roll_stealth_and_consent(camp):
     ev = camp.execute(cast("Fièvre", target="thor", stealth=True, spotted=True), faces=[50, 90])[0].event
     assert ev.resistance == "vol_roll"
     # soin: accepted or refused, no roll (I-L479)
-    refused(camp, cast("Chaleur réparatrice", target="thor"), "The target of Chaleur réparatrice (Soin) accepts or "
-            "refuses it (I-L465): say which.", faces=[50])
+    assert camp.execute(cast("Chaleur réparatrice", target="thor"), faces=[50])[0].event.resistance == "accepted"
+    refused(camp, cast("Embrasement", target="thor", accept=True), "Only an amélioration, protection or soin spell "
+            "is accepted or refused (I-L465), not Embrasement.", faces=[50])
     assert camp.execute(cast("Chaleur réparatrice", target="thor", accept=False), faces=[50])[0].event.resistance == "refused"
 
 
