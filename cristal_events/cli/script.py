@@ -115,11 +115,16 @@ _CRISTAL_CHARACTERS = {
 }
 _ILLERGAN = {
     "carry": {"reason"},
-    "cast": {"level", "fight", "modifier", "whisper", "target", "damage", "action", "dice"},
+    "cast": {"level", "fight", "modifier", "whisper", "target", "damage", "action", "dice", "secondary", "on_primary",
+             "primary_level", "sense", "distance", "stealth", "spotted", "accept", "gagged", "paralysed",
+             "without_canalisateur", "not_relevant", "duration", "minutes", "concentrate"},
+    "spell learn": {"teacher", "price"},
+    "spell break": {"remaining", "target"},
+    "spell cancel": {"target"},
     "character create": {"name", "race", "class", "heritage", "stat", "pv", "pm", "rn", "cult", "god", "magic",
                          "spell", "skill", "language", "trait", "alc_min", "hand", "gift", "kit", "starls", "fp",
                          "rank", "player", "dice"},
-    "character creature": {"name", "stat", "pv", "rn", "pm", "fp", "rank", "weapon", "armour", "body"},
+    "character creature": {"name", "stat", "pv", "rn", "pm", "fp", "rank", "weapon", "armour", "body", "spell"},
     "characters": set(),
     "check lockpick": {"lock", "malus", "dice"},
     "check search": {"hidden", "acuity", "dice"},

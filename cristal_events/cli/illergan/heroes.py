@@ -164,11 +164,13 @@ def _starls(text: str, ratio: int) -> int:
 @click.option("--body", "body", multiple=True, metavar="PART=N",
               help="A non-humanoid body (I-L630): anterior_left, anterior_right, posterior_left, posterior_right, "
                    "wings_left, wings_right, tails, heads.")
+@click.option("--spell", "spells", multiple=True, metavar="SPELL=LEVEL",
+              help="A spell of the creature and the level shown in brackets (its own magic, I-L619-623).")
 @json_option
 @click.pass_context
 def creature_cmd(ctx: click.Context, character_id: str, name: str, stats: tuple[str, ...], pv: int, rn: int, pm: int,
                  fp: int, power_rank: int, weapon: str | None, armour: str | None, body: tuple[str, ...],
-                 as_json: bool) -> None:
+                 spells: tuple[str, ...], as_json: bool) -> None:
     """Create a creature of the game master (humanoid unless --body is given).
 
     Example: cristal character creature loup --stat Fo=3 --stat Dex=40 --stat Vol=10 --stat Vit=30 --stat Adresse=50 --pv 35 --body anterior_left=1 --body anterior_right=1 --body posterior_left=1 --body posterior_right=1 --body tails=1
@@ -181,7 +183,8 @@ def creature_cmd(ctx: click.Context, character_id: str, name: str, stats: tuple[
             raise CristalError(f"Unknown body part {unknown[0]!r}; use {', '.join(Body.__struct_fields__)}.")
         shape = Body(**{"heads": 1, **parts})
     cmd = H.CreateCreature(character=character_id, name=name or character_id, characteristics=pairs(stats, "--stat"),
-                           pv=pv, rn=rn, pm=pm, fp=fp, power_rank=power_rank, weapon=weapon, armour=armour, body=shape)
+                           pv=pv, rn=rn, pm=pm, fp=fp, power_rank=power_rank, weapon=weapon, armour=armour, body=shape,
+                           spells=pairs(spells, "--spell"))
     run(ctx, cmd, as_json)
 
 

@@ -149,6 +149,7 @@ class CreateCreature(msgspec.Struct, frozen=True, kw_only=True):
     weapon: str | None = None
     armour: str | None = None
     body: Body | None = None
+    spells: dict[str, int] = {}  # its spells and the level shown in brackets (I-L619-623)
 
 
 class AwardXp(msgspec.Struct, frozen=True, kw_only=True):
@@ -253,10 +254,18 @@ def decide_create(state: IllerganState, cmd: CreateHero, ctx: Context) -> list[E
     dice = ctx.dice() if cmd.gift_face is None else None
     made = creation.create(content, cmd.choices, fo=cmd.characteristics["Fo"], gift_face=cmd.gift_face, dice=dice)
     cls = content.entry("classes", made.class_name)
+    per_magic: dict[str, int] = {}
     for spell in cmd.spells:
         sp = content.entry("spells", spell)
         if sp.magic not in made.magics:
             raise RuleError(f"{spell} is a spell of {sp.magic}, which {made.name} does not know.")
+        if sp.min_level > made.magics[sp.magic]:  # every magic starts at level 1 (I-L213, I-L443)
+            raise RuleError(f"{spell} is of minimum level {sp.min_level}; {sp.magic} starts at level "
+                            f"{made.magics[sp.magic]} (I-L213, I-L443).")
+        per_magic[sp.magic] = per_magic.get(sp.magic, 0) + 1
+        if cls.spells_at_creation is not None and per_magic[sp.magic] > cls.spells_at_creation:
+            raise RuleError(f"A {cls.name} masters at most {cls.spells_at_creation} spell(s) of a magic at creation "
+                            f"(I-L338).")
     kit = creation.starting_equipment(content, cmd.kit) if cmd.kit else {}
     if cmd.copper < 0:
         raise RuleError(f"Starting Starls cannot be negative ({cmd.copper}'C).")
@@ -284,9 +293,14 @@ def decide_creature(state: IllerganState, cmd: CreateCreature, ctx: Context) -> 
     for kind, name in (("weapons", cmd.weapon), ("armours", cmd.armour)):
         if name is not None:
             content.entry(kind, name)
+    for spell, level in cmd.spells.items():
+        content.entry("spells", spell)
+        if not 1 <= level <= 10:
+            raise RuleError(f"A creature's spell level must be 1 to 10 (I-L237), not {level} for {spell}.")
     hero = Hero(id=cid, name=cmd.name or cid, kind="creature", characteristics=dict(cmd.characteristics),
                 pv=cmd.pv, pv_max=cmd.pv, pm=cmd.pm, pm_max=cmd.pm, rn=cmd.rn, fp=cmd.fp,
-                power_rank=cmd.power_rank, weapon=cmd.weapon, armour=cmd.armour, body=cmd.body)
+                power_rank=cmd.power_rank, weapon=cmd.weapon, armour=cmd.armour, body=cmd.body,
+                spells=tuple(cmd.spells), creature_spells=dict(cmd.spells))
     return [Emit(stream_of(cid), CreatureCreated(character=cid, character_data=hero))]
 
 

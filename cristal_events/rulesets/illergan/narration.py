@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...records import RecordedEvent
+from .fights.views import cast_after as _cast_after, cast_extras as _cast_extras
 from .fights import AttackResolved, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast
 from .heroes import CreatureCreated, Equipped, HeroCorrected, HeroCreated, MoneyChanged, XpAwarded, XpSpent
 from .tavern import DrinkConsumed, TimePassed
@@ -147,7 +148,7 @@ def _cast(b: Any, e: SpellCast, a: Any) -> str:
     level = f"magie {e.magic} niveau {arrow(e.magic_level, e.magic_level_after)}" \
         if e.magic_level_after != e.magic_level else ""
     pp = f"+{e.pp_gained} pp" if e.pp_gained else ""
-    return _join(head, f"PM {pm}" if pm else "", target, level, pp)
+    return _join(head + _cast_extras(e), f"PM {pm}" if pm else "", target, level, pp) + _cast_after(e)
 
 
 def _ended(b: Any, e: FightEnded, a: Any) -> str:

@@ -14,14 +14,14 @@ from typing import Any
 from ...events import CampaignCreated
 from ...ruleset import ComposedRuleset, admit_stream
 from ...records import RecordedEvent
-from . import faith, fights, heroes, narration, sheet, sheet_text, tavern, trials
+from . import faith, fights, heroes, narration, sheet, sheet_text, spellbook, tavern, trials
 from .settings import IllerganSettings
 from .state import CONTENT_STREAM, IllerganState, content_of, find
 
 class IllerganRuleset(ComposedRuleset):
     name = "illergan"
     title = "Illergan (Dé100)"
-    parts = (heroes, trials, fights, tavern, faith)
+    parts = (heroes, trials, fights, tavern, faith, spellbook)
     settings_type = IllerganSettings
     state_type = IllerganState
     state_version = "4"

@@ -80,6 +80,11 @@ class IllerganSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     pm_refund_capped_at_max: bool = True
     lockpick_rounding: GapRounding = "floor"
     resale_rounding: GapRounding = "floor"
+    # MAG-2 (I-L110-117): a class with two incantation types needs both usable ("all": the text's "doit"),
+    # or either one ("any").
+    incantation_needs: Literal["all", "any"] = "all"
+    # MAG-5 (I-L207): out of combat 1 pp every 3 casts; False = casts out of combat give no pp at all.
+    pp_out_of_combat: bool = True
     # G32 / I-L237: the highest magic level.
     max_magic_level: int = 10
 

@@ -35,6 +35,20 @@ class LoadedPack(msgspec.Struct, frozen=True, kw_only=True):
 class MagicEntry(msgspec.Struct, frozen=True, kw_only=True):
     level: int = 1  # every magic starts at level 1 (I-L213)
     pp: int = 0
+    casts_out_of_combat: int = 0  # relevant casts out of combat not yet turned into a pp (I-L207, A9)
+
+
+class ActiveSpell(msgspec.Struct, frozen=True, kw_only=True):
+    """A spell in effect on a character (its target, or its caster), for the stacking, concentration and
+    cancelling rules (I-L494-495, I-L514-515)."""
+
+    spell: str
+    caster: str
+    level: int  # the effective cast level (the stacking compares it, I-L514)
+    duration: int
+    unit: str = "tours"  # tours | minutes
+    concentrated: bool = False  # a duration of n turns kept as n minutes (I-L494)
+    position: int = 0
 
 
 class WoundRef(msgspec.Struct, frozen=True, kw_only=True):
@@ -74,6 +88,7 @@ class Hero(msgspec.Struct, frozen=True, kw_only=True):
     pfb: int = 0
     magics: dict[str, MagicEntry] = {}
     spells: tuple[str, ...] = ()
+    creature_spells: dict[str, int] = {}  # a creature's spells and their indicated level (I-L619-623)
     preferred_hand: str = "droite"
     languages: tuple[str, ...] = ()
     traits: tuple[str, ...] = ()
@@ -99,6 +114,7 @@ class Hero(msgspec.Struct, frozen=True, kw_only=True):
     max_charges: int = 10
     limbs_lost: tuple[str, ...] = ()
     conditions: tuple[str, ...] = ()  # "aveuglé", "invisible" (I-L413)
+    active_spells: tuple[ActiveSpell, ...] = ()  # spells in effect on this character (I-L494, I-L514)
     last_wound: WoundRef | None = None
     dead: bool = False
 

@@ -225,7 +225,9 @@ def test_critical_refund_after_a_first_spell_and_magic_damage(camp):
                                   damage=30), faces=[1, 7])[0].event
     assert (ev.pm_after, ev.pp_gained, ev.effective_level) == (50 - 10 + 12, 1, 2)  # I-L198, I-L525
     assert (ev.pv_lost, ev.pv_after) == (18, 22)  # 30 reduced by Vol 40% (I-L437)
-    with pytest.raises(RuleError, match="can be cast at levels 4 to 1"):  # TX-05 (I-L216)
+    # Lysa cannot even have learned Jet de lave (min level 4 > Yarlysy 1, TX-05, TX-20): an unlearned spell
+    # is not cast (I-L17, I-L443)
+    with pytest.raises(RuleError, match="has not learned the spell Jet de lave"):
         camp.execute(F.CastSpell(caster="lysa", spell="Jet de lave", cast_level=4), faces=[50])
 
 

@@ -30,7 +30,8 @@ def camp():
                            characteristics=THOR, pv=40, pm=0, rn=10, gift_face=3))
     c.execute(H.CreateHero(character="lysa", choices=Choices(name="Lysa", race="Elfe", class_name="Mage",
                                                              heritage="Apprenti d'académie", magics=("Yarlysy",)),
-                           characteristics=LYSA, pv=30, pm=60, rn=0, gift_face=5))
+                           characteristics=LYSA, pv=30, pm=60, rn=0, gift_face=5,
+                           spells=("Embrasement", "Ardeur", "Bouclier de braise")))  # learned spells only (I-L17)
     c.execute(H.CreateCreature(character="gob", name="Gobelin", characteristics=GOB, pv=200))
     c.execute(H.Equip(character="thor", slot="weapon", item="Épée longue"))
     c.execute(F.StartFight(fight="gue", participants=("thor", "lysa", "gob")))

@@ -21,7 +21,7 @@ from .model import *  # noqa: F401,F403  (the public API of each part)
 from .decide import *  # noqa: F401,F403  (the public API of each part)
 from .fold import *  # noqa: F401,F403  (the public API of each part)
 from .views import *  # noqa: F401,F403  (the public API of each part)
-from .model import ActionTaken, Attack, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeRolled, RollInitiative, SpellCast, SpendDestiny, StartFight, TakeAction
+from .model import ActionTaken, Attack, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeRolled, RollInitiative, SecondaryCast, SpellCast, SpendDestiny, StartFight, TakeAction
 from .decide import decide_action, decide_attack, decide_cast, decide_defend, decide_destiny, decide_end, decide_initiative, decide_start
 from .fold import evolve_action, evolve_attack, evolve_cast, evolve_destiny, evolve_ended, evolve_initiative, evolve_started
 from .views import SUMMARIES

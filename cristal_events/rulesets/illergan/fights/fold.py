@@ -72,13 +72,19 @@ def evolve_destiny(state: IllerganState, ev: DestinyPointSpent, rec: RecordedEve
 
 def evolve_cast(state: IllerganState, ev: SpellCast, rec: RecordedEvent) -> IllerganState:
     caster = state.characters[ev.caster]
-    m = caster.magics[ev.magic]
-    caster = msgspec.structs.replace(caster, pm=ev.pm_after,
-                                     magics={**caster.magics, ev.magic: MagicEntry(level=ev.magic_level_after,
-                                                                                   pp=m.pp + ev.pp_gained)})
+    m = caster.magics.get(ev.magic)
+    if m is not None:  # a creature's own magic has no pp (I-L619-623)
+        counter = m.casts_out_of_combat if ev.casts_out_of_combat_after is None else ev.casts_out_of_combat_after
+        m = MagicEntry(level=ev.magic_level_after, pp=m.pp + ev.pp_gained, casts_out_of_combat=counter)
+        caster = msgspec.structs.replace(caster, magics={**caster.magics, ev.magic: m})
+    caster = msgspec.structs.replace(caster, pm=ev.pm_after)
     state = put(state, caster)
     if ev.fight:
         state = _turns(state, ev.fight, **{ev.caster: ev.turn_after})
+    if ev.active is not None and ev.holder:  # the same spell on the same target does not stack (I-L514)
+        holder = state.characters[ev.holder]
+        kept = tuple(a for a in holder.active_spells if a.spell != ev.active.spell)
+        state = put(state, msgspec.structs.replace(holder, active_spells=(*kept, ev.active)))
     if ev.target and ev.pv_lost:
         state = put(state, _wound(state.characters[ev.target], ev.pv_lost, rec.position, "", ev.dead))
     return state

@@ -31,8 +31,35 @@ def _cast(e: SpellCast) -> str:
     out = {"critical": f"critique, {e.refund_pct}% rendus (+{e.refund_pm} PM)", "normal": "réussi",
            "counter": f"contre-effet : {e.counter_effect}"}[e.outcome]
     hit = f", {e.target} −{e.pv_lost} PV" if e.pv_lost else ""
-    return (f"{e.caster} lance {e.spell} niveau {e.cast_level} ({e.cost} PM) : Dé100 {e.rolls[0].total}, {out}"
-            f" → PM {e.pm_after}{hit}")
+    return (f"{e.caster} lance {e.spell} niveau {e.cast_level}{cast_extras(e)} ({e.cost} PM) : Dé100 {e.rolls[0].total}, "
+            f"{out} → PM {e.pm_after}{hit}{cast_after(e)}")
+
+
+_RESISTANCE = {"vol_roll": "jet de Volonté", "no_vol_roll": "mage furtif, pas de jet de Volonté",
+               "accepted": "accepté", "refused": "refusé"}
+
+
+def cast_extras(e: SpellCast) -> str:
+    """Secondary spells (I-L226) and the primary they are added to (I-L227)."""
+    parts = [f"{s.spell} {s.level}" for s in e.secondaries]
+    text = f" + {', '.join(parts)}" if parts else ""
+    return text + (f" sur {e.on_primary}" if e.on_primary else "")
+
+
+def cast_after(e: SpellCast) -> str:
+    bits = []
+    if e.resistance in _RESISTANCE:
+        resisted = " réussi, effets contrés" if e.resistance == "vol_roll" and e.resisted else ""
+        bits.append(_RESISTANCE[e.resistance] + resisted)
+    if e.level_bonus:
+        bits.append(f"+{e.level_bonus} niveau (Oubli)")
+    if e.superior_effect:
+        bits.append("effet supérieur")
+    if e.stacking == "cancelled":
+        bits.append("annulé par le même sort de plus haut niveau")
+    elif e.active is not None:
+        bits.append(f"actif {e.active.duration} {e.active.unit}" + (", concentration" if e.active.concentrated else ""))
+    return f" ; {', '.join(bits)}" if bits else ""
 
 
 _ACTIONS = {"major": "action majeure", "minor": "action mineure", "skill": "compétence",
