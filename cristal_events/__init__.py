@@ -3,8 +3,6 @@
 The facade: open or create a campaign, run commands, read the log. See README.md and docs/api.md.
 """
 
-__version__ = "0.1.0"
-
 import sys as _sys
 from importlib.machinery import ModuleSpec as _ModuleSpec
 from importlib.machinery import PathFinder as _PathFinder
@@ -49,5 +47,6 @@ from .errors import CristalError  # noqa: E402
 from .service import Campaign, init_campaign, open_campaign  # noqa: E402
 from .records import RecordedEvent  # noqa: E402
 from .store import Store  # noqa: E402
+from .version import __version__  # noqa: E402
 
 __all__ = ["Campaign", "CristalError", "RecordedEvent", "Store", "__version__", "init_campaign", "open_campaign"]

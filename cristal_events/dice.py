@@ -31,7 +31,7 @@ from typing import ClassVar, Literal
 
 import msgspec
 
-from cristal_events import rounding as _rounding
+import cristal_events.rounding as _rounding
 from cristal_events.errors import DiceError
 from cristal_events.rolls import Roll
 

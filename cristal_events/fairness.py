@@ -27,17 +27,30 @@ import hashlib
 import random
 from collections import Counter
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
 from .dice import BinOp, Dice, DiceError, Neg, Var, dice_in, engine_face, evaluate, parse
 from .errors import CristalError
-from .events import DiceRecorded
+from .events import CampaignCreated, DiceRecorded
 from .ruleset import derive_seed
+from .session_dice import joined_salt
 
 if TYPE_CHECKING:
-    from .service import Campaign
+    from .store import Store
+
+
+class CampaignLog(Protocol):
+    """What :func:`verify_rolls` reads of a campaign (a :class:`cristal_events.service.Campaign`): its
+    header and its store. A protocol, so that this check, which the service calls, never imports it."""
+
+    @property
+    def header(self) -> CampaignCreated: ...
+
+    @property
+    def store(self) -> "Store": ...
+
 
 _ROLL_KEYS = frozenset({"expr", "faces", "total", "source"})
 
@@ -183,14 +196,12 @@ class _Command(msgspec.Struct, kw_only=True):
     record: tuple[int, DiceRecorded] | None = None
 
 
-def verify_rolls(campaign: "Campaign", *, progress: Any = None) -> FairnessReport:
+def verify_rolls(campaign: CampaignLog, *, progress: Any = None) -> FairnessReport:
     """Check every dice record of the log against the revealed seeds (see the module's docstring).
 
     Engine dice outside sessions are re-derived too when the campaign has a public ``--seed``.
     ``progress(done, total)`` is called every 1,000 events read.
     """
-    from .service import joined_salt
-
     report = FairnessReport(ok=True)
     header = campaign.header
     problems = report.problems

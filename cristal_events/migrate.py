@@ -16,7 +16,7 @@ from pathlib import Path
 
 import msgspec
 
-from . import migrations as _migrations_package
+import cristal_events.migrations as _migrations_package
 
 from .errors import MigrationError, SchemaTooNew
 

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from . import __version__, bounds
+from . import bounds
 from .codec import Codec
 from .errors import CristalError, NotACampaign, RuleError
 from .events import (
@@ -43,8 +43,10 @@ from .receipts import Receipt, ReceiptProblem, verify_receipts
 from .rounding import MODES
 from .ruleset import Context, Emit, Ruleset
 from .rulesets import get as get_ruleset
+from .session_dice import engine_dice, joined_salt
 from .records import RecordedEvent
 from .store import Store, VerifyReport, new_event_id, new_event_ids
+from .version import __version__
 
 CAMPAIGN_STREAM = "campaign"
 SNAPSHOT_EVERY = int(os.environ.get("CRISTAL_SNAPSHOT_EVERY", "1000"))
@@ -195,11 +197,6 @@ def secrets_path(campaign_path: str | os.PathLike[str]) -> Path:
     return Path(str(campaign_path) + SECRETS_SUFFIX)
 
 
-def engine_dice(ev: DiceRecorded) -> int:
-    """How many of a record's dice the engine rolled (the die counter's advance)."""
-    return sum(1 for r in ev.rolls for d in r.dice if d.source == "rolled")
-
-
 def _fold_dice(core: CoreState, ev: DiceRecorded, position: int) -> CoreState:
     n = engine_dice(ev)
     if ev.scheme == "session":
@@ -207,11 +204,6 @@ def _fold_dice(core: CoreState, ev: DiceRecorded, position: int) -> CoreState:
     if ev.scheme == "seed":
         return msgspec.structs.replace(core, seed_counter=core.seed_counter + n, position=position)
     return msgspec.structs.replace(core, position=position)
-
-
-def joined_salt(before: str, salt: str) -> str:
-    """The session's salt after one more: the texts in log order, one a line."""
-    return f"{before}\n{salt}" if before else salt
 
 
 _CORE_EVOLVERS: dict[type, Callable[[CoreState, Any, int], CoreState]] = {

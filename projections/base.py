@@ -143,8 +143,8 @@ class _SharedFold:
             return self._after
         evolve = self._evolvers.get(type(rec.event))
         if evolve is None:
-            evolve = self._evolvers[type(rec.event)] = self.ruleset.evolver(type(rec.event))
-        after = evolve(state, rec)
+            evolve = self._evolvers[type(rec.event)] = self.ruleset.typed_evolver(type(rec.event))
+        after = evolve(state, rec.event, rec)
         self._before, self._position, self._after = state, rec.position, after
         return after
 
