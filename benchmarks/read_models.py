@@ -28,11 +28,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import msgspec  # noqa: E402
-import sqlite_utils  # noqa: E402
+import msgspec
+import sqlite_utils
+from cristal_events.projections.base import XP_LEDGER
 
-from cristal_events.store import Store  # noqa: E402
-from cristal_events.projections.base import XP_LEDGER  # noqa: E402
+from cristal_events.store import Store
 
 
 def ledger_rows(n: int) -> list[tuple]:

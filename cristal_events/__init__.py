@@ -43,10 +43,10 @@ _root = _checkout_root()
 if _root is not None and not any(type(f).__name__ == "_CheckoutFinder" for f in _sys.meta_path):
     _sys.meta_path.append(_CheckoutFinder(_root))
 
-from .errors import CristalError  # noqa: E402
-from .service import Campaign, init_campaign, open_campaign  # noqa: E402
-from .records import RecordedEvent  # noqa: E402
-from .store import Store  # noqa: E402
-from .version import __version__  # noqa: E402
+from .errors import CristalError
+from .records import RecordedEvent
+from .service import Campaign, init_campaign, open_campaign
+from .store import Store
+from .version import __version__
 
 __all__ = ["Campaign", "CristalError", "RecordedEvent", "Store", "__version__", "init_campaign", "open_campaign"]

@@ -21,11 +21,18 @@ from typing import Any
 import msgspec
 
 from .errors import CristalError
-from .events import (CORE_EVENTS, CampaignCreated, CorrectionRecorded, NoteRecorded, SessionEnded, SessionStarted,
-                     SettingChanged)
+from .events import (
+    CORE_EVENTS,
+    CampaignCreated,
+    CorrectionRecorded,
+    NoteRecorded,
+    SessionEnded,
+    SessionStarted,
+    SettingChanged,
+)
 from .receipts import Receipt, parse_receipt, verify_receipts
-from .rounding import MODES
 from .records import RecordedEvent
+from .rounding import MODES
 from .store import GENESIS, VerifyReport, row_hash
 
 ENVELOPE = ("position", "event_id", "stream", "version", "type", "schema_version", "recorded_at", "session",

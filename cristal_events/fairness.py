@@ -27,6 +27,7 @@ import hashlib
 import random
 from collections import Counter
 from collections.abc import Iterator
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
@@ -161,9 +162,9 @@ def _rederive(key: str, salt: str, position: int, ev: DiceRecorded, rounding: st
             derived.append(engine_face(key.encode(), salt, n, d.sides))
             n += 1
 
-        def bad(reason: str) -> None:
-            out.append(RollMismatch(position=position, session=session, expr=roll.expr, stored=stored,
-                                    derived=derived, reason=reason))
+        # this roll's mismatch, its reason still to say (bound now: a closure would read the loop's last roll)
+        bad = partial(_mismatch, out, RollMismatch(position=position, session=session, expr=roll.expr,
+                                                   stored=stored, derived=derived, reason=""))
 
         try:
             sides = dice_in(roll.expr)
@@ -177,6 +178,10 @@ def _rederive(key: str, salt: str, position: int, ev: DiceRecorded, rounding: st
         elif problem := _total_problem(roll.expr, stored, roll.total, rounding):
             bad(problem)
     return out
+
+
+def _mismatch(out: list[RollMismatch], mismatch: RollMismatch, reason: str) -> None:
+    out.append(msgspec.structs.replace(mismatch, reason=reason))
 
 
 class _Session(msgspec.Struct, kw_only=True):

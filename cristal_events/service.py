@@ -40,11 +40,11 @@ from .events import (
     tag_of,
 )
 from .receipts import Receipt, ReceiptProblem, verify_receipts
+from .records import RecordedEvent
 from .rounding import MODES
 from .ruleset import Context, Emit, Ruleset
 from .rulesets import get as get_ruleset
 from .session_dice import engine_dice, joined_salt
-from .records import RecordedEvent
 from .store import Store, VerifyReport, new_event_id, new_event_ids
 from .version import __version__
 
@@ -239,7 +239,7 @@ class Campaign:
         self.store = store
         self.ruleset = ruleset
         self.header = header
-        self.hooks: list[Callable[["Campaign"], Any]] = []
+        self.hooks: list[Callable[[Campaign], Any]] = []
         self._world: World | None = None
         self._before: World | None = None  # the state before this campaign's last command
         self._travelled: World | None = None  # the last state world_at had to rebuild

@@ -69,19 +69,19 @@ class Projection:
     #: campaign's own state (in memory after a command, else rebuilt from its snapshots)
     world_state: ClassVar[bool] = False
 
-    def __init__(self, campaign: "Campaign"):
+    def __init__(self, campaign: Campaign):
         self.campaign = campaign
 
     def initial(self) -> Any:
         return None
 
-    def evolve(self, state: Any, rec: "RecordedEvent") -> Any:
+    def evolve(self, state: Any, rec: RecordedEvent) -> Any:
         return state
 
     def rows(self, state: Any) -> dict[str, list[dict[str, Any]]]:
         return {}
 
-    def appended(self, state: Any, rec: "RecordedEvent") -> dict[str, list[dict[str, Any]]]:
+    def appended(self, state: Any, rec: RecordedEvent) -> dict[str, list[dict[str, Any]]]:
         return {}
 
     def changed_rows(self, before: Any, after: Any) -> dict[str, tuple[list[Any], list[tuple[Any, ...]]]] | None:
@@ -102,14 +102,14 @@ class LedgerProjection(Projection):
 
     append_tables = {"xp_ledger": XP_LEDGER}
 
-    def appended(self, state: Any, rec: "RecordedEvent") -> dict[str, list[dict[str, Any]]]:
+    def appended(self, state: Any, rec: RecordedEvent) -> dict[str, list[dict[str, Any]]]:
         last = state.last
         if last is None or last.position != rec.position:
             return {}
         return {"xp_ledger": [to_row(last)]}
 
 
-def ledger_entry(rec: "RecordedEvent", character: str, *, kind: str, amount: int, what: str, reason: str = "",
+def ledger_entry(rec: RecordedEvent, character: str, *, kind: str, amount: int, what: str, reason: str = "",
                  charged: int | None = None, required: int | None = None,
                  amends: int | None = None) -> LedgerEntry:
     """The entry of ``rec`` moving ``amount`` XP of ``character``, not yet posted (no balance, no flags:
@@ -127,7 +127,7 @@ class _SharedFold:
     a projection whose state came from its own checkpoint simply folds on its own. Pure either way.
     """
 
-    def __init__(self, campaign: "Campaign"):
+    def __init__(self, campaign: Campaign):
         self.ruleset = campaign.ruleset
         self.initial = campaign.ruleset.initial_state(campaign.header)
         #: the event classes that can change the state (None: any); a projection folding this state
@@ -138,7 +138,7 @@ class _SharedFold:
         self._position = -1
         self._after: Any = None
 
-    def __call__(self, state: Any, rec: "RecordedEvent") -> Any:
+    def __call__(self, state: Any, rec: RecordedEvent) -> Any:
         if rec.position == self._position and state is self._before:
             return self._after
         evolve = self._evolvers.get(type(rec.event))
@@ -157,7 +157,7 @@ class SheetsProjection(Projection):
 
     world_state = True
 
-    def __init__(self, campaign: "Campaign"):
+    def __init__(self, campaign: Campaign):
         super().__init__(campaign)
         self._fold = rules_fold(campaign)
         self.handles = None if self._fold.handles is None else self._fold.handles | {SettingChanged}
@@ -168,7 +168,7 @@ class SheetsProjection(Projection):
     def state_of(self, world: Any) -> Any:
         return self.state_type(rules=world.rules, settings=world.core.settings)
 
-    def evolve(self, state: Any, rec: "RecordedEvent") -> Any:
+    def evolve(self, state: Any, rec: RecordedEvent) -> Any:
         ev = rec.event
         if type(ev) is SettingChanged:
             return self.state_type(rules=state.rules, settings={**state.settings, ev.key: ev.value})
@@ -176,7 +176,7 @@ class SheetsProjection(Projection):
         return state if rules is state.rules else self.state_type(rules=rules, settings=state.settings)
 
 
-def rules_fold(campaign: "Campaign") -> _SharedFold:
+def rules_fold(campaign: Campaign) -> _SharedFold:
     """The shared fold of ``campaign``'s ruleset state (one per open campaign)."""
     fold = getattr(campaign, "_projections_rules_fold", None)
     if fold is None:

@@ -28,7 +28,6 @@ from ..errors import CristalError
 from ..rulesets import get as ruleset_get
 from ..rulesets import names as ruleset_names
 
-
 #: the core commands and the module (in this package) that defines each; a test checks it
 #: against the modules' ``COMMANDS`` lists. Only the module of the command typed is imported.
 CORE = {

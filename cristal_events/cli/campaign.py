@@ -9,10 +9,10 @@ import msgspec
 
 from ..errors import CristalError, EventDecodeError, NotACampaign
 from ..receipts import Receipt, parse_receipt, read_receipts
+from ..records import RecordedEvent
 from ..rounding import MODES
 from ..rulesets import names as ruleset_names
 from ..service import Campaign, RecordNote
-from ..records import RecordedEvent
 from .common import POSITION, SEED, actor, echo, emit_json, json_option, open_campaign, to_json, tty_progress
 
 
@@ -285,9 +285,9 @@ def schema_cmd(ctx: click.Context, ruleset: str | None, as_json: bool) -> None:
 
     Example: cristal schema --ruleset illergan > events.schema.json
     """
-    from . import campaign_ruleset
     from ..rulesets import get
     from ..service import codec_for
+    from . import campaign_ruleset
 
     name = ruleset or campaign_ruleset(ctx.obj["db"]) or "cristal"
     text = msgspec.json.encode(codec_for(get(name)).json_schema())

@@ -228,7 +228,7 @@ def parse(text: str, path: str = "<script>") -> Script:
     if not isinstance(header, dict):
         raise _fail(path, 1, "the script needs a [campaign] table with at least a name")
     hkeys = _key_lines(lines, head_line, step_lines[0] - 1 if step_lines else len(lines))
-    for key, value in header.items():
+    for key in header:
         if key not in HEADER_KEYS:
             raise _fail(path, hkeys.get(key, head_line), f"unknown campaign key {key!r} (known: {', '.join(sorted(HEADER_KEYS))})")
     if not isinstance(header.get("name"), str) or not header["name"].strip():

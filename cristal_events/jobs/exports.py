@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import csv
 import os
-from glob import escape as glob_escape
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any, TextIO
 

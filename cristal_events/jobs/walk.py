@@ -15,8 +15,8 @@ import msgspec
 
 from ..errors import CristalError, UnknownEntity
 from ..events import SessionStarted
-from ..service import Campaign, World
 from ..records import RecordedEvent
+from ..service import Campaign, World
 from .diff import Change, diff
 
 Progress = Callable[[int, int], None]

@@ -9,11 +9,11 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
+from helpers import one_error
 
 from cristal_events import errors
 from cristal_events.cli import _core_commands, _ruleset_commands, cli
 from cristal_events.cli import script as scripts
-from helpers import one_error
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_campaigns"
 

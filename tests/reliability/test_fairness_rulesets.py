@@ -18,9 +18,9 @@ from click.testing import CliRunner
 
 from cristal_events import init_campaign, open_campaign
 from cristal_events.cli import cli
-from cristal_events.fairness import verify_rolls
 from cristal_events.cli.script import _argv, _invoke, _last_position, load
 from cristal_events.cli.script import run as run_script
+from cristal_events.fairness import verify_rolls
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fights as F
 
