@@ -217,6 +217,7 @@ def verify_rolls(campaign: CampaignLog, *, progress: Any = None) -> FairnessRepo
     seed_counter = 0
     first_record: int | None = None
     codec = campaign.store.codec
+    assert codec is not None  # a campaign's store decodes with the ruleset's codec
     total = campaign.store.last_position() if progress is not None else 0
     for rec in campaign.store.read_all(decode=False):
         if progress is not None and not rec.position % 1000:
@@ -375,9 +376,9 @@ def _cross_check(cmd: _Command, earlier: set[tuple[Any, ...]], problems: list[st
     exact copy of a roll an earlier command stored (the ``old`` roll a Chance reroll keeps)."""
     assert cmd.record is not None
     _, ev = cmd.record
-    held = Counter((d.face, d.source) for r in ev.rolls for d in r.dice)
+    held: Counter[tuple[int, Any]] = Counter((d.face, d.source) for r in ev.rolls for d in r.dice)
     for position, roll in cmd.rolls:
-        need = Counter((f, roll.get("source")) for f in roll.get("faces", []))
+        need: Counter[tuple[int, Any]] = Counter((f, roll.get("source")) for f in roll.get("faces", []))
         if need - held and _roll_key(roll) not in earlier:
             problems.append(f"position {position} ({roll.get('expr')}): the stored faces {list(roll.get('faces', []))} "
                             f"are not dice of the command's record")

@@ -377,7 +377,7 @@ class Campaign:
 
     def _decode_snapshot(self, blob: bytes) -> World | None:
         try:
-            core, rules = msgspec.msgpack.decode(blob, type=tuple[CoreState, self.ruleset.state_type])
+            core, rules = msgspec.msgpack.decode(blob, type=tuple[CoreState, self.ruleset.state_type])  # type: ignore[name-defined]  # a type built at run time
         except (msgspec.DecodeError, msgspec.ValidationError):
             return None
         return World(core, rules)
@@ -462,8 +462,8 @@ class Campaign:
             else:
                 problems[pos] = flaw
         for pos, world in self._fold_to(bound, progress):
-            blob = self.store.snapshot_state(key, pos)
-            stored = self._decode_snapshot(blob) if blob is not None else None
+            kept = self.store.snapshot_state(key, pos)
+            stored = self._decode_snapshot(kept) if kept is not None else None
             if stored is None:
                 problems[pos] = f"the snapshot at position {pos} cannot be read as this engine's state"
             elif not _same_state(stored, world):
@@ -606,8 +606,8 @@ class Campaign:
             if secret is not None and session is not None:
                 self._write_secrets({session: secret})  # the only secret kept: no other session is open
             recs = self._append(emits, causes, actor=actor, session=session)
-        if isinstance(command, EndSession) and recs:
-            self._forget_secret(recs[0].event.number)
+        if isinstance(command, EndSession) and recs and isinstance(ended := recs[0].event, SessionEnded):
+            self._forget_secret(ended.number)
         self._after_commit(recs)
         return recs
 

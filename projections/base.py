@@ -61,7 +61,7 @@ class Projection:
     #: msgspec-decodable type of the state (stored with the checkpoint)
     state_type: ClassVar[Any] = type(None)
     #: the event classes ``evolve``/``appended`` react to; None = every event (see the module docstring)
-    handles: ClassVar[frozenset[type] | None] = None
+    handles: frozenset[type] | None = None  # a class attribute, or set per instance (a ruleset's fold)
     #: True when the state is a function of the campaign's world at the checkpoint's position, as for
     #: the read models that fold the ruleset's whole state. Such a projection also defines
     #: ``state_of(world) -> state`` (what ``evolve`` reaches from ``initial()`` over the events folded
@@ -75,13 +75,17 @@ class Projection:
     def initial(self) -> Any:
         return None
 
+    def state_of(self, world: Any) -> Any:
+        """A ``world_state`` projection's state at the campaign's ``world`` (see ``world_state``)."""
+        raise TypeError(f"the read model {self.name} folds a state of its own (world_state is False)")
+
     def evolve(self, state: Any, rec: RecordedEvent) -> Any:
         return state
 
-    def rows(self, state: Any) -> dict[str, list[dict[str, Any]]]:
+    def rows(self, state: Any) -> dict[str, list[Any]]:  # rows as dicts, or tuples in the columns' order
         return {}
 
-    def appended(self, state: Any, rec: RecordedEvent) -> dict[str, list[dict[str, Any]]]:
+    def appended(self, state: Any, rec: RecordedEvent) -> dict[str, list[Any]]:
         return {}
 
     def changed_rows(self, before: Any, after: Any) -> dict[str, tuple[list[Any], list[tuple[Any, ...]]]] | None:

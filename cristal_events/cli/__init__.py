@@ -125,7 +125,7 @@ class CristalGroup(click.Group):
         try:
             return super().parse_args(ctx, args)
         except click.ClickException as exc:  # "No such option: ..." quotes what was typed
-            exc.message = visible(exc.message)
+            exc.message = visible(exc.message)  # type: ignore[misc]  # click declares it Final; the text is rewritten
             raise
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -139,7 +139,7 @@ class CristalGroup(click.Group):
             db = ctx.params.get("db") or os.environ.get("CRISTAL_DB", "campaign.db")
             raise click.ClickException(visible(translate_sqlite_error(exc, db))) from None
         except click.ClickException as exc:  # click's usage errors quote what was typed
-            exc.message = visible(exc.message)
+            exc.message = visible(exc.message)  # type: ignore[misc]  # click declares it Final; the text is rewritten
             raise
         except (click.exceptions.Exit, click.exceptions.Abort, BrokenPipeError):
             raise

@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 import msgspec
 
-from .. import sample_campaigns
+import cristal_events.sample_campaigns as sample_campaigns
+
 from ..display import visible
 from ..errors import CristalError
 from ..jobs.audit import text_lines as audit_lines

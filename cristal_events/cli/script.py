@@ -240,7 +240,8 @@ def parse(text: str, path: str = "<script>") -> Script:
     raw_steps = data.get("step", [])
     if not isinstance(raw_steps, list) or not raw_steps:
         raise _fail(path, len(lines) or 1, "the script has no [[step]]")
-    steps, labels = [], set()
+    steps: list[Any] = []
+    labels: set[str] = set()
     for n, raw in enumerate(raw_steps):
         line = step_lines[n] if n < len(step_lines) else 1
         end = step_lines[n + 1] - 1 if n + 1 < len(step_lines) else len(lines)

@@ -196,6 +196,7 @@ def write_markdown(camp: Any, steps: Iterable[Step], out: TextIO, *,
             out.write("\n## Hors session\n\n")
         else:
             info = first.session
+            assert info is not None  # a group with a session number has its session
             title = f" : {md(info.title)}" if info.title else ""
             date = f" — {md(info.in_game_date)}" if info.in_game_date else ""
             out.write(f"\n## Session {key}{title}{date}\n\n")
