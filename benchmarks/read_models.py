@@ -68,9 +68,9 @@ def time_rows(rows: list[tuple], rounds: int) -> tuple[float, float]:
 
 
 def time_create(rounds: int) -> tuple[float, float]:
-    from cristal_events.projections import _classes
+    from cristal_events.projections import projection_classes
 
-    tables = {name: t for cls in (*_classes("cristal"), *_classes("illergan"))
+    tables = {name: t for cls in (*projection_classes("cristal"), *projection_classes("illergan"))
               for name, t in {**cls.state_tables, **cls.append_tables}.items()}
     hand, lib = [], []
     with tempfile.TemporaryDirectory() as folder:

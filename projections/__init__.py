@@ -27,7 +27,7 @@ CORE = ("cristal_events.projections.timeline",)
 
 
 @cache
-def _classes(ruleset: Ruleset) -> tuple[type[Projection], ...]:
+def projection_classes(ruleset: Ruleset) -> tuple[type[Projection], ...]:
     """The projection classes of one ruleset: the ``PROJECTIONS`` of the core modules (:data:`CORE`),
     then of the modules the ruleset declares (:attr:`~cristal_events.ruleset.Ruleset.read_models`)."""
     found: list[type[Projection]] = []
@@ -40,7 +40,7 @@ def _classes(ruleset: Ruleset) -> tuple[type[Projection], ...]:
 
 def for_campaign(campaign: Campaign) -> list[Projection]:
     """Instances of every projection that applies to this campaign's ruleset."""
-    return [cls(campaign) for cls in _classes(campaign.ruleset)]
+    return [cls(campaign) for cls in projection_classes(campaign.ruleset)]
 
 
 def attach(campaign: Campaign) -> Campaign:

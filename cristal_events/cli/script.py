@@ -305,9 +305,9 @@ def load(path: str | Path) -> Script:
 
 
 def _resolve(ruleset: str, words: list[str]) -> click.Command | None:
-    from ..cli import _core_commands, _ruleset_commands
+    from ..cli import core_commands, ruleset_commands
 
-    cmd: click.Command | None = _core_commands().get(words[0]) or _ruleset_commands(ruleset).get(words[0])
+    cmd: click.Command | None = core_commands().get(words[0]) or ruleset_commands(ruleset).get(words[0])
     for w in words[1:]:
         if not isinstance(cmd, click.Group):
             return None
@@ -362,7 +362,7 @@ def _check_safe(path: str, step: Step, allowed: dict[str, tuple[frozenset[str], 
                          f"the argument {arg!r} would be read as an option; give options as keys")
 
 
-def _argv(step: Step, resolve: Any) -> list[str]:
+def step_argv(step: Step, resolve: Any) -> list[str]:
     argv = step.run.split() + [resolve(a) for a in step.args]
     for key, value in step.options.items():
         flag = "--" + key.replace("_", "-")
@@ -386,11 +386,11 @@ class Ran:
     output: str
 
 
-def _last_position(db: Path) -> int:
+def last_position(db: Path) -> int:
     return Store.peek_last_position(db)
 
 
-def _invoke(argv: list[str]) -> tuple[int, str, str]:
+def invoke_cli(argv: list[str]) -> tuple[int, str, str]:
     from . import cli
 
     out, err = io.StringIO(), io.StringIO()
@@ -425,17 +425,17 @@ def run(script: Script, db: str | Path, *, actor: str = "GM") -> list[Ran]:
 
     done: list[Ran] = []
     try:
-        code, _, err = _invoke(["--db", str(db), "--actor", actor, *init])
+        code, _, err = invoke_cli(["--db", str(db), "--actor", actor, *init])
         if code:
             raise _fail(script.path, 1, f"the campaign could not be created ({err.removeprefix('Error: ')})")
         for step in script.steps:
-            before = _last_position(db)
-            argv = ["--db", str(db), "--actor", step.actor or actor, *_argv(step, resolve)]
-            code, out, err = _invoke(argv)
+            before = last_position(db)
+            argv = ["--db", str(db), "--actor", step.actor or actor, *step_argv(step, resolve)]
+            code, out, err = invoke_cli(argv)
             if code:
                 reason = (err or out).strip().removeprefix("Error: ").rstrip(".")
                 raise _fail(script.path, step.line, f"{step.run} was refused: {reason}")
-            after = _last_position(db)
+            after = last_position(db)
             if step.label:
                 labels[step.label] = before + 1
             done.append(Ran(step.line, step.run, (before + 1, after), out))
