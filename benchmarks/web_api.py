@@ -31,8 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.generator import generate  # noqa: E402
-from cristal_events.cli import cli  # noqa: E402
+from benchmarks.generator import generate
+from cristal_events.cli import cli
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -85,7 +85,7 @@ def main() -> None:
                 break
             except httpx.TransportError:
                 if time.monotonic() > deadline:
-                    raise SystemExit("the server did not start")
+                    raise SystemExit("the server did not start") from None
                 time.sleep(0.1)
         events = client.get("/api/log?after=999999999")
         assert events.status_code == 200, events.text

@@ -21,14 +21,14 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from . import __version__, bounds
+from . import bounds
 from .codec import Codec
 from .errors import CristalError, NotACampaign, RuleError
 from .events import (
     CORE_EVENTS,
+    CORE_UPCASTERS,
     AccessGranted,
     AccessRevoked,
-    CORE_UPCASTERS,
     CampaignCreated,
     CorrectionRecorded,
     DiceRecorded,
@@ -42,11 +42,13 @@ from .events import (
     tag_of,
 )
 from .receipts import Receipt, ReceiptProblem, verify_receipts
+from .records import RecordedEvent
 from .rounding import MODES
 from .ruleset import Context, Emit, Ruleset
 from .rulesets import get as get_ruleset
-from .records import RecordedEvent
+from .session_dice import engine_dice, joined_salt
 from .store import Store, VerifyReport, new_event_id, new_event_ids
+from .version import __version__
 
 CAMPAIGN_STREAM = "campaign"
 SNAPSHOT_EVERY = int(os.environ.get("CRISTAL_SNAPSHOT_EVERY", "1000"))
@@ -210,11 +212,6 @@ def secrets_path(campaign_path: str | os.PathLike[str]) -> Path:
     return Path(str(campaign_path) + SECRETS_SUFFIX)
 
 
-def engine_dice(ev: DiceRecorded) -> int:
-    """How many of a record's dice the engine rolled (the die counter's advance)."""
-    return sum(1 for r in ev.rolls for d in r.dice if d.source == "rolled")
-
-
 def _fold_dice(core: CoreState, ev: DiceRecorded, position: int) -> CoreState:
     n = engine_dice(ev)
     if ev.scheme == "session":
@@ -222,11 +219,6 @@ def _fold_dice(core: CoreState, ev: DiceRecorded, position: int) -> CoreState:
     if ev.scheme == "seed":
         return msgspec.structs.replace(core, seed_counter=core.seed_counter + n, position=position)
     return msgspec.structs.replace(core, position=position)
-
-
-def joined_salt(before: str, salt: str) -> str:
-    """The session's salt after one more: the texts in log order, one a line."""
-    return f"{before}\n{salt}" if before else salt
 
 
 _CORE_EVOLVERS: dict[type, Callable[[CoreState, Any, int], CoreState]] = {
@@ -262,7 +254,7 @@ class Campaign:
         self.store = store
         self.ruleset = ruleset
         self.header = header
-        self.hooks: list[Callable[["Campaign"], Any]] = []
+        self.hooks: list[Callable[[Campaign], Any]] = []
         self._world: World | None = None
         self._before: World | None = None  # the state before this campaign's last command
         self._travelled: World | None = None  # the last state world_at had to rebuild
@@ -400,7 +392,7 @@ class Campaign:
 
     def _decode_snapshot(self, blob: bytes) -> World | None:
         try:
-            core, rules = msgspec.msgpack.decode(blob, type=tuple[CoreState, self.ruleset.state_type])
+            core, rules = msgspec.msgpack.decode(blob, type=tuple[CoreState, self.ruleset.state_type])  # type: ignore[name-defined]  # a type built at run time
         except (msgspec.DecodeError, msgspec.ValidationError):
             return None
         return World(core, rules)
@@ -485,8 +477,8 @@ class Campaign:
             else:
                 problems[pos] = flaw
         for pos, world in self._fold_to(bound, progress):
-            blob = self.store.snapshot_state(key, pos)
-            stored = self._decode_snapshot(blob) if blob is not None else None
+            kept = self.store.snapshot_state(key, pos)
+            stored = self._decode_snapshot(kept) if kept is not None else None
             if stored is None:
                 problems[pos] = f"the snapshot at position {pos} cannot be read as this engine's state"
             elif not _same_state(stored, world):
@@ -629,8 +621,8 @@ class Campaign:
             if secret is not None and session is not None:
                 self._write_secrets({session: secret})  # the only secret kept: no other session is open
             recs = self._append(emits, causes, actor=actor, session=session)
-        if isinstance(command, EndSession) and recs:
-            self._forget_secret(recs[0].event.number)
+        if isinstance(command, EndSession) and recs and isinstance(ended := recs[0].event, SessionEnded):
+            self._forget_secret(ended.number)
         self._after_commit(recs)
         return recs
 

@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +112,7 @@ def new_event_id() -> str:
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 #: the first 16 bytes of every SQLite database file
@@ -675,7 +675,8 @@ class Store:
         ``hashes=False`` leaves ``prev_hash`` and ``hash`` empty: a fold does not need them, and not
         reading two 64-character strings a row makes replays faster (exports and verify read them).
         """
-        where, args = ["position > ?"], [after]
+        where: list[str] = ["position > ?"]
+        args: list[Any] = [after]
         if until is not None:
             where.append("position <= ?")
             args.append(until)
@@ -774,7 +775,7 @@ class Store:
                         ev = slow(r[4], r[5], r[6])
                 else:
                     ev = slow(r[4], r[5], r[6])
-                yield RecordedEvent(*r, *tail, ev)
+                yield RecordedEvent(*r, *tail, ev)  # type: ignore[call-arg]  # the row's 14 columns, then the event
         except sqlite3.Error as exc:
             raise translate_sqlite_error(exc, self.path) from None
 
@@ -799,8 +800,9 @@ class Store:
                 or threading.active_count() > 1 or not Path(self.path).is_file()):
             tick = None if progress is None else (lambda n: progress(min(n, last), last))
             return [_walk_stretch(self.conn, 0, None, tick)]
-        bounds = [last * i // workers for i in range(workers)] + [None]
-        later = list(itertools.pairwise(bounds[1:]))
+        starts = [last * i // workers for i in range(workers)]
+        bounds: list[int | None] = [*starts, None]
+        later = list(zip(starts[1:], bounds[2:]))  # the stretches after the first: (lo, hi), the last open
         children = [_fork(lambda lo=lo, hi=hi: _walk_stretch(_connect(Path(self.path), "ro", None), lo, hi))
                     for lo, hi in later]
         try:
@@ -852,11 +854,11 @@ class Store:
         self.conn.execute(
             "INSERT INTO access_tokens (name, token_hash, characters, gm, granted_at) VALUES (?, ?, ?, ?, ?)",
             (name, token_hash, msgspec.json.encode(list(characters)).decode(), int(gm),
-             datetime.now(timezone.utc).isoformat()))
+             datetime.now(UTC).isoformat()))
 
     def revoke_access(self, name: str) -> None:
         self.conn.execute("UPDATE access_tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL",
-                          (datetime.now(timezone.utc).isoformat(), name))
+                          (datetime.now(UTC).isoformat(), name))
 
     def access_holder(self, name: str) -> dict[str, Any] | None:
         """The live (not revoked) access of ``name``, without its hash; None when there is none."""

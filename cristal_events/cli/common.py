@@ -95,8 +95,8 @@ def read_model_rows(camp: Campaign, projection: str, table: str, *, where: dict[
     nothing: the stored table when its read model has folded the whole log; else (read models behind,
     or never built) the rows a rebuild would write, computed from the log in memory, and a warning on
     stderr saying so. ``where``: columns that must equal these values; ``order_by``: the columns."""
-    from cristal_events import projections
     import cristal_events.projections.runner  # noqa: F401  (projections.runner)
+    from cristal_events import projections
 
     p = next(p for p in projections.for_campaign(camp) if p.name == projection)
     if camp.store.read_model_current(p.name, p.version):

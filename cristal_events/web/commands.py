@@ -116,7 +116,7 @@ def parse(db: str, argv: list[str]) -> Parsed:
             name, sub, args = cmd.resolve_command(ctx, args)
             if sub is None:
                 raise Refused(400, f"No such command '{visible(argv[len(path)])}'.")
-            path.append(sub.name)
+            path.append(sub.name or name or "")
             if tuple(path) in WEB_DENIED:
                 raise Refused(403, f"'{' '.join(path)}' runs only in the terminal, never from the web table.")
             sub_ctx = sub.make_context(sub.name, list(args), parent=ctx, resilient_parsing=True)

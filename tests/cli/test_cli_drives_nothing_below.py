@@ -8,7 +8,8 @@ from pathlib import Path
 
 from cristal_events import open_campaign
 from cristal_events.cli import demo
-from cristal_events.cli.script import load, run as run_script
+from cristal_events.cli.script import load
+from cristal_events.cli.script import run as run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "cristal_events"

@@ -13,11 +13,11 @@ from pathlib import Path
 import msgspec
 import pytest
 from click.testing import CliRunner
+from helpers import one_error
 
 from cristal_events.cli import cli
 from cristal_events.packs import MAX_DEPTH, MAX_PACK_BYTES
 from cristal_events.rulesets.cristal.content import load_core
-from helpers import one_error
 
 ORQUE = {"name": "Orque", "pv_initial": 14, "regen_pct": 25, "pm_initial": 0, "dp_initial": 11, "dm_initial": 0,
          "fixed": {"FRC": 4, "DEX": 0, "INT": -4, "MAG": -2, "CON": 3, "REF": 0, "OBS": 0, "MEM": -2, "CHAR": -4},

@@ -12,9 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 from cristal_events.cli import cli
-from cristal_events.exchange import verify_jsonl
 from cristal_events.cli.script import load
 from cristal_events.cli.script import run as run_script
+from cristal_events.exchange import verify_jsonl
 from cristal_events.jobs import walk
 from cristal_events.jobs.exports import combats
 from cristal_events.service import Campaign

@@ -12,15 +12,15 @@ import sqlite3
 import stat
 from pathlib import Path
 
+import ledger_ruleset as L
 import msgspec
 import pytest
 from click.testing import CliRunner
 
-import ledger_ruleset as L
 from cristal_events import init_campaign, open_campaign
 from cristal_events.cli import cli
-from cristal_events.events import SessionEnded, SessionStarted
 from cristal_events.errors import RuleError
+from cristal_events.events import SessionEnded, SessionStarted
 from cristal_events.fairness import stored_rolls, verify_rolls
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import derive_seed

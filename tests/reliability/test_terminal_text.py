@@ -17,13 +17,13 @@ import sys
 import unicodedata
 from pathlib import Path
 
+import ledger_ruleset as L
 import pytest
 from click.testing import CliRunner
+from conftest import ROOT, child_env, log_fingerprint
 from hypothesis import given
 from hypothesis import strategies as st
 
-import ledger_ruleset as L
-from conftest import ROOT, child_env, log_fingerprint
 from cristal_events import init_campaign
 from cristal_events.cli import cli
 from cristal_events.display import id_problem, inert_json, visible

@@ -10,10 +10,9 @@ import sqlite3
 
 import pytest
 from click.testing import CliRunner
+from conftest import cristal, event_count
 
 from cristal_events.cli import cli
-
-from conftest import cristal, event_count
 
 
 def post(client, table, who, argv, **kw):

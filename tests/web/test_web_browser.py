@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 import pytest
-
-from conftest import Served, cristal_process as cristal, event_count
+from conftest import Served, event_count
+from conftest import cristal_process as cristal
 
 pytestmark = pytest.mark.browser
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -144,7 +144,7 @@ def test_the_game_master_runs_a_fight_while_a_player_follows_live(table, served,
         assert said.startswith("Enregistré"), said
         done = time.monotonic()
         last = event_count(table.db)
-        wait(player, lambda d: last in shown_positions(d), timeout=5)
+        wait(player, lambda d, last=last: last in shown_positions(d), timeout=5)
         delays.append(time.monotonic() - done)
     # a writer in the terminal: both pages show it too
     cristal(table.db, "damage", "ogre", "5", "--reason", "Chute")

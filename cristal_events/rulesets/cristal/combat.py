@@ -16,7 +16,7 @@ from typing import Literal
 
 import msgspec
 
-from cristal_events import rounding
+import cristal_events.rounding as rounding
 from cristal_events.errors import ContentError, DiceError, RuleError, UnknownEntity
 from cristal_events.rolls import Roll
 from cristal_events.rounding import RoundingMode, to_fraction

@@ -11,7 +11,7 @@ from typing import Literal
 
 import msgspec
 
-from cristal_events import rounding
+import cristal_events.rounding as rounding
 
 GapRounding = Literal["none", "floor", "ceil", "round", "truncate"]
 

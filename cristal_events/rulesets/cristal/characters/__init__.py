@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .model import *  # noqa: F401,F403  (the public API of each part)
-from .derive import *  # noqa: F401,F403  (the public API of each part)
-from .decide import *  # noqa: F401,F403  (the public API of each part)
-from .fold import *  # noqa: F401,F403  (the public API of each part)
-from .views import *  # noqa: F401,F403  (the public API of each part)
+from .model import *
+from .derive import *
+from .decide import *
+from .fold import *
+from .views import *
 from .model import AddItem, AlignmentChanged, AlterState, AlterationEnded, AwardXp, BuyLevel, BuyTechnique, ChangeAlignment, ChangeGold, CharacterCorrected, CharacterCreated, ContentPackLoaded, CreateCharacter, Damage, DamageTaken, DropItem, EndAlteration, EquipItem, GoldChanged, Heal, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LearnSpell, LevelBought, LoadContentPack, Rest, Rested, SpellLearned, StateAltered, TechniqueBought, UnequipItem, XpAwarded
 from .decide import _compensator, compensate_purchase, decide_add_item, decide_alignment, decide_alter, decide_award, decide_create, decide_damage, decide_drop, decide_end_alteration, decide_equip, decide_gold, decide_heal, decide_level, decide_pack, decide_rest, decide_spell, decide_technique, decide_unequip
 from .fold import _set_equipped, evolve_alignment, evolve_alteration_ended, evolve_altered, evolve_award, evolve_corrected, evolve_created, evolve_damaged, evolve_dropped, evolve_gold, evolve_healed, evolve_item_added, evolve_level, evolve_pack, evolve_rested, evolve_spell, evolve_technique

@@ -23,7 +23,7 @@ from ..content import (
     race_for_sex,
 )
 
-from .model import Character, ContentPack, OwnedItem  # noqa: F401
+from .model import Character, ContentPack, OwnedItem
 
 
 # ============================================================================ pure reads

@@ -7,7 +7,7 @@ from typing import Any
 
 
 
-from .model import AlignmentChanged, AlterationEnded, CharacterCorrected, CharacterCreated, ContentPackLoaded, DamageTaken, GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought, Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded  # noqa: F401
+from .model import AlignmentChanged, AlterationEnded, CharacterCorrected, CharacterCreated, ContentPackLoaded, DamageTaken, GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought, Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded
 
 
 # ============================================================================ summaries

@@ -8,7 +8,7 @@ import msgspec
 from ..state import Combat, CristalState, Fighter, Incantation, LastAttack, LastRoll  # noqa: F401
 from .. import characters
 from ..content import Content
-from .events import *  # noqa: F401,F403  (re-exported: ``from .model import AttackResolved`` works)
+from .events import *  # noqa: F403  (re-exported: ``from .model import AttackResolved`` works)
 
 STAT_KEYS = ("ATT", "DP", "DM", "CNC", "DMG", "PV", "PM", "PVmax", "PMmax", "REF", "CON", "FRC", "PVrace", "race",
              "ALIGN", "CHANCE", "VOLEUR", "VOL", "IT")
