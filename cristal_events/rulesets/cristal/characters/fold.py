@@ -6,10 +6,12 @@ from typing import Any
 
 import msgspec
 
+from cristal_events.events import SessionStarted
 from cristal_events.records import RecordedEvent
 
 
 from ..state import CristalState
+from .model import CharacterReady, PointsSet
 from .model import AlignmentChanged, Alteration, AlterationEnded, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, DamageTaken, GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought, OwnedItem, Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded  # noqa: F401
 
 
@@ -29,7 +31,7 @@ def evolve_created(state: CristalState, ev: CharacterCreated, rec: RecordedEvent
     return _put(state, Character(
         id=ev.character, name=ev.name, race=ev.race, sex=ev.sex, player=ev.player, alignment=ev.alignment,
         luck=ev.luck, fixed=dict(ev.fixed), senses=dict(ev.senses), specials=list(ev.specials),
-        techniques=dict(ev.techniques), gold=ev.gold, pv=ev.pv, pm=ev.pm))
+        techniques=dict(ev.techniques), gold=ev.gold, pv=ev.pv, pm=ev.pm, creating=True))
 
 
 def _ch(state: CristalState, ev: Any) -> Character | None:
@@ -82,8 +84,11 @@ def _set_equipped(state: CristalState, ev: ItemEquipped | ItemUnequipped, flag: 
     if ch is None:
         return state
     key = ev.item.casefold()
-    return _update(state, ch.id, items=[msgspec.structs.replace(i, equipped=flag) if i.name.casefold() == key else i
-                                        for i in ch.items])
+    allowed = ev.gm_allowed if isinstance(ev, ItemEquipped) else ""
+    penalties = dict(ev.penalties) if isinstance(ev, ItemEquipped) else {}
+    return _update(state, ch.id, items=[
+        msgspec.structs.replace(i, equipped=flag, gm_allowed=allowed, penalties=penalties)
+        if i.name.casefold() == key else i for i in ch.items])
 
 
 def evolve_dropped(state: CristalState, ev: ItemDropped, rec: RecordedEvent) -> CristalState:
@@ -155,6 +160,28 @@ def evolve_alteration_ended(state: CristalState, ev: AlterationEnded, rec: Recor
     if ch is None:
         return state
     return _update(state, ch.id, alterations=[a for a in ch.alterations if a.since != ev.since])
+
+
+def evolve_points_set(state: CristalState, ev: PointsSet, rec: RecordedEvent) -> CristalState:
+    ch = _ch(state, ev)
+    return _update(state, ch.id, pv=ch.pv + ev.pv_delta, pm=ch.pm + ev.pm_delta) if ch else state
+
+
+def evolve_ready(state: CristalState, ev: CharacterReady, rec: RecordedEvent) -> CristalState:
+    ch = _ch(state, ev)
+    if ch is None:
+        return state
+    return _update(state, ch.id, pv=ch.pv + ev.pv_delta, pm=ch.pm + ev.pm_delta, creating=False)
+
+
+def evolve_session_started(state: CristalState, ev: SessionStarted, rec: RecordedEvent) -> CristalState:
+    """The first session closes every creation phase still open (L1482: "Au tout début d'un scénario");
+    the PV and PM are already at their maxima, kept there by ``character.points_set`` during creation."""
+    if not any(c.creating for c in state.characters.values()):
+        return state
+    chars = {cid: msgspec.structs.replace(c, creating=False) if c.creating else c
+             for cid, c in state.characters.items()}
+    return msgspec.structs.replace(state, characters=chars)
 
 
 _CORRECTABLE_FIELD = {"xp": "xp", "gold": "gold", "pv": "pv", "alignment": "alignment"}
