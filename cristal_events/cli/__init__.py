@@ -37,6 +37,7 @@ CORE = {
     "note": "campaign", "rebuild": "campaign", "correct": "correct", "replay": "replay", "audit": "audit",
     "export": "export", "import": "export", "demo": "demo", "script": "script", "sheet": "sheet",
     "characters": "sheet",
+    "settings": "settings",
 }
 
 
