@@ -73,22 +73,25 @@ class _At:
 def _points(state: CristalState, cid: str, events: list[Any], ctx: Context) -> list[Emit]:
     """The ``character.points_set`` that follows ``events`` when they move PVmax or PMmax.
 
-    During the creation phase the current PV and PM follow the maxima both ways (L1482: they equal
-    PVmax and PMmax when the character starts); afterwards a lowered maximum caps them (L328, L342:
-    never PV 12 / PVmax 8), and a raised one leaves them where they are (D36).
+    During the creation phase the current PV and PM move with the maxima, both ways (L1482: they equal
+    PVmax and PMmax when the character starts; a wound taken meanwhile stays a wound); afterwards a
+    lowered maximum caps them (L328, L342: never PV 12 / PVmax 8), and a raised one leaves them where
+    they are (D36).
     """
     from . import EVOLVERS  # the part's folds, to see the character after ``events``
     after = state
     for i, ev in enumerate(events):
         after = EVOLVERS[type(ev)](after, ev, _At(ctx.position + 1 + i))
-    ch = after.characters.get(cid)
-    if ch is None:
+    ch, was = after.characters.get(cid), state.characters.get(cid)
+    if ch is None or was is None:
         return []
     st = stable_of(ch, content_of(after), ctx.rounding)
+    old = stable_of(was, content_of(state), ctx.rounding)
+    dpv, dpm = min(0, st.PVmax - ch.pv), min(0, st.PMmax - ch.pm)
+    why = "cap"
     if ch.creating:
-        dpv, dpm, why = st.PVmax - ch.pv, st.PMmax - ch.pm, "creation"
-    else:
-        dpv, dpm, why = min(0, st.PVmax - ch.pv), min(0, st.PMmax - ch.pm), "cap"
+        dpv, dpm, why = st.PVmax - old.PVmax, st.PMmax - old.PMmax, "creation"
+        dpv, dpm = min(dpv, st.PVmax - ch.pv), min(dpm, st.PMmax - ch.pm)
     if not dpv and not dpm:
         return []
     return [Emit(stream_of(cid), PointsSet(character=cid, pv_delta=dpv, pm_delta=dpm, pv_max=st.PVmax,
@@ -162,7 +165,14 @@ def decide_level(state: CristalState, cmd: BuyLevel, ctx: Context) -> list[Emit]
     ev = LevelBought(character=ch.id, class_name=cls.name, class_level=ch.classes.get(cls.name, 0) + 1,
                      global_level=nxt, stat=stat, cost_charged=cost, cost_required=cost, balance_after=balance,
                      level_limit=race.level_limit)
-    return _with_points(state, ch.id, [ev], ctx)
+    if ch.creating:  # L1478, L1482: a level bought at creation leaves the character at PVmax / PMmax
+        before = stable_of(ch, content, ctx.rounding)
+        after = stable_of(msgspec.structs.replace(ch, classes={**ch.classes, cls.name: ev.class_level},
+                                                  fixed={**ch.fixed, stat: ch.fixed.get(stat, 0) + 1}),
+                          content, ctx.rounding)
+        ev = msgspec.structs.replace(ev, pv_gain=max(0, after.PVmax - before.PVmax),
+                                     pm_gain=max(0, after.PMmax - before.PMmax))
+    return [Emit(stream_of(ch.id), ev)]
 
 
 def decide_technique(state: CristalState, cmd: BuyTechnique, ctx: Context) -> list[Emit]:

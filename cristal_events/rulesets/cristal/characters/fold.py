@@ -50,7 +50,8 @@ def evolve_level(state: CristalState, ev: LevelBought, rec: RecordedEvent) -> Cr
         return state
     return _update(state, ch.id, xp=ch.xp - ev.cost_charged, global_level=ch.global_level + 1,
                    classes={**ch.classes, ev.class_name: ch.classes.get(ev.class_name, 0) + 1},
-                   fixed={**ch.fixed, ev.stat: ch.fixed.get(ev.stat, 0) + 1})
+                   fixed={**ch.fixed, ev.stat: ch.fixed.get(ev.stat, 0) + 1},
+                   pv=ch.pv + ev.pv_gain, pm=ch.pm + ev.pm_gain)
 
 
 def evolve_technique(state: CristalState, ev: TechniqueBought, rec: RecordedEvent) -> CristalState:

@@ -63,6 +63,9 @@ class LevelBought(Event, tag="xp.level_bought", kw_only=True):
     cost_required: int
     balance_after: int
     level_limit: int | None = None
+    #: during the creation phase the current PV / PM move with PVmax / PMmax (L1478, L1482)
+    pv_gain: int = 0
+    pm_gain: int = 0
 
 
 class TechniqueBought(Event, tag="xp.technique_bought", kw_only=True):
@@ -173,8 +176,8 @@ class AlterationEnded(Event, tag="character.alteration_ended", kw_only=True):
 
 
 class PointsSet(Event, tag="character.points_set", kw_only=True):
-    """Current PV / PM moved by a change of PVmax / PMmax: ``reason`` "creation" keeps them equal to the
-    maxima during the creation phase (L1482), "cap" brings them down to a lowered maximum (L328, L342)."""
+    """Current PV / PM moved by a change of PVmax / PMmax: ``reason`` "creation" moves them with the maxima
+    during the creation phase (L1482), "cap" brings them down to a lowered maximum (L328, L342)."""
 
     character: str
     pv_delta: int
