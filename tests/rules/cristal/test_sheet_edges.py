@@ -79,7 +79,7 @@ def test_a_state_lowering_con_caps_the_current_pv_and_its_end_gives_no_pv_back(t
     assert recs[1].event == C.PointsSet(character="h", pv_delta=-4, pm_delta=0, pv_max=8, pm_max=6, reason="cap")
     assert pv_pm(table, "h") == (8, 8, 6, 6)
     table.execute(C.EndAlteration(character="h", since=recs[0].position))
-    assert pv_pm(table, "h") == (8, 12, 6, 6)  # D36: the lost PV come back by rest or healing
+    assert pv_pm(table, "h") == (8, 12, 6, 6)  # rulings.md: the lost PV come back by rest or healing
     table.execute(C.Rest(characters=("h",), days=1))  # Humain regenerates 15 % of 12 a day (L491)
     assert pv_pm(table, "h")[0] == (10 if table.header.rounding == "round" else 9)
 
@@ -99,7 +99,7 @@ def test_six_senses_and_an_item_bonus_on_vue_moves_its_scale():
     table = Table("cristal", rounding="round", seed=3)
     table.execute(C.CreateCharacter(id="e", race="Elfe"))
     s = sheet(table, "e")
-    # L198-L204: Vue, Ouïe, Goûter, Odorat, Toucher, Extrasensoriel; Elfe Vue +6 (L570), Extrasensoriel unprinted: 0
+    # L198-L204: Vue, Ouïe, Goûter, Odorat, Toucher, Extrasensoriel; Elfe Vue +6 (L569), Extrasensoriel unprinted: 0
     assert s["senses"] == {"Vue": 6, "Ouïe": 6, "Goûter": 2, "Odorat": 2, "Toucher": 2, "Extrasensoriel": 0}
     table.execute(C.AddItem(character="e", item="Lunette elfique", properties={"category": "Autres",
                                                                             "modifiers": {"Vue": 2}}))
@@ -135,7 +135,7 @@ def test_the_sheet_shows_the_fixed_state_tables_of_an_elfe():
     table = Table("cristal", rounding="round", seed=3)
     table.execute(C.CreateCharacter(id="e", race="Elfe"))
     rows = {r["state"]: r["value"] for r in sheet(table, "e")["fixed_tables"]}
-    # Elfe FRC -3, DEX +3, INT +3, CON 0, REF 0, OBS +3, MEM -2, CHAR +3 (L570-L574); MAG has no table (L127)
+    # Elfe FRC -3, DEX +3, INT +3, CON 0, REF 0, OBS +3, MEM -2, CHAR +3 (L569-L573); MAG has no table (L127)
     assert rows == {"FRC": "82,5 / 27,5", "DEX": "5", "INT": "117,5", "CON": "16", "REF": "1", "OBS": "17",
                     "MEM": "4", "CHAR": "11"}
     assert fixed.table_row("FRC", 4)["value"] == "240 / 80"  # L235: FRC 4 lifts 240 kg (L92)

@@ -76,7 +76,7 @@ def _points(state: CristalState, cid: str, events: list[Any], ctx: Context) -> l
     During the creation phase the current PV and PM move with the maxima, both ways (L1482: they equal
     PVmax and PMmax when the character starts; a wound taken meanwhile stays a wound); afterwards a
     lowered maximum caps them (L328, L342: never PV 12 / PVmax 8), and a raised one leaves them where
-    they are (D36).
+    they are (docs/rulings.md, "Current PV and PM capped").
     """
     from . import EVOLVERS  # the part's folds, to see the character after ``events``
     after = state
