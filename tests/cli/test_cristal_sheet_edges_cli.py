@@ -118,3 +118,14 @@ def test_settings_command_and_init_help_list_every_setting(db):
     for key in rows:
         assert key in helptext
     assert "pm_overdraw=true" in helptext and "L379" in helptext
+
+
+def test_points_return_when_state_ends_through_the_cli(tmp_path):
+    path = tmp_path / "r.db"
+    run(path, "init", str(path), "--name", "R", "--set", "points_return_when_state_ends=true")
+    run(path, "character", "create", "h", "--race", "Humain")
+    run(path, "character", "ready", "h")
+    out = json.loads(run(path, "state", "h", "CON", "-4", "--reason", "poison", "--json").output)
+    assert sheet(path, "h")["variable"]["PV"] == 8  # L328: 12 + CON -4
+    text = run(path, "state", "h", "--end", str(out[0]["position"])).output
+    assert "rendus à la fin de l'altération" in text and sheet(path, "h")["variable"]["PV"] == 12

@@ -38,6 +38,7 @@ class CristalSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     chain_attacks: int = 2                 # D14, L1363
     level_limits: bool = True              # D34, L501
     damage_floor_zero: bool = True         # D2: a damage roll below 0 does 0
+    points_return_when_state_ends: bool = False  # L328, L342: the PV / PM a state's cap took come back at its end
 
 
 #: what each setting decides and the book's line (or the ruling) it stands on: what ``cristal settings``
@@ -51,6 +52,7 @@ SETTINGS_BOOK: dict[str, tuple[str, str]] = {
     "chain_attacks": ("L1363, D14", "attacks in a chained attack"),
     "level_limits": ("L501, D34", "a race's level limit stops class levels"),
     "damage_floor_zero": ("L1354, D2", "a damage roll below 0 deals 0"),
+    "points_return_when_state_ends": ("L328, L342", "the PV / PM an alteration's cap took come back when it ends"),
 }
 
 

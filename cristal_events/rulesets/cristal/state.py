@@ -29,6 +29,8 @@ class Alteration(msgspec.Struct, kw_only=True, frozen=True):
     until: str = ""
     reason: str = ""
     since: int = 0  # the position of the event that applied it (its id for ``state --end``)
+    pv_capped: int = 0  # the PV / PM it took when it lowered PVmax / PMmax (L328, L342), for its end
+    pm_capped: int = 0
 
 
 class OwnedItem(msgspec.Struct, kw_only=True, frozen=True):

@@ -84,6 +84,18 @@ def test_a_state_lowering_con_caps_the_current_pv_and_its_end_gives_no_pv_back(t
     assert pv_pm(table, "h")[0] == (10 if table.header.rounding == "round" else 9)
 
 
+def test_with_the_setting_the_points_a_state_capped_come_back_at_its_end():
+    # points_return_when_state_ends (L328, L342): Humain 12/12, CON -4 -> 8/8, the poison ends -> 12/12
+    table = Table("cristal", rounding="round", seed=3, settings={"points_return_when_state_ends": True})
+    table.execute(C.CreateCharacter(id="h", race="Humain"))
+    table.execute(C.MarkReady(character="h"))
+    pos = table.execute(C.AlterState(character="h", stat="CON", delta=-4, reason="poison"))[0].position
+    table.execute(C.Damage(character="h", amount=1, reason="chute"))
+    recs = table.execute(C.EndAlteration(character="h", since=pos))
+    assert recs[1].event == C.PointsSet(character="h", pv_delta=4, pm_delta=0, pv_max=12, pm_max=6, reason="restore")
+    assert pv_pm(table, "h") == (11, 12, 6, 6)  # the 4 capped come back, the fall's wound stays
+
+
 def test_a_state_lowering_mag_caps_the_current_pm():
     # L342: PMmax = PM race + MAG; an Elfe (PM 10, MAG +2, L556) with MAG -5 has PMmax 7
     table = Table("cristal", rounding="round", seed=3)

@@ -377,7 +377,19 @@ def decide_end_alteration(state: CristalState, cmd: EndAlteration, ctx: Context)
     if not any(a.since == cmd.since for a in ch.alterations):
         known = ", ".join(f"{a.since} ({a.stat} {a.delta:+d})" for a in ch.alterations) or "none"
         raise UnknownEntity(f"{ch.name} has no alteration from position {cmd.since}; current: {known}.")
-    return _with_points(state, ch.id, [AlterationEnded(character=ch.id, since=cmd.since, reason=cmd.reason)], ctx)
+    ended = AlterationEnded(character=ch.id, since=cmd.since, reason=cmd.reason)
+    out = _with_points(state, ch.id, [ended], ctx)
+    alt = next(a for a in ch.alterations if a.since == cmd.since)
+    if ctx.settings.points_return_when_state_ends and (alt.pv_capped or alt.pm_capped) and len(out) == 1:
+        from . import EVOLVERS
+        after = EVOLVERS[AlterationEnded](state, ended, _At(ctx.position + 1)).characters[ch.id]
+        st = stable_of(after, content_of(state), ctx.rounding)
+        dpv = max(0, min(alt.pv_capped, st.PVmax - after.pv))
+        dpm = max(0, min(alt.pm_capped, st.PMmax - after.pm))
+        if dpv or dpm:
+            out.append(Emit(stream_of(ch.id), PointsSet(character=ch.id, pv_delta=dpv, pm_delta=dpm, pv_max=st.PVmax,
+                                                        pm_max=st.PMmax, reason="restore")))
+    return out
 
 
 def decide_ready(state: CristalState, cmd: MarkReady, ctx: Context) -> list[Emit]:

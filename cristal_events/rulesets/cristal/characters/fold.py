@@ -164,8 +164,17 @@ def evolve_alteration_ended(state: CristalState, ev: AlterationEnded, rec: Recor
 
 
 def evolve_points_set(state: CristalState, ev: PointsSet, rec: RecordedEvent) -> CristalState:
+    """PV / PM moved; a cap that follows an alteration (the next position) is written on it, so that
+    its end can give the points back (setting ``points_return_when_state_ends``)."""
     ch = _ch(state, ev)
-    return _update(state, ch.id, pv=ch.pv + ev.pv_delta, pm=ch.pm + ev.pm_delta) if ch else state
+    if ch is None:
+        return state
+    alterations = ch.alterations
+    if ev.reason == "cap" and alterations and alterations[-1].since == rec.position - 1:
+        last = alterations[-1]
+        alterations = [*alterations[:-1], msgspec.structs.replace(
+            last, pv_capped=last.pv_capped - ev.pv_delta, pm_capped=last.pm_capped - ev.pm_delta)]
+    return _update(state, ch.id, pv=ch.pv + ev.pv_delta, pm=ch.pm + ev.pm_delta, alterations=alterations)
 
 
 def evolve_ready(state: CristalState, ev: CharacterReady, rec: RecordedEvent) -> CristalState:

@@ -177,7 +177,8 @@ class AlterationEnded(Event, tag="character.alteration_ended", kw_only=True):
 
 class PointsSet(Event, tag="character.points_set", kw_only=True):
     """Current PV / PM moved by a change of PVmax / PMmax: ``reason`` "creation" moves them with the maxima
-    during the creation phase (L1482), "cap" brings them down to a lowered maximum (L328, L342)."""
+    during the creation phase (L1482), "cap" brings them down to a lowered maximum (L328, L342), "restore"
+    gives back what an alteration's cap took when it ends (setting ``points_return_when_state_ends``)."""
 
     character: str
     pv_delta: int

@@ -45,8 +45,9 @@ SUMMARIES: dict[type, Any] = {
     CharacterCorrected: _s("{e.character} : correction de la position {e.amends}, {e.field} {e.delta:+d}"),
     ContentPackLoaded: _pack_loaded,
     PointsSet: lambda rec: (f"{rec.event.character} : PV {rec.event.pv_delta:+d}, PM {rec.event.pm_delta:+d} "
-                            + (f"(création : suivent PVmax {rec.event.pv_max}, PMmax {rec.event.pm_max})" if rec.event.reason == "creation"
-                               else f"(plafonnés à PVmax {rec.event.pv_max}, PMmax {rec.event.pm_max})")),
+                            + {"creation": f"(création : suivent PVmax {rec.event.pv_max}, PMmax {rec.event.pm_max})",
+                               "restore": "(rendus à la fin de l'altération)"}.get(
+                                   rec.event.reason, f"(plafonnés à PVmax {rec.event.pv_max}, PMmax {rec.event.pm_max})")),
     CharacterReady: _s("{e.character} est prêt : PV {e.pv_max}/{e.pv_max}, PM {e.pm_max}/{e.pm_max} (fin de la création)"),
     TechniqueChecked: lambda rec: (f"{rec.event.character} : jet de {rec.event.technique} niveau {rec.event.level} "
                                    f"{rec.event.adjustment:+d} + 1d6 ({rec.event.face}) = {rec.event.total} contre "
