@@ -35,7 +35,7 @@ CORE = {
     "schema": "campaign",
     "note": "campaign", "rebuild": "campaign", "correct": "correct", "replay": "replay", "audit": "audit",
     "export": "export", "import": "export", "demo": "demo", "script": "script", "sheet": "sheet",
-    "characters": "sheet", "access": "web", "serve": "web",
+    "characters": "sheet", "access": "web", "serve": "web", "settings": "settings",
 }
 
 

@@ -15,6 +15,7 @@ from ..rounding import MODES
 from ..rulesets import names as ruleset_names
 from ..service import Campaign, RecordNote
 from .common import POSITION, SEED, actor, echo, emit_json, json_option, open_campaign, to_json, tty_progress
+from .settings import InitCommand
 
 
 def _parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -30,7 +31,7 @@ def _parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-@click.command("init")
+@click.command("init", cls=InitCommand)
 @click.argument("path", required=False)
 @click.option("--name", required=True, help="The campaign's name.")
 @click.option("--ruleset", type=click.Choice(ruleset_names()), default="cristal", show_default=True,
@@ -39,7 +40,7 @@ def _parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
               help="round = half away from zero after each operation (the book's advice); truncate = drop decimals.")
 @click.option("--seed", type=SEED, default=None, help="Seed of the engine's dice outside sessions (reproducible rolls).")
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
-              help="A ruleset setting the book leaves to the game master (see docs/rulings.md).")
+              help="A ruleset setting the book leaves to the game master (listed below; docs/rulings.md).")
 @json_option
 @click.pass_context
 def init_cmd(ctx: click.Context, path: str | None, name: str, ruleset: str, rounding: str, seed: int | None,

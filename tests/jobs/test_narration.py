@@ -89,9 +89,9 @@ def test_gustave_against_rodrigue(cristal_lines, position, line):
          "incantation 10 s, effets au prochain tour ; IT 12 → 22"),
     (29, "York dépense 8 PM : PM 20 → 12"),
     # L1310: the spell goes off on Thor, combustion +8, IT 22 → 30
-    (33, "Boule de Feu de York se libère : Thor (DM 0) : Dommage 4d6 = 10 DMG, 10 dégâts, PV 12 → 2 ; "
+    (33, "Boule de Feu de York se libère : Thor (DM 0) : Dommage 4d6 = 10 DMG, 10 dégâts, PV 16 → 6 ; "
          "combustion 8 s ; IT 22 → 30"),
-    (34, "Thor : PV 12 → 2 (Boule de Feu de york)"),
+    (34, "Thor : PV 16 → 6 (Boule de Feu de york)"),  # PV 16 = PVmax since creation (L1482)
     (36, "Fin du combat « pendu » : IT remis à 0"),
 ], ids=["thor-attacks-L1300", "pendu-starts", "york-whip-L1301", "york-attacks-L1302", "york-casts-L1306",
         "york-pm", "boule-de-feu-L1310", "thor-pv", "pendu-ends"])
@@ -120,10 +120,10 @@ def test_xar_against_taz(cristal_lines, position, line):
     (45, "Correction de la position 44 : 600 XP saisis au lieu de 60 (amount = 60)"),
     (46, "Thor : la position 44 est corrigée, XP −540 ; XP 900 → 360"),
     (49, "Thor achète Natation niveau 1 pour 20 XP ; XP 360 → 340"),
-    (51, "Gustave subit 4 dégâts (Chute dans le ravin de Valombre) ; PV 16 → 12"),
-    (52, "Thor se repose 1 jour : +2 PV, +0 PM ; PV 2 → 4, PM 6 → 6"),
+    (51, "Gustave subit 4 dégâts (Chute dans le ravin de Valombre) ; PV 18 → 14"),  # Voleur 1: 16 + 15 %
+    (52, "Thor se repose 1 jour : +2 PV, +0 PM ; PV 6 → 8, PM 6 → 6"),
     (57, "Xar apprend Rayon Magique pour 100 XP ; XP 235 → 135"),
-    (76, "Thor se repose 2 jours : +6 PV, +0 PM ; PV 4 → 10, PM 6 → 6"),
+    (76, "Thor se repose 2 jours : +6 PV, +0 PM ; PV 8 → 14, PM 6 → 6"),
 ], ids=["created", "xp-award", "level", "equip", "gold", "award-600", "core-correction", "correction-amends-39",
         "technique", "damage", "rest-1-day", "spell-learned", "rest-2-days"])
 def test_characters_xp_and_corrections(cristal_lines, position, line):

@@ -62,6 +62,67 @@ def create_cmd(ctx: click.Context, character_id: str, race: str, name: str, sex:
     run(ctx, cmd, as_json, dice)
 
 
+@character_group.command("ready")
+@click.argument("character_id")
+@json_option
+@click.pass_context
+def ready_cmd(ctx: click.Context, character_id: str, as_json: bool) -> None:
+    """Close a character's creation phase (L1448-L1482): its PV and PM equal PVmax and PMmax.
+
+    Until then (or the first 'session start', which closes every open creation) PV and PM follow the
+    maxima as starting levels, items and alterations change them (L1478: XP given at creation).
+
+    Example: cristal character ready thor
+    """
+    run(ctx, C.MarkReady(character=character_id), as_json)
+
+
+# ---------------------------------------------------------------------------- checks
+@click.group("check")
+def check_group() -> None:
+    """Rolls outside a fight: the Jet de Technique (L763-L776) and the Sur-Effort (L233-L242).
+
+    Example: cristal check technique thor Natation --difficulty 10
+    """
+
+
+@check_group.command("technique")
+@click.argument("character_id")
+@click.argument("technique")
+@click.option("--difficulty", default="5", show_default=True,
+              help="The obstacle's difficulty: 5 standard (L770), 10 a raging river.")
+@click.option("--reason", default="", help="What the character attempts.")
+@dice_option_with("One face: the 1d6.")
+@json_option
+@click.pass_context
+def check_technique_cmd(ctx: click.Context, character_id: str, technique: str, difficulty: str, reason: str,
+                        dice: str | None, as_json: bool) -> None:
+    """A Technique roll: level + adjustment + 1d6 >= difficulty (L766). A character without the technique
+    rolls at level 0 and without adjustment (L774); the GM may still rule that a failure (L776).
+
+    Example: cristal check technique lia Forestier --difficulty 8 --dice 4
+    """
+    run(ctx, C.CheckTechnique(character=character_id, technique=technique,
+                              difficulty=whole_number(difficulty, "Difficulty"), reason=reason), as_json, dice)
+
+
+@check_group.command("sur-effort")
+@click.argument("character_id")
+@click.argument("stat")
+@click.option("--reason", default="", help="Why the GM grants it (required, L237: life in danger, anger ...).")
+@dice_option_with("One face: the band's die (1d2 to 1d12 by the state's value, L239-L242).")
+@json_option
+@click.pass_context
+def sur_effort_cmd(ctx: click.Context, character_id: str, stat: str, reason: str, dice: str | None,
+                   as_json: bool) -> None:
+    """A Sur-Effort (L233-L242): the band's die added to one fixed state for one action only (it is gone
+    when the action ends); the event records the table value reached (FRC 4 lifts 240 kg, L235).
+
+    Example: cristal check sur-effort thor FRC --reason "La herse tombe sur Lia" --dice 5
+    """
+    run(ctx, C.SurEffort(character=character_id, stat=stat, reason=reason), as_json, dice)
+
+
 # ---------------------------------------------------------------------------- xp
 @click.group("xp")
 def xp_group() -> None:
@@ -170,14 +231,21 @@ def item_add_cmd(ctx: click.Context, character_id: str, item: str, qty: str, fro
 @item_group.command("equip")
 @click.argument("character_id")
 @click.argument("item")
+@click.option("--gm-allow", "gm_allow", default="", metavar="REASON",
+              help="The GM lets the character use an item whose handicap leaves a fixed state below 0 (L801, L871).")
+@click.option("--penalty", "penalties", multiple=True, metavar="STATE=N",
+              help="A penalty the GM adds while it is worn (L871), e.g. ATT=-2; with --gm-allow.")
 @json_option
 @click.pass_context
-def item_equip_cmd(ctx: click.Context, character_id: str, item: str, as_json: bool) -> None:
-    """Equip an item (EQ, L877); refused when its handicap leaves a fixed state below 0 (L871).
+def item_equip_cmd(ctx: click.Context, character_id: str, item: str, gm_allow: str, penalties: tuple[str, ...],
+                   as_json: bool) -> None:
+    """Equip an item (EQ, L877). An item whose handicap leaves a fixed state below 0 "should not" be used
+    (L871), yet no item is ever forbidden (L801): the GM allows it with --gm-allow and adds penalties.
 
-    Example: cristal item equip thor "Épée longue"
+    Example: cristal item equip thor "Épée à deux mains" --gm-allow "Il insiste" --penalty ATT=-2
     """
-    run(ctx, C.EquipItem(character=character_id, item=item), as_json)
+    run(ctx, C.EquipItem(character=character_id, item=item, gm_allowed=gm_allow,
+                         penalties=_pairs(penalties, "--penalty")), as_json)
 
 
 @item_group.command("unequip")
@@ -354,5 +422,5 @@ def content_show_cmd(ctx: click.Context, as_json: bool) -> None:
             echo(f"  {n:<28} {src}{mark}")
 
 
-COMMANDS = [character_group, xp_group, item_group, gold_cmd, rest_cmd, damage_cmd, heal_cmd, alignment_cmd,
+COMMANDS = [character_group, check_group, xp_group, item_group, gold_cmd, rest_cmd, damage_cmd, heal_cmd, alignment_cmd,
             state_cmd, content_group]

@@ -1,7 +1,8 @@
 """Equipment rules (seed 000, L801-L927, L1340-L1352): usability, weight, projectiles, range.
 
-* An item whose Handicap drives one of the wearer's fixed states below 0 cannot be used (L871;
-  ruling D9: read literally, with a GM override event for exceptions).
+* An item whose Handicap drives one of the wearer's fixed states below 0 "should not" be used (L871),
+  yet no item is ever forbidden (L801): :func:`usability` says which states go negative, and the
+  character equips it only with the GM's override and penalties (ruling D9, ``item equip --gm-allow``).
 * Weight carried = sum of Poids x QTÉ over every item, equipped or not (L875); 25 gold coins
   weigh 1 kg and 10 000 PO of diamonds weigh 1 kg (L820).
 * A projectile and its propulsor add their ATT and DMG (L899); no FRC bonus on projectile DMG

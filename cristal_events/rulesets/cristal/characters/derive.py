@@ -13,8 +13,10 @@ from ..state import CristalState
 from .. import senses
 from .. import alignment as align_rules
 from .. import equipment, progression, stable
+from .. import fixed as fixed_tables
 from ..content import (
     FIXED_STATES,
+    SENSES,
     Content,
     ItemTemplate,
     _content_from_sections,
@@ -66,7 +68,22 @@ def current_fixed(ch: Character) -> dict[str, int]:
 
 
 def equipped(ch: Character) -> list[ItemTemplate]:
-    return [i.template for i in ch.items if i.equipped]
+    """The equipped items' sheet lines; the penalties a GM added to an item it let the character use
+    despite its handicap (L871, D9) follow as one more line, ``<item> (pénalités du MJ)``, so they count
+    wherever a Bonus/Handicap counts and leave the item itself unchanged."""
+    out = []
+    for i in ch.items:
+        if i.equipped:
+            out.append(i.template)
+            if i.penalties:
+                out.append(ItemTemplate(name=f"{i.name} (pénalités du MJ)", category="Autres",
+                                        modifiers=dict(i.penalties)))
+    return out
+
+
+def effective_senses(ch: Character) -> dict[str, int]:
+    """The six senses with the equipped items' Bonus/Handicap on senses (L191-L204, L865)."""
+    return senses.effective(ch.senses, equipped(ch))
 
 
 def _find_item(ch: Character, name: str) -> OwnedItem:
@@ -132,6 +149,7 @@ def sheet(ch: Character, content: Content, rounding: str, *, regeneration_minimu
     weight = equipment.carried_weight([(i.template, i.qty) for i in ch.items], gold_coins=ch.gold)
     load = equipment.load(eff["FRC"], weight)
     items = [{"name": i.name, "qty": i.qty, "equipped": i.equipped, "category": i.template.category,
+              **({"gm_allowed": i.gm_allowed, "penalties": dict(i.penalties)} if i.gm_allowed else {}),
               "section": "main" if i.template.category == "Principale" else "secondary",
               "weight_kg": _num(i.template.weight_kg * i.qty)} for i in ch.items]
     return {
@@ -142,7 +160,10 @@ def sheet(ch: Character, content: Content, rounding: str, *, regeneration_minimu
         "fixed_permanent": {s: ch.fixed.get(s, 0) for s in FIXED_STATES},
         "fixed_effective": eff,
         "alterations": [msgspec.to_builtins(a) for a in ch.alterations],
-        "senses": dict(ch.senses), "sense_ranges": senses.ranges(ch.senses), "specials": list(ch.specials),
+        "senses": effective_senses(ch), "senses_base": {k: ch.senses.get(k, 0) for k in SENSES},
+        "sense_ranges": senses.ranges(effective_senses(ch)), "specials": list(ch.specials),
+        "fixed_tables": fixed_tables.table_rows(eff),
+        "creating": ch.creating,
         "stable": {"DP": st.DP, "DM": st.DM, "ATT": st.ATT, "DMG": st.DMG, "CNC": st.CNC,
                    "PVmax": st.PVmax, "PMmax": st.PMmax, "weapon": st.weapon},
         "weapons": weapons,
