@@ -35,6 +35,15 @@ from .model import (
 )
 
 
+def require_known(state: CristalState, caster: str, spell_name: str) -> None:
+    """A campaign character casts only the spells it learned (L935 "le mage doit connaître la formule",
+    L954, L1042 step 1); an extra's numbers are the GM's, so its spells are too."""
+    ch = state.characters.get(caster)
+    if ch is not None and spell_name not in ch.spells:
+        raise RuleError(f"{ch.name} does not know {spell_name} (L954): learn it first with "
+                        f"'cristal xp buy spell {ch.id} \"{spell_name}\"'.")
+
+
 def _spell_effects(spell: SpellDef) -> dict[str, m.VariableEffect]:
     return {e.name.casefold(): m.VariableEffect(name=e.name, scale=e.scale, unit=e.unit, reduction=e.reduction)
             for e in spell.effects}
@@ -115,6 +124,7 @@ def decide_cast(state: CristalState, cmd: CastSpell, ctx: Context) -> list[Emit]
     sc = _Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
     _turn(state, cb, cmd.actor, mode, nums=sc.nums)
     spell = content(state).spell(cmd.spell)
+    require_known(state, cmd.actor, spell.name)
     for tid in cmd.targets:
         if _fighter(cb, tid).condition == "dead":
             raise RuleError(f"{tid} is dead; a spell cannot target it.")
@@ -190,6 +200,8 @@ def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list
     if crystal.stored is not None:
         raise RuleError(f"The crystal {cmd.crystal!r} already holds {crystal.stored.name}; release it first.")
     spell = content(state).spell(cmd.spell)
+    require_known(state, cmd.actor, spell.name)
+    require_known(state, cmd.actor, _crystal_spell(state, "fermeture_cristalline").name)  # L1077: both spells
     spends = _spends(spell, dict(cmd.effects))
     time = _time_of(spell, cmd.time)
     nums = sc.nums(cmd.actor)
@@ -238,6 +250,7 @@ def decide_release_crystal(state: CristalState, cmd: ReleaseCrystal, ctx: Contex
         if _fighter(cb, tid).condition == "dead":
             raise RuleError(f"{tid} is dead; a spell cannot target it.")
     lib = _crystal_spell(state, "liberation_cristalline")
+    require_known(state, cmd.actor, lib.name)
     nums = sc.nums(cmd.actor)
     dice = ctx.dice()
     res = _pay(sc, cmd.actor, nums, lib.pm_base, lib.cnc, [], dice, ctx, list(cmd.penalties), 0, None)

@@ -1,0 +1,37 @@
+"""Issue 16 items 1, 7, 8, 16, 17, 18 through the command line (seed 000, lines cited)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cristal_events.service import Campaign
+
+
+def log_length(run):
+    with Campaign.open(run.path, readonly=True) as camp:
+        return camp.store.last_position()
+
+
+@pytest.fixture
+def lia(run):
+    assert run("init", "--name", "Cristal", "--seed", "3").exit_code == 0
+    assert run("character", "create", "lia", "--race", "Elfe", "--name", "Lia").exit_code == 0
+    assert run("xp", "award", "lia", "1000", "--reason", "départ").exit_code == 0
+    return run
+
+
+def test_cast_refuses_a_spell_the_character_never_learned_and_accepts_it_once_bought(lia):
+    # L954: a mage must learn every spell; Détection Magique costs 25 XP (L1151)
+    assert lia("combat", "start", "c", "--with", "lia").exit_code == 0
+    before = log_length(lia)
+    r = lia("combat", "cast", "c", "lia", "Détection Magique", "--dice", "10")
+    assert r.exit_code == 1
+    assert r.output.strip() == ("Error: Lia does not know Détection Magique (L954): learn it first with "
+                                "'cristal xp buy spell lia \"Détection Magique\"'.")
+    assert log_length(lia) == before
+    assert lia("xp", "buy", "lia", "spell", "Détection Magique").exit_code == 0
+    out = json.loads(lia("combat", "cast", "c", "lia", "Détection Magique", "--dice", "10", "--json").output)
+    cast = out["events"][0]["event"]
+    assert (cast["success"], cast["pm_cost"]) == (True, 1)
