@@ -35,3 +35,17 @@ def test_cast_refuses_a_spell_the_character_never_learned_and_accepts_it_once_bo
     out = json.loads(lia("combat", "cast", "c", "lia", "Détection Magique", "--dice", "10", "--json").output)
     cast = out["events"][0]["event"]
     assert (cast["success"], cast["pm_cost"]) == (True, 1)
+
+
+def test_heal_refuses_a_potion_and_any_source_outside_the_list(lia):
+    # L1190: magic never heals; the source is one of natural, care, alignment, divine
+    assert lia("damage", "lia", "3", "--reason", "chute").exit_code == 0
+    before = log_length(lia)
+    r = lia("heal", "lia", "3", "--source", "potion de soin", "--reason", "gorgée")
+    assert (r.exit_code, r.output.strip()) == (
+        1, "Error: Magic can never heal a living being (L1190); record who or what healed instead.")
+    r = lia("heal", "lia", "3", "--source", "herbes", "--reason", "r")
+    assert r.exit_code == 1 and "natural, care, alignment or divine" in r.output
+    assert log_length(lia) == before
+    ev = json.loads(lia("heal", "lia", "3", "--source", "natural", "--reason", "repos", "--json").output)
+    assert [e["event"]["source"] for e in ev] == ["natural"]

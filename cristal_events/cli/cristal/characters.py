@@ -244,7 +244,7 @@ def damage_cmd(ctx: click.Context, character_id: str, amount: str, reason: str, 
 @click.command("heal", context_settings=SIGNED)
 @click.argument("character_id")
 @click.argument("amount")
-@click.option("--source", default="", help="What heals: care, divine, alignment (with --by) ...; never magic (L1188).")
+@click.option("--source", default="", help="What heals, one of: natural, care, alignment (with --by), divine; never magic (L1190).")
 @click.option("--by", "healer", default="", help="The healer's id (alignment healing uses their pool, L1419).")
 @click.option("--reason", default="", help="Why (required).")
 @json_option

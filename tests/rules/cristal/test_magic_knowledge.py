@@ -47,3 +47,24 @@ def test_an_extra_of_the_game_master_casts_with_the_gm_numbers():
     out = given(F.StartCombat(combat="c", fighters=["xar"], stats={"xar": {"CNC": 10, "PM": 10}})).when(
         F.CastSpell(combat="c", actor="xar", spell="Détection Magique"), faces=[10]).events()
     assert [e.success for e in out if isinstance(e, F.SpellCast)] == [True]
+
+
+# ------------------------------------------------------------------ item 8: magic never heals (L1190)
+HURT = (C.CreateCharacter(id="thor", race="Humain", name="Thor"), C.Damage(character="thor", amount=5, reason="chute"))
+
+
+def test_a_potion_of_healing_is_magic_and_never_heals():
+    # L1190 "Jamais la magie ne pourra guérir, soigner ou régénérer un être vivant d'une manière ou d'une autre"
+    for wording in ("potion de soin", "Potion", "sort de soin", "cristal de vie", "magie"):
+        given(*HURT).when(C.Heal(character="thor", amount=5, source=wording, reason="r")).refused(
+            "Magic can never heal a living being (L1190); record who or what healed instead.")
+
+
+def test_the_heal_source_is_a_closed_choice():
+    # the book's sources: regeneration (L367), care, alignment (L1419), the divine (L1190); nothing else
+    given(*HURT).when(C.Heal(character="thor", amount=5, source="herbes", reason="r")).refused(
+        "Unknown heal source 'herbes'; a heal comes from natural, care, alignment or divine (L367, L1190, L1419).")
+    [ev] = given(*HURT).when(C.Heal(character="thor", amount=9, source="Soins", reason="bandages")).events()
+    assert (ev.source, ev.healed) == ("care", 5)  # Humain PVmax 12 (L518): 7 + 5, capped
+    [ev] = given(*HURT).when(C.Heal(character="thor", amount=2, source="divin", reason="prière")).events()
+    assert (ev.source, ev.healed) == ("divine", 2)

@@ -24,7 +24,7 @@ from ..content import (
     race_for_sex,
 )
 
-from .model import AddItem, AlignmentChanged, AlterState, AlterationEnded, AwardXp, BuyLevel, BuyTechnique, CONTENT_STREAM, ChangeAlignment, ChangeGold, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, CreateCharacter, Damage, DamageTaken, DropItem, EndAlteration, EquipItem, GoldChanged, Heal, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LearnSpell, LevelBought, LoadContentPack, MAGIC_SOURCES, Rest, Rested, SpellLearned, StateAltered, TechniqueBought, UnequipItem, XpAwarded  # noqa: F401
+from .model import AddItem, AlignmentChanged, AlterState, AlterationEnded, AwardXp, BuyLevel, BuyTechnique, CONTENT_STREAM, ChangeAlignment, ChangeGold, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, CreateCharacter, Damage, DamageTaken, DropItem, EndAlteration, EquipItem, GoldChanged, Heal, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, HEAL_SOURCES, LearnSpell, LevelBought, LoadContentPack, MAGIC_SOURCES, Rest, Rested, SpellLearned, StateAltered, TechniqueBought, UnequipItem, XpAwarded  # noqa: F401
 from .derive import _find_item, content_of, current_fixed, death_threshold, equipped, find, regeneration, stable_of, stream_of  # noqa: F401
 from .fold import _CORRECTABLE_FIELD  # noqa: F401
 
@@ -249,21 +249,32 @@ def decide_damage(state: CristalState, cmd: Damage, ctx: Context) -> list[Emit]:
         unconscious=after < 0, dead=after < death_threshold(ch, content_of(state))))]
 
 
+def heal_source(text: str) -> str:
+    """The heal's source, one of the closed list (natural, care, alignment, divine): any wording of magic
+    (a spell, a potion, a crystal ...) is refused, since magic never heals (L1190)."""
+    words = " ".join(text.strip().casefold().replace("-", " ").replace("_", " ").split())
+    if not words:
+        raise RuleError("Healing needs a source (--source): natural, care, alignment or divine.")
+    if any(w.strip(".,;:'()") in MAGIC_SOURCES for w in words.replace("'", " ").split()):
+        raise RuleError("Magic can never heal a living being (L1190); record who or what healed instead.")
+    canon = HEAL_SOURCES.get(words)
+    if canon is None:
+        raise RuleError(f"Unknown heal source {text.strip()!r}; a heal comes from natural, care, alignment or "
+                        "divine (L367, L1190, L1419).")
+    return canon
+
+
 def decide_heal(state: CristalState, cmd: Heal, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     _alive(ch, "healing")
     if cmd.amount < 1:
         raise RuleError(f"Healing must be at least 1 PV, not {cmd.amount}.")
     reason = _need_reason(cmd.reason, "Healing")
-    source = cmd.source.strip().casefold()
-    if not source:
-        raise RuleError("Healing needs a source (--source): alignment, care, divine or another non-magic cause.")
-    if source in MAGIC_SOURCES:
-        raise RuleError("Magic can never heal a living being (L1188); record who or what healed instead.")
+    source = heal_source(cmd.source)
     content = content_of(state)
     pv_max = stable_of(ch, content, ctx.rounding).PVmax
     pool_used = 0
-    if source in ("alignment", "alignement"):
+    if source == "alignment":
         if not cmd.healer:
             raise RuleError("Alignment healing needs the healer (--by ID).")
         healer = find(state, cmd.healer)
