@@ -49,3 +49,16 @@ def test_heal_refuses_a_potion_and_any_source_outside_the_list(lia):
     assert log_length(lia) == before
     ev = json.loads(lia("heal", "lia", "3", "--source", "natural", "--reason", "repos", "--json").output)
     assert [e["event"]["source"] for e in ev] == ["natural"]
+
+
+def test_item_add_refuses_dm_on_a_non_magic_item(lia):
+    # L861: only magic items (MAG > 0, L1137) raise DM; Elfe DM 2 (L562) + a MAG 1 cape's DM 1 = 3
+    before = log_length(lia)
+    r = lia("item", "add", "lia", "Cape", "--dm", "1")
+    assert (r.exit_code, r.output.strip()) == (
+        1, "Error: Cape raises DM by 1 but has MAG 0: only a magic item (MAG > 0) can raise DM (L861, L1137).")
+    assert log_length(lia) == before
+    assert lia("item", "add", "lia", "Cape", "--dm", "1", "--mag", "1").exit_code == 0
+    assert lia("item", "equip", "lia", "Cape").exit_code == 0
+    sheet = json.loads(lia("sheet", "lia", "--json").output)
+    assert sheet["stable"]["DM"] == 3

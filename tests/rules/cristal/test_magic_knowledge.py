@@ -68,3 +68,27 @@ def test_the_heal_source_is_a_closed_choice():
     assert (ev.source, ev.healed) == ("care", 5)  # Humain PVmax 12 (L518): 7 + 5, capped
     [ev] = given(*HURT).when(C.Heal(character="thor", amount=2, source="divin", reason="prière")).events()
     assert (ev.source, ev.healed) == ("divine", 2)
+
+
+# ------------------------------------------------------------------ item 7: only magic items raise DM (L861)
+def test_a_non_magic_item_cannot_raise_dm():
+    # L861 "Seul les items magiques ont la capacité de renforcer la DM"; magic = MAG > 0 (L1137)
+    given(*HURT).when(C.AddItem(character="thor", item="Cape", properties={"dm": 2})).refused(
+        "Cape raises DM by 2 but has MAG 0: only a magic item (MAG > 0) can raise DM (L861, L1137).")
+    given(*HURT).when(C.AddItem(character="thor", item="Cape", properties={"modifiers": {"DM": 1}})).refused(
+        "Cape raises DM by 1 but has MAG 0: only a magic item (MAG > 0) can raise DM (L861, L1137).")
+
+
+def test_a_magic_item_raises_its_wearers_dm_and_its_own_dm_is_its_mag():
+    # L861-L863: the item's DM adds to the wearer's; L851: its own DM = MAG (MAG 3 -> DM 3); Humain DM 0 (L522)
+    from cristal_events.rulesets.cristal import equipment as eq
+    table = given(*HURT, C.AddItem(character="thor", item="Cape bleue", properties={"dm": 2, "mag": 3}),
+                  C.EquipItem(character="thor", item="Cape bleue")).table
+    thor = table.rules.characters["thor"]
+    assert C.stable_of(thor, C.content_of(table.rules), "round").DM == 2
+    assert eq.item_self_dm(thor.items[0].template) == 3
+
+
+def test_a_pack_with_a_non_magic_dm_item_is_refused():
+    given().when(C.LoadContentPack(name="p", data={"items": [{"name": "Bouclier", "dm": 1}]})).refused(
+        "Bouclier raises DM by 1 but has MAG 0: only a magic item (MAG > 0) can raise DM (L861, L1137).")

@@ -180,6 +180,7 @@ def decide_add_item(state: CristalState, cmd: AddItem, ctx: Context) -> list[Emi
         except msgspec.ValidationError as exc:
             raise RuleError(f"Item '{cmd.item}' has an invalid property: {exc}.") from None
         source = "custom"
+    equipment.check_magic_dm(template)
     return [Emit(stream_of(ch.id), ItemAdded(character=ch.id, item=template, qty=cmd.qty, source=source))]
 
 
@@ -326,6 +327,8 @@ def decide_pack(state: CristalState, cmd: LoadContentPack, ctx: Context) -> list
     for section in ("races", "classes", "techniques", "items", "spells"):
         for key in getattr(added, section):
             plain_id(key, f"The {section[:-1]} name")
+    for item in added.items.values():
+        equipment.check_magic_dm(item)  # L861: only a magic item raises DM
     overrides = overrides_of(content_of(state), added, cmd.data, source=cmd.name,
                              packs=[(p.name, p.data) for p in state.packs])
     content_of(msgspec.structs.replace(state, packs=[*state.packs, ContentPack(name=cmd.name, data=cmd.data)]))
