@@ -62,3 +62,19 @@ def test_item_add_refuses_dm_on_a_non_magic_item(lia):
     assert lia("item", "equip", "lia", "Cape").exit_code == 0
     sheet = json.loads(lia("sheet", "lia", "--json").output)
     assert sheet["stable"]["DM"] == 3
+
+
+def test_a_carried_crystal_shows_on_the_sheet_and_its_explosion_hits_those_within(lia):
+    # L919-L923 the crystal section; L1086: 20 to 29 PM cost 6 000 PO, 15 cm3
+    assert lia("item", "add", "lia", "rouge", "--crystal-pm", "25").exit_code == 0
+    text = lia("sheet", "lia").output
+    assert "cristal rouge : PM max. 25  sort : vide  (6000 PO, 15 cm3)" in text
+    # L1093: the blast of an 11-PM spell in a 9-PM crystal hits the caster and Taz (named within 6 m)
+    assert lia("combat", "start", "c", "--with", "xar,taz", "--it", "taz=50", "--stat", "xar:CNC=10",
+               "--stat", "xar:PM=40", "--stat", "xar:PV=30", "--stat", "taz:PV=20").exit_code == 0
+    r = lia("combat", "store", "c", "xar", "bleu", "Rayon Magique", "--effect", "Distance=3", "--effect", "Dommage=8",
+            "--capacity", "9", "--time", "4", "--within", "taz", "--dice", ",".join(["8", "12"] + ["2"] * 11), "--json")
+    assert r.exit_code == 0, r.output
+    hits = {e["event"]["character"]: e["event"]["delta"] for e in json.loads(r.output)["events"]
+            if e["event"].get("cause", "").startswith("explosion")}
+    assert hits == {"xar": -22, "taz": -22}

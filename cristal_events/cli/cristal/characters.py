@@ -137,20 +137,31 @@ def item_group() -> None:
 @click.option("--weight", default=None, help="Poids in kg.")
 @click.option("--it", default=None, help="Seconds to use it (IT).")
 @click.option("--special", default=None, help="Spéciale (free text).")
+@click.option("--crystal-pm", "crystal_pm", default=None,
+              help="A Cristal Magique's PM max (L919); price and size from the band table (L1083-L1089).")
+@click.option("--price", default=None, help="Prix in PO (a crystal's defaults to its band's).")
+@click.option("--manual", is_flag=True, help="A manual magic item: its power must be understood to be used (L1145).")
 @json_option
 @click.pass_context
 def item_add_cmd(ctx: click.Context, character_id: str, item: str, qty: str, from_pack: bool, category: str | None,
                  att: str | None, dmg: str | None, mag: str | None, dp: str | None, dm: str | None,
                  mods: tuple[str, ...], weight: str | None, it: str | None, special: str | None,
-                 as_json: bool) -> None:
+                 crystal_pm: str | None, price: str | None, manual: bool, as_json: bool) -> None:
     """Give an item to a character, from the content pack or described by its properties.
 
+    A magic item has MAG > 0 (its own DM = MAG, L851); only it can raise DM (L861). A crystal is written
+    with its PM max (L921).
+
     Example: cristal item add thor "Excalibur" --dmg 1d10 --att 1 --mag 3 --weight 2
+    Example: cristal item add lia "Cristal bleu" --crystal-pm 19
     """
     props: dict[str, Any] = {}
-    for key, raw in (("att", att), ("mag", mag), ("dp", dp), ("dm", dm), ("it", it)):
+    if manual:
+        props["activation"] = "manual"
+    for key, raw in (("att", att), ("mag", mag), ("dp", dp), ("dm", dm), ("it", it), ("crystal_pm", crystal_pm),
+                     ("price_po", price)):
         if raw is not None:
-            props[key] = whole_number(raw, f"--{key}")
+            props[key] = whole_number(raw, f"--{key.removesuffix('_po').replace('_', '-')}")
     if dmg is not None:
         props["dmg"] = dmg
     if category is not None:

@@ -257,23 +257,29 @@ def release_cmd(ctx: click.Context, name: str, fighter: str, dice: str | None, a
 @click.argument("crystal")
 @click.argument("spell")
 @click.option("--effect", "effects", multiple=True, metavar="NAME=PM", help="PM put in a variable effect.")
-@click.option("--capacity", type=INT, default=None, help="The crystal's capacity in PM (first use).")
+@click.option("--capacity", type=INT, default=None,
+              help="The crystal's capacity in PM (first use; a crystal the caster carries gives its own PM max).")
 @click.option("--penalty", "penalties", multiple=True, metavar="KEY", help="A CNC situation (see cast).")
 @click.option("--time", "time_", default="", help="The spell's Temps when the book does not print it.")
+@click.option("--within", "within", multiple=True, metavar="ID",
+              help="A combatant within 6 m of the crystal: an explosion hits it too (L1093).")
 @_dice
 @json_option
 @click.pass_context
 def store_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, spell: str, effects: tuple[str, ...],
-              capacity: int | None, penalties: tuple[str, ...], time_: str, dice: str | None, as_json: bool) -> None:
+              capacity: int | None, penalties: tuple[str, ...], time_: str, within: tuple[str, ...],
+              dice: str | None, as_json: bool) -> None:
     """Cast SPELL with Fermeture Cristalline into CRYSTAL: both must succeed; over capacity it explodes (L1093).
 
-    --dice: the spell's d20, Fermeture Cristalline's d20, then the explosion's d4s when over capacity.
+    The caster must know both spells (L1077). An explosion deals [1d4] per PM of the spell, one total to the
+    caster and to every combatant named with --within (6 m, no DP nor DM).
+    --dice: the spell's d20, Fermeture Cristalline's d20, then the explosion's d4s (one per PM) when over capacity.
 
     Example: cristal combat store duel xar bleu "Rayon Magique" --effect Distance=3 --effect Dommage=8 --capacity 9 --time 4 --dice 8,12
     """
     _run(ctx, F.StoreInCrystal(combat=name, actor=fighter, crystal=crystal, spell=spell,
                                effects=_pairs(effects, "--effect"), capacity=capacity, penalties=_split(penalties),
-                               time=time_), as_json, dice)
+                               time=time_, within=_split(within)), as_json, dice)
 
 
 @combat_group.command("unleash")

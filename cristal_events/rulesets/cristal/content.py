@@ -217,8 +217,12 @@ class ItemTemplate(_Entry, kw_only=True):
     range_m: int | None = None
     price_po: int | None = None
     notes: str = ""
+    crystal_pm: int | None = None  # a Cristal Magique's PM max (L919); its price and size band L1083-L1089
+    activation: Literal["automatic", "manual"] = "automatic"  # a magic item's kind (L1143-L1145)
 
     def __post_init__(self) -> None:
+        if self.crystal_pm is not None and self.crystal_pm < 0:
+            raise ValueError("field 'crystal_pm' must not be negative")
         if self.qty < 0:
             raise ValueError("field 'qty' must not be negative")
         if self.weight_kg < 0:

@@ -44,6 +44,11 @@ def render(s: dict[str, Any]) -> list[str]:
     for i in s["items"]:
         lines.append(f"  {'[EQ] ' if i['equipped'] else '     '}{i['name']} × {i['qty']} ({i['category']},"
                      f" {i['weight_kg']} kg)")
+    for c in s.get("crystals", []):  # the Cristal Magique section (L917-L923)
+        stored = "détruit" if c["destroyed"] else (f"{c['spell']} ({c['pm']} PM)" if c["spell"] else "vide")
+        price = "spéciale" if c["price_po"] is None else f"{c['price_po']} PO"
+        size = "spéciale" if c["size_cm3"] is None else f"{c['size_cm3']} cm3"
+        lines.append(f"  cristal {c['name']} : PM max. {c['pm_max']}  sort : {stored}  ({price}, {size})")
     enc = s["encumbrance"]
     lines.append(f"Charge : {enc['weight_kg']} kg / Encom. {enc['encumbrance_kg']} kg / Max. {enc['max_kg']} kg"
                  f" ({enc['status']})")

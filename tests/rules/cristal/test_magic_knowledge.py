@@ -92,3 +92,43 @@ def test_a_magic_item_raises_its_wearers_dm_and_its_own_dm_is_its_mag():
 def test_a_pack_with_a_non_magic_dm_item_is_refused():
     given().when(C.LoadContentPack(name="p", data={"items": [{"name": "Bouclier", "dm": 1}]})).refused(
         "Bouclier raises DM by 1 but has MAG 0: only a magic item (MAG > 0) can raise DM (L861, L1137).")
+
+
+# ------------------------------------------------------------------ item 18: crystals as equipment (L917-L923, L1083-L1093)
+BLAST = F.StartCombat(combat="c", fighters=["xar", "taz", "york"], its={"taz": 50, "york": 50},
+                      stats={"xar": {"CNC": 10, "PM": 40, "PV": 30}, "taz": {"PV": 20}, "york": {"PV": 20}})
+
+
+def test_the_over_capacity_explosion_hits_everyone_within_six_metres():
+    # L1093: 11 PM into a 9-PM crystal: [1d4] per PM = 11d4 (all 1s: 11) to the caster and to Taz within 6 m
+    out = given(BLAST).when(F.StoreInCrystal(combat="c", actor="xar", crystal="bleu", spell="Rayon Magique",
+                                             effects={"Distance": 3, "Dommage": 8}, capacity=9, time="4",
+                                             within=["taz"]), faces=[8, 12] + [1] * 11).events()
+    [stored] = [e for e in out if isinstance(e, F.CrystalStored)]
+    assert (stored.outcome, stored.explosion) == ("exploded", "11d4")
+    hits = {e.character: e.delta for e in out if isinstance(e, F.PvChanged) and "explosion" in e.cause}
+    assert hits == {"xar": -11, "taz": -11}  # York, not named within the radius, is untouched
+
+
+def test_a_crystal_is_on_its_owners_sheet_with_pm_max_spell_pm_price_and_size():
+    # L921: a new crystal is written with its PM max; L1085: 10 to 19 PM cost 1 500 PO, 10 cm3;
+    # storing Détection Magique (1 PM): Fermeture 3 + 1 per started 6 PM = 4 PM (L1115); Elfe PM 12 (L557)
+    table = given(*LIA, C.LearnSpell(character="lia", spell="Détection Magique"),
+                  C.LearnSpell(character="lia", spell="Fermeture Cristalline"),
+                  C.AddItem(character="lia", item="bleu", properties={"crystal_pm": 19}), FIGHT).table
+    sheet = lambda: C.sheet(table.rules.characters["lia"], C.content_of(table.rules), "round",
+                            crystals_held=table.rules.crystals)["crystals"]
+    assert sheet() == [{"name": "bleu", "pm_max": 19, "spell": "", "pm": 0, "locked_by": None, "destroyed": False,
+                        "price_po": 1500, "size_cm3": 10}]
+    given(table=table).when(F.StoreInCrystal(combat="c", actor="lia", crystal="bleu", spell="Détection Magique"),
+                            faces=[10, 10]).events()  # CNC 3 (Elfe INT 3): 13 >= 4 and 13 >= 12
+    assert table.rules.characters["lia"].pm == 12 - 1 - 4
+    assert [(c["spell"], c["pm"], c["pm_max"]) for c in sheet()] == [("Détection Magique", 1, 19)]
+
+
+def test_a_crystal_item_needs_its_pm_max_and_fifty_pm_is_special():
+    # L1089: 50 PM and above: price "spéciale"
+    given(*HURT).when(C.AddItem(character="thor", item="gemme", properties={"category": "Cristal Magique"})).refused(
+        "The crystal gemme needs its PM max (--crystal-pm N, L919).")
+    [ev] = given(*HURT).when(C.AddItem(character="thor", item="gros", properties={"crystal_pm": 50})).events()
+    assert (ev.item.category, ev.item.price_po) == ("Cristal Magique", None)

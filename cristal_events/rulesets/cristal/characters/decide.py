@@ -15,7 +15,7 @@ from cristal_events.records import RecordedEvent
 
 from ..state import CristalState
 from .. import alignment as align_rules
-from .. import equipment, progression
+from .. import crystals, equipment, progression
 from ..content import (
     FIXED_STATES,
     ItemTemplate,
@@ -181,7 +181,20 @@ def decide_add_item(state: CristalState, cmd: AddItem, ctx: Context) -> list[Emi
             raise RuleError(f"Item '{cmd.item}' has an invalid property: {exc}.") from None
         source = "custom"
     equipment.check_magic_dm(template)
+    template = _crystal_item(template)
     return [Emit(stream_of(ch.id), ItemAdded(character=ch.id, item=template, qty=cmd.qty, source=source))]
+
+
+def _crystal_item(template: ItemTemplate) -> ItemTemplate:
+    """A Cristal Magique is written with its PM max (L921: "on doit uniquement inscrire le nombre de PM
+    maximum"); its price is the band's (L1083-L1089) unless one is given; 50 PM and above is "spéciale"."""
+    if template.crystal_pm is None:
+        if template.category == "Cristal Magique":
+            raise RuleError(f"The crystal {template.name} needs its PM max (--crystal-pm N, L919).")
+        return template
+    band = crystals.crystal_band(template.crystal_pm)
+    return msgspec.structs.replace(template, category="Cristal Magique",
+                                   price_po=template.price_po if template.price_po is not None else band.price_po)
 
 
 def decide_equip(state: CristalState, cmd: EquipItem, ctx: Context) -> list[Emit]:

@@ -121,6 +121,7 @@ class StoreInCrystal(msgspec.Struct, frozen=True, kw_only=True):
     capacity: int | None = None
     penalties: list[str] = []
     time: str = ""
+    within: list[str] = []  # the other combatants within 6 m of the crystal: an explosion hits them too (L1093)
 
 
 class ReleaseCrystal(msgspec.Struct, frozen=True, kw_only=True):

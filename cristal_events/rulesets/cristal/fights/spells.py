@@ -182,6 +182,26 @@ def _crystal_spell(state: CristalState, key: str) -> SpellDef:
     return content(state).spell(cr.crystal_spell(key).name)
 
 
+def _carried_crystal(state: CristalState, actor: str, name: str) -> int | None:
+    """The PM max of the Cristal Magique ``name`` the character ``actor`` carries (L919), if any."""
+    ch = state.characters.get(actor)
+    for item in ch.items if ch is not None else ():
+        if item.name.casefold() == name.casefold() and item.template.crystal_pm is not None:
+            return item.template.crystal_pm
+    return None
+
+
+def _blast_zone(cb: Any, actor: str, within: list[str]) -> list[str]:
+    """Who an over-capacity explosion hits (L1093, radius 6 m): the caster, then every combatant named
+    within the radius (in that order, each once); a dead one takes nothing more."""
+    out = [actor]
+    for fid in within:
+        f = _fighter(cb, fid)
+        if fid not in out and f.condition != "dead":
+            out.append(fid)
+    return out
+
+
 def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
@@ -190,9 +210,13 @@ def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list
     crystals = getattr(state, "crystals", {})
     crystal = crystals.get(cmd.crystal)
     if crystal is None:
-        if cmd.capacity is None:
+        carried = _carried_crystal(state, cmd.actor, cmd.crystal)
+        capacity = cmd.capacity if cmd.capacity is not None else carried
+        if capacity is None:
             raise RuleError(f"The crystal {cmd.crystal!r} is new: give its capacity in PM (--capacity N).")
-        crystal = cr.Crystal(capacity=cmd.capacity)
+        if carried is not None and capacity != carried:
+            raise RuleError(f"The crystal {cmd.crystal!r} holds {carried} PM, not {capacity}.")
+        crystal = cr.Crystal(capacity=capacity)
     elif cmd.capacity is not None and cmd.capacity != crystal.capacity:
         raise RuleError(f"The crystal {cmd.crystal!r} holds {crystal.capacity} PM, not {cmd.capacity}.")
     if crystal.destroyed:
@@ -202,6 +226,8 @@ def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list
     spell = content(state).spell(cmd.spell)
     require_known(state, cmd.actor, spell.name)
     require_known(state, cmd.actor, _crystal_spell(state, "fermeture_cristalline").name)  # L1077: both spells
+    for fid in cmd.within:
+        _fighter(cb, fid)  # L1093: a combatant within the blast's 6 m
     spends = _spends(spell, dict(cmd.effects))
     time = _time_of(spell, cmd.time)
     nums = sc.nums(cmd.actor)
@@ -232,8 +258,9 @@ def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list
     sc.events.append(PmSpent(name=cmd.combat, character=cmd.actor, pm=_need(nums.PM, cmd.actor, "PM") - pm_after, pm_after=pm_after))
     sc.change(cmd.actor, -overdraw, "Fermeture Cristalline : PM puisés sous 0")
     if blast is not None and blast.roll is not None:
-        # the blast hits whoever is within 6 m: the caster holds the crystal (the GM adds the others)
-        sc.change(cmd.actor, -blast.roll.total, f"explosion du cristal {cmd.crystal}")
+        # L1093: one total hits everyone within 6 m, no DP nor DM: the caster and those the GM names
+        for fid in _blast_zone(cb, cmd.actor, list(cmd.within)):
+            sc.change(fid, -blast.roll.total, f"explosion du cristal {cmd.crystal}")
     return _finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
