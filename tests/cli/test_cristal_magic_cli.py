@@ -78,3 +78,22 @@ def test_a_carried_crystal_shows_on_the_sheet_and_its_explosion_hits_those_withi
     hits = {e["event"]["character"]: e["event"]["delta"] for e in json.loads(r.output)["events"]
             if e["event"].get("cause", "").startswith("explosion")}
     assert hits == {"xar": -22, "taz": -22}
+
+
+def test_detect_analyse_and_activate_a_manual_artefact(lia):
+    # L1157: Détection reveals MAG 2; L1167: Analyse with 8 PM (2*4) + 2 = 10 PM; L1145: then it can be set off
+    assert lia("character", "create", "thor", "--race", "Humain", "--name", "Thor").exit_code == 0
+    assert lia("item", "add", "thor", "Bâton de feu", "--mag", "2", "--manual").exit_code == 0
+    for spell in ("Détection Magique", "Analyse Magique"):
+        assert lia("xp", "buy", "lia", "spell", spell).exit_code == 0
+    r = lia("magic", "activate", "thor", "Bâton de feu")
+    assert r.exit_code == 1 and "must first be understood with Analyse Magique" in r.output
+    ev = json.loads(lia("magic", "detect", "lia", "Bâton de feu", "--owner", "thor", "--dice", "1", "--json").output)
+    assert [(e["event"]["magic"], e["event"]["mag"]) for e in ev if "magic" in e["event"]] == [(True, 2)]
+    ev = json.loads(lia("magic", "analyse", "lia", "Bâton de feu", "--owner", "thor", "--pm", "8", "--dice", "5",
+                        "--json").output)
+    assert [(e["event"]["understood"], e["event"]["pm_cost"]) for e in ev if "understood" in e["event"]] == [(True, 10)]
+    assert lia("item", "add", "lia", "Bâton de feu", "--mag", "2", "--manual").exit_code == 0
+    assert lia("magic", "activate", "lia", "Bâton de feu", "--what", "flamme").exit_code == 0
+    assert "objet magique Bâton de feu : MAG 2  DM propre 2  (manuel, compris)" in lia("sheet", "lia").output
+    assert "Example:" in lia("magic", "analyse", "--help").output

@@ -23,7 +23,7 @@ import msgspec
 from ...events import CampaignCreated
 from ...ruleset import ComposedRuleset, admit_stream
 from ...records import RecordedEvent
-from . import characters, fights, narration, sheet_text
+from . import artefacts, characters, fights, narration, sheet_text
 from .state import CristalState
 
 
@@ -43,7 +43,7 @@ class CristalSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
 class CristalRuleset(ComposedRuleset):
     name = "cristal"
     title = "Les Lois du Cristal"
-    parts = (characters, fights)
+    parts = (characters, fights, artefacts)
     settings_type = CristalSettings
     state_type = CristalState
     read_models = ("cristal_events.projections.cristal_sheets", "cristal_events.projections.cristal_ledger", "cristal_events.projections.cristal_combats")

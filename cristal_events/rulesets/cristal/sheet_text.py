@@ -44,6 +44,10 @@ def render(s: dict[str, Any]) -> list[str]:
     for i in s["items"]:
         lines.append(f"  {'[EQ] ' if i['equipped'] else '     '}{i['name']} × {i['qty']} ({i['category']},"
                      f" {i['weight_kg']} kg)")
+    for mi in s.get("magic_items", []):  # L851, L1143-L1145
+        kind = "automatique" if mi["activation"] == "automatic" else (
+            "manuel, compris" if mi["understood"] else "manuel, non compris")
+        lines.append(f"  objet magique {mi['name']} : MAG {mi['mag']}  DM propre {mi['own_dm']}  ({kind})")
     for c in s.get("crystals", []):  # the Cristal Magique section (L917-L923)
         stored = "détruit" if c["destroyed"] else (f"{c['spell']} ({c['pm']} PM)" if c["spell"] else "vide")
         price = "spéciale" if c["price_po"] is None else f"{c['price_po']} PO"

@@ -132,3 +132,46 @@ def test_a_crystal_item_needs_its_pm_max_and_fifty_pm_is_special():
         "The crystal gemme needs its PM max (--crystal-pm N, L919).")
     [ev] = given(*HURT).when(C.AddItem(character="thor", item="gros", properties={"crystal_pm": 50})).events()
     assert (ev.item.category, ev.item.price_po) == ("Cristal Magique", None)
+
+
+# ------------------------------------------------------------------ item 16: magic items (L851, L1137-L1167)
+from cristal_events.rulesets.cristal import artefacts as A  # noqa: E402
+
+STAFF = (*LIA, C.AddItem(character="lia", item="Bâton de feu", properties={"mag": 2, "activation": "manual"}))
+
+
+def test_detection_magique_reveals_the_mag_of_a_magic_item():
+    # L1151-L1157: 1 PM, CNC 4; Elfe CNC 3 (INT 3) + d20 1 = 4 >= 4; the MAG (2) is known
+    table = given(*STAFF, C.LearnSpell(character="lia", spell="Détection Magique")).table
+    [ev] = given(table=table).when(A.DetectMagic(character="lia", item="Bâton de feu"), faces=[1]).events()
+    assert (ev.success, ev.magic, ev.mag, ev.pm_cost) == (True, True, 2, 1)
+    assert table.rules.characters["lia"].detected == {"Bâton de feu": 2}
+    assert table.rules.characters["lia"].pm == 12 - 1
+
+
+def test_analyse_magique_needs_four_pm_per_mag_and_then_the_manual_item_can_be_used():
+    # L1167: MAG 2 -> 8 PM (2*4) + 2 PM de base = 10 PM; CNC 8: Elfe CNC 3 + d20 5 = 8
+    table = given(*STAFF, C.LearnSpell(character="lia", spell="Analyse Magique")).table
+    given(table=table).when(A.ActivateItem(character="lia", item="Bâton de feu")).refused(
+        "Lia does not understand Bâton de feu: a manual artefact must first be understood with Analyse Magique "
+        "(L1145, L1167).")
+    [ev] = given(table=table).when(A.AnalyseMagic(character="lia", item="Bâton de feu", pm=8), faces=[5]).events()
+    assert (ev.success, ev.understood, ev.pm_cost) == (True, True, 10)
+    assert table.rules.characters["lia"].pm == 12 - 10
+    [act] = given(table=table).when(A.ActivateItem(character="lia", item="Bâton de feu", what="flamme")).events()
+    assert act.item == "Bâton de feu"
+
+
+def test_analyse_magique_with_too_few_pm_leaves_the_artefact_unknown_and_the_pm_spent():
+    # L1167, ruling D36: 4 PM of Magie understand MAG 1 only; the 2 + 4 PM are spent
+    table = given(*STAFF, C.LearnSpell(character="lia", spell="Analyse Magique")).table
+    [ev] = given(table=table).when(A.AnalyseMagic(character="lia", item="Bâton de feu", pm=4), faces=[5]).events()
+    assert (ev.success, ev.understood, ev.pm_cost) == (True, False, 6)
+    assert table.rules.characters["lia"].pm == 12 - 6 and table.rules.characters["lia"].understood == []
+
+
+def test_an_automatic_artefact_is_always_active():
+    # L1143: "N'importe quel individu est capable d'utiliser ces objets"
+    given(*LIA, C.AddItem(character="lia", item="Épée magique", properties={"mag": 1, "att": 1})).when(
+        A.ActivateItem(character="lia", item="Épée magique")).refused(
+        "Épée magique is an automatic artefact: its magic is always active (L1143).")

@@ -182,6 +182,11 @@ def sheet(ch: Character, content: Content, rounding: str, *, regeneration_minimu
         "spells": list(ch.spells),
         "items": items,
         "crystals": crystal_lines(ch, crystals_held or {}),
+        # magic items (MAG > 0, L1137): own DM = MAG (L851), automatic or manual (L1143-L1145)
+        "magic_items": [{"name": i.name, "mag": i.template.mag, "own_dm": equipment.item_self_dm(i.template),
+                         "activation": i.template.activation, "understood": i.name.casefold() in ch.understood}
+                        for i in ch.items if i.template.mag > 0],
+        "detected": dict(ch.detected),
         "encumbrance": {"weight_kg": _num(load.weight_kg), "encumbrance_kg": _num(load.encumbrance_kg),
                         "max_kg": _num(load.max_kg), "status": load.status},
         "gold": ch.gold,

@@ -1,0 +1,224 @@
+"""Magic items outside a fight: Détection Magique, Analyse Magique, manual artefacts (seed 000, L1137-L1167).
+
+A part of the cristal ruleset (``EVENTS``, ``DECIDERS``, ``EVOLVERS``, ``SUMMARIES``), on the streams of
+the characters (``character:<id>``). An item is magic when its MAG is above 0 (L1137) and its own DM is its
+MAG (L851). Détection Magique (25 XP, CNC 4, 1 PM, L1151-L1157) reveals that MAG; Analyse Magique (100 XP,
+CNC 8, 2 PM + 4 PM per MAG, L1161-L1167) makes the caster understand the artefact. An automatic artefact
+works for anyone (L1143); a manual one can be set off only by a character who understood it (L1145).
+The caster must know the spell (L954), pays its PM (overdraw in PV, L379) and rolls CNC + 1d20.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from cristal_events.errors import RuleError
+from cristal_events.events import Event
+from cristal_events.records import RecordedEvent
+from cristal_events.rolls import Roll
+from cristal_events.ruleset import Context, Emit
+
+from . import crystals as cr
+from . import magic as m
+from .characters.derive import _find_item, content_of, death_threshold, find, stable_of, stream_of
+from .characters.model import Character
+from .state import CristalState
+
+
+# ============================================================================ commands
+class DetectMagic(msgspec.Struct, frozen=True, kw_only=True):
+    """Détection Magique on ``item`` carried by ``owner`` (default: the caster). Dice: the d20 of concentration."""
+
+    character: str
+    item: str
+    owner: str = ""
+
+
+class AnalyseMagic(msgspec.Struct, frozen=True, kw_only=True):
+    """Analyse Magique with ``pm`` PM in its Magie effect (4 per MAG). Dice: the d20 of concentration."""
+
+    character: str
+    item: str
+    pm: int
+    owner: str = ""
+
+
+class ActivateItem(msgspec.Struct, frozen=True, kw_only=True):
+    """Set off the power of a manual artefact the character carries (L1145)."""
+
+    character: str
+    item: str
+    what: str = ""
+
+
+# ============================================================================ events
+class MagicDetected(Event, tag="magic.detected", kw_only=True):
+    """Détection Magique cast on an item: on a success ``magic`` says whether it is, and ``mag`` its MAG."""
+
+    character: str
+    owner: str
+    item: str
+    pm_cost: int
+    pm_spent: int  # PM taken from the caster (the cost, or what was left before an overdraw)
+    pm_after: int
+    overdraw_pv: int = 0
+    dead: bool = False
+    cnc: int
+    total: int
+    spell_cnc: int
+    success: bool
+    roll: Roll | None = None
+    magic: bool = False
+    mag: int | None = None
+
+
+class MagicAnalysed(Event, tag="magic.analysed", kw_only=True):
+    """Analyse Magique cast on an artefact: ``understood`` when the roll succeeded with 4 PM per MAG (L1167)."""
+
+    character: str
+    owner: str
+    item: str
+    magie_pm: int
+    pm_cost: int
+    pm_spent: int  # PM taken from the caster (the cost, or what was left before an overdraw)
+    pm_after: int
+    overdraw_pv: int = 0
+    dead: bool = False
+    cnc: int
+    total: int
+    spell_cnc: int
+    success: bool
+    roll: Roll | None = None
+    understood: bool = False
+
+
+class ItemActivated(Event, tag="item.activated", kw_only=True):
+    character: str
+    item: str
+    what: str = ""
+
+
+# ============================================================================ decisions
+def _knows(ch: Character, spell: str) -> None:
+    if spell not in ch.spells:
+        raise RuleError(f"{ch.name} does not know {spell} (L954): learn it first with "
+                        f"'cristal xp buy spell {ch.id} \"{spell}\"'.")
+
+
+def _cast(state: CristalState, ch: Character, key: str, spends: list[m.EffectSpend], ctx: Context) -> tuple[
+        m.CastResult, bool]:
+    """Pay and roll an artefact spell for ``ch``; whether the overdraw kills."""
+    content = content_of(state)
+    spell = cr.crystal_spell(key)
+    if ch.dead:
+        raise RuleError(f"{ch.name} is dead (L373); casting is refused.")
+    _knows(ch, content.spell(spell.name).name)
+    race = content.race(ch.race)
+    res = m.cast_spell(caster_pm=ch.pm, caster_cnc=stable_of(ch, content, ctx.rounding).CNC, base_pm=spell.base_pm,
+                       spell_cnc=spell.cnc, spends=spends, dice=ctx.dice(), allow_overdraw=ctx.settings.pm_overdraw,
+                       magic_capable=race.pm_initial > 0)
+    return res, ch.pv - res.pv_damage < death_threshold(ch, content)
+
+
+def _owned(state: CristalState, ch: Character, owner: str, item: str) -> tuple[Character, Any]:
+    holder = find(state, owner) if owner else ch
+    return holder, _find_item(holder, item)
+
+
+def decide_detect(state: CristalState, cmd: DetectMagic, ctx: Context) -> list[Emit]:
+    ch = find(state, cmd.character)
+    holder, item = _owned(state, ch, cmd.owner, cmd.item)
+    res, dead = _cast(state, ch, "detection_magique", [], ctx)
+    chk = res.concentration
+    mag = cr.detect_magic(item.template.mag) if chk.success else None
+    return [Emit(stream_of(ch.id), MagicDetected(
+        character=ch.id, owner=holder.id, item=item.name, pm_cost=res.pm_cost, pm_spent=res.pm_before - res.pm_after, pm_after=res.pm_after,
+        overdraw_pv=res.pv_damage, dead=dead, cnc=chk.cnc, total=chk.total, spell_cnc=chk.spell_cnc,
+        success=chk.success, roll=chk.roll, magic=mag is not None, mag=mag))]
+
+
+def decide_analyse(state: CristalState, cmd: AnalyseMagic, ctx: Context) -> list[Emit]:
+    ch = find(state, cmd.character)
+    holder, item = _owned(state, ch, cmd.owner, cmd.item)
+    if item.template.mag <= 0:
+        raise RuleError(f"{item.name} is not magic (MAG 0, L1137): Analyse Magique has nothing to understand.")
+    effect = cr.crystal_spell("analyse_magique").variable_effect
+    assert effect is not None
+    res, dead = _cast(state, ch, "analyse_magique", [m.EffectSpend(effect=effect, pm=cmd.pm)], ctx)
+    chk = res.concentration
+    outcome = cr.analyse_magique(item.template.mag, cmd.pm, concentration_success=chk.success)
+    return [Emit(stream_of(ch.id), MagicAnalysed(
+        character=ch.id, owner=holder.id, item=item.name, magie_pm=cmd.pm, pm_cost=res.pm_cost,
+        pm_spent=res.pm_before - res.pm_after, pm_after=res.pm_after, overdraw_pv=res.pv_damage, dead=dead,
+        cnc=chk.cnc, total=chk.total, spell_cnc=chk.spell_cnc, success=chk.success, roll=chk.roll,
+        understood=outcome.understood))]
+
+
+def decide_activate(state: CristalState, cmd: ActivateItem, ctx: Context) -> list[Emit]:
+    ch = find(state, cmd.character)
+    item = _find_item(ch, cmd.item)
+    t = item.template
+    if t.mag <= 0:
+        raise RuleError(f"{item.name} is not magic (MAG 0, L1137): it has no power to set off.")
+    if t.activation == "automatic":
+        raise RuleError(f"{item.name} is an automatic artefact: its magic is always active (L1143).")
+    if item.name.casefold() not in ch.understood:
+        raise RuleError(f"{ch.name} does not understand {item.name}: a manual artefact must first be understood "
+                        "with Analyse Magique (L1145, L1167).")
+    return [Emit(stream_of(ch.id), ItemActivated(character=ch.id, item=item.name, what=cmd.what.strip()))]
+
+
+# ============================================================================ folds
+def _paid(state: CristalState, ev: MagicDetected | MagicAnalysed, **changes: Any) -> CristalState:
+    ch = state.characters.get(ev.character)
+    if ch is None:
+        return state
+    pv = ch.pv - ev.overdraw_pv
+    ch = msgspec.structs.replace(ch, pm=ch.pm - ev.pm_spent, pv=pv,
+                                 unconscious=ch.unconscious or pv < 0, dead=ch.dead or ev.dead, **changes)
+    return msgspec.structs.replace(state, characters={**state.characters, ch.id: ch})
+
+
+def evolve_detected(state: CristalState, ev: MagicDetected, rec: RecordedEvent) -> CristalState:
+    ch = state.characters.get(ev.character)
+    if ch is None:
+        return state
+    detected = {**ch.detected, ev.item: ev.mag} if ev.mag is not None else ch.detected
+    return _paid(state, ev, detected=detected)
+
+
+def evolve_analysed(state: CristalState, ev: MagicAnalysed, rec: RecordedEvent) -> CristalState:
+    ch = state.characters.get(ev.character)
+    if ch is None:
+        return state
+    key = ev.item.casefold()
+    understood = [*ch.understood, key] if ev.understood and key not in ch.understood else ch.understood
+    return _paid(state, ev, understood=understood)
+
+
+# ============================================================================ summaries
+def _detected(rec: Any) -> str:
+    e = rec.event
+    if not e.success:
+        found = "échec"
+    else:
+        found = f"magique, MAG {e.mag}" if e.magic else "pas magique"
+    return f"{e.character} : Détection Magique sur {e.item} ({e.owner}) : {found} (−{e.pm_cost} PM)"
+
+
+def _analysed(rec: Any) -> str:
+    e = rec.event
+    return (f"{e.character} : Analyse Magique sur {e.item} ({e.owner}, {e.magie_pm} PM de Magie) : "
+            + ("compris" if e.understood else "échec" if not e.success else "PM insuffisants") + f" (−{e.pm_cost} PM)")
+
+
+EVENTS: tuple[type, ...] = (MagicDetected, MagicAnalysed, ItemActivated)
+DECIDERS: dict[type, Any] = {DetectMagic: decide_detect, AnalyseMagic: decide_analyse, ActivateItem: decide_activate}
+EVOLVERS: dict[type, Any] = {MagicDetected: evolve_detected, MagicAnalysed: evolve_analysed}
+SUMMARIES: dict[type, Any] = {
+    MagicDetected: _detected, MagicAnalysed: _analysed,
+    ItemActivated: lambda rec: f"{rec.event.character} active {rec.event.item}"
+                               + (f" : {rec.event.what}" if rec.event.what else ""),
+}
