@@ -97,3 +97,18 @@ def test_detect_analyse_and_activate_a_manual_artefact(lia):
     assert lia("magic", "activate", "lia", "Bâton de feu", "--what", "flamme").exit_code == 0
     assert "objet magique Bâton de feu : MAG 2  DM propre 2  (manuel, compris)" in lia("sheet", "lia").output
     assert "Example:" in lia("magic", "analyse", "--help").output
+
+
+def test_a_carried_potion_through_the_cli_used_once_then_gone(lia):
+    # L1181 single use; L1182 fading (potion_fade_days 60); Boule de Feu 4 PM = [2d6] (L1006)
+    assert lia("item", "add", "lia", "Fiole de feu", "--potion", "Boule de Feu", "--potion-effect", "Dommage=4",
+               "--trigger", "contact", "--brewed", "10").exit_code == 0
+    assert lia("combat", "start", "c", "--with", "lia,york", "--it", "york=50", "--stat", "york:PV=20",
+               "--stat", "york:DM=0").exit_code == 0
+    r = lia("combat", "potion", "c", "lia", "Fiole de feu", "--carried", "--day", "100", "--target", "york",
+            "--dice", "2,5")
+    assert r.exit_code == 1 and "has faded by day 100 (60 days, L1182)" in r.output
+    r = lia("combat", "potion", "c", "lia", "Fiole de feu", "--carried", "--day", "30", "--target", "york",
+            "--dice", "2,5", "--json")
+    assert r.exit_code == 0, r.output
+    assert "Fiole de feu" not in [i["name"] for i in json.loads(lia("sheet", "lia", "--json").output)["items"]]

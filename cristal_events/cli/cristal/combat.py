@@ -368,17 +368,27 @@ def inspect_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, penal
               show_default=True, help="ingestion = drink it (8 s); contact/ouverture = set it off on --target.")
 @click.option("--target", default="", help="Who the potion acts on (default: the one who drinks it).")
 @click.option("--duration", "seconds", type=INT, default=None, help="Seconds, when not drinking (default 3: throw).")
+@click.option("--carried", is_flag=True,
+              help="SPELL names a potion the fighter carries: its spell, PM and trigger are the potion's; one is used up.")
+@click.option("--day", type=INT, default=None, help="Today's in-game day, for a carried potion's fading (L1182).")
 @_dice
 @json_option
 @click.pass_context
 def potion_cmd(ctx: click.Context, name: str, fighter: str, spell: str, effects: tuple[str, ...], trigger: str,
-               target: str, seconds: int | None, dice: str | None, as_json: bool) -> None:
+               target: str, seconds: int | None, carried: bool, day: int | None, dice: str | None,
+               as_json: bool) -> None:
     """Drink (8 s) or trigger a potion holding SPELL (at most 15 PM, L1184).
 
+    With --carried, SPELL is a potion of the fighter's bag (single use, L1181), refused once faded (L1182).
     --dice: the effect dice of the potion's spell on its target.
 
     Example: cristal combat potion duel thor "Boule de Feu" --effect Dommage=4 --trigger contact --target york --dice 2,5
+    Example: cristal combat potion duel lia "Fiole de feu" --carried --day 30 --target york --dice 2,5
     """
+    if carried:
+        _run(ctx, F.UsePotion(combat=name, actor=fighter, spell="", item=spell, target=target, seconds=seconds,
+                              day=day), as_json, dice)
+        return
     _run(ctx, F.UsePotion(combat=name, actor=fighter, spell=spell, effects=_pairs(effects, "--effect"),
                           trigger=trigger, target=target, seconds=seconds), as_json, dice)
 

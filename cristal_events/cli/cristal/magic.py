@@ -71,4 +71,19 @@ def activate_cmd(ctx: click.Context, character_id: str, item: str, what: str, as
     run(ctx, A.ActivateItem(character=character_id, item=item, what=what), as_json)
 
 
+@magic_group.command("break")
+@click.argument("character_id")
+@click.argument("item")
+@click.option("--reason", default="", help="What broke the vial (a fall, a blow ...).")
+@json_option
+@click.pass_context
+def break_cmd(ctx: click.Context, character_id: str, item: str, reason: str, as_json: bool) -> None:
+    """A carried potion's fragile vial breaks (L1181): one is lost; a contact or ouverture potion goes off on
+    its holder (L1174-L1177), an ingestion one is simply lost.
+
+    Example: cristal magic break lia "Fiole de feu" --reason "chute dans l'escalier"
+    """
+    run(ctx, A.BreakPotion(character=character_id, item=item, reason=reason), as_json)
+
+
 COMMANDS = [magic_group]

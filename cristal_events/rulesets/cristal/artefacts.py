@@ -53,6 +53,14 @@ class ActivateItem(msgspec.Struct, frozen=True, kw_only=True):
     what: str = ""
 
 
+class BreakPotion(msgspec.Struct, frozen=True, kw_only=True):
+    """A carried potion's vial breaks (a fall, a blow: "contenant habituellement fragile", L1181)."""
+
+    character: str
+    item: str
+    reason: str
+
+
 # ============================================================================ events
 class MagicDetected(Event, tag="magic.detected", kw_only=True):
     """Détection Magique cast on an item: on a success ``magic`` says whether it is, and ``mag`` its MAG."""
@@ -98,6 +106,18 @@ class ItemActivated(Event, tag="item.activated", kw_only=True):
     character: str
     item: str
     what: str = ""
+
+
+class PotionBroken(Event, tag="potion.broken", kw_only=True):
+    """One vial lost; a contact or ouverture potion goes off on its holder (the liquid touches them, the air
+    reaches it, L1174-L1177): ``set_off``; the GM applies its effects."""
+
+    character: str
+    item: str
+    spell: str
+    trigger: str
+    set_off: bool
+    reason: str
 
 
 # ============================================================================ decisions
@@ -170,6 +190,19 @@ def decide_activate(state: CristalState, cmd: ActivateItem, ctx: Context) -> lis
     return [Emit(stream_of(ch.id), ItemActivated(character=ch.id, item=item.name, what=cmd.what.strip()))]
 
 
+def decide_break(state: CristalState, cmd: BreakPotion, ctx: Context) -> list[Emit]:
+    ch = find(state, cmd.character)
+    item = _find_item(ch, cmd.item)
+    spec = item.template.potion
+    if spec is None:
+        raise RuleError(f"{item.name} is not a potion.")
+    if not cmd.reason.strip():
+        raise RuleError("A broken potion needs a reason (--reason).")
+    return [Emit(stream_of(ch.id), PotionBroken(character=ch.id, item=item.name, spell=spec.spell, trigger=spec.trigger,
+                                                set_off=spec.trigger in ("contact", "ouverture"),
+                                                reason=cmd.reason.strip()))]
+
+
 # ============================================================================ folds
 def _paid(state: CristalState, ev: MagicDetected | MagicAnalysed, **changes: Any) -> CristalState:
     ch = state.characters.get(ev.character)
@@ -198,6 +231,21 @@ def evolve_analysed(state: CristalState, ev: MagicAnalysed, rec: RecordedEvent) 
     return _paid(state, ev, understood=understood)
 
 
+def evolve_broken(state: CristalState, ev: PotionBroken, rec: RecordedEvent) -> CristalState:
+    ch = state.characters.get(ev.character)
+    if ch is None:
+        return state
+    key, items = ev.item.casefold(), []
+    for i in ch.items:
+        if i.name.casefold() == key:
+            if i.qty <= 1:
+                continue
+            i = msgspec.structs.replace(i, qty=i.qty - 1)
+        items.append(i)
+    return msgspec.structs.replace(state, characters={**state.characters,
+                                                      ch.id: msgspec.structs.replace(ch, items=items)})
+
+
 # ============================================================================ summaries
 def _detected(rec: Any) -> str:
     e = rec.event
@@ -214,11 +262,15 @@ def _analysed(rec: Any) -> str:
             + ("compris" if e.understood else "échec" if not e.success else "PM insuffisants") + f" (−{e.pm_cost} PM)")
 
 
-EVENTS: tuple[type, ...] = (MagicDetected, MagicAnalysed, ItemActivated)
-DECIDERS: dict[type, Any] = {DetectMagic: decide_detect, AnalyseMagic: decide_analyse, ActivateItem: decide_activate}
-EVOLVERS: dict[type, Any] = {MagicDetected: evolve_detected, MagicAnalysed: evolve_analysed}
+EVENTS: tuple[type, ...] = (MagicDetected, MagicAnalysed, ItemActivated, PotionBroken)
+DECIDERS: dict[type, Any] = {DetectMagic: decide_detect, AnalyseMagic: decide_analyse, ActivateItem: decide_activate,
+                             BreakPotion: decide_break}
+EVOLVERS: dict[type, Any] = {MagicDetected: evolve_detected, MagicAnalysed: evolve_analysed, PotionBroken: evolve_broken}
 SUMMARIES: dict[type, Any] = {
     MagicDetected: _detected, MagicAnalysed: _analysed,
+    PotionBroken: lambda rec: f"{rec.event.character} : la fiole {rec.event.item} se brise ({rec.event.reason})"
+                              + (f" ; {rec.event.spell} se déclenche sur {rec.event.character}" if rec.event.set_off
+                                 else ""),
     ItemActivated: lambda rec: f"{rec.event.character} active {rec.event.item}"
                                + (f" : {rec.event.what}" if rec.event.what else ""),
 }

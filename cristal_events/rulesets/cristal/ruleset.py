@@ -38,6 +38,7 @@ class CristalSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     chain_attacks: int = 2                 # D14, L1363
     level_limits: bool = True              # D34, L501
     damage_floor_zero: bool = True         # D2: a damage roll below 0 does 0
+    potion_fade_days: int = 60             # L1182: a potion's spell fades "en moyenne 2 mois"; 0: never
 
 
 class CristalRuleset(ComposedRuleset):

@@ -175,3 +175,46 @@ def test_an_automatic_artefact_is_always_active():
     given(*LIA, C.AddItem(character="lia", item="Épée magique", properties={"mag": 1, "att": 1})).when(
         A.ActivateItem(character="lia", item="Épée magique")).refused(
         "Épée magique is an automatic artefact: its magic is always active (L1143).")
+
+
+# ------------------------------------------------------------------ item 17: potions as objects (L1169-L1184)
+FIOLE = C.AddItem(character="lia", item="Fiole de feu", qty=2, properties={
+    "potion": {"spell": "Boule de Feu", "spends": {"Dommage": 4}, "trigger": "contact", "brewed_day": 10}})
+
+
+def test_a_carried_potion_is_used_once_and_leaves_the_bag():
+    # L1181 "Utilisation unique"; L1177 the spell acts on whoever set it off: Boule de Feu 4 PM = [2d6]
+    # (1d6/2, L1006) on York (DM 0); contact = a throw, 3 s (L1239)
+    table = given(*LIA, FIOLE, FIGHT).table
+    out = given(table=table).when(F.UsePotion(combat="c", actor="lia", spell="", item="Fiole de feu", target="york",
+                                              day=30), faces=[2, 5]).events()
+    [used] = [e for e in out if isinstance(e, F.PotionUsed)]
+    assert (used.spell, used.pm, used.trigger, used.seconds, used.item) == ("Boule de Feu", 4, "contact", 3, "Fiole de feu")
+    assert [e.delta for e in out if isinstance(e, F.PvChanged)] == [-7]
+    assert [(i.name, i.qty) for i in table.rules.characters["lia"].items] == [("Fiole de feu", 1)]
+
+
+def test_a_potion_fades_about_two_months_after_it_was_made():
+    # L1182 "finit par se dissiper avec le temps (en moyenne 2 mois)": setting potion_fade_days = 60
+    g = given(*LIA, FIOLE, FIGHT)
+    g.when(F.UsePotion(combat="c", actor="lia", spell="", item="Fiole de feu", target="york", day=71),
+           faces=[2, 5]).refused("Fiole de feu, made on day 10, has faded by day 71 (60 days, L1182): its spell is "
+                                 "gone; drop it with 'item drop'.")
+    given(*LIA, FIOLE, FIGHT, settings={"potion_fade_days": 0}).when(
+        F.UsePotion(combat="c", actor="lia", spell="", item="Fiole de feu", target="york", day=400),
+        faces=[2, 5]).events()
+
+
+def test_a_potion_holds_at_most_fifteen_pm():
+    # L1184 "peut contenir un maximum de 15 PM"
+    given(*LIA).when(C.AddItem(character="lia", item="Grosse fiole", properties={
+        "potion": {"spell": "Boule de Feu", "spends": {"Dommage": 16}}})).refused(
+        "A potion holds at most 15 PM; Boule de Feu has 16.")
+
+
+def test_a_fragile_contact_potion_that_breaks_goes_off_on_its_holder():
+    # L1181 "Contenant habituellement fragile"; L1174 contact sets it off
+    table = given(*LIA, FIOLE).table
+    [ev] = given(table=table).when(A.BreakPotion(character="lia", item="Fiole de feu", reason="chute")).events()
+    assert (ev.set_off, ev.spell) == (True, "Boule de Feu")
+    assert [(i.name, i.qty) for i in table.rules.characters["lia"].items] == [("Fiole de feu", 1)]

@@ -15,7 +15,7 @@ from cristal_events.records import RecordedEvent
 
 from ..state import CristalState
 from .. import alignment as align_rules
-from .. import crystals, equipment, progression
+from .. import crystals, equipment, magic, progression
 from ..content import (
     FIXED_STATES,
     ItemTemplate,
@@ -181,8 +181,33 @@ def decide_add_item(state: CristalState, cmd: AddItem, ctx: Context) -> list[Emi
             raise RuleError(f"Item '{cmd.item}' has an invalid property: {exc}.") from None
         source = "custom"
     equipment.check_magic_dm(template)
-    template = _crystal_item(template)
+    template = _potion_item(_crystal_item(template), content_of(state))
     return [Emit(stream_of(ch.id), ItemAdded(character=ch.id, item=template, qty=cmd.qty, source=source))]
+
+
+def _potion_item(template: ItemTemplate, content: Any) -> ItemTemplate:
+    """A potion carried as an object (L1179-L1184): its spell and PM per effect are fixed when it is made
+    (L1177), at most 15 PM (L1184), one trigger (L1173-L1175)."""
+    spec = template.potion
+    if spec is None:
+        return template
+    spell = content.spell(spec.spell)
+    known = {e.name.casefold(): magic.VariableEffect(name=e.name, scale=e.scale, unit=e.unit, reduction=e.reduction)
+             for e in spell.effects}
+    spends = []
+    for key, pm in spec.spends.items():
+        eff = known.get(key.casefold())
+        if eff is None:
+            raise UnknownEntity(f"{spell.name} has no effect {key!r}; its effects: "
+                                f"{', '.join(e.name for e in spell.effects) or 'none'}.")
+        spends.append(magic.EffectSpend(effect=eff, pm=pm))
+    missing = [e.name for e in spell.effects if e.name.casefold() not in {k.casefold() for k in spec.spends}]
+    if missing:
+        raise RuleError(f"{spell.name} needs PM in every variable effect (L993); missing: {', '.join(missing)}.")
+    pm = magic.spell_pm_cost(spell.pm_base, spends, spell.pm_max)
+    crystals.make_potion(crystals.StoredSpell(name=spell.name, pm=pm, spends=tuple(spends)), spec.trigger)
+    return msgspec.structs.replace(template, potion=msgspec.structs.replace(
+        spec, spell=spell.name, pm=pm, spends={s.effect.name: s.pm for s in spends}))
 
 
 def _crystal_item(template: ItemTemplate) -> ItemTemplate:

@@ -172,6 +172,8 @@ class UsePotion(msgspec.Struct, frozen=True, kw_only=True):
     trigger: str = "ingestion"
     target: str = ""
     seconds: int | None = None
+    item: str = ""          # a potion the actor carries (spell, PM and trigger from it; one is used up)
+    day: int | None = None  # the in-game day, to check the potion has not faded (L1182)
 
 
 class UseAbility(msgspec.Struct, frozen=True, kw_only=True):

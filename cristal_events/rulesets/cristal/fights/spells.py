@@ -297,26 +297,60 @@ def decide_release_crystal(state: CristalState, cmd: ReleaseCrystal, ctx: Contex
     return _finish(state, cmd.combat, [*head, *sc.events], mode)
 
 
+def carried_potion(state: CristalState, actor: str, name: str) -> Any:
+    """The potion ``name`` the character ``actor`` carries (an item holding a spell, L1179)."""
+    ch = state.characters.get(actor)
+    if ch is None:
+        raise RuleError(f"{actor} has no sheet to carry a potion; describe the potion's spell instead.")
+    for i in ch.items:
+        if i.name.casefold() == name.strip().casefold():
+            if i.template.potion is None:
+                raise RuleError(f"{i.name} is not a potion.")
+            return i
+    raise UnknownEntity(f"{ch.name} carries no potion '{name}'.")
+
+
+def fresh_potion(item: Any, day: int | None, fade_days: int) -> None:
+    """Refuse a potion whose spell has faded: "finit par se dissiper avec le temps (en moyenne 2 mois)"
+    (L1182), ``fade_days`` in-game days after the day it was made (setting ``potion_fade_days``; 0: never)."""
+    brewed = item.template.potion.brewed_day
+    if fade_days <= 0 or brewed is None:
+        return
+    if day is None:
+        raise RuleError(f"{item.name} was made on day {brewed}: give today's in-game day (--day N) to check it "
+                        f"has not faded (L1182).")
+    if day - brewed > fade_days:
+        raise RuleError(f"{item.name}, made on day {brewed}, has faded by day {day} ({fade_days} days, L1182): "
+                        "its spell is gone; drop it with 'item drop'.")
+
+
 def decide_potion(state: CristalState, cmd: UsePotion, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
     sc = _Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
     _turn(state, cb, cmd.actor, mode, nums=sc.nums)
-    spell = content(state).spell(cmd.spell)
-    spends = _spends(spell, dict(cmd.effects))
+    item, trigger, spell_name, given = "", cmd.trigger, cmd.spell, dict(cmd.effects)
+    if cmd.item:
+        carried = carried_potion(state, cmd.actor, cmd.item)
+        fresh_potion(carried, cmd.day, ctx.settings.potion_fade_days)
+        assert carried.template.potion is not None
+        item, trigger = carried.name, carried.template.potion.trigger
+        spell_name, given = carried.template.potion.spell, dict(carried.template.potion.spends)
+    spell = content(state).spell(spell_name)
+    spends = _spends(spell, given)
     potion = cr.make_potion(cr.StoredSpell(name=spell.name, pm=m.spell_pm_cost(spell.pm_base, spends),
-                                         spends=tuple(spends)), cmd.trigger)
+                                         spends=tuple(spends)), trigger)
     target = cmd.target or cmd.actor
     if _fighter(cb, target).condition == "dead":
         raise RuleError(f"{target} is dead; a potion cannot act on it.")
-    released = cr.trigger_potion(potion, cmd.trigger, target)
+    released = cr.trigger_potion(potion, trigger, target)
     assert released is not None
     if cmd.seconds is not None:
         seconds = cmd.seconds
     else:
-        seconds = c.action_duration("boire_potion" if cmd.trigger == "ingestion" else "lancer_item").seconds
-    ev = PotionUsed(name=cmd.combat, actor=cmd.actor, spell=spell.name, pm=potion.spell.pm, trigger=cmd.trigger,
-                    target=target, seconds=seconds)
+        seconds = c.action_duration("boire_potion" if trigger == "ingestion" else "lancer_item").seconds
+    ev = PotionUsed(name=cmd.combat, actor=cmd.actor, spell=spell.name, pm=potion.spell.pm, trigger=trigger,
+                    target=target, seconds=seconds, item=item)
     results = _apply_effects(sc, ctx.dice(), cmd.actor, spell.name, spends, [target], {}, mode)
     rel = SpellReleased(name=cmd.combat, caster=cmd.actor, spell=spell.name, results=results, combustion=0,
                         source="potion")
