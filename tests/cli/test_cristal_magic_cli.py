@@ -112,3 +112,14 @@ def test_a_carried_potion_through_the_cli_used_once_then_gone(lia):
             "--dice", "2,5", "--json")
     assert r.exit_code == 0, r.output
     assert "Fiole de feu" not in [i["name"] for i in json.loads(lia("sheet", "lia", "--json").output)["items"]]
+
+
+def test_a_spell_against_an_item_meets_its_dm_equal_to_its_mag(lia):
+    # L851: MAG 3 -> DM 3; Boule de Feu 8 PM of 1d6/2, Réduction 2: 8 - 6 = 2 PM = [1d6] (L1026-L1034)
+    assert lia("xp", "buy", "lia", "spell", "Boule de Feu", "--cost", "50").exit_code == 0
+    assert lia("item", "add", "lia", "Bouclier runique", "--mag", "3").exit_code == 0
+    r = lia("magic", "target", "lia", "Bouclier runique", "Boule de Feu", "--effect", "Dommage=8", "--dice", "13,4",
+            "--json")
+    assert r.exit_code == 0, r.output
+    [ev] = [e["event"] for e in json.loads(r.output) if "item_dm" in e["event"]]
+    assert (ev["item_dm"], [(x["pm_after"], x["amount"]) for x in ev["effects"]]) == (3, [(2, "1d6")])

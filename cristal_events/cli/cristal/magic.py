@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from cristal_events.cli.common import INT, dice_option_with, json_option, run
+from cristal_events.cli.common import INT, dice_option_with, int_pairs, json_option, run
 from cristal_events.rulesets.cristal import artefacts as A
 
 _dice = dice_option_with("The d20 of concentration rolled at the table; without it the engine rolls.")
@@ -84,6 +84,27 @@ def break_cmd(ctx: click.Context, character_id: str, item: str, reason: str, as_
     Example: cristal magic break lia "Fiole de feu" --reason "chute dans l'escalier"
     """
     run(ctx, A.BreakPotion(character=character_id, item=item, reason=reason), as_json)
+
+
+@magic_group.command("target")
+@click.argument("character_id")
+@click.argument("item")
+@click.argument("spell")
+@click.option("--effect", "effects", multiple=True, metavar="NAME=PM", help="PM put in a variable effect.")
+@click.option("--owner", default="", help="The character who carries the item (default: the caster).")
+@_dice
+@json_option
+@click.pass_context
+def target_cmd(ctx: click.Context, character_id: str, item: str, spell: str, effects: tuple[str, ...], owner: str,
+               dice: str | None, as_json: bool) -> None:
+    """Cast SPELL against an item: its own DM = its MAG reduces the effects (L851, L1024-L1034).
+
+    --dice: the d20 of concentration, then the dice of each effect left after the item's DM.
+
+    Example: cristal magic target lia "Bouclier runique" "Boule de Feu" --owner thor --effect Dommage=8 --dice 15,3,4
+    """
+    run(ctx, A.CastOnItem(character=character_id, item=item, spell=spell, owner=owner,
+                          effects=int_pairs(effects, "--effect", "NAME=PM")), as_json, dice)
 
 
 COMMANDS = [magic_group]

@@ -21,6 +21,7 @@ from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit
 
 from . import crystals as cr
+from . import equipment
 from . import magic as m
 from .characters.derive import _find_item, content_of, death_threshold, find, stable_of, stream_of
 from .characters.model import Character
@@ -59,6 +60,17 @@ class BreakPotion(msgspec.Struct, frozen=True, kw_only=True):
     character: str
     item: str
     reason: str
+
+
+class CastOnItem(msgspec.Struct, frozen=True, kw_only=True):
+    """A spell cast against an item (to destroy or harm it): the item's own DM = MAG reduces its effects
+    (L851). Dice: the d20 of concentration, then the effect dice left after the DM."""
+
+    character: str
+    item: str
+    spell: str
+    effects: dict[str, int] = {}
+    owner: str = ""
 
 
 # ============================================================================ events
@@ -120,6 +132,37 @@ class PotionBroken(Event, tag="potion.broken", kw_only=True):
     reason: str
 
 
+class ItemEffect(msgspec.Struct, frozen=True, kw_only=True):
+    name: str
+    unit: str
+    pm_after: int
+    amount: str
+    roll: Roll | None = None
+
+
+class SpellOnItem(Event, tag="magic.spell_on_item", kw_only=True):
+    """A spell against an item: ``item_dm`` is the item's MAG (L851, 0 for a non-magic item), ``effects``
+    what is left of each effect after it (L1024-L1034); the GM rules what the effects do to the item."""
+
+    character: str
+    owner: str
+    item: str
+    spell: str
+    spends: dict[str, int] = {}
+    item_dm: int
+    pm_cost: int
+    pm_spent: int
+    pm_after: int
+    overdraw_pv: int = 0
+    dead: bool = False
+    cnc: int
+    total: int
+    spell_cnc: int
+    success: bool
+    roll: Roll | None = None
+    effects: list[ItemEffect] = []
+
+
 # ============================================================================ decisions
 def _knows(ch: Character, spell: str) -> None:
     if spell not in ch.spells:
@@ -176,6 +219,44 @@ def decide_analyse(state: CristalState, cmd: AnalyseMagic, ctx: Context) -> list
         understood=outcome.understood))]
 
 
+def decide_cast_on_item(state: CristalState, cmd: CastOnItem, ctx: Context) -> list[Emit]:
+    ch = find(state, cmd.character)
+    holder, item = _owned(state, ch, cmd.owner, cmd.item)
+    content = content_of(state)
+    spell = content.spell(cmd.spell)
+    if ch.dead:
+        raise RuleError(f"{ch.name} is dead (L373); casting is refused.")
+    _knows(ch, spell.name)
+    known = {e.name.casefold(): m.VariableEffect(name=e.name, scale=e.scale, unit=e.unit, reduction=e.reduction)
+             for e in spell.effects}
+    spends = []
+    for key, pm in cmd.effects.items():
+        eff = known.get(key.casefold())
+        if eff is None:
+            raise RuleError(f"{spell.name} has no effect {key!r}; its effects: "
+                            f"{', '.join(e.name for e in spell.effects) or 'none'}.")
+        spends.append(m.EffectSpend(effect=eff, pm=pm))
+    missing = [e.name for e in spell.effects if e.name.casefold() not in {k.casefold() for k in cmd.effects}]
+    if missing:
+        raise RuleError(f"{spell.name} needs PM in every variable effect (L993); missing: {', '.join(missing)}.")
+    dice = ctx.dice()
+    res = m.cast_spell(caster_pm=ch.pm, caster_cnc=stable_of(ch, content, ctx.rounding).CNC, base_pm=spell.pm_base,
+                       spell_cnc=spell.cnc, spends=spends, dice=dice, pm_max=spell.pm_max,
+                       allow_overdraw=ctx.settings.pm_overdraw, magic_capable=content.race(ch.race).pm_initial > 0)
+    chk = res.concentration
+    item_dm = equipment.item_self_dm(item.template)
+    effects = []
+    if chk.success:
+        for out in m.reduce_effects(spends, item_dm):
+            effects.append(ItemEffect(name=out.name, unit=out.unit, pm_after=out.pm_after, amount=out.amount,
+                                      roll=m.roll_effect(dice, out)))
+    return [Emit(stream_of(ch.id), SpellOnItem(
+        character=ch.id, owner=holder.id, item=item.name, spell=spell.name, spends={s.effect.name: s.pm for s in spends},
+        item_dm=item_dm, pm_cost=res.pm_cost, pm_spent=res.pm_before - res.pm_after, pm_after=res.pm_after,
+        overdraw_pv=res.pv_damage, dead=ch.pv - res.pv_damage < death_threshold(ch, content), cnc=chk.cnc,
+        total=chk.total, spell_cnc=chk.spell_cnc, success=chk.success, roll=chk.roll, effects=effects))]
+
+
 def decide_activate(state: CristalState, cmd: ActivateItem, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     item = _find_item(ch, cmd.item)
@@ -204,7 +285,7 @@ def decide_break(state: CristalState, cmd: BreakPotion, ctx: Context) -> list[Em
 
 
 # ============================================================================ folds
-def _paid(state: CristalState, ev: MagicDetected | MagicAnalysed, **changes: Any) -> CristalState:
+def _paid(state: CristalState, ev: MagicDetected | MagicAnalysed | SpellOnItem, **changes: Any) -> CristalState:
     ch = state.characters.get(ev.character)
     if ch is None:
         return state
@@ -262,12 +343,18 @@ def _analysed(rec: Any) -> str:
             + ("compris" if e.understood else "échec" if not e.success else "PM insuffisants") + f" (−{e.pm_cost} PM)")
 
 
-EVENTS: tuple[type, ...] = (MagicDetected, MagicAnalysed, ItemActivated, PotionBroken)
+EVENTS: tuple[type, ...] = (MagicDetected, MagicAnalysed, ItemActivated, PotionBroken, SpellOnItem)
 DECIDERS: dict[type, Any] = {DetectMagic: decide_detect, AnalyseMagic: decide_analyse, ActivateItem: decide_activate,
-                             BreakPotion: decide_break}
-EVOLVERS: dict[type, Any] = {MagicDetected: evolve_detected, MagicAnalysed: evolve_analysed, PotionBroken: evolve_broken}
+                             BreakPotion: decide_break, CastOnItem: decide_cast_on_item}
+EVOLVERS: dict[type, Any] = {MagicDetected: evolve_detected, MagicAnalysed: evolve_analysed, PotionBroken: evolve_broken,
+                             SpellOnItem: lambda s, e, r: _paid(s, e)}
 SUMMARIES: dict[type, Any] = {
     MagicDetected: _detected, MagicAnalysed: _analysed,
+    SpellOnItem: lambda rec: f"{rec.event.character} : {rec.event.spell} contre {rec.event.item} ({rec.event.owner}, "
+                             f"DM {rec.event.item_dm}) : "
+                             + (", ".join(f"{x.name} {x.roll.total if x.roll else x.amount} {x.unit}"
+                                          for x in rec.event.effects) or "sans effet" if rec.event.success else "échec")
+                             + f" (−{rec.event.pm_cost} PM)",
     PotionBroken: lambda rec: f"{rec.event.character} : la fiole {rec.event.item} se brise ({rec.event.reason})"
                               + (f" ; {rec.event.spell} se déclenche sur {rec.event.character}" if rec.event.set_off
                                  else ""),

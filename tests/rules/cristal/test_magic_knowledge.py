@@ -218,3 +218,15 @@ def test_a_fragile_contact_potion_that_breaks_goes_off_on_its_holder():
     [ev] = given(table=table).when(A.BreakPotion(character="lia", item="Fiole de feu", reason="chute")).events()
     assert (ev.set_off, ev.spell) == (True, "Boule de Feu")
     assert [(i.name, i.qty) for i in table.rules.characters["lia"].items] == [("Fiole de feu", 1)]
+
+
+def test_a_spell_against_a_magic_item_is_reduced_by_its_own_dm_equal_to_its_mag():
+    # L851: "si un item à un MAG de 3, il possède automatiquement 3 de DM"; Boule de Feu Dommage 1d6/2,
+    # Réduction 2 (L1026-L1034): 8 PM - 3 x 2 = 2 PM = [1d6]; Elfe CNC 3 + d20 13 = 16 >= 16
+    table = given(*LIA, C.LearnSpell(character="lia", spell="Boule de Feu", cost=50),
+                  C.AddItem(character="lia", item="Bouclier runique", properties={"mag": 3})).table
+    [ev] = given(table=table).when(A.CastOnItem(character="lia", item="Bouclier runique", spell="Boule de Feu",
+                                                effects={"Dommage": 8}), faces=[13, 4]).events()
+    assert (ev.item_dm, ev.success, ev.pm_cost) == (3, True, 8)
+    assert [(e.pm_after, e.amount, e.roll.total) for e in ev.effects] == [(2, "1d6", 4)]
+    assert table.rules.characters["lia"].pm == 12 - 8
