@@ -230,3 +230,16 @@ def test_a_spell_against_a_magic_item_is_reduced_by_its_own_dm_equal_to_its_mag(
     assert (ev.item_dm, ev.success, ev.pm_cost) == (3, True, 8)
     assert [(e.pm_after, e.amount, e.roll.total) for e in ev.effects] == [(2, "1d6", 4)]
     assert table.rules.characters["lia"].pm == 12 - 8
+
+
+def test_the_crystal_spells_must_be_known_to_inspect_lock_or_release():
+    # L1099-L1135: Libération, Vision, Verrou are spells to learn (30, 100, 500 XP) like any other (L954)
+    g = given(*LIA, F.StartCombat(combat="c", fighters=["xar", "lia"], its={"lia": 5},
+                                  stats={"xar": {"CNC": 10, "PM": 40}}),
+              (F.StoreInCrystal(combat="c", actor="xar", crystal="bleu", spell="Rayon Magique",
+                                effects={"Distance": 3, "Dommage": 8}, capacity=19, time="4"), [8, 12]))
+    for cmd, spell in ((F.InspectCrystal(combat="c", actor="lia", crystal="bleu"), "Vision Cristalline"),
+                       (F.LockCrystal(combat="c", actor="lia", crystal="bleu"), "Verrou Cristallin"),
+                       (F.ReleaseCrystal(combat="c", actor="lia", crystal="bleu"), "Libération Cristalline")):
+        given(table=g.table).when(cmd, faces=[10]).refused(
+            f"Lia does not know {spell} (L954): learn it first with 'cristal xp buy spell lia \"{spell}\"'.")
