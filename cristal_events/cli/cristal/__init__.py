@@ -10,4 +10,5 @@ from __future__ import annotations
 PARTS = {name: "characters" for name in ("character", "xp", "item", "gold", "rest", "damage", "heal",
                                               "alignment", "state", "content", "check")}
 PARTS["combat"] = "combat"
+PARTS["magic"] = "magic"
 

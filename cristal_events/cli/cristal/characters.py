@@ -198,20 +198,45 @@ def item_group() -> None:
 @click.option("--weight", default=None, help="Poids in kg.")
 @click.option("--it", default=None, help="Seconds to use it (IT).")
 @click.option("--special", default=None, help="Spéciale (free text).")
+@click.option("--crystal-pm", "crystal_pm", default=None,
+              help="A Cristal Magique's PM max (L919); price and size from the band table (L1083-L1089).")
+@click.option("--price", default=None, help="Prix in PO (a crystal's defaults to its band's).")
+@click.option("--manual", is_flag=True, help="A manual magic item: its power must be understood to be used (L1145).")
+@click.option("--potion", "potion_spell", default=None, help="A potion holding this spell (at most 15 PM, L1184).")
+@click.option("--potion-effect", "potion_effects", multiple=True, metavar="NAME=PM",
+              help="The PM of the potion's spell per variable effect (fixed when made, L1177).")
+@click.option("--trigger", type=click.Choice(["ingestion", "contact", "ouverture"]), default="ingestion",
+              help="What sets the potion off (L1173-L1175).")
+@click.option("--brewed", default=None, help="The in-game day the potion was made (it fades after potion_fade_days, L1182).")
 @json_option
 @click.pass_context
 def item_add_cmd(ctx: click.Context, character_id: str, item: str, qty: str, from_pack: bool, category: str | None,
                  att: str | None, dmg: str | None, mag: str | None, dp: str | None, dm: str | None,
                  mods: tuple[str, ...], weight: str | None, it: str | None, special: str | None,
-                 as_json: bool) -> None:
+                 crystal_pm: str | None, price: str | None, manual: bool, potion_spell: str | None,
+                 potion_effects: tuple[str, ...], trigger: str, brewed: str | None, as_json: bool) -> None:
     """Give an item to a character, from the content pack or described by its properties.
 
+    A magic item has MAG > 0 (its own DM = MAG, L851); only it can raise DM (L861). A crystal is written
+    with its PM max (L921).
+
     Example: cristal item add thor "Excalibur" --dmg 1d10 --att 1 --mag 3 --weight 2
+    Example: cristal item add lia "Cristal bleu" --crystal-pm 19
+    Example: cristal item add lia "Fiole de feu" --potion "Boule de Feu" --potion-effect Dommage=4 --trigger contact --brewed 12
     """
     props: dict[str, Any] = {}
-    for key, raw in (("att", att), ("mag", mag), ("dp", dp), ("dm", dm), ("it", it)):
+    if potion_spell is not None:
+        props["potion"] = {"spell": potion_spell, "spends": int_pairs(potion_effects, "--potion-effect", "NAME=PM"),
+                           "trigger": trigger,
+                           "brewed_day": None if brewed is None else whole_number(brewed, "--brewed (in-game day)")}
+    elif potion_effects or brewed is not None:
+        raise RuleError("--potion-effect and --brewed describe a potion: name its spell with --potion.")
+    if manual:
+        props["activation"] = "manual"
+    for key, raw in (("att", att), ("mag", mag), ("dp", dp), ("dm", dm), ("it", it), ("crystal_pm", crystal_pm),
+                     ("price_po", price)):
         if raw is not None:
-            props[key] = whole_number(raw, f"--{key}")
+            props[key] = whole_number(raw, f"--{key.removesuffix('_po').replace('_', '-')}")
     if dmg is not None:
         props["dmg"] = dmg
     if category is not None:
@@ -312,7 +337,7 @@ def damage_cmd(ctx: click.Context, character_id: str, amount: str, reason: str, 
 @click.command("heal", context_settings=SIGNED)
 @click.argument("character_id")
 @click.argument("amount")
-@click.option("--source", default="", help="What heals: care, divine, alignment (with --by) ...; never magic (L1188).")
+@click.option("--source", default="", help="What heals, one of: natural, care, alignment (with --by), divine; never magic (L1190).")
 @click.option("--by", "healer", default="", help="The healer's id (alignment healing uses their pool, L1419).")
 @click.option("--reason", default="", help="Why (required).")
 @json_option

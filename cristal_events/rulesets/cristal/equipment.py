@@ -147,3 +147,18 @@ def ranged_weapon(projectile: ItemTemplate, propulsor: ItemTemplate | None, *, f
 def item_self_dm(item: ItemTemplate) -> int:
     """The item's own magic protection: every magic item has DM = its MAG (L851, D7)."""
     return max(item.mag, 0)
+
+
+def wearer_dm(item: ItemTemplate) -> int:
+    """The DM an equipped item adds to its wearer (its DM and a DM Bonus/Handicap, L861, L865): only a
+    magic item (MAG > 0, L1137) can raise it; a non-magic one may only lower it."""
+    total = item.dm + item.modifiers.get("DM", 0)
+    return total if item.mag > 0 else min(total, 0)
+
+
+def check_magic_dm(item: ItemTemplate) -> None:
+    """Refuse a non-magic item that would raise DM: "Seul les items magiques ont la capacité de renforcer
+    la DM" (L861); an item is magic when its MAG is above 0 (L1137)."""
+    if item.mag <= 0 and item.dm + item.modifiers.get("DM", 0) > 0:
+        raise RuleError(f"{item.name} raises DM by {item.dm + item.modifiers.get('DM', 0)} but has MAG "
+                        f"{item.mag}: only a magic item (MAG > 0) can raise DM (L861, L1137).")

@@ -50,6 +50,15 @@ def render(s: dict[str, Any]) -> list[str]:
         if i.get("gm_allowed"):
             pen = "  ".join(f"{k} {v:+d}" for k, v in i["penalties"].items()) or "aucune"
             lines.append(f"       permis par le MJ malgré le handicap (L871) : {i['gm_allowed']} ; pénalités {pen}")
+    for mi in s.get("magic_items", []):  # L851, L1143-L1145
+        kind = "automatique" if mi["activation"] == "automatic" else (
+            "manuel, compris" if mi["understood"] else "manuel, non compris")
+        lines.append(f"  objet magique {mi['name']} : MAG {mi['mag']}  DM propre {mi['own_dm']}  ({kind})")
+    for c in s.get("crystals", []):  # the Cristal Magique section (L917-L923)
+        stored = "détruit" if c["destroyed"] else (f"{c['spell']} ({c['pm']} PM)" if c["spell"] else "vide")
+        price = "spéciale" if c["price_po"] is None else f"{c['price_po']} PO"
+        size = "spéciale" if c["size_cm3"] is None else f"{c['size_cm3']} cm3"
+        lines.append(f"  cristal {c['name']} : PM max. {c['pm_max']}  sort : {stored}  ({price}, {size})")
     enc = s["encumbrance"]
     lines.append(f"Charge : {enc['weight_kg']} kg / Encom. {enc['encumbrance_kg']} kg / Max. {enc['max_kg']} kg"
                  f" ({enc['status']})")

@@ -79,6 +79,8 @@ class Character(msgspec.Struct, kw_only=True):
     dead: bool = False
     charges: dict[int, int] = {}  # XP charged per purchase position, once a correction changed it
     creating: bool = False  # the creation phase (L1448-L1482): PV = PVmax and PM = PMmax until it closes
+    understood: list[str] = []  # magic items this character understood with Analyse Magique (L1145, L1167)
+    detected: dict[str, int] = {}  # MAG revealed by Détection Magique, by item name (L1157)
 
 
 class ContentPack(msgspec.Struct, kw_only=True, frozen=True):

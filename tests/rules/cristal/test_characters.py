@@ -294,7 +294,7 @@ def test_magic_cannot_heal_and_healing_stops_at_pvmax(camp):
     camp.execute(C.CreateCharacter(id="x", race="Humain"))
     camp.execute(C.Damage(character="x", amount=3, reason="chute"))
     refused(camp, C.Heal(character="x", amount=3, source="magie", reason="sort"),
-            "Magic can never heal a living being (L1188); record who or what healed instead.")
+            "Magic can never heal a living being (L1190); record who or what healed instead.")
     ev = camp.execute(C.Heal(character="x", amount=10, source="care", reason="bandages"))[0].event
     assert (ev.amount, ev.healed) == (10, 3) and char(camp, "x").pv == 12
 

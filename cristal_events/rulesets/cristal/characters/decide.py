@@ -15,7 +15,7 @@ from cristal_events.records import RecordedEvent
 
 from ..state import CristalState
 from .. import alignment as align_rules
-from .. import equipment, progression
+from .. import crystals, equipment, magic, progression
 from .. import fixed as fixed_tables
 from ..content import (
     FIXED_STATES,
@@ -26,7 +26,7 @@ from ..content import (
 )
 
 from .model import CharacterReady, CheckTechnique, MarkReady, PointsSet, SurEffort, SurEffortMade, TechniqueChecked
-from .model import AddItem, AlignmentChanged, AlterState, AlterationEnded, AwardXp, BuyLevel, BuyTechnique, CONTENT_STREAM, ChangeAlignment, ChangeGold, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, CreateCharacter, Damage, DamageTaken, DropItem, EndAlteration, EquipItem, GoldChanged, Heal, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LearnSpell, LevelBought, LoadContentPack, MAGIC_SOURCES, Rest, Rested, SpellLearned, StateAltered, TechniqueBought, UnequipItem, XpAwarded
+from .model import AddItem, AlignmentChanged, AlterState, AlterationEnded, AwardXp, BuyLevel, BuyTechnique, CONTENT_STREAM, ChangeAlignment, ChangeGold, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, CreateCharacter, Damage, DamageTaken, DropItem, EndAlteration, EquipItem, GoldChanged, Heal, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, HEAL_SOURCES, LearnSpell, LevelBought, LoadContentPack, MAGIC_SOURCES, Rest, Rested, SpellLearned, StateAltered, TechniqueBought, UnequipItem, XpAwarded
 from .derive import _find_item, content_of, current_fixed, death_threshold, equipped, find, regeneration, stable_of, stream_of
 from .fold import _CORRECTABLE_FIELD
 
@@ -228,7 +228,46 @@ def decide_add_item(state: CristalState, cmd: AddItem, ctx: Context) -> list[Emi
         except msgspec.ValidationError as exc:
             raise RuleError(f"Item '{cmd.item}' has an invalid property: {exc}.") from None
         source = "custom"
+    equipment.check_magic_dm(template)
+    template = _potion_item(_crystal_item(template), content_of(state))
     return [Emit(stream_of(ch.id), ItemAdded(character=ch.id, item=template, qty=cmd.qty, source=source))]
+
+
+def _potion_item(template: ItemTemplate, content: Any) -> ItemTemplate:
+    """A potion carried as an object (L1179-L1184): its spell and PM per effect are fixed when it is made
+    (L1177), at most 15 PM (L1184), one trigger (L1173-L1175)."""
+    spec = template.potion
+    if spec is None:
+        return template
+    spell = content.spell(spec.spell)
+    known = {e.name.casefold(): magic.VariableEffect(name=e.name, scale=e.scale, unit=e.unit, reduction=e.reduction)
+             for e in spell.effects}
+    spends = []
+    for key, pm in spec.spends.items():
+        eff = known.get(key.casefold())
+        if eff is None:
+            raise UnknownEntity(f"{spell.name} has no effect {key!r}; its effects: "
+                                f"{', '.join(e.name for e in spell.effects) or 'none'}.")
+        spends.append(magic.EffectSpend(effect=eff, pm=pm))
+    missing = [e.name for e in spell.effects if e.name.casefold() not in {k.casefold() for k in spec.spends}]
+    if missing:
+        raise RuleError(f"{spell.name} needs PM in every variable effect (L993); missing: {', '.join(missing)}.")
+    pm = magic.spell_pm_cost(spell.pm_base, spends, spell.pm_max)
+    crystals.make_potion(crystals.StoredSpell(name=spell.name, pm=pm, spends=tuple(spends)), spec.trigger)
+    return msgspec.structs.replace(template, potion=msgspec.structs.replace(
+        spec, spell=spell.name, pm=pm, spends={s.effect.name: s.pm for s in spends}))
+
+
+def _crystal_item(template: ItemTemplate) -> ItemTemplate:
+    """A Cristal Magique is written with its PM max (L921: "on doit uniquement inscrire le nombre de PM
+    maximum"); its price is the band's (L1083-L1089) unless one is given; 50 PM and above is "spéciale"."""
+    if template.crystal_pm is None:
+        if template.category == "Cristal Magique":
+            raise RuleError(f"The crystal {template.name} needs its PM max (--crystal-pm N, L919).")
+        return template
+    band = crystals.crystal_band(template.crystal_pm)
+    return msgspec.structs.replace(template, category="Cristal Magique",
+                                   price_po=template.price_po if template.price_po is not None else band.price_po)
 
 
 def decide_equip(state: CristalState, cmd: EquipItem, ctx: Context) -> list[Emit]:
@@ -322,21 +361,32 @@ def decide_damage(state: CristalState, cmd: Damage, ctx: Context) -> list[Emit]:
         unconscious=after < 0, dead=after < death_threshold(ch, content_of(state))))]
 
 
+def heal_source(text: str) -> str:
+    """The heal's source, one of the closed list (natural, care, alignment, divine): any wording of magic
+    (a spell, a potion, a crystal ...) is refused, since magic never heals (L1190)."""
+    words = " ".join(text.strip().casefold().replace("-", " ").replace("_", " ").split())
+    if not words:
+        raise RuleError("Healing needs a source (--source): natural, care, alignment or divine.")
+    if any(w.strip(".,;:'()") in MAGIC_SOURCES for w in words.replace("'", " ").split()):
+        raise RuleError("Magic can never heal a living being (L1190); record who or what healed instead.")
+    canon = HEAL_SOURCES.get(words)
+    if canon is None:
+        raise RuleError(f"Unknown heal source {text.strip()!r}; a heal comes from natural, care, alignment or "
+                        "divine (L367, L1190, L1419).")
+    return canon
+
+
 def decide_heal(state: CristalState, cmd: Heal, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     _alive(ch, "healing")
     if cmd.amount < 1:
         raise RuleError(f"Healing must be at least 1 PV, not {cmd.amount}.")
     reason = _need_reason(cmd.reason, "Healing")
-    source = cmd.source.strip().casefold()
-    if not source:
-        raise RuleError("Healing needs a source (--source): alignment, care, divine or another non-magic cause.")
-    if source in MAGIC_SOURCES:
-        raise RuleError("Magic can never heal a living being (L1188); record who or what healed instead.")
+    source = heal_source(cmd.source)
     content = content_of(state)
     pv_max = stable_of(ch, content, ctx.rounding).PVmax
     pool_used = 0
-    if source in ("alignment", "alignement"):
+    if source == "alignment":
         if not cmd.healer:
             raise RuleError("Alignment healing needs the healer (--by ID).")
         healer = find(state, cmd.healer)
@@ -449,6 +499,8 @@ def decide_pack(state: CristalState, cmd: LoadContentPack, ctx: Context) -> list
     for section in ("races", "classes", "techniques", "items", "spells"):
         for key in getattr(added, section):
             plain_id(key, f"The {section[:-1]} name")
+    for item in added.items.values():
+        equipment.check_magic_dm(item)  # L861: only a magic item raises DM
     overrides = overrides_of(content_of(state), added, cmd.data, source=cmd.name,
                              packs=[(p.name, p.data) for p in state.packs])
     content_of(msgspec.structs.replace(state, packs=[*state.packs, ContentPack(name=cmd.name, data=cmd.data)]))

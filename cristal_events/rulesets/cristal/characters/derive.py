@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -12,8 +13,9 @@ from cristal_events.errors import RuleError, UnknownEntity
 from ..state import CristalState
 from .. import senses
 from .. import alignment as align_rules
-from .. import equipment, progression, stable
+from .. import crystals, equipment, progression, stable
 from .. import fixed as fixed_tables
+from ..crystals import Crystal
 from ..content import (
     FIXED_STATES,
     SENSES,
@@ -132,7 +134,28 @@ def _num(x: Any) -> float | int:
     return int(f) if f.is_integer() else round(f, 3)
 
 
-def sheet(ch: Character, content: Content, rounding: str, *, regeneration_minimum_one: bool = False) -> dict[str, Any]:
+def crystal_lines(ch: Character, held: Mapping[str, Crystal]) -> list[dict[str, Any]]:
+    """The sheet's Cristal Magique section (L917-L923): PM max, the stored spell and its PM, with the
+    band's price and size (L1083-L1089); ``held`` is the campaign's crystals by name (a fight's stores)."""
+    by_name = {k.casefold(): v for k, v in held.items()}
+    out = []
+    for i in ch.items:
+        t = i.template
+        if t.crystal_pm is None and t.category != "Cristal Magique":
+            continue
+        c = by_name.get(i.name.casefold())
+        pm_max = t.crystal_pm if t.crystal_pm is not None else (c.capacity if c else None)
+        band = crystals.crystal_band(pm_max) if pm_max is not None else None
+        out.append({"name": i.name, "pm_max": pm_max,
+                    "spell": c.stored.name if c and c.stored else "", "pm": c.stored.pm if c and c.stored else 0,
+                    "locked_by": c.locked_by if c else None, "destroyed": bool(c and c.destroyed),
+                    "price_po": t.price_po if t.price_po is not None else (band.price_po if band else None),
+                    "size_cm3": band.size_cm3 if band else None})
+    return out
+
+
+def sheet(ch: Character, content: Content, rounding: str, *, regeneration_minimum_one: bool = False,
+          crystals_held: Mapping[str, Crystal] | None = None) -> dict[str, Any]:
     """The Feuille de Personnage as plain JSON data (issue 4 keys, plus weapons, regeneration, pools)."""
     st = stable_of(ch, content, rounding)
     race = race_for_sex(content.race(ch.race), ch.sex)
@@ -179,7 +202,12 @@ def sheet(ch: Character, content: Content, rounding: str, *, regeneration_minimu
         "techniques": dict(ch.techniques),
         "spells": list(ch.spells),
         "items": items,
-        "crystals": [i["name"] for i in items if i["category"] == "Cristal Magique"],
+        "crystals": crystal_lines(ch, crystals_held or {}),
+        # magic items (MAG > 0, L1137): own DM = MAG (L851), automatic or manual (L1143-L1145)
+        "magic_items": [{"name": i.name, "mag": i.template.mag, "own_dm": equipment.item_self_dm(i.template),
+                         "activation": i.template.activation, "understood": i.name.casefold() in ch.understood}
+                        for i in ch.items if i.template.mag > 0],
+        "detected": dict(ch.detected),
         "encumbrance": {"weight_kg": _num(load.weight_kg), "encumbrance_kg": _num(load.encumbrance_kg),
                         "max_kg": _num(load.max_kg), "status": load.status},
         "gold": ch.gold,

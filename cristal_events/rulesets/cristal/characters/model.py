@@ -16,8 +16,18 @@ from ..state import Alteration, Character, ContentPack, OwnedItem  # noqa: F401
 
 
 CONTENT_STREAM = "content"
-# sources a heal may not come from: magic never heals a living being (L1186-L1188)
-MAGIC_SOURCES = frozenset({"magic", "magie", "spell", "sort", "potion", "crystal", "cristal"})
+# words of a source that is magic: magic never heals a living being (L1190), in no wording
+MAGIC_SOURCES = frozenset({"magic", "magique", "magie", "spell", "sort", "sortilège", "potion", "potions", "crystal",
+                           "cristal", "cristaux", "enchantement", "artefact", "fiole", "élixir", "elixir"})
+# the closed list of what may heal (the book's): the body's own regeneration (L367, L490), care given by
+# someone (first aid is a technique, L749), a blessed alignment (L1417-L1419), a divine being (L1190)
+HEAL_SOURCES: dict[str, str] = {
+    "natural": "natural", "naturel": "natural", "naturelle": "natural", "régénération": "natural",
+    "regeneration": "natural",
+    "care": "care", "soins": "care", "soin": "care", "premiers soins": "care", "first aid": "care",
+    "alignment": "alignment", "alignement": "alignment",
+    "divine": "divine", "divin": "divine", "divinité": "divine", "dieu": "divine",
+}
 
 
 # ============================================================================ events

@@ -121,6 +121,7 @@ class StoreInCrystal(msgspec.Struct, frozen=True, kw_only=True):
     capacity: int | None = None
     penalties: list[str] = []
     time: str = ""
+    within: list[str] = []  # the other combatants within 6 m of the crystal: an explosion hits them too (L1093)
 
 
 class ReleaseCrystal(msgspec.Struct, frozen=True, kw_only=True):
@@ -171,6 +172,8 @@ class UsePotion(msgspec.Struct, frozen=True, kw_only=True):
     trigger: str = "ingestion"
     target: str = ""
     seconds: int | None = None
+    item: str = ""          # a potion the actor carries (spell, PM and trigger from it; one is used up)
+    day: int | None = None  # the in-game day, to check the potion has not faded (L1182)
 
 
 class UseAbility(msgspec.Struct, frozen=True, kw_only=True):
