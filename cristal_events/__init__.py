@@ -43,7 +43,8 @@ def _checkout_root() -> str | None:
 
 _root = _checkout_root()
 if _root is not None and not any(type(f).__name__ == "_CheckoutFinder" for f in _sys.meta_path):
-    _sys.meta_path.append(_CheckoutFinder(_root))
+    # first: an editable install of another checkout must not map this checkout's folders to its own
+    _sys.meta_path.insert(0, _CheckoutFinder(_root))
 
 from .errors import CristalError  # noqa: E402
 from .service import Campaign, init_campaign, open_campaign  # noqa: E402

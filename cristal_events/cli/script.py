@@ -135,7 +135,7 @@ _ILLERGAN = {
     "combat start": set(),
     "condition": {"off", "reason"},
     "drink": {"alc", "shift", "dice"},
-    "equip": set(),
+    "equip": {"piece"},
     "evening": set(),
     "faith adjust": {"pfb", "pf", "reason"},
     "faith harmonise": {"at", "sunrise", "sunset"},

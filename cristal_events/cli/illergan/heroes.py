@@ -359,14 +359,18 @@ def money_convert_cmd(ctx: click.Context, amount: str, as_json: bool) -> None:
 @click.argument("character_id")
 @click.argument("slot", type=click.Choice(["weapon", "armour", "shield"]))
 @click.argument("item")
+@click.option("--piece", type=click.Choice(["cuirasse", "casque", "brassards", "jambières"]), default=None,
+              help="Wear one armour piece bought alone; it protects its zone only (I-L75-77).")
 @json_option
 @click.pass_context
-def equip_cmd(ctx: click.Context, character_id: str, slot: str, item: str, as_json: bool) -> None:
-    """Hold a weapon, wear an armour or carry a shield (ITEM "none" to remove it).
+def equip_cmd(ctx: click.Context, character_id: str, slot: str, item: str, piece: str | None, as_json: bool) -> None:
+    """Hold a weapon, wear an armour or a piece of one, or carry a shield the hero carries (I-L47-48;
+    ITEM "none" to remove it). The Dex and Dep maluses are the cuirasse's (I-L78).
 
-    Example: cristal equip thor weapon "Épée longue"
+    Example: cristal equip thor armour "Cotte de mailles" --piece casque
     """
-    run(ctx, H.Equip(character=character_id, slot=slot, item=None if item == "none" else item), as_json)  # type: ignore[arg-type]
+    run(ctx, H.Equip(character=character_id, slot=slot, item=None if item == "none" else item,  # type: ignore[arg-type]
+                     piece=piece), as_json)
 
 
 @click.command("carry", context_settings=SIGNED)

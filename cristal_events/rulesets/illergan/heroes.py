@@ -103,6 +103,7 @@ class Equipped(Event, tag="hero.equipped", kw_only=True):
     character: str
     slot: Literal["weapon", "armour", "shield"]
     item: str | None
+    piece: str | None = None  # one armour piece (I-L77): cuirasse, casque, brassards, jambières
 
 
 class ItemsCarried(Event, tag="hero.items_carried", kw_only=True):
@@ -188,6 +189,7 @@ class Equip(msgspec.Struct, frozen=True, kw_only=True):
     character: str
     slot: Literal["weapon", "armour", "shield"]
     item: str | None
+    piece: str | None = None
 
 
 class Carry(msgspec.Struct, frozen=True, kw_only=True):
@@ -414,8 +416,11 @@ def decide_trade(state: IllerganState, cmd: Trade, ctx: Context) -> list[Emit]:
         content.entry("armours", cmd.item)
         listed = coins.piece_price(listed, cmd.piece, content)
     if cmd.sell:
-        if hero.items.get(label, 0) <= 0 and label not in (hero.weapon, hero.armour, hero.shield):
+        held = next((k for k, n in hero.items.items() if n > 0 and k == label), None) or next(
+            (k for k, n in hero.items.items() if n > 0 and gear.base(k) == label), None)
+        if held is None and label not in (hero.weapon, hero.armour, hero.shield):
             raise RuleError(f"{hero.name} does not carry {label}.")
+        label = held or label
         reference = coins.resale_price(listed, content, jewel=cmd.jewel)
         amount = reference if cmd.price_c is None else cmd.price_c
         return [Emit(stream_of(hero.id), MoneyChanged(
@@ -434,12 +439,33 @@ _SLOT_KIND = {"weapon": "weapons", "armour": "armours", "shield": "shields"}
 
 
 def decide_equip(state: IllerganState, cmd: Equip, ctx: Context) -> list[Emit]:
+    """Hold, wear or put away what the hero carries (I-L47-48); a lone armour piece covers its zone (I-L77)."""
     hero = find(state, cmd.character)
+    content = content_of(state)
+    if cmd.piece is not None:
+        if cmd.slot != "armour":
+            raise RuleError("Only an armour comes in pieces (I-L75).")
+        if cmd.piece not in gear.PIECES:
+            raise RuleError(f"Unknown armour piece {cmd.piece!r}; the pieces are {', '.join(gear.PIECES)} (I-L75).")
+        if hero.pieces.get(cmd.piece) == cmd.item:
+            raise RuleError(f"{hero.name} already wears that {cmd.piece}.")
+        if cmd.item is not None:
+            content.entry("armours", cmd.item)
+            label = gear.piece_label(cmd.item, cmd.piece)
+            if not gear.owns(hero, label):
+                raise RuleError(f"{hero.name} does not carry {label}; buy or pick it up first (I-L47-48).")
+        pieces = {k: v for k, v in hero.pieces.items() if k != cmd.piece}
+        if cmd.item is not None:
+            pieces[cmd.piece] = cmd.item
+        gear.check(hero, content, ctx.settings, pieces=pieces)
+        return [Emit(stream_of(hero.id), Equipped(character=hero.id, slot="armour", item=cmd.item, piece=cmd.piece))]
     if cmd.item is not None:
-        content_of(state).entry(_SLOT_KIND[cmd.slot], cmd.item)
+        content.entry(_SLOT_KIND[cmd.slot], cmd.item)
     if getattr(hero, cmd.slot) == cmd.item:
         raise RuleError(f"{hero.name} already has that {cmd.slot}.")
-    gear.check(hero, content_of(state), ctx.settings, **{cmd.slot: cmd.item})
+    if cmd.item is not None and not gear.owns(hero, cmd.item):
+        raise RuleError(f"{hero.name} does not carry {cmd.item}; buy or pick it up first (I-L47-48).")
+    gear.check(hero, content, ctx.settings, **{cmd.slot: cmd.item})
     return [Emit(stream_of(hero.id), Equipped(character=hero.id, slot=cmd.slot, item=cmd.item))]
 
 
@@ -539,10 +565,27 @@ def evolve_money(state: IllerganState, ev: MoneyChanged, rec: RecordedEvent) -> 
             items[ev.item] = qty
         else:
             items.pop(ev.item, None)
+            changes = _unequip_sold(hero, ev.item, items)
     return _update(state, ev.character, copper=hero.copper + ev.amount_c, items=items, **changes)
 
 
+def _unequip_sold(hero: Hero, sold: str, items: dict[str, int]) -> dict[str, Any]:
+    """The last copy of what is in use is sold: it is no longer held or worn (I-L26, I-L79)."""
+    after = msgspec.structs.replace(hero, items=items)
+    changes: dict[str, Any] = {slot: None for slot in ("weapon", "armour", "shield")
+                               if getattr(hero, slot) in (sold, gear.base(sold)) and not gear.owns(after, getattr(hero, slot))}
+    pieces = {p: a for p, a in hero.pieces.items() if gear.owns(after, gear.piece_label(a, p))}
+    if pieces != hero.pieces:
+        changes["pieces"] = pieces
+    return changes
+
+
 def evolve_equipped(state: IllerganState, ev: Equipped, rec: RecordedEvent) -> IllerganState:
+    if ev.piece is not None:
+        pieces = {k: v for k, v in state.characters[ev.character].pieces.items() if k != ev.piece}
+        if ev.item is not None:
+            pieces[ev.piece] = ev.item
+        return _update(state, ev.character, pieces=pieces)
     return _update(state, ev.character, **{ev.slot: ev.item})
 
 

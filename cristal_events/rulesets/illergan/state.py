@@ -93,6 +93,8 @@ class Hero(msgspec.Struct, frozen=True, kw_only=True):
     weapon: str | None = None
     armour: str | None = None
     shield: str | None = None
+    pieces: dict[str, str] = {}  # armour piece worn alone -> the armour it comes from (I-L75-77)
+    harmonised_at: int | None = None  # the log's clock (minutes) at the last Harmonisation (I-L531)
     body: Body | None = None  # None: a humanoid
     copper: int = 0
     items: dict[str, int] = {}

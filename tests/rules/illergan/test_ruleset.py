@@ -141,6 +141,7 @@ def test_search_and_lockpick(camp):
 
 
 def _fight(camp, *others):
+    camp.execute(H.Carry(character="thor", item="Épée longue", qty=1))  # equip takes what is carried (I-L47-48)
     camp.execute(H.Equip(character="thor", slot="weapon", item="Épée longue"))
     camp.execute(F.StartFight(fight="gue", participants=("thor", "lysa", *others)))
 
@@ -169,6 +170,7 @@ def test_attack_through_sr_and_rn_with_exploding_die(camp):
 def test_critical_head_hit_kills_and_a_destiny_point_cancels_it(camp):
     camp.execute(H.CreateCreature(character="chef", name="Chef", characteristics=dict(Fo=3, Dex=45, Vol=10, Vit=25, Adresse=55),
                                   pv=30, weapon="Stylet"))
+    camp.execute(H.Carry(character="thor", item="Peau de bête épaisse", qty=1))
     camp.execute(H.Equip(character="thor", slot="armour", item="Peau de bête épaisse"))
     _fight(camp, "chef")
     ev = camp.execute(F.Attack(fight="gue", attacker="chef", target="thor"), faces=[2, 85, 6, 6, 5])[0].event

@@ -12,7 +12,7 @@ from cristal_events.errors import RuleError
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit
 
-from .. import checks, combat, magic
+from .. import checks, combat, gear, magic
 from ..locations import nonhumanoid_zone
 from ..state import (Fight, Hero, IllerganState, Turn, content_of, fight_stream, find,
                     find_fight, plain, stat, stream_of)
@@ -145,6 +145,9 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
     defence_fields = _defence(state, fight, cmd, turn_after)
     weapon = _weapon(a, cmd.weapon, content)
     maluses = []
+    plate = gear.cuirasse(a)
+    if plate:  # the Dex malus is the cuirasse's (I-L78)
+        maluses.append(-content.entry("armours", plate).dex_malus)
     if weapon is not None:
         maluses.append(combat.grip_malus(weapon.grip, hands=cmd.hands, preferred_hand=not cmd.off_hand))
         if cmd.distance is not None:
@@ -193,8 +196,9 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
                                               count=cmd.power_dice, settings=settings)
         damage = combat.weapon_damage(fo, total)
     sr: int | Fraction = 0
-    if t.armour:
-        armour = content.entry("armours", t.armour)
+    worn = gear.armour_on(t, zone)  # the piece covering the zone hit (I-L75-77)
+    if worn:
+        armour = content.entry("armours", worn)
         sr = combat.effective_sr(combat.zone_sr(armour, zone, dtype, content), critical=res.critical,
                                  damage_type=dtype, settings=settings)
     lost = combat.pv_lost(damage, sr, t.rn)
