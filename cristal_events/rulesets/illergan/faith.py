@@ -88,6 +88,10 @@ class AdjustFaith(msgspec.Struct, frozen=True, kw_only=True):
 
 
 # ============================================================================ decisions
+DAY = 24 * 60
+#: the prayer may start up to an hour after its time (I-L531): two prayers are at least a day less that hour apart
+HARMONISATION_WINDOW = 60
+
 def minutes(text: str, what: str) -> int:
     """``"16:30"`` -> 990 minutes after midnight."""
     hours, sep, mins = text.strip().partition(":")
@@ -170,6 +174,12 @@ def decide_harmonise(state: IllerganState, cmd: Harmonise, ctx: Context) -> list
                             f"{cmd.at} is outside its hour and brings no PF back (I-L531).")
     if hero.pf >= hero.pf_per_day:
         raise RuleError(f"{hero.name} already has all {hero.pf_per_day} PF of the day.")
+    if hero.harmonised_at is not None:
+        since = state.clock - hero.harmonised_at
+        gap = DAY - HARMONISATION_WINDOW if ctx.settings.faith_renewal == "harmonisation" else DAY
+        if since < gap:
+            raise RuleError(f"{hero.name} already renewed the PF {since} minutes ago on the log's clock; one "
+                            f"Harmonisation a day (I-L531): the next one is {gap - since} minutes away (wait).")
     return [Emit(stream_of(hero.id), FaithRenewed(character=hero.id, cult=cult, at=cmd.at, pf_after=hero.pf_per_day))]
 
 
@@ -205,7 +215,7 @@ def evolve_invoked(state: IllerganState, ev: PowerInvoked, rec: RecordedEvent) -
 
 
 def evolve_renewed(state: IllerganState, ev: FaithRenewed, rec: RecordedEvent) -> IllerganState:
-    return _set(state, ev.character, pf=ev.pf_after)
+    return _set(state, ev.character, pf=ev.pf_after, harmonised_at=state.clock)
 
 
 def evolve_adjusted(state: IllerganState, ev: FaithAdjusted, rec: RecordedEvent) -> IllerganState:

@@ -130,6 +130,7 @@ class Fight(msgspec.Struct, frozen=True, kw_only=True):
 
 class IllerganState(msgspec.Struct, kw_only=True):
     characters: dict[str, Hero] = {}
+    clock: int = 0  # minutes the log's clock has run (``wait``, time.passed)
     fights: dict[str, Fight] = {}
     packs: list[LoadedPack] = []
 

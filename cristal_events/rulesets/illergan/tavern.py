@@ -136,6 +136,7 @@ def evolve_drink(state: IllerganState, ev: DrinkConsumed, rec: RecordedEvent) ->
 
 
 def evolve_time(state: IllerganState, ev: TimePassed, rec: RecordedEvent) -> IllerganState:
+    state = msgspec.structs.replace(state, clock=state.clock + ev.minutes)
     for s in ev.sobering:
         state = put(state, msgspec.structs.replace(state.characters[s.character], alc=s.after))
     return state

@@ -161,3 +161,19 @@ def test_a_table_may_renew_faith_at_each_new_day():
         camp.execute(faithful("anselme", "Prêtre", magics=("Yarlysy",)))
         camp.execute(P.InvokePower(character="anselme", power="Main apaisante", cast_level=1))
         camp.execute(P.Harmonise(character="anselme"))
+
+
+def test_one_harmonisation_a_day_on_the_logs_clock(camp):
+    """I-L531: every day at the same hour, within one hour of it; the log's clock (wait) tells the day."""
+    from cristal_events.rulesets.illergan import tavern as T
+
+    camp.execute(P.InvokePower(character="anselme", power="Main apaisante", cast_level=1))
+    assert camp.execute(P.Harmonise(character="anselme", at="19:05"))[0].event.pf_after == 8
+    camp.execute(P.InvokePower(character="anselme", power="Main apaisante", cast_level=1))
+    camp.execute(T.PassTime(minutes=30))
+    refused(camp, P.Harmonise(character="anselme", at="19:35"),
+            "Anselme already renewed the PF 30 minutes ago on the log's clock; one Harmonisation a day (I-L531): "
+            "the next one is 1350 minutes away (wait).")
+    camp.execute(T.PassTime(minutes=1350))  # 23 h after the 19:05 prayer: the next day's hour (I-L531)
+    assert camp.execute(P.Harmonise(character="anselme", at="19:00"))[0].event.pf_after == 8
+    assert camp.state().rules.clock == 1380
