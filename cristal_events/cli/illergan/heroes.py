@@ -328,14 +328,15 @@ def money_buy_cmd(ctx: click.Context, character_id: str, item: str, piece: str |
 @click.argument("item")
 @click.option("--price", default=None, help="The negotiated price in Starls (default: 25% of the new price, I-L26).")
 @click.option("--jewel", is_flag=True, help="A jewel keeps its value (I-L27).")
+@click.option("--piece", default=None, help="One armour piece bought alone: 25% of its 40% / 20% price (I-L26, I-L79).")
 @json_option
 @click.pass_context
 def money_sell_cmd(ctx: click.Context, character_id: str, item: str, price: str | None, jewel: bool,
-                   as_json: bool) -> None:
-    """Sell a carried item. Example: cristal money sell thor "Épée longue" """
+                   piece: str | None, as_json: bool) -> None:
+    """Sell a carried item (worn or held, it is taken off). Example: cristal money sell thor "Cotte de mailles" --piece casque"""
     camp = open_campaign(ctx, write=True)
     ratio = content_of(camp.state().rules).pack.coin_ratio or 30
-    run(ctx, H.Trade(character=character_id, item=item, sell=True, jewel=jewel,
+    run(ctx, H.Trade(character=character_id, item=item, sell=True, jewel=jewel, piece=piece,
                      price_c=None if price is None else starls(price, ratio)), as_json)
 
 

@@ -338,7 +338,7 @@ def faith_invoke_cmd(ctx: click.Context, character_id: str, power: str, cast_lev
 @json_option
 @click.pass_context
 def faith_harmonise_cmd(ctx: click.Context, character_id: str, at: str, sunrise: str, sunset: str, as_json: bool) -> None:
-    """Pray the Harmonisation: all the day's PF come back (I-L531-540).
+    """Pray the Harmonisation: all the day's PF come back, once a day on the log's clock (wait) (I-L531-540).
 
     Example: cristal faith harmonise anselme --at 19:20
     """

@@ -90,6 +90,9 @@ def _started(b: Any, e: FightStarted, a: Any) -> str:
 
 
 def _initiative(b: Any, e: InitiativeRolled, a: Any) -> str:
+    if e.kept:
+        return (f"Tour {e.turn} de « {e.fight} » : l'initiative du tour précédent est gardée : "
+                + ", ".join(name(a, c) for c in e.order))
     by = {x.character: x for x in e.entries}
     parts = []
     for cid in e.order:

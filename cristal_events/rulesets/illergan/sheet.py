@@ -35,8 +35,9 @@ def sheet(hero: Hero, content: Content, settings: Any) -> dict[str, Any]:
     """Everything the Feuille de Personnage shows, derived from the folded hero."""
     th = None
     if all(k in hero.characteristics for k in ("Vit", "Vol", "Fo", "E")):
-        t = alcohol.thresholds(vit=hero.characteristics["Vit"], vol=hero.characteristics["Vol"],
-                               fo=hero.characteristics["Fo"], e=hero.characteristics["E"], settings=settings)
+        from .tavern import thresholds_of
+
+        t = thresholds_of(hero, settings)
         th = {k: float(getattr(t, k)) if getattr(t, k) != int(getattr(t, k)) else int(getattr(t, k))
               for k in alcohol.BANDS}
     return {

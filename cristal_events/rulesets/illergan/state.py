@@ -72,6 +72,10 @@ class Hero(msgspec.Struct, frozen=True, kw_only=True):
     pf_per_day: int = 0
     pf: int = 0
     pfb: int = 0
+    former_cults: tuple[str, ...] = ()  # cults left (I-L571, I-L580): a changed worshipper may not combine
+    added_cult: str | None = None  # the one cult an initial Ancêtres worshipper adds (I-L573, I-L582)
+    added_faith_level: int = 0
+    learned_pds: tuple[str, ...] = ()  # divine powers learned after creation (I-L611)
     magics: dict[str, MagicEntry] = {}
     spells: tuple[str, ...] = ()
     preferred_hand: str = "droite"

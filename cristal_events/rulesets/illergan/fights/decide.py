@@ -101,6 +101,14 @@ def decide_initiative(state: IllerganState, cmd: RollInitiative, ctx: Context) -
     for c in cmd.maluses:
         if c not in fight.participants:
             raise RuleError(f"{c} does not take part in the fight '{fight.name}'.")
+    if not ctx.settings.initiative_reroll_each_turn and fight.turn >= 1:
+        if cmd.maluses:
+            raise RuleError("The initiative is kept from the first turn (initiative_reroll_each_turn=false); "
+                            "no new malus applies (I-L4-7, A1).")
+        order = [c for c in fight.order if not state.characters[c].dead]
+        return [Emit(fight_stream(fight.name), InitiativeRolled(fight=fight.name, turn=fight.turn + 1, entries=[],
+                                                                order=order, turns=_new_turns(fight, ctx.settings),
+                                                                kept=True))]
     dice = ctx.dice()
     entries, results = [], []
     for c in fight.participants:
