@@ -141,6 +141,8 @@ _ILLERGAN = {
     "recover": {"pv", "pm", "source", "reason"},
     "faith adjust": {"pfb", "pf", "reason"},
     "faith harmonise": {"at", "sunrise", "sunset"},
+    "faith change": {"god", "add", "reason"},
+    "faith learn": {"book", "teacher_level"},
     "faith invoke": {"level", "target", "distance", "fight", "defence", "pfb"},
     "fall": {"fight"},
     "money buy": {"piece", "price"},

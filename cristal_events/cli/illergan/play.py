@@ -345,6 +345,41 @@ def faith_harmonise_cmd(ctx: click.Context, character_id: str, at: str, sunrise:
     run(ctx, Fa.Harmonise(character=character_id, at=at, sunrise=sunrise, sunset=sunset), as_json)
 
 
+@faith_group.command("change")
+@click.argument("character_id")
+@click.argument("cult")
+@click.option("--god", default=None, help="The god, for a Paladin.")
+@click.option("--add", is_flag=True, help="Add a second cult, keeping the Ancêtres (I-L573, I-L582).")
+@click.option("--reason", default="", help="Why the character turns to this cult.")
+@json_option
+@click.pass_context
+def faith_change_cmd(ctx: click.Context, character_id: str, cult: str, god: str | None, add: bool, reason: str,
+                     as_json: bool) -> None:
+    """Change cult: the first cult's levels are lost; religious classes start at 2 if they passed that level,
+    the others at 0 (I-L571, I-L580); --add keeps the Ancêtres and starts the new cult at 0 (I-L573).
+
+    Example: cristal faith change anselme "Dieu ailé" --reason "une vision"
+    """
+    run(ctx, Fa.ChangeCult(character=character_id, cult=cult, god=god, add=add, reason=reason), as_json)
+
+
+@faith_group.command("learn")
+@click.argument("character_id")
+@click.argument("power")
+@click.option("--book", "from_book", is_flag=True, help="Learned from a book.")
+@click.option("--teacher-level", type=INT, default=None, help="The teaching faithful's level (6 or more, I-L611).")
+@json_option
+@click.pass_context
+def faith_learn_cmd(ctx: click.Context, character_id: str, power: str, from_book: bool, teacher_level: int | None,
+                    as_json: bool) -> None:
+    """Learn a divine power of an unlocked level, from a book or a faithful of level 6 or more (I-L611).
+
+    Example: cristal faith learn bertrand "Main apaisante" --teacher-level 6
+    """
+    run(ctx, Fa.LearnPower(character=character_id, power=power, from_book=from_book, teacher_level=teacher_level),
+        as_json)
+
+
 @faith_group.command("adjust", context_settings=SIGNED)
 @click.argument("character_id")
 @click.option("--pfb", type=INT, default=0, help="PFb granted (or, negative, taken).")
@@ -413,7 +448,7 @@ def evening_cmd(ctx: click.Context, character_id: str | None, as_json: bool) -> 
                 "event_die": f"dé d'événement {r['result']} : {r['action']}",
                 "alc_min_lowered": "minimum d'Alc abaissé", "band_up": "monte d'un seuil",
                 "band_down": "redescend d'un seuil", "memory_loss": r["detail"]}.get(r["what"], r["what"])
-        alc = int(r["alc"]) if r["alc"] == int(r["alc"]) else r["alc"]
+        alc = f"{round(r['alc'], 2):g}"  # an exact threshold (76/15) shown as 5.07, as the sheet does
         echo(f"{r['position']:>6}  {r['character']:<10} {what:<40} Alc {alc} (min {r['alc_min']}) {r['band']}")
 
 

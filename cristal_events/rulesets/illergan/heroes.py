@@ -660,7 +660,7 @@ SUMMARIES: dict[type, Any] = {
     XpSpent: on_event(_spent),
     HeroCorrected: _s("{e.character} : correction de la position {e.amends}, {e.field} {e.delta:+d}"),
     MoneyChanged: _s("{e.character} : {e.amount_c:+d}'C ({e.reason})"),
-    Equipped: lambda r: f"{r.event.character} : {r.event.slot} = {r.event.item or 'rien'}",
+    Equipped: lambda r: f"{r.event.character} : {r.event.piece or r.event.slot} = {r.event.item or 'rien'}",
     ItemsCarried: lambda r: (f"{r.event.character} {'prend' if r.event.qty_delta > 0 else 'laisse'} "
                              f"{abs(r.event.qty_delta)} {r.event.item}"
                              + (f" ({r.event.reason})" if r.event.reason else "")

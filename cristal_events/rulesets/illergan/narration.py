@@ -206,7 +206,7 @@ def _money(b: Any, e: MoneyChanged, a: Any) -> str:
 
 
 def _equipped(b: Any, e: Equipped, a: Any) -> str:
-    slot = _SLOTS.get(e.slot, e.slot)
+    slot = _SLOTS.get(e.slot, e.slot) if e.piece is None else e.piece
     return f"{name(a, e.character)} : {slot} = {e.item}" if e.item else f"{name(a, e.character)} : plus d'{slot}"
 
 
