@@ -341,7 +341,9 @@ SUMMARIES: dict[type, Any] = {
                               f"({r.event.reason})"),
     CultChanged: lambda r: (f"{r.event.character} ajoute le culte {r.event.cult} au niveau de foi {r.event.faith_level}"
                             if r.event.added else
-                            f"{r.event.character} quitte le culte {r.event.former or '—'}"
+                            f"{r.event.character} choisit le culte {r.event.cult}, niveau de foi {r.event.faith_level}"
+                            if r.event.former is None else
+                            f"{r.event.character} quitte le culte {r.event.former}"
                             + (f" (niveau {r.event.former_level})" if r.event.former_level is not None else "")
                             + f" pour {r.event.cult}, niveau de foi {r.event.faith_level}, {r.event.pf_per_day} PF par jour"),
     PowerLearned: lambda r: (f"{r.event.character} apprend le pouvoir divin {r.event.power} (niveau {r.event.level}, "
