@@ -121,7 +121,7 @@ _ILLERGAN = {
                          "rank", "player", "dice"},
     "character creature": {"name", "stat", "pv", "rn", "pm", "fp", "rank", "weapon", "armour", "body"},
     "characters": set(),
-    "check lockpick": {"lock", "malus", "dice"},
+    "check lockpick": {"lock", "malus", "name", "dice"},
     "check search": {"hidden", "acuity", "dice"},
     "check skill": {"malus", "with_characteristic", "dice"},
     "check skinning": {"malus", "part", "dice"},

@@ -81,3 +81,18 @@ def test_cult_change_learning_and_one_harmonisation_a_day(db):
     assert json.loads(r.output)[0]["event"]["faith_level"] == 1  # level 1 never passed 2: the fallback (A38)
     r = invoke(db, "faith", "learn", "anselme", "Main apaisante", "--teacher-level", "6", "--json")
     assert json.loads(r.output)[0]["event"]["power"] == "Main apaisante"  # I-L611
+
+
+def test_lockpicking_through_the_cli(db):
+    invoke(db, "content", "load", "--example")
+    create_thor(db)
+    before = length(db)
+    r = invoke(db, "check", "lockpick", "thor", "--lock", "complexes", "--dice", "10")
+    assert (r.exit_code, r.output.strip()) == (1, "Error: Thor has no crochet; a lock is picked with one (I-L106).")
+    assert length(db) == before
+    assert invoke(db, "carry", "thor", "Crochet", "1").exit_code == 0
+    r = invoke(db, "check", "lockpick", "thor", "--lock", "complexes", "--name", "coffre", "--dice", "25", "--json")
+    ev = json.loads(r.output)[0]["event"]
+    assert (ev["threshold"], ev["success"], ev["minutes"], ev["pick_broken"]) == (20, False, 5, True)  # I-L106-108
+    r = invoke(db, "check", "lockpick", "thor", "--lock", "complexes", "--name", "coffre", "--dice", "5")
+    assert (r.exit_code, r.output.strip()) == (1, "Error: Thor has no crochet; a lock is picked with one (I-L106).")

@@ -88,16 +88,19 @@ def check_skinning_cmd(ctx: click.Context, character_id: str, malus: int, part: 
 @click.argument("character_id")
 @click.option("--lock", default=None, help="The lock type of the pack (communes, complexes ...).")
 @click.option("--malus", type=INT, default=0, show_default=True, help="An extra malus.")
+@click.option("--name", "lock_name", default="", help="The lock itself (a door, a chest): its attempts are counted (I-L108).")
 @dice_option
 @json_option
 @click.pass_context
-def check_lockpick_cmd(ctx: click.Context, character_id: str, lock: str | None, malus: int, dice: str | None,
-                       as_json: bool) -> None:
-    """Pick a lock: success iff Dé100 ≤ (Dex + Sav)/2 − Malus (I-L106).
+def check_lockpick_cmd(ctx: click.Context, character_id: str, lock: str | None, malus: int, lock_name: str,
+                       dice: str | None, as_json: bool) -> None:
+    """Pick a lock with a crochet: success iff Dé100 ≤ (Dex + Sav)/2 − Malus (I-L106); the lock type's time,
+    maximum attempts and backlash on a failure (I-L108).
 
-    Example: cristal check lockpick thor --lock complexes
+    Example: cristal check lockpick thor --lock complexes --name "coffre du passeur"
     """
-    run(ctx, R.RollCheck(character=character_id, kind="lockpick", lock=lock, malus=malus), as_json, dice)
+    run(ctx, R.RollCheck(character=character_id, kind="lockpick", lock=lock, malus=malus, lock_name=lock_name),
+        as_json, dice)
 
 
 @click.command("throw")

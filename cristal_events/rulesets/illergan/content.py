@@ -171,6 +171,8 @@ class LockType(_Named, kw_only=True):
     malus: int | None = None
     max_attempts: int | None = None
     backlash: str = ""
+    backlash_pv: int = 0  # PV the backlash takes (a mana discharge), I-L108
+    breaks_pick: bool = False  # the backlash breaks the crochet, I-L108
 
 
 class EventRow(_Entry, kw_only=True):

@@ -76,6 +76,7 @@ class Hero(msgspec.Struct, frozen=True, kw_only=True):
     added_cult: str | None = None  # the one cult an initial Ancêtres worshipper adds (I-L573, I-L582)
     added_faith_level: int = 0
     learned_pds: tuple[str, ...] = ()  # divine powers learned after creation (I-L611)
+    lock_attempts: dict[str, int] = {}  # a lock's name -> the attempts made on it (I-L108)
     magics: dict[str, MagicEntry] = {}
     spells: tuple[str, ...] = ()
     preferred_hand: str = "droite"

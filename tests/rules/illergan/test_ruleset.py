@@ -136,6 +136,7 @@ def test_search_and_lockpick(camp):
     ev = camp.execute(R.RollCheck(character="thor", kind="search", hidden={"coffre": 20, "clé": 50}),
                       faces=[69])[0].event
     assert ev.found == {"coffre": True, "clé": False}  # 69 < 50 + 40 − 20, not < 50 + 40 − 50 (I-L101)
+    camp.execute(H.Carry(character="thor", item="Crochet", qty=1))  # a lock is picked with a crochet (I-L106)
     ev = camp.execute(R.RollCheck(character="thor", kind="lockpick", lock="complexes"), faces=[20])[0].event
     assert (ev.threshold, ev.success) == (20, True)  # (50 + 30)/2 − 20, inclusive (I-L106)
 
@@ -275,3 +276,27 @@ def test_an_ended_fight_leaves_the_state_and_refuses_further_blows(camp):
     assert "gue" not in camp.state().rules.fights
     refused(camp, F.Attack(fight="gue", attacker="thor", target="lysa"), "No fight named 'gue' is under way.",
             exc=UnknownEntity, faces=[10])
+
+
+def test_lockpicking_needs_a_crochet_and_honours_time_attempts_and_backlash(camp):
+    """I-L106: with a crochet, Dé100 ≤ (Dex + Sav)/2 − Malus; I-L108: each lock type's time, maximum
+    attempts and backlash on a failure (the EXAMPLE pack's values: complexes 5 min, −20, 3 attempts, the
+    crochet breaks; magiques 10 min, −60, 1 attempt, a mana discharge of 10 PV)."""
+    refused(camp, R.RollCheck(character="thor", kind="lockpick", lock="complexes"),
+            "Thor has no crochet; a lock is picked with one (I-L106).")
+    camp.execute(H.Carry(character="thor", item="Crochet", qty=3))
+    ev = camp.execute(R.RollCheck(character="thor", kind="lockpick", lock="complexes", lock_name="coffre"),
+                      faces=[21])[0].event
+    assert (ev.threshold, ev.success, ev.attempt, ev.minutes, ev.pick_broken) == (20, False, 1, 5, True)
+    assert hero(camp, "thor").items["Crochet"] == 2 and camp.state().rules.clock == 5  # the crochet broke
+    for face in (30, 40):
+        camp.execute(R.RollCheck(character="thor", kind="lockpick", lock="complexes", lock_name="coffre"), faces=[face])
+    assert hero(camp, "thor").items.get("Crochet", 0) == 0
+    camp.execute(H.Carry(character="thor", item="Crochet", qty=1))
+    refused(camp, R.RollCheck(character="thor", kind="lockpick", lock="complexes", lock_name="coffre"),
+            "Thor has made the 3 attempts a lock complexes allows on coffre (I-L108).")
+    ev = camp.execute(R.RollCheck(character="thor", kind="lockpick", lock="magiques", lock_name="grimoire"),
+                      faces=[50])[0].event  # (50 + 30)/2 − 60 = −20: failed, the discharge hits
+    assert (ev.success, ev.backlash, ev.pv_lost, hero(camp, "thor").pv) == (False, "Décharge de mana : 10 PV", 10, 30)
+    refused(camp, R.RollCheck(character="thor", kind="lockpick", lock="magiques", lock_name="grimoire"),
+            "Thor has made the 1 attempts a lock magiques allows on grimoire (I-L108).")
