@@ -157,7 +157,7 @@ _ILLERGAN = {
     "xp faith": {"heritage", "charge"},
     "xp magic": {"teacher_level", "heritage", "charge"},
     "xp pp": {"heritage", "charge"},
-    "xp skill": {"heritage", "charge"},
+    "xp skill": {"heritage", "charge", "unlock"},
 }
 
 #: ruleset -> command -> (allowed options, takes positional arguments); see :data:`CORE_STEPS`.

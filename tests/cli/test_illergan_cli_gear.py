@@ -96,3 +96,18 @@ def test_lockpicking_through_the_cli(db):
     assert (ev["threshold"], ev["success"], ev["minutes"], ev["pick_broken"]) == (20, False, 5, True)  # I-L106-108
     r = invoke(db, "check", "lockpick", "thor", "--lock", "complexes", "--name", "coffre", "--dice", "5")
     assert (r.exit_code, r.output.strip()) == (1, "Error: Thor has no crochet; a lock is picked with one (I-L106).")
+
+
+def test_weapon_mastery_unlock_through_the_cli(db):
+    invoke(db, "content", "load", "--example")
+    create_thor(db)
+    assert invoke(db, "xp", "award", "thor", "5000", "--reason", "la guerre").exit_code == 0
+    assert invoke(db, "xp", "skill", "thor", "Maîtrise des épées", "99").exit_code == 0
+    before = length(db)
+    r = invoke(db, "xp", "skill", "thor", "Maîtrise des épées", "100")
+    assert (r.exit_code, r.output.strip()) == (1, "Error: Maîtrise des épées reaches 100%: choose the weapon mastery "
+                                                  "it unlocks at 50% (Maîtrise des arcs) (I-L491).")
+    assert length(db) == before
+    r = invoke(db, "xp", "skill", "thor", "Maîtrise des épées", "100", "--unlock", "Maîtrise des arcs")
+    assert r.exit_code == 0, r.output
+    assert json.loads(invoke(db, "sheet", "thor", "--json").output)["skills"]["Maîtrise des arcs"]["pct"] == 50

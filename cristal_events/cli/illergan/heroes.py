@@ -217,17 +217,19 @@ def _buy(ctx: click.Context, as_json: bool, **kw: Any) -> None:
 @click.argument("character_id")
 @click.argument("skill")
 @click.argument("target", type=INT)
+@click.option("--unlock", default="", help="A weapon mastery raised to 100% unlocks another, chosen, at 50% (I-L491).")
 @_pool
 @_charge
 @json_option
 @click.pass_context
-def xp_skill_cmd(ctx: click.Context, character_id: str, skill: str, target: int, heritage: bool, charge: int | None,
-                 as_json: bool) -> None:
+def xp_skill_cmd(ctx: click.Context, character_id: str, skill: str, target: int, unlock: str, heritage: bool,
+                 charge: int | None, as_json: bool) -> None:
     """Acquire a skill (100 xp, innate ones free) and/or raise it to TARGET % (I-L481-487).
 
-    Example: cristal xp skill thor Esquive 30
+    Example: cristal xp skill thor "Maîtrise des épées" 100 --unlock "Maîtrise des arcs"
     """
-    _buy(ctx, as_json, character=character_id, kind="skill", target=skill, value=target, heritage=heritage, charge=charge)
+    _buy(ctx, as_json, character=character_id, kind="skill", target=skill, value=target, heritage=heritage,
+         charge=charge, unlock=unlock)
 
 
 @xp_group.command("pp")

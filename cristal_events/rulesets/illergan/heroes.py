@@ -79,6 +79,8 @@ class XpSpent(Event, tag="xp.spent", kw_only=True):
     pool: Literal["xp", "heritage"] = "xp"
     balance_after: int
     magic_level_after: int | None = None
+    unlocked: str = ""  # the weapon mastery unlocked at 50% by this one reaching 100% (I-L491)
+    unlocked_rank: int | None = None
 
 
 class HeroCorrected(Event, tag="hero.corrected", kw_only=True):
@@ -168,6 +170,7 @@ class BuyXp(msgspec.Struct, frozen=True, kw_only=True):
     value: int = 1
     heritage: bool = False
     charge: int | None = None
+    unlock: str = ""  # the weapon mastery a mastery raised to 100% unlocks at 50% (I-L491)
 
 
 class ChangeMoney(msgspec.Struct, frozen=True, kw_only=True):
@@ -376,10 +379,33 @@ def decide_buy(state: IllerganState, cmd: BuyXp, ctx: Context) -> list[Emit]:
         balance = left + hero.xp
     else:
         balance = costs.spend(hero.xp, charged, what=cmd.target or cmd.kind) + hero.heritage_xp
+    unlocked = _mastery_unlock(hero, state, cmd, to)
     ev = XpSpent(character=hero.id, kind=cmd.kind, target=cmd.target, from_value=frm, to_value=to, rank=rank,
                  acquire_xp=acquire, cost_required=required, cost_charged=charged,
-                 pool="heritage" if cmd.heritage else "xp", balance_after=balance, magic_level_after=level)
+                 pool="heritage" if cmd.heritage else "xp", balance_after=balance, magic_level_after=level,
+                 unlocked=unlocked, unlocked_rank=content_of(state).skill(unlocked).rank if unlocked else None)
     return [Emit(stream_of(hero.id), ev)]
+
+
+def _mastery_unlock(hero: Hero, state: IllerganState, cmd: BuyXp, to: int) -> str:
+    """A weapon mastery raised to 100% unlocks another, chosen, at 50% (I-L491); none left: nothing."""
+    content = content_of(state)
+    skill = content._index["skills"].get(cmd.target) if cmd.kind == "skill" else None
+    reached = skill is not None and skill.weapon_mastery and costs.mastery_unlock(to) is not None
+    if not reached:
+        if cmd.unlock:
+            raise RuleError("Only a weapon mastery raised to 100% unlocks another one (I-L491).")
+        return ""
+    open_ = [s.name for s in content.pack.skills if s.weapon_mastery and s.name != cmd.target
+             and (hero.skills.get(s.name) is None or hero.skills[s.name].pct < costs.MASTERY_UNLOCK_PCT)]
+    if not open_:
+        return ""
+    if not cmd.unlock:
+        raise RuleError(f"{cmd.target} reaches 100%: choose the weapon mastery it unlocks at 50% "
+                        f"({', '.join(open_)}) (I-L491).")
+    if cmd.unlock not in open_:
+        raise RuleError(f"{cmd.unlock} cannot be unlocked at 50%; choose one of {', '.join(open_)} (I-L491).")
+    return cmd.unlock
 
 
 def decide_money(state: IllerganState, cmd: ChangeMoney, ctx: Context) -> list[Emit]:
@@ -516,7 +542,12 @@ def _apply_purchase(hero: Hero, ev: XpSpent) -> dict[str, Any]:
         case "skill":
             old = hero.skills.get(ev.target)
             entry = creation.SkillEntry(pct=ev.to_value, rank=ev.rank, fixed=bool(old and old.fixed))
-            return {"skills": {**hero.skills, ev.target: entry}}
+            skills = {**hero.skills, ev.target: entry}
+            if ev.unlocked:  # unlocked at 50%, its rank kept if it had one (I-L491)
+                had = hero.skills.get(ev.unlocked)
+                skills[ev.unlocked] = creation.SkillEntry(pct=costs.MASTERY_UNLOCK_PCT,
+                                                          rank=had.rank if had else ev.unlocked_rank)
+            return {"skills": skills}
         case "pp":
             m = hero.magics[ev.target]
             level = ev.magic_level_after or m.level

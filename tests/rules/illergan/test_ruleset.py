@@ -300,3 +300,20 @@ def test_lockpicking_needs_a_crochet_and_honours_time_attempts_and_backlash(camp
     assert (ev.success, ev.backlash, ev.pv_lost, hero(camp, "thor").pv) == (False, "Décharge de mana : 10 PV", 10, 30)
     refused(camp, R.RollCheck(character="thor", kind="lockpick", lock="magiques", lock_name="grimoire"),
             "Thor has made the 1 attempts a lock magiques allows on grimoire (I-L108).")
+
+
+def test_a_weapon_mastery_at_100_unlocks_another_chosen_at_50(camp):
+    """I-L491: each time a weapon mastery reaches 100%, another one, chosen, is unlocked at 50%."""
+    camp.execute(H.AwardXp(character="thor", amount=5000, reason="la guerre"))
+    camp.execute(H.BuyXp(character="thor", kind="skill", target="Maîtrise des épées", value=99))
+    refused(camp, H.BuyXp(character="thor", kind="skill", target="Maîtrise des épées", value=100),
+            "Maîtrise des épées reaches 100%: choose the weapon mastery it unlocks at 50% (Maîtrise des arcs) (I-L491).")
+    refused(camp, H.BuyXp(character="thor", kind="skill", target="Maîtrise des épées", value=100, unlock="Esquive"),
+            "Esquive cannot be unlocked at 50%; choose one of Maîtrise des arcs (I-L491).")
+    ev = camp.execute(H.BuyXp(character="thor", kind="skill", target="Maîtrise des épées", value=100,
+                              unlock="Maîtrise des arcs"))[0].event
+    assert ev.unlocked == "Maîtrise des arcs"
+    arcs = hero(camp, "thor").skills["Maîtrise des arcs"]
+    assert (arcs.pct, arcs.rank) == (50, 1)  # unlocked at 50% (I-L491), no xp paid for it
+    refused(camp, H.BuyXp(character="thor", kind="skill", target="Esquive", value=10, unlock="Maîtrise des arcs"),
+            "Only a weapon mastery raised to 100% unlocks another one (I-L491).")
