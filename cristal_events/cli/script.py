@@ -154,7 +154,7 @@ _ILLERGAN = {
     "wait": {"reason"},
     "xp award": {"reason"},
     "xp characteristic": {"heritage", "charge"},
-    "xp faith": {"heritage", "charge"},
+    "xp faith": {"heritage", "charge", "cult"},
     "xp magic": {"teacher_level", "heritage", "charge"},
     "xp pp": {"heritage", "charge"},
     "xp skill": {"heritage", "charge", "unlock"},

@@ -278,13 +278,16 @@ def xp_char_cmd(ctx: click.Context, character_id: str, name: str, points: int, h
 
 @xp_group.command("faith")
 @click.argument("character_id")
+@click.option("--cult", default="", help="The cult added to the Ancêtres: its level at the non-religious costs (I-L573).")
 @_pool
 @_charge
 @json_option
 @click.pass_context
-def xp_faith_cmd(ctx: click.Context, character_id: str, heritage: bool, charge: int | None, as_json: bool) -> None:
+def xp_faith_cmd(ctx: click.Context, character_id: str, cult: str, heritage: bool, charge: int | None,
+                 as_json: bool) -> None:
     """Raise the faith level by one (the GM's xp table, G18/G19). Example: cristal xp faith brother"""
-    _buy(ctx, as_json, character=character_id, kind="faith", target="foi", value=1, heritage=heritage, charge=charge)
+    _buy(ctx, as_json, character=character_id, kind="faith", target=cult or "foi", value=1, heritage=heritage,
+         charge=charge)
 
 
 # ---------------------------------------------------------------------------- money and gear

@@ -154,7 +154,9 @@ def decide_invoke(state: IllerganState, cmd: InvokePower, ctx: Context) -> list[
     cult, level = _faithful(hero)
     content, settings = content_of(state), ctx.settings
     pd = content.entry("divine_powers", cmd.power)
-    if pd.cult != cult and pd.name not in hero.learned_pds:
+    if pd.cult != cult and pd.cult == hero.added_cult:  # the cult added to the Ancêtres, at its own level (I-L573)
+        level = hero.added_faith_level
+    elif pd.cult != cult and pd.name not in hero.learned_pds:
         raise RuleError(f"{pd.name} is a divine power of the {pd.cult} cult, not of {hero.name}'s {cult} (I-L603).")
     if pd.level > level:
         raise RuleError(f"{pd.name} is a level {pd.level} divine power; {hero.name} has faith level {level} (I-L335).")

@@ -350,6 +350,11 @@ def _price(hero: Hero, state: IllerganState, cmd: BuyXp) -> tuple[int | None, in
         case "faith":
             if hero.cult is None or hero.faith_level is None:
                 raise RuleError(f"{hero.name} follows no cult (I-L333).")
+            if cmd.target and cmd.target == hero.added_cult:  # the added cult: non-religious costs (I-L573)
+                nxt = hero.added_faith_level + 1
+                return hero.added_faith_level, nxt, None, 0, costs.faith_level_cost(content, nxt, religious=False), None
+            if cmd.target and cmd.target not in ("foi", hero.cult):
+                raise RuleError(f"{hero.name} does not worship the {cmd.target} (I-L571-573).")
             religious = content.entry("classes", hero.class_name).religious
             nxt = hero.faith_level + 1
             return hero.faith_level, nxt, None, 0, costs.faith_level_cost(content, nxt, religious=religious), None
@@ -560,6 +565,8 @@ def _apply_purchase(hero: Hero, ev: XpSpent) -> dict[str, Any]:
             more = {"max_charges": coins.max_charges(value)} if ev.target == "Fo" else {}  # [10 + Fo] (I-L43)
             return {"characteristics": {**hero.characteristics, ev.target: value}, **more}
         case "faith":  # the day's PF follow the new level from the next Harmonisation (I-L592-595)
+            if ev.target and ev.target == hero.added_cult:
+                return {"added_faith_level": ev.to_value}
             return {"faith_level": ev.to_value, "pf_per_day": pf_per_day(hero.class_name, ev.to_value)}
     return {}
 

@@ -209,6 +209,14 @@ def test_a_non_religious_class_changes_cult_at_level_0_and_only_an_ancetres_wors
     assert (hero(camp, "thor").cult, hero(camp, "thor").added_cult) == ("Ancêtres", "Vikasar")
     refused(camp, P.ChangeCult(character="thor", cult="Dieu ailé", add=True),
             "An Ancêtres worshipper may add one new cult only (I-L573).")
+    camp.execute(H.AwardXp(character="thor", amount=500, reason="pèlerinage"))
+    ev = camp.execute(H.BuyXp(character="thor", kind="faith", target="Vikasar"))[0].event
+    assert (ev.from_value, ev.to_value, hero(camp, "thor").added_faith_level, hero(camp, "thor").faith_level) == (
+        0, 1, 1, 0)  # the added cult's level, at the non-religious costs (I-L573); the Ancêtres' unchanged
+    refused(camp, H.BuyXp(character="thor", kind="faith", target="Dieu ailé"),
+            "Thor does not worship the Dieu ailé (I-L571-573).")
+    refused(camp, P.InvokePower(character="thor", power="Bouclier de foi", cast_level=2),
+            "Bouclier de foi is a level 2 divine power; Thor has faith level 1 (I-L335).")  # Vikasar level 1
     refused(camp, P.ChangeCult(character="bertrand", cult="Dieu ailé", add=True),
             "Only characters who first worshipped the Ancêtres may add a second cult (I-L573).")
     ev = camp.execute(P.ChangeCult(character="bertrand", cult="Ancêtres"))[0].event
