@@ -102,7 +102,7 @@ class CristalGroup(click.Group):
     """Core commands, plus the commands of the campaign's ruleset; CristalError -> one sentence."""
 
     def _ruleset_for(self, ctx: click.Context) -> list[str]:
-        db = ctx.params.get("db") or os.environ.get("CRISTAL_DB", "campaign.db")
+        db = ctx.params.get("db") or ctx.meta.get("cristal.db") or os.environ.get("CRISTAL_DB", "campaign.db")
         found = campaign_ruleset(db)
         return [found] if found else ruleset_names()
 
@@ -122,6 +122,14 @@ class CristalGroup(click.Group):
         return None
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # ``--help`` is eager: it prints before ``--db`` reaches ctx.params, so the listing reads it here
+        for i, arg in enumerate(args):
+            if arg == "--db" and i + 1 < len(args):
+                ctx.meta["cristal.db"] = args[i + 1]
+            elif arg.startswith("--db="):
+                ctx.meta["cristal.db"] = arg[len("--db="):]
+            elif not arg.startswith("-") and (i == 0 or args[i - 1] not in ("--db", "--actor")):
+                break  # the command's own arguments start here
         try:
             return super().parse_args(ctx, args)
         except click.ClickException as exc:  # "No such option: ..." quotes what was typed

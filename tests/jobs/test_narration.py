@@ -131,15 +131,15 @@ def test_characters_xp_and_corrections(cristal_lines, position, line):
 
 
 @pytest.mark.parametrize("position, line", [
-    (19, "Thor attaque Loup gris (Épée longue) : Dé100 45 ≤ Adresse 60, touché, zone tronc ; 54 dégâts T, SR 0, "
+    (19, "Thor attaque Loup gris (Épée longue) : Dé100 45 ≤ Adresse 50, touché, zone tronc ; 54 dégâts T, SR 0, "
          "RN 0 % → 54 PV perdus, PV 35 → −19, mort"),
     (21, "Chef gobelin attaque Thor (Stylet) : Dé100 2 ≤ Adresse 55, touché critique, zone tête ; 47 dégâts P, "
          "SR 0, RN 10 % → 43 PV perdus, PV 40 → −3, mort ; Hémorragie"),
-    (23, "Thor dépense un point de destin : la blessure de la position 21 est annulée (+43 PV, revient à la vie) ; "
+    (23, "Thor dépense un point de destin : la blessure de la position 22 est annulée (+43 PV, revient à la vie) ; "
          "PV −3 → 40 ; points de destin 2 → 1 — Le stylet ricoche sur la capuche ; Thor tombe à genoux mais se relève."),
     (26, "Lysa lance Embrasement niveau 1 (Yarlysy, 10 PM) : Dé100 1, critique, 120% rendus (+12 PM) ; PM 52 → 54 ; "
          "sur Chef gobelin : 30 dégâts, 27 PV perdus, PV 30 → 3 ; +1 pp"),
-    (28, "Thor attaque Chef gobelin (Épée longue) : Dé100 30 ≤ Adresse 60, touché, zone jambe gauche ; 53 dégâts T, "
+    (28, "Thor attaque Chef gobelin (Épée longue) : Dé100 30 ≤ Adresse 50, touché, zone jambe gauche ; 53 dégâts T, "
          "SR 6, RN 0 % → 3 PV perdus, PV 3 → 0, perd jambe gauche"),
     (34, "Thor achète Esquive — → 25 % pour 125 xp ; xp 150 → 25"),
     (8, "Thor achète Fo 4 → 5 pour 40 xp d'héritage ; xp d'héritage 400 → 360"),

@@ -12,3 +12,4 @@ PARTS = {name: "heroes" for name in ("content", "character", "xp", "money", "equ
 PARTS |= {name: "play" for name in ("check", "throw", "fall", "condition", "combat", "cast", "spell", "faith", "drink",
                                         "wait", "evening")}
 
+PARTS |= {name: "care" for name in ("use", "recover")}

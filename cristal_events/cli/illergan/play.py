@@ -90,16 +90,19 @@ def check_skinning_cmd(ctx: click.Context, character_id: str, malus: int, part: 
 @click.argument("character_id")
 @click.option("--lock", default=None, help="The lock type of the pack (communes, complexes ...).")
 @click.option("--malus", type=INT, default=0, show_default=True, help="An extra malus.")
+@click.option("--name", "lock_name", default="", help="The lock itself (a door, a chest): its attempts are counted (I-L108).")
 @dice_option
 @json_option
 @click.pass_context
-def check_lockpick_cmd(ctx: click.Context, character_id: str, lock: str | None, malus: int, dice: str | None,
-                       as_json: bool) -> None:
-    """Pick a lock: success iff Dé100 ≤ (Dex + Sav)/2 − Malus (I-L106).
+def check_lockpick_cmd(ctx: click.Context, character_id: str, lock: str | None, malus: int, lock_name: str,
+                       dice: str | None, as_json: bool) -> None:
+    """Pick a lock with a crochet: success iff Dé100 ≤ (Dex + Sav)/2 − Malus (I-L106); the lock type's time,
+    maximum attempts and backlash on a failure (I-L108).
 
-    Example: cristal check lockpick thor --lock complexes
+    Example: cristal check lockpick thor --lock complexes --name "coffre du passeur"
     """
-    run(ctx, R.RollCheck(character=character_id, kind="lockpick", lock=lock, malus=malus), as_json, dice)
+    run(ctx, R.RollCheck(character=character_id, kind="lockpick", lock=lock, malus=malus, lock_name=lock_name),
+        as_json, dice)
 
 
 @click.command("throw")
@@ -433,11 +436,46 @@ def faith_invoke_cmd(ctx: click.Context, character_id: str, power: str, cast_lev
 @json_option
 @click.pass_context
 def faith_harmonise_cmd(ctx: click.Context, character_id: str, at: str, sunrise: str, sunset: str, as_json: bool) -> None:
-    """Pray the Harmonisation: all the day's PF come back (I-L531-540).
+    """Pray the Harmonisation: all the day's PF come back, once a day on the log's clock (wait) (I-L531-540).
 
     Example: cristal faith harmonise anselme --at 19:20
     """
     run(ctx, Fa.Harmonise(character=character_id, at=at, sunrise=sunrise, sunset=sunset), as_json)
+
+
+@faith_group.command("change")
+@click.argument("character_id")
+@click.argument("cult")
+@click.option("--god", default=None, help="The god, for a Paladin.")
+@click.option("--add", is_flag=True, help="Add a second cult, keeping the Ancêtres (I-L573, I-L582).")
+@click.option("--reason", default="", help="Why the character turns to this cult.")
+@json_option
+@click.pass_context
+def faith_change_cmd(ctx: click.Context, character_id: str, cult: str, god: str | None, add: bool, reason: str,
+                     as_json: bool) -> None:
+    """Change cult: the first cult's levels are lost; religious classes start at 2 if they passed that level,
+    the others at 0 (I-L571, I-L580); --add keeps the Ancêtres and starts the new cult at 0 (I-L573).
+
+    Example: cristal faith change anselme "Dieu ailé" --reason "une vision"
+    """
+    run(ctx, Fa.ChangeCult(character=character_id, cult=cult, god=god, add=add, reason=reason), as_json)
+
+
+@faith_group.command("learn")
+@click.argument("character_id")
+@click.argument("power")
+@click.option("--book", "from_book", is_flag=True, help="Learned from a book.")
+@click.option("--teacher-level", type=INT, default=None, help="The teaching faithful's level (6 or more, I-L611).")
+@json_option
+@click.pass_context
+def faith_learn_cmd(ctx: click.Context, character_id: str, power: str, from_book: bool, teacher_level: int | None,
+                    as_json: bool) -> None:
+    """Learn a divine power of an unlocked level, from a book or a faithful of level 6 or more (I-L611).
+
+    Example: cristal faith learn bertrand "Main apaisante" --teacher-level 6
+    """
+    run(ctx, Fa.LearnPower(character=character_id, power=power, from_book=from_book, teacher_level=teacher_level),
+        as_json)
 
 
 @faith_group.command("adjust", context_settings=SIGNED)
@@ -508,7 +546,7 @@ def evening_cmd(ctx: click.Context, character_id: str | None, as_json: bool) -> 
                 "event_die": f"dé d'événement {r['result']} : {r['action']}",
                 "alc_min_lowered": "minimum d'Alc abaissé", "band_up": "monte d'un seuil",
                 "band_down": "redescend d'un seuil", "memory_loss": r["detail"]}.get(r["what"], r["what"])
-        alc = int(r["alc"]) if r["alc"] == int(r["alc"]) else r["alc"]
+        alc = f"{round(r['alc'], 2):g}"  # an exact threshold (76/15) shown as 5.07, as the sheet does
         echo(f"{r['position']:>6}  {r['character']:<10} {what:<40} Alc {alc} (min {r['alc_min']}) {r['band']}")
 
 

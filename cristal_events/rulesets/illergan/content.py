@@ -171,6 +171,8 @@ class LockType(_Named, kw_only=True):
     malus: int | None = None
     max_attempts: int | None = None
     backlash: str = ""
+    backlash_pv: int = 0  # PV the backlash takes (a mana discharge), I-L108
+    breaks_pick: bool = False  # the backlash breaks the crochet, I-L108
 
 
 class EventRow(_Entry, kw_only=True):
@@ -191,6 +193,16 @@ class KitItem(_Entry, kw_only=True):
     name: str
     qty: int = 1
     note: str = ""
+
+
+class Consumable(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """What a consumable does when used (I-L190-192, I-L249): PV and PM restored (capped at the
+    maximum), conditions it ends, the condition it puts on its target."""
+
+    pv: int = 0
+    pm: int = 0
+    cures: tuple[str, ...] = ()
+    applies: str = ""
 
 
 class Pack(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -235,6 +247,8 @@ class Pack(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     # item -> equipment slot (money.SLOT_LIMITS) or an uncounted place (gear.UNCOUNTED), I-L29-51
     item_slots: dict[str, str] = {}
     alc_per_drink: dict[str, int] = {}
+    # consumable -> its effect: the potions' 20 PV / 40 PM are the text's (I-L190-191), the rest a pack's
+    consumables: dict[str, Consumable] = {}
 
 
 _NAMED = ("races", "classes", "heritages", "skills", "armours", "weapons", "shields", "cults", "spells", "lock_types",
@@ -243,7 +257,7 @@ _FACED = ("gifts", "counter_effects")
 _TABLES = (
     "piece_price_pct", "secondaries_by_magic_level", "pp_by_combination_size", "alc_event_die",
     "pd_per_level", "power_die_by_rank", "pp_per_magic_level", "faith_xp_religious",
-    "faith_xp_other", "charges", "alc_per_drink", "starting_kit", "item_slots",
+    "faith_xp_other", "charges", "alc_per_drink", "starting_kit", "item_slots", "consumables",
 )
 _SCALARS = ("coin_ratio", "resale_pct", "helmet_sr_malus")
 _ROWS = ("alc_events", "humanoid_zones", "nonhumanoid_zones", "innate_skills")

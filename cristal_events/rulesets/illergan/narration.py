@@ -91,6 +91,9 @@ def _started(b: Any, e: FightStarted, a: Any) -> str:
 
 
 def _initiative(b: Any, e: InitiativeRolled, a: Any) -> str:
+    if e.kept:
+        return (f"Tour {e.turn} de « {e.fight} » : l'initiative du tour précédent est gardée : "
+                + ", ".join(name(a, c) for c in e.order))
     by = {x.character: x for x in e.entries}
     parts = []
     for cid in e.order:
@@ -204,7 +207,7 @@ def _money(b: Any, e: MoneyChanged, a: Any) -> str:
 
 
 def _equipped(b: Any, e: Equipped, a: Any) -> str:
-    slot = _SLOTS.get(e.slot, e.slot)
+    slot = _SLOTS.get(e.slot, e.slot) if e.piece is None else e.piece
     return f"{name(a, e.character)} : {slot} = {e.item}" if e.item else f"{name(a, e.character)} : plus d'{slot}"
 
 

@@ -70,6 +70,9 @@ class IllerganSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     pfb_spend_order: Literal["player", "pf_first", "pfb_first"] = "player"
     # I-L531: PF come back at the cult's Harmonisation hour only, or at any new day (a table simplification).
     faith_renewal: Literal["harmonisation", "new_day"] = "harmonisation"
+    # I19 (I-L190-191, I-L479): the text states no natural recovery; True lets a rest give back the PV / PM
+    # the game master rules (``recover --source repos``), False leaves potions, healing and destiny points only.
+    rest_recovers: bool = True
     # I-L45: a hero may end up encumbered (the penalty has no numbers, G2); False refuses the change instead.
     allow_encumbrance: bool = False
     # A34 (I-L543): the window of the per-turn defence limits.

@@ -86,6 +86,11 @@ class Hero(msgspec.Struct, frozen=True, kw_only=True):
     pf_per_day: int = 0
     pf: int = 0
     pfb: int = 0
+    former_cults: tuple[str, ...] = ()  # cults left (I-L571, I-L580): a changed worshipper may not combine
+    added_cult: str | None = None  # the one cult an initial Ancêtres worshipper adds (I-L573, I-L582)
+    added_faith_level: int = 0
+    learned_pds: tuple[str, ...] = ()  # divine powers learned after creation (I-L611)
+    lock_attempts: dict[str, int] = {}  # a lock's name -> the attempts made on it (I-L108)
     magics: dict[str, MagicEntry] = {}
     spells: tuple[str, ...] = ()
     creature_spells: dict[str, int] = {}  # a creature's spells and their indicated level (I-L619-623)
@@ -108,6 +113,8 @@ class Hero(msgspec.Struct, frozen=True, kw_only=True):
     weapon: str | None = None
     armour: str | None = None
     shield: str | None = None
+    pieces: dict[str, str] = {}  # armour piece worn alone -> the armour it comes from (I-L75-77)
+    harmonised_at: int | None = None  # the log's clock (minutes) at the last Harmonisation (I-L531)
     body: Body | None = None  # None: a humanoid
     copper: int = 0
     items: dict[str, int] = {}
@@ -144,6 +151,7 @@ class Fight(msgspec.Struct, frozen=True, kw_only=True):
 
 class IllerganState(msgspec.Struct, kw_only=True):
     characters: dict[str, Hero] = {}
+    clock: int = 0  # minutes the log's clock has run (``wait``, time.passed)
     fights: dict[str, Fight] = {}
     packs: list[LoadedPack] = []
 

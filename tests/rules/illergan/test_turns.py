@@ -33,6 +33,7 @@ def camp():
                            characteristics=LYSA, pv=30, pm=60, rn=0, gift_face=5,
                            spells=("Embrasement", "Ardeur", "Bouclier de braise")))  # learned spells only (I-L17)
     c.execute(H.CreateCreature(character="gob", name="Gobelin", characteristics=GOB, pv=200))
+    c.execute(H.Carry(character="thor", item="Épée longue", qty=1))  # equip takes what is carried (I-L47-48)
     c.execute(H.Equip(character="thor", slot="weapon", item="Épée longue"))
     c.execute(F.StartFight(fight="gue", participants=("thor", "lysa", "gob")))
     c.execute(F.RollInitiative(fight="gue"), faces=[50, 50, 50])  # thor 140, lysa 150, gob 80: all act

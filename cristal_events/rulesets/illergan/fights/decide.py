@@ -12,7 +12,7 @@ from cristal_events.errors import RuleError
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit
 
-from .. import alcohol, checks, combat, magic, spellbook
+from .. import alcohol, checks, combat, gear, magic, spellbook
 from ..locations import nonhumanoid_zone
 from ..state import (ActiveSpell, Fight, Hero, IllerganState, Turn, content_of, fight_stream, find,
                     find_fight, plain, stat, stream_of)
@@ -101,6 +101,14 @@ def decide_initiative(state: IllerganState, cmd: RollInitiative, ctx: Context) -
     for c in cmd.maluses:
         if c not in fight.participants:
             raise RuleError(f"{c} does not take part in the fight '{fight.name}'.")
+    if not ctx.settings.initiative_reroll_each_turn and fight.turn >= 1:
+        if cmd.maluses:
+            raise RuleError("The initiative is kept from the first turn (initiative_reroll_each_turn=false); "
+                            "no new malus applies (I-L4-7, A1).")
+        order = [c for c in fight.order if not state.characters[c].dead]
+        return [Emit(fight_stream(fight.name), InitiativeRolled(fight=fight.name, turn=fight.turn + 1, entries=[],
+                                                                order=order, turns=_new_turns(fight, ctx.settings),
+                                                                kept=True))]
     dice = ctx.dice()
     entries, results = [], []
     for c in fight.participants:
@@ -145,6 +153,9 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
     defence_fields = _defence(state, fight, cmd, turn_after)
     weapon = _weapon(a, cmd.weapon, content)
     maluses = []
+    plate = gear.cuirasse(a)
+    if plate:  # the Dex malus is the cuirasse's (I-L78)
+        maluses.append(-content.entry("armours", plate).dex_malus)
     if weapon is not None:
         maluses.append(combat.grip_malus(weapon.grip, hands=cmd.hands, preferred_hand=not cmd.off_hand))
         if cmd.distance is not None:
@@ -193,8 +204,9 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
                                               count=cmd.power_dice, settings=settings)
         damage = combat.weapon_damage(fo, total)
     sr: int | Fraction = 0
-    if t.armour:
-        armour = content.entry("armours", t.armour)
+    worn = gear.armour_on(t, zone)  # the piece covering the zone hit (I-L75-77)
+    if worn:
+        armour = content.entry("armours", worn)
         sr = combat.effective_sr(combat.zone_sr(armour, zone, dtype, content), critical=res.critical,
                                  damage_type=dtype, settings=settings)
     lost = combat.pv_lost(damage, sr, t.rn)

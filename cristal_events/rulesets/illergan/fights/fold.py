@@ -23,7 +23,9 @@ def evolve_started(state: IllerganState, ev: FightStarted, rec: RecordedEvent) -
 
 
 def evolve_initiative(state: IllerganState, ev: InitiativeRolled, rec: RecordedEvent) -> IllerganState:
-    acting = tuple(e.character for e in ev.entries if e.acts)
+    before = state.fights[ev.fight]
+    acting = (tuple(c for c in before.acting if c in ev.order) if ev.kept
+              else tuple(e.character for e in ev.entries if e.acts))
     return _fight(state, msgspec.structs.replace(state.fights[ev.fight], turn=ev.turn, order=tuple(ev.order),
                                                  acting=acting, turns=dict(ev.turns or {})))
 

@@ -38,6 +38,7 @@ class InitiativeRolled(Event, tag="fight.initiative_rolled", kw_only=True):
     entries: list[InitiativeEntry]
     order: list[str]
     turns: dict[str, Turn] | None = None  # every combatant's new turn (None in logs before the turn economy)
+    kept: bool = False  # initiative_reroll_each_turn=false: the last order and who acts are kept, no die (A1)
 
 
 class AttackResolved(Event, tag="fight.attack_resolved", kw_only=True):

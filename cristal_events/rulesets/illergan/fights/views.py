@@ -69,8 +69,9 @@ _ACTIONS = {"major": "action majeure", "minor": "action mineure", "skill": "comp
 SUMMARIES: dict[type, Any] = {
     FightStarted: lambda r: f"Combat « {r.event.fight} » : {', '.join(r.event.participants)}",
     InitiativeRolled: lambda r: (f"Tour {r.event.turn} de « {r.event.fight} » : "
-                                 + ", ".join(f"{e.character} {e.score}{'' if e.acts else ' (sans action)'}"
-                                             for e in sorted(r.event.entries, key=lambda x: r.event.order.index(x.character)))),
+                                 + (f"initiative gardée : {', '.join(r.event.order)}" if r.event.kept else
+                                    ", ".join(f"{e.character} {e.score}{'' if e.acts else ' (sans action)'}"
+                                              for e in sorted(r.event.entries, key=lambda x: r.event.order.index(x.character))))),
     AttackResolved: on_event(_attack),
     DestinyPointSpent: lambda r: (f"{r.event.character} dépense un point de destin : la position {r.event.cancels} "
                                   f"est annulée ({r.event.destiny_after} restant)"),
