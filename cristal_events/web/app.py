@@ -229,7 +229,7 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
     async def view(holder: dict[str, Any], needs: set[str] | None = None) -> dict[str, Any]:
         """What a page (or one part of it, ``needs``) shows, read through the same calls as the API."""
         want = needs if needs is not None else {"party", "fight", "log", "sheets"}
-        data: dict[str, Any] = {"holder": holder, "party": [], "sheets": [], "fight": None, "log": [],
+        data: dict[str, Any] = {"holder": holder, "party": [], "sheets": [], "fight": None, "log": [], "session": None,
                                 "last": table.last_position(), "exports": sorted(EXPORTS)}
         if "party" in want:
             data["party"] = await table.read(holder, ["characters"])
@@ -244,10 +244,21 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
         elif name is not None:
             fight = await table.read(holder, ["combat", "show", name])
             data["fight"] = {**fight, "name": name} if fight.get("active") else None
-        if "log" in want:
+        if "log" in want and holder["gm"]:
             log = await table.read(holder, ["log", "--after", str(max(0, data["last"] - 25))])
             data["log"] = log[::-1]
+        elif "log" in want:
+            data["session"], data["log"] = await session_log(holder)
         return data
+
+    async def session_log(holder: dict[str, Any]) -> tuple[int | None, list[dict[str, Any]]]:
+        """The open session's events (between sessions, the last one's), the newest first; no session
+        yet: none."""
+        started = await table.read(holder, ["log", "--type", "session.started"])
+        if not started:
+            return None, []
+        number = started[-1]["session"]
+        return number, (await table.read(holder, ["log", "--session", str(number)]))[::-1]
 
     def fight_sig(fight: dict[str, Any] | None) -> str:
         """What the fight's forms depend on: the fight and its fighters."""
