@@ -43,7 +43,9 @@ STATIC = Path(__file__).parent / "static"
 #: each form of the pages -> the words of its command (fields the form names)
 FORMS: dict[str, Any] = {
     "attack": lambda f: ["combat", "attack", f["combat"], f["fighter"], f["target"], *_opt(f, "weapon"), *_opt(f, "dice")],
-    "cast": lambda f: ["combat", "cast", f["combat"], f["fighter"], f["spell"], *_opt(f, "target"), *_opt(f, "dice")],
+    "cast": lambda f: ["combat", "cast", f["combat"], f["fighter"], f["spell"],
+                       *[w for e in f.get("effects", "").split() for w in ("--effect", e)],
+                       *_opt(f, "target"), *_opt(f, "time"), *_opt(f, "dice")],
     "next": lambda f: ["combat", "next", f["combat"]],
     "award": lambda f: ["xp", "award", f["character"], f["amount"], "--reason", f.get("reason", "")],
     "buy": lambda f: ["xp", "buy", f["character"], f["kind"], f["name"], *_opt(f, "stat")],

@@ -205,6 +205,35 @@ def test_a_players_action_for_someone_elses_character_is_refused(table, served, 
     assert not player.find_elements(By.ID, "form-award") and not player.find_elements(By.ID, "form-next")
 
 
+def test_the_game_master_casts_a_known_spell_and_the_players_page_shows_it_live(table, served, browsers):
+    from selenium.webdriver.common.by import By
+
+    cristal(table.db, "xp", "buy", "thor", "spell", "Boule de Feu", "--cost", "50")  # Thor learns it
+    assert json.loads(cristal(table.db, "sheet", "thor", "--json"))["spells"] == ["Boule de Feu"]
+    gm, player = browsers(1280, 1500), browsers(390, 1400)
+    gm.get(served.url(table.tokens["mj"]))
+    player.get(served.url(table.tokens["alice"]))
+    wait(player, lambda d: d.find_element(By.ID, "timeline"))
+    assert "incante" not in player.find_element(By.ID, "timeline").text
+    time.sleep(0.5)  # both pages' event streams are open
+    said = submit(gm, "cast", fighter="thor", spell="Boule de Feu", effects="Dommage=2", target="ogre", dice="18")
+    assert said.startswith("Enregistré : combat cast pendu thor Boule de Feu --effect Dommage=2 --target ogre"), said
+    done = time.monotonic()
+    thor = '#timeline tr[data-fighter="thor"]'
+    wait(player, lambda d: "incante Boule de Feu jusqu'à IT" in d.find_element(By.CSS_SELECTOR, thor).text, timeout=5)
+    assert time.monotonic() - done < 1.0
+    cast = json.loads(cristal(table.db, "log", "--type", "combat.spell_cast", "--json").splitlines()[-1])
+    assert (cast["actor"], cast["payload"]["caster"], cast["payload"]["spell"], cast["payload"]["spends"]) == \
+        ("mj", "thor", "Boule de Feu", {"Dommage": 2})
+    wait(player, lambda d: cast["position"] in shown_positions(d), timeout=5)
+    entry = player.find_element(By.CSS_SELECTOR, f'#log li[data-position="{cast["position"]}"]').text
+    assert "thor lance Boule de Feu (2 PM)" in entry and "réussi" in entry
+    show = json.loads(cristal(table.db, "combat", "show", "pendu", "--json"))
+    pm = next(p["pm"] for p in show["participants"] if p["id"] == "thor")
+    wait(player, lambda d: d.find_element(By.CSS_SELECTOR, thor).find_elements(By.TAG_NAME, "td")[4].text == str(pm))
+    assert not severe_console_errors(gm) and not severe_console_errors(player)
+
+
 def _cli_writer(db: Path, character: str, rounds: int, errors: list[str]) -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     for i in range(rounds):
