@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
 from conftest import cristal, event_count
+
+#: this checkout's sample (not whichever installed copy 'demo --ruleset illergan' would find)
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_campaigns" / "illergan_gue_des_loups.toml"
 
 
 class IllerganTable:
@@ -17,7 +21,7 @@ class IllerganTable:
     against the goblin chief, its first turn's initiative rolled: Lysa 145, Thor 110, the chief 85."""
 
     def __init__(self, tmp_path):
-        cristal(tmp_path / "unused.db", "demo", str(tmp_path / "demo"), "--ruleset", "illergan")
+        cristal(tmp_path / "unused.db", "demo", str(tmp_path / "demo"), "--sample", str(SAMPLE))
         self.db = tmp_path / "demo" / "illergan_gue_des_loups.db"
         cristal(self.db, "session", "start", "--title", "Le pont")
         cristal(self.db, "combat", "start", "pont", "thor", "lysa", "chef")
