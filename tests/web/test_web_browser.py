@@ -2,7 +2,7 @@
 
 The game master runs a fight from the page while a player's page follows it live; a player's action
 for someone else's character is refused; four browser sessions and two terminal writers act at once
-with nothing lost. Screenshots of both views go to docs/web-gm.png and docs/web-player.png (with CRISTAL_SCREENSHOTS=1).
+with nothing lost; a spell cast and an Illergan fight from the GM's page show live on the player's. Screenshots of both views go to docs/web-gm.png and docs/web-player.png (with CRISTAL_SCREENSHOTS=1).
 
 CI installs the browser with: apt-get install -y chromium chromium-driver
 """
@@ -232,6 +232,39 @@ def test_the_game_master_casts_a_known_spell_and_the_players_page_shows_it_live(
     pm = next(p["pm"] for p in show["participants"] if p["id"] == "thor")
     wait(player, lambda d: d.find_element(By.CSS_SELECTOR, thor).find_elements(By.TAG_NAME, "td")[4].text == str(pm))
     assert not severe_console_errors(gm) and not severe_console_errors(player)
+
+
+def test_an_illergan_fight_from_the_game_masters_page_is_followed_live_by_the_player(tmp_path, browsers):
+    from selenium.webdriver.common.by import By
+
+    from test_web_illergan import IllerganTable
+
+    ill = IllerganTable(tmp_path)
+    served = Served(ill.db)
+    try:
+        gm, player = browsers(1280, 1500), browsers(390, 1400)
+        gm.get(served.url(ill.tokens["mj"]))
+        player.get(served.url(ill.tokens["bruno"]))
+        wait(player, lambda d: "Prochain : lysa" in d.find_element(By.ID, "next").text)
+        time.sleep(0.5)  # both pages' event streams are open
+        said = submit(gm, "icast", fighter="lysa", spell="Embrasement", level="1", target="chef", damage="30", dice="50")
+        assert said.startswith("Enregistré : cast lysa Embrasement --level 1 --fight pont --target chef"), said
+        done = time.monotonic()
+        wait(player, lambda d: "Prochain : thor" in d.find_element(By.ID, "next").text, timeout=5)
+        assert time.monotonic() - done < 1.0
+        lysa = player.find_element(By.CSS_SELECTOR, '#timeline tr[data-fighter="lysa"]').text
+        assert "44" in lysa and "1 mineure, 1 compétence" in lysa
+        # Bruno's own page acts for Lysa only: a skill check from the phone
+        options = [o.get_attribute("value") for o in player.find_elements(By.CSS_SELECTOR, "#form-check select option")]
+        assert options == ["lysa"]
+        said = submit(player, "check", character="lysa", what="Acuité visuelle", dice="12")
+        assert said.startswith("Enregistré : check skill lysa Acuité visuelle --dice 12"), said
+        rec = json.loads(cristal(ill.db, "log", "--type", "check.rolled", "--json").splitlines()[-1])
+        assert (rec["actor"], rec["payload"]["character"]) == ("bruno", "lysa")
+        wait(gm, lambda d: rec["position"] in shown_positions(d), timeout=5)
+        assert not severe_console_errors(gm) and not severe_console_errors(player)
+    finally:
+        served.stop()
 
 
 def _cli_writer(db: Path, character: str, rounds: int, errors: list[str]) -> None:
