@@ -33,7 +33,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..display import visible
-from . import commands
+from . import commands, fights
 from .commands import Refused
 
 MAX_BODY = 16 * 1024
@@ -43,17 +43,43 @@ STATIC = Path(__file__).parent / "static"
 #: each form of the pages -> the words of its command (fields the form names)
 FORMS: dict[str, Any] = {
     "attack": lambda f: ["combat", "attack", f["combat"], f["fighter"], f["target"], *_opt(f, "weapon"), *_opt(f, "dice")],
-    "cast": lambda f: ["combat", "cast", f["combat"], f["fighter"], f["spell"], *_opt(f, "target"), *_opt(f, "dice")],
+    "cast": lambda f: ["combat", "cast", f["combat"], f["fighter"], f["spell"],
+                       *[w for e in f.get("effects", "").split() for w in ("--effect", e)],
+                       *_opt(f, "target"), *_opt(f, "time"), *_opt(f, "dice")],
     "next": lambda f: ["combat", "next", f["combat"]],
     "award": lambda f: ["xp", "award", f["character"], f["amount"], "--reason", f.get("reason", "")],
     "buy": lambda f: ["xp", "buy", f["character"], f["kind"], f["name"], *_opt(f, "stat")],
     "rest": lambda f: ["rest", f["character"], *_opt(f, "days")],
     "note": lambda f: ["note", f["text"], *_opt(f, "topic")],
+    # Illergan's: a spell (in the fight when one is on), a skill check, the turn's initiative, a purchase
+    "icast": lambda f: ["cast", f["fighter"], f["spell"], "--level", f["level"], *_opt(f, "fight"),
+                        *_opt(f, "target"), *_opt(f, "damage"), *_opt(f, "dice")],
+    "check": lambda f: ["check", "skill", f["character"], f["what"], *_opt(f, "malus"), *_opt(f, "dice")],
+    "initiative": lambda f: ["combat", "initiative", f["combat"], *_opt(f, "dice")],
+    "ibuy": lambda f: _illergan_purchase(f),
     "correct": lambda f: ["correct", f["position"], "--reason", f.get("reason", ""),
                           *[w for c in f.get("set", "").split() for w in ("--set", c)]],
 }
 EXPORTS = {"md": ("text/markdown", "timeline.md"), "csv": ("text/csv", "timeline.csv"),
            "html": ("text/html", "timeline.html"), "jsonl": ("application/x-ndjson", "timeline.jsonl")}
+
+
+#: Illergan's xp purchases: the form's kind -> the words before and after its value (``amount``)
+ILLERGAN_PURCHASES = {"skill": "xp skill", "pp": "xp pp", "characteristic": "xp characteristic", "magic": "xp magic"}
+
+
+def _illergan_purchase(form: dict[str, str]) -> list[str]:
+    """``xp skill|pp|characteristic C NAME VALUE`` or ``xp magic C NAME --teacher-level L``."""
+    kind = form["kind"]
+    if kind not in ILLERGAN_PURCHASES:
+        raise Refused(400, f"Unknown purchase '{visible(kind)}'; choose one of {', '.join(ILLERGAN_PURCHASES)}.")
+    words = [*ILLERGAN_PURCHASES[kind].split(), form["character"], form["name"]]
+    value = form.get("amount", "").strip()
+    if kind == "magic":
+        return [*words, "--teacher-level", form["teacher"]]
+    if kind == "characteristic":
+        return [*words, *([value] if value else [])]
+    return [*words, form["amount"]]
 
 
 def _opt(form: dict[str, str], name: str) -> list[str]:
@@ -71,6 +97,7 @@ class Table:
     def __init__(self, db: str | os.PathLike[str]):
         self.db = str(db)
         self.csrf_key = os.urandom(32)
+        self._ruleset: str | None = None
 
     def holder(self, token: str | None) -> dict[str, Any] | None:
         """The live holder of ``token`` (name, characters, gm), or None (no, unknown or revoked token)."""
@@ -85,12 +112,21 @@ class Table:
 
         return Store.peek_last_position(self.db)
 
-    def current_combat(self) -> str | None:
-        """The fight of the last combat event in the log, when it is still going."""
+    def current_combat(self, ruleset: str = "cristal") -> str | None:
+        """The fight of the last combat event in the log (streams ``combat:NAME``, Illergan's
+        ``fight:NAME``); whether it is still going is the reader's to say."""
         from ..store import Store
 
-        stream = Store.peek_last_stream(self.db, "combat:")
-        return stream.removeprefix("combat:") if stream else None
+        prefix = "fight:" if ruleset == "illergan" else "combat:"
+        stream = Store.peek_last_stream(self.db, prefix)
+        return stream.removeprefix(prefix) if stream else None
+
+    async def ruleset(self, holder: dict[str, Any]) -> str:
+        """The campaign's ruleset, from its first event (read once: it never changes)."""
+        if self._ruleset is None:
+            created = await self.read(holder, ["log", "--type", "campaign.created"])
+            self._ruleset = created[0]["payload"].get("ruleset", "cristal") if created else "cristal"
+        return self._ruleset
 
     def csrf(self, token: str) -> str:
         return hmac.new(self.csrf_key, _hash(token).encode(), "sha256").hexdigest()
@@ -195,23 +231,36 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
     async def view(holder: dict[str, Any], needs: set[str] | None = None) -> dict[str, Any]:
         """What a page (or one part of it, ``needs``) shows, read through the same calls as the API."""
         want = needs if needs is not None else {"party", "fight", "log", "sheets"}
-        data: dict[str, Any] = {"holder": holder, "party": [], "sheets": [], "fight": None, "log": [],
+        data: dict[str, Any] = {"holder": holder, "party": [], "sheets": [], "fight": None, "log": [], "session": None,
                                 "last": table.last_position(), "exports": sorted(EXPORTS)}
         if "party" in want:
             data["party"] = await table.read(holder, ["characters"])
         if "sheets" in want and not holder["gm"]:
             data["sheets"] = [await table.read(holder, ["sheet", cid]) for cid in holder["characters"]]
-        name = table.current_combat() if "fight" in want else None
-        if name is not None:
-            try:
-                fight = await table.read(holder, ["combat", "show", name])
-            except Refused:  # a ruleset without 'combat show' (Illergan): its fights are in the log
-                fight = {}
+        ruleset = await table.ruleset(holder)
+        data["ruleset"] = ruleset
+        name = table.current_combat(ruleset) if "fight" in want else None
+        if name is not None and ruleset == "illergan":
+            events = await table.read(holder, ["log", "--stream", f"fight:{name}"])
+            data["fight"] = fights.panel(name, events, data["party"])
+        elif name is not None:
+            fight = await table.read(holder, ["combat", "show", name])
             data["fight"] = {**fight, "name": name} if fight.get("active") else None
-        if "log" in want:
+        if "log" in want and holder["gm"]:
             log = await table.read(holder, ["log", "--after", str(max(0, data["last"] - 25))])
             data["log"] = log[::-1]
+        elif "log" in want:
+            data["session"], data["log"] = await session_log(holder)
         return data
+
+    async def session_log(holder: dict[str, Any]) -> tuple[int | None, list[dict[str, Any]]]:
+        """The open session's events (between sessions, the last one's), the newest first; no session
+        yet: none."""
+        started = await table.read(holder, ["log", "--type", "session.started"])
+        if not started:
+            return None, []
+        number = started[-1]["session"]
+        return number, (await table.read(holder, ["log", "--session", str(number)]))[::-1]
 
     def fight_sig(fight: dict[str, Any] | None) -> str:
         """What the fight's forms depend on: the fight and its fighters."""

@@ -20,23 +20,42 @@ import msgspec
 
 from ..display import visible
 
-#: what a player may run: the command path -> the parameters that name a character they act for
+#: what a player may run: the command path -> the parameters that name a character they act for (the
+#: names of both rulesets: Cristal's ``combat attack`` says ``fighter``, Illergan's ``attacker``; each
+#: of these the command has must name one of the player's characters)
 PLAYER_COMMANDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("xp", "buy"): ("character_id",),
-    ("combat", "attack"): ("fighter",),
+    ("combat", "attack"): ("fighter", "attacker"),
     ("combat", "cast"): ("fighter",),
-    ("combat", "act"): ("fighter",),
+    ("combat", "act"): ("fighter", "character_id"),
     ("combat", "pass"): ("fighter",),
     ("rest",): ("character_ids",),
     ("sheet",): ("character_id",),
+    # Illergan: a spell, a skill check, the xp purchases, a defence and a destiny point of one's hero
+    ("cast",): ("caster",),
+    ("check", "skill"): ("character_id",),
+    ("xp", "skill"): ("character_id",),
+    ("xp", "pp"): ("character_id",),
+    ("xp", "magic"): ("character_id",),
+    ("xp", "characteristic"): ("character_id",),
+    ("xp", "faith"): ("character_id",),
+    ("combat", "defend"): ("character_id",),
+    ("combat", "destiny"): ("character_id",),
     # what the whole table sees: the party at a glance, the fights, the log
     ("characters",): (),
     ("combat", "show"): (),
     ("combat", "log"): (),
     ("log",): (),
 }
-#: options of a player's commands that only the game master may give (``xp buy --cost``: the GM's price)
-GM_OPTIONS: dict[tuple[str, ...], tuple[str, ...]] = {("xp", "buy"): ("cost",)}
+#: options of a player's commands that only the game master may give: ``xp buy --cost`` and Illergan's
+#: ``--charge`` (the GM's price), the GM's malus of a check, and the target's side of an Illergan attack
+#: (its defence, its defender, whether it succeeded)
+GM_OPTIONS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("xp", "buy"): ("cost",),
+    **{("xp", kind): ("charge",) for kind in ("skill", "pp", "magic", "characteristic", "faith")},
+    ("check", "skill"): ("malus",),
+    ("combat", "attack"): ("defence", "defender", "defended"),
+}
 #: commands the web never runs, even for the game master: files, scripts and tokens stay in the terminal
 WEB_DENIED = {("access",), ("serve",), ("init",), ("import",), ("demo",), ("script",), ("rebuild",),
               ("content", "load"), ("replay",)}
@@ -129,21 +148,16 @@ def parse(db: str, argv: list[str]) -> Parsed:
     return Parsed(path=tuple(path), command=cmd, params=params, depth=len(path), words=list(argv[len(path):]))
 
 
+def _given(parsed: Parsed, p: click.Parameter) -> bool:
+    """Whether the option ``p`` is among the words (a value click could not convert still counts)."""
+    return any(w == o or w.startswith(o + "=") or (len(o) == 2 and w.startswith(o) and not w.startswith("--"))
+               for w in parsed.words for o in [*p.opts, *p.secondary_opts])
+
+
 def _file_params(parsed: Parsed) -> list[str]:
-    """The parameters of ``parsed`` that name a file of the server and were given (from the words
-    themselves: a value click could not convert still counts)."""
-    found = []
-    for p in parsed.command.params:
-        if not isinstance(p.type, (click.Path, click.File)):
-            continue
-        if isinstance(p, click.Argument):
-            found.append(p.name)
-            continue
-        for w in parsed.words:
-            if any(w == o or w.startswith(o + "=") or (len(o) == 2 and w.startswith(o) and not w.startswith("--"))
-                   for o in [*p.opts, *p.secondary_opts]):
-                found.append(p.name)
-    return found
+    """The parameters of ``parsed`` that name a file of the server and were given."""
+    return [p.name for p in parsed.command.params if isinstance(p.type, (click.Path, click.File))
+            and (isinstance(p, click.Argument) or _given(parsed, p))]
 
 
 def authorize(holder: dict[str, Any], parsed: Parsed) -> None:
@@ -159,12 +173,16 @@ def authorize(holder: dict[str, Any], parsed: Parsed) -> None:
     if parsed.path not in PLAYER_COMMANDS:
         raise Refused(403, f"A player may not run '{words}'; ask the game master.")
     mine = set(holder["characters"])
+    options = {p.name: p for p in parsed.command.params}
     for name in GM_OPTIONS.get(parsed.path, ()):
-        if parsed.params.get(name) is not None:
-            raise Refused(403, f"--{name} of '{words}' is the game master's to give.")
+        if name in options and _given(parsed, options[name]):
+            raise Refused(403, f"{options[name].opts[0]} of '{words}' is the game master's to give.")
     if parsed.params.get("all_"):
         raise Refused(403, f"A player acts only for their own characters ({', '.join(sorted(mine))}), not --all.")
-    for name in PLAYER_COMMANDS[parsed.path]:
+    names = [n for n in PLAYER_COMMANDS[parsed.path] if n in options]
+    if PLAYER_COMMANDS[parsed.path] and not names:
+        raise Refused(403, f"A player may not run '{words}'; ask the game master.")
+    for name in names:
         value = parsed.params.get(name)
         named = list(value) if isinstance(value, (tuple, list)) else [value]
         if not named or any(v is None for v in named):

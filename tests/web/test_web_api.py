@@ -329,3 +329,47 @@ def test_an_export_carries_the_grants_but_never_a_token_and_an_import_gives_no_a
     cristal(table.db, "import", str(out), str(copy))
     assert json.loads(cristal(copy, "access", "list", "--json")) == []
     assert cristal(copy, "verify").startswith("OK")
+
+
+def _positions(html: str) -> list[int]:
+    return [int(p) for p in re.findall(r'<li data-position="(\d+)">', html)]
+
+
+def test_a_players_log_is_the_open_sessions_then_between_sessions_the_last_ones(client, table):
+    session1 = [json.loads(line)["position"] for line in cristal(table.db, "log", "--session", "1", "--json").splitlines()]
+    _page(client, table, "alice")
+    html = client.get("/ui/part/log").text
+    assert "Le journal de la session 1" in html and _positions(html) == session1[::-1]
+    cristal(table.db, "session", "end")
+    cristal(table.db, "note", "Entre deux sessions")
+    cristal(table.db, "session", "start", "--title", "La route")
+    cristal(table.db, "note", "<b>Sur la route</b>\x1b[2J")
+    session2 = [json.loads(line) for line in cristal(table.db, "log", "--session", "2", "--json").splitlines()]
+    html = client.get("/ui/part/log").text
+    assert "Le journal de la session 2" in html
+    assert _positions(html) == [e["position"] for e in session2][::-1] and len(session2) == 2
+    assert "&lt;b&gt;Sur la route&lt;/b&gt;\\x1b[2J" in html and "<b>Sur la route" not in html
+    assert "Départ" not in html and "Entre deux sessions" not in html  # session 1's award, the note between
+    cristal(table.db, "session", "end")
+    cristal(table.db, "note", "Après la route")
+    html = client.get("/ui/part/log").text  # between sessions: the last session's, its end included
+    assert "Le journal de la session 2" in html and "Après la route" not in html
+    assert _positions(html)[0] == session2[-1]["position"] + 1 and len(_positions(html)) == 3
+    # the whole page shows the same; the game master's log is the last 25 events, whatever the session
+    assert _positions(_page(client, table, "bob")[0]) == _positions(html)
+    _page(client, table, "mj")
+    assert _positions(client.get("/ui/part/log").text)[0] == event_count(table.db)
+
+
+def test_a_players_log_before_any_session_says_so(tmp_path):
+    from starlette.testclient import TestClient
+
+    from cristal_events.web.app import create_app
+
+    db = tmp_path / "neuve.db"
+    cristal(db, "init", str(db), "--name", "Neuve", "--ruleset", "cristal")
+    cristal(db, "character", "create", "thor", "--race", "Humain", "--name", "Thor")
+    token = json.loads(cristal(db, "access", "grant", "alice", "--character", "thor", "--json"))["token"]
+    with TestClient(create_app(db)) as c:
+        page = c.get(f"/?token={token}").text
+        assert "Pas encore de session." in page and _positions(page) == []

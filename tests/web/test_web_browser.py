@@ -2,7 +2,7 @@
 
 The game master runs a fight from the page while a player's page follows it live; a player's action
 for someone else's character is refused; four browser sessions and two terminal writers act at once
-with nothing lost. Screenshots of both views go to docs/web-gm.png and docs/web-player.png (with CRISTAL_SCREENSHOTS=1).
+with nothing lost; a spell cast and an Illergan fight from the GM's page show live on the player's. Screenshots of both views go to docs/web-gm.png and docs/web-player.png (with CRISTAL_SCREENSHOTS=1).
 
 CI installs the browser with: apt-get install -y chromium chromium-driver
 """
@@ -203,6 +203,68 @@ def test_a_players_action_for_someone_elses_character_is_refused(table, served, 
     assert said.startswith("Enregistré"), said
     assert event_count(table.db) == before + 1
     assert not player.find_elements(By.ID, "form-award") and not player.find_elements(By.ID, "form-next")
+
+
+def test_the_game_master_casts_a_known_spell_and_the_players_page_shows_it_live(table, served, browsers):
+    from selenium.webdriver.common.by import By
+
+    cristal(table.db, "xp", "buy", "thor", "spell", "Boule de Feu", "--cost", "50")  # Thor learns it
+    assert json.loads(cristal(table.db, "sheet", "thor", "--json"))["spells"] == ["Boule de Feu"]
+    gm, player = browsers(1280, 1500), browsers(390, 1400)
+    gm.get(served.url(table.tokens["mj"]))
+    player.get(served.url(table.tokens["alice"]))
+    wait(player, lambda d: d.find_element(By.ID, "timeline"))
+    assert "incante" not in player.find_element(By.ID, "timeline").text
+    time.sleep(0.5)  # both pages' event streams are open
+    said = submit(gm, "cast", fighter="thor", spell="Boule de Feu", effects="Dommage=2", target="ogre", dice="18")
+    assert said.startswith("Enregistré : combat cast pendu thor Boule de Feu --effect Dommage=2 --target ogre"), said
+    done = time.monotonic()
+    thor = '#timeline tr[data-fighter="thor"]'
+    wait(player, lambda d: "incante Boule de Feu jusqu'à IT" in d.find_element(By.CSS_SELECTOR, thor).text, timeout=5)
+    assert time.monotonic() - done < 1.0
+    cast = json.loads(cristal(table.db, "log", "--type", "combat.spell_cast", "--json").splitlines()[-1])
+    assert (cast["actor"], cast["payload"]["caster"], cast["payload"]["spell"], cast["payload"]["spends"]) == \
+        ("mj", "thor", "Boule de Feu", {"Dommage": 2})
+    wait(player, lambda d: cast["position"] in shown_positions(d), timeout=5)
+    entry = player.find_element(By.CSS_SELECTOR, f'#log li[data-position="{cast["position"]}"]').text
+    assert "thor lance Boule de Feu (2 PM)" in entry and "réussi" in entry
+    show = json.loads(cristal(table.db, "combat", "show", "pendu", "--json"))
+    pm = next(p["pm"] for p in show["participants"] if p["id"] == "thor")
+    wait(player, lambda d: d.find_element(By.CSS_SELECTOR, thor).find_elements(By.TAG_NAME, "td")[4].text == str(pm))
+    assert not severe_console_errors(gm) and not severe_console_errors(player)
+
+
+def test_an_illergan_fight_from_the_game_masters_page_is_followed_live_by_the_player(tmp_path, browsers):
+    from selenium.webdriver.common.by import By
+    from test_web_illergan import IllerganTable
+
+    ill = IllerganTable(tmp_path)
+    served = Served(ill.db)
+    try:
+        gm, player = browsers(1280, 1500), browsers(390, 1400)
+        gm.get(served.url(ill.tokens["mj"]))
+        player.get(served.url(ill.tokens["bruno"]))
+        wait(player, lambda d: "Prochain : lysa" in d.find_element(By.ID, "next").text)
+        time.sleep(0.5)  # both pages' event streams are open
+        said = submit(gm, "icast", fighter="lysa", spell="Embrasement", level="1", target="chef", damage="30", dice="50")
+        assert said.startswith("Enregistré : cast lysa Embrasement --level 1 --fight pont --target chef"), said
+        done = time.monotonic()
+        wait(player, lambda d: "Prochain : thor" in d.find_element(By.ID, "next").text, timeout=5)
+        assert time.monotonic() - done < 1.0
+        lysa = player.find_element(By.CSS_SELECTOR, '#timeline tr[data-fighter="lysa"]').text
+        pm = json.loads(cristal(ill.db, "sheet", "lysa", "--json"))["pm"]  # what the cast left her, by the rules
+        assert str(pm) in lysa.split() and "1 mineure, 1 compétence" in lysa
+        # Bruno's own page acts for Lysa only: a skill check from the phone
+        options = [o.get_attribute("value") for o in player.find_elements(By.CSS_SELECTOR, "#form-check select option")]
+        assert options == ["lysa"]
+        said = submit(player, "check", character="lysa", what="Acuité visuelle", dice="12")
+        assert said.startswith("Enregistré : check skill lysa Acuité visuelle --dice 12"), said
+        rec = json.loads(cristal(ill.db, "log", "--type", "check.rolled", "--json").splitlines()[-1])
+        assert (rec["actor"], rec["payload"]["character"]) == ("bruno", "lysa")
+        wait(gm, lambda d: rec["position"] in shown_positions(d), timeout=5)
+        assert not severe_console_errors(gm) and not severe_console_errors(player)
+    finally:
+        served.stop()
 
 
 def _cli_writer(db: Path, character: str, rounds: int, errors: list[str]) -> None:
