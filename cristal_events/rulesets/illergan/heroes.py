@@ -543,7 +543,8 @@ def evolve_money(state: IllerganState, ev: MoneyChanged, rec: RecordedEvent) -> 
 
 
 def evolve_equipped(state: IllerganState, ev: Equipped, rec: RecordedEvent) -> IllerganState:
-    return _update(state, ev.character, **{ev.slot: ev.item})
+    fresh = {"shield_ps": None} if ev.slot == "shield" else {}  # a shield taken up has its own PS (I-L407)
+    return _update(state, ev.character, **{ev.slot: ev.item}, **fresh)
 
 
 def evolve_carried(state: IllerganState, ev: ItemsCarried, rec: RecordedEvent) -> IllerganState:

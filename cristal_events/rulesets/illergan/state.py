@@ -37,6 +37,18 @@ class MagicEntry(msgspec.Struct, frozen=True, kw_only=True):
     pp: int = 0
 
 
+class Affliction(msgspec.Struct, frozen=True, kw_only=True):
+    """A critical's rider on its victim (I-L507-509, A37): Hémorragie loses ``pv_per_turn`` PV at the
+    start of each fight turn ``first_turn``..``last_turn``; Handicap takes ``dex_malus`` off the Dex in them."""
+
+    name: str
+    fight: str
+    first_turn: int
+    last_turn: int
+    pv_per_turn: int = 0
+    dex_malus: int = 0
+
+
 class WoundRef(msgspec.Struct, frozen=True, kw_only=True):
     """The last wound a destiny point may cancel (I-L318, I-L377)."""
 
@@ -93,12 +105,14 @@ class Hero(msgspec.Struct, frozen=True, kw_only=True):
     weapon: str | None = None
     armour: str | None = None
     shield: str | None = None
+    shield_ps: int | None = None  # the shield's PS left; None: the pack's full PS (I-L407, I-L439)
     body: Body | None = None  # None: a humanoid
     copper: int = 0
     items: dict[str, int] = {}
     max_charges: int = 10
     limbs_lost: tuple[str, ...] = ()
     conditions: tuple[str, ...] = ()  # "aveuglé", "invisible" (I-L413)
+    afflictions: tuple[Affliction, ...] = ()  # critical riders still running (I-L507-509)
     last_wound: WoundRef | None = None
     dead: bool = False
 

@@ -21,9 +21,9 @@ from .model import *  # noqa: F401,F403  (the public API of each part)
 from .decide import *  # noqa: F401,F403  (the public API of each part)
 from .fold import *  # noqa: F401,F403  (the public API of each part)
 from .views import *  # noqa: F401,F403  (the public API of each part)
-from .model import ActionTaken, Attack, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeRolled, RollInitiative, SpellCast, SpendDestiny, StartFight, TakeAction
+from .model import ActionTaken, AfflictionTicked, Attack, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeRolled, RollInitiative, SpellCast, SpendDestiny, StartFight, TakeAction
 from .decide import decide_action, decide_attack, decide_cast, decide_defend, decide_destiny, decide_end, decide_initiative, decide_start
-from .fold import evolve_action, evolve_attack, evolve_cast, evolve_destiny, evolve_ended, evolve_initiative, evolve_started
+from .fold import evolve_action, evolve_affliction, evolve_attack, evolve_cast, evolve_destiny, evolve_ended, evolve_initiative, evolve_started
 from .views import SUMMARIES
 
 EVENTS: tuple[type, ...] = tuple(SUMMARIES)
@@ -34,6 +34,6 @@ DECIDERS: dict[type, Any] = {
 EVOLVERS: dict[type, Any] = {
     FightStarted: evolve_started, InitiativeRolled: evolve_initiative, AttackResolved: evolve_attack,
     DestinyPointSpent: evolve_destiny, SpellCast: evolve_cast, FightEnded: evolve_ended,
-    ActionTaken: evolve_action, DefenceUsed: evolve_action,
+    ActionTaken: evolve_action, DefenceUsed: evolve_action, AfflictionTicked: evolve_affliction,
 }
 COMPENSATORS: dict[type, Any] = {}

@@ -17,7 +17,7 @@ from ..locations import nonhumanoid_zone
 from ..state import (Fight, Hero, IllerganState, Turn, content_of, fight_stream, find,
                     find_fight, plain, stat, stream_of)
 
-from .model import ActionTaken, Attack, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeEntry, InitiativeRolled, RollInitiative, SpellCast, SpendDestiny, StartFight, TakeAction, _acuity  # noqa: F401
+from .model import ActionTaken, AfflictionTicked, Attack, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeEntry, InitiativeRolled, RollInitiative, SpellCast, SpendDestiny, StartFight, TakeAction, _acuity  # noqa: F401
 
 
 # ============================================================================ the turn economy
@@ -71,13 +71,41 @@ def defend(fight: Fight, hero: Hero, kind: combat.Defence, *, against_magic: boo
 
 
 def _new_turns(fight: Fight, settings: Any) -> dict[str, Turn]:
+    """Every combatant's turn at a new initiative. The defences come back each turn (I-L542-543): with
+    ``round`` at each initiative; with ``own_turn_to_turn`` (A34) at the combatant's first action of the
+    new turn, or here when he took no action in the turn that ends (his turn passed without one)."""
     out = {}
     for c in fight.participants:
         t = fight.turns.get(c, Turn())
-        fresh = settings.defence_window == "round"
+        fresh = settings.defence_window == "round" or t.defences_turn < fight.turn
         out[c] = Turn(budget=combat.new_turn(t.owed_major, t.owed_minor), pds=t.owed_pds,
                       defences=combat.DefenceBudget() if fresh else t.defences,
-                      defences_turn=fight.turn + 1 if fresh else t.defences_turn)
+                      defences_turn=(fight.turn + 1 if settings.defence_window == "round" else fight.turn)
+                      if fresh else t.defences_turn)
+    return out
+
+
+def handicap(hero: Hero, fight: str, turn: int) -> int:
+    """The Dex a critical's Handicap takes off in this fight turn (I-L509)."""
+    return sum(a.dex_malus for a in hero.afflictions if a.fight == fight and a.first_turn <= turn <= a.last_turn)
+
+
+def _bleeding(state: IllerganState, fight: Fight, turns: range) -> list[AfflictionTicked]:
+    """The Hémorragie PV lost over ``turns`` of the fight (I-L507), each victim's ticks in one event."""
+    out = []
+    for c in fight.participants:
+        hero = state.characters[c]
+        pv = hero.pv
+        for a in hero.afflictions:
+            n = sum(1 for t in turns if a.fight == fight.name and a.pv_per_turn and a.first_turn <= t <= a.last_turn)
+            if not n or hero.dead:
+                continue
+            wound = combat.apply_pv_loss(pv, n * a.pv_per_turn, "", destiny_points=hero.destiny_points)
+            out.append(AfflictionTicked(fight=fight.name, character=c, affliction=a.name, turns=n,
+                                        pv_lost=wound.pv_lost, pv_after=wound.pv_after, dead=wound.dead))
+            pv = wound.pv_after
+            if wound.dead:
+                break
     return out
 
 
@@ -103,11 +131,13 @@ def decide_initiative(state: IllerganState, cmd: RollInitiative, ctx: Context) -
             raise RuleError(f"{c} does not take part in the fight '{fight.name}'.")
     dice = ctx.dice()
     entries, results = [], []
+    ticks = _bleeding(state, fight, range(fight.turn + 1, fight.turn + 2))  # I-L507: at the start of the turn
+    bled_to_death = {t.character for t in ticks if t.dead}
     for c in fight.participants:
         hero = state.characters[c]
-        if hero.dead:
+        if hero.dead or c in bled_to_death:
             continue
-        dex, vol, malus = stat(hero, "Dex"), stat(hero, "Vol"), cmd.maluses.get(c, 0)
+        dex, vol, malus = stat(hero, "Dex") - handicap(hero, fight.name, fight.turn + 1), stat(hero, "Vol"), cmd.maluses.get(c, 0)
         combat.initiative_score(dex, vol, 1, malus)  # the malus is checked before rolling
         ini = combat.roll_initiative(dice, c, dex, vol, malus)
         results.append(ini)
@@ -116,7 +146,7 @@ def decide_initiative(state: IllerganState, cmd: RollInitiative, ctx: Context) -
     order = [e.name for e in combat.initiative_order(results, settings=ctx.settings)]
     ev = InitiativeRolled(fight=fight.name, turn=fight.turn + 1, entries=entries, order=order,
                           turns=_new_turns(fight, ctx.settings))
-    return [Emit(fight_stream(fight.name), ev)]
+    return [Emit(fight_stream(fight.name), e) for e in ticks] + [Emit(fight_stream(fight.name), ev)]
 
 
 def _zone(face: int, target: Hero, content: Any, settings: Any, *, critical: bool) -> tuple[str, int]:
@@ -132,6 +162,32 @@ def _weapon(attacker: Hero, name: str | None, content: Any) -> Any:
     return content.entry("weapons", chosen) if chosen else None
 
 
+def _adresse_maluses(a: Hero, weapon: Any, cmd: Attack, fight: Fight) -> list[int]:
+    """The Dex maluses of the attack: grip (I-L87-89), range (I-L95-97), a thrown melee weapon (I-L99),
+    a critical's Handicap (I-L509); arms lost (I-L318)."""
+    combat.hands_free(a.limbs_lost, weapon=weapon is not None, hands=cmd.hands)
+    maluses = []
+    if weapon is not None:
+        preferred = not cmd.off_hand and f"bras {a.preferred_hand}" not in a.limbs_lost  # I-L318: the other arm
+        maluses.append(combat.grip_malus(weapon.grip, hands=cmd.hands, preferred_hand=preferred))
+        if cmd.thrown:
+            if weapon.range_m is not None:
+                raise RuleError(f"{weapon.name} is a ranged weapon: it is shot, not thrown (I-L99).")
+            if cmd.distance is None:
+                raise RuleError(f"Throwing {weapon.name} needs the distance to the target (--distance, I-L99).")
+            maluses.append(combat.range_malus(cmd.distance, weapon.thrown_range_m, thrown_melee=True))
+        elif weapon.range_m is not None:
+            if cmd.distance is None:
+                raise RuleError(f"{weapon.name} shoots: give the distance to the target (--distance, I-L95-97).")
+            maluses.append(combat.range_malus(cmd.distance, weapon.range_m))
+        elif cmd.distance is not None:
+            raise RuleError(f"{weapon.name} has no range: throw it (--thrown, −40 Dex, I-L99) or strike in melee.")
+    elif cmd.thrown:
+        raise RuleError("Only a weapon can be thrown (I-L99).")
+    maluses.append(-handicap(a, fight.name, fight.turn))
+    return [m for m in maluses if m]
+
+
 def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]:
     fight = find_fight(state, cmd.fight)
     for c in (cmd.attacker, cmd.target):
@@ -144,12 +200,11 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
     turn_after = spend(fight, a, cmd.action, settings)
     defence_fields = _defence(state, fight, cmd, turn_after)
     weapon = _weapon(a, cmd.weapon, content)
-    maluses = []
-    if weapon is not None:
-        maluses.append(combat.grip_malus(weapon.grip, hands=cmd.hands, preferred_hand=not cmd.off_hand))
-        if cmd.distance is not None:
-            maluses.append(combat.range_malus(cmd.distance, weapon.range_m))
-    adresse = combat.effective_adresse(stat(a, "Adresse"), [m for m in maluses if m], settings)
+    try:
+        maluses = _adresse_maluses(a, weapon, cmd, fight)
+    except RuleError as err:
+        raise RuleError(f"{a.name}: {err}") from None
+    adresse = combat.effective_adresse(stat(a, "Adresse"), maluses, settings)
     if "aveuglé" in a.conditions or "invisible" in t.conditions:  # I-L413: divided, after the maluses
         adresse = int(checks.blinded_threshold(adresse, _acuity(a, "Acuité olfactive"), _acuity(a, "Acuité auditive"),
                                                settings))
@@ -169,11 +224,25 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
         if not cmd.zone:
             raise RuleError(f"The roll lets {a.name} choose the zone (I-L315): give the zone.")
         zone = cmd.zone
+    redirected = ""
+    if res.hit and zone in t.limbs_lost:  # I-L318: a lost limb cannot be lost again
+        redirected, zone = zone, combat.lost_limb_zone(zone, t.limbs_lost, settings)
+    defended, threshold = cmd.defended, None
+    if res.hit and cmd.defence_pct is not None:  # the defence is rolled once the hit and its zone are known (I-L554)
+        threshold = combat.defence_threshold(cmd.defence_pct, cmd.defence or "", critical=res.critical)
+        d = dice.roll("1d100", purpose="defence")
+        rolls.append(d)
+        defended = checks.skill_check(d.total, threshold).success
+    elif res.hit and res.critical and cmd.defended and cmd.defence in combat.PHYSICAL_DEFENCES:
+        raise RuleError("A critical gives −40 to physical defences (I-L504): give the defender's --defence-pct "
+                        "so the engine rolls the defence.")
     base = dict(fight=fight.name, attacker=a.id, target=t.id, weapon=weapon.name if weapon else "", adresse=adresse,
-                dex_maluses=[m for m in maluses if m], rolls=rolls, hit=res.hit, critical=res.critical,
-                fumble=res.fumble, zone=zone if res.hit else "", zone_index=index, defended=cmd.defended,
-                pv_after=t.pv, action=cmd.action, turn_after=turn_after, **defence_fields)
-    if not res.hit or cmd.defended or zone == "aucune":
+                dex_maluses=maluses, rolls=rolls, hit=res.hit, critical=res.critical,
+                fumble=res.fumble, zone=zone if res.hit else "", zone_index=index, defended=defended,
+                pv_after=t.pv, action=cmd.action, turn_after=turn_after, defence_threshold=threshold,
+                redirected_from=redirected, **defence_fields)
+    blocked = defended and cmd.defence == "blocage"
+    if not res.hit or (defended and not blocked) or zone == "aucune":
         return [Emit(fight_stream(fight.name), AttackResolved(**base))]
     fo: int | Fraction = stat(a, "Fo")
     dtype = weapon.damage_type if weapon else "C"
@@ -192,27 +261,43 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
         total, power = combat.roll_power_dice(dice, content, rank=a.power_rank, fp=a.fp + weapon.fp_bonus,
                                               count=cmd.power_dice, settings=settings)
         damage = combat.weapon_damage(fo, total)
+    through: int | Fraction = damage
+    shield_fields: dict[str, Any] = {}
+    if blocked:  # I-L273: a successful block still leads to the damage; A13: the shield takes it first
+        holder = find(state, base["defender"] or t.id)
+        shield = content.entry("shields", holder.shield)
+        ssr = combat.effective_sr(shield.sr, critical=res.critical, damage_type=dtype, settings=settings)
+        ps = holder.shield_ps if holder.shield_ps is not None else shield.ps
+        b = combat.block(damage, shield_sr=ssr, shield_ps=ps, settings=settings)
+        through = b.to_character
+        shield_fields = dict(shield=shield.name, shield_sr=plain(ssr), shield_ps_lost=b.ps_lost, shield_ps_after=b.ps_after,
+                             shield_destroyed=b.destroyed)
     sr: int | Fraction = 0
     if t.armour:
         armour = content.entry("armours", t.armour)
         sr = combat.effective_sr(combat.zone_sr(armour, zone, dtype, content), critical=res.critical,
                                  damage_type=dtype, settings=settings)
-    lost = combat.pv_lost(damage, sr, t.rn)
+    lost = combat.pv_lost(through, sr, t.rn) if through else 0
     wound = combat.apply_pv_loss(t.pv, lost, zone, destiny_points=t.destiny_points)
-    rider = combat.critical_rider(dtype, attacker_fo=int(stat(a, "Fo")), settings=settings) if res.critical else None
+    rider = None
+    if res.critical and lost > 0:  # the rider needs the blow to reach the target (our reading of I-L506)
+        rider = combat.critical_rider(dtype, attacker_fo=int(stat(a, "Fo")), settings=settings)
     ev = AttackResolved(**{**base, "damage_type": dtype, "power_rolls": list(power), "damage": plain(damage),
                            "sr": plain(sr), "rn": t.rn, "pv_lost": wound.pv_lost, "pv_after": wound.pv_after,
-                           "limb_lost": wound.limb_lost, "dead": wound.dead, "rider": rider})
+                           "limb_lost": wound.limb_lost, "dead": wound.dead, "rider": rider, **shield_fields})
     return [Emit(fight_stream(fight.name), ev)]
 
 
 def _defence(state: IllerganState, fight: Fight, cmd: Attack, attacker_turn: Turn) -> dict[str, Any]:
     """The defence tried against an attack: the defender's per-turn limit (I-L543); an ally acting in
-    defence also gives up a major action, this turn's if unused, else the next one's (I-L552)."""
+    defence also gives up a major action, this turn's if unused, else the next one's (I-L552). A block
+    needs the Blocage skill and a shield (I-L547)."""
     if cmd.defence is None:
-        if cmd.defended or cmd.defender:
+        if cmd.defended or cmd.defender or cmd.defence_pct is not None:
             raise RuleError("Say which defence was used (esquive, parade, blocage, vivacite_elfique or magique, I-L543).")
         return {}
+    if cmd.defended and cmd.defence_pct is not None:
+        raise RuleError("Either the defence is rolled (--defence-pct) or its success is given (--defended), not both.")
     who = cmd.defender or cmd.target
     if who not in fight.participants:
         raise RuleError(f"{who} does not take part in the fight '{fight.name}'.")
@@ -221,6 +306,11 @@ def _defence(state: IllerganState, fight: Fight, cmd: Attack, attacker_turn: Tur
     hero = find(state, who)
     if hero.dead:
         raise RuleError(f"{hero.name} is dead.")
+    if cmd.defence == "blocage":
+        if "Blocage" not in hero.skills:
+            raise RuleError(f"{hero.name} cannot block: a block needs the Blocage skill (I-L547).")
+        if not hero.shield:
+            raise RuleError(f"{hero.name} cannot block: a block needs a shield (I-L547).")
     after = defend(fight, hero, cmd.defence)
     if who != cmd.target:
         after = sacrifice(after, "major")
@@ -263,6 +353,8 @@ def decide_defend(state: IllerganState, cmd: Defend, ctx: Context) -> list[Emit]
     hero = find(state, cmd.character)
     if hero.dead:
         raise RuleError(f"{hero.name} is dead.")
+    if cmd.defence == "blocage" and ("Blocage" not in hero.skills or not hero.shield):
+        raise RuleError(f"{hero.name} cannot block: a block needs the Blocage skill and a shield (I-L547).")
     after = defend(fight, hero, cmd.defence, against_magic=cmd.against_magic)
     if cmd.for_ally:
         after = sacrifice(after, "major")
@@ -332,6 +424,9 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
 
 def decide_end(state: IllerganState, cmd: EndFight, ctx: Context) -> list[Emit]:
     fight = find_fight(state, cmd.fight)
-    return [Emit(fight_stream(fight.name), FightEnded(fight=fight.name))]
+    last = max((a.last_turn for c in fight.participants for a in state.characters[c].afflictions
+                if a.fight == fight.name), default=fight.turn)
+    ticks = _bleeding(state, fight, range(fight.turn + 1, last + 1)) if ctx.settings.riders_at_fight_end == "at_end" else []
+    return [Emit(fight_stream(fight.name), e) for e in ticks] + [Emit(fight_stream(fight.name), FightEnded(fight=fight.name))]
 
 

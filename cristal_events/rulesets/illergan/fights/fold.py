@@ -8,9 +8,10 @@ import msgspec
 
 from cristal_events.records import RecordedEvent
 
-from ..state import (Fight, Hero, IllerganState, MagicEntry, Turn, WoundRef, put)
+from .. import combat
+from ..state import (Affliction, Fight, Hero, IllerganState, MagicEntry, Turn, WoundRef, put)
 
-from .model import ActionTaken, AttackResolved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast  # noqa: F401
+from .model import ActionTaken, AfflictionTicked, AttackResolved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast  # noqa: F401
 
 
 # ============================================================================ folds
@@ -22,8 +23,19 @@ def evolve_started(state: IllerganState, ev: FightStarted, rec: RecordedEvent) -
     return _fight(state, Fight(name=ev.fight, participants=tuple(ev.participants)))
 
 
+def _drop_afflictions(state: IllerganState, fight: str, before_turn: int | None) -> IllerganState:
+    """Riders of ``fight`` that are over (last turn before ``before_turn``; None: all of them)."""
+    for c, hero in state.characters.items():
+        keep = tuple(a for a in hero.afflictions
+                     if a.fight != fight or (before_turn is not None and a.last_turn >= before_turn))
+        if keep != hero.afflictions:
+            state = put(state, msgspec.structs.replace(hero, afflictions=keep))
+    return state
+
+
 def evolve_initiative(state: IllerganState, ev: InitiativeRolled, rec: RecordedEvent) -> IllerganState:
     acting = tuple(e.character for e in ev.entries if e.acts)
+    state = _drop_afflictions(state, ev.fight, ev.turn)
     return _fight(state, msgspec.structs.replace(state.fights[ev.fight], turn=ev.turn, order=tuple(ev.order),
                                                  acting=acting, turns=dict(ev.turns or {})))
 
@@ -51,9 +63,23 @@ def evolve_attack(state: IllerganState, ev: AttackResolved, rec: RecordedEvent) 
     state = _turns(state, ev.fight, **{ev.attacker: ev.turn_after})
     if ev.defender:
         state = _turns(state, ev.fight, **{ev.defender: ev.defender_turn_after})
+    if ev.shield:  # the blocking shield's PS (I-L407, I-L439); destroyed, it is gone
+        holder = state.characters[ev.defender or ev.target]
+        state = put(state, msgspec.structs.replace(holder, shield_ps=None if ev.shield_destroyed else ev.shield_ps_after,
+                                                   shield=None if ev.shield_destroyed else holder.shield))
     if not ev.pv_lost and not ev.limb_lost:
         return state
-    return put(state, _wound(state.characters[ev.target], ev.pv_lost, rec.position, ev.limb_lost, ev.dead))
+    target = _wound(state.characters[ev.target], ev.pv_lost, rec.position, ev.limb_lost, ev.dead)
+    if ev.rider is not None and ev.rider.turns and not ev.dead and ev.fight in state.fights:
+        first, last = combat.rider_turns(state.fights[ev.fight].turn, ev.rider)
+        target = msgspec.structs.replace(target, afflictions=(*target.afflictions, Affliction(
+            name=ev.rider.name, fight=ev.fight, first_turn=first, last_turn=last, pv_per_turn=ev.rider.pv_per_turn,
+            dex_malus=ev.rider.dex_malus)))
+    return put(state, target)
+
+
+def evolve_affliction(state: IllerganState, ev: AfflictionTicked, rec: RecordedEvent) -> IllerganState:
+    return put(state, _wound(state.characters[ev.character], ev.pv_lost, rec.position, "", ev.dead))
 
 
 def evolve_action(state: IllerganState, ev: ActionTaken | DefenceUsed, rec: RecordedEvent) -> IllerganState:
@@ -87,6 +113,7 @@ def evolve_cast(state: IllerganState, ev: SpellCast, rec: RecordedEvent) -> Ille
 def evolve_ended(state: IllerganState, ev: FightEnded, rec: RecordedEvent) -> IllerganState:
     """The fight leaves the decision state: its history is in the log (kept, the state would grow
     with every fight of the campaign)."""
+    state = _drop_afflictions(state, ev.fight, None)
     return msgspec.structs.replace(state, fights={k: v for k, v in state.fights.items() if k != ev.fight})
 
 

@@ -69,6 +69,26 @@ class AttackResolved(Event, tag="fight.attack_resolved", kw_only=True):
     defence: str = ""  # the defence used against it (I-L543), "" for none
     defender: str = ""  # who defended (the target, or an ally acting in defence, I-L552)
     defender_turn_after: Turn | None = None
+    defence_threshold: int | None = None  # the defence roll's threshold (−40 after a critical, I-L504)
+    shield: str = ""  # the shield a successful block put in the way (I-L273, I-L547, A13)
+    shield_sr: int | float = 0
+    shield_ps_lost: int = 0
+    shield_ps_after: int = 0
+    shield_destroyed: bool = False
+    redirected_from: str = ""  # a hit on a limb already lost goes to the trunk (I-L318, I-L634)
+
+
+class AfflictionTicked(Event, tag="fight.affliction_ticked", kw_only=True):
+    """A critical's Hémorragie at the start of one of the victim's turns (I-L507, A37), or the ticks
+    left when the fight ends."""
+
+    fight: str
+    character: str
+    affliction: str
+    turns: int = 1
+    pv_lost: int = 0
+    pv_after: int = 0
+    dead: bool = False
 
 
 class ActionTaken(Event, tag="fight.action_taken", kw_only=True):
@@ -152,11 +172,13 @@ class Attack(msgspec.Struct, frozen=True, kw_only=True):
     hands: int = 1
     off_hand: bool = False
     distance: float | None = None
+    thrown: bool = False  # a pure melee weapon thrown as a last resort: −40 Dex (I-L99)
     power_dice: int | None = None  # fewer dice for a non-lethal blow (I-L457)
     flat: bool = False  # the flat of the weapon: Fo / 3, contondant (I-L458)
     zone: str | None = None  # the attacker's choice when the table says so (I-L315)
     defended: bool = False  # the defence succeeded: no damage (I-L273)
     defence: combat.Defence | None = None  # the defence tried against the hit (I-L543)
+    defence_pct: int | None = None  # the defender's defence skill %: the engine rolls it (−40 after a critical, I-L504)
     defender: str = ""  # an ally acting in defence for the target (I-L552); "" = the target itself
     action: AttackSlot = "major"  # an attack is a major action (I-L260-261), or an extra one (I-L265)
 

@@ -8,7 +8,7 @@ from typing import Any
 from cristal_events.ruleset import on_event
 
 
-from .model import ActionTaken, AttackResolved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast  # noqa: F401
+from .model import ActionTaken, AfflictionTicked, AttackResolved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast  # noqa: F401
 
 
 # ============================================================================ summaries
@@ -20,9 +20,15 @@ def _attack(e: AttackResolved) -> str:
     if not e.hit:
         return f"{e.attacker} attaque {e.target} ({arme}) : Dé100 {face} contre Adresse {e.adresse}, raté"
     crit = " critique" if e.critical else ""
-    if e.defended:
+    if e.defended and not e.shield:
         return f"{e.attacker} touche{crit} {e.target} ({e.zone}) mais la défense réussit"
     extra = f", perd {e.limb_lost}" if e.limb_lost else ", mort" if e.dead else ""
+    if e.rider is not None:
+        extra += f", {e.rider.name}"
+    if e.shield:
+        broken = ", détruit" if e.shield_destroyed else ""
+        extra = (f" ; bloqué par {e.shield} (SR {e.shield_sr}, −{e.shield_ps_lost} PS → {e.shield_ps_after}{broken})"
+                 + extra)
     return (f"{e.attacker} touche{crit} {e.target}, zone {e.zone} ({arme}) : {e.damage} dégâts {e.damage_type}, "
             f"SR {e.sr}, RN {e.rn}% → −{e.pv_lost} PV ({e.pv_after}){extra}")
 
@@ -48,6 +54,9 @@ SUMMARIES: dict[type, Any] = {
     DestinyPointSpent: lambda r: (f"{r.event.character} dépense un point de destin : la position {r.event.cancels} "
                                   f"est annulée ({r.event.destiny_after} restant)"),
     SpellCast: on_event(_cast),
+    AfflictionTicked: lambda r: (f"{r.event.character} : {r.event.affliction}, −{r.event.pv_lost} PV "
+                                 f"({r.event.turns} tour{'s' if r.event.turns > 1 else ''}) → {r.event.pv_after}"
+                                 + (", mort" if r.event.dead else "")),
     FightEnded: lambda r: f"Fin du combat « {r.event.fight} »",
     ActionTaken: lambda r: (f"{r.event.character} : {_ACTIONS[r.event.action]}"
                             + (f" ({r.event.what})" if r.event.what else "")),
