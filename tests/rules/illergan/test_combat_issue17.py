@@ -1,0 +1,239 @@
+"""Issue 17, combat: critical riders (I-L504-510), blocks (I-L273, I-L547, I-L407, I-L439), defences each
+turn (I-L542-543), thrown and ranged weapons (I-L95-99), lost arms and limbs (I-L318).
+
+Thor: Fo 4, Adresse 60, FP 1 of rank 1 (d6 in the EXAMPLE pack): a blow does 4 × 10 + d6 (I-L274).
+"""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from cristal_events.rulesets.illergan import fights as F
+from cristal_events.rulesets.illergan import heroes as H
+from cristal_events.rulesets.illergan.character import Choices
+from cristal_events.rulesets.illergan.content import example_pack
+from harness import Table
+from helpers import refused
+
+THOR = dict(Fo=4, Dex=50, Vit=60, Vol=40, Mana=10, E=8, Cha=30, Sav=30, Dep=5, Agilité=40, Adresse=60)
+LYSA = dict(Fo=2, Dex=45, Vit=40, Vol=55, Mana=60, E=12, Cha=35, Sav=50, Dep=5, Agilité=50, Adresse=40)
+GOB = dict(Fo=2, Dex=20, Vol=10, Vit=20, Adresse=45)
+ECU = "Écu d'écorce clouée"  # EXAMPLE pack: SR 8, SRM 10, PS 25
+
+
+def table(**settings):
+    c = Table(name="Riders", ruleset="illergan", seed=5, settings=settings)
+    c.execute(H.LoadPack(name="example", data=msgspec.to_builtins(example_pack())))
+    c.execute(H.CreateHero(character="thor", choices=Choices(name="Thor", race="Humain", class_name="Guerrier",
+                                                             heritage="Enfant des rues", skills=("Blocage",)),
+                           characteristics=THOR, pv=40, pm=0, rn=10, gift_face=3))
+    c.execute(H.CreateHero(character="lysa", choices=Choices(name="Lysa", race="Elfe", class_name="Mage",
+                                                             heritage="Apprenti d'académie", magics=("Yarlysy",),
+                                                             skills=("Blocage",)),
+                           characteristics=LYSA, pv=30, pm=60, rn=0, gift_face=5))
+    c.execute(H.CreateCreature(character="gob", name="Gobelin", characteristics=GOB, pv=200))
+    c.execute(F.StartFight(fight="gue", participants=("thor", "lysa", "gob")))
+    c.execute(F.RollInitiative(fight="gue"), faces=[50, 50, 50])
+    return c
+
+
+@pytest.fixture
+def camp():
+    return table()
+
+
+def hero(camp, who):
+    return camp.state().rules.characters[who]
+
+
+def attack(who="thor", target="gob", **kw):
+    return F.Attack(fight="gue", attacker=who, target=target, **kw)
+
+
+def initiative(camp):
+    return camp.execute(F.RollInitiative(fight="gue"), faces=[50, 50, 50])
+
+
+def gob_entry(recs):
+    rolled = next(r.event for r in recs if isinstance(r.event, F.InitiativeRolled))
+    return next(e for e in rolled.entries if e.character == "gob")
+
+
+# ------------------------------------------------------------------ item 2: critical riders (I-L504-510)
+def test_hemorragie_takes_fo_pv_a_turn_for_three_turns(camp):
+    camp.execute(H.Equip(character="thor", slot="weapon", item="Stylet"))  # perforant
+    ev = camp.execute(attack(), faces=[1, 50, 3])[0].event  # 01: critical, reroll 50: tronc, d6 3
+    assert (ev.critical, ev.zone, ev.damage, ev.pv_after, ev.rider.name) == (True, "tronc", 43, 157, "Hémorragie")
+    pv = []
+    for _ in range(4):  # I-L507: −[Fo(attaquant)] = −4 PV per turn for 3 turns, then nothing
+        recs = initiative(camp)
+        ticks = [r.event for r in recs if isinstance(r.event, F.AfflictionTicked)]
+        pv.append((hero(camp, "gob").pv, [t.pv_lost for t in ticks]))
+    assert pv == [(153, [4]), (149, [4]), (145, [4]), (145, [])]
+    assert hero(camp, "gob").afflictions == ()
+
+
+def test_hemorragie_left_when_the_fight_ends_is_lost_at_once(camp):
+    camp.execute(H.Equip(character="thor", slot="weapon", item="Stylet"))
+    camp.execute(attack(), faces=[1, 50, 3])
+    initiative(camp)  # one tick: 153
+    recs = camp.execute(F.EndFight(fight="gue"))
+    tick = recs[0].event
+    assert (tick.turns, tick.pv_lost, tick.pv_after, hero(camp, "gob").pv) == (2, 8, 145, 145)
+
+
+def test_hemorragie_dropped_with_the_fight_under_the_setting():
+    c = table(riders_at_fight_end="drop")
+    c.execute(H.Equip(character="thor", slot="weapon", item="Stylet"))
+    c.execute(attack(), faces=[1, 50, 3])
+    recs = c.execute(F.EndFight(fight="gue"))
+    assert [type(r.event).__name__ for r in recs] == ["FightEnded"]
+    assert hero(c, "gob").pv == 157
+
+
+def test_handicap_takes_2fo_dex_for_three_turns(camp):
+    camp.execute(H.Equip(character="thor", slot="weapon", item="Épée longue"))  # tranchant
+    ev = camp.execute(attack(hands=2), faces=[2, 50, 5])[0].event
+    assert (ev.rider.name, ev.rider.dex_malus, ev.pv_after) == ("Handicap", 8, 155)  # I-L509: −[2 × 4] Dex
+    for turn in (2, 3, 4):
+        entry = gob_entry(initiative(camp))
+        assert entry.dex == 12  # 20 − 8 at the initiative (I-L3)
+        hit = camp.execute(attack("gob", "thor", weapon=""), faces=[90])[0].event
+        assert (hit.adresse, hit.dex_maluses) == (37, [-8])  # 45 − 8: the Dex malus comes off the Adresse (A15)
+    entry = gob_entry(initiative(camp))
+    assert entry.dex == 20
+    assert camp.execute(attack("gob", "thor", weapon=""), faces=[90])[0].event.adresse == 45
+
+
+def test_a_critical_gives_minus_40_to_the_physical_defence(camp):
+    # the goblin's 01 on Thor: his dodge at 60% is rolled against 20 (I-L504); 30 fails
+    ev = camp.execute(attack("gob", "thor", weapon="", defence="esquive", defence_pct=60), faces=[1, 50, 30])[0].event
+    assert (ev.critical, ev.defence_threshold, ev.defended) == (True, 20, False)
+    assert (ev.damage, ev.pv_lost, ev.pv_after) == (11, 10, 30)  # 2 × 5 + 1, RN 10 % rounded up (I-L281)
+    initiative(camp)
+    ev = camp.execute(attack("gob", "thor", weapon="", defence="esquive", defence_pct=60), faces=[10, 30])[0].event
+    assert (ev.critical, ev.defence_threshold, ev.defended, ev.pv_lost) == (False, 60, True, 0)
+
+
+def test_a_critical_refuses_a_defence_given_as_succeeded(camp):
+    refused(camp, attack("gob", "thor", weapon="", defence="parade", defended=True),
+            "A critical gives −40 to physical defences (I-L504): give the defender's --defence-pct so the engine "
+            "rolls the defence.", faces=[1, 50])
+
+
+# ------------------------------------------------------------------ item 3 and 16: blocks and shields
+def test_a_block_needs_the_skill_and_a_shield(camp):
+    refused(camp, attack("gob", "thor", weapon="", defence="blocage", defended=True),
+            "Thor cannot block: a block needs a shield (I-L547).", faces=[10])
+    camp.execute(H.CreateCreature(character="orc", name="Orc", characteristics=GOB, pv=50))
+    camp.execute(F.EndFight(fight="gue"))
+    camp.execute(F.StartFight(fight="gue", participants=("thor", "orc")))
+    refused(camp, attack("thor", "orc", weapon="", defence="blocage", defended=True),
+            "Orc cannot block: a block needs the Blocage skill (I-L547).", faces=[10])
+
+
+def test_a_successful_block_still_deals_damage_through_the_shield(camp):
+    camp.execute(H.Equip(character="thor", slot="shield", item=ECU))
+    # I-L273: the block succeeded, the damage is computed: 2 × 5 + 1 = 11 − SR 8 = 3 off the PS 25 (A13)
+    ev = camp.execute(attack("gob", "thor", weapon="", defence="blocage", defended=True), faces=[30])[0].event
+    assert (ev.defended, ev.damage, ev.shield_sr, ev.shield_ps_lost, ev.shield_ps_after, ev.pv_lost) == (
+        True, 11, 8, 3, 22, 0)
+    assert hero(camp, "thor").shield_ps == 22  # the shield keeps its PS (I-L407)
+    initiative(camp)
+    ev = camp.execute(attack("gob", "thor", weapon="", defence="blocage", defended=True), faces=[30])[0].event
+    assert (ev.shield_ps_lost, ev.shield_ps_after) == (3, 19)
+
+
+def test_a_shield_broken_by_a_block_passes_the_rest_to_the_character(camp):
+    camp.execute(H.Equip(character="thor", slot="weapon", item="Épée longue"))
+    camp.execute(H.Equip(character="lysa", slot="shield", item=ECU))
+    # 4 × 10 + 5 = 45 − SR 8 = 37: the 25 PS go, 12 reach Lysa's left leg (RN 0)
+    ev = camp.execute(attack("thor", "lysa", hands=2, defence="blocage", defended=True), faces=[30, 5])[0].event
+    assert (ev.zone, ev.damage, ev.shield_ps_lost, ev.shield_destroyed, ev.pv_lost, ev.pv_after) == (
+        "jambe gauche", 45, 25, True, 12, 18)
+    assert (hero(camp, "lysa").shield, hero(camp, "lysa").shield_ps) == (None, None)
+
+
+def test_block_damage_shield_sr_keeps_the_shield_whole():
+    c = table(block_damage="shield_sr")
+    c.execute(H.Equip(character="thor", slot="weapon", item="Épée longue"))
+    c.execute(H.Equip(character="lysa", slot="shield", item=ECU))
+    ev = c.execute(attack("thor", "lysa", hands=2, defence="blocage", defended=True), faces=[30, 5])[0].event
+    # 45 − 8 = 37 reach the leg: more than Lysa's 30 PV, she keeps 0 PV and loses it (I-L318)
+    assert (ev.shield_ps_lost, ev.shield_destroyed, ev.pv_lost, ev.limb_lost) == (0, False, 30, "jambe gauche")
+    assert c.state().rules.characters["lysa"].shield_ps == 25
+
+
+def test_a_parry_still_cancels_the_damage(camp):
+    ev = camp.execute(attack("gob", "thor", weapon="", defence="parade", defended=True), faces=[50])[0].event
+    assert (ev.defended, ev.pv_lost, ev.damage) == (True, 0, 0)
+
+
+# ------------------------------------------------------------------ item 5: thrown and ranged weapons (I-L95-99)
+def test_a_thrown_melee_weapon_gets_minus_40(camp):
+    camp.execute(H.Equip(character="thor", slot="weapon", item="Stylet"))
+    ev = camp.execute(attack(thrown=True, distance=4), faces=[90])[0].event
+    assert (ev.adresse, ev.dex_maluses) == (20, [-40])  # 60 − 40 (I-L99)
+    initiative(camp)
+    ev = camp.execute(attack(thrown=True, distance=8), faces=[90])[0].event  # beyond the optimal 5 m: −20 more
+    assert (ev.adresse, ev.dex_maluses) == (0, [-60])
+    initiative(camp)
+    refused(camp, attack(thrown=True, distance=11), "Thor: A shot at 11 m is impossible: the range is 1.0 to 10.0 m "
+            "(I-L95-97).", faces=[90])
+    refused(camp, attack(distance=4), "Thor: Stylet has no range: throw it (--thrown, −40 Dex, I-L99) or strike "
+            "in melee.", faces=[90])
+
+
+def test_a_ranged_weapon_needs_the_distance(camp):
+    camp.execute(H.Equip(character="thor", slot="weapon", item="Arc court"))
+    refused(camp, attack(hands=2), "Thor: Arc court shoots: give the distance to the target (--distance, I-L95-97).",
+            faces=[50])
+    ev = camp.execute(attack(hands=2, distance=40), faces=[90])[0].event
+    assert ev.dex_maluses == [-20]  # beyond the optimal 30 m (I-L96)
+    initiative(camp)
+    refused(camp, attack(hands=2, distance=1), "Thor: A shot at 1 m is impossible: the range is 2.0 to 60.0 m "
+            "(I-L95-97).", faces=[50])
+    refused(camp, attack(hands=2, thrown=True, distance=5), "Thor: Arc court is a ranged weapon: it is shot, not "
+            "thrown (I-L99).", faces=[50])
+
+
+# ------------------------------------------------------------------ item 6: lost arms and limbs (I-L318)
+def test_a_lost_limb_cannot_be_lost_again_and_one_arm_holds_no_two_handed_grip():
+    c = table()
+    c.execute(H.CreateCreature(character="troll", name="Troll", characteristics=dict(GOB, Fo=40), pv=500))
+    c.execute(F.EndFight(fight="gue"))
+    c.execute(F.StartFight(fight="gue", participants=("thor", "troll")))
+    # 40 × 5 + 1 = 201 on the left arm (01-10): Thor survives at 0 PV and loses the arm (I-L318)
+    ev = c.execute(F.Attack(fight="gue", attacker="troll", target="thor", weapon=""), faces=[5])[0].event
+    assert (ev.zone, ev.damage, ev.pv_lost, ev.pv_after, ev.limb_lost) == ("bras gauche", 201, 40, 0, "bras gauche")
+    c.execute(H.Equip(character="thor", slot="weapon", item="Hache à deux mains"))
+    refused(c, F.Attack(fight="gue", attacker="thor", target="troll", hands=2),
+            "Thor: Only 1 arm is left: the weapon cannot be held in 2 hands (I-L318).", faces=[50])
+    # one-handed, the two-handed axe in the right (preferred) hand: −40 (I-L88)
+    assert c.execute(F.Attack(fight="gue", attacker="thor", target="troll"), faces=[90])[0].event.dex_maluses == [-40]
+    c.execute(F.RollInitiative(fight="gue"), faces=[50, 50])
+    # a second hit on the lost left arm goes to the trunk (I-L318, by I-L634): at 0 PV Thor dies there
+    ev = c.execute(F.Attack(fight="gue", attacker="troll", target="thor", weapon=""), faces=[7])[0].event
+    assert (ev.redirected_from, ev.zone, ev.limb_lost, ev.dead) == ("bras gauche", "tronc", "", True)
+    assert c.state().rules.characters["thor"].limbs_lost == ("bras gauche",)
+
+
+def test_both_arms_lost_hold_no_weapon():
+    c = table(lost_limb_hit="none")
+    c.execute(H.CreateCreature(character="troll", name="Troll", characteristics=dict(GOB, Fo=4), pv=500))
+    c.execute(F.EndFight(fight="gue"))
+    c.execute(F.StartFight(fight="gue", participants=("lysa", "troll")))
+    hits = []
+    for face in (5, 15, 5):  # 4 × 5 + 1 = 21 each: left arm 30 → 9, right arm lost, left arm lost
+        hits.append(c.execute(F.Attack(fight="gue", attacker="troll", target="lysa", weapon=""), faces=[face])[0].event)
+        c.execute(F.RollInitiative(fight="gue"), faces=[50, 50])
+    assert [(h.pv_after, h.limb_lost) for h in hits] == [(9, ""), (0, "bras droit"), (0, "bras gauche")]
+    # lost_limb_hit=none: a fourth hit on a lost arm touches nothing
+    ev = c.execute(F.Attack(fight="gue", attacker="troll", target="lysa", weapon=""), faces=[12])[0].event
+    assert (ev.redirected_from, ev.zone, ev.pv_lost, c.state().rules.characters["lysa"].dead) == (
+        "bras droit", "aucune", 0, False)
+    c.execute(H.Equip(character="lysa", slot="weapon", item="Stylet"))
+    refused(c, F.Attack(fight="gue", attacker="lysa", target="troll"),
+            "Lysa: Both arms are lost: no weapon can be wielded (I-L318).", faces=[50])
+    c.execute(F.Attack(fight="gue", attacker="lysa", target="troll", weapon=""), faces=[90])  # a kick is still possible
