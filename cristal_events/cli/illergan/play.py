@@ -192,14 +192,19 @@ def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[str, ..
 @click.option("--unarmed", is_flag=True, help="Bare hands: [Fo × 5] + [FP], contondant (I-L290).")
 @click.option("--hands", type=click.IntRange(1, 2), default=1, show_default=True, help="Hands on the weapon.")
 @click.option("--off-hand", is_flag=True, help="Off the preferred hand (−40, I-L87-89).")
-@click.option("--distance", type=REAL, default=None, help="Metres to the target, for a ranged weapon (I-L95-97).")
+@click.option("--distance", type=REAL, default=None,
+              help="Metres to the target: required for a ranged or thrown weapon (I-L95-99).")
+@click.option("--thrown", is_flag=True, help="Throw a pure melee weapon as a last resort: −40 Dex (I-L99).")
 @click.option("--power-dice", type=INT, default=None, help="Fewer power dice for a non-lethal blow (I-L457).")
 @click.option("--flat", is_flag=True, help="The flat of the weapon: Fo / 3, contondant (I-L458).")
 @click.option("--zone", default=None, help="The zone the attacker picks when the table lets him (I-L315).")
 @click.option("--defence", type=click.Choice(DEFENCES), default=None,
               help="The defence tried against the hit: one block, one magic and one parry or dodge a turn (I-L543).")
 @click.option("--defender", default="", help="An ally acting in defence for the target: costs him a major action (I-L552).")
-@click.option("--defended", is_flag=True, help="The defence succeeded: no damage (I-L273).")
+@click.option("--defended", is_flag=True,
+              help="The defence succeeded: no damage, except a block, whose damage the shield takes first (I-L273).")
+@click.option("--defence-pct", type=INT, default=None,
+              help="The defender's defence skill %: the engine rolls it, −40 after a critical (I-L504).")
 @click.option("--action", type=click.Choice(["major", "extra_major"]), default="major", show_default=True,
               help="The action the attack takes (I-L260, I-L265).")
 @dice_option
@@ -208,15 +213,21 @@ def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[str, ..
 def combat_attack_cmd(ctx: click.Context, fight: str, attacker: str, target: str, weapon: str | None, unarmed: bool,
                       hands: int, off_hand: bool, distance: float | None, power_dice: int | None, flat: bool,
                       zone: str | None, defence: str | None, defender: str, defended: bool, action: str,
-                      dice: str | None, as_json: bool) -> None:
+                      thrown: bool, defence_pct: int | None, dice: str | None, as_json: bool) -> None:
     """Attack: Dé100 ≤ Adresse hits (01-02 critical and a new Dé100 for the zone, 99-100 fumble); damage
     [Fo × 10] + semi-open power dice, minus the zone's SR, minus RN %, rounded up (I-L267-318).
 
+    A critical's rider runs for the victim's next 3 turns: Hémorragie −Fo PV at each initiative, Handicap
+    −2Fo Dex (I-L507-509). A block needs the Blocage skill and a shield; the damage goes through the
+    shield's SR, then off its PS, the rest to the character (I-L273, I-L547, A13).
+
     Example: cristal combat attack gue thor gobelin --hands 2 --dice 35,6,3
+    Example: cristal combat attack gue gob thor --unarmed --defence esquive --defence-pct 60 --dice 1,50,30
     """
     run(ctx, F.Attack(fight=fight, attacker=attacker, target=target, weapon="" if unarmed else weapon, hands=hands,
-                      off_hand=off_hand, distance=distance, power_dice=power_dice, flat=flat, zone=zone,
-                      defended=defended, defence=defence, defender=defender, action=action), as_json, dice)  # type: ignore[arg-type]
+                      off_hand=off_hand, distance=distance, thrown=thrown, power_dice=power_dice, flat=flat, zone=zone,
+                      defended=defended, defence=defence, defence_pct=defence_pct, defender=defender, action=action),
+        as_json, dice)  # type: ignore[arg-type]
 
 
 @combat_group.command("act")

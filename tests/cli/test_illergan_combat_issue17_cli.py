@@ -1,0 +1,61 @@
+"""Issue 17 combat through the CLI: a rolled defence at −40 after a critical (I-L504), the Hémorragie at
+each initiative (I-L507), a block through the shield (I-L273, I-L547), a ranged weapon needs its distance
+and a thrown melee weapon −40 (I-L95-99)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from test_illergan_cli import THOR, invoke, length
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "c.db"
+    assert invoke(path, "init", "--name", "Gué", "--ruleset", "illergan", "--seed", "4").exit_code == 0
+    assert invoke(path, "content", "load", "--example").exit_code == 0
+    r = invoke(path, "character", "create", "thor", "--name", "Thor", "--race", "Humain", "--class", "Guerrier",
+               "--heritage", "Enfant des rues", *THOR, "--pv", "40", "--rn", "10", "--gift", "3",
+               "--starls", "1'O 10'A", "--skill", "Blocage")
+    assert r.exit_code == 0, r.output
+    r = invoke(path, "character", "creature", "gob", "--stat", "Fo=2", "--stat", "Dex=20", "--stat", "Vol=10",
+               "--stat", "Vit=20", "--stat", "Adresse=45", "--pv", "200")
+    assert r.exit_code == 0, r.output
+    assert invoke(path, "combat", "start", "gue", "thor", "gob").exit_code == 0
+    return path
+
+
+def attack(db, *args):
+    return invoke(db, "combat", "attack", "gue", *args)
+
+
+def test_rolled_defence_and_hemorragie_through_the_cli(db):
+    r = attack(db, "gob", "thor", "--unarmed", "--defence", "esquive", "--defence-pct", "60", "--dice", "1,50,30",
+               "--json")
+    ev = json.loads(r.output)[0]["event"]
+    assert (ev["defence_threshold"], ev["defended"], ev["pv_after"]) == (20, False, 30)  # 60 − 40 (I-L504)
+    assert invoke(db, "equip", "thor", "weapon", "Stylet").exit_code == 0
+    r = attack(db, "thor", "gob", "--dice", "1,50,3", "--json")
+    assert json.loads(r.output)[0]["event"]["rider"]["pv_per_turn"] == 4  # I-L507: −Fo(attaquant)
+    r = invoke(db, "combat", "initiative", "gue", "--dice", "50,50")
+    assert r.exit_code == 0 and "Hémorragie, −4 PV (1 tour) → 153" in r.output, r.output
+
+
+def test_block_and_ranges_through_the_cli(db):
+    before = length(db)
+    r = attack(db, "gob", "thor", "--unarmed", "--defence", "blocage", "--defended", "--dice", "30")
+    assert (r.exit_code, r.output.strip()) == (1, "Error: Thor cannot block: a block needs a shield (I-L547).")
+    assert length(db) == before
+    assert invoke(db, "equip", "thor", "shield", "Écu d'écorce clouée").exit_code == 0
+    r = attack(db, "gob", "thor", "--unarmed", "--defence", "blocage", "--defended", "--dice", "30")
+    assert r.exit_code == 0 and "bloqué par Écu d'écorce clouée (SR 8, −3 PS → 22)" in r.output, r.output
+    assert invoke(db, "equip", "thor", "shield", "none").exit_code == 0  # the bow takes both hands (I-L32)
+    assert invoke(db, "equip", "thor", "weapon", "Arc court").exit_code == 0
+    r = attack(db, "thor", "gob", "--hands", "2", "--dice", "50")
+    assert (r.exit_code, r.output.strip()) == (
+        1, "Error: Thor: Arc court shoots: give the distance to the target (--distance, I-L95-97).")
+    assert invoke(db, "equip", "thor", "weapon", "Stylet").exit_code == 0
+    r = attack(db, "thor", "gob", "--thrown", "--distance", "4", "--dice", "90", "--json")
+    assert json.loads(r.output)[0]["event"]["dex_maluses"] == [-40]  # I-L99
