@@ -17,6 +17,8 @@ from cristal_events.rulesets.illergan import fights as F
 from cristal_events.rulesets.illergan import tavern as T
 from cristal_events.rulesets.illergan import trials as R
 
+from cristal_events.errors import CristalError
+
 from .common import pairs
 
 SIGNED = {"ignore_unknown_options": True}
@@ -172,16 +174,24 @@ def combat_start_cmd(ctx: click.Context, fight: str, participants: tuple[str, ..
 @combat_group.command("initiative")
 @click.argument("fight")
 @click.option("--malus", "maluses", multiple=True, metavar="ID=N", help="A situation malus 0 to 100 (I-L5).")
+@click.option("--unspotted", multiple=True, metavar="ID=A,B",
+              help="A stealthy attacker and those who have not spotted him: he goes before them (I-L8).")
 @dice_option
 @json_option
 @click.pass_context
-def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[str, ...], dice: str | None,
-                          as_json: bool) -> None:
+def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[str, ...], unspotted: tuple[str, ...],
+                          dice: str | None, as_json: bool) -> None:
     """Roll initiative for a new turn: [Dex + Vol + Dé100] − malus; 50 or less does nothing (I-L3-8).
 
     Example: cristal combat initiative gue --malus gobelin=10 --dice 40,12,77
     """
-    run(ctx, F.RollInitiative(fight=fight, maluses=pairs(maluses, "--malus")), as_json, dice)
+    hidden: dict[str, tuple[str, ...]] = {}
+    for item in unspotted:
+        who, sep, rest = item.partition("=")
+        if not sep or not who.strip() or not rest.strip():
+            raise CristalError(f"--unspotted takes ID=A,B like thor=gob,loup, not {item!r}.")
+        hidden[who.strip()] = tuple(x.strip() for x in rest.split(",") if x.strip())
+    run(ctx, F.RollInitiative(fight=fight, maluses=pairs(maluses, "--malus"), unspotted_by=hidden), as_json, dice)
 
 
 @combat_group.command("attack")
@@ -235,15 +245,18 @@ def combat_attack_cmd(ctx: click.Context, fight: str, attacker: str, target: str
 @click.argument("character_id")
 @click.argument("action", type=click.Choice(["major", "minor", "skill", "forgo_major", "extra_major", "knocked_down"]))
 @click.option("--what", default="", help="What the action is (Sprint, se relever, a skill, the effect giving an extra action ...).")
+@click.option("--by", default="", help="knocked_down by this combatant's physical action: limited by Vit (I-L416).")
 @json_option
 @click.pass_context
-def combat_act_cmd(ctx: click.Context, fight: str, character_id: str, action: str, what: str, as_json: bool) -> None:
+def combat_act_cmd(ctx: click.Context, fight: str, character_id: str, action: str, what: str, by: str,
+                   as_json: bool) -> None:
     """Spend an action of the turn: 1 major, 1 minor and 1 skill (a second skill takes the minor); forgo the
     major for 2 more minors; gain an extra major from an effect; knocked down loses a major (I-L241-265, I-L416).
 
     Example: cristal combat act gue thor minor --what "se relever"
+    Example: cristal combat act gue gob knocked_down --by thor
     """
-    run(ctx, F.TakeAction(fight=fight, character=character_id, action=action, what=what), as_json)  # type: ignore[arg-type]
+    run(ctx, F.TakeAction(fight=fight, character=character_id, action=action, what=what, by=by), as_json)  # type: ignore[arg-type]
 
 
 @combat_group.command("defend")

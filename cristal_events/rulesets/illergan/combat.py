@@ -367,6 +367,17 @@ def rider_turns(hit_turn: int, rider: Rider) -> tuple[int, int]:
     return hit_turn + 1, hit_turn + rider.turns
 
 
+def can_knock_down(attacker_vit: int, target_vit: int, *, quadruped: bool) -> None:
+    """A physical action cannot knock down a biped of more than 4 × the attacker's Vitalité, nor a
+    quadruped (or more legs) of more than his Vitalité (I-L416)."""
+    if quadruped and target_vit > attacker_vit:
+        raise RuleError(f"A creature on four legs or more with {target_vit} Vit cannot be knocked down by a physical "
+                        f"action of {attacker_vit} Vit (I-L416).")
+    if not quadruped and target_vit > 4 * attacker_vit:
+        raise RuleError(f"A biped with {target_vit} Vit cannot be knocked down by a physical action of "
+                        f"{attacker_vit} Vit: more than 4 × {attacker_vit} (I-L416).")
+
+
 # ---------------------------------------------------------------- blocks and objects (I-L273, I-L407-409, I-L439)
 
 

@@ -149,6 +149,9 @@ class CreateCreature(msgspec.Struct, frozen=True, kw_only=True):
     weapon: str | None = None
     armour: str | None = None
     body: Body | None = None
+    family: str = ""  # "végétal" for an animated plant (I-L625-628)
+    natural_weapons: tuple[str, ...] = ()  # pack weapons (I-L445)
+    attacks_per_turn: int = 0  # the bestiary's fixed number of attacks a turn (I-L447); 0: the usual rules
 
 
 class AwardXp(msgspec.Struct, frozen=True, kw_only=True):
@@ -281,12 +284,17 @@ def decide_creature(state: IllerganState, cmd: CreateCreature, ctx: Context) -> 
     content = content_of(state)
     _check_characteristics(cmd.characteristics, CREATURE_REQUIRED)
     _pools(cmd.pv, cmd.pm, cmd.rn)
-    for kind, name in (("weapons", cmd.weapon), ("armours", cmd.armour)):
+    for kind, name in (("weapons", cmd.weapon), ("armours", cmd.armour), *(("weapons", w) for w in cmd.natural_weapons)):
         if name is not None:
             content.entry(kind, name)
+    if cmd.attacks_per_turn < 0:
+        raise RuleError(f"A number of attacks a turn cannot be negative, not {cmd.attacks_per_turn}.")
+    if cmd.natural_weapons and not cmd.attacks_per_turn:
+        raise RuleError("A creature with natural weapons has a fixed number of attacks a turn (I-L447): give it.")
     hero = Hero(id=cid, name=cmd.name or cid, kind="creature", characteristics=dict(cmd.characteristics),
                 pv=cmd.pv, pv_max=cmd.pv, pm=cmd.pm, pm_max=cmd.pm, rn=cmd.rn, fp=cmd.fp,
-                power_rank=cmd.power_rank, weapon=cmd.weapon, armour=cmd.armour, body=cmd.body)
+                power_rank=cmd.power_rank, weapon=cmd.weapon, armour=cmd.armour, body=cmd.body, family=cmd.family,
+                natural_weapons=tuple(cmd.natural_weapons), attacks_per_turn=cmd.attacks_per_turn)
     return [Emit(stream_of(cid), CreatureCreated(character=cid, character_data=hero))]
 
 

@@ -22,6 +22,10 @@ class Body(msgspec.Struct, frozen=True, kw_only=True):
     tails: int = 0
     heads: int = 1
 
+    def legs(self) -> int:
+        """The limbs it stands on: every anterior and posterior limb (I-L416 counts legs)."""
+        return self.anterior_left + self.anterior_right + self.posterior_left + self.posterior_right
+
 
 _PART = {
     "membres antérieurs gauches": "anterior_left", "membres antérieurs droits": "anterior_right",

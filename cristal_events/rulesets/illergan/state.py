@@ -107,6 +107,9 @@ class Hero(msgspec.Struct, frozen=True, kw_only=True):
     shield: str | None = None
     shield_ps: int | None = None  # the shield's PS left; None: the pack's full PS (I-L407, I-L439)
     body: Body | None = None  # None: a humanoid
+    family: str = ""  # the bestiary family; "végétal": an animated plant (I-L625-628)
+    natural_weapons: tuple[str, ...] = ()  # used in turn, a different one at each attack (I-L445-449)
+    attacks_per_turn: int = 0  # a bestiary creature's fixed number of attacks (I-L447, I-L452); 0: the usual rules
     copper: int = 0
     items: dict[str, int] = {}
     max_charges: int = 10
@@ -128,6 +131,8 @@ class Turn(msgspec.Struct, frozen=True, kw_only=True):
     owed_major: int = 0
     owed_minor: int = 0
     owed_pds: tuple[str, ...] = ()
+    attacks: int = 0  # attacks made this turn by a creature with a fixed number (I-L447)
+    cycle: tuple[str, ...] = ()  # natural weapons used in the current cycle (I-L449)
 
 
 class Fight(msgspec.Struct, frozen=True, kw_only=True):

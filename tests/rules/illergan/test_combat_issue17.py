@@ -13,6 +13,7 @@ from cristal_events.rulesets.illergan import fights as F
 from cristal_events.rulesets.illergan import heroes as H
 from cristal_events.rulesets.illergan.character import Choices
 from cristal_events.rulesets.illergan.content import example_pack
+from cristal_events.rulesets.illergan.locations import Body
 from harness import Table
 from helpers import refused
 
@@ -53,6 +54,10 @@ def attack(who="thor", target="gob", **kw):
 
 def initiative(camp):
     return camp.execute(F.RollInitiative(fight="gue"), faces=[50, 50, 50])
+
+
+def rolled(recs):
+    return next(r.event for r in recs if isinstance(r.event, F.InitiativeRolled))
 
 
 def gob_entry(recs):
@@ -237,3 +242,74 @@ def test_both_arms_lost_hold_no_weapon():
     refused(c, F.Attack(fight="gue", attacker="lysa", target="troll"),
             "Lysa: Both arms are lost: no weapon can be wielded (I-L318).", faces=[50])
     c.execute(F.Attack(fight="gue", attacker="lysa", target="troll", weapon=""), faces=[90])  # a kick is still possible
+
+
+# ------------------------------------------------------------------ item 20: stealth initiative (I-L8)
+def test_an_unspotted_attacker_goes_before_those_who_did_not_spot_him(camp):
+    # Thor 50 + 40 + 1 = 91, Lysa 45 + 55 + 50 = 150, the goblin 20 + 10 + 90 = 120
+    ev = rolled(camp.execute(F.RollInitiative(fight="gue"), faces=[1, 50, 90]))
+    assert ev.order == ["lysa", "gob", "thor"]
+    ev = rolled(camp.execute(F.RollInitiative(fight="gue", unspotted_by={"thor": ("gob",)}), faces=[1, 50, 90]))
+    assert (ev.order, ev.unspotted_by) == (["lysa", "thor", "gob"], {"thor": ["gob"]})  # he wins against the goblin
+    refused(camp, F.RollInitiative(fight="gue", unspotted_by={"thor": ("thor",)}),
+            "thor cannot be unspotted by himself (I-L8).", faces=[1, 50, 90])
+
+
+def test_stealth_ignores_le50_rule_lets_the_unspotted_attacker_act():
+    c = table(stealth_ignores_le50_rule=True)
+    ev = rolled(c.execute(F.RollInitiative(fight="gue", unspotted_by={"gob": ("thor",)}), faces=[50, 50, 1]))
+    gob = next(e for e in ev.entries if e.character == "gob")
+    assert (gob.score, gob.acts, ev.order.index("gob") < ev.order.index("thor")) == (31, True, True)  # A2
+    c2 = table()
+    ev = rolled(c2.execute(F.RollInitiative(fight="gue", unspotted_by={"gob": ("thor",)}), faces=[50, 50, 1]))
+    assert next(e for e in ev.entries if e.character == "gob").acts is False  # 31: 50 or less (I-L7)
+
+
+# ------------------------------------------------------------------ item 17: creatures
+def test_knock_down_is_limited_by_vitalite(camp):
+    # I-L416: Lysa (Vit 40) cannot knock down a biped of more than 160 Vit, nor a quadruped of more than 40
+    camp.execute(H.CreateCreature(character="ogre", name="Ogre", characteristics=dict(GOB, Vit=161), pv=100))
+    loup = Body(anterior_left=1, anterior_right=1, posterior_left=1, posterior_right=1, tails=1)
+    camp.execute(H.CreateCreature(character="loup", name="Loup", characteristics=dict(GOB, Vit=41), pv=40, body=loup))
+    camp.execute(H.CreateCreature(character="petit", name="Petit", characteristics=dict(GOB, Vit=160), pv=40))
+    camp.execute(F.EndFight(fight="gue"))
+    camp.execute(F.StartFight(fight="gue", participants=("lysa", "ogre", "loup", "petit")))
+    refused(camp, F.TakeAction(fight="gue", character="ogre", action="knocked_down", by="lysa"),
+            "A biped with 161 Vit cannot be knocked down by a physical action of 40 Vit: more than 4 × 40 (I-L416).")
+    refused(camp, F.TakeAction(fight="gue", character="loup", action="knocked_down", by="lysa"),
+            "A creature on four legs or more with 41 Vit cannot be knocked down by a physical action of 40 Vit (I-L416).")
+    ev = camp.execute(F.TakeAction(fight="gue", character="petit", action="knocked_down", by="lysa"))[0].event
+    assert (ev.by, ev.turn_after.budget.major) == ("lysa", 0)  # 160 = 4 × 40: he loses his major action
+
+
+def test_natural_weapons_cycle_with_a_fixed_number_of_attacks():
+    c = table()
+    c.execute(H.CreateCreature(character="ours", name="Ours", characteristics=dict(GOB, Fo=3, Adresse=50), pv=90,
+                               natural_weapons=("Griffes", "Crocs"), attacks_per_turn=3))
+    c.execute(F.EndFight(fight="gue"))
+    c.execute(F.StartFight(fight="gue", participants=("thor", "ours")))
+    bite = F.Attack(fight="gue", attacker="ours", target="thor", weapon="Crocs")
+    first = c.execute(F.Attack(fight="gue", attacker="ours", target="thor"), faces=[90])[0].event
+    assert (first.weapon, first.turn_after.budget.major, first.turn_after.attacks) == ("Griffes", 0, 1)
+    refused(c, F.Attack(fight="gue", attacker="ours", target="thor", weapon="Griffes"),
+            "Ours must use a different natural weapon at each attack: Crocs before Griffes again (I-L449).", faces=[90])
+    assert c.execute(bite, faces=[90])[0].event.weapon == "Crocs"  # same major action (I-L447, I-L452)
+    third = c.execute(F.Attack(fight="gue", attacker="ours", target="thor"), faces=[90])[0].event
+    assert (third.weapon, third.turn_after.attacks) == ("Griffes", 3)  # the cycle starts again (I-L449)
+    refused(c, bite, "Ours has made its 3 attack(s) this turn (I-L447).", faces=[90])
+    refused(c, F.Attack(fight="gue", attacker="ours", target="thor", action="extra_major"),
+            "Ours has a fixed number of attacks and one major action a turn (I-L447, I-L452).", faces=[90])
+    c.execute(F.RollInitiative(fight="gue"), faces=[50, 50])
+    assert c.execute(bite, faces=[90])[0].event.turn_after.attacks == 1
+
+
+def test_a_plant_takes_no_rider_and_no_knock_down():
+    c = table()
+    c.execute(H.CreateCreature(character="liane", name="Liane", characteristics=GOB, pv=200, family="végétal"))
+    c.execute(F.EndFight(fight="gue"))
+    c.execute(F.StartFight(fight="gue", participants=("thor", "liane")))
+    c.execute(H.Equip(character="thor", slot="weapon", item="Stylet"))
+    ev = c.execute(F.Attack(fight="gue", attacker="thor", target="liane"), faces=[1, 50, 3])[0].event
+    assert (ev.critical, ev.pv_lost, ev.rider, c.state().rules.characters["liane"].afflictions) == (True, 43, None, ())
+    refused(c, F.TakeAction(fight="gue", character="liane", action="knocked_down", by="thor"),
+            "Liane is a plant: physical alterations do not work on it (I-L628).")

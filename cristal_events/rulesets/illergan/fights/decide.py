@@ -126,9 +126,12 @@ def decide_start(state: IllerganState, cmd: StartFight, ctx: Context) -> list[Em
 
 def decide_initiative(state: IllerganState, cmd: RollInitiative, ctx: Context) -> list[Emit]:
     fight = find_fight(state, cmd.fight)
-    for c in cmd.maluses:
+    for c in (*cmd.maluses, *cmd.unspotted_by, *(u for us in cmd.unspotted_by.values() for u in us)):
         if c not in fight.participants:
             raise RuleError(f"{c} does not take part in the fight '{fight.name}'.")
+    for c, unaware in cmd.unspotted_by.items():
+        if c in unaware:
+            raise RuleError(f"{c} cannot be unspotted by himself (I-L8).")
     dice = ctx.dice()
     entries, results = [], []
     ticks = _bleeding(state, fight, range(fight.turn + 1, fight.turn + 2))  # I-L507: at the start of the turn
@@ -143,9 +146,14 @@ def decide_initiative(state: IllerganState, cmd: RollInitiative, ctx: Context) -
         results.append(ini)
         entries.append(InitiativeEntry(character=c, dex=dex, vol=vol, malus=malus, score=ini.score, acts=ini.acts,
                                        roll=ini.roll))
-    order = [e.name for e in combat.initiative_order(results, settings=ctx.settings)]
+    ranked = combat.initiative_order(results, unspotted_by={k: set(v) for k, v in cmd.unspotted_by.items()},
+                                     settings=ctx.settings)
+    order = [e.name for e in ranked]
+    acts = {e.name: e.acts for e in ranked}  # A2: a stealthy attacker may act at 50 or less
+    entries = [msgspec.structs.replace(e, acts=acts[e.character]) for e in entries]
     ev = InitiativeRolled(fight=fight.name, turn=fight.turn + 1, entries=entries, order=order,
-                          turns=_new_turns(fight, ctx.settings))
+                          turns=_new_turns(fight, ctx.settings),
+                          unspotted_by={k: list(v) for k, v in cmd.unspotted_by.items()})
     return [Emit(fight_stream(fight.name), e) for e in ticks] + [Emit(fight_stream(fight.name), ev)]
 
 
@@ -188,6 +196,35 @@ def _adresse_maluses(a: Hero, weapon: Any, cmd: Attack, fight: Fight) -> list[in
     return [m for m in maluses if m]
 
 
+def _attack_turn(fight: Fight, a: Hero, cmd: Attack, settings: Any) -> tuple[Turn, str | None]:
+    """The attacker's turn after the attack, and the natural weapon it strikes with. A bestiary creature has
+    a fixed number of attacks, all in its one major action (I-L447, I-L451-452); with several natural
+    weapons it uses a different one at each attack, and starts the cycle again once all are used (I-L449)."""
+    if not a.attacks_per_turn:
+        return spend(fight, a, cmd.action, settings), None
+    if cmd.action == "extra_major":
+        raise RuleError(f"{a.name} has a fixed number of attacks and one major action a turn (I-L447, I-L452).")
+    _acts(fight, a)
+    t = turn_of(fight, a.id, settings)
+    if t.attacks >= a.attacks_per_turn:
+        raise RuleError(f"{a.name} has made its {a.attacks_per_turn} attack(s) this turn (I-L447).")
+    if t.attacks == 0:
+        t = spend(fight, a, "major", settings)
+    natural = None
+    cycle = t.cycle
+    if a.natural_weapons:
+        cycle = () if set(cycle) >= set(a.natural_weapons) else cycle
+        left = [w for w in a.natural_weapons if w not in cycle]
+        natural = cmd.weapon if cmd.weapon else left[0]
+        if natural not in a.natural_weapons:
+            raise RuleError(f"{a.name} attacks with its natural weapons: {', '.join(a.natural_weapons)} (I-L445).")
+        if natural in cycle:
+            raise RuleError(f"{a.name} must use a different natural weapon at each attack: {', '.join(left)} "
+                            f"before {natural} again (I-L449).")
+        cycle = (*cycle, natural)
+    return msgspec.structs.replace(t, attacks=t.attacks + 1, cycle=cycle), natural
+
+
 def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]:
     fight = find_fight(state, cmd.fight)
     for c in (cmd.attacker, cmd.target):
@@ -197,9 +234,9 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
     if a.dead or t.dead:
         raise RuleError(f"{(a if a.dead else t).name} is dead.")
     content, settings = content_of(state), ctx.settings
-    turn_after = spend(fight, a, cmd.action, settings)
+    turn_after, natural = _attack_turn(fight, a, cmd, settings)
     defence_fields = _defence(state, fight, cmd, turn_after)
-    weapon = _weapon(a, cmd.weapon, content)
+    weapon = _weapon(a, natural if natural is not None else cmd.weapon, content)
     try:
         maluses = _adresse_maluses(a, weapon, cmd, fight)
     except RuleError as err:
@@ -280,7 +317,7 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
     lost = combat.pv_lost(through, sr, t.rn) if through else 0
     wound = combat.apply_pv_loss(t.pv, lost, zone, destiny_points=t.destiny_points)
     rider = None
-    if res.critical and lost > 0:  # the rider needs the blow to reach the target (our reading of I-L506)
+    if res.critical and lost > 0 and t.family != "végétal":  # I-L506 "la cible subit"; no physical alteration on a plant (I-L628)
         rider = combat.critical_rider(dtype, attacker_fo=int(stat(a, "Fo")), settings=settings)
     ev = AttackResolved(**{**base, "damage_type": dtype, "power_rolls": list(power), "damage": plain(damage),
                            "sr": plain(sr), "rn": t.rn, "pv_lost": wound.pv_lost, "pv_after": wound.pv_after,
@@ -341,8 +378,16 @@ def decide_action(state: IllerganState, cmd: TakeAction, ctx: Context) -> list[E
             t = turn_of(fight, hero.id, settings)
             after = msgspec.structs.replace(t, budget=msgspec.structs.replace(t.budget, extra_major=t.budget.extra_major + 1))
         case "knocked_down":
+            if hero.family == "végétal" and cmd.by:
+                raise RuleError(f"{hero.name} is a plant: physical alterations do not work on it (I-L628).")
+            if cmd.by:
+                combat.can_knock_down(stat(find(state, cmd.by), "Vit"), stat(hero, "Vit"),
+                                      quadruped=hero.body is not None and hero.body.legs() >= 4)
             after = sacrifice(fight.turns.get(hero.id, Turn()), "major")
-    ev = ActionTaken(fight=fight.name, character=hero.id, action=cmd.action, what=cmd.what, turn_after=after)
+    if cmd.by and cmd.action != "knocked_down":
+        raise RuleError("Only a knock-down names who caused it (--by, I-L416).")
+    ev = ActionTaken(fight=fight.name, character=hero.id, action=cmd.action, what=cmd.what, turn_after=after,
+                     by=cmd.by)
     return [Emit(fight_stream(fight.name), ev)]
 
 

@@ -38,6 +38,7 @@ class InitiativeRolled(Event, tag="fight.initiative_rolled", kw_only=True):
     entries: list[InitiativeEntry]
     order: list[str]
     turns: dict[str, Turn] | None = None  # every combatant's new turn (None in logs before the turn economy)
+    unspotted_by: dict[str, list[str]] = {}  # a stealthy attacker and those who have not spotted him (I-L8)
 
 
 class AttackResolved(Event, tag="fight.attack_resolved", kw_only=True):
@@ -100,6 +101,7 @@ class ActionTaken(Event, tag="fight.action_taken", kw_only=True):
     action: str
     what: str = ""
     turn_after: Turn
+    by: str = ""
 
 
 class DefenceUsed(Event, tag="fight.defence_used", kw_only=True):
@@ -162,6 +164,7 @@ class StartFight(msgspec.Struct, frozen=True, kw_only=True):
 class RollInitiative(msgspec.Struct, frozen=True, kw_only=True):
     fight: str
     maluses: dict[str, int] = {}
+    unspotted_by: dict[str, tuple[str, ...]] = {}  # I-L8: he wins initiative against those who did not spot him
 
 
 class Attack(msgspec.Struct, frozen=True, kw_only=True):
@@ -188,6 +191,7 @@ class TakeAction(msgspec.Struct, frozen=True, kw_only=True):
     character: str
     action: Action
     what: str = ""
+    by: str = ""  # knocked_down by a physical action of this combatant: limited by Vitalité (I-L416)
 
 
 class Defend(msgspec.Struct, frozen=True, kw_only=True):
