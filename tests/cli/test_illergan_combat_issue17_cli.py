@@ -59,3 +59,28 @@ def test_block_and_ranges_through_the_cli(db):
     assert invoke(db, "equip", "thor", "weapon", "Stylet").exit_code == 0
     r = attack(db, "thor", "gob", "--thrown", "--distance", "4", "--dice", "90", "--json")
     assert json.loads(r.output)[0]["event"]["dex_maluses"] == [-40]  # I-L99
+
+
+def test_magic_block_and_knock_down_through_the_cli(db):
+    r = invoke(db, "character", "create", "lysa", "--name", "Lysa", "--race", "Elfe", "--class", "Mage", "--heritage",
+               "Apprenti d'académie", "--magic", "Yarlysy", "--stat", "Fo=2", "--stat", "Dex=45", "--stat", "Vit=40",
+               "--stat", "Vol=55", "--stat", "Mana=60", "--stat", "E=12", "--stat", "Cha=35", "--stat", "Sav=50",
+               "--stat", "Dep=5", "--stat", "Agilité=50", "--stat", "Adresse=40", "--pv", "30", "--pm", "60",
+               "--gift", "5", "--starls", "1'O")
+    assert r.exit_code == 0, r.output
+    assert invoke(db, "equip", "thor", "shield", "Écu d'écorce clouée").exit_code == 0
+    r = invoke(db, "cast", "lysa", "Embrasement", "--level", "1", "--target", "thor", "--damage", "20", "--blocked",
+               "--dice", "50", "--json")
+    assert r.exit_code == 0, r.output
+    ev = json.loads(r.output)[0]["event"]
+    assert (ev["shield_ps_lost"], ev["shield_ps_after"], ev["pv_lost"]) == (10, 15, 0)  # 20 − SRM 10 (I-L439)
+    r = invoke(db, "character", "creature", "rat", "--stat", "Fo=1", "--stat", "Dex=20", "--stat", "Vol=10",
+               "--stat", "Vit=10", "--stat", "Adresse=45", "--pv", "5")
+    assert invoke(db, "combat", "start", "cave", "thor", "rat").exit_code == 0
+    before = length(db)
+    r = invoke(db, "combat", "act", "cave", "thor", "knocked_down", "--by", "rat")
+    assert (r.exit_code, r.output.strip()) == (1, "Error: A biped with 60 Vit cannot be knocked down by a physical "
+                                                  "action of 10 Vit: more than 4 × 10 (I-L416).")
+    assert length(db) == before
+    r = invoke(db, "combat", "act", "cave", "rat", "knocked_down", "--by", "thor")
+    assert r.exit_code == 0 and "renversé" in r.output, r.output

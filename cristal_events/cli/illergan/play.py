@@ -308,20 +308,23 @@ def combat_end_cmd(ctx: click.Context, fight: str, as_json: bool) -> None:
 @click.option("--whisper", is_flag=True, help="Whispered: the PM cost doubles (I-L113).")
 @click.option("--target", default="", help="The target of the spell's damage.")
 @click.option("--damage", type=INT, default=0, help="The spell's magic damage, reduced by the target's Volonté up to 90% (I-L437).")
+@click.option("--blocked", is_flag=True,
+              help="The target blocked it: its shield's SRM, then its PS, the rest by Volonté (I-L439).")
 @click.option("--action", type=click.Choice(["major", "minor", "extra_major"]), default="major", show_default=True,
               help="In a fight: the action it takes (an amélioration spell may be minor, I-L253).")
 @dice_option
 @json_option
 @click.pass_context
 def cast_cmd(ctx: click.Context, caster: str, spell: str, cast_level: int, fight: str, modifiers: tuple[int, ...],
-             whisper: bool, target: str, damage: int, action: str, dice: str | None, as_json: bool) -> None:
+             whisper: bool, target: str, damage: int, blocked: bool, action: str, dice: str | None,
+             as_json: bool) -> None:
     """Cast a spell: Dé100 ≤ magic level is a critical ([50 + 10 × Dé10]% of the PM back), from 95 (+1 per
     level above 5) a counter-effect (Dé20), 100 always fails (I-L520-527).
 
     Example: cristal cast lysa Embrasement --level 1 --fight gue --target gobelin --damage 30 --dice 1,7
     """
     run(ctx, F.CastSpell(caster=caster, spell=spell, cast_level=cast_level, fight=fight, modifiers_pct=modifiers,
-                         whispered=whisper, target=target, damage=damage, action=action), as_json, dice)  # type: ignore[arg-type]
+                         whispered=whisper, target=target, damage=damage, blocked=blocked, action=action), as_json, dice)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------- faith

@@ -313,3 +313,19 @@ def test_a_plant_takes_no_rider_and_no_knock_down():
     assert (ev.critical, ev.pv_lost, ev.rider, c.state().rules.characters["liane"].afflictions) == (True, 43, None, ())
     refused(c, F.TakeAction(fight="gue", character="liane", action="knocked_down", by="thor"),
             "Liane is a plant: physical alterations do not work on it (I-L628).")
+
+
+# ------------------------------------------------------------------ item 16: the magic block (I-L437-439)
+def test_a_magic_block_takes_the_srm_then_the_shield_ps_then_volonte(camp):
+    camp.execute(H.Equip(character="thor", slot="shield", item=ECU))
+    cast = dict(caster="lysa", spell="Embrasement", cast_level=1, fight="gue", target="thor", blocked=True)
+    refused(camp, F.CastSpell(damage=40, **{**cast, "target": "gob"}),
+            "Gobelin cannot block: a block needs the Blocage skill and a shield (I-L547).", faces=[50])
+    ev = camp.execute(F.CastSpell(damage=20, **cast), faces=[50])[0].event
+    assert (ev.shield_ps_lost, ev.shield_ps_after, ev.pv_lost) == (10, 15, 0)  # 20 − SRM 10 = 10 off PS 25
+    assert camp.state().rules.fights["gue"].turns["thor"].defences.block == 0  # the block of the turn (I-L543)
+    camp.execute(F.RollInitiative(fight="gue"), faces=[50, 50, 50])
+    # 40 − 10 = 30 on 15 PS: the shield is destroyed, 15 go to Thor, − Vol 40 % = 9 (I-L437, I-L439)
+    ev = camp.execute(F.CastSpell(damage=40, **cast), faces=[50])[0].event
+    assert (ev.shield_destroyed, ev.pv_lost, ev.pv_after) == (True, 9, 31)
+    assert hero(camp, "thor").shield is None

@@ -442,6 +442,14 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
     target = find(state, cmd.target) if cmd.target else None
     if cmd.damage and target is None:
         raise RuleError("Magic damage needs a target.")
+    target_turn = None
+    if cmd.blocked:
+        if target is None or not cmd.damage:
+            raise RuleError("Only magic damage on a target can be blocked (I-L439).")
+        if "Blocage" not in target.skills or not target.shield:
+            raise RuleError(f"{target.name} cannot block: a block needs the Blocage skill and a shield (I-L547).")
+        if cmd.fight:
+            target_turn = defend(find_fight(state, cmd.fight), target, "blocage", against_magic=True)
     level = known.level if settings.spell_threshold_level_source == "magic" else cmd.cast_level
     if cmd.fight and not content.pack.pp_by_combination_size:
         raise content.missing("The pp per combination size", "I-L198-203")
@@ -452,7 +460,15 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
     pp = magic.pp_in_combat(1, content, counter_effect=launch.outcome == "counter") if cmd.fight else 0
     level_after = magic.magic_level_for_pp(known.pp + pp, content, settings) if pp else known.level
     fields: dict[str, Any] = {}
-    if target is not None and cmd.damage and launch.outcome != "counter":
+    if target is not None and cmd.damage and launch.outcome != "counter" and cmd.blocked:
+        shield = content.entry("shields", target.shield)
+        ps = target.shield_ps if target.shield_ps is not None else shield.ps
+        b = magic.block_magic(cmd.damage, srm=shield.srm, shield_ps=ps, vol=stat(target, "Vol"), settings=settings)
+        wound = combat.apply_pv_loss(target.pv, int(b.to_character), "", destiny_points=target.destiny_points)
+        fields = dict(raw_damage=cmd.damage, pv_lost=wound.pv_lost, pv_after=wound.pv_after, dead=wound.dead,
+                      shield=shield.name, shield_ps_lost=ps - b.shield_ps_after, shield_ps_after=b.shield_ps_after,
+                      shield_destroyed=b.destroyed)
+    elif target is not None and cmd.damage and launch.outcome != "counter":
         lost = int(magic.vol_reduced(cmd.damage, stat(target, "Vol"), settings))
         wound = combat.apply_pv_loss(target.pv, lost, "", destiny_points=target.destiny_points)
         fields = dict(raw_damage=cmd.damage, pv_lost=wound.pv_lost, pv_after=wound.pv_after, dead=wound.dead)
@@ -462,7 +478,8 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
                    counter_effect=launch.counter_effect,
                    effective_level=magic.effective_level(cmd.cast_level, critical=critical), pp_gained=pp,
                    magic_level_after=max(level_after, known.level), target=cmd.target,
-                   action=cmd.action if cmd.fight else "", turn_after=turn_after, **fields)
+                   action=cmd.action if cmd.fight else "", turn_after=turn_after, target_turn_after=target_turn,
+                   **fields)
     stream = fight_stream(cmd.fight) if cmd.fight else stream_of(caster.id)
     return [Emit(stream, ev)]
 

@@ -105,6 +105,12 @@ def evolve_cast(state: IllerganState, ev: SpellCast, rec: RecordedEvent) -> Ille
     state = put(state, caster)
     if ev.fight:
         state = _turns(state, ev.fight, **{ev.caster: ev.turn_after})
+        if ev.target:
+            state = _turns(state, ev.fight, **{ev.target: ev.target_turn_after})
+    if ev.shield:  # the shield's PS after a magic block (I-L439)
+        holder = state.characters[ev.target]
+        state = put(state, msgspec.structs.replace(holder, shield_ps=None if ev.shield_destroyed else ev.shield_ps_after,
+                                                   shield=None if ev.shield_destroyed else holder.shield))
     if ev.target and ev.pv_lost:
         state = put(state, _wound(state.characters[ev.target], ev.pv_lost, rec.position, "", ev.dead))
     return state

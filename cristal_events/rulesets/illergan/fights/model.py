@@ -149,6 +149,11 @@ class SpellCast(Event, tag="magic.spell_cast", kw_only=True):
     dead: bool = False
     action: str = ""  # the action it took in a fight (I-L253, I-L261)
     turn_after: Turn | None = None
+    shield: str = ""  # the target's shield that blocked the magic damage (I-L439)
+    shield_ps_lost: int = 0
+    shield_ps_after: int = 0
+    shield_destroyed: bool = False
+    target_turn_after: Turn | None = None  # the target's defences after the block, in a fight (I-L543)
 
 
 class FightEnded(Event, tag="fight.ended", kw_only=True):
@@ -216,6 +221,7 @@ class CastSpell(msgspec.Struct, frozen=True, kw_only=True):
     whispered: bool = False
     target: str = ""
     damage: int = 0  # the spell's raw magic damage (G25: the spell lists are the game master's)
+    blocked: bool = False  # the target blocked with its shield: SRM, then PS, the rest by Volonté (I-L439)
     action: Literal["major", "minor", "extra_major"] = "major"  # in a fight (I-L253, I-L261, I-L265)
 
 
