@@ -84,3 +84,18 @@ def test_magic_block_and_knock_down_through_the_cli(db):
     assert length(db) == before
     r = invoke(db, "combat", "act", "cave", "rat", "knocked_down", "--by", "thor")
     assert r.exit_code == 0 and "renversé" in r.output, r.output
+
+
+def test_movement_and_flight_through_the_cli(db):
+    r = invoke(db, "combat", "move", "gue", "thor", "--metres", "3", "--vertical", "4")
+    assert r.exit_code == 0 and "reste 0 m, 2 m sur le tour suivant" in r.output, r.output  # Dep 5 (I-L428)
+    r = invoke(db, "character", "creature", "aigle", "--stat", "Fo=1", "--stat", "Dex=40", "--stat", "Vol=10",
+               "--stat", "Vit=10", "--stat", "Adresse=45", "--stat", "Dep=10", "--pv", "5", "--body", "wings_left=1",
+               "--body", "wings_right=1")
+    assert r.exit_code == 0, r.output
+    assert invoke(db, "combat", "start", "ciel", "thor", "aigle").exit_code == 0
+    r = invoke(db, "combat", "fly", "ciel", "aigle", "--dice", "30")
+    assert r.exit_code == 0 and "en vol, 20 m de déplacement" in r.output, r.output  # 10 left, doubled (I-L558)
+    r = invoke(db, "combat", "initiative", "gue", "--unspotted", "thor=gob", "--dice", "1,90", "--json")
+    rolled = [e["event"] for e in json.loads(r.output) if e["event"].get("order")][0]
+    assert rolled["order"] == ["thor", "gob"]  # 91 < 120, but the goblin has not spotted Thor (I-L8)

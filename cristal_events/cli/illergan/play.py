@@ -259,6 +259,43 @@ def combat_act_cmd(ctx: click.Context, fight: str, character_id: str, action: st
     run(ctx, F.TakeAction(fight=fight, character=character_id, action=action, what=what, by=by), as_json)  # type: ignore[arg-type]
 
 
+@combat_group.command("move")
+@click.argument("fight")
+@click.argument("character_id")
+@click.option("--metres", type=REAL, default=0, show_default=True, help="Horizontal metres.")
+@click.option("--vertical", "vertical_m", type=REAL, default=0, show_default=True,
+              help="Vertical metres (climbing, jumping): they may spill into the next turn (I-L428).")
+@click.option("--sprint", type=REAL, default=None,
+              help="Sprint as the major action: the Sprint written on the sheet, in metres (I-L258, I-L358).")
+@json_option
+@click.pass_context
+def combat_move_cmd(ctx: click.Context, fight: str, character_id: str, metres: float, vertical_m: float,
+                    sprint: float | None, as_json: bool) -> None:
+    """Move in a fight: the Dep before the attack (never between two attacks), or the Sprint as the major
+    action (I-L258-263); doubled in flight (I-L560-561).
+
+    Example: cristal combat move gue thor --metres 3 --vertical 2
+    """
+    run(ctx, F.Move(fight=fight, character=character_id, metres=metres, vertical_m=vertical_m, sprint=sprint), as_json)
+
+
+@combat_group.command("fly")
+@click.argument("fight")
+@click.argument("character_id")
+@click.option("--land", is_flag=True, help="Land instead of taking off.")
+@click.option("--means", default="", help="What lets a character without wings fly (I-L556).")
+@dice_option
+@json_option
+@click.pass_context
+def combat_fly_cmd(ctx: click.Context, fight: str, character_id: str, land: bool, means: str, dice: str | None,
+                   as_json: bool) -> None:
+    """Take off: a pure Dex roll, a minor action either way; success doubles the movement left (I-L558).
+
+    Example: cristal combat fly gue aigle --dice 30
+    """
+    run(ctx, F.Fly(fight=fight, character=character_id, land=land, means=means), as_json, dice)
+
+
 @combat_group.command("defend")
 @click.argument("fight")
 @click.argument("character_id")

@@ -133,6 +133,10 @@ class Turn(msgspec.Struct, frozen=True, kw_only=True):
     owed_pds: tuple[str, ...] = ()
     attacks: int = 0  # attacks made this turn by a creature with a fixed number (I-L447)
     cycle: tuple[str, ...] = ()  # natural weapons used in the current cycle (I-L449)
+    moved_m: float = 0  # metres of movement used this turn, vertical ones carried from the last turn included (I-L428)
+    owed_m: float = 0  # vertical metres that spill over into the next turn (I-L428)
+    extra_m: float = 0  # movement added this turn (a take-off doubles what is left, I-L558)
+    sprint_m: float = 0  # the Sprint used as this turn's major action (I-L258); 0: the Dep
 
 
 class Fight(msgspec.Struct, frozen=True, kw_only=True):

@@ -329,3 +329,56 @@ def test_a_magic_block_takes_the_srm_then_the_shield_ps_then_volonte(camp):
     ev = camp.execute(F.CastSpell(damage=40, **cast), faces=[50])[0].event
     assert (ev.shield_destroyed, ev.pv_lost, ev.pv_after) == (True, 9, 31)
     assert hero(camp, "thor").shield is None
+
+
+# ------------------------------------------------------------------ item 20: movement (I-L258-263, I-L428)
+def test_dep_before_the_attack_and_vertical_metres_spilling_into_the_next_turn(camp):
+    ev = camp.execute(F.Move(fight="gue", character="thor", metres=3))[0].event  # Dep 5
+    assert (ev.mode, ev.available_m, ev.left_m) == ("dep", 5, 2)
+    ev = camp.execute(F.Move(fight="gue", character="thor", vertical_m=4))[0].event  # climbing 4 m with 2 left
+    assert (ev.left_m, ev.owed_m) == (0, 2)  # I-L428: the 2 m more go on the next turn
+    refused(camp, F.Move(fight="gue", character="thor", metres=1), "Thor has 0 m of movement left this turn, not 1 "
+            "(I-L258-260).")
+    initiative(camp)
+    ev = camp.execute(F.Move(fight="gue", character="thor", metres=1))[0].event
+    assert (ev.available_m, ev.left_m) == (3, 2)  # 5 − the 2 m owed
+    camp.execute(attack(weapon=""), faces=[90])
+    refused(camp, F.Move(fight="gue", character="thor", metres=1), "Thor has used his major action: the Dep comes "
+            "before the attack, never between two attacks (I-L260-263).")
+
+
+def test_sprint_is_the_major_action(camp):
+    ev = camp.execute(F.Move(fight="gue", character="thor", metres=10, sprint=15))[0].event
+    assert (ev.mode, ev.available_m, ev.left_m, ev.turn_after.budget.major) == ("sprint", 15, 5, 0)
+    assert camp.execute(F.Move(fight="gue", character="thor", metres=5))[0].event.left_m == 0
+    refused(camp, attack(weapon=""), "Thor: No major action is left this turn (I-L241).", faces=[90])
+
+
+# ------------------------------------------------------------------ item 17: flight (I-L556-566)
+def test_take_off_doubles_the_movement_left_and_flight_doubles_the_dep():
+    c = table()
+    wings = Body(posterior_left=1, posterior_right=1, wings_left=1, wings_right=1)
+    c.execute(H.CreateCreature(character="aigle", name="Aigle", characteristics=dict(GOB, Dex=40, Dep=10), pv=30,
+                               body=wings))
+    c.execute(F.EndFight(fight="gue"))
+    c.execute(F.StartFight(fight="gue", participants=("thor", "aigle")))
+    refused(c, F.Fly(fight="gue", character="thor"), "Thor has no wings: name what lets him fly (I-L556).")
+    c.execute(F.Move(fight="gue", character="aigle", metres=6))
+    ev = c.execute(F.Fly(fight="gue", character="aigle"), faces=[30])[0].event  # 30 ≤ Dex 40
+    assert (ev.success, ev.left_before_m, ev.left_after_m, ev.turn_after.budget.minor) == (True, 4, 8, 0)  # FLY-2
+    assert c.execute(F.Move(fight="gue", character="aigle", metres=8))[0].event.left_m == 0
+    c.execute(F.RollInitiative(fight="gue"), faces=[50, 50])
+    assert c.execute(F.Move(fight="gue", character="aigle", metres=1))[0].event.available_m == 20  # FLY-1: 2 × Dep
+    c.execute(F.Fly(fight="gue", character="aigle", land=True))
+    refused(c, F.Fly(fight="gue", character="aigle", land=True), "Aigle is not flying.")
+
+
+def test_a_failed_take_off_still_costs_the_minor_action():
+    c = table()
+    c.execute(H.CreateCreature(character="aigle", name="Aigle", characteristics=dict(GOB, Dex=40, Dep=10), pv=30,
+                               body=Body(wings_left=1, wings_right=1)))
+    c.execute(F.EndFight(fight="gue"))
+    c.execute(F.StartFight(fight="gue", participants=("thor", "aigle")))
+    ev = c.execute(F.Fly(fight="gue", character="aigle"), faces=[41])[0].event
+    assert (ev.success, ev.left_after_m, ev.turn_after.budget.minor) == (False, 10, 0)
+    assert "en vol" not in c.state().rules.characters["aigle"].conditions

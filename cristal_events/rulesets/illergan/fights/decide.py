@@ -17,7 +17,7 @@ from ..locations import nonhumanoid_zone
 from ..state import (Fight, Hero, IllerganState, Turn, content_of, fight_stream, find,
                     find_fight, plain, stat, stream_of)
 
-from .model import ActionTaken, AfflictionTicked, Attack, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeEntry, InitiativeRolled, RollInitiative, SpellCast, SpendDestiny, StartFight, TakeAction, _acuity  # noqa: F401
+from .model import ActionTaken, AfflictionTicked, Attack, Fly, FlightChanged, Move, Moved, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeEntry, InitiativeRolled, RollInitiative, SpellCast, SpendDestiny, StartFight, TakeAction, _acuity  # noqa: F401
 
 
 # ============================================================================ the turn economy
@@ -78,7 +78,7 @@ def _new_turns(fight: Fight, settings: Any) -> dict[str, Turn]:
     for c in fight.participants:
         t = fight.turns.get(c, Turn())
         fresh = settings.defence_window == "round" or t.defences_turn < fight.turn
-        out[c] = Turn(budget=combat.new_turn(t.owed_major, t.owed_minor), pds=t.owed_pds,
+        out[c] = Turn(budget=combat.new_turn(t.owed_major, t.owed_minor), pds=t.owed_pds, moved_m=t.owed_m,
                       defences=combat.DefenceBudget() if fresh else t.defences,
                       defences_turn=(fight.turn + 1 if settings.defence_window == "round" else fight.turn)
                       if fresh else t.defences_turn)
@@ -388,6 +388,86 @@ def decide_action(state: IllerganState, cmd: TakeAction, ctx: Context) -> list[E
         raise RuleError("Only a knock-down names who caused it (--by, I-L416).")
     ev = ActionTaken(fight=fight.name, character=hero.id, action=cmd.action, what=cmd.what, turn_after=after,
                      by=cmd.by)
+    return [Emit(fight_stream(fight.name), ev)]
+
+
+FLYING = "en vol"
+
+
+def _movement(hero: Hero, t: Turn) -> Fraction:
+    """This turn's movement: the Dep, or the Sprint used as the major action (I-L258-260), doubled in
+    flight (I-L560-561), plus a take-off's bonus (I-L558)."""
+    base = Fraction(str(t.sprint_m)) if t.sprint_m else Fraction(stat(hero, "Dep"))
+    if FLYING in hero.conditions:
+        base *= 2
+    return base + Fraction(str(t.extra_m))
+
+
+def _left(hero: Hero, t: Turn) -> Fraction:
+    return max(Fraction(0), _movement(hero, t) - Fraction(str(t.moved_m)))
+
+
+def decide_move(state: IllerganState, cmd: Move, ctx: Context) -> list[Emit]:
+    fight = find_fight(state, cmd.fight)
+    if cmd.character not in fight.participants:
+        raise RuleError(f"{cmd.character} does not take part in the fight '{fight.name}'.")
+    hero = find(state, cmd.character)
+    if hero.dead:
+        raise RuleError(f"{hero.name} is dead.")
+    if cmd.metres < 0 or cmd.vertical_m < 0 or cmd.metres + cmd.vertical_m <= 0:
+        raise RuleError("A move needs some metres, horizontal or vertical (I-L428).")
+    _acts(fight, hero)
+    t = turn_of(fight, hero.id, ctx.settings)
+    mode = "sprint" if (cmd.sprint is not None or t.sprint_m) else "dep"
+    if cmd.sprint is not None and not t.sprint_m:
+        if cmd.sprint <= 0:
+            raise RuleError(f"The Sprint on the sheet is a number of metres, not {cmd.sprint:g} (I-L358).")
+        t = msgspec.structs.replace(spend(fight, hero, "major", ctx.settings), sprint_m=cmd.sprint)  # I-L258
+    elif mode == "dep" and t.budget.major == 0 and not t.budget.extra_major:
+        raise RuleError(f"{hero.name} has used his major action: the Dep comes before the attack, never between "
+                        "two attacks (I-L260-263).")
+    left = _left(hero, t)
+    metres, vertical = Fraction(str(cmd.metres)), Fraction(str(cmd.vertical_m))
+    if metres > left:
+        raise RuleError(f"{hero.name} has {plain(left)} m of movement left this turn, not {cmd.metres:g} (I-L258-260).")
+    owed = max(Fraction(0), vertical - (left - metres))  # I-L428: vertical metres may spill into the next turn
+    used = min(left, metres + vertical)
+    after = msgspec.structs.replace(t, moved_m=plain(Fraction(str(t.moved_m)) + used), owed_m=plain(Fraction(str(t.owed_m)) + owed))
+    ev = Moved(fight=fight.name, character=hero.id, metres=cmd.metres, vertical_m=cmd.vertical_m, mode=mode,
+               available_m=plain(left), left_m=plain(left - used), owed_m=plain(owed), turn_after=after)
+    return [Emit(fight_stream(fight.name), ev)]
+
+
+def decide_fly(state: IllerganState, cmd: Fly, ctx: Context) -> list[Emit]:
+    fight = find_fight(state, cmd.fight)
+    if cmd.character not in fight.participants:
+        raise RuleError(f"{cmd.character} does not take part in the fight '{fight.name}'.")
+    hero = find(state, cmd.character)
+    if hero.dead:
+        raise RuleError(f"{hero.name} is dead.")
+    flying = FLYING in hero.conditions
+    if cmd.land:
+        if not flying:
+            raise RuleError(f"{hero.name} is not flying.")
+        return [Emit(fight_stream(fight.name), FlightChanged(fight=fight.name, character=hero.id, flying=False))]
+    if flying:
+        raise RuleError(f"{hero.name} is already flying.")
+    wings = hero.body is not None and (hero.body.wings_left + hero.body.wings_right) > 0
+    if not wings and not cmd.means.strip():
+        raise RuleError(f"{hero.name} has no wings: name what lets him fly (I-L556).")
+    t = turn_of(fight, hero.id, ctx.settings)
+    left = _left(hero, t)
+    if left <= 0:
+        raise RuleError("Taking off needs some movement left this turn (I-L558).")
+    after = spend(fight, hero, "minor", ctx.settings)  # a minor action, success or not (I-L558)
+    dex = int(hero.characteristics.get("Dex", 0))  # pure Dex: the equipment's maluses are ignored (I-L558)
+    r = ctx.dice().roll("1d100", purpose="take-off")
+    ok, now = combat.takeoff(r.total, dex, left)
+    if ok:  # what is left doubles; in flight the turn's base counts double, so the bonus makes up the rest
+        base = Fraction(str(after.sprint_m)) if after.sprint_m else Fraction(stat(hero, "Dep"))
+        after = msgspec.structs.replace(after, extra_m=plain(2 * left + Fraction(str(after.moved_m)) - 2 * base))
+    ev = FlightChanged(fight=fight.name, character=hero.id, flying=ok, roll=r, dex=dex, success=ok,
+                       left_before_m=plain(left), left_after_m=plain(now), turn_after=after)
     return [Emit(fight_stream(fight.name), ev)]
 
 

@@ -11,7 +11,7 @@ from cristal_events.records import RecordedEvent
 from .. import combat
 from ..state import (Affliction, Fight, Hero, IllerganState, MagicEntry, Turn, WoundRef, put)
 
-from .model import ActionTaken, AfflictionTicked, AttackResolved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast  # noqa: F401
+from .model import ActionTaken, AfflictionTicked, AttackResolved, FlightChanged, Moved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast  # noqa: F401
 
 
 # ============================================================================ folds
@@ -84,6 +84,17 @@ def evolve_affliction(state: IllerganState, ev: AfflictionTicked, rec: RecordedE
 
 def evolve_action(state: IllerganState, ev: ActionTaken | DefenceUsed, rec: RecordedEvent) -> IllerganState:
     return _turns(state, ev.fight, **{ev.character: ev.turn_after})
+
+
+def evolve_moved(state: IllerganState, ev: Moved, rec: RecordedEvent) -> IllerganState:
+    return _turns(state, ev.fight, **{ev.character: ev.turn_after})
+
+
+def evolve_flight(state: IllerganState, ev: FlightChanged, rec: RecordedEvent) -> IllerganState:
+    state = _turns(state, ev.fight, **{ev.character: ev.turn_after})
+    hero = state.characters[ev.character]
+    conditions = tuple(c for c in hero.conditions if c != "en vol") + (("en vol",) if ev.flying else ())
+    return put(state, msgspec.structs.replace(hero, conditions=conditions))
 
 
 def evolve_destiny(state: IllerganState, ev: DestinyPointSpent, rec: RecordedEvent) -> IllerganState:

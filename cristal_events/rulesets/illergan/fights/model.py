@@ -104,6 +104,36 @@ class ActionTaken(Event, tag="fight.action_taken", kw_only=True):
     by: str = ""
 
 
+class Moved(Event, tag="fight.moved", kw_only=True):
+    """Movement in a fight: the Dep before the attack, or the Sprint as the major action (I-L258-263);
+    vertical metres count too and may spill into the next turn (I-L428); doubled in flight (I-L560-561)."""
+
+    fight: str
+    character: str
+    metres: float
+    vertical_m: float = 0
+    mode: str = "dep"
+    available_m: float
+    left_m: float
+    owed_m: float = 0
+    turn_after: Turn
+
+
+class FlightChanged(Event, tag="fight.flight_changed", kw_only=True):
+    """A take-off (pure Dex roll, a minor action either way, success doubles the movement left, I-L558)
+    or a landing."""
+
+    fight: str
+    character: str
+    flying: bool
+    roll: Roll | None = None
+    dex: int = 0
+    success: bool = True
+    left_before_m: float = 0
+    left_after_m: float = 0
+    turn_after: Turn | None = None
+
+
 class DefenceUsed(Event, tag="fight.defence_used", kw_only=True):
     """A defence outside an attack of the log, e.g. a magic defence after a failed parry (I-L553)."""
 
@@ -197,6 +227,21 @@ class TakeAction(msgspec.Struct, frozen=True, kw_only=True):
     action: Action
     what: str = ""
     by: str = ""  # knocked_down by a physical action of this combatant: limited by Vitalité (I-L416)
+
+
+class Move(msgspec.Struct, frozen=True, kw_only=True):
+    fight: str
+    character: str
+    metres: float = 0
+    vertical_m: float = 0
+    sprint: float | None = None  # the Sprint on the sheet (I-L358, no formula in the text): sprint as the major action
+
+
+class Fly(msgspec.Struct, frozen=True, kw_only=True):
+    fight: str
+    character: str
+    land: bool = False
+    means: str = ""  # what lets a creature without wings fly (I-L556)
 
 
 class Defend(msgspec.Struct, frozen=True, kw_only=True):

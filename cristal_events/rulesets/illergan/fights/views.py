@@ -8,7 +8,7 @@ from typing import Any
 from cristal_events.ruleset import on_event
 
 
-from .model import ActionTaken, AfflictionTicked, AttackResolved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast  # noqa: F401
+from .model import ActionTaken, AfflictionTicked, AttackResolved, FlightChanged, Moved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast  # noqa: F401
 
 
 # ============================================================================ summaries
@@ -57,6 +57,13 @@ SUMMARIES: dict[type, Any] = {
     AfflictionTicked: lambda r: (f"{r.event.character} : {r.event.affliction}, −{r.event.pv_lost} PV "
                                  f"({r.event.turns} tour{'s' if r.event.turns > 1 else ''}) → {r.event.pv_after}"
                                  + (", mort" if r.event.dead else "")),
+    Moved: lambda r: (f"{r.event.character} se déplace ({r.event.mode}) : {r.event.metres:g} m"
+                      + (f" + {r.event.vertical_m:g} m à la verticale" if r.event.vertical_m else "")
+                      + f", reste {r.event.left_m:g} m"
+                      + (f", {r.event.owed_m:g} m sur le tour suivant" if r.event.owed_m else "")),
+    FlightChanged: lambda r: (f"{r.event.character} atterrit" if r.event.roll is None else
+                              f"{r.event.character} décolle : Dé100 {r.event.roll.total} contre Dex {r.event.dex} → "
+                              + (f"en vol, {r.event.left_after_m:g} m de déplacement" if r.event.success else "échec")),
     FightEnded: lambda r: f"Fin du combat « {r.event.fight} »",
     ActionTaken: lambda r: (f"{r.event.character} : {_ACTIONS[r.event.action]}"
                             + (f" ({r.event.what})" if r.event.what else "")),
