@@ -99,3 +99,16 @@ def test_movement_and_flight_through_the_cli(db):
     r = invoke(db, "combat", "initiative", "gue", "--unspotted", "thor=gob", "--dice", "1,90", "--json")
     rolled = [e["event"] for e in json.loads(r.output) if e["event"].get("order")][0]
     assert rolled["order"] == ["thor", "gob"]  # 91 < 120, but the goblin has not spotted Thor (I-L8)
+
+
+def test_an_attack_on_two_targets_through_the_cli(db):
+    r = invoke(db, "character", "creature", "gob2", "--stat", "Fo=2", "--stat", "Dex=20", "--stat", "Vol=10",
+               "--stat", "Vit=20", "--stat", "Adresse=45", "--pv", "200")
+    assert invoke(db, "combat", "start", "pont", "thor", "gob", "gob2").exit_code == 0
+    r = invoke(db, "combat", "attack", "pont", "thor", "gob", "--unarmed", "--also", "gob2:esquive:ok", "--dice", "45",
+               "--json")
+    assert r.exit_code == 0, r.output
+    hits = [e["event"] for e in json.loads(r.output) if "same_attack_as" in e["event"]]
+    assert [(h["target"], h["pv_lost"], h["defended"]) for h in hits] == [("gob", 21, False), ("gob2", 0, True)]
+    r = invoke(db, "combat", "attack", "pont", "gob", "thor", "--unarmed", "--also", "gob2:fuite")
+    assert r.exit_code == 1 and r.output.startswith("Error: --also takes ID[:DEFENCE[:ok|PCT]]"), r.output

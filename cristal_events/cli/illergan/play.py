@@ -205,6 +205,8 @@ def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[str, ..
 @click.option("--distance", type=REAL, default=None,
               help="Metres to the target: required for a ranged or thrown weapon (I-L95-99).")
 @click.option("--thrown", is_flag=True, help="Throw a pure melee weapon as a last resort: −40 Dex (I-L99).")
+@click.option("--also", multiple=True, metavar="ID[:DEFENCE[:ok|PCT]]",
+              help="Another target of the same attack, with its own defence: ok = succeeded, PCT = rolled (I-L292).")
 @click.option("--power-dice", type=INT, default=None, help="Fewer power dice for a non-lethal blow (I-L457).")
 @click.option("--flat", is_flag=True, help="The flat of the weapon: Fo / 3, contondant (I-L458).")
 @click.option("--zone", default=None, help="The zone the attacker picks when the table lets him (I-L315).")
@@ -223,7 +225,8 @@ def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[str, ..
 def combat_attack_cmd(ctx: click.Context, fight: str, attacker: str, target: str, weapon: str | None, unarmed: bool,
                       hands: int, off_hand: bool, distance: float | None, power_dice: int | None, flat: bool,
                       zone: str | None, defence: str | None, defender: str, defended: bool, action: str,
-                      thrown: bool, defence_pct: int | None, dice: str | None, as_json: bool) -> None:
+                      thrown: bool, defence_pct: int | None, also: tuple[str, ...], dice: str | None,
+                      as_json: bool) -> None:
     """Attack: Dé100 ≤ Adresse hits (01-02 critical and a new Dé100 for the zone, 99-100 fumble); damage
     [Fo × 10] + semi-open power dice, minus the zone's SR, minus RN %, rounded up (I-L267-318).
 
@@ -236,8 +239,24 @@ def combat_attack_cmd(ctx: click.Context, fight: str, attacker: str, target: str
     """
     run(ctx, F.Attack(fight=fight, attacker=attacker, target=target, weapon="" if unarmed else weapon, hands=hands,
                       off_hand=off_hand, distance=distance, thrown=thrown, power_dice=power_dice, flat=flat, zone=zone,
-                      defended=defended, defence=defence, defence_pct=defence_pct, defender=defender, action=action),
-        as_json, dice)  # type: ignore[arg-type]
+                      defended=defended, defence=defence, defence_pct=defence_pct, defender=defender, action=action,
+                      others=tuple(_other_target(x) for x in also)),
+        as_json, dice)
+
+
+def _other_target(text: str) -> F.OtherTarget:
+    """``lysa``, ``lysa:parade:ok`` or ``lysa:esquive:60`` (I-L292)."""
+    parts = [p.strip() for p in text.split(":")]
+    if not parts[0] or len(parts) > 3 or (len(parts) > 1 and parts[1] not in DEFENCES):
+        raise CristalError(f"--also takes ID[:DEFENCE[:ok|PCT]] with a defence among {', '.join(DEFENCES)}, "
+                           f"not {text!r}.")
+    if len(parts) < 3:
+        return F.OtherTarget(target=parts[0], defence=parts[1] if len(parts) > 1 else None)  # type: ignore[arg-type]
+    if parts[2] == "ok":
+        return F.OtherTarget(target=parts[0], defence=parts[1], defended=True)  # type: ignore[arg-type]
+    if not parts[2].isdigit():
+        raise CristalError(f"--also ends with ok or a defence %, not {parts[2]!r}.")
+    return F.OtherTarget(target=parts[0], defence=parts[1], defence_pct=int(parts[2]))  # type: ignore[arg-type]  # type: ignore[arg-type]
 
 
 @combat_group.command("act")

@@ -382,3 +382,24 @@ def test_a_failed_take_off_still_costs_the_minor_action():
     ev = c.execute(F.Fly(fight="gue", character="aigle"), faces=[41])[0].event
     assert (ev.success, ev.left_after_m, ev.turn_after.budget.minor) == (False, 10, 0)
     assert "en vol" not in c.state().rules.characters["aigle"].conditions
+
+
+# ------------------------------------------------------------------ item 20: one attack on several targets (I-L292)
+def test_one_attack_on_several_targets_same_damage_and_zone_each_its_own_defence(camp):
+    camp.execute(H.Equip(character="thor", slot="weapon", item="Hache à deux mains"))  # FP 1 + 1: two d6
+    lysa = F.OtherTarget(target="lysa", defence="esquive", defence_pct=60)
+    refused(camp, attack(hands=2, defender="lysa", defence="parade", defended=True, others=(lysa,)),
+            "A target cannot act in defence for another target of the same attack (I-L292).", faces=[50])
+    recs = camp.execute(attack(hands=2, others=(lysa,)), faces=[50, 70, 3, 4])  # Lysa's dodge: 70 > 60, fails
+    gob, ly = [r.event for r in recs if isinstance(r.event, F.AttackResolved)]
+    assert (gob.zone, gob.damage, gob.pv_after) == ("tronc", 47, 153)  # 4 × 10 + 3 + 4
+    assert (ly.zone, ly.damage, ly.same_attack_as, ly.pv_lost, ly.dead) == ("tronc", 47, "gob", 47, True)
+    assert ly.turn_after is None and gob.turn_after.budget.major == 0  # one major action for both (I-L292)
+
+
+def test_a_target_of_a_several_target_attack_that_defends_takes_nothing(camp):
+    camp.execute(H.Equip(character="thor", slot="weapon", item="Hache à deux mains"))
+    recs = camp.execute(attack(hands=2, defence="parade", defended=True,
+                               others=(F.OtherTarget(target="lysa"),)), faces=[45, 3, 4])
+    gob, ly = [r.event for r in recs if isinstance(r.event, F.AttackResolved)]
+    assert (gob.defended, gob.pv_lost, ly.zone, ly.damage, ly.pv_after) == (True, 0, "tronc", 47, -17)  # RN 0

@@ -234,6 +234,17 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
     if a.dead or t.dead:
         raise RuleError(f"{(a if a.dead else t).name} is dead.")
     content, settings = content_of(state), ctx.settings
+    extra = [o.target for o in cmd.others]
+    if len(set(extra)) != len(extra) or cmd.target in extra or cmd.attacker in extra:
+        raise RuleError("Each other target of the attack is named once, and is neither the first target nor the "
+                        "attacker (I-L292).")
+    for c in extra:
+        if c not in fight.participants:
+            raise RuleError(f"{c} does not take part in the fight '{fight.name}'.")
+        if find(state, c).dead:
+            raise RuleError(f"{find(state, c).name} is dead.")
+    if cmd.defender and cmd.defender in extra:
+        raise RuleError("A target cannot act in defence for another target of the same attack (I-L292).")
     turn_after, natural = _attack_turn(fight, a, cmd, settings)
     defence_fields = _defence(state, fight, cmd, turn_after)
     weapon = _weapon(a, natural if natural is not None else cmd.weapon, content)
@@ -278,9 +289,36 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
                 fumble=res.fumble, zone=zone if res.hit else "", zone_index=index, defended=defended,
                 pv_after=t.pv, action=cmd.action, turn_after=turn_after, defence_threshold=threshold,
                 redirected_from=redirected, **defence_fields)
+    # the other targets of the same attack: each defends on its own (I-L292), after the first
+    others = []
+    for o in cmd.others:
+        ot = find(state, o.target)
+        o_fields = _defence(state, fight, Attack(fight=cmd.fight, attacker=cmd.attacker, target=o.target,
+                                                 defence=o.defence, defended=o.defended, defence_pct=o.defence_pct),
+                            turn_after)
+        o_zone, o_redirected = (zone, "")
+        if res.hit and zone in ot.limbs_lost:
+            o_redirected, o_zone = zone, combat.lost_limb_zone(zone, ot.limbs_lost, settings)
+        o_defended, o_threshold = o.defended, None
+        if res.hit and o.defence_pct is not None:
+            o_threshold = combat.defence_threshold(o.defence_pct, o.defence or "", critical=res.critical)
+            d = dice.roll("1d100", purpose=f"defence of {ot.id}")
+            rolls.append(d)
+            o_defended = checks.skill_check(d.total, o_threshold).success
+        elif res.hit and res.critical and o.defended and o.defence in combat.PHYSICAL_DEFENCES:
+            raise RuleError("A critical gives −40 to physical defences (I-L504): give the defender's --defence-pct "
+                            "so the engine rolls the defence.")
+        others.append((ot, o, o_zone, o_redirected, o_defended, o_threshold, o_fields))
     blocked = defended and cmd.defence == "blocage"
-    if not res.hit or (defended and not blocked) or zone == "aucune":
-        return [Emit(fight_stream(fight.name), AttackResolved(**base))]
+    needs = [not (defended and not blocked) and zone != "aucune"]
+    needs += [not (od and o.defence != "blocage") and oz != "aucune" for _, o, oz, _, od, _, _ in others]
+    if not res.hit or not any(needs):
+        return [Emit(fight_stream(fight.name), AttackResolved(**base))] + [
+            Emit(fight_stream(fight.name), AttackResolved(**{
+                **base, "target": ot.id, "pv_after": ot.pv, "zone": oz if res.hit else "", "defended": od,
+                "defence_threshold": oth, "redirected_from": ored, "same_attack_as": t.id, "turn_after": None,
+                "defence": "", "defender": "", "defender_turn_after": None, **of}))
+            for ot, o, oz, ored, od, oth, of in others]
     fo: int | Fraction = stat(a, "Fo")
     dtype = weapon.damage_type if weapon else "C"
     power: tuple[Roll, ...] = ()
@@ -298,31 +336,49 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
         total, power = combat.roll_power_dice(dice, content, rank=a.power_rank, fp=a.fp + weapon.fp_bonus,
                                               count=cmd.power_dice, settings=settings)
         damage = combat.weapon_damage(fo, total)
+    main = _damage_on(state, content, settings, a, t, zone, damage, dtype, res.critical, defended, cmd.defence,
+                      base.get("defender", "")) if needs[0] else {}
+    out = [AttackResolved(**{**base, **main, "power_rolls": list(power)})]
+    for ot, o, oz, ored, od, oth, of in others:
+        fields = {**base, "target": ot.id, "pv_after": ot.pv, "zone": oz, "defended": od, "defence_threshold": oth,
+                  "redirected_from": ored, "same_attack_as": t.id, "turn_after": None, "defence": "", "defender": "",
+                  "defender_turn_after": None, **of}
+        if oz != "aucune" and not (od and o.defence != "blocage"):
+            fields.update(_damage_on(state, content, settings, a, ot, oz, damage, dtype, res.critical, od, o.defence,
+                                     of.get("defender", "")))
+        out.append(AttackResolved(**fields))
+    return [Emit(fight_stream(fight.name), ev) for ev in out]
+
+
+def _damage_on(state: IllerganState, content: Any, settings: Any, a: Hero, t: Hero, zone: str,
+               damage: int | Fraction, dtype: str, critical: bool, defended: bool, defence: str | None,
+               defender: str) -> dict[str, Any]:
+    """The damage of a hit on one target: a successful block through the shield first (I-L273, A13), then
+    the zone's SR and the RN (I-L279-281), the limb or the death (I-L318), the critical's rider (I-L506)."""
     through: int | Fraction = damage
     shield_fields: dict[str, Any] = {}
-    if blocked:  # I-L273: a successful block still leads to the damage; A13: the shield takes it first
-        holder = find(state, base["defender"] or t.id)
+    if defended and defence == "blocage":  # I-L273: a successful block still leads to the damage
+        holder = find(state, defender or t.id)
         shield = content.entry("shields", holder.shield)
-        ssr = combat.effective_sr(shield.sr, critical=res.critical, damage_type=dtype, settings=settings)
+        ssr = combat.effective_sr(shield.sr, critical=critical, damage_type=dtype, settings=settings)
         ps = holder.shield_ps if holder.shield_ps is not None else shield.ps
         b = combat.block(damage, shield_sr=ssr, shield_ps=ps, settings=settings)
         through = b.to_character
-        shield_fields = dict(shield=shield.name, shield_sr=plain(ssr), shield_ps_lost=b.ps_lost, shield_ps_after=b.ps_after,
-                             shield_destroyed=b.destroyed)
+        shield_fields = dict(shield=shield.name, shield_sr=plain(ssr), shield_ps_lost=b.ps_lost,
+                             shield_ps_after=b.ps_after, shield_destroyed=b.destroyed)
     sr: int | Fraction = 0
     if t.armour:
         armour = content.entry("armours", t.armour)
-        sr = combat.effective_sr(combat.zone_sr(armour, zone, dtype, content), critical=res.critical,
+        sr = combat.effective_sr(combat.zone_sr(armour, zone, dtype, content), critical=critical,
                                  damage_type=dtype, settings=settings)
     lost = combat.pv_lost(through, sr, t.rn) if through else 0
     wound = combat.apply_pv_loss(t.pv, lost, zone, destiny_points=t.destiny_points)
     rider = None
-    if res.critical and lost > 0 and t.family != "végétal":  # I-L506 "la cible subit"; no physical alteration on a plant (I-L628)
-        rider = combat.critical_rider(dtype, attacker_fo=int(stat(a, "Fo")), settings=settings)
-    ev = AttackResolved(**{**base, "damage_type": dtype, "power_rolls": list(power), "damage": plain(damage),
-                           "sr": plain(sr), "rn": t.rn, "pv_lost": wound.pv_lost, "pv_after": wound.pv_after,
-                           "limb_lost": wound.limb_lost, "dead": wound.dead, "rider": rider, **shield_fields})
-    return [Emit(fight_stream(fight.name), ev)]
+    if critical and lost > 0 and t.family != "végétal":  # I-L506 "la cible subit"; no physical alteration on a plant (I-L628)
+        rider = combat.critical_rider(dtype, attacker_fo=int(stat(a, "Fo")), settings=settings)  # type: ignore[arg-type]
+    return {"damage_type": dtype, "damage": plain(damage), "sr": plain(sr), "rn": t.rn, "pv_lost": wound.pv_lost,
+            "pv_after": wound.pv_after, "limb_lost": wound.limb_lost, "dead": wound.dead, "rider": rider,
+            **shield_fields}
 
 
 def _defence(state: IllerganState, fight: Fight, cmd: Attack, attacker_turn: Turn) -> dict[str, Any]:

@@ -77,6 +77,7 @@ class AttackResolved(Event, tag="fight.attack_resolved", kw_only=True):
     shield_ps_after: int = 0
     shield_destroyed: bool = False
     redirected_from: str = ""  # a hit on a limb already lost goes to the trunk (I-L318, I-L634)
+    same_attack_as: str = ""  # the first target, when this is the same attack on another target (I-L292)
 
 
 class AfflictionTicked(Event, tag="fight.affliction_ticked", kw_only=True):
@@ -202,6 +203,15 @@ class RollInitiative(msgspec.Struct, frozen=True, kw_only=True):
     unspotted_by: dict[str, tuple[str, ...]] = {}  # I-L8: he wins initiative against those who did not spot him
 
 
+class OtherTarget(msgspec.Struct, frozen=True, kw_only=True):
+    """Another target of the same attack, with its own defence (I-L292)."""
+
+    target: str
+    defence: combat.Defence | None = None
+    defended: bool = False
+    defence_pct: int | None = None
+
+
 class Attack(msgspec.Struct, frozen=True, kw_only=True):
     fight: str
     attacker: str
@@ -219,6 +229,7 @@ class Attack(msgspec.Struct, frozen=True, kw_only=True):
     defence_pct: int | None = None  # the defender's defence skill %: the engine rolls it (−40 after a critical, I-L504)
     defender: str = ""  # an ally acting in defence for the target (I-L552); "" = the target itself
     action: AttackSlot = "major"  # an attack is a major action (I-L260-261), or an extra one (I-L265)
+    others: tuple[OtherTarget, ...] = ()  # the same attack on more targets: same damage and zone (I-L292)
 
 
 class TakeAction(msgspec.Struct, frozen=True, kw_only=True):
