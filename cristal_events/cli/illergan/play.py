@@ -39,17 +39,19 @@ def check_group() -> None:
 @click.argument("what")
 @click.option("--malus", type=INT, default=0, show_default=True, help="The game master's malus.")
 @click.option("--with-characteristic", is_flag=True, help="Add the skill's characteristic (I-L489).")
+@click.option("--bonus", type=INT, default=0, show_default=True,
+              help="A bonus to the skill from an effect; a skill not on the sheet is unlocked at 0% (I-L490).")
 @dice_option
 @json_option
 @click.pass_context
 def check_skill_cmd(ctx: click.Context, character_id: str, what: str, malus: int, with_characteristic: bool,
-                    dice: str | None, as_json: bool) -> None:
+                    bonus: int, dice: str | None, as_json: bool) -> None:
     """Roll a skill, an acuity (minor information when only the malus failed it, I-L492) or a characteristic.
 
     Example: cristal check skill lysa "Acuité visuelle" --malus 20 --dice 35
     """
-    run(ctx, R.RollCheck(character=character_id, what=what, malus=malus, with_characteristic=with_characteristic),
-        as_json, dice)
+    run(ctx, R.RollCheck(character=character_id, what=what, malus=malus, with_characteristic=with_characteristic,
+                         bonus=bonus), as_json, dice)
 
 
 @check_group.command("search")

@@ -52,6 +52,8 @@ class CheckRolled(Event, tag="check.rolled", kw_only=True):
     fumble: bool = False
     minor_info: bool = False
     found: dict[str, bool] = {}
+    bonus: int = 0  # a bonus to the skill (an object, a spell...), added to its % (I-L490)
+    unlocked: bool = False  # the skill was not on the sheet: the bonus unlocks it at 0% for its time (I-L490)
 
 
 class ObjectThrown(Event, tag="check.object_thrown", kw_only=True):
@@ -96,6 +98,7 @@ class RollCheck(msgspec.Struct, frozen=True, kw_only=True):
     with_characteristic: bool = False
     hidden: dict[str, int] = {}
     lock: str | None = None
+    bonus: int = 0  # a bonus to the skill from an effect; a skill not on the sheet is unlocked at 0% (I-L490)
 
 
 class Throw(msgspec.Struct, frozen=True, kw_only=True):
@@ -160,18 +163,28 @@ def _check(hero: Any, cmd: RollCheck, ctx: Context, state: IllerganState) -> Che
         threshold, kind = pct - cmd.malus, "acuity"
     else:
         entry = hero.skills.get(cmd.what)
+        unlocked = False
         if entry is None:
-            raise UnknownEntity(f"{hero.name} has no skill or characteristic {cmd.what!r}.")
-        threshold = entry.pct
+            if cmd.bonus <= 0:
+                raise UnknownEntity(f"{hero.name} has no skill or characteristic {cmd.what!r}.")
+            content.skill(cmd.what)  # a skill of the pack, unlocked at 0% the time of the bonus (I-L490)
+            unlocked = True
+        pct = (entry.pct if entry is not None else 0) + cmd.bonus
+        threshold = pct
         if cmd.with_characteristic:
             key = content.skill(cmd.what).characteristic
             if not key:
                 raise content.missing(f"The characteristic of skill {cmd.what!r}", "G24 skill list")
-            threshold = checks.characteristic_with_skill(stat(hero, key), entry.pct)
+            threshold = checks.characteristic_with_skill(stat(hero, key), pct)
         threshold -= cmd.malus
         r = dice.roll("1d100", purpose=f"check {cmd.what}")
         c = checks.skill_check(r.total, threshold, critical_ceiling=hero.critical_ceiling)
         kind = "skill"
+        return CheckRolled(character=hero.id, kind=kind, what=cmd.what, threshold=threshold, malus=cmd.malus, roll=r,
+                           success=c.success, critical=c.critical, fumble=c.fumble, minor_info=c.minor_info,
+                           bonus=cmd.bonus, unlocked=unlocked)
+    if cmd.bonus:
+        raise RuleError("A skill bonus applies to a skill, not to a characteristic or an acuity (I-L490).")
     return CheckRolled(character=hero.id, kind=kind, what=cmd.what, threshold=threshold, malus=cmd.malus, roll=r,
                        success=c.success, critical=c.critical, fumble=c.fumble, minor_info=c.minor_info)
 
@@ -305,6 +318,10 @@ def decide_check(state: IllerganState, cmd: RollCheck, ctx: Context) -> list[Emi
     hero = find(state, cmd.character)
     if hero.dead:
         raise RuleError(f"{hero.name} is dead.")
+    if cmd.bonus < 0:
+        raise RuleError(f"A bonus is positive, not {cmd.bonus}; a malus is given as a malus.")
+    if cmd.bonus and cmd.kind != "check":
+        raise RuleError("A skill bonus applies to a skill check (I-L490).")
     if cmd.kind == "check" and not cmd.what:
         raise RuleError("Name the skill or characteristic to roll.")
     return [Emit(stream_of(hero.id), _KINDS[cmd.kind](hero, cmd, ctx, state))]
@@ -316,6 +333,8 @@ def _summary(e: CheckRolled) -> str:
         return f"{e.character} fouille ({e.what}) : Dé100 {e.roll.total}, trouve {found}"
     tag = " (critique)" if e.critical else " (échec critique)" if e.fumble else ""
     info = ", information mineure" if e.minor_info else ""
+    if e.unlocked:
+        info += f", débloquée à 0% le temps du bonus (+{e.bonus})"
     return (f"{e.character} : {e.what} Dé100 {e.roll.total} contre {e.threshold} → "
             f"{'réussite' if e.success else 'échec'}{tag}{info}")
 

@@ -10,7 +10,9 @@ import msgspec
 import pytest
 
 from cristal_events.rulesets.illergan import fights as F
+from cristal_events.errors import UnknownEntity
 from cristal_events.rulesets.illergan import heroes as H
+from cristal_events.rulesets.illergan import trials as R
 from cristal_events.rulesets.illergan.character import Choices
 from cristal_events.rulesets.illergan.content import example_pack
 from cristal_events.rulesets.illergan.locations import Body
@@ -403,3 +405,14 @@ def test_a_target_of_a_several_target_attack_that_defends_takes_nothing(camp):
                                others=(F.OtherTarget(target="lysa"),)), faces=[45, 3, 4])
     gob, ly = [r.event for r in recs if isinstance(r.event, F.AttackResolved)]
     assert (gob.defended, gob.pv_lost, ly.zone, ly.damage, ly.pv_after) == (True, 0, "tronc", 47, -17)  # RN 0
+
+
+# ------------------------------------------------------------------ item 20: a temporary skill unlock (I-L490)
+def test_a_bonus_to_a_skill_not_on_the_sheet_unlocks_it_at_0(camp):
+    refused(camp, R.RollCheck(character="thor", what="Parade"), "Thor has no skill or characteristic 'Parade'.",
+            exc=UnknownEntity, faces=[10])
+    ev = camp.execute(R.RollCheck(character="thor", what="Parade", bonus=20), faces=[15])[0].event
+    assert (ev.threshold, ev.success, ev.unlocked, ev.bonus) == (20, True, True, 20)  # 0% + 20
+    assert "Parade" not in hero(camp, "thor").skills  # only the time of the bonus
+    ev = camp.execute(R.RollCheck(character="thor", what="Escalade", bonus=20), faces=[25])[0].event
+    assert (ev.threshold, ev.success, ev.unlocked) == (20, False, False)  # on the sheet at 0%: + 20
