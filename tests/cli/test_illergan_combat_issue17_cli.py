@@ -112,3 +112,17 @@ def test_an_attack_on_two_targets_through_the_cli(db):
     assert [(h["target"], h["pv_lost"], h["defended"]) for h in hits] == [("gob", 21, False), ("gob2", 0, True)]
     r = invoke(db, "combat", "attack", "pont", "gob", "thor", "--unarmed", "--also", "gob2:fuite")
     assert r.exit_code == 1 and r.output.startswith("Error: --also takes ID[:DEFENCE[:ok|PCT]]"), r.output
+
+
+def test_strike_poison_and_disarm_through_the_cli(db):
+    r = invoke(db, "strike", "thor", "porte", "--ps", "30", "--sr", "10", "--unarmed", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)[0]["event"]["ps_after"] == 19  # 21 − 10 (I-L407)
+    r = invoke(db, "combat", "poison", "gue", "thor", "Venin", "--pv", "5", "--turns", "2")
+    assert r.exit_code == 0, r.output
+    r = invoke(db, "combat", "initiative", "gue", "--dice", "50,50")
+    assert "Venin, −5 PV (1 tour) → 35" in r.output, r.output  # RN 10 ignored (I-L415)
+    assert invoke(db, "equip", "thor", "weapon", "Stylet").exit_code == 0
+    assert invoke(db, "combat", "act", "gue", "thor", "disarmed").exit_code == 0
+    r = invoke(db, "combat", "act", "gue", "thor", "pick_up")
+    assert r.exit_code == 0 and "ramasse son arme" in r.output, r.output

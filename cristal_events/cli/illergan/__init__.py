@@ -10,5 +10,5 @@ from __future__ import annotations
 PARTS = {name: "heroes" for name in ("content", "character", "xp", "money", "equip",
                                           "carry")}
 PARTS |= {name: "play" for name in ("check", "throw", "fall", "condition", "combat", "cast", "faith", "drink",
-                                        "wait", "evening")}
+                                        "wait", "evening", "strike")}
 

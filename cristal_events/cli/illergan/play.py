@@ -104,6 +104,27 @@ def check_lockpick_cmd(ctx: click.Context, character_id: str, lock: str | None, 
     run(ctx, R.RollCheck(character=character_id, kind="lockpick", lock=lock, malus=malus), as_json, dice)
 
 
+@click.command("strike")
+@click.argument("character_id")
+@click.argument("what")
+@click.option("--ps", type=INT, required=True, help="The object's PS now (the game master's estimate, I-L407).")
+@click.option("--sr", type=INT, required=True, help="The object's SR (I-L407).")
+@click.option("--weapon", default=None, help="The weapon (default: the one held).")
+@click.option("--unarmed", is_flag=True, help="Bare hands.")
+@click.option("--fight", default="", help="In a fight: a major action.")
+@dice_option
+@json_option
+@click.pass_context
+def strike_cmd(ctx: click.Context, character_id: str, what: str, ps: int, sr: int, weapon: str | None, unarmed: bool,
+               fight: str, dice: str | None, as_json: bool) -> None:
+    """Strike an object to break it: [damage − SR] off its PS, broken at 0 PS (I-L407-409).
+
+    Example: cristal strike thor "porte de chêne" --ps 30 --sr 20 --dice 4
+    """
+    run(ctx, R.StrikeObject(character=character_id, what=what, ps=ps, sr=sr, weapon="" if unarmed else weapon,
+                            fight=fight), as_json, dice)
+
+
 @click.command("throw")
 @click.argument("character_id")
 @click.argument("what")
@@ -264,7 +285,8 @@ def _other_target(text: str) -> F.OtherTarget:
 @combat_group.command("act")
 @click.argument("fight")
 @click.argument("character_id")
-@click.argument("action", type=click.Choice(["major", "minor", "skill", "forgo_major", "extra_major", "knocked_down"]))
+@click.argument("action", type=click.Choice(["major", "minor", "skill", "forgo_major", "extra_major", "knocked_down",
+                                             "disarmed", "pick_up"]))
 @click.option("--what", default="", help="What the action is (Sprint, se relever, a skill, the effect giving an extra action ...).")
 @click.option("--by", default="", help="knocked_down by this combatant's physical action: limited by Vit (I-L416).")
 @json_option
@@ -315,6 +337,24 @@ def combat_fly_cmd(ctx: click.Context, fight: str, character_id: str, land: bool
     Example: cristal combat fly gue aigle --dice 30
     """
     run(ctx, F.Fly(fight=fight, character=character_id, land=land, means=means), as_json, dice)
+
+
+@combat_group.command("poison")
+@click.argument("fight")
+@click.argument("character_id")
+@click.argument("poison")
+@click.option("--pv", "pv_per_turn", type=INT, required=True, help="PV lost at each of the victim's turns.")
+@click.option("--turns", type=INT, required=True, help="How many turns it lasts.")
+@json_option
+@click.pass_context
+def combat_poison_cmd(ctx: click.Context, fight: str, character_id: str, poison: str, pv_per_turn: int, turns: int,
+                      as_json: bool) -> None:
+    """Poison a combatant: irreducible PV (no armour, RN or Volonté) at each new turn; poisons add up (I-L415).
+
+    Example: cristal combat poison gue thor "Venin d'araignée" --pv 5 --turns 3
+    """
+    run(ctx, F.ApplyPoison(fight=fight, character=character_id, poison=poison, pv_per_turn=pv_per_turn, turns=turns),
+        as_json)
 
 
 @combat_group.command("defend")
@@ -502,5 +542,5 @@ def evening_cmd(ctx: click.Context, character_id: str | None, as_json: bool) -> 
         echo(f"{r['position']:>6}  {r['character']:<10} {what:<40} Alc {alc} (min {r['alc_min']}) {r['band']}")
 
 
-COMMANDS = [check_group, throw_cmd, fall_cmd, condition_cmd, combat_group, cast_cmd, faith_group, drink_cmd,
+COMMANDS = [check_group, strike_cmd, throw_cmd, fall_cmd, condition_cmd, combat_group, cast_cmd, faith_group, drink_cmd,
             wait_cmd, evening_cmd]

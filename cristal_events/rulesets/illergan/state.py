@@ -103,6 +103,7 @@ class Hero(msgspec.Struct, frozen=True, kw_only=True):
     fp: int = 1  # I-L294: one power die by default
     power_rank: int = 1  # I-L297
     weapon: str | None = None
+    dropped_weapon: str | None = None  # knocked out of the hand, on the ground (I-L414)
     armour: str | None = None
     shield: str | None = None
     shield_ps: int | None = None  # the shield's PS left; None: the pack's full PS (I-L407, I-L439)

@@ -80,6 +80,23 @@ class FallTaken(Event, tag="check.fall_taken", kw_only=True):
     turn_after: Turn | None = None
 
 
+class ObjectStruck(Event, tag="check.object_struck", kw_only=True):
+    """A blow at an object: [damage − SR] off its PS, rounded up; broken at 0 PS (I-L407-409). The
+    object's PS and SR are the game master's estimate (the text's table is missing)."""
+
+    character: str
+    what: str
+    ps_before: int
+    sr: int
+    damage: int | float
+    power_rolls: list[Roll] = []
+    ps_lost: int
+    ps_after: int
+    broken: bool
+    fight: str = ""
+    turn_after: Turn | None = None
+
+
 class ConditionChanged(Event, tag="check.condition_changed", kw_only=True):
     character: str
     condition: str
@@ -108,6 +125,16 @@ class Throw(msgspec.Struct, frozen=True, kw_only=True):
     what: str
     distance: float
     max_range: float
+    fight: str = ""
+
+
+class StrikeObject(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    what: str
+    ps: int  # its PS now (the GM's estimate, or what the last blow left)
+    sr: int
+    weapon: str | None = None  # None: the weapon held; "": bare hands
+    power_dice: int | None = None
     fight: str = ""
 
 
@@ -260,6 +287,37 @@ def decide_throw(state: IllerganState, cmd: Throw, ctx: Context) -> list[Emit]:
     return [Emit(fight_stream(cmd.fight) if cmd.fight else stream_of(hero.id), ev)]
 
 
+def decide_strike(state: IllerganState, cmd: StrikeObject, ctx: Context) -> list[Emit]:
+    hero = _living(state, cmd.character)
+    if cmd.ps <= 0 or cmd.sr < 0:
+        raise RuleError(f"An object has PS above 0 and an SR of 0 or more (I-L407), not PS {cmd.ps} and SR {cmd.sr}.")
+    content, settings = content_of(state), ctx.settings
+    turn_after = None
+    if cmd.fight:
+        turn_after = spend(_fight_of(state, cmd.fight, hero), hero, "major", settings)
+    chosen = hero.weapon if cmd.weapon is None else (cmd.weapon or None)
+    weapon = content.entry("weapons", chosen) if chosen else None
+    dice = ctx.dice()
+    power: tuple[Roll, ...] = ()
+    if weapon is None:
+        total = None
+        if settings.unarmed_fp_mode == "dice":
+            total, power = combat.roll_power_dice(dice, content, rank=hero.power_rank, fp=hero.fp,
+                                                  count=cmd.power_dice, settings=settings)
+        damage: Any = combat.unarmed_damage(stat(hero, "Fo"), hero.fp, total, settings)
+    elif weapon.fixed_damage is not None:
+        damage = combat.crossbow_damage(weapon, content)
+    else:
+        total, power = combat.roll_power_dice(dice, content, rank=hero.power_rank, fp=hero.fp + weapon.fp_bonus,
+                                              count=cmd.power_dice, settings=settings)
+        damage = combat.weapon_damage(stat(hero, "Fo"), total)
+    b = combat.break_object(damage, sr=cmd.sr, ps=cmd.ps)
+    ev = ObjectStruck(character=hero.id, what=cmd.what, ps_before=cmd.ps, sr=cmd.sr, damage=plain(damage),
+                      power_rolls=list(power), ps_lost=b.ps_lost, ps_after=b.ps_after, broken=b.destroyed,
+                      fight=cmd.fight, turn_after=turn_after)
+    return [Emit(fight_stream(cmd.fight) if cmd.fight else stream_of(hero.id), ev)]
+
+
 def decide_fall(state: IllerganState, cmd: TakeFall, ctx: Context) -> list[Emit]:
     hero = _living(state, cmd.character)
     if cmd.height <= 0:
@@ -284,6 +342,8 @@ def _exact(height: float) -> Fraction:
 
 def decide_condition(state: IllerganState, cmd: SetCondition, ctx: Context) -> list[Emit]:
     hero = find(state, cmd.character)
+    if cmd.on and cmd.condition == "aveuglé" and hero.family == "végétal":
+        raise RuleError(f"{hero.name} is a plant: physical alterations do not work on it (I-L628).")
     if (cmd.condition in hero.conditions) == cmd.on:
         raise RuleError(f"{hero.name} is {'already' if cmd.on else 'not'} {cmd.condition}.")
     return [Emit(stream_of(hero.id), ConditionChanged(character=hero.id, condition=cmd.condition, on=cmd.on,
@@ -293,6 +353,10 @@ def decide_condition(state: IllerganState, cmd: SetCondition, ctx: Context) -> l
 def evolve_fall(state: IllerganState, ev: FallTaken, rec: RecordedEvent) -> IllerganState:
     if ev.pv_lost:
         state = put(state, _wound(state.characters[ev.character], ev.pv_lost, rec.position, "", ev.dead))
+    return _turn(state, ev.fight, ev.character, ev.turn_after)
+
+
+def evolve_struck(state: IllerganState, ev: ObjectStruck, rec: RecordedEvent) -> IllerganState:
     return _turn(state, ev.fight, ev.character, ev.turn_after)
 
 
@@ -346,10 +410,13 @@ SUMMARIES: dict[type, Any] = {
     FallTaken: lambda r: (f"{r.event.character} chute de {r.event.height:g} m (sans mal jusqu'à {r.event.safe_height:g} m)"
                           + (f" : renversé, −{r.event.pv_lost} PV ({r.event.pv_after})" if r.event.knocked_down else " sans mal")
                           + (", mort" if r.event.dead else "")),
+    ObjectStruck: lambda r: (f"{r.event.character} frappe {r.event.what} : {r.event.damage} dégâts, SR {r.event.sr} → "
+                             f"−{r.event.ps_lost} PS ({r.event.ps_after})" + (", brisé" if r.event.broken else "")),
     ConditionChanged: lambda r: f"{r.event.character} {'est' if r.event.on else 'n’est plus'} {r.event.condition}",
 }
 EVENTS: tuple[type, ...] = tuple(SUMMARIES)
 DECIDERS: dict[type, Any] = {RollCheck: decide_check, Throw: decide_throw, TakeFall: decide_fall,
-                             SetCondition: decide_condition}
-EVOLVERS: dict[type, Any] = {FallTaken: evolve_fall, ObjectThrown: evolve_throw, ConditionChanged: evolve_condition}
+                             SetCondition: decide_condition, StrikeObject: decide_strike}
+EVOLVERS: dict[type, Any] = {FallTaken: evolve_fall, ObjectThrown: evolve_throw, ConditionChanged: evolve_condition,
+                             ObjectStruck: evolve_struck}
 COMPENSATORS: dict[type, Any] = {}

@@ -416,3 +416,43 @@ def test_a_bonus_to_a_skill_not_on_the_sheet_unlocks_it_at_0(camp):
     assert "Parade" not in hero(camp, "thor").skills  # only the time of the bonus
     ev = camp.execute(R.RollCheck(character="thor", what="Escalade", bonus=20), faces=[25])[0].event
     assert (ev.threshold, ev.success, ev.unlocked) == (20, False, False)  # on the sheet at 0%: + 20
+
+
+# ------------------------------------------------------------------ item 17: désarmement and poison (I-L414-415)
+def test_a_disarmed_character_picks_his_weapon_up_with_a_minor_action(camp):
+    camp.execute(H.Equip(character="thor", slot="weapon", item="Épée longue"))
+    camp.execute(F.TakeAction(fight="gue", character="thor", action="disarmed", what="botte de désarmement"))
+    assert (hero(camp, "thor").weapon, hero(camp, "thor").dropped_weapon) == (None, "Épée longue")
+    assert camp.execute(attack(), faces=[90])[0].event.weapon == ""  # bare hands until he picks it up
+    ev = camp.execute(F.TakeAction(fight="gue", character="thor", action="pick_up"))[0].event
+    assert (ev.turn_after.budget.minor, hero(camp, "thor").weapon) == (0, "Épée longue")  # I-L414
+    refused(camp, F.TakeAction(fight="gue", character="thor", action="pick_up"),
+            "Thor has no weapon on the ground to pick up (I-L414).")
+
+
+def test_poisons_are_irreducible_and_add_up(camp):
+    # Thor has RN 10: a poison ignores it (I-L415); two poisons add up over their common turns
+    camp.execute(F.ApplyPoison(fight="gue", character="thor", poison="Venin", pv_per_turn=5, turns=2))
+    camp.execute(F.ApplyPoison(fight="gue", character="thor", poison="Ciguë", pv_per_turn=3, turns=3))
+    pv = []
+    for _ in range(4):
+        initiative(camp)
+        pv.append(hero(camp, "thor").pv)
+    assert pv == [32, 24, 21, 21]  # 40 − 8, − 8, − 3, then nothing
+    c = table()
+    c.execute(H.CreateCreature(character="liane", name="Liane", characteristics=GOB, pv=20, family="végétal"))
+    c.execute(F.EndFight(fight="gue"))
+    c.execute(F.StartFight(fight="gue", participants=("thor", "liane")))
+    refused(c, F.ApplyPoison(fight="gue", character="liane", poison="Venin", pv_per_turn=5, turns=2),
+            "Liane is a plant: poisons and venoms do not work on it (I-L628).")
+
+
+# ------------------------------------------------------------------ item 16: breakable objects (I-L407-409)
+def test_an_object_loses_damage_minus_sr_off_its_ps(camp):
+    camp.execute(H.Equip(character="thor", slot="weapon", item="Épée longue"))
+    ev = camp.execute(R.StrikeObject(character="thor", what="porte", ps=30, sr=20), faces=[4])[0].event
+    assert (ev.damage, ev.ps_lost, ev.ps_after, ev.broken) == (44, 24, 6, False)  # 4 × 10 + 4 − SR 20
+    ev = camp.execute(R.StrikeObject(character="thor", what="porte", ps=6, sr=20), faces=[1])[0].event
+    assert (ev.ps_lost, ev.ps_after, ev.broken) == (6, 0, True)
+    ev = camp.execute(R.StrikeObject(character="thor", what="mur", ps=100, sr=60, weapon=""))[0].event
+    assert (ev.damage, ev.ps_lost) == (21, 0)  # bare hands 4 × 5 + 1 does not go through SR 60

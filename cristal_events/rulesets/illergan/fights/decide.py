@@ -17,7 +17,7 @@ from ..locations import nonhumanoid_zone
 from ..state import (Fight, Hero, IllerganState, Turn, content_of, fight_stream, find,
                     find_fight, plain, stat, stream_of)
 
-from .model import ActionTaken, AfflictionTicked, Attack, Fly, FlightChanged, Move, Moved, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeEntry, InitiativeRolled, RollInitiative, SpellCast, SpendDestiny, StartFight, TakeAction, _acuity  # noqa: F401
+from .model import ActionTaken, AfflictionTicked, ApplyPoison, PoisonApplied, Attack, Fly, FlightChanged, Move, Moved, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeEntry, InitiativeRolled, RollInitiative, SpellCast, SpendDestiny, StartFight, TakeAction, _acuity  # noqa: F401
 
 
 # ============================================================================ the turn economy
@@ -440,6 +440,14 @@ def decide_action(state: IllerganState, cmd: TakeAction, ctx: Context) -> list[E
                 combat.can_knock_down(stat(find(state, cmd.by), "Vit"), stat(hero, "Vit"),
                                       quadruped=hero.body is not None and hero.body.legs() >= 4)
             after = sacrifice(fight.turns.get(hero.id, Turn()), "major")
+        case "disarmed":  # I-L414: the weapon falls
+            if not hero.weapon:
+                raise RuleError(f"{hero.name} holds no weapon to be disarmed of (I-L414).")
+            after = turn_of(fight, hero.id, settings)
+        case "pick_up":  # I-L414: a minor action to pick it up
+            if not hero.dropped_weapon:
+                raise RuleError(f"{hero.name} has no weapon on the ground to pick up (I-L414).")
+            after = spend(fight, hero, "minor", settings)
     if cmd.by and cmd.action != "knocked_down":
         raise RuleError("Only a knock-down names who caused it (--by, I-L416).")
     ev = ActionTaken(fight=fight.name, character=hero.id, action=cmd.action, what=cmd.what, turn_after=after,
@@ -491,6 +499,22 @@ def decide_move(state: IllerganState, cmd: Move, ctx: Context) -> list[Emit]:
     after = msgspec.structs.replace(t, moved_m=plain(Fraction(str(t.moved_m)) + used), owed_m=plain(Fraction(str(t.owed_m)) + owed))
     ev = Moved(fight=fight.name, character=hero.id, metres=cmd.metres, vertical_m=cmd.vertical_m, mode=mode,
                available_m=plain(left), left_m=plain(left - used), owed_m=plain(owed), turn_after=after)
+    return [Emit(fight_stream(fight.name), ev)]
+
+
+def decide_poison(state: IllerganState, cmd: ApplyPoison, ctx: Context) -> list[Emit]:
+    fight = find_fight(state, cmd.fight)
+    if cmd.character not in fight.participants:
+        raise RuleError(f"{cmd.character} does not take part in the fight '{fight.name}'.")
+    hero = find(state, cmd.character)
+    if hero.dead:
+        raise RuleError(f"{hero.name} is dead.")
+    if hero.family == "végétal":
+        raise RuleError(f"{hero.name} is a plant: poisons and venoms do not work on it (I-L628).")
+    if not cmd.poison.strip() or cmd.pv_per_turn <= 0 or cmd.turns <= 0:
+        raise RuleError("A poison needs a name, its PV per turn and its turns, all given by the game master (I-L415).")
+    ev = PoisonApplied(fight=fight.name, character=hero.id, poison=cmd.poison, pv_per_turn=cmd.pv_per_turn,
+                       first_turn=fight.turn + 1, last_turn=fight.turn + cmd.turns)
     return [Emit(fight_stream(fight.name), ev)]
 
 

@@ -11,7 +11,7 @@ from cristal_events.records import RecordedEvent
 from .. import combat
 from ..state import (Affliction, Fight, Hero, IllerganState, MagicEntry, Turn, WoundRef, put)
 
-from .model import ActionTaken, AfflictionTicked, AttackResolved, FlightChanged, Moved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast  # noqa: F401
+from .model import ActionTaken, AfflictionTicked, PoisonApplied, AttackResolved, FlightChanged, Moved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast  # noqa: F401
 
 
 # ============================================================================ folds
@@ -83,7 +83,21 @@ def evolve_affliction(state: IllerganState, ev: AfflictionTicked, rec: RecordedE
 
 
 def evolve_action(state: IllerganState, ev: ActionTaken | DefenceUsed, rec: RecordedEvent) -> IllerganState:
-    return _turns(state, ev.fight, **{ev.character: ev.turn_after})
+    state = _turns(state, ev.fight, **{ev.character: ev.turn_after})
+    action = getattr(ev, "action", "")
+    hero = state.characters.get(ev.character)
+    if action == "disarmed" and hero is not None:  # I-L414: the weapon is on the ground
+        state = put(state, msgspec.structs.replace(hero, weapon=None, dropped_weapon=hero.weapon))
+    elif action == "pick_up" and hero is not None:
+        state = put(state, msgspec.structs.replace(hero, weapon=hero.dropped_weapon, dropped_weapon=None))
+    return state
+
+
+def evolve_poison(state: IllerganState, ev: PoisonApplied, rec: RecordedEvent) -> IllerganState:
+    hero = state.characters[ev.character]
+    return put(state, msgspec.structs.replace(hero, afflictions=(*hero.afflictions, Affliction(
+        name=ev.poison, fight=ev.fight, first_turn=ev.first_turn, last_turn=ev.last_turn,
+        pv_per_turn=ev.pv_per_turn))))
 
 
 def evolve_moved(state: IllerganState, ev: Moved, rec: RecordedEvent) -> IllerganState:

@@ -12,7 +12,7 @@ from ..state import (Hero, Turn)
 
 
 
-Action = Literal["major", "minor", "skill", "forgo_major", "extra_major", "knocked_down"]
+Action = Literal["major", "minor", "skill", "forgo_major", "extra_major", "knocked_down", "disarmed", "pick_up"]
 AttackSlot = Literal["major", "extra_major"]
 
 
@@ -135,6 +135,18 @@ class FlightChanged(Event, tag="fight.flight_changed", kw_only=True):
     turn_after: Turn | None = None
 
 
+class PoisonApplied(Event, tag="fight.poison_applied", kw_only=True):
+    """A poison's irreducible PV loss per turn (no armour, RN or Volonté), for its turns; poisons add up
+    over their common turns (I-L415)."""
+
+    fight: str
+    character: str
+    poison: str
+    pv_per_turn: int
+    first_turn: int
+    last_turn: int
+
+
 class DefenceUsed(Event, tag="fight.defence_used", kw_only=True):
     """A defence outside an attack of the log, e.g. a magic defence after a failed parry (I-L553)."""
 
@@ -246,6 +258,14 @@ class Move(msgspec.Struct, frozen=True, kw_only=True):
     metres: float = 0
     vertical_m: float = 0
     sprint: float | None = None  # the Sprint on the sheet (I-L358, no formula in the text): sprint as the major action
+
+
+class ApplyPoison(msgspec.Struct, frozen=True, kw_only=True):
+    fight: str
+    character: str
+    poison: str
+    pv_per_turn: int
+    turns: int
 
 
 class Fly(msgspec.Struct, frozen=True, kw_only=True):

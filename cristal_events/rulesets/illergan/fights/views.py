@@ -8,7 +8,7 @@ from typing import Any
 from cristal_events.ruleset import on_event
 
 
-from .model import ActionTaken, AfflictionTicked, AttackResolved, FlightChanged, Moved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast  # noqa: F401
+from .model import ActionTaken, AfflictionTicked, PoisonApplied, AttackResolved, FlightChanged, Moved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast  # noqa: F401
 
 
 # ============================================================================ summaries
@@ -43,7 +43,8 @@ def _cast(e: SpellCast) -> str:
 
 _ACTIONS = {"major": "action majeure", "minor": "action mineure", "skill": "compétence",
             "forgo_major": "renonce à l'action majeure (+2 mineures)", "extra_major": "action majeure supplémentaire",
-            "knocked_down": "renversé, une action majeure perdue"}
+            "knocked_down": "renversé, une action majeure perdue", "disarmed": "désarmé, son arme est au sol",
+            "pick_up": "ramasse son arme (action mineure)"}
 
 SUMMARIES: dict[type, Any] = {
     FightStarted: lambda r: f"Combat « {r.event.fight} » : {', '.join(r.event.participants)}",
@@ -64,6 +65,8 @@ SUMMARIES: dict[type, Any] = {
     FlightChanged: lambda r: (f"{r.event.character} atterrit" if r.event.roll is None else
                               f"{r.event.character} décolle : Dé100 {r.event.roll.total} contre Dex {r.event.dex} → "
                               + (f"en vol, {r.event.left_after_m:g} m de déplacement" if r.event.success else "échec")),
+    PoisonApplied: lambda r: (f"{r.event.character} est empoisonné ({r.event.poison}) : −{r.event.pv_per_turn} PV "
+                              f"par tour, tours {r.event.first_turn} à {r.event.last_turn}"),
     FightEnded: lambda r: f"Fin du combat « {r.event.fight} »",
     ActionTaken: lambda r: (f"{r.event.character} : {_ACTIONS[r.event.action]}"
                             + (f" ({r.event.what})" if r.event.what else "")),
