@@ -126,3 +126,14 @@ def test_strike_poison_and_disarm_through_the_cli(db):
     assert invoke(db, "combat", "act", "gue", "thor", "disarmed").exit_code == 0
     r = invoke(db, "combat", "act", "gue", "thor", "pick_up")
     assert r.exit_code == 0 and "ramasse son arme" in r.output, r.output
+
+
+def test_the_sample_campaign_uses_the_new_fight_commands(tmp_path):
+    from test_illergan_cli import SAMPLE
+    from cristal_events.cli import script
+    target = tmp_path / "sample.db"
+    script.run(script.load(SAMPLE), target)
+    out = invoke(target, "replay").output
+    # drunk (Troublitude), Thor's Dep is 5 × 0.75 = 3 (I-L132): the step down takes the last metre (I-L428)
+    assert "thor se déplace (dep) : 2 m + 1 m à la verticale, reste 0 m" in out, out
+    assert "Tour 1 de « cave » : thor" in out  # stealthy, he goes first (I-L8)
