@@ -136,4 +136,5 @@ def test_the_sample_campaign_uses_the_new_fight_commands(tmp_path):
     out = invoke(target, "replay").output
     # drunk (Troublitude), Thor's Dep is 5 × 0.75 = 3 (I-L132): the step down takes the last metre (I-L428)
     assert "thor se déplace (dep) : 2 m + 1 m à la verticale, reste 0 m" in out, out
-    assert "Tour 1 de « cave » : thor" in out  # stealthy, he goes first (I-L8)
+    # 71 against the rat's 120, but the rat has not spotted him: he goes first (I-L8)
+    assert "Tour 1 de « cave » : Thor Dex 30 + Vol 40 + Dé100 1 = 71, Rat des caves" in out
