@@ -456,3 +456,22 @@ def test_an_object_loses_damage_minus_sr_off_its_ps(camp):
     assert (ev.ps_lost, ev.ps_after, ev.broken) == (6, 0, True)
     ev = camp.execute(R.StrikeObject(character="thor", what="mur", ps=100, sr=60, weapon=""))[0].event
     assert (ev.damage, ev.ps_lost) == (21, 0)  # bare hands 4 × 5 + 1 does not go through SR 60
+
+
+def test_an_elemental_counts_its_spells_among_its_attacks():
+    from cristal_events.ruleset import Emit
+    from cristal_events.rulesets.illergan.state import Hero, MagicEntry, stream_of
+    c = table()
+    # given: a fire elemental of the game master with two attacks a turn, spells included (I-L529)
+    ifrit = Hero(id="ifrit", name="Ifrit", kind="creature", characteristics=dict(GOB, Mana=50), pv=60, pv_max=60,
+                 pm=100, pm_max=100, family="élémentaire", attacks_per_turn=2,
+                 magics={"Yarlysy": MagicEntry(level=3, pp=0)})
+    c.apply(Emit(stream_of("ifrit"), H.CreatureCreated(character="ifrit", character_data=ifrit)))
+    c.execute(F.EndFight(fight="gue"))
+    c.execute(F.StartFight(fight="gue", participants=("thor", "ifrit")))
+    ev = c.execute(F.CastSpell(caster="ifrit", spell="Embrasement", cast_level=1, fight="gue"), faces=[50])[0].event
+    assert (ev.turn_after.attacks, ev.turn_after.budget.major) == (1, 0)  # I-L529: the spell is its first attack
+    ev = c.execute(F.Attack(fight="gue", attacker="ifrit", target="thor", weapon=""), faces=[90])[0].event
+    assert ev.turn_after.attacks == 2
+    refused(c, F.CastSpell(caster="ifrit", spell="Embrasement", cast_level=1, fight="gue"),
+            "Ifrit has made its 2 attack(s) this turn (I-L447).", faces=[50])

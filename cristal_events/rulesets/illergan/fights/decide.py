@@ -202,6 +202,8 @@ def _attack_turn(fight: Fight, a: Hero, cmd: Attack, settings: Any) -> tuple[Tur
     weapons it uses a different one at each attack, and starts the cycle again once all are used (I-L449)."""
     if not a.attacks_per_turn:
         return spend(fight, a, cmd.action, settings), None
+    if a.natural_weapons and a.family == "élémentaire" and cmd.target == a.id:
+        a = msgspec.structs.replace(a, natural_weapons=())  # its spell, not a natural weapon (I-L529)
     if cmd.action == "extra_major":
         raise RuleError(f"{a.name} has a fixed number of attacks and one major action a turn (I-L447, I-L452).")
     _acts(fight, a)
@@ -593,7 +595,12 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
         fight = find_fight(state, cmd.fight)
         if caster.id not in fight.participants:
             raise RuleError(f"{caster.id} does not take part in the fight '{fight.name}'.")
-        turn_after = spend(fight, caster, cmd.action, settings, spell=spell.spell_class or spell.name)
+        if caster.family == "élémentaire" and caster.attacks_per_turn:  # I-L529: a spell is one of its attacks
+            turn_after, _ = _attack_turn(fight, caster, Attack(fight=fight.name, attacker=caster.id, target=caster.id,
+                                                                action="extra_major" if cmd.action == "extra_major"
+                                                                else "major"), settings)
+        else:
+            turn_after = spend(fight, caster, cmd.action, settings, spell=spell.spell_class or spell.name)
     magic.check_cast_level(spell, known.level, cmd.cast_level)
     cost = int(Fraction(magic.pm_cost(magic.spell_base_cost(content, spell, cmd.cast_level), cmd.modifiers_pct,
                                       whispered=cmd.whispered, settings=settings)).__ceil__())
