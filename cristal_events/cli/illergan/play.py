@@ -310,16 +310,18 @@ def combat_act_cmd(ctx: click.Context, fight: str, character_id: str, action: st
               help="Vertical metres (climbing, jumping): they may spill into the next turn (I-L428).")
 @click.option("--sprint", type=REAL, default=None,
               help="Sprint as the major action: the Sprint written on the sheet, in metres (I-L258, I-L358).")
+@click.option("--u-turns", type=INT, default=0, show_default=True, help="U-turns in flight: 2 m more each (I-L564).")
 @json_option
 @click.pass_context
 def combat_move_cmd(ctx: click.Context, fight: str, character_id: str, metres: float, vertical_m: float,
-                    sprint: float | None, as_json: bool) -> None:
+                    sprint: float | None, u_turns: int, as_json: bool) -> None:
     """Move in a fight: the Dep before the attack (never between two attacks), or the Sprint as the major
     action (I-L258-263); doubled in flight (I-L560-561).
 
     Example: cristal combat move gue thor --metres 3 --vertical 2
     """
-    run(ctx, F.Move(fight=fight, character=character_id, metres=metres, vertical_m=vertical_m, sprint=sprint), as_json)
+    run(ctx, F.Move(fight=fight, character=character_id, metres=metres, vertical_m=vertical_m, sprint=sprint,
+                    u_turns=u_turns), as_json)
 
 
 @combat_group.command("fly")
@@ -327,16 +329,17 @@ def combat_move_cmd(ctx: click.Context, fight: str, character_id: str, metres: f
 @click.argument("character_id")
 @click.option("--land", is_flag=True, help="Land instead of taking off.")
 @click.option("--means", default="", help="What lets a character without wings fly (I-L556).")
+@click.option("--passenger", "passengers", multiple=True, help="A passenger carried: Vitalités at most 6 × Fo (I-L566).")
 @dice_option
 @json_option
 @click.pass_context
-def combat_fly_cmd(ctx: click.Context, fight: str, character_id: str, land: bool, means: str, dice: str | None,
-                   as_json: bool) -> None:
+def combat_fly_cmd(ctx: click.Context, fight: str, character_id: str, land: bool, means: str,
+                   passengers: tuple[str, ...], dice: str | None, as_json: bool) -> None:
     """Take off: a pure Dex roll, a minor action either way; success doubles the movement left (I-L558).
 
     Example: cristal combat fly gue aigle --dice 30
     """
-    run(ctx, F.Fly(fight=fight, character=character_id, land=land, means=means), as_json, dice)
+    run(ctx, F.Fly(fight=fight, character=character_id, land=land, means=means, passengers=passengers), as_json, dice)
 
 
 @combat_group.command("poison")

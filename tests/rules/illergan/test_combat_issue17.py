@@ -475,3 +475,19 @@ def test_an_elemental_counts_its_spells_among_its_attacks():
     assert ev.turn_after.attacks == 2
     refused(c, F.CastSpell(caster="ifrit", spell="Embrasement", cast_level=1, fight="gue"),
             "Ifrit has made its 2 attack(s) this turn (I-L447).", faces=[50])
+
+
+def test_u_turns_and_passengers_in_flight():
+    c = table()
+    c.execute(H.CreateCreature(character="aigle", name="Aigle", characteristics=dict(GOB, Fo=3, Dex=40, Dep=10),
+                               pv=30, body=Body(wings_left=1, wings_right=1)))
+    c.execute(F.EndFight(fight="gue"))
+    c.execute(F.StartFight(fight="gue", participants=("thor", "lysa", "aigle")))
+    refused(c, F.Move(fight="gue", character="aigle", metres=2, u_turns=1), "U-turns cost 2 m more in flight only "
+            "(I-L564).")
+    # I-L566: 6 × Fo 3 = 18 Vit; Lysa has 40
+    refused(c, F.Fly(fight="gue", character="aigle", passengers=("lysa",)),
+            "Aigle carries passengers of 18 Vit at most (6 × Fo), not 40 (I-L566).", faces=[30])
+    c.execute(F.Fly(fight="gue", character="aigle"), faces=[30])  # 10 m left, doubled: 20
+    ev = c.execute(F.Move(fight="gue", character="aigle", metres=5, u_turns=1))[0].event
+    assert ev.left_m == 13  # 20 − 5 − 2 (I-L564)

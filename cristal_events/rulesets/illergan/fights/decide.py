@@ -493,9 +493,12 @@ def decide_move(state: IllerganState, cmd: Move, ctx: Context) -> list[Emit]:
         raise RuleError(f"{hero.name} has used his major action: the Dep comes before the attack, never between "
                         "two attacks (I-L260-263).")
     left = _left(hero, t)
-    metres, vertical = Fraction(str(cmd.metres)), Fraction(str(cmd.vertical_m))
+    if cmd.u_turns < 0 or (cmd.u_turns and FLYING not in hero.conditions):
+        raise RuleError("U-turns cost 2 m more in flight only (I-L564).")
+    metres = Fraction(str(cmd.metres)) + combat.U_TURN_EXTRA_M * cmd.u_turns
+    vertical = Fraction(str(cmd.vertical_m))
     if metres > left:
-        raise RuleError(f"{hero.name} has {plain(left)} m of movement left this turn, not {cmd.metres:g} (I-L258-260).")
+        raise RuleError(f"{hero.name} has {plain(left)} m of movement left this turn, not {plain(metres)} (I-L258-260).")
     owed = max(Fraction(0), vertical - (left - metres))  # I-L428: vertical metres may spill into the next turn
     used = min(left, metres + vertical)
     after = msgspec.structs.replace(t, moved_m=plain(Fraction(str(t.moved_m)) + used), owed_m=plain(Fraction(str(t.owed_m)) + owed))
@@ -534,6 +537,13 @@ def decide_fly(state: IllerganState, cmd: Fly, ctx: Context) -> list[Emit]:
         return [Emit(fight_stream(fight.name), FlightChanged(fight=fight.name, character=hero.id, flying=False))]
     if flying:
         raise RuleError(f"{hero.name} is already flying.")
+    for p in cmd.passengers:
+        if p not in fight.participants or p == hero.id:
+            raise RuleError(f"A passenger is another combatant of the fight, not {p!r}.")
+    vits = [stat(find(state, p), "Vit") for p in cmd.passengers]
+    if not combat.passengers_allowed(stat(hero, "Fo"), vits):
+        raise RuleError(f"{hero.name} carries passengers of {6 * stat(hero, 'Fo')} Vit at most (6 × Fo), not "
+                        f"{sum(vits)} (I-L566).")
     wings = hero.body is not None and (hero.body.wings_left + hero.body.wings_right) > 0
     if not wings and not cmd.means.strip():
         raise RuleError(f"{hero.name} has no wings: name what lets him fly (I-L556).")
@@ -549,7 +559,8 @@ def decide_fly(state: IllerganState, cmd: Fly, ctx: Context) -> list[Emit]:
         base = Fraction(str(after.sprint_m)) if after.sprint_m else Fraction(stat(hero, "Dep"))
         after = msgspec.structs.replace(after, extra_m=plain(2 * left + Fraction(str(after.moved_m)) - 2 * base))
     ev = FlightChanged(fight=fight.name, character=hero.id, flying=ok, roll=r, dex=dex, success=ok,
-                       left_before_m=plain(left), left_after_m=plain(now), turn_after=after)
+                       left_before_m=plain(left), left_after_m=plain(now), turn_after=after,
+                       passengers=list(cmd.passengers))
     return [Emit(fight_stream(fight.name), ev)]
 
 

@@ -133,6 +133,7 @@ class FlightChanged(Event, tag="fight.flight_changed", kw_only=True):
     left_before_m: float = 0
     left_after_m: float = 0
     turn_after: Turn | None = None
+    passengers: list[str] = []
 
 
 class PoisonApplied(Event, tag="fight.poison_applied", kw_only=True):
@@ -258,6 +259,7 @@ class Move(msgspec.Struct, frozen=True, kw_only=True):
     metres: float = 0
     vertical_m: float = 0
     sprint: float | None = None  # the Sprint on the sheet (I-L358, no formula in the text): sprint as the major action
+    u_turns: int = 0  # in flight a U-turn costs 2 m more (I-L564)
 
 
 class ApplyPoison(msgspec.Struct, frozen=True, kw_only=True):
@@ -273,6 +275,7 @@ class Fly(msgspec.Struct, frozen=True, kw_only=True):
     character: str
     land: bool = False
     means: str = ""  # what lets a creature without wings fly (I-L556)
+    passengers: tuple[str, ...] = ()  # carried: their Vitalités at most 6 × Fo (I-L566)
 
 
 class Defend(msgspec.Struct, frozen=True, kw_only=True):
