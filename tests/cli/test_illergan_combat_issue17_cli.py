@@ -51,6 +51,8 @@ def test_block_and_ranges_through_the_cli(db):
     assert invoke(db, "equip", "thor", "shield", "Écu d'écorce clouée").exit_code == 0
     r = attack(db, "gob", "thor", "--unarmed", "--defence", "blocage", "--defended", "--dice", "30")
     assert r.exit_code == 0 and "bloqué par Écu d'écorce clouée (SR 8, −3 PS → 22)" in r.output, r.output
+    assert json.loads(invoke(db, "sheet", "thor", "--json").output)["shield_ps"] == 22  # kept (I-L407)
+    assert "Bouclier : 22 PS" in invoke(db, "sheet", "thor").output
     assert invoke(db, "equip", "thor", "shield", "none").exit_code == 0  # the bow takes both hands (I-L32)
     assert invoke(db, "equip", "thor", "weapon", "Arc court").exit_code == 0
     r = attack(db, "thor", "gob", "--hands", "2", "--dice", "50")
