@@ -491,3 +491,11 @@ def test_u_turns_and_passengers_in_flight():
     c.execute(F.Fly(fight="gue", character="aigle"), faces=[30])  # 10 m left, doubled: 20
     ev = c.execute(F.Move(fight="gue", character="aigle", metres=5, u_turns=1))[0].event
     assert ev.left_m == 13  # 20 − 5 − 2 (I-L564)
+
+
+def test_a_creature_with_two_left_forelegs_loses_the_second_before_the_hits_go_to_the_trunk():
+    from cristal_events.rulesets.illergan.locations import limb_gone
+    spider = Body(anterior_left=2, anterior_right=2, posterior_left=2, posterior_right=2)
+    zone = "membres antérieurs gauches"
+    assert (limb_gone(spider, zone, (zone,)), limb_gone(spider, zone, (zone, zone))) == (False, True)
+    assert (limb_gone(None, "bras gauche", ()), limb_gone(None, "bras gauche", ("bras gauche",))) == (False, True)

@@ -13,7 +13,7 @@ from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit
 
 from .. import checks, combat, magic
-from ..locations import nonhumanoid_zone
+from ..locations import limb_gone, nonhumanoid_zone
 from ..state import (Fight, Hero, IllerganState, Turn, content_of, fight_stream, find,
                     find_fight, plain, stat, stream_of)
 
@@ -275,7 +275,7 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
             raise RuleError(f"The roll lets {a.name} choose the zone (I-L315): give the zone.")
         zone = cmd.zone
     redirected = ""
-    if res.hit and zone in t.limbs_lost:  # I-L318: a lost limb cannot be lost again
+    if res.hit and limb_gone(t.body, zone, t.limbs_lost):  # I-L318: a lost limb cannot be lost again
         redirected, zone = zone, combat.lost_limb_zone(zone, t.limbs_lost, settings)
     defended, threshold = cmd.defended, None
     if res.hit and cmd.defence_pct is not None:  # the defence is rolled once the hit and its zone are known (I-L554)
@@ -299,7 +299,7 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
                                                  defence=o.defence, defended=o.defended, defence_pct=o.defence_pct),
                             turn_after)
         o_zone, o_redirected = (zone, "")
-        if res.hit and zone in ot.limbs_lost:
+        if res.hit and limb_gone(ot.body, zone, ot.limbs_lost):
             o_redirected, o_zone = zone, combat.lost_limb_zone(zone, ot.limbs_lost, settings)
         o_defended, o_threshold = o.defended, None
         if res.hit and o.defence_pct is not None:
