@@ -140,3 +140,19 @@ def test_the_sample_campaign_uses_the_new_fight_commands(tmp_path):
     assert "thor se déplace (dep) : 2 m + 1 m à la verticale, reste 0 m" in out, out
     # 71 against the rat's 120, but the rat has not spotted him: he goes first (I-L8)
     assert "Tour 1 de « cave » : Thor Dex 30 + Vol 40 + Dé100 1 = 71, Rat des caves" in out
+
+
+def test_skill_bonus_and_lost_arm_through_the_cli(db):
+    r = invoke(db, "check", "skill", "thor", "Parade", "--bonus", "20", "--dice", "15", "--json")
+    assert r.exit_code == 0, r.output
+    ev = json.loads(r.output)[0]["event"]
+    assert (ev["threshold"], ev["unlocked"], ev["success"]) == (20, True, True)  # 0% + 20 (I-L490)
+    invoke(db, "character", "creature", "troll", "--stat", "Fo=40", "--stat", "Dex=20", "--stat", "Vol=10",
+           "--stat", "Vit=20", "--stat", "Adresse=45", "--pv", "500")
+    assert invoke(db, "combat", "start", "pont", "thor", "troll").exit_code == 0
+    r = invoke(db, "combat", "attack", "pont", "troll", "thor", "--unarmed", "--dice", "5")
+    assert r.exit_code == 0 and "perd bras gauche" in r.output, r.output  # 201 on the left arm (I-L318)
+    assert invoke(db, "equip", "thor", "weapon", "Hache à deux mains").exit_code == 0
+    r = invoke(db, "combat", "attack", "pont", "thor", "troll", "--hands", "2", "--dice", "50")
+    assert (r.exit_code, r.output.strip()) == (
+        1, "Error: Thor: Only 1 arm is left: the weapon cannot be held in 2 hands (I-L318).")
