@@ -228,6 +228,8 @@ def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[str, ..
 @click.option("--distance", type=REAL, default=None,
               help="Metres to the target: required for a ranged or thrown weapon (I-L95-99).")
 @click.option("--thrown", is_flag=True, help="Throw a pure melee weapon as a last resort: −40 Dex (I-L99).")
+@click.option("--letalite", type=INT, default=None,
+              help="A coup précis of this Létalité: its critical Hémorragie is −[Létalité × 2] PV a turn (I-L507).")
 @click.option("--also", multiple=True, metavar="ID[:DEFENCE[:ok|PCT]]",
               help="Another target of the same attack, with its own defence: ok = succeeded, PCT = rolled (I-L292).")
 @click.option("--power-dice", type=INT, default=None, help="Fewer power dice for a non-lethal blow (I-L457).")
@@ -248,8 +250,8 @@ def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[str, ..
 def combat_attack_cmd(ctx: click.Context, fight: str, attacker: str, target: str, weapon: str | None, unarmed: bool,
                       hands: int, off_hand: bool, distance: float | None, power_dice: int | None, flat: bool,
                       zone: str | None, defence: str | None, defender: str, defended: bool, action: str,
-                      thrown: bool, defence_pct: int | None, also: tuple[str, ...], dice: str | None,
-                      as_json: bool) -> None:
+                      thrown: bool, letalite: int | None, defence_pct: int | None, also: tuple[str, ...],
+                      dice: str | None, as_json: bool) -> None:
     """Attack: Dé100 ≤ Adresse hits (01-02 critical and a new Dé100 for the zone, 99-100 fumble); damage
     [Fo × 10] + semi-open power dice, minus the zone's SR, minus RN %, rounded up (I-L267-318).
 
@@ -263,7 +265,7 @@ def combat_attack_cmd(ctx: click.Context, fight: str, attacker: str, target: str
     run(ctx, F.Attack(fight=fight, attacker=attacker, target=target, weapon="" if unarmed else weapon, hands=hands,
                       off_hand=off_hand, distance=distance, thrown=thrown, power_dice=power_dice, flat=flat, zone=zone,
                       defended=defended, defence=defence, defence_pct=defence_pct, defender=defender, action=action,
-                      others=tuple(_other_target(x) for x in also)),
+                      others=tuple(_other_target(x) for x in also), letalite=letalite),
         as_json, dice)
 
 

@@ -499,3 +499,11 @@ def test_a_creature_with_two_left_forelegs_loses_the_second_before_the_hits_go_t
     zone = "membres antérieurs gauches"
     assert (limb_gone(spider, zone, (zone,)), limb_gone(spider, zone, (zone, zone))) == (False, True)
     assert (limb_gone(None, "bras gauche", ()), limb_gone(None, "bras gauche", ("bras gauche",))) == (False, True)
+
+
+def test_a_coup_precis_bleeds_letalite_times_two(camp):
+    camp.execute(H.Equip(character="thor", slot="weapon", item="Stylet"))
+    ev = camp.execute(attack(letalite=3), faces=[1, 50, 3])[0].event
+    assert (ev.rider.name, ev.rider.pv_per_turn) == ("Hémorragie", 6)  # I-L507: −[Létalité × 2]
+    initiative(camp)
+    assert hero(camp, "gob").pv == 157 - 6

@@ -236,6 +236,8 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
     if a.dead or t.dead:
         raise RuleError(f"{(a if a.dead else t).name} is dead.")
     content, settings = content_of(state), ctx.settings
+    if cmd.letalite is not None and cmd.letalite <= 0:
+        raise RuleError(f"A Létalité is a positive number, not {cmd.letalite} (I-L507).")
     extra = [o.target for o in cmd.others]
     if len(set(extra)) != len(extra) or cmd.target in extra or cmd.attacker in extra:
         raise RuleError("Each other target of the attack is named once, and is neither the first target nor the "
@@ -339,7 +341,7 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
                                               count=cmd.power_dice, settings=settings)
         damage = combat.weapon_damage(fo, total)
     main = _damage_on(state, content, settings, a, t, zone, damage, dtype, res.critical, defended, cmd.defence,
-                      base.get("defender", "")) if needs[0] else {}
+                      base.get("defender", ""), cmd.letalite) if needs[0] else {}
     out = [AttackResolved(**{**base, **main, "power_rolls": list(power)})]
     for ot, o, oz, ored, od, oth, of in others:
         fields = {**base, "target": ot.id, "pv_after": ot.pv, "zone": oz, "defended": od, "defence_threshold": oth,
@@ -347,14 +349,14 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
                   "defender_turn_after": None, **of}
         if oz != "aucune" and not (od and o.defence != "blocage"):
             fields.update(_damage_on(state, content, settings, a, ot, oz, damage, dtype, res.critical, od, o.defence,
-                                     of.get("defender", "")))
+                                     of.get("defender", ""), cmd.letalite))
         out.append(AttackResolved(**fields))
     return [Emit(fight_stream(fight.name), ev) for ev in out]
 
 
 def _damage_on(state: IllerganState, content: Any, settings: Any, a: Hero, t: Hero, zone: str,
                damage: int | Fraction, dtype: str, critical: bool, defended: bool, defence: str | None,
-               defender: str) -> dict[str, Any]:
+               defender: str, letalite: int | None = None) -> dict[str, Any]:
     """The damage of a hit on one target: a successful block through the shield first (I-L273, A13), then
     the zone's SR and the RN (I-L279-281), the limb or the death (I-L318), the critical's rider (I-L506)."""
     through: int | Fraction = damage
@@ -377,7 +379,8 @@ def _damage_on(state: IllerganState, content: Any, settings: Any, a: Hero, t: He
     wound = combat.apply_pv_loss(t.pv, lost, zone, destiny_points=t.destiny_points)
     rider = None
     if critical and lost > 0 and t.family != "végétal":  # I-L506 "la cible subit"; no physical alteration on a plant (I-L628)
-        rider = combat.critical_rider(dtype, attacker_fo=int(stat(a, "Fo")), settings=settings)  # type: ignore[arg-type]
+        rider = combat.critical_rider(dtype, attacker_fo=int(stat(a, "Fo")), precise=letalite is not None,  # type: ignore[arg-type]
+                                      letalite=letalite, settings=settings)
     return {"damage_type": dtype, "damage": plain(damage), "sr": plain(sr), "rn": t.rn, "pv_lost": wound.pv_lost,
             "pv_after": wound.pv_after, "limb_lost": wound.limb_lost, "dead": wound.dead, "rider": rider,
             **shield_fields}

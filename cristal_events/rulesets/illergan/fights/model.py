@@ -243,6 +243,7 @@ class Attack(msgspec.Struct, frozen=True, kw_only=True):
     defender: str = ""  # an ally acting in defence for the target (I-L552); "" = the target itself
     action: AttackSlot = "major"  # an attack is a major action (I-L260-261), or an extra one (I-L265)
     others: tuple[OtherTarget, ...] = ()  # the same attack on more targets: same damage and zone (I-L292)
+    letalite: int | None = None  # a "coup précis": its Hémorragie is −[Létalité × 2] PV a turn (I-L507, G29)
 
 
 class TakeAction(msgspec.Struct, frozen=True, kw_only=True):
