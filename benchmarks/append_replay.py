@@ -21,10 +21,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import baseline as B  # noqa: E402
-from cristal_events.codec import Codec, encode  # noqa: E402
-from cristal_events.events import CORE_EVENTS, CORE_UPCASTERS, NoteRecorded  # noqa: E402
-from cristal_events.store import Store, new_event_ids, utc_now  # noqa: E402
+import baseline as B
+
+from cristal_events.codec import Codec, encode
+from cristal_events.events import CORE_EVENTS, CORE_UPCASTERS, NoteRecorded
+from cristal_events.store import Store, new_event_ids, utc_now
 
 STREAMS = 10
 

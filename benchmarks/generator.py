@@ -19,11 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cristal_events import init_campaign  # noqa: E402
-from cristal_events.errors import CristalError  # noqa: E402
-from cristal_events.rulesets.cristal import characters as C  # noqa: E402
-from cristal_events.rulesets.cristal import fights as F  # noqa: E402
-from cristal_events.service import RecordNote  # noqa: E402
+from cristal_events import init_campaign
+from cristal_events.errors import CristalError
+from cristal_events.rulesets.cristal import characters as C
+from cristal_events.rulesets.cristal import fights as F
+from cristal_events.service import RecordNote
 
 PARTY = [("thor", "Nain", "Guerrier", "FRC"), ("york", "Elfe", "Mage", "INT"), ("lya", "Humain", "Voleur", "DEX"),
          ("brom", "Nain", "Guerrier", "CON"), ("sela", "Elfe", "Voleur", "REF")]
@@ -149,8 +149,8 @@ def extend(path: str | Path, events: int, *, quiet: bool = False) -> None:
     import re
 
     from cristal_events import open_campaign
-    from cristal_events.store import new_event_ids
     from cristal_events.service import snapshot_spacing
+    from cristal_events.store import new_event_ids
 
     camp = open_campaign(path)
     store = camp.store
@@ -168,7 +168,7 @@ def extend(path: str | Path, events: int, *, quiet: bool = False) -> None:
         for r in rows:
             kind, _, name = r.stream.partition(":")
             stream = f"{kind}:{name}~{era}" if kind in ("character", "combat") else r.stream
-            payload = pattern.sub(lambda m: f'"{m.group(1)}~{era}"', r.payload)
+            payload = pattern.sub(lambda m, era=era: f'"{m.group(1)}~{era}"', r.payload)
             session = r.session + (era - 1) * sessions if r.session is not None else None
             if r.type in ("session.started", "session.ended"):
                 payload = re.sub(r'"number":\d+', f'"number":{session}', payload)

@@ -28,11 +28,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import msgspec  # noqa: E402
-import sqlite_utils  # noqa: E402
+import msgspec
+import sqlite_utils
+from cristal_events.projections.base import XP_LEDGER
 
-from cristal_events.store import Store  # noqa: E402
-from cristal_events.projections.base import XP_LEDGER  # noqa: E402
+from cristal_events.store import Store
 
 
 def ledger_rows(n: int) -> list[tuple]:
@@ -68,9 +68,9 @@ def time_rows(rows: list[tuple], rounds: int) -> tuple[float, float]:
 
 
 def time_create(rounds: int) -> tuple[float, float]:
-    from cristal_events.projections import _classes
+    from cristal_events.projections import projection_classes
 
-    tables = {name: t for cls in (*_classes("cristal"), *_classes("illergan"))
+    tables = {name: t for cls in (*projection_classes("cristal"), *projection_classes("illergan"))
               for name, t in {**cls.state_tables, **cls.append_tables}.items()}
     hand, lib = [], []
     with tempfile.TemporaryDirectory() as folder:

@@ -39,13 +39,14 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(ROOT), str(HERE)]
 
-import baseline as B  # noqa: E402
-import msgspec  # noqa: E402
-from cristal_events.projections import runner  # noqa: E402
-import generator  # noqa: E402
-from cristal_events import open_campaign  # noqa: E402
-import cristal_events.store as S  # noqa: E402
-from cristal_events.store import Store  # noqa: E402
+import baseline as B
+import generator
+import msgspec
+from cristal_events.projections import runner
+
+import cristal_events.store as S
+from cristal_events import open_campaign
+from cristal_events.store import Store
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
 # an installed engine runs from compiled bytecode (pip compiles it): measure start-up that way even
@@ -265,8 +266,8 @@ def main() -> None:
         # --- bulk import
         for n, rep in ((a.small, a.repeat), (n_big, a.repeat_big)):
             part = rows[:n]
-            te, tr = B.median_times([lambda: engine_import(os.path.join(folder, "imp.db"), codec, part),
-                                     lambda: raw_import(os.path.join(folder, "raw.db"), part)], rep)
+            te, tr = B.median_times([lambda part=part: engine_import(os.path.join(folder, "imp.db"), codec, part),
+                                     lambda part=part: raw_import(os.path.join(folder, "raw.db"), part)], rep)
             e, r = n / te, n / tr
             line = f"{e:,.0f} ev/s"
             t.add(f"bulk import {n:,}", line, ">= 0.7 x raw", f"raw {r:,.0f} ev/s", f"{e / r:.2f} x raw", e >= 0.7 * r)

@@ -3,8 +3,6 @@
 The facade: open or create a campaign, run commands, read the log. See README.md and docs/api.md.
 """
 
-__version__ = "0.1.0"
-
 import sys as _sys
 from importlib.machinery import ModuleSpec as _ModuleSpec
 from importlib.machinery import PathFinder as _PathFinder
@@ -43,11 +41,13 @@ def _checkout_root() -> str | None:
 
 _root = _checkout_root()
 if _root is not None and not any(type(f).__name__ == "_CheckoutFinder" for f in _sys.meta_path):
-    _sys.meta_path.append(_CheckoutFinder(_root))
+    # first: an editable install of another checkout must not hand this checkout its folders
+    _sys.meta_path.insert(0, _CheckoutFinder(_root))
 
-from .errors import CristalError  # noqa: E402
-from .service import Campaign, init_campaign, open_campaign  # noqa: E402
-from .records import RecordedEvent  # noqa: E402
-from .store import Store  # noqa: E402
+from .errors import CristalError
+from .records import RecordedEvent
+from .service import Campaign, init_campaign, open_campaign
+from .store import Store
+from .version import __version__
 
 __all__ = ["Campaign", "CristalError", "RecordedEvent", "Store", "__version__", "init_campaign", "open_campaign"]

@@ -31,7 +31,7 @@ from typing import ClassVar, Literal
 
 import msgspec
 
-from cristal_events import rounding as _rounding
+import cristal_events.rounding as _rounding
 from cristal_events.errors import DiceError
 from cristal_events.rolls import Roll
 
@@ -523,7 +523,7 @@ class Dice:
             del self.used[start:]
             del self.sides[start:]
             self.next = counter
-            if self._rng is not None:
+            if self._rng is not None and state is not None:
                 self._rng.setstate(state)
             raise
         roll = Roll(expr=str(node), faces=tuple(self.used[start:]),

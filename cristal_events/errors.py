@@ -6,7 +6,6 @@ in one place (``cristal_events.cli``). Nothing is appended to the log when one i
 
 from __future__ import annotations
 
-
 _CONTROL = {i: f"\\x{i:02x}" for i in range(32)} | {10: "\\n", 13: "\\r", 9: "\\t", 127: "\\x7f"}
 
 

@@ -24,7 +24,7 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
     version: ClassVar[int] = 1
 
 
-class CampaignCreated(Event, tag="campaign.created"):
+class CampaignCreated(Event, frozen=True, tag="campaign.created"):
     """The first event of every campaign: its ruleset, name and settings, fixed for its life."""
 
     campaign_id: str
@@ -39,7 +39,7 @@ class CampaignCreated(Event, tag="campaign.created"):
     bounds_exempt: ClassVar[dict[str, tuple[int, int]]] = {"seed": (SEED_MIN, SEED_MAX)}
 
 
-class SettingChanged(Event, tag="campaign.setting_changed"):
+class SettingChanged(Event, frozen=True, tag="campaign.setting_changed"):
     """A game master changes one ruleset setting mid-campaign (a house rule, catalogue §31.7)."""
 
     key: str
@@ -47,7 +47,7 @@ class SettingChanged(Event, tag="campaign.setting_changed"):
     reason: str = ""
 
 
-class SessionStarted(Event, tag="session.started"):
+class SessionStarted(Event, frozen=True, tag="session.started"):
     """A play session opens; every event until ``session.ended`` carries its number.
 
     v2 renamed v1's ``name``/``date`` to ``title``/``in_game_date`` and added the dice commitment
@@ -66,7 +66,7 @@ class SessionStarted(Event, tag="session.started"):
     salt: str = ""
 
 
-class SessionEnded(Event, tag="session.ended"):
+class SessionEnded(Event, frozen=True, tag="session.ended"):
     """A play session closes; ``seed_reveal`` discloses the secret seed committed at its start."""
 
     number: int
@@ -78,7 +78,7 @@ class SessionEnded(Event, tag="session.ended"):
     bounds_exempt: ClassVar[dict[str, tuple[int, int]]] = {"engine_dice": (0, COUNT_MAX)}
 
 
-class SessionSalted(Event, tag="session.salted"):
+class SessionSalted(Event, frozen=True, tag="session.salted"):
     """The players add entropy to the open session's dice after seeing its commitment, before its
     first engine die (docs/verifiable-dice.md)."""
 
@@ -106,7 +106,7 @@ class RollRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     purpose: str = ""
 
 
-class DiceRecorded(Event, tag="dice.rolled"):
+class DiceRecorded(Event, frozen=True, tag="dice.rolled"):
     """Every die a command took, in the order rolled: the last event of any command that rolled.
 
     Written once by the service from what the command's ``Dice`` handed out; ``verify --rolls``
@@ -124,7 +124,7 @@ class DiceRecorded(Event, tag="dice.rolled"):
     bounds_exempt: ClassVar[dict[str, tuple[int, int]]] = {"first": (0, COUNT_MAX)}
 
 
-class CorrectionRecorded(Event, tag="correction.recorded"):
+class CorrectionRecorded(Event, frozen=True, tag="correction.recorded"):
     """A later, visible correction of an earlier event (seed 000, L9: never go back).
 
     ``amends`` names the positions corrected, ``changes`` the corrected field values. The ruleset
@@ -136,11 +136,27 @@ class CorrectionRecorded(Event, tag="correction.recorded"):
     changes: dict[str, Any] = {}
 
 
-class NoteRecorded(Event, tag="note.recorded"):
+class NoteRecorded(Event, frozen=True, tag="note.recorded"):
     """Free text from the game master: a ruling, an error noted without retroactive change (§31.7)."""
 
     text: str
     topic: str = ""
+
+
+class AccessGranted(Event, frozen=True, tag="access.granted"):
+    """The game master lets someone reach the table on the web (``cristal access grant``): the holder's
+    name, the characters they may act for, and whether they are a game master. The token and its hash
+    are never in the log (they live in the ``access_tokens`` table beside it)."""
+
+    name: str
+    characters: list[str] = []
+    gm: bool = False
+
+
+class AccessRevoked(Event, frozen=True, tag="access.revoked"):
+    """The game master withdraws a holder's access (``cristal access revoke``): their token stops working."""
+
+    name: str
 
 
 CORE_EVENTS: tuple[type[Event], ...] = (
@@ -152,6 +168,8 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     NoteRecorded,
     SessionSalted,
     DiceRecorded,
+    AccessGranted,
+    AccessRevoked,
 )
 
 

@@ -21,11 +21,18 @@ from typing import Any
 import msgspec
 
 from .errors import CristalError
-from .events import (CORE_EVENTS, CampaignCreated, CorrectionRecorded, NoteRecorded, SessionEnded, SessionStarted,
-                     SettingChanged)
+from .events import (
+    CORE_EVENTS,
+    CampaignCreated,
+    CorrectionRecorded,
+    NoteRecorded,
+    SessionEnded,
+    SessionStarted,
+    SettingChanged,
+)
 from .receipts import Receipt, parse_receipt, verify_receipts
-from .rounding import MODES
 from .records import RecordedEvent
+from .rounding import MODES
 from .store import GENESIS, VerifyReport, row_hash
 
 ENVELOPE = ("position", "event_id", "stream", "version", "type", "schema_version", "recorded_at", "session",
@@ -360,9 +367,9 @@ class HistoryCheck:
             raise self.refuse(lineno, problem)
         evolve = self._evolvers.get(type(ev))
         if evolve is None:
-            evolve = self._evolvers[type(ev)] = self.ruleset.evolver(type(ev))
+            evolve = self._evolvers[type(ev)] = self.ruleset.typed_evolver(type(ev))
         try:
-            self.world = type(world)(core_evolve(core, rec), evolve(world.rules, rec))
+            self.world = type(world)(core_evolve(core, rec), evolve(world.rules, ev, rec))
         except Exception as exc:  # noqa: BLE001 - a fold never raises on a history the engine wrote
             why = (f"it names {exc.args[0]!r}, unknown at that point of the campaign"
                    if isinstance(exc, KeyError) and exc.args else f"{type(exc).__name__}: {exc}")

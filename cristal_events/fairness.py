@@ -27,17 +27,31 @@ import hashlib
 import random
 from collections import Counter
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
 from .dice import BinOp, Dice, DiceError, Neg, Var, dice_in, engine_face, evaluate, parse
 from .errors import CristalError
-from .events import DiceRecorded
+from .events import CampaignCreated, DiceRecorded
 from .ruleset import derive_seed
+from .session_dice import joined_salt
 
 if TYPE_CHECKING:
-    from .service import Campaign
+    from .store import Store
+
+
+class CampaignLog(Protocol):
+    """What :func:`verify_rolls` reads of a campaign (a :class:`cristal_events.service.Campaign`): its
+    header and its store. A protocol, so that this check, which the service calls, never imports it."""
+
+    @property
+    def header(self) -> CampaignCreated: ...
+
+    @property
+    def store(self) -> "Store": ...
+
 
 _ROLL_KEYS = frozenset({"expr", "faces", "total", "source"})
 
@@ -148,9 +162,9 @@ def _rederive(key: str, salt: str, position: int, ev: DiceRecorded, rounding: st
             derived.append(engine_face(key.encode(), salt, n, d.sides))
             n += 1
 
-        def bad(reason: str) -> None:
-            out.append(RollMismatch(position=position, session=session, expr=roll.expr, stored=stored,
-                                    derived=derived, reason=reason))
+        # this roll's mismatch, its reason still to say (bound now: a closure would read the loop's last roll)
+        bad = partial(_mismatch, out, RollMismatch(position=position, session=session, expr=roll.expr,
+                                                   stored=stored, derived=derived, reason=""))
 
         try:
             sides = dice_in(roll.expr)
@@ -164,6 +178,10 @@ def _rederive(key: str, salt: str, position: int, ev: DiceRecorded, rounding: st
         elif problem := _total_problem(roll.expr, stored, roll.total, rounding):
             bad(problem)
     return out
+
+
+def _mismatch(out: list[RollMismatch], mismatch: RollMismatch, reason: str) -> None:
+    out.append(msgspec.structs.replace(mismatch, reason=reason))
 
 
 class _Session(msgspec.Struct, kw_only=True):
@@ -183,14 +201,12 @@ class _Command(msgspec.Struct, kw_only=True):
     record: tuple[int, DiceRecorded] | None = None
 
 
-def verify_rolls(campaign: "Campaign", *, progress: Any = None) -> FairnessReport:
+def verify_rolls(campaign: CampaignLog, *, progress: Any = None) -> FairnessReport:
     """Check every dice record of the log against the revealed seeds (see the module's docstring).
 
     Engine dice outside sessions are re-derived too when the campaign has a public ``--seed``.
     ``progress(done, total)`` is called every 1,000 events read.
     """
-    from .service import joined_salt
-
     report = FairnessReport(ok=True)
     header = campaign.header
     problems = report.problems
@@ -201,6 +217,7 @@ def verify_rolls(campaign: "Campaign", *, progress: Any = None) -> FairnessRepor
     seed_counter = 0
     first_record: int | None = None
     codec = campaign.store.codec
+    assert codec is not None  # a campaign's store decodes with the ruleset's codec
     total = campaign.store.last_position() if progress is not None else 0
     for rec in campaign.store.read_all(decode=False):
         if progress is not None and not rec.position % 1000:
@@ -359,9 +376,9 @@ def _cross_check(cmd: _Command, earlier: set[tuple[Any, ...]], problems: list[st
     exact copy of a roll an earlier command stored (the ``old`` roll a Chance reroll keeps)."""
     assert cmd.record is not None
     _, ev = cmd.record
-    held = Counter((d.face, d.source) for r in ev.rolls for d in r.dice)
+    held: Counter[tuple[int, Any]] = Counter((d.face, d.source) for r in ev.rolls for d in r.dice)
     for position, roll in cmd.rolls:
-        need = Counter((f, roll.get("source")) for f in roll.get("faces", []))
+        need: Counter[tuple[int, Any]] = Counter((f, roll.get("source")) for f in roll.get("faces", []))
         if need - held and _roll_key(roll) not in earlier:
             problems.append(f"position {position} ({roll.get('expr')}): the stored faces {list(roll.get('faces', []))} "
                             f"are not dice of the command's record")

@@ -11,12 +11,12 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
 
-from . import migrations as _migrations_package
+import cristal_events.migrations as _migrations_package
 
 from .errors import MigrationError, SchemaTooNew
 
@@ -93,7 +93,7 @@ def apply_pending(conn: sqlite3.Connection) -> list[str]:
                 conn.execute(statement)
             conn.execute(
                 "INSERT INTO schema_migrations VALUES (?, ?, ?, ?)",
-                (m.number, m.name, m.checksum, datetime.now(timezone.utc).isoformat(timespec="microseconds")),
+                (m.number, m.name, m.checksum, datetime.now(UTC).isoformat(timespec="microseconds")),
             )
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             conn.execute("COMMIT")
@@ -112,7 +112,7 @@ def _split(sql: str) -> list[str]:
         chunk = "\n".join(buf)
         if sqlite3.complete_statement(chunk):
             text = chunk.strip()
-            if text and not all(l.strip().startswith("--") or not l.strip() for l in buf):
+            if text and not all(line.strip().startswith("--") or not line.strip() for line in buf):
                 statements.append(text)
             buf = []
     return statements

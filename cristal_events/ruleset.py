@@ -300,7 +300,7 @@ class ComposedRuleset(Ruleset):
         return self._evolvers.get(cls) or _unchanged_typed
 
 
-def admit_stream(rec: RecordedEvent, *, exists: bool, opens: tuple[type, ...], closes: tuple[type, ...] = (),
+def admit_stream(rec: RecordedEvent, *, exists: bool, opens: tuple[type[msgspec.Struct], ...], closes: tuple[type, ...] = (),
                  what: str) -> str | None:
     """The import check of one event on a stream that names one thing (a character, a combat): an
     opening event (``opens``) needs the thing not to exist yet, any other event needs it to exist;
@@ -309,7 +309,7 @@ def admit_stream(rec: RecordedEvent, *, exists: bool, opens: tuple[type, ...], c
     if opening and exists:
         return f"it opens the {what} stream {rec.stream} a second time"
     if not opening and not exists:
-        tags = " or ".join(sorted(cls.__struct_config__.tag for cls in opens))
+        tags = " or ".join(sorted(str(cls.__struct_config__.tag) for cls in opens))
         closed = " (or it was closed)" if closes else ""
         return f"the {what} stream {rec.stream} was never opened{closed}: it must start with {tags}"
     return None

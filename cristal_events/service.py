@@ -21,12 +21,14 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from . import __version__, bounds
+from . import bounds
 from .codec import Codec
 from .errors import CristalError, NotACampaign, RuleError
 from .events import (
     CORE_EVENTS,
     CORE_UPCASTERS,
+    AccessGranted,
+    AccessRevoked,
     CampaignCreated,
     CorrectionRecorded,
     DiceRecorded,
@@ -40,11 +42,13 @@ from .events import (
     tag_of,
 )
 from .receipts import Receipt, ReceiptProblem, verify_receipts
+from .records import RecordedEvent
 from .rounding import MODES
 from .ruleset import Context, Emit, Ruleset
 from .rulesets import get as get_ruleset
-from .records import RecordedEvent
+from .session_dice import engine_dice, joined_salt
 from .store import Store, VerifyReport, new_event_id, new_event_ids
+from .version import __version__
 
 CAMPAIGN_STREAM = "campaign"
 SNAPSHOT_EVERY = int(os.environ.get("CRISTAL_SNAPSHOT_EVERY", "1000"))
@@ -176,6 +180,19 @@ class Correct(msgspec.Struct, frozen=True, kw_only=True):
     changes: dict[str, Any] = {}
 
 
+class GrantAccess(msgspec.Struct, frozen=True, kw_only=True):
+    """Web access for ``name``; ``token_hash`` goes to the access table, never to the log."""
+
+    name: str
+    token_hash: str
+    characters: list[str] = []
+    gm: bool = False
+
+
+class RevokeAccess(msgspec.Struct, frozen=True, kw_only=True):
+    name: str
+
+
 def _random_hex(nbytes: int) -> str:
     """``secrets.token_hex(nbytes)`` (the same ``os.urandom`` bytes) without importing ``secrets``,
     whose imports cost every command's start-up a few milliseconds."""
@@ -195,11 +212,6 @@ def secrets_path(campaign_path: str | os.PathLike[str]) -> Path:
     return Path(str(campaign_path) + SECRETS_SUFFIX)
 
 
-def engine_dice(ev: DiceRecorded) -> int:
-    """How many of a record's dice the engine rolled (the die counter's advance)."""
-    return sum(1 for r in ev.rolls for d in r.dice if d.source == "rolled")
-
-
 def _fold_dice(core: CoreState, ev: DiceRecorded, position: int) -> CoreState:
     n = engine_dice(ev)
     if ev.scheme == "session":
@@ -207,11 +219,6 @@ def _fold_dice(core: CoreState, ev: DiceRecorded, position: int) -> CoreState:
     if ev.scheme == "seed":
         return msgspec.structs.replace(core, seed_counter=core.seed_counter + n, position=position)
     return msgspec.structs.replace(core, position=position)
-
-
-def joined_salt(before: str, salt: str) -> str:
-    """The session's salt after one more: the texts in log order, one a line."""
-    return f"{before}\n{salt}" if before else salt
 
 
 _CORE_EVOLVERS: dict[type, Callable[[CoreState, Any, int], CoreState]] = {
@@ -247,7 +254,7 @@ class Campaign:
         self.store = store
         self.ruleset = ruleset
         self.header = header
-        self.hooks: list[Callable[["Campaign"], Any]] = []
+        self.hooks: list[Callable[[Campaign], Any]] = []
         self._world: World | None = None
         self._before: World | None = None  # the state before this campaign's last command
         self._travelled: World | None = None  # the last state world_at had to rebuild
@@ -385,7 +392,7 @@ class Campaign:
 
     def _decode_snapshot(self, blob: bytes) -> World | None:
         try:
-            core, rules = msgspec.msgpack.decode(blob, type=tuple[CoreState, self.ruleset.state_type])
+            core, rules = msgspec.msgpack.decode(blob, type=tuple[CoreState, self.ruleset.state_type])  # type: ignore[name-defined]  # a type built at run time
         except (msgspec.DecodeError, msgspec.ValidationError):
             return None
         return World(core, rules)
@@ -470,8 +477,8 @@ class Campaign:
             else:
                 problems[pos] = flaw
         for pos, world in self._fold_to(bound, progress):
-            blob = self.store.snapshot_state(key, pos)
-            stored = self._decode_snapshot(blob) if blob is not None else None
+            kept = self.store.snapshot_state(key, pos)
+            stored = self._decode_snapshot(kept) if kept is not None else None
             if stored is None:
                 problems[pos] = f"the snapshot at position {pos} cannot be read as this engine's state"
             elif not _same_state(stored, world):
@@ -614,8 +621,8 @@ class Campaign:
             if secret is not None and session is not None:
                 self._write_secrets({session: secret})  # the only secret kept: no other session is open
             recs = self._append(emits, causes, actor=actor, session=session)
-        if isinstance(command, EndSession) and recs:
-            self._forget_secret(recs[0].event.number)
+        if isinstance(command, EndSession) and recs and isinstance(ended := recs[0].event, SessionEnded):
+            self._forget_secret(ended.number)
         self._after_commit(recs)
         return recs
 
@@ -710,8 +717,33 @@ class Campaign:
                 head = Emit(CAMPAIGN_STREAM, CorrectionRecorded(amends=[command.position], reason=command.reason,
                                                                 changes=dict(command.changes)))
                 return [head, *comp], [None] + [0] * len(comp)
+            case GrantAccess() | RevokeAccess():
+                return self._decide_access(world, command), [None]
         emits = self.ruleset.decide(world.rules, command, ctx)
         return list(emits), [None] * len(emits)
+
+    def _decide_access(self, world: World, command: "GrantAccess | RevokeAccess") -> list[Emit]:
+        """Access is decided here and its token row written in the command's own transaction."""
+        from .display import plain_id
+
+        name = plain_id(command.name, "A holder's name")
+        held = self.store.access_holder(name)
+        if isinstance(command, RevokeAccess):
+            if held is None:
+                raise RuleError(f"'{name}' holds no access; 'cristal access list' shows who does.")
+            self.store.revoke_access(name)
+            return [Emit(CAMPAIGN_STREAM, AccessRevoked(name=name))]
+        if held is not None:
+            raise RuleError(f"'{name}' already holds access; revoke it first to give a new token.")
+        known = getattr(world.rules, "characters", {})
+        for cid in command.characters:
+            if cid not in known:
+                raise RuleError(f"Unknown character '{cid}'; known characters: {', '.join(sorted(known)) or 'none'}.")
+        if not command.gm and not command.characters:
+            raise RuleError("A player's access needs at least one --character (or --gm for a game master).")
+        chars = list(dict.fromkeys(command.characters))
+        self.store.grant_access(name, command.token_hash, chars, command.gm)
+        return [Emit(CAMPAIGN_STREAM, AccessGranted(name=name, characters=chars, gm=command.gm))]
 
     def _append(self, emits: list[Emit], causes: list[int | None], *, actor: str, session: int | None) -> list[RecordedEvent]:
         correlation = new_event_id()
@@ -874,6 +906,9 @@ _CORE_SUMMARIES: dict[type, Callable[[Any], str]] = {
     DiceRecorded: _dice_summary,
     CorrectionRecorded: _correction_summary,
     NoteRecorded: lambda ev: f"Note du MJ{' (' + ev.topic + ')' if ev.topic else ''} : {ev.text}",
+    AccessGranted: lambda ev: f"Accès à la table donné à {ev.name}"
+                              + (" (MJ)" if ev.gm else f" pour {', '.join(ev.characters)}"),
+    AccessRevoked: lambda ev: f"Accès à la table retiré à {ev.name}",
     SettingChanged: lambda ev: f"Réglage {ev.key} = {ev.value!r}" + (f" : {ev.reason}" if ev.reason else ""),
 }
 

@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +112,7 @@ def new_event_id() -> str:
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 #: the first 16 bytes of every SQLite database file
@@ -675,7 +675,8 @@ class Store:
         ``hashes=False`` leaves ``prev_hash`` and ``hash`` empty: a fold does not need them, and not
         reading two 64-character strings a row makes replays faster (exports and verify read them).
         """
-        where, args = ["position > ?"], [after]
+        where: list[str] = ["position > ?"]
+        args: list[Any] = [after]
         if until is not None:
             where.append("position <= ?")
             args.append(until)
@@ -774,7 +775,7 @@ class Store:
                         ev = slow(r[4], r[5], r[6])
                 else:
                     ev = slow(r[4], r[5], r[6])
-                yield RecordedEvent(*r, *tail, ev)
+                yield RecordedEvent(*r, *tail, ev)  # type: ignore[call-arg]  # the row's 14 columns, then the event
         except sqlite3.Error as exc:
             raise translate_sqlite_error(exc, self.path) from None
 
@@ -799,8 +800,9 @@ class Store:
                 or threading.active_count() > 1 or not Path(self.path).is_file()):
             tick = None if progress is None else (lambda n: progress(min(n, last), last))
             return [_walk_stretch(self.conn, 0, None, tick)]
-        bounds = [last * i // workers for i in range(workers)] + [None]
-        later = list(itertools.pairwise(bounds[1:]))
+        starts = [last * i // workers for i in range(workers)]
+        bounds: list[int | None] = [*starts, None]
+        later = list(zip(starts[1:], bounds[2:]))  # the stretches after the first: (lo, hi), the last open
         children = [_fork(lambda lo=lo, hi=hi: _walk_stretch(_connect(Path(self.path), "ro", None), lo, hi))
                     for lo, hi in later]
         try:
@@ -840,6 +842,75 @@ class Store:
         except CristalError as exc:
             problems.append(str(exc).rstrip("."))
         return VerifyReport(ok=not problems, events=n, first_bad_position=first_bad, problems=problems)
+
+    # ---------------------------------------------------------------- web access tokens (issue 19)
+    # The rows of ``access_tokens`` (migration 0006): holders of a token for ``cristal serve``. Only a
+    # token's SHA-256 is stored; a grant or revoke is written by the command's own transaction
+    # (``Campaign._decide_access``), beside its access.granted / access.revoked event.
+
+    def grant_access(self, name: str, token_hash: str, characters: Sequence[str], gm: bool) -> None:
+        """A new holder (a revoked one's row is replaced)."""
+        self.conn.execute("DELETE FROM access_tokens WHERE name = ? AND revoked_at IS NOT NULL", (name,))
+        self.conn.execute(
+            "INSERT INTO access_tokens (name, token_hash, characters, gm, granted_at) VALUES (?, ?, ?, ?, ?)",
+            (name, token_hash, msgspec.json.encode(list(characters)).decode(), int(gm),
+             datetime.now(UTC).isoformat()))
+
+    def revoke_access(self, name: str) -> None:
+        self.conn.execute("UPDATE access_tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL",
+                          (datetime.now(UTC).isoformat(), name))
+
+    def access_holder(self, name: str) -> dict[str, Any] | None:
+        """The live (not revoked) access of ``name``, without its hash; None when there is none."""
+        row = self.conn.execute("SELECT name, characters, gm, granted_at FROM access_tokens "
+                                "WHERE name = ? AND revoked_at IS NULL", (name,)).fetchone()
+        return _access_row(row) if row else None
+
+    def access_by_hash(self, token_hash: str) -> dict[str, Any] | None:
+        """The live holder of the token whose SHA-256 is ``token_hash``, without the hash; or None."""
+        row = self.conn.execute("SELECT name, characters, gm, granted_at FROM access_tokens "
+                                "WHERE token_hash = ? AND revoked_at IS NULL", (token_hash,)).fetchone()
+        return _access_row(row) if row else None
+
+    @staticmethod
+    def peek_access(path: str | os.PathLike[str], token_hash: str) -> dict[str, Any] | None:
+        """The live holder of a token (as :meth:`access_by_hash`) read through a short read-only
+        connection, for the web table, which checks every request without holding the file open; None
+        for an unknown or revoked token or an unreadable file."""
+        try:
+            conn = _connect(Path(path), "ro", None)
+            try:
+                row = conn.execute("SELECT name, characters, gm, granted_at FROM access_tokens "
+                                   "WHERE token_hash = ? AND revoked_at IS NULL", (token_hash,)).fetchone()
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            return None
+        return _access_row(row) if row else None
+
+    @staticmethod
+    def peek_last_stream(path: str | os.PathLike[str], prefix: str) -> str | None:
+        """The stream of the last event whose stream starts with ``prefix`` (e.g. ``combat:``), read
+        through a short read-only connection; None when there is none."""
+        conn = _connect(Path(path), "ro", None)
+        try:
+            row = conn.execute("SELECT stream FROM events WHERE stream LIKE ? ESCAPE '\\' "
+                               "ORDER BY position DESC LIMIT 1",
+                               (prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%",)
+                               ).fetchone()
+        finally:
+            conn.close()
+        return row[0] if row else None
+
+    def access_list(self) -> list[dict[str, Any]]:
+        """Every holder, revoked ones too (``revoked_at``), never a hash."""
+        rows = self.conn.execute("SELECT name, characters, gm, granted_at, revoked_at FROM access_tokens "
+                                 "ORDER BY name").fetchall()
+        return [{**_access_row(r[:4]), "revoked_at": r[4]} for r in rows]
+
+
+def _access_row(row: Sequence[Any]) -> dict[str, Any]:
+    return {"name": row[0], "characters": msgspec.json.decode(row[1]), "gm": bool(row[2]), "granted_at": row[3]}
 
 
 #: below this many events ``verify`` walks the chain in one process (a fork costs a few milliseconds)

@@ -27,7 +27,7 @@ CORE = ("cristal_events.projections.timeline",)
 
 
 @cache
-def _classes(ruleset: "Ruleset") -> tuple[type[Projection], ...]:
+def projection_classes(ruleset: Ruleset) -> tuple[type[Projection], ...]:
     """The projection classes of one ruleset: the ``PROJECTIONS`` of the core modules (:data:`CORE`),
     then of the modules the ruleset declares (:attr:`~cristal_events.ruleset.Ruleset.read_models`)."""
     found: list[type[Projection]] = []
@@ -38,16 +38,16 @@ def _classes(ruleset: "Ruleset") -> tuple[type[Projection], ...]:
     return tuple(found)
 
 
-def for_campaign(campaign: "Campaign") -> list[Projection]:
+def for_campaign(campaign: Campaign) -> list[Projection]:
     """Instances of every projection that applies to this campaign's ruleset."""
-    return [cls(campaign) for cls in _classes(campaign.ruleset)]
+    return [cls(campaign) for cls in projection_classes(campaign.ruleset)]
 
 
-def attach(campaign: "Campaign") -> "Campaign":
+def attach(campaign: Campaign) -> Campaign:
     """Catch the read models up after every command this campaign executes."""
     from .runner import catch_up
 
-    def hook(c: "Campaign") -> list[str]:
+    def hook(c: Campaign) -> list[str]:
         problems: list[str] = []  # what a read model could not hold: the campaign's warning
         catch_up(c, problems=problems)
         return problems

@@ -61,7 +61,7 @@ class Projection:
     #: msgspec-decodable type of the state (stored with the checkpoint)
     state_type: ClassVar[Any] = type(None)
     #: the event classes ``evolve``/``appended`` react to; None = every event (see the module docstring)
-    handles: ClassVar[frozenset[type] | None] = None
+    handles: frozenset[type] | None = None  # a class attribute, or set per instance (a ruleset's fold)
     #: True when the state is a function of the campaign's world at the checkpoint's position, as for
     #: the read models that fold the ruleset's whole state. Such a projection also defines
     #: ``state_of(world) -> state`` (what ``evolve`` reaches from ``initial()`` over the events folded
@@ -69,19 +69,23 @@ class Projection:
     #: campaign's own state (in memory after a command, else rebuilt from its snapshots)
     world_state: ClassVar[bool] = False
 
-    def __init__(self, campaign: "Campaign"):
+    def __init__(self, campaign: Campaign):
         self.campaign = campaign
 
     def initial(self) -> Any:
         return None
 
-    def evolve(self, state: Any, rec: "RecordedEvent") -> Any:
+    def state_of(self, world: Any) -> Any:
+        """A ``world_state`` projection's state at the campaign's ``world`` (see ``world_state``)."""
+        raise TypeError(f"the read model {self.name} folds a state of its own (world_state is False)")
+
+    def evolve(self, state: Any, rec: RecordedEvent) -> Any:
         return state
 
-    def rows(self, state: Any) -> dict[str, list[dict[str, Any]]]:
+    def rows(self, state: Any) -> dict[str, list[Any]]:  # rows as dicts, or tuples in the columns' order
         return {}
 
-    def appended(self, state: Any, rec: "RecordedEvent") -> dict[str, list[dict[str, Any]]]:
+    def appended(self, state: Any, rec: RecordedEvent) -> dict[str, list[Any]]:
         return {}
 
     def changed_rows(self, before: Any, after: Any) -> dict[str, tuple[list[Any], list[tuple[Any, ...]]]] | None:
@@ -102,14 +106,14 @@ class LedgerProjection(Projection):
 
     append_tables = {"xp_ledger": XP_LEDGER}
 
-    def appended(self, state: Any, rec: "RecordedEvent") -> dict[str, list[dict[str, Any]]]:
+    def appended(self, state: Any, rec: RecordedEvent) -> dict[str, list[dict[str, Any]]]:
         last = state.last
         if last is None or last.position != rec.position:
             return {}
         return {"xp_ledger": [to_row(last)]}
 
 
-def ledger_entry(rec: "RecordedEvent", character: str, *, kind: str, amount: int, what: str, reason: str = "",
+def ledger_entry(rec: RecordedEvent, character: str, *, kind: str, amount: int, what: str, reason: str = "",
                  charged: int | None = None, required: int | None = None,
                  amends: int | None = None) -> LedgerEntry:
     """The entry of ``rec`` moving ``amount`` XP of ``character``, not yet posted (no balance, no flags:
@@ -127,7 +131,7 @@ class _SharedFold:
     a projection whose state came from its own checkpoint simply folds on its own. Pure either way.
     """
 
-    def __init__(self, campaign: "Campaign"):
+    def __init__(self, campaign: Campaign):
         self.ruleset = campaign.ruleset
         self.initial = campaign.ruleset.initial_state(campaign.header)
         #: the event classes that can change the state (None: any); a projection folding this state
@@ -138,13 +142,13 @@ class _SharedFold:
         self._position = -1
         self._after: Any = None
 
-    def __call__(self, state: Any, rec: "RecordedEvent") -> Any:
+    def __call__(self, state: Any, rec: RecordedEvent) -> Any:
         if rec.position == self._position and state is self._before:
             return self._after
         evolve = self._evolvers.get(type(rec.event))
         if evolve is None:
-            evolve = self._evolvers[type(rec.event)] = self.ruleset.evolver(type(rec.event))
-        after = evolve(state, rec)
+            evolve = self._evolvers[type(rec.event)] = self.ruleset.typed_evolver(type(rec.event))
+        after = evolve(state, rec.event, rec)
         self._before, self._position, self._after = state, rec.position, after
         return after
 
@@ -157,7 +161,7 @@ class SheetsProjection(Projection):
 
     world_state = True
 
-    def __init__(self, campaign: "Campaign"):
+    def __init__(self, campaign: Campaign):
         super().__init__(campaign)
         self._fold = rules_fold(campaign)
         self.handles = None if self._fold.handles is None else self._fold.handles | {SettingChanged}
@@ -168,7 +172,7 @@ class SheetsProjection(Projection):
     def state_of(self, world: Any) -> Any:
         return self.state_type(rules=world.rules, settings=world.core.settings)
 
-    def evolve(self, state: Any, rec: "RecordedEvent") -> Any:
+    def evolve(self, state: Any, rec: RecordedEvent) -> Any:
         ev = rec.event
         if type(ev) is SettingChanged:
             return self.state_type(rules=state.rules, settings={**state.settings, ev.key: ev.value})
@@ -176,7 +180,7 @@ class SheetsProjection(Projection):
         return state if rules is state.rules else self.state_type(rules=rules, settings=state.settings)
 
 
-def rules_fold(campaign: "Campaign") -> _SharedFold:
+def rules_fold(campaign: Campaign) -> _SharedFold:
     """The shared fold of ``campaign``'s ruleset state (one per open campaign)."""
     fold = getattr(campaign, "_projections_rules_fold", None)
     if fold is None:

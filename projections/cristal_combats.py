@@ -18,7 +18,6 @@ from cristal_events.rulesets.cristal.ruleset import CristalState
 
 from .base import Projection, Table, rules_fold
 
-
 TURN_EVENTS = frozenset(fights.TURN_EVENTS)
 
 

@@ -31,6 +31,7 @@ ALCOHOL = Table(
 
 def _rows(rec: Any) -> list[dict[str, Any]]:
     ev = rec.event
+    heads: list[tuple[Any, ...]]
     match ev:
         case tavern.DrinkConsumed():
             heads = [(ev.character, "drink", ev.beverage, ev.alc_gained, None, ev.after, ev.happenings)]

@@ -27,11 +27,11 @@ def _specs(projs: Iterable[Projection]) -> dict[str, tuple[dict[str, str], tuple
     return {name: (table.columns, table.pk) for p in projs for name, table in p.tables.items()}
 
 
-def _ensure_tables(campaign: "Campaign", projs: Iterable[Projection]) -> None:
+def _ensure_tables(campaign: Campaign, projs: Iterable[Projection]) -> None:
     campaign.store.create_read_tables(_specs(projs))
 
 
-def _checkpoint(campaign: "Campaign", p: Projection) -> tuple[int, Any] | None:
+def _checkpoint(campaign: Campaign, p: Projection) -> tuple[int, Any] | None:
     row = campaign.store.checkpoint(p.name)
     if row is None or row[0] != p.version:
         return None
@@ -44,7 +44,7 @@ def _checkpoint(campaign: "Campaign", p: Projection) -> tuple[int, Any] | None:
     return row[1], state
 
 
-def _clear(campaign: "Campaign", p: Projection) -> None:
+def _clear(campaign: Campaign, p: Projection) -> None:
     campaign.store.create_read_tables(_specs([p]), replace=True)
 
 
@@ -64,7 +64,7 @@ _UNFIT = (OverflowError, sqlite3.ProgrammingError, sqlite3.InterfaceError, sqlit
           ValueError, TypeError)
 
 
-def _insert(campaign: "Campaign", name: str, rows: list[Any], table: Any, problems: list[str] | None = None,
+def _insert(campaign: Campaign, name: str, rows: list[Any], table: Any, problems: list[str] | None = None,
             projection: str = "") -> None:
     """Insert ``rows`` into table ``name``; a row SQLite cannot hold is skipped and, when
     ``problems`` is given, told there (naming its position, or its key) instead of failing all."""
@@ -97,7 +97,7 @@ def _row_name(row: Any, table: Any) -> str:
     return f"the row ({key})" if key else "a row"
 
 
-def _insert_all(campaign: "Campaign", name: str, rows: list[Any], table: Any) -> None:
+def _insert_all(campaign: Campaign, name: str, rows: list[Any], table: Any) -> None:
     cols = list(table.columns)
     values = _values(rows, cols)
     # the columns holding JSON are found on the first row (a read model's rows share their shape);
@@ -189,7 +189,7 @@ def _fold(store: Any, slots: list[_Slot], until: int, flush: Callable[[], None] 
         done += n
 
 
-def _write_state(campaign: "Campaign", p: Projection, s: "_Slot") -> None:
+def _write_state(campaign: Campaign, p: Projection, s: _Slot) -> None:
     """Bring ``p``'s state tables to ``p.rows(s.state)``: only the rows that changed when the
     projection can tell them (a catch-up from its checkpoint), else every row again."""
     changed = None if s.start is None else p.changed_rows(s.start, s.state)
@@ -206,7 +206,7 @@ def _write_state(campaign: "Campaign", p: Projection, s: "_Slot") -> None:
         _insert(campaign, table, rows, spec, s.problems, p.name)
 
 
-def _run(campaign: "Campaign", projs: list[Projection], *, rebuild: bool, progress: Progress | None,
+def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress: Progress | None,
          problems: list[str] | None = None) -> dict[str, int]:
     store = campaign.store
     counts: dict[str, int] = {}
@@ -261,7 +261,7 @@ def _run(campaign: "Campaign", projs: list[Projection], *, rebuild: bool, progre
     return counts
 
 
-def catch_up(campaign: "Campaign", *, progress: Progress | None = None,
+def catch_up(campaign: Campaign, *, progress: Progress | None = None,
              problems: list[str] | None = None) -> dict[str, int]:
     """Apply the events each projection has not seen; rebuild those whose version changed.
 
@@ -272,13 +272,13 @@ def catch_up(campaign: "Campaign", *, progress: Progress | None = None,
     return _run(campaign, for_campaign(campaign), rebuild=False, progress=progress, problems=problems)
 
 
-def rebuild(campaign: "Campaign", *, progress: Progress | None = None,
+def rebuild(campaign: Campaign, *, progress: Progress | None = None,
             problems: list[str] | None = None) -> dict[str, int]:
     """Drop every read model and replay the whole log into it (what it cannot hold: :func:`catch_up`)."""
     return _run(campaign, for_campaign(campaign), rebuild=True, progress=progress, problems=problems)
 
 
-def expected_rows(campaign: "Campaign", p: Projection, progress: Progress | None = None) -> dict[str, list[Any]]:
+def expected_rows(campaign: Campaign, p: Projection, progress: Progress | None = None) -> dict[str, list[Any]]:
     """The rows a full rebuild of ``p`` would write, computed in memory (the same fold as a rebuild)."""
     slot = _Slot(p, 0, p.initial())
     last = campaign.store.last_position()
@@ -291,7 +291,7 @@ def expected_rows(campaign: "Campaign", p: Projection, progress: Progress | None
     return out
 
 
-def expected_table(campaign: "Campaign", p: Projection, table: str) -> list[dict[str, Any]]:
+def expected_table(campaign: Campaign, p: Projection, table: str) -> list[dict[str, Any]]:
     """One table of ``p`` as a full rebuild would store it, computed in memory: dicts keyed by column,
     nested values as JSON text and numbers as the column's SQLite type holds them, in primary-key
     order (what a read command shows when the stored table is behind the log or cannot be written)."""
@@ -313,7 +313,7 @@ def _affinity(v: Any, kind: str) -> Any:
     return v
 
 
-def verify(campaign: "Campaign", *, progress: Progress | None = None) -> list[str]:
+def verify(campaign: Campaign, *, progress: Progress | None = None) -> list[str]:
     """Compare the stored read models to a full rebuild in memory; return the differences
     (``progress(done, total)`` as each read model's fold goes)."""
     problems = []

@@ -8,14 +8,14 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import settings
 
+from cristal_events import init_campaign
+from cristal_events.cli import cli
+
 # CI runs the property tests with a fixed derandomised search, so a run can be reproduced exactly;
 # locally every run explores new examples.
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
-
-from cristal_events import init_campaign
-from cristal_events.cli import cli
 
 
 @pytest.fixture

@@ -26,13 +26,13 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from helpers import refused
 
 from cristal_events import RecordedEvent, rulesets
 from cristal_events.errors import CristalError, RuleError
 from cristal_events.events import CampaignCreated, DiceRecorded, Event, SettingChanged, tag_of
 from cristal_events.ruleset import Context, Emit
 from cristal_events.service import CAMPAIGN_STREAM, ChangeSetting, CoreState, World, core_evolve, dice_record
-from helpers import refused
 
 
 class Table:

@@ -28,7 +28,6 @@ from ..errors import CristalError
 from ..rulesets import get as ruleset_get
 from ..rulesets import names as ruleset_names
 
-
 #: the core commands and the module (in this package) that defines each; a test checks it
 #: against the modules' ``COMMANDS`` lists. Only the module of the command typed is imported.
 CORE = {
@@ -36,24 +35,24 @@ CORE = {
     "schema": "campaign",
     "note": "campaign", "rebuild": "campaign", "correct": "correct", "replay": "replay", "audit": "audit",
     "export": "export", "import": "export", "demo": "demo", "script": "script", "sheet": "sheet",
-    "characters": "sheet",
+    "characters": "sheet", "access": "web", "serve": "web", "settings": "settings",
 }
 
 
 @cache
-def _module_commands(module: str) -> dict[str, click.Command]:
+def module_commands(module: str) -> dict[str, click.Command]:
     """The commands of one module: ``module`` in this package, or a dotted module name."""
     mod = importlib.import_module(module if "." in module else f"{__name__}.{module}")
     return {cmd.name: cmd for cmd in mod.COMMANDS}
 
 
-def _core_commands() -> dict[str, click.Command]:
+def core_commands() -> dict[str, click.Command]:
     """Every core command (imports every command module: for listings and tests)."""
     import pkgutil
     found: dict[str, click.Command] = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
         if not info.name.startswith("_") and info.name != "common" and not info.ispkg:  # packages: rulesets' CLIs
-            found.update(_module_commands(info.name))
+            found.update(module_commands(info.name))
     return found
 
 
@@ -65,7 +64,7 @@ def _ruleset_cli(name: str) -> Any:
 
 
 @cache
-def _ruleset_commands(name: str) -> dict[str, click.Command]:
+def ruleset_commands(name: str) -> dict[str, click.Command]:
     """Every command of a ruleset: the ``COMMANDS`` of each module its cli module's ``PARTS`` names,
     or what its ``commands()`` returns."""
     mod = _ruleset_cli(name)
@@ -76,11 +75,11 @@ def _ruleset_commands(name: str) -> dict[str, click.Command]:
         return {c.name: c for c in mod.commands()}
     found: dict[str, click.Command] = {}
     for part in dict.fromkeys(parts.values()):
-        found.update(_module_commands(f"{mod.__package__}.{part}"))
+        found.update(module_commands(f"{mod.__package__}.{part}"))
     return found
 
 
-def _ruleset_command(name: str, cmd_name: str) -> click.Command | None:
+def ruleset_command(name: str, cmd_name: str) -> click.Command | None:
     """One command of a ruleset: from the module its ``PARTS`` names (only that module is imported),
     else from all of its commands."""
     mod = _ruleset_cli(name)
@@ -88,8 +87,8 @@ def _ruleset_command(name: str, cmd_name: str) -> click.Command | None:
         return None
     part = getattr(mod, "PARTS", {}).get(cmd_name)
     if part is not None:
-        return _module_commands(f"{mod.__package__}.{part}").get(cmd_name)
-    return _ruleset_commands(name).get(cmd_name)
+        return module_commands(f"{mod.__package__}.{part}").get(cmd_name)
+    return ruleset_commands(name).get(cmd_name)
 
 
 def campaign_ruleset(path: str | os.PathLike[str]) -> str | None:
@@ -103,30 +102,38 @@ class CristalGroup(click.Group):
     """Core commands, plus the commands of the campaign's ruleset; CristalError -> one sentence."""
 
     def _ruleset_for(self, ctx: click.Context) -> list[str]:
-        db = ctx.params.get("db") or os.environ.get("CRISTAL_DB", "campaign.db")
+        db = ctx.params.get("db") or ctx.meta.get("cristal.db") or os.environ.get("CRISTAL_DB", "campaign.db")
         found = campaign_ruleset(db)
         return [found] if found else ruleset_names()
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        names = set(_core_commands())
+        names = set(core_commands())
         for rs in self._ruleset_for(ctx):
-            names.update(_ruleset_commands(rs))
+            names.update(ruleset_commands(rs))
         return sorted(names)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in CORE:
-            return _module_commands(CORE[cmd_name])[cmd_name]
+            return module_commands(CORE[cmd_name])[cmd_name]
         for rs in self._ruleset_for(ctx):
-            cmd = _ruleset_command(rs, cmd_name)
+            cmd = ruleset_command(rs, cmd_name)
             if cmd is not None:
                 return cmd
         return None
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # ``--help`` is eager: it prints before ``--db`` reaches ctx.params, so the listing reads it here
+        for i, arg in enumerate(args):
+            if arg == "--db" and i + 1 < len(args):
+                ctx.meta["cristal.db"] = args[i + 1]
+            elif arg.startswith("--db="):
+                ctx.meta["cristal.db"] = arg[len("--db="):]
+            elif not arg.startswith("-") and (i == 0 or args[i - 1] not in ("--db", "--actor")):
+                break  # the command's own arguments start here
         try:
             return super().parse_args(ctx, args)
         except click.ClickException as exc:  # "No such option: ..." quotes what was typed
-            exc.message = visible(exc.message)
+            exc.message = visible(exc.message)  # type: ignore[misc]  # click declares it Final; the text is rewritten
             raise
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -140,7 +147,7 @@ class CristalGroup(click.Group):
             db = ctx.params.get("db") or os.environ.get("CRISTAL_DB", "campaign.db")
             raise click.ClickException(visible(translate_sqlite_error(exc, db))) from None
         except click.ClickException as exc:  # click's usage errors quote what was typed
-            exc.message = visible(exc.message)
+            exc.message = visible(exc.message)  # type: ignore[misc]  # click declares it Final; the text is rewritten
             raise
         except (click.exceptions.Exit, click.exceptions.Abort, BrokenPipeError):
             raise

@@ -8,12 +8,14 @@ import click
 import msgspec
 
 from ..errors import CristalError, EventDecodeError, NotACampaign
+from ..events import SessionEnded, SessionSalted, SessionStarted
 from ..receipts import Receipt, parse_receipt, read_receipts
+from ..records import RecordedEvent
 from ..rounding import MODES
 from ..rulesets import names as ruleset_names
 from ..service import Campaign, RecordNote
-from ..records import RecordedEvent
 from .common import POSITION, SEED, actor, echo, emit_json, json_option, open_campaign, to_json, tty_progress
+from .settings import InitCommand
 
 
 def _parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -29,7 +31,7 @@ def _parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-@click.command("init")
+@click.command("init", cls=InitCommand)
 @click.argument("path", required=False)
 @click.option("--name", required=True, help="The campaign's name.")
 @click.option("--ruleset", type=click.Choice(ruleset_names()), default="cristal", show_default=True,
@@ -38,7 +40,7 @@ def _parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
               help="round = half away from zero after each operation (the book's advice); truncate = drop decimals.")
 @click.option("--seed", type=SEED, default=None, help="Seed of the engine's dice outside sessions (reproducible rolls).")
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
-              help="A ruleset setting the book leaves to the game master (see docs/rulings.md).")
+              help="A ruleset setting the book leaves to the game master (listed below; docs/rulings.md).")
 @json_option
 @click.pass_context
 def init_cmd(ctx: click.Context, path: str | None, name: str, ruleset: str, rounding: str, seed: int | None,
@@ -80,6 +82,7 @@ def session_start(ctx: click.Context, title: str, in_game_date: str, salt: str, 
     camp = open_campaign(ctx, write=True)
     recs = camp.start_session(title, in_game_date, salt=salt, actor=actor(ctx))
     ev = recs[0].event
+    assert isinstance(ev, SessionStarted)
     if as_json:
         emit_json({"session": ev.number, "position": recs[0].position, "seed_commitment": ev.seed_commitment,
                    "salt": ev.salt})
@@ -98,6 +101,7 @@ def session_salt(ctx: click.Context, salt: str, as_json: bool) -> None:
     camp = open_campaign(ctx, write=True)
     recs = camp.salt_session(salt, actor=actor(ctx))
     ev = recs[0].event
+    assert isinstance(ev, SessionSalted)
     if as_json:
         emit_json({"session": ev.number, "position": recs[0].position, "salt": ev.salt})
     else:
@@ -112,6 +116,7 @@ def session_end(ctx: click.Context, as_json: bool) -> None:
     camp = open_campaign(ctx, write=True)
     recs = camp.end_session(actor=actor(ctx))
     ev = recs[0].event
+    assert isinstance(ev, SessionEnded)
     receipt = f"{recs[0].position}:{recs[0].hash}"  # keep it: 'cristal verify --receipt' checks it later
     if as_json:
         emit_json({"session": ev.number, "position": recs[0].position, "seed_reveal": ev.seed_reveal,
@@ -202,6 +207,7 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
     else:
         from cristal_events.projections import runner
 
+        camp: Campaign | None
         try:
             camp = Campaign.open(ctx.obj["db"], readonly=True)
         except (EventDecodeError, NotACampaign):
@@ -213,12 +219,12 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
             bare = store.verify()
             if bare.ok:
                 raise
-            camp, report = None, bare
+            camp = None
         else:
             ctx.call_on_close(camp.close)
         if camp is None:
-            problems = list(report.problems)
-            result = {**msgspec.to_builtins(report), "first_bad_position": report.first_bad_position,
+            problems = list(bare.problems)
+            result = {**msgspec.to_builtins(bare), "first_bad_position": bare.first_bad_position,
                       "ok": not problems, "problems": problems}
         else:
             checked = camp.verify(receipts=given, snapshots=True, rolls=rolls, read_models=runner.verify,
@@ -285,9 +291,9 @@ def schema_cmd(ctx: click.Context, ruleset: str | None, as_json: bool) -> None:
 
     Example: cristal schema --ruleset illergan > events.schema.json
     """
-    from . import campaign_ruleset
     from ..rulesets import get
     from ..service import codec_for
+    from . import campaign_ruleset
 
     name = ruleset or campaign_ruleset(ctx.obj["db"]) or "cristal"
     text = msgspec.json.encode(codec_for(get(name)).json_schema())

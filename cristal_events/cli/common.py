@@ -38,6 +38,9 @@ def open_campaign(ctx: click.Context, *, write: bool = False, readonly: bool = F
 
     A command recorded whose read models could not follow prints its warning ("Recorded
     (position N) but ...") on stderr (:attr:`Campaign.on_warning`), and the exit stays 0."""
+    shared = ctx.obj.get("shared_campaign")  # the web table's campaign, kept open across its commands
+    if shared is not None:
+        return shared(write)
     camp = Campaign.open(ctx.obj["db"], readonly=readonly and not write)
     if write:
         from cristal_events import projections
@@ -92,8 +95,8 @@ def read_model_rows(camp: Campaign, projection: str, table: str, *, where: dict[
     nothing: the stored table when its read model has folded the whole log; else (read models behind,
     or never built) the rows a rebuild would write, computed from the log in memory, and a warning on
     stderr saying so. ``where``: columns that must equal these values; ``order_by``: the columns."""
-    from cristal_events import projections
     import cristal_events.projections.runner  # noqa: F401  (projections.runner)
+    from cristal_events import projections
 
     p = next(p for p in projections.for_campaign(camp) if p.name == projection)
     if camp.store.read_model_current(p.name, p.version):

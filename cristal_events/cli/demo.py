@@ -9,19 +9,19 @@ from pathlib import Path
 import click
 import msgspec
 
-from .. import sample_campaigns
+import cristal_events.sample_campaigns as sample_campaigns
+
 from ..display import visible
 from ..errors import CristalError
 from ..jobs.audit import text_lines as audit_lines
 from ..jobs.outputs import output_file, previous_export
 from ..jobs.page import write_html
 from ..jobs.walk import walk
-from . import script as scripts
 from ..service import Campaign
+from . import script as scripts
 from .audit import run_audit
 from .common import echo, emit_json, emit_lines, json_option
 from .export import ledger_or_none
-
 
 
 def sample_dirs() -> tuple[Path, ...]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 
 import click
 
@@ -46,6 +47,7 @@ def replay_cmd(ctx: click.Context, session: int | None, start: int | None, until
     after, end = resolve_range(camp, session=session, start=start, until=until)
     progress = None if sys.stdout.isatty() else tty_progress("replay")
     steps = walk(camp, after=after, until=end, character=character, progress=progress)
+    blocks: Iterator[list[str]]
     if as_json:
         blocks = ([to_json(replay_job.record(s))] for s in steps)
     else:

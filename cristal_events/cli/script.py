@@ -115,14 +115,19 @@ _CRISTAL_CHARACTERS = {
 }
 _ILLERGAN = {
     "carry": {"reason"},
-    "cast": {"level", "fight", "modifier", "whisper", "target", "damage", "action", "dice", "blocked"},
+    "cast": {"level", "fight", "modifier", "whisper", "target", "damage", "action", "dice", "blocked", "secondary",
+             "on_primary", "primary_level", "sense", "distance", "stealth", "spotted", "accept", "gagged", "paralysed",
+             "without_canalisateur", "not_relevant", "duration", "minutes", "concentrate"},
+    "spell learn": {"teacher", "price"},
+    "spell break": {"remaining", "target"},
+    "spell cancel": {"target"},
     "character create": {"name", "race", "class", "heritage", "stat", "pv", "pm", "rn", "cult", "god", "magic",
                          "spell", "skill", "language", "trait", "alc_min", "hand", "gift", "kit", "starls", "fp",
                          "rank", "player", "dice"},
     "character creature": {"name", "stat", "pv", "rn", "pm", "fp", "rank", "weapon", "armour", "body",
-                           "natural_weapon", "attacks", "family"},
+                           "natural_weapon", "attacks", "family", "spell"},
     "characters": set(),
-    "check lockpick": {"lock", "malus", "dice"},
+    "check lockpick": {"lock", "malus", "name", "dice"},
     "check search": {"hidden", "acuity", "dice"},
     "check skill": {"malus", "with_characteristic", "dice", "bonus"},
     "check skinning": {"malus", "part", "dice"},
@@ -140,26 +145,30 @@ _ILLERGAN = {
     "combat start": set(),
     "condition": {"off", "reason"},
     "drink": {"alc", "shift", "dice"},
-    "equip": set(),
+    "equip": {"piece"},
     "evening": set(),
+    "use": {"target", "fight"},
+    "recover": {"pv", "pm", "source", "reason"},
     "faith adjust": {"pfb", "pf", "reason"},
     "faith harmonise": {"at", "sunrise", "sunset"},
+    "faith change": {"god", "add", "reason"},
+    "faith learn": {"book", "teacher_level"},
     "faith invoke": {"level", "target", "distance", "fight", "defence", "pfb"},
     "fall": {"fight"},
     "money buy": {"piece", "price"},
     "money change": {"reason"},
     "money convert": set(),
-    "money sell": {"price", "jewel"},
+    "money sell": {"price", "jewel", "piece"},
     "sheet": {"at"},
     "strike": {"ps", "sr", "weapon", "unarmed", "fight", "dice"},
     "throw": {"distance", "range", "fight", "dice"},
     "wait": {"reason"},
     "xp award": {"reason"},
     "xp characteristic": {"heritage", "charge"},
-    "xp faith": {"heritage", "charge"},
+    "xp faith": {"heritage", "charge", "cult"},
     "xp magic": {"teacher_level", "heritage", "charge"},
     "xp pp": {"heritage", "charge"},
-    "xp skill": {"heritage", "charge"},
+    "xp skill": {"heritage", "charge", "unlock"},
 }
 
 #: ruleset -> command -> (allowed options, takes positional arguments); see :data:`CORE_STEPS`.
@@ -234,7 +243,7 @@ def parse(text: str, path: str = "<script>") -> Script:
     if not isinstance(header, dict):
         raise _fail(path, 1, "the script needs a [campaign] table with at least a name")
     hkeys = _key_lines(lines, head_line, step_lines[0] - 1 if step_lines else len(lines))
-    for key, value in header.items():
+    for key in header:
         if key not in HEADER_KEYS:
             raise _fail(path, hkeys.get(key, head_line), f"unknown campaign key {key!r} (known: {', '.join(sorted(HEADER_KEYS))})")
     if not isinstance(header.get("name"), str) or not header["name"].strip():
@@ -246,7 +255,8 @@ def parse(text: str, path: str = "<script>") -> Script:
     raw_steps = data.get("step", [])
     if not isinstance(raw_steps, list) or not raw_steps:
         raise _fail(path, len(lines) or 1, "the script has no [[step]]")
-    steps, labels = [], set()
+    steps: list[Any] = []
+    labels: set[str] = set()
     for n, raw in enumerate(raw_steps):
         line = step_lines[n] if n < len(step_lines) else 1
         end = step_lines[n + 1] - 1 if n + 1 < len(step_lines) else len(lines)
@@ -310,9 +320,9 @@ def load(path: str | Path) -> Script:
 
 
 def _resolve(ruleset: str, words: list[str]) -> click.Command | None:
-    from ..cli import _core_commands, _ruleset_commands
+    from ..cli import core_commands, ruleset_commands
 
-    cmd: click.Command | None = _core_commands().get(words[0]) or _ruleset_commands(ruleset).get(words[0])
+    cmd: click.Command | None = core_commands().get(words[0]) or ruleset_commands(ruleset).get(words[0])
     for w in words[1:]:
         if not isinstance(cmd, click.Group):
             return None
@@ -367,7 +377,7 @@ def _check_safe(path: str, step: Step, allowed: dict[str, tuple[frozenset[str], 
                          f"the argument {arg!r} would be read as an option; give options as keys")
 
 
-def _argv(step: Step, resolve: Any) -> list[str]:
+def step_argv(step: Step, resolve: Any) -> list[str]:
     argv = step.run.split() + [resolve(a) for a in step.args]
     for key, value in step.options.items():
         flag = "--" + key.replace("_", "-")
@@ -391,11 +401,11 @@ class Ran:
     output: str
 
 
-def _last_position(db: Path) -> int:
+def last_position(db: Path) -> int:
     return Store.peek_last_position(db)
 
 
-def _invoke(argv: list[str]) -> tuple[int, str, str]:
+def invoke_cli(argv: list[str]) -> tuple[int, str, str]:
     from . import cli
 
     out, err = io.StringIO(), io.StringIO()
@@ -430,17 +440,17 @@ def run(script: Script, db: str | Path, *, actor: str = "GM") -> list[Ran]:
 
     done: list[Ran] = []
     try:
-        code, _, err = _invoke(["--db", str(db), "--actor", actor, *init])
+        code, _, err = invoke_cli(["--db", str(db), "--actor", actor, *init])
         if code:
             raise _fail(script.path, 1, f"the campaign could not be created ({err.removeprefix('Error: ')})")
         for step in script.steps:
-            before = _last_position(db)
-            argv = ["--db", str(db), "--actor", step.actor or actor, *_argv(step, resolve)]
-            code, out, err = _invoke(argv)
+            before = last_position(db)
+            argv = ["--db", str(db), "--actor", step.actor or actor, *step_argv(step, resolve)]
+            code, out, err = invoke_cli(argv)
             if code:
                 reason = (err or out).strip().removeprefix("Error: ").rstrip(".")
                 raise _fail(script.path, step.line, f"{step.run} was refused: {reason}")
-            after = _last_position(db)
+            after = last_position(db)
             if step.label:
                 labels[step.label] = before + 1
             done.append(Ran(step.line, step.run, (before + 1, after), out))

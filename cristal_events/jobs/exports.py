@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import csv
 import os
-from glob import escape as glob_escape
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -196,6 +196,7 @@ def write_markdown(camp: Any, steps: Iterable[Step], out: TextIO, *,
             out.write("\n## Hors session\n\n")
         else:
             info = first.session
+            assert info is not None  # a group with a session number has its session
             title = f" : {md(info.title)}" if info.title else ""
             date = f" — {md(info.in_game_date)}" if info.in_game_date else ""
             out.write(f"\n## Session {key}{title}{date}\n\n")

@@ -171,6 +171,7 @@ def write_html(camp: Any, steps: Iterable[Step], out: TextIO, *,
         if key is None:
             heading = "Hors session"
         else:
+            assert info is not None  # a group with a session number has its session
             heading = f"Session {key}" + (f" : {info.title}" if info.title else "")
         date = f'<p class="meta">Date en jeu : {esc(info.in_game_date)}</p>' if info and info.in_game_date else ""
         present: dict[str, None] = {}

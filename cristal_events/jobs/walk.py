@@ -15,8 +15,8 @@ import msgspec
 
 from ..errors import CristalError, UnknownEntity
 from ..events import SessionStarted
-from ..service import Campaign, World
 from ..records import RecordedEvent
+from ..service import Campaign, World
 from .diff import Change, diff
 
 Progress = Callable[[int, int], None]
@@ -150,7 +150,7 @@ def walk(camp: Campaign, *, after: int = 0, until: int | None = None, character:
             info = infos.get(rec.session) if rec.session is not None else None
             summary = camp.summarize(rec)
             yield Step(rec=rec, summary=summary, session=info, before=None, after=None,  # type: ignore[arg-type]
-                       characters=involved(rec, [], ()), narration=summary)
+                       characters=involved(rec, [], set()), narration=summary)
         if progress is not None:
             progress(total, total)
         return

@@ -164,11 +164,11 @@ def test_every_command_has_help_with_an_example(path, cmd):
 
 
 def test_the_core_command_table_matches_the_modules():
-    from cristal_events.cli import CORE, _core_commands, _module_commands
+    from cristal_events.cli import CORE, core_commands, module_commands
 
-    assert set(CORE) == set(_core_commands())
+    assert set(CORE) == set(core_commands())
     for name, module in CORE.items():
-        assert name in _module_commands(module)
+        assert name in module_commands(module)
 
 
 @pytest.mark.parametrize("ruleset", ["cristal", "illergan"])
@@ -177,14 +177,14 @@ def test_each_ruleset_command_table_names_the_module_that_defines_it(ruleset):
     imports only that module for the command typed)."""
     import importlib
 
-    from cristal_events.cli import _ruleset_command, _ruleset_commands
+    from cristal_events.cli import ruleset_command, ruleset_commands
 
     mod = importlib.import_module(f"cristal_events.cli.{ruleset}")
-    assert set(mod.PARTS) == set(_ruleset_commands(ruleset))
+    assert set(mod.PARTS) == set(ruleset_commands(ruleset))
     for name, part in mod.PARTS.items():
         defining = importlib.import_module(f"cristal_events.cli.{ruleset}.{part}")
         assert name in {c.name for c in defining.COMMANDS}
-        assert _ruleset_command(ruleset, name) is _ruleset_commands(ruleset)[name]
+        assert ruleset_command(ruleset, name) is ruleset_commands(ruleset)[name]
 
 
 def test_a_ruleset_cli_without_parts_gives_its_commands_function(monkeypatch):
@@ -200,13 +200,13 @@ def test_a_ruleset_cli_without_parts_gives_its_commands_function(monkeypatch):
         """Say hello."""
 
     monkeypatch.setattr(cli, "_ruleset_cli", lambda name: types.SimpleNamespace(commands=lambda: [hello]))
-    cli._ruleset_commands.cache_clear()
+    cli.ruleset_commands.cache_clear()
     try:
-        assert cli._ruleset_commands("plugin") == {"hello": hello}
-        assert cli._ruleset_command("plugin", "hello") is hello
-        assert cli._ruleset_command("plugin", "goodbye") is None
+        assert cli.ruleset_commands("plugin") == {"hello": hello}
+        assert cli.ruleset_command("plugin", "hello") is hello
+        assert cli.ruleset_command("plugin", "goodbye") is None
     finally:
-        cli._ruleset_commands.cache_clear()
+        cli.ruleset_commands.cache_clear()
 
 
 def _leaves():

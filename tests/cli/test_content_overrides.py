@@ -13,11 +13,11 @@ from pathlib import Path
 import msgspec
 import pytest
 from click.testing import CliRunner
+from helpers import one_error
 
 from cristal_events.cli import cli
 from cristal_events.packs import MAX_DEPTH, MAX_PACK_BYTES
 from cristal_events.rulesets.cristal.content import load_core
-from helpers import one_error
 
 ORQUE = {"name": "Orque", "pv_initial": 14, "regen_pct": 25, "pm_initial": 0, "dp_initial": 11, "dm_initial": 0,
          "fixed": {"FRC": 4, "DEX": 0, "INT": -4, "MAG": -2, "CON": 3, "REF": 0, "OBS": 0, "MEM": -2, "CHAR": -4},
@@ -147,8 +147,15 @@ def test_illergan_a_contradiction_of_the_text_names_the_entry_and_the_way_out(il
 
 
 def test_illergan_an_explicit_override_is_recorded_shown_and_used(illergan_db, tmp_path):
+    # a spell's minimum level cannot be changed, not even by an override (I-L217, issue 17 item 10)
+    bad = _pack(tmp_path, "mj3.json", {"name": "mj", "spells": [{"name": "Embrasement", "magic": "Yarlysy",
+                                                                 "min_level": 3, "override": True}]})
+    assert one_error(_cli(illergan_db, "content", "load", str(bad))) == (
+        "Error: Content pack mj3.json changes the minimum level of the spell 'Embrasement' from 1 to 3; a spell's "
+        "minimum level cannot be changed (I-L217), not even by an override (nothing was loaded).")
     pack = _pack(tmp_path, "mj.json", {"name": "mj", "spells": [{"name": "Embrasement", "magic": "Yarlysy",
-                                                                  "min_level": 3, "override": True}]})
+                                                                  "min_level": 1, "spell_class": "Projection",
+                                                                  "override": True}]})
     assert _cli(illergan_db, "content", "load", str(pack)).exit_code == 0
     event = json.loads(_cli(illergan_db, "log", "--json", "--type", "content.pack_loaded").output)
     assert event["payload"]["overrides"] == {"spells": ["Embrasement"]}
@@ -161,7 +168,8 @@ def test_illergan_an_explicit_override_is_recorded_shown_and_used(illergan_db, t
 
     camp = open_campaign(illergan_db, readonly=True)
     try:
-        assert content_of(camp.state().rules).entry("spells", "Embrasement").min_level == 3
+        spell = content_of(camp.state().rules).entry("spells", "Embrasement")
+        assert (spell.min_level, spell.spell_class) == (1, "Projection")
     finally:
         camp.close()
 
@@ -246,5 +254,5 @@ def test_the_log_line_of_a_pack_names_what_it_overrides(cristal_db, illergan_db,
         "Pack de contenu « maison.json » chargé ; remplace : races Elfe")
     assert "Pack de contenu « maison.json » chargé ; remplace : races Elfe" in _cli(cristal_db, "log").output
     mj = _pack(tmp_path, "mj.json", {"name": "mj", "spells": [{"name": "Embrasement", "magic": "Yarlysy",
-                                                                "min_level": 3, "override": True}]})
+                                                                "min_level": 1, "override": True}]})
     assert "chargé ; remplace : spells Embrasement" in _cli(illergan_db, "content", "load", str(mj)).output

@@ -115,7 +115,7 @@ BAD = [
     (["gold", "thor", "beaucoup", "--reason", "r"], "Error: Gold amount 'beaucoup' is not a whole number."),
     (["damage", "thor", "-3", "--reason", "r"], "Error: Damage must be at least 1 PV, not -3."),
     (["heal", "thor", "3", "--source", "sort", "--reason", "r"],
-     "Error: Magic can never heal a living being (L1188); record who or what healed instead."),
+     "Error: Magic can never heal a living being (L1190); record who or what healed instead."),
     (["rest", "thor", "--days", "0"], "Error: A rest lasts at least 1 day, not 0."),
     (["item", "equip", "thor", "Arc"], "Error: Thor carries no item 'Arc'; carried: nothing."),
     (["item", "add", "thor", "Bouclier magique"],

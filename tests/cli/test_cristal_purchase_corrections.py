@@ -18,6 +18,7 @@ def db(tmp_path):
     run(path, "init", str(path), "--name", "Cristal", "--ruleset", "cristal")
     run(path, "character", "create", "xar", "--race", "Humain", "--name", "Xar")
     run(path, "xp", "award", "xar", "600", "--reason", "Starting XP (L1478)")
+    run(path, "character", "ready", "xar")  # in play: a purchase is then the last event (no creation PV move)
     return path
 
 

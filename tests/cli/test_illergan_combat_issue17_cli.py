@@ -36,6 +36,7 @@ def test_rolled_defence_and_hemorragie_through_the_cli(db):
                "--json")
     ev = json.loads(r.output)[0]["event"]
     assert (ev["defence_threshold"], ev["defended"], ev["pv_after"]) == (20, False, 30)  # 60 − 40 (I-L504)
+    assert invoke(db, "carry", "thor", "Stylet", "1").exit_code == 0  # equip takes what is carried (I-L47-48)
     assert invoke(db, "equip", "thor", "weapon", "Stylet").exit_code == 0
     r = attack(db, "thor", "gob", "--dice", "1,50,3", "--json")
     assert json.loads(r.output)[0]["event"]["rider"]["pv_per_turn"] == 4  # I-L507: −Fo(attaquant)
@@ -48,16 +49,19 @@ def test_block_and_ranges_through_the_cli(db):
     r = attack(db, "gob", "thor", "--unarmed", "--defence", "blocage", "--defended", "--dice", "30")
     assert (r.exit_code, r.output.strip()) == (1, "Error: Thor cannot block: a block needs a shield (I-L547).")
     assert length(db) == before
+    assert invoke(db, "carry", "thor", "Écu d'écorce clouée", "1").exit_code == 0  # equip takes what is carried (I-L47-48)
     assert invoke(db, "equip", "thor", "shield", "Écu d'écorce clouée").exit_code == 0
     r = attack(db, "gob", "thor", "--unarmed", "--defence", "blocage", "--defended", "--dice", "30")
     assert r.exit_code == 0 and "bloqué par Écu d'écorce clouée (SR 8, −3 PS → 22)" in r.output, r.output
     assert json.loads(invoke(db, "sheet", "thor", "--json").output)["shield_ps"] == 22  # kept (I-L407)
     assert "Bouclier : 22 PS" in invoke(db, "sheet", "thor").output
     assert invoke(db, "equip", "thor", "shield", "none").exit_code == 0  # the bow takes both hands (I-L32)
+    assert invoke(db, "carry", "thor", "Arc court", "1").exit_code == 0  # equip takes what is carried (I-L47-48)
     assert invoke(db, "equip", "thor", "weapon", "Arc court").exit_code == 0
     r = attack(db, "thor", "gob", "--hands", "2", "--dice", "50")
     assert (r.exit_code, r.output.strip()) == (
         1, "Error: Thor: Arc court shoots: give the distance to the target (--distance, I-L95-97).")
+    assert invoke(db, "carry", "thor", "Stylet", "1").exit_code == 0  # equip takes what is carried (I-L47-48)
     assert invoke(db, "equip", "thor", "weapon", "Stylet").exit_code == 0
     r = attack(db, "thor", "gob", "--thrown", "--distance", "4", "--dice", "90", "--json")
     assert json.loads(r.output)[0]["event"]["dex_maluses"] == [-40]  # I-L99
@@ -68,8 +72,9 @@ def test_magic_block_and_knock_down_through_the_cli(db):
                "Apprenti d'académie", "--magic", "Yarlysy", "--stat", "Fo=2", "--stat", "Dex=45", "--stat", "Vit=40",
                "--stat", "Vol=55", "--stat", "Mana=60", "--stat", "E=12", "--stat", "Cha=35", "--stat", "Sav=50",
                "--stat", "Dep=5", "--stat", "Agilité=50", "--stat", "Adresse=40", "--pv", "30", "--pm", "60",
-               "--gift", "5", "--starls", "1'O")
+               "--gift", "5", "--starls", "1'O", "--spell", "Embrasement")  # learned spells only (I-L17)
     assert r.exit_code == 0, r.output
+    assert invoke(db, "carry", "thor", "Écu d'écorce clouée", "1").exit_code == 0  # equip takes what is carried (I-L47-48)
     assert invoke(db, "equip", "thor", "shield", "Écu d'écorce clouée").exit_code == 0
     r = invoke(db, "cast", "lysa", "Embrasement", "--level", "1", "--target", "thor", "--damage", "20", "--blocked",
                "--dice", "50", "--json")
@@ -124,6 +129,7 @@ def test_strike_poison_and_disarm_through_the_cli(db):
     assert r.exit_code == 0, r.output
     r = invoke(db, "combat", "initiative", "gue", "--dice", "50,50")
     assert "Venin, −5 PV (1 tour) → 35" in r.output, r.output  # RN 10 ignored (I-L415)
+    assert invoke(db, "carry", "thor", "Stylet", "1").exit_code == 0  # equip takes what is carried (I-L47-48)
     assert invoke(db, "equip", "thor", "weapon", "Stylet").exit_code == 0
     assert invoke(db, "combat", "act", "gue", "thor", "disarmed").exit_code == 0
     r = invoke(db, "combat", "act", "gue", "thor", "pick_up")
@@ -152,6 +158,7 @@ def test_skill_bonus_and_lost_arm_through_the_cli(db):
     assert invoke(db, "combat", "start", "pont", "thor", "troll").exit_code == 0
     r = invoke(db, "combat", "attack", "pont", "troll", "thor", "--unarmed", "--dice", "5")
     assert r.exit_code == 0 and "perd bras gauche" in r.output, r.output  # 201 on the left arm (I-L318)
+    assert invoke(db, "carry", "thor", "Hache à deux mains", "1").exit_code == 0  # equip takes what is carried (I-L47-48)
     assert invoke(db, "equip", "thor", "weapon", "Hache à deux mains").exit_code == 0
     r = invoke(db, "combat", "attack", "pont", "thor", "troll", "--hands", "2", "--dice", "50")
     assert (r.exit_code, r.output.strip()) == (

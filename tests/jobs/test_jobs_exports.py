@@ -13,7 +13,7 @@ from cristal_events import init_campaign
 from cristal_events.exchange import verify_jsonl
 from cristal_events.jobs import import_jsonl
 from cristal_events.jobs.exports import csv_cell, md
-from cristal_events.service import ChangeSetting, Campaign, RecordNote
+from cristal_events.service import Campaign, ChangeSetting, RecordNote
 
 HOSTILE = "<script>alert(1)</script>"
 
@@ -125,8 +125,8 @@ def test_an_edited_export_is_refused_by_import(small, run, tmp_path):
 
 def test_import_validates_every_payload_with_the_rules(small, tmp_path):
     """A line whose hash is right but whose payload the rules refuse: the error names the line."""
-    from cristal_events.store import row_hash
     from cristal_events.exchange import payload_text
+    from cristal_events.store import row_hash
 
     out = tmp_path / "t.jsonl"
     camp = Campaign.open(small, readonly=True)

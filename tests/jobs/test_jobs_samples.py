@@ -12,9 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 from cristal_events.cli import cli
-from cristal_events.exchange import verify_jsonl
 from cristal_events.cli.script import load
 from cristal_events.cli.script import run as run_script
+from cristal_events.exchange import verify_jsonl
 from cristal_events.jobs import walk
 from cristal_events.jobs.exports import combats
 from cristal_events.service import Campaign
@@ -202,7 +202,8 @@ def test_jsonl_csv_and_html_of_the_sample(built, tmp_path):
     rows = list(csv.reader(io.StringIO(cristal(built, "export", "timeline", "--format", "csv",
                                                "--character", "gustave").output)))
     assert rows[0][:8] == ["position", "recorded_at", "session", "in_game_date", "actor", "stream", "type", "summary"]
-    assert [r[0] for r in rows[1:6]] == ["5", "8", "11", "16", "48"]
+    # 43: session 2 starts and closes Gustave's creation phase (L1482)
+    assert [r[0] for r in rows[1:6]] == ["5", "8", "11", "16", "43"]
     assert rows[1][7] == "Gustave (Nain) créé : PV 16, PM 2"
 
     page = tmp_path / "t.html"

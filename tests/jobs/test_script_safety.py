@@ -9,11 +9,11 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
+from helpers import one_error
 
 from cristal_events import errors
-from cristal_events.cli import _core_commands, _ruleset_commands, cli
+from cristal_events.cli import cli, core_commands, ruleset_commands
 from cristal_events.cli import script as scripts
-from helpers import one_error
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_campaigns"
 
@@ -121,7 +121,7 @@ def test_every_cli_command_outside_the_allow_list_is_refused(tmp_path):
                 yield f"{prefix}{name}"
 
     for ruleset in ("cristal", "illergan"):
-        every = set(walk({**_core_commands(), **_ruleset_commands(ruleset)}))
+        every = set(walk({**core_commands(), **ruleset_commands(ruleset)}))
         outside = every - set(scripts.SCRIPT_STEPS[ruleset])
         assert {"export timeline", "import", "init", "demo", "script run", "script check", "verify"} <= outside
         for command in sorted(outside):
@@ -132,7 +132,7 @@ def test_every_cli_command_outside_the_allow_list_is_refused(tmp_path):
 
 def test_the_allow_list_names_real_commands_and_options_none_taking_a_path():
     for ruleset, steps in scripts.SCRIPT_STEPS.items():
-        commands = {**_core_commands(), **_ruleset_commands(ruleset)}
+        commands = {**core_commands(), **ruleset_commands(ruleset)}
         for run, (options, _) in steps.items():
             cmd = scripts._resolve(ruleset, run.split())
             assert cmd is not None, (ruleset, run)

@@ -213,7 +213,7 @@ def test_generated_expressions_match_the_reference(data, tree, mode):
             evaluate(text, variables=VARIABLES, faces=faces, rounding=mode)
         except DiceError:
             return
-        raise AssertionError(f"{text!r} should have been refused")
+        raise AssertionError(f"{text!r} should have been refused") from None
     roll = evaluate(text, variables=VARIABLES, faces=faces, rounding=mode)
     assert roll.total == int(expected), text
     assert roll.faces == tuple(faces)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from cristal_events.projections import runner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -12,7 +13,6 @@ from cristal_events import projections
 from cristal_events.errors import CristalError
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.service import Campaign
-from cristal_events.projections import runner
 
 LEDGER_COLUMNS = ["position", "character", "session", "recorded_at", "actor", "kind", "amount", "what", "reason",
                   "cost_charged", "cost_required", "balance_after", "amends", "flags"]  # docs/architecture.md

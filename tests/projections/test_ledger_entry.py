@@ -9,9 +9,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from cristal_events.projections import runner as projections_runner
 
 from cristal_events import projections
-from cristal_events.projections import runner as projections_runner
 from cristal_events.cli.script import load
 from cristal_events.cli.script import run as run_script
 from cristal_events.jobs.audit import audit_rows, find_ledger, ledger_rows

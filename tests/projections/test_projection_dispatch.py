@@ -7,14 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cristal_events.projections import for_campaign, runner
 
 from cristal_events import projections
-from cristal_events.events import NoteRecorded
 from cristal_events.cli.script import load
 from cristal_events.cli.script import run as run_script
+from cristal_events.events import NoteRecorded
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.service import Campaign, RecordNote
-from cristal_events.projections import for_campaign, runner
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_campaigns"
 

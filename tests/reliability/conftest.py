@@ -15,7 +15,7 @@ ROOT = HERE.parents[1]
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-import ledger_ruleset  # noqa: E402
+import ledger_ruleset
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -13,13 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from cristal_events.projections.base import Projection, Table
 
 from cristal_events import rulesets
 from cristal_events.errors import RuleError
 from cristal_events.events import CampaignCreated, Event
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit, Ruleset
-from cristal_events.projections.base import Projection, Table
 
 
 class XpAwarded(Event, tag="ledger.xp_awarded"):

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import log_fingerprint
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import log_fingerprint
 from cristal_events import init_campaign, open_campaign
 from cristal_events.cli import cli
 from cristal_events.errors import ReadModelsBehind
@@ -202,9 +202,8 @@ def test_a_content_pack_carrying_a_huge_number_is_refused(request: pytest.Fixtur
 
 # ------------------------------------------------------------------------------- Python API
 def test_the_python_api_refuses_out_of_bound_commands_and_nan(tmp_path: Path) -> None:
-    from cristal_events.rulesets.cristal.characters import model as C
-
     from cristal_events import bounds
+    from cristal_events.rulesets.cristal.characters import model as C
 
     camp = init_campaign(tmp_path / "a.db", name="API", seed=1)
     camp.execute(C.CreateCharacter(id="thor", race="Humain"))

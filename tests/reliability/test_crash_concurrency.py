@@ -11,9 +11,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from cristal_events.projections import runner
 from conftest import worker
+from cristal_events.projections import runner
+
 from cristal_events import open_campaign
 
 KILLS = 50

@@ -12,15 +12,15 @@ import sqlite3
 import stat
 from pathlib import Path
 
+import ledger_ruleset as L
 import msgspec
 import pytest
 from click.testing import CliRunner
 
-import ledger_ruleset as L
 from cristal_events import init_campaign, open_campaign
 from cristal_events.cli import cli
-from cristal_events.events import SessionEnded, SessionStarted
 from cristal_events.errors import RuleError
+from cristal_events.events import SessionEnded, SessionStarted
 from cristal_events.fairness import stored_rolls, verify_rolls
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import derive_seed
@@ -261,6 +261,8 @@ def _remove_the_last_record(conn, recs, path):
 
 def _move_faces_between_commands(conn, recs, path):
     (a, ra), (b, rb) = recs[0], recs[-1]
+    # the forgery is seen only when the two rolls' faces differ (the fixed secret makes them differ)
+    assert [d["face"] for d in ra["rolls"][1]["dice"]] != [d["face"] for d in rb["rolls"][1]["dice"]]
     _set(conn, a, "$.rolls[1]", rb["rolls"][1])
     _set(conn, b, "$.rolls[1]", ra["rolls"][1])
     return "the faces differ from those the revealed seed gives"
@@ -302,7 +304,9 @@ FORGERIES = {
 
 
 @pytest.mark.parametrize("forge", FORGERIES.values(), ids=FORGERIES.keys())
-def test_a_forged_file_does_not_verify(tmp_path: Path, forge) -> None:
+def test_a_forged_file_does_not_verify(tmp_path: Path, forge, fixed_secret: str) -> None:
+    # a fixed session secret: with a fresh one, two rolls could show the same faces by chance (1 in 36
+    # for a 2d6) and a forgery that swaps them would change nothing
     path = tmp_path / "d.db"
     _played(path, salt="sel")
     assert _report(path).ok

@@ -18,9 +18,9 @@ from click.testing import CliRunner
 
 from cristal_events import init_campaign, open_campaign
 from cristal_events.cli import cli
-from cristal_events.fairness import verify_rolls
-from cristal_events.cli.script import _argv, _invoke, _last_position, load
+from cristal_events.cli.script import invoke_cli, last_position, load, step_argv
 from cristal_events.cli.script import run as run_script
+from cristal_events.fairness import verify_rolls
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fights as F
 
@@ -147,7 +147,7 @@ def _engine_run(script, db: Path, extra: list[list[str]] = ()) -> list[tuple[str
         init += ["--seed", str(h["seed"])]
     for key, value in h.get("settings", {}).items():
         init += ["--set", f"{key}={msgspec.json.encode(value).decode()}"]
-    assert _invoke(["--db", str(db), *init])[0] == 0
+    assert invoke_cli(["--db", str(db), *init])[0] == 0
     labels: dict[str, int] = {}
     refused = []
 
@@ -156,14 +156,14 @@ def _engine_run(script, db: Path, extra: list[list[str]] = ()) -> list[tuple[str
 
     for step in script.steps:
         step.dice = None
-        before = _last_position(db)
-        code, _, err = _invoke(["--db", str(db), *_argv(step, resolve)])
+        before = last_position(db)
+        code, _, err = invoke_cli(["--db", str(db), *step_argv(step, resolve)])
         if code:
             refused.append((step.run, err))
         elif step.label:
             labels[step.label] = before + 1
     for argv in extra:
-        code, _, err = _invoke(["--db", str(db), *argv])
+        code, _, err = invoke_cli(["--db", str(db), *argv])
         if code:
             refused.append((argv[0], err))
     return refused

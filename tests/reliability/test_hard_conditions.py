@@ -11,11 +11,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+import ledger_ruleset as L
 import pytest
 from click.testing import CliRunner
-
-import ledger_ruleset as L
 from conftest import child_env, log_fingerprint, worker
+
 from cristal_events import migrate, open_campaign
 from cristal_events.cli import cli
 from cristal_events.errors import SchemaTooNew, StoreUnavailable

@@ -9,16 +9,15 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import ledger_ruleset as L
 import msgspec
 import pytest
 from click.testing import CliRunner
+from conftest import log_fingerprint
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import ledger_ruleset as L
-from conftest import log_fingerprint
-from cristal_events import init_campaign, open_campaign
-from cristal_events import bounds
+from cristal_events import bounds, init_campaign, open_campaign
 from cristal_events.cli import cli
 from cristal_events.codec import Codec
 from cristal_events.display import visible
@@ -268,8 +267,8 @@ SCRIPT_WORDS = ["[campaign]", "[[step]]", 'name = "X"', 'ruleset = "cristal"', '
 @settings(max_examples=200, deadline=None)
 @given(lines=st.lists(st.sampled_from(SCRIPT_WORDS) | st.text(max_size=15), max_size=12))
 def test_campaign_scripts_parse_or_fail_with_their_line(lines: list[str]) -> None:
-    from cristal_events.errors import ScriptError
     from cristal_events.cli import script
+    from cristal_events.errors import ScriptError
 
     try:
         parsed = script.parse("\n".join(lines), "fuzz.toml")

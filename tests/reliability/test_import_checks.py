@@ -20,10 +20,10 @@ import pytest
 from click.testing import CliRunner
 
 from cristal_events.cli import cli
-from cristal_events.exchange import payload_text
 from cristal_events.cli.script import load
 from cristal_events.cli.script import run as run_script
 from cristal_events.events import NoteRecorded
+from cristal_events.exchange import payload_text
 from cristal_events.service import Campaign, ChangeSetting, RecordNote
 from cristal_events.store import GENESIS, row_hash
 

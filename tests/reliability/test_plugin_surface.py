@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cristal_events.projections.runner  # noqa: F401  (projections.runner)
 import ledger_ruleset as L
 import pytest
 from click.testing import CliRunner
 
-from cristal_events import projections
-import cristal_events.projections.runner  # noqa: F401  (projections.runner)
-from cristal_events import Campaign, init_campaign, rulesets
+from cristal_events import Campaign, init_campaign, projections, rulesets
 from cristal_events.cli import cli
 from cristal_events.errors import CristalError
 

@@ -11,7 +11,6 @@ import json
 import os
 import pty
 import select
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -19,8 +18,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import child_env
+
 from cristal_events import open_campaign
 from cristal_events.cli import cli
 from cristal_events.events import NoteRecorded

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
-import pytest
-
 import ledger_ruleset as L
-from cristal_events import init_campaign
-from cristal_events import service
+import msgspec
+import pytest
+from click.testing import CliRunner
+
+from cristal_events import init_campaign, open_campaign, service
+from cristal_events.cli import cli
+from cristal_events.cli.script import load as load_script
+from cristal_events.cli.script import run as run_script
 
 
 @pytest.fixture
@@ -39,14 +44,6 @@ def test_snapshots_are_thinned_and_time_travel_still_agrees(small_snapshots: Non
 
 
 # ------------------------------------------------------------ snapshots bound to the log (issue 14, item 6)
-import sqlite3  # noqa: E402
-
-import msgspec  # noqa: E402
-from click.testing import CliRunner  # noqa: E402
-
-from cristal_events import open_campaign  # noqa: E402
-from cristal_events.cli import cli  # noqa: E402
-from cristal_events.cli.script import load as load_script, run as run_script  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_campaigns"
 
@@ -198,7 +195,7 @@ def test_a_campaign_of_an_older_engine_drops_its_unbound_snapshots(tmp_path: Pat
     monkeypatch.setattr(migrate, "available", lambda: [m for m in shipped if m.number <= 3])
     db = tmp_path / "old.db"
     camp = init_campaign(db, name="Ancienne", ruleset="ledger", seed=1)
-    for i in range(12):
+    for _ in range(12):
         camp.execute(L.AwardXp(character="thor", amount=10))
     conn = camp.store.conn
     world = camp.state()

@@ -7,10 +7,10 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import ledger_ruleset as L
 import pytest
 from click.testing import CliRunner
 
-import ledger_ruleset as L
 from cristal_events import Store, init_campaign, open_campaign
 from cristal_events.cli import cli
 from cristal_events.exchange import verify_jsonl

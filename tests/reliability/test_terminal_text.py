@@ -17,13 +17,13 @@ import sys
 import unicodedata
 from pathlib import Path
 
+import ledger_ruleset as L
 import pytest
 from click.testing import CliRunner
+from conftest import ROOT, child_env, log_fingerprint
 from hypothesis import given
 from hypothesis import strategies as st
 
-import ledger_ruleset as L
-from conftest import ROOT, child_env, log_fingerprint
 from cristal_events import init_campaign
 from cristal_events.cli import cli
 from cristal_events.display import id_problem, inert_json, visible
@@ -129,7 +129,8 @@ def cristal_db(tmp_path: Path) -> Path:
     run("gold", "thor", "-5", "--reason", HOSTILE)
     run("state", "thor", "FRC", "-1", "--until", HOSTILE, "--reason", HOSTILE)
     run("damage", "thor", "3", "--reason", HOSTILE)
-    run("heal", "thor", "1", "--source", HOSTILE, "--reason", HOSTILE)
+    run("heal", "thor", "1", "--source", "care", "--reason", HOSTILE)
+    run("heal", "thor", "1", "--source", HOSTILE, "--reason", HOSTILE, code=1)  # a closed choice (L1190)
     run("note", HOSTILE, "--topic", HOSTILE)
     run("combat", "start", "rixe", "--with", "thor,york", "--it", "york=2", "--stat", "york:PV=15",
         "--stat", "york:DP=10", "--stat", "york:ATT=3", "--stat", "york:race=Humain")

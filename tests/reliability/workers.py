@@ -23,8 +23,8 @@ import ledger_ruleset as L
 
 L.register()
 
-from cristal_events import open_campaign  # noqa: E402
-from cristal_events.errors import CristalError  # noqa: E402
+from cristal_events import open_campaign
+from cristal_events.errors import CristalError
 
 
 def _command(rng: random.Random, me: str) -> object:
@@ -35,8 +35,9 @@ def _command(rng: random.Random, me: str) -> object:
 
 
 def crash(db: str, seed: str) -> None:
-    from cristal_events import projections
     from cristal_events.projections import runner
+
+    from cristal_events import projections
 
     rng = random.Random(int(seed))
     camp = projections.attach(open_campaign(db))

@@ -24,8 +24,10 @@ from cristal_events.rulesets.cristal.fights import common
 from cristal_events.rulesets.cristal.ruleset import RULESET, CristalState
 
 RULESETS = Path(cristal_events.__file__).parent / "rulesets"
-#: what a rule module may not import: the store, the service, the CLI, the read models
-ABOVE = ("cristal_events.store", "cristal_events.service", "cristal_events.cli", "projections")
+#: what a rule module may not import: the store, the service, the CLI, the read models (by either name:
+#: ``cristal_events.projections`` installed, ``projections`` in the checkout), the jobs
+ABOVE = ("cristal_events.store", "cristal_events.service", "cristal_events.cli", "cristal_events.projections",
+         "projections", "cristal_events.jobs")
 
 
 def _imports(path: Path) -> set[str]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from cristal_events import projections
 import cristal_events.projections.runner  # noqa: F401  (projections.runner)
-from cristal_events import Campaign, init_campaign
+
+from cristal_events import Campaign, init_campaign, projections
 from cristal_events.receipts import Receipt
 from cristal_events.rulesets.cristal import characters as C
 

@@ -6,10 +6,10 @@ import hashlib
 
 import pytest
 
+import cristal_events.service as service
 from cristal_events import init_campaign, open_campaign
 from cristal_events.errors import CristalError, RuleError
 from cristal_events.service import ChangeSetting, Correct, RecordNote
-import cristal_events.service as service
 
 
 def test_sessions_number_their_events(campaign):

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers import one_error
 
 from cristal_events.cli import cli
 from cristal_events.errors import CampaignDamaged, IntegrityError, NotACampaign, StoreUnavailable
 from cristal_events.store import Store, translate_sqlite_error
-from helpers import one_error
 
 PAGE = 4096
 

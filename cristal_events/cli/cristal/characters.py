@@ -62,6 +62,67 @@ def create_cmd(ctx: click.Context, character_id: str, race: str, name: str, sex:
     run(ctx, cmd, as_json, dice)
 
 
+@character_group.command("ready")
+@click.argument("character_id")
+@json_option
+@click.pass_context
+def ready_cmd(ctx: click.Context, character_id: str, as_json: bool) -> None:
+    """Close a character's creation phase (L1448-L1482): its PV and PM equal PVmax and PMmax.
+
+    Until then (or the first 'session start', which closes every open creation) PV and PM follow the
+    maxima as starting levels, items and alterations change them (L1478: XP given at creation).
+
+    Example: cristal character ready thor
+    """
+    run(ctx, C.MarkReady(character=character_id), as_json)
+
+
+# ---------------------------------------------------------------------------- checks
+@click.group("check")
+def check_group() -> None:
+    """Rolls outside a fight: the Jet de Technique (L763-L776) and the Sur-Effort (L233-L242).
+
+    Example: cristal check technique thor Natation --difficulty 10
+    """
+
+
+@check_group.command("technique")
+@click.argument("character_id")
+@click.argument("technique")
+@click.option("--difficulty", default="5", show_default=True,
+              help="The obstacle's difficulty: 5 standard (L770), 10 a raging river.")
+@click.option("--reason", default="", help="What the character attempts.")
+@dice_option_with("One face: the 1d6.")
+@json_option
+@click.pass_context
+def check_technique_cmd(ctx: click.Context, character_id: str, technique: str, difficulty: str, reason: str,
+                        dice: str | None, as_json: bool) -> None:
+    """A Technique roll: level + adjustment + 1d6 >= difficulty (L766). A character without the technique
+    rolls at level 0 and without adjustment (L774); the GM may still rule that a failure (L776).
+
+    Example: cristal check technique lia Forestier --difficulty 8 --dice 4
+    """
+    run(ctx, C.CheckTechnique(character=character_id, technique=technique,
+                              difficulty=whole_number(difficulty, "Difficulty"), reason=reason), as_json, dice)
+
+
+@check_group.command("sur-effort")
+@click.argument("character_id")
+@click.argument("stat")
+@click.option("--reason", default="", help="Why the GM grants it (required, L237: life in danger, anger ...).")
+@dice_option_with("One face: the band's die (1d2 to 1d12 by the state's value, L239-L242).")
+@json_option
+@click.pass_context
+def sur_effort_cmd(ctx: click.Context, character_id: str, stat: str, reason: str, dice: str | None,
+                   as_json: bool) -> None:
+    """A Sur-Effort (L233-L242): the band's die added to one fixed state for one action only (it is gone
+    when the action ends); the event records the table value reached (FRC 4 lifts 240 kg, L235).
+
+    Example: cristal check sur-effort thor FRC --reason "La herse tombe sur Lia" --dice 5
+    """
+    run(ctx, C.SurEffort(character=character_id, stat=stat, reason=reason), as_json, dice)
+
+
 # ---------------------------------------------------------------------------- xp
 @click.group("xp")
 def xp_group() -> None:
@@ -137,20 +198,45 @@ def item_group() -> None:
 @click.option("--weight", default=None, help="Poids in kg.")
 @click.option("--it", default=None, help="Seconds to use it (IT).")
 @click.option("--special", default=None, help="Spéciale (free text).")
+@click.option("--crystal-pm", "crystal_pm", default=None,
+              help="A Cristal Magique's PM max (L919); price and size from the band table (L1083-L1089).")
+@click.option("--price", default=None, help="Prix in PO (a crystal's defaults to its band's).")
+@click.option("--manual", is_flag=True, help="A manual magic item: its power must be understood to be used (L1145).")
+@click.option("--potion", "potion_spell", default=None, help="A potion holding this spell (at most 15 PM, L1184).")
+@click.option("--potion-effect", "potion_effects", multiple=True, metavar="NAME=PM",
+              help="The PM of the potion's spell per variable effect (fixed when made, L1177).")
+@click.option("--trigger", type=click.Choice(["ingestion", "contact", "ouverture"]), default="ingestion",
+              help="What sets the potion off (L1173-L1175).")
+@click.option("--brewed", default=None, help="The in-game day the potion was made (it fades after potion_fade_days, L1182).")
 @json_option
 @click.pass_context
 def item_add_cmd(ctx: click.Context, character_id: str, item: str, qty: str, from_pack: bool, category: str | None,
                  att: str | None, dmg: str | None, mag: str | None, dp: str | None, dm: str | None,
                  mods: tuple[str, ...], weight: str | None, it: str | None, special: str | None,
-                 as_json: bool) -> None:
+                 crystal_pm: str | None, price: str | None, manual: bool, potion_spell: str | None,
+                 potion_effects: tuple[str, ...], trigger: str, brewed: str | None, as_json: bool) -> None:
     """Give an item to a character, from the content pack or described by its properties.
 
+    A magic item has MAG > 0 (its own DM = MAG, L851); only it can raise DM (L861). A crystal is written
+    with its PM max (L921).
+
     Example: cristal item add thor "Excalibur" --dmg 1d10 --att 1 --mag 3 --weight 2
+    Example: cristal item add lia "Cristal bleu" --crystal-pm 19
+    Example: cristal item add lia "Fiole de feu" --potion "Boule de Feu" --potion-effect Dommage=4 --trigger contact --brewed 12
     """
     props: dict[str, Any] = {}
-    for key, raw in (("att", att), ("mag", mag), ("dp", dp), ("dm", dm), ("it", it)):
+    if potion_spell is not None:
+        props["potion"] = {"spell": potion_spell, "spends": int_pairs(potion_effects, "--potion-effect", "NAME=PM"),
+                           "trigger": trigger,
+                           "brewed_day": None if brewed is None else whole_number(brewed, "--brewed (in-game day)")}
+    elif potion_effects or brewed is not None:
+        raise RuleError("--potion-effect and --brewed describe a potion: name its spell with --potion.")
+    if manual:
+        props["activation"] = "manual"
+    for key, raw in (("att", att), ("mag", mag), ("dp", dp), ("dm", dm), ("it", it), ("crystal_pm", crystal_pm),
+                     ("price_po", price)):
         if raw is not None:
-            props[key] = whole_number(raw, f"--{key}")
+            props[key] = whole_number(raw, f"--{key.removesuffix('_po').replace('_', '-')}")
     if dmg is not None:
         props["dmg"] = dmg
     if category is not None:
@@ -170,14 +256,21 @@ def item_add_cmd(ctx: click.Context, character_id: str, item: str, qty: str, fro
 @item_group.command("equip")
 @click.argument("character_id")
 @click.argument("item")
+@click.option("--gm-allow", "gm_allow", default="", metavar="REASON",
+              help="The GM lets the character use an item whose handicap leaves a fixed state below 0 (L801, L871).")
+@click.option("--penalty", "penalties", multiple=True, metavar="STATE=N",
+              help="A penalty the GM adds while it is worn (L871), e.g. ATT=-2; with --gm-allow.")
 @json_option
 @click.pass_context
-def item_equip_cmd(ctx: click.Context, character_id: str, item: str, as_json: bool) -> None:
-    """Equip an item (EQ, L877); refused when its handicap leaves a fixed state below 0 (L871).
+def item_equip_cmd(ctx: click.Context, character_id: str, item: str, gm_allow: str, penalties: tuple[str, ...],
+                   as_json: bool) -> None:
+    """Equip an item (EQ, L877). An item whose handicap leaves a fixed state below 0 "should not" be used
+    (L871), yet no item is ever forbidden (L801): the GM allows it with --gm-allow and adds penalties.
 
-    Example: cristal item equip thor "Épée longue"
+    Example: cristal item equip thor "Épée à deux mains" --gm-allow "Il insiste" --penalty ATT=-2
     """
-    run(ctx, C.EquipItem(character=character_id, item=item), as_json)
+    run(ctx, C.EquipItem(character=character_id, item=item, gm_allowed=gm_allow,
+                         penalties=_pairs(penalties, "--penalty")), as_json)
 
 
 @item_group.command("unequip")
@@ -244,7 +337,7 @@ def damage_cmd(ctx: click.Context, character_id: str, amount: str, reason: str, 
 @click.command("heal", context_settings=SIGNED)
 @click.argument("character_id")
 @click.argument("amount")
-@click.option("--source", default="", help="What heals: care, divine, alignment (with --by) ...; never magic (L1188).")
+@click.option("--source", default="", help="What heals, one of: natural, care, alignment (with --by), divine; never magic (L1190).")
 @click.option("--by", "healer", default="", help="The healer's id (alignment healing uses their pool, L1419).")
 @click.option("--reason", default="", help="Why (required).")
 @json_option
@@ -354,5 +447,5 @@ def content_show_cmd(ctx: click.Context, as_json: bool) -> None:
             echo(f"  {n:<28} {src}{mark}")
 
 
-COMMANDS = [character_group, xp_group, item_group, gold_cmd, rest_cmd, damage_cmd, heal_cmd, alignment_cmd,
+COMMANDS = [character_group, check_group, xp_group, item_group, gold_cmd, rest_cmd, damage_cmd, heal_cmd, alignment_cmd,
             state_cmd, content_group]

@@ -257,23 +257,29 @@ def release_cmd(ctx: click.Context, name: str, fighter: str, dice: str | None, a
 @click.argument("crystal")
 @click.argument("spell")
 @click.option("--effect", "effects", multiple=True, metavar="NAME=PM", help="PM put in a variable effect.")
-@click.option("--capacity", type=INT, default=None, help="The crystal's capacity in PM (first use).")
+@click.option("--capacity", type=INT, default=None,
+              help="The crystal's capacity in PM (first use; a crystal the caster carries gives its own PM max).")
 @click.option("--penalty", "penalties", multiple=True, metavar="KEY", help="A CNC situation (see cast).")
 @click.option("--time", "time_", default="", help="The spell's Temps when the book does not print it.")
+@click.option("--within", "within", multiple=True, metavar="ID",
+              help="A combatant within 6 m of the crystal: an explosion hits it too (L1093).")
 @_dice
 @json_option
 @click.pass_context
 def store_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, spell: str, effects: tuple[str, ...],
-              capacity: int | None, penalties: tuple[str, ...], time_: str, dice: str | None, as_json: bool) -> None:
+              capacity: int | None, penalties: tuple[str, ...], time_: str, within: tuple[str, ...],
+              dice: str | None, as_json: bool) -> None:
     """Cast SPELL with Fermeture Cristalline into CRYSTAL: both must succeed; over capacity it explodes (L1093).
 
-    --dice: the spell's d20, Fermeture Cristalline's d20, then the explosion's d4s when over capacity.
+    The caster must know both spells (L1077). An explosion deals [1d4] per PM of the spell, one total to the
+    caster and to every combatant named with --within (6 m, no DP nor DM).
+    --dice: the spell's d20, Fermeture Cristalline's d20, then the explosion's d4s (one per PM) when over capacity.
 
     Example: cristal combat store duel xar bleu "Rayon Magique" --effect Distance=3 --effect Dommage=8 --capacity 9 --time 4 --dice 8,12
     """
     _run(ctx, F.StoreInCrystal(combat=name, actor=fighter, crystal=crystal, spell=spell,
                                effects=_pairs(effects, "--effect"), capacity=capacity, penalties=_split(penalties),
-                               time=time_), as_json, dice)
+                               time=time_, within=_split(within)), as_json, dice)
 
 
 @combat_group.command("unleash")
@@ -362,17 +368,27 @@ def inspect_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, penal
               show_default=True, help="ingestion = drink it (8 s); contact/ouverture = set it off on --target.")
 @click.option("--target", default="", help="Who the potion acts on (default: the one who drinks it).")
 @click.option("--duration", "seconds", type=INT, default=None, help="Seconds, when not drinking (default 3: throw).")
+@click.option("--carried", is_flag=True,
+              help="SPELL names a potion the fighter carries: its spell, PM and trigger are the potion's; one is used up.")
+@click.option("--day", type=INT, default=None, help="Today's in-game day, for a carried potion's fading (L1182).")
 @_dice
 @json_option
 @click.pass_context
 def potion_cmd(ctx: click.Context, name: str, fighter: str, spell: str, effects: tuple[str, ...], trigger: str,
-               target: str, seconds: int | None, dice: str | None, as_json: bool) -> None:
+               target: str, seconds: int | None, carried: bool, day: int | None, dice: str | None,
+               as_json: bool) -> None:
     """Drink (8 s) or trigger a potion holding SPELL (at most 15 PM, L1184).
 
+    With --carried, SPELL is a potion of the fighter's bag (single use, L1181), refused once faded (L1182).
     --dice: the effect dice of the potion's spell on its target.
 
     Example: cristal combat potion duel thor "Boule de Feu" --effect Dommage=4 --trigger contact --target york --dice 2,5
+    Example: cristal combat potion duel lia "Fiole de feu" --carried --day 30 --target york --dice 2,5
     """
+    if carried:
+        _run(ctx, F.UsePotion(combat=name, actor=fighter, spell="", item=spell, target=target, seconds=seconds,
+                              day=day), as_json, dice)
+        return
     _run(ctx, F.UsePotion(combat=name, actor=fighter, spell=spell, effects=_pairs(effects, "--effect"),
                           trigger=trigger, target=target, seconds=seconds), as_json, dice)
 

@@ -169,11 +169,14 @@ def _starls(text: str, ratio: int) -> int:
 @click.option("--attacks", "attacks_per_turn", default=0, type=INT, show_default=True,
               help="The bestiary's fixed number of attacks a turn, in its one major action (I-L447, I-L452).")
 @click.option("--family", default="", help="The bestiary family; végétal: an animated plant (I-L625-628).")
+@click.option("--spell", "spells", multiple=True, metavar="SPELL=LEVEL",
+              help="A spell of the creature and the level shown in brackets (its own magic, I-L619-623).")
 @json_option
 @click.pass_context
 def creature_cmd(ctx: click.Context, character_id: str, name: str, stats: tuple[str, ...], pv: int, rn: int, pm: int,
                  fp: int, power_rank: int, weapon: str | None, armour: str | None, body: tuple[str, ...],
-                 natural_weapons: tuple[str, ...], attacks_per_turn: int, family: str, as_json: bool) -> None:
+                 natural_weapons: tuple[str, ...], attacks_per_turn: int, family: str, spells: tuple[str, ...],
+                 as_json: bool) -> None:
     """Create a creature of the game master (humanoid unless --body is given).
 
     Example: cristal character creature loup --stat Fo=3 --stat Dex=40 --stat Vol=10 --stat Vit=30 --stat Adresse=50 --pv 35 --body anterior_left=1 --body anterior_right=1 --body posterior_left=1 --body posterior_right=1 --body tails=1
@@ -187,7 +190,8 @@ def creature_cmd(ctx: click.Context, character_id: str, name: str, stats: tuple[
         shape = Body(**{"heads": 1, **parts})
     cmd = H.CreateCreature(character=character_id, name=name or character_id, characteristics=pairs(stats, "--stat"),
                            pv=pv, rn=rn, pm=pm, fp=fp, power_rank=power_rank, weapon=weapon, armour=armour, body=shape,
-                           natural_weapons=natural_weapons, attacks_per_turn=attacks_per_turn, family=family)
+                           natural_weapons=natural_weapons, attacks_per_turn=attacks_per_turn, family=family,
+                           spells=pairs(spells, "--spell"))
     run(ctx, cmd, as_json)
 
 
@@ -223,17 +227,19 @@ def _buy(ctx: click.Context, as_json: bool, **kw: Any) -> None:
 @click.argument("character_id")
 @click.argument("skill")
 @click.argument("target", type=INT)
+@click.option("--unlock", default="", help="A weapon mastery raised to 100% unlocks another, chosen, at 50% (I-L491).")
 @_pool
 @_charge
 @json_option
 @click.pass_context
-def xp_skill_cmd(ctx: click.Context, character_id: str, skill: str, target: int, heritage: bool, charge: int | None,
-                 as_json: bool) -> None:
+def xp_skill_cmd(ctx: click.Context, character_id: str, skill: str, target: int, unlock: str, heritage: bool,
+                 charge: int | None, as_json: bool) -> None:
     """Acquire a skill (100 xp, innate ones free) and/or raise it to TARGET % (I-L481-487).
 
-    Example: cristal xp skill thor Esquive 30
+    Example: cristal xp skill thor "Maîtrise des épées" 100 --unlock "Maîtrise des arcs"
     """
-    _buy(ctx, as_json, character=character_id, kind="skill", target=skill, value=target, heritage=heritage, charge=charge)
+    _buy(ctx, as_json, character=character_id, kind="skill", target=skill, value=target, heritage=heritage,
+         charge=charge, unlock=unlock)
 
 
 @xp_group.command("pp")
@@ -282,13 +288,16 @@ def xp_char_cmd(ctx: click.Context, character_id: str, name: str, points: int, h
 
 @xp_group.command("faith")
 @click.argument("character_id")
+@click.option("--cult", default="", help="The cult added to the Ancêtres: its level at the non-religious costs (I-L573).")
 @_pool
 @_charge
 @json_option
 @click.pass_context
-def xp_faith_cmd(ctx: click.Context, character_id: str, heritage: bool, charge: int | None, as_json: bool) -> None:
+def xp_faith_cmd(ctx: click.Context, character_id: str, cult: str, heritage: bool, charge: int | None,
+                 as_json: bool) -> None:
     """Raise the faith level by one (the GM's xp table, G18/G19). Example: cristal xp faith brother"""
-    _buy(ctx, as_json, character=character_id, kind="faith", target="foi", value=1, heritage=heritage, charge=charge)
+    _buy(ctx, as_json, character=character_id, kind="faith", target=cult or "foi", value=1, heritage=heritage,
+         charge=charge)
 
 
 # ---------------------------------------------------------------------------- money and gear
@@ -334,14 +343,15 @@ def money_buy_cmd(ctx: click.Context, character_id: str, item: str, piece: str |
 @click.argument("item")
 @click.option("--price", default=None, help="The negotiated price in Starls (default: 25% of the new price, I-L26).")
 @click.option("--jewel", is_flag=True, help="A jewel keeps its value (I-L27).")
+@click.option("--piece", default=None, help="One armour piece bought alone: 25% of its 40% / 20% price (I-L26, I-L79).")
 @json_option
 @click.pass_context
 def money_sell_cmd(ctx: click.Context, character_id: str, item: str, price: str | None, jewel: bool,
-                   as_json: bool) -> None:
-    """Sell a carried item. Example: cristal money sell thor "Épée longue" """
+                   piece: str | None, as_json: bool) -> None:
+    """Sell a carried item (worn or held, it is taken off). Example: cristal money sell thor "Cotte de mailles" --piece casque"""
     camp = open_campaign(ctx, write=True)
     ratio = content_of(camp.state().rules).pack.coin_ratio or 30
-    run(ctx, H.Trade(character=character_id, item=item, sell=True, jewel=jewel,
+    run(ctx, H.Trade(character=character_id, item=item, sell=True, jewel=jewel, piece=piece,
                      price_c=None if price is None else starls(price, ratio)), as_json)
 
 
@@ -365,14 +375,18 @@ def money_convert_cmd(ctx: click.Context, amount: str, as_json: bool) -> None:
 @click.argument("character_id")
 @click.argument("slot", type=click.Choice(["weapon", "armour", "shield"]))
 @click.argument("item")
+@click.option("--piece", type=click.Choice(["cuirasse", "casque", "brassards", "jambières"]), default=None,
+              help="Wear one armour piece bought alone; it protects its zone only (I-L75-77).")
 @json_option
 @click.pass_context
-def equip_cmd(ctx: click.Context, character_id: str, slot: str, item: str, as_json: bool) -> None:
-    """Hold a weapon, wear an armour or carry a shield (ITEM "none" to remove it).
+def equip_cmd(ctx: click.Context, character_id: str, slot: str, item: str, piece: str | None, as_json: bool) -> None:
+    """Hold a weapon, wear an armour or a piece of one, or carry a shield the hero carries (I-L47-48;
+    ITEM "none" to remove it). The Dex and Dep maluses are the cuirasse's (I-L78).
 
-    Example: cristal equip thor weapon "Épée longue"
+    Example: cristal equip thor armour "Cotte de mailles" --piece casque
     """
-    run(ctx, H.Equip(character=character_id, slot=slot, item=None if item == "none" else item), as_json)  # type: ignore[arg-type]
+    run(ctx, H.Equip(character=character_id, slot=slot, item=None if item == "none" else item,  # type: ignore[arg-type]
+                     piece=piece), as_json)
 
 
 @click.command("carry", context_settings=SIGNED)

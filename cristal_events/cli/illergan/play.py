@@ -14,12 +14,14 @@ from cristal_events.cli.common import (INT, REAL, dice_option, echo, emit_json, 
 
 from cristal_events.rulesets.illergan import faith as Fa
 from cristal_events.rulesets.illergan import fights as F
+from cristal_events.rulesets.illergan import spellbook as S
 from cristal_events.rulesets.illergan import tavern as T
+from cristal_events.rulesets.illergan.state import content_of
 from cristal_events.rulesets.illergan import trials as R
 
 from cristal_events.errors import CristalError
 
-from .common import pairs
+from .common import pairs, starls
 
 SIGNED = {"ignore_unknown_options": True}
 DEFENCES = ["esquive", "parade", "blocage", "vivacite_elfique", "magique"]
@@ -92,16 +94,19 @@ def check_skinning_cmd(ctx: click.Context, character_id: str, malus: int, part: 
 @click.argument("character_id")
 @click.option("--lock", default=None, help="The lock type of the pack (communes, complexes ...).")
 @click.option("--malus", type=INT, default=0, show_default=True, help="An extra malus.")
+@click.option("--name", "lock_name", default="", help="The lock itself (a door, a chest): its attempts are counted (I-L108).")
 @dice_option
 @json_option
 @click.pass_context
-def check_lockpick_cmd(ctx: click.Context, character_id: str, lock: str | None, malus: int, dice: str | None,
-                       as_json: bool) -> None:
-    """Pick a lock: success iff Dé100 ≤ (Dex + Sav)/2 − Malus (I-L106).
+def check_lockpick_cmd(ctx: click.Context, character_id: str, lock: str | None, malus: int, lock_name: str,
+                       dice: str | None, as_json: bool) -> None:
+    """Pick a lock with a crochet: success iff Dé100 ≤ (Dex + Sav)/2 − Malus (I-L106); the lock type's time,
+    maximum attempts and backlash on a failure (I-L108).
 
-    Example: cristal check lockpick thor --lock complexes
+    Example: cristal check lockpick thor --lock complexes --name "coffre du passeur"
     """
-    run(ctx, R.RollCheck(character=character_id, kind="lockpick", lock=lock, malus=malus), as_json, dice)
+    run(ctx, R.RollCheck(character=character_id, kind="lockpick", lock=lock, malus=malus, lock_name=lock_name),
+        as_json, dice)
 
 
 @click.command("strike")
@@ -402,32 +407,125 @@ def combat_end_cmd(ctx: click.Context, fight: str, as_json: bool) -> None:
     run(ctx, F.EndFight(fight=fight), as_json)
 
 
+def _secondaries(items: tuple[str, ...]) -> tuple[F.SecondaryCast, ...]:
+    """``("Flamme vive=1",)`` -> the secondary spells and their levels (I-L226-228)."""
+    return tuple(F.SecondaryCast(spell=name, level=level) for name, level in pairs(items, "--secondary").items())
+
+
 @click.command("cast")
 @click.argument("caster")
 @click.argument("spell")
 @click.option("--level", "cast_level", type=INT, required=True, help="The cast level (min level ≤ it ≤ magic level, I-L219).")
 @click.option("--fight", default="", help="The fight it is cast in (1 pp without counter-effect, I-L198).")
 @click.option("--modifier", "modifiers", multiple=True, type=INT, help="A % modifier of the PM cost (summed, I-L17).")
-@click.option("--whisper", is_flag=True, help="Whispered: the PM cost doubles (I-L113).")
-@click.option("--target", default="", help="The target of the spell's damage.")
+@click.option("--whisper", is_flag=True, help="Whispered: the PM cost doubles; oral incantation only (I-L113).")
+@click.option("--target", default="", help="The target of the spell.")
 @click.option("--damage", type=INT, default=0, help="The spell's magic damage, reduced by the target's Volonté up to 90% (I-L437).")
 @click.option("--blocked", is_flag=True,
               help="The target blocked it: its shield's SRM, then its PS, the rest by Volonté (I-L439).")
 @click.option("--action", type=click.Choice(["major", "minor", "extra_major"]), default="major", show_default=True,
               help="In a fight: the action it takes (an amélioration spell may be minor, I-L253).")
+@click.option("--secondary", "secondaries", multiple=True,
+              help="A secondary spell cast with this primary, NAME=LEVEL (≤ the primary's level, I-L226-237).")
+@click.option("--on-primary", default="", help="SPELL is a secondary added to this primary cast at an earlier turn (I-L227).")
+@click.option("--primary-level", type=INT, default=0, help="The cast level of that earlier primary.")
+@click.option("--sense", type=click.Choice(["sight", "hearing", "smell", "touch"]), default="sight", show_default=True,
+              help="How the mage locates the target (I-L10-15).")
+@click.option("--distance", type=REAL, default=None, help="Metres to the target: [5 + E] seen, [5 + 0,25 × acuity] heard or smelt (I-L10-15, I-L161).")
+@click.option("--stealth", is_flag=True, help="Cast stealthily: the target has no Volonté roll (I-L20).")
+@click.option("--spotted", is_flag=True, help="The target spotted the stealthy mage all the same (I-L462).")
+@click.option("--accept/--refuse", "accept", default=None, help="A benefic spell's target accepts or refuses it (I-L465).")
+@click.option("--gagged", is_flag=True, help="The mage is gagged (I-L113).")
+@click.option("--paralysed", is_flag=True, help="The mage is paralysed (I-L113-117).")
+@click.option("--without-canalisateur", is_flag=True, help="The canalisateur is not in hand (I-L117).")
+@click.option("--not-relevant", is_flag=True, help="Out of combat: the GM deems this cast not relevant (no pp, I-L207).")
+@click.option("--duration", type=INT, default=0, help="The duration its description gives, in turns (or --minutes).")
+@click.option("--minutes", "in_minutes", is_flag=True, help="That duration is in minutes: invariable (I-L495).")
+@click.option("--concentrate", is_flag=True, help="Keep it by concentration: n turns become n minutes (I-L494).")
 @dice_option
 @json_option
 @click.pass_context
 def cast_cmd(ctx: click.Context, caster: str, spell: str, cast_level: int, fight: str, modifiers: tuple[int, ...],
-             whisper: bool, target: str, damage: int, blocked: bool, action: str, dice: str | None,
-             as_json: bool) -> None:
+             whisper: bool, target: str, damage: int, blocked: bool, action: str, secondaries: tuple[str, ...],
+             on_primary: str, primary_level: int, sense: str, distance: float | None, stealth: bool, spotted: bool,
+             accept: bool | None, gagged: bool, paralysed: bool, without_canalisateur: bool, not_relevant: bool,
+             duration: int, in_minutes: bool, concentrate: bool, dice: str | None, as_json: bool) -> None:
     """Cast a spell: Dé100 ≤ magic level is a critical ([50 + 10 × Dé10]% of the PM back), from 95 (+1 per
-    level above 5) a counter-effect (Dé20), 100 always fails (I-L520-527).
+    level above 5) a counter-effect (Dé20), 100 always fails (I-L520-527). Only a learned spell (I-L17);
+    an altération or projection target rolls Volonté (Dé100 ≤ Vol) unless the mage is stealthy (I-L462).
 
-    Example: cristal cast lysa Embrasement --level 1 --fight gue --target gobelin --damage 30 --dice 1,7
+    Example: cristal cast lysa Embrasement --level 1 --fight gue --target gobelin --damage 30 --distance 10 --dice 1,7
     """
     run(ctx, F.CastSpell(caster=caster, spell=spell, cast_level=cast_level, fight=fight, modifiers_pct=modifiers,
-                         whispered=whisper, target=target, damage=damage, blocked=blocked, action=action), as_json, dice)  # type: ignore[arg-type]
+                         whispered=whisper, target=target, damage=damage, blocked=blocked,  # type: ignore[arg-type]
+                         action=action, secondaries=_secondaries(secondaries), on_primary=on_primary,
+                         on_primary_level=primary_level,
+                         sense=sense, distance=distance, stealth=stealth, spotted=spotted,  # type: ignore[arg-type]
+                         accept=accept, gagged=gagged, paralysed=paralysed, canalisateur=not without_canalisateur,
+                         relevant=not not_relevant, duration=duration,
+                         duration_unit="minutes" if in_minutes else "tours", concentrate=concentrate), as_json, dice)
+
+
+@click.group("spell")
+def spell_group() -> None:
+    """A character's spells: learn one from a teacher (I-L443), break a concentration (I-L494), cancel a
+    spell in effect (I-L515).
+
+    Example: cristal spell learn lysa Fièvre --teacher "Maître Orvan"
+    """
+
+
+@spell_group.command("learn")
+@click.argument("character_id")
+@click.argument("spell")
+@click.option("--teacher", required=True, help="A mage of the campaign (checked: knows it, Enseignement magique, "
+                                               "higher level) or the name of a teacher of the world.")
+@click.option("--price", default=None, help="The price agreed, e.g. \"2'O\" (default: [minimum level]'O, I-L443).")
+@json_option
+@click.pass_context
+def spell_learn_cmd(ctx: click.Context, character_id: str, spell: str, teacher: str, price: str | None,
+                    as_json: bool) -> None:
+    """Learn a spell of a known magic whose minimum level the magic has reached (I-L443, TX-20).
+
+    Example: cristal spell learn lysa Fièvre --teacher "Maître Orvan" --price "1'O"
+    """
+    price_c = None
+    if price is not None:
+        camp = open_campaign(ctx, write=True)
+        price_c = starls(price, content_of(camp.state().rules).pack.coin_ratio or 30)
+    run(ctx, S.LearnSpell(character=character_id, spell=spell, teacher=teacher, price_c=price_c), as_json)
+
+
+@spell_group.command("break")
+@click.argument("caster")
+@click.argument("spell")
+@click.option("--remaining", "remaining_minutes", type=REAL, required=True,
+              help="Minutes of the spell left: they become turns, rounded down (I-L494).")
+@click.option("--target", default="", help="The character the spell is on (default: the caster).")
+@json_option
+@click.pass_context
+def spell_break_cmd(ctx: click.Context, caster: str, spell: str, remaining_minutes: float, target: str,
+                    as_json: bool) -> None:
+    """Stop concentrating on a spell kept in minutes: the minutes left become turns (I-L494).
+
+    Example: cristal spell break lysa Ardeur --remaining 2.5
+    """
+    run(ctx, S.BreakConcentration(caster=caster, spell=spell, remaining_minutes=remaining_minutes, target=target),
+        as_json)
+
+
+@spell_group.command("cancel")
+@click.argument("caster")
+@click.argument("spell")
+@click.option("--target", default="", help="The character the spell is on (default: the caster).")
+@json_option
+@click.pass_context
+def spell_cancel_cmd(ctx: click.Context, caster: str, spell: str, target: str, as_json: bool) -> None:
+    """Stop one's own spell at any time (I-L515).
+
+    Example: cristal spell cancel lysa Embrasement --target thor
+    """
+    run(ctx, S.CancelSpell(caster=caster, spell=spell, target=target), as_json)
 
 
 # ---------------------------------------------------------------------------- faith
@@ -468,11 +566,46 @@ def faith_invoke_cmd(ctx: click.Context, character_id: str, power: str, cast_lev
 @json_option
 @click.pass_context
 def faith_harmonise_cmd(ctx: click.Context, character_id: str, at: str, sunrise: str, sunset: str, as_json: bool) -> None:
-    """Pray the Harmonisation: all the day's PF come back (I-L531-540).
+    """Pray the Harmonisation: all the day's PF come back, once a day on the log's clock (wait) (I-L531-540).
 
     Example: cristal faith harmonise anselme --at 19:20
     """
     run(ctx, Fa.Harmonise(character=character_id, at=at, sunrise=sunrise, sunset=sunset), as_json)
+
+
+@faith_group.command("change")
+@click.argument("character_id")
+@click.argument("cult")
+@click.option("--god", default=None, help="The god, for a Paladin.")
+@click.option("--add", is_flag=True, help="Add a second cult, keeping the Ancêtres (I-L573, I-L582).")
+@click.option("--reason", default="", help="Why the character turns to this cult.")
+@json_option
+@click.pass_context
+def faith_change_cmd(ctx: click.Context, character_id: str, cult: str, god: str | None, add: bool, reason: str,
+                     as_json: bool) -> None:
+    """Change cult: the first cult's levels are lost; religious classes start at 2 if they passed that level,
+    the others at 0 (I-L571, I-L580); --add keeps the Ancêtres and starts the new cult at 0 (I-L573).
+
+    Example: cristal faith change anselme "Dieu ailé" --reason "une vision"
+    """
+    run(ctx, Fa.ChangeCult(character=character_id, cult=cult, god=god, add=add, reason=reason), as_json)
+
+
+@faith_group.command("learn")
+@click.argument("character_id")
+@click.argument("power")
+@click.option("--book", "from_book", is_flag=True, help="Learned from a book.")
+@click.option("--teacher-level", type=INT, default=None, help="The teaching faithful's level (6 or more, I-L611).")
+@json_option
+@click.pass_context
+def faith_learn_cmd(ctx: click.Context, character_id: str, power: str, from_book: bool, teacher_level: int | None,
+                    as_json: bool) -> None:
+    """Learn a divine power of an unlocked level, from a book or a faithful of level 6 or more (I-L611).
+
+    Example: cristal faith learn bertrand "Main apaisante" --teacher-level 6
+    """
+    run(ctx, Fa.LearnPower(character=character_id, power=power, from_book=from_book, teacher_level=teacher_level),
+        as_json)
 
 
 @faith_group.command("adjust", context_settings=SIGNED)
@@ -543,9 +676,10 @@ def evening_cmd(ctx: click.Context, character_id: str | None, as_json: bool) -> 
                 "event_die": f"dé d'événement {r['result']} : {r['action']}",
                 "alc_min_lowered": "minimum d'Alc abaissé", "band_up": "monte d'un seuil",
                 "band_down": "redescend d'un seuil", "memory_loss": r["detail"]}.get(r["what"], r["what"])
-        alc = int(r["alc"]) if r["alc"] == int(r["alc"]) else r["alc"]
+        alc = f"{round(r['alc'], 2):g}"  # an exact threshold (76/15) shown as 5.07, as the sheet does
         echo(f"{r['position']:>6}  {r['character']:<10} {what:<40} Alc {alc} (min {r['alc_min']}) {r['band']}")
 
 
-COMMANDS = [check_group, strike_cmd, throw_cmd, fall_cmd, condition_cmd, combat_group, cast_cmd, faith_group, drink_cmd,
+COMMANDS = [check_group, strike_cmd, throw_cmd, fall_cmd, condition_cmd, combat_group, cast_cmd, spell_group, faith_group,
+            drink_cmd,
             wait_cmd, evening_cmd]

@@ -1,3 +1,3 @@
 """Les Lois du Cristal (seed 000): pure rules over plain data and the core content pack."""
 
-from .ruleset import RULESET  # noqa: E402,F401
+from .ruleset import RULESET

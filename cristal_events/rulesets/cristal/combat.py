@@ -16,7 +16,7 @@ from typing import Literal
 
 import msgspec
 
-from cristal_events import rounding
+import cristal_events.rounding as rounding
 from cristal_events.errors import ContentError, DiceError, RuleError, UnknownEntity
 from cristal_events.rolls import Roll
 from cristal_events.rounding import RoundingMode, to_fraction
@@ -503,7 +503,7 @@ def travel_seconds(distance_m: float | Fraction, kmh: float | Fraction, mode: st
 
     The book prints ``distance / vitesse / 3.6`` (L1290), which gives 0.46 s for 5 m at 3 km/h; the
     conversion it states one line above (L1288) gives 6 s, close to the table's "marcher 5 m = 5"
-    (L1226). We use the correct conversion, rounded with the campaign's mode.
+    (L1231). We use the correct conversion, rounded with the campaign's mode.
     """
     speed = to_fraction(kmh)
     if speed <= 0:

@@ -189,6 +189,17 @@ class Technique(_Entry, kw_only=True):
         parse_adjustment(self.adjustment)
 
 
+class PotionSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The spell a potion holds (L1169-L1184): its name, PM per effect (set at creation, L1177), total PM
+    (at most 15), its trigger, and the in-game day it was made (for its fading, L1182)."""
+
+    spell: str
+    spends: dict[str, int] = {}
+    pm: int = 0
+    trigger: Literal["ingestion", "contact", "ouverture"] = "ingestion"
+    brewed_day: int | None = None
+
+
 class ItemTemplate(_Entry, kw_only=True):
     """An item's sheet line (L828-L879). ``modifiers`` is the Bonus/Handicap per state (signed).
 
@@ -217,8 +228,13 @@ class ItemTemplate(_Entry, kw_only=True):
     range_m: int | None = None
     price_po: int | None = None
     notes: str = ""
+    crystal_pm: int | None = None  # a Cristal Magique's PM max (L919); its price and size band L1083-L1089
+    activation: Literal["automatic", "manual"] = "automatic"  # a magic item's kind (L1143-L1145)
+    potion: PotionSpec | None = None  # a potion carried as an object (L1179-L1184)
 
     def __post_init__(self) -> None:
+        if self.crystal_pm is not None and self.crystal_pm < 0:
+            raise ValueError("field 'crystal_pm' must not be negative")
         if self.qty < 0:
             raise ValueError("field 'qty' must not be negative")
         if self.weight_kg < 0:

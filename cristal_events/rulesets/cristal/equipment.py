@@ -1,7 +1,8 @@
 """Equipment rules (seed 000, L801-L927, L1340-L1352): usability, weight, projectiles, range.
 
-* An item whose Handicap drives one of the wearer's fixed states below 0 cannot be used (L871;
-  ruling D9: read literally, with a GM override event for exceptions).
+* An item whose Handicap drives one of the wearer's fixed states below 0 "should not" be used (L871),
+  yet no item is ever forbidden (L801): :func:`usability` says which states go negative, and the
+  character equips it only with the GM's override and penalties (ruling D9, ``item equip --gm-allow``).
 * Weight carried = sum of Poids x QTÉ over every item, equipped or not (L875); 25 gold coins
   weigh 1 kg and 10 000 PO of diamonds weigh 1 kg (L820).
 * A projectile and its propulsor add their ATT and DMG (L899); no FRC bonus on projectile DMG
@@ -146,3 +147,18 @@ def ranged_weapon(projectile: ItemTemplate, propulsor: ItemTemplate | None, *, f
 def item_self_dm(item: ItemTemplate) -> int:
     """The item's own magic protection: every magic item has DM = its MAG (L851, D7)."""
     return max(item.mag, 0)
+
+
+def wearer_dm(item: ItemTemplate) -> int:
+    """The DM an equipped item adds to its wearer (its DM and a DM Bonus/Handicap, L861, L865): only a
+    magic item (MAG > 0, L1137) can raise it; a non-magic one may only lower it."""
+    total = item.dm + item.modifiers.get("DM", 0)
+    return total if item.mag > 0 else min(total, 0)
+
+
+def check_magic_dm(item: ItemTemplate) -> None:
+    """Refuse a non-magic item that would raise DM: "Seul les items magiques ont la capacité de renforcer
+    la DM" (L861); an item is magic when its MAG is above 0 (L1137)."""
+    if item.mag <= 0 and item.dm + item.modifiers.get("DM", 0) > 0:
+        raise RuleError(f"{item.name} raises DM by {item.dm + item.modifiers.get('DM', 0)} but has MAG "
+                        f"{item.mag}: only a magic item (MAG > 0) can raise DM (L861, L1137).")

@@ -17,31 +17,33 @@ All values are exact Fractions; a caller rounds with the campaign mode when it n
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from fractions import Fraction
+from pathlib import Path
 
 from cristal_events.errors import RuleError
 
 FIXED_STATES: tuple[str, ...] = ("FRC", "DEX", "INT", "MAG", "CON", "REF", "OBS", "MEM", "CHAR")
 PRINCIPAL: tuple[str, ...] = ("FRC", "DEX", "INT", "MAG", "CON")  # the (*) states, L78-L82
 
-# The printed tables, score -> value (L84-L189). MAG has no table (L127).
-FRC_TABLE = {-6: (15, 5), -4: (60, 20), -2: (105, 35), 0: (150, 50), 2: (195, 65), 4: (240, 80),
-             6: (285, 95), 8: (330, 110)}  # (Max. kg, Encom. kg), L86-L96
-DEX_TABLE = {-6: None, -4: None, -2: None, 0: 2, 2: 4, 4: 6, 6: 8, 8: 10}  # Jongle, L100-L110
-INT_TABLE = {-10: 20, -6: 70, -4: 80, -2: 90, 0: 100, 2: 110, 4: 125, 6: 140, 8: 160}  # Q.I., L114-L125
-CON_TABLE = {-6: 4, -4: 8, -2: 12, 0: 16, 2: 20, 4: 24, 6: 28, 8: 32}  # Heures, L131-L141
-REF_TABLE = {-6: Fraction(4), -4: Fraction(3), -2: Fraction(2), 0: Fraction(1), 2: Fraction(3, 4),
-             4: Fraction(1, 2), 6: Fraction(1, 4), 8: Fraction(1, 10)}  # Temps (s), L145-L153
-OBS_TABLE = {-6: 1, -4: 2, -2: 5, 0: 9, 2: 14, 4: 20, 6: 27, 8: 35}  # Vision, L157-L165
-MEM_TABLE = {-6: 1, -4: 2, -2: 4, 0: 6, 2: 10, 4: 16, 6: 24, 8: 34}  # Jours, L169-L177
-CHAR_TABLE = {-6: 0, -4: 1, -2: 2, 0: 4, 2: 8, 4: 16, 6: 32, 8: 64}  # Public, L181-L189
+# The printed tables, score -> value (L84-L189), loaded from data/fixed_tables.json. MAG has no table (L127).
+_DATA = json.loads((Path(__file__).parent / "data" / "fixed_tables.json").read_text(encoding="utf-8"))
+_ROWS = {state: {int(k): v for k, v in t["rows"].items()} for state, t in _DATA["tables"].items()}
+#: the column each table prints, and its lines in the book (the sheet shows them)
+TABLE_COLUMNS: dict[str, tuple[str, str]] = {state: (t["column"], t["lines"]) for state, t in _DATA["tables"].items()}
+FRC_TABLE = {k: tuple(v) for k, v in _ROWS["FRC"].items()}  # (Max. kg, Encom. kg), L86-L96
+DEX_TABLE = _ROWS["DEX"]  # Jongle, L100-L110
+INT_TABLE = _ROWS["INT"]  # Q.I., L114-L125
+CON_TABLE = _ROWS["CON"]  # Heures, L131-L141
+REF_TABLE = {k: Fraction(v) for k, v in _ROWS["REF"].items()}  # Temps (s), L145-L153
+OBS_TABLE = _ROWS["OBS"]  # Vision, L157-L165
+MEM_TABLE = _ROWS["MEM"]  # Jours, L169-L177
+CHAR_TABLE = _ROWS["CHAR"]  # Public, L181-L189
 
 # Sur-Effort die by the fixed state's current value (L239-L242): (lowest score of the band, die).
-SUR_EFFORT_BANDS: tuple[tuple[int | None, str], ...] = (
-    (None, "1d2"), (-5, "1d4"), (0, "1d6"), (11, "1d8"), (21, "1d10"), (31, "1d12"),
-)
+SUR_EFFORT_BANDS: tuple[tuple[int | None, str], ...] = tuple((low, die) for low, die in _DATA["sur_effort_bands"])
 
 
 def lift_max(frc: int) -> Fraction:
@@ -138,3 +140,27 @@ def sur_effort_die(score: int) -> str:
         if low is not None and score >= low:
             die = band_die
     return die
+
+
+def _show(value: object) -> str:
+    """A table value as the book prints it: French decimal comma, "-" for none."""
+    if value is None:
+        return "-"
+    f = Fraction(value)  # type: ignore[arg-type]
+    if f.denominator == 1:
+        return str(f.numerator)
+    return f"{float(f):.3f}".rstrip("0").rstrip(".").replace(".", ",")
+
+
+def table_row(state: str, score: int) -> dict[str, object]:
+    """The sheet's entry of one fixed state's table (L84-L189): the column, its value at ``score`` as
+    printed ("240 / 80" for FRC's Max./Encom.), and the book's lines."""
+    column, lines = TABLE_COLUMNS[state]
+    value = table_value(state, score)
+    shown = " / ".join(_show(v) for v in value) if isinstance(value, tuple) else _show(value)
+    return {"state": state, "score": score, "column": column, "value": shown, "lines": lines}
+
+
+def table_rows(fixed: dict[str, int]) -> list[dict[str, object]]:
+    """Every fixed state's table entry for the scores ``fixed`` (MAG has none, L127)."""
+    return [table_row(s, fixed[s]) for s in FIXED_STATES if s in TABLE_COLUMNS and s in fixed]

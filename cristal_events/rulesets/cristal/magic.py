@@ -19,7 +19,7 @@ from typing import Iterable, Literal, Sequence
 
 import msgspec
 
-from cristal_events import rounding
+import cristal_events.rounding as rounding
 from cristal_events.dice import Dice
 from cristal_events.errors import ContentError, RuleError, UnknownEntity
 from cristal_events.rolls import Roll

@@ -23,7 +23,7 @@ import msgspec
 from ...events import CampaignCreated
 from ...ruleset import ComposedRuleset, admit_stream
 from ...records import RecordedEvent
-from . import characters, fights, narration, sheet_text
+from . import artefacts, characters, fights, narration, sheet_text
 from .state import CristalState
 
 
@@ -38,12 +38,30 @@ class CristalSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     chain_attacks: int = 2                 # D14, L1363
     level_limits: bool = True              # D34, L501
     damage_floor_zero: bool = True         # D2: a damage roll below 0 does 0
+    points_return_when_state_ends: bool = False  # L328, L342: the PV / PM a state's cap took come back at its end
+    potion_fade_days: int = 60             # L1182: a potion's spell fades "en moyenne 2 mois"; 0: never
+
+
+#: what each setting decides and the book's line (or the ruling) it stands on: what ``cristal settings``
+#: and ``cristal init --help`` show beside the value and the default (docs/rulings.md)
+SETTINGS_BOOK: dict[str, tuple[str, str]] = {
+    "chance_enabled": ("L56", "the optional Chance rule: rerolls a day, shown on the sheet"),
+    "pm_overdraw": ("L379, D6", "a spell may go below 0 PM, each missing PM costing 2 PV"),
+    "deconcentration_reuses_cast_roll": ("L971, D5", "a deconcentration check reuses the casting roll"),
+    "regeneration_minimum_one": ("L491, D28", "a day's regeneration is at least 1 PV"),
+    "alignment_heal_caps_at_pvmax": ("L1419, D30", "alignment healing stops at PVmax"),
+    "chain_attacks": ("L1363, D14", "attacks in a chained attack"),
+    "level_limits": ("L501, D34", "a race's level limit stops class levels"),
+    "damage_floor_zero": ("L1354, D2", "a damage roll below 0 deals 0"),
+    "points_return_when_state_ends": ("L328, L342", "the PV / PM an alteration's cap took come back when it ends"),
+    "potion_fade_days": ("L1182", "days after which a carried potion's spell has faded (0: never)"),
+}
 
 
 class CristalRuleset(ComposedRuleset):
     name = "cristal"
     title = "Les Lois du Cristal"
-    parts = (characters, fights)
+    parts = (characters, fights, artefacts)
     settings_type = CristalSettings
     state_type = CristalState
     read_models = ("cristal_events.projections.cristal_sheets", "cristal_events.projections.cristal_ledger", "cristal_events.projections.cristal_combats")
@@ -61,7 +79,8 @@ class CristalRuleset(ComposedRuleset):
               rounding: str) -> dict[str, Any]:
         ch = characters.find(state, character_id)
         return characters.sheet(ch, characters.content_of(state), rounding,
-                                regeneration_minimum_one=settings.regeneration_minimum_one)
+                                regeneration_minimum_one=settings.regeneration_minimum_one,
+                                crystals_held=state.crystals)
 
     def render_sheet(self, sheet: dict[str, Any]) -> list[str]:
         return sheet_text.render(sheet)
@@ -110,4 +129,4 @@ class CristalRuleset(ComposedRuleset):
 
 RULESET = CristalRuleset()
 
-__all__ = ["RULESET", "CristalRuleset", "CristalSettings", "CristalState"]
+__all__ = ["RULESET", "SETTINGS_BOOK", "CristalRuleset", "CristalSettings", "CristalState"]

@@ -5,10 +5,13 @@ A sense of 0 is the human norm; each point adds the printed increment (Vue +5 m 
 the engine gives the distances and the game master decides.
 """
 
+from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
 
 import msgspec
+
+from cristal_events.rulesets.cristal.content import SENSES, ItemTemplate
 
 
 class Scale(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -41,3 +44,18 @@ def ranges(senses: dict[str, int]) -> list[dict[str, object]]:
     """Every printed example for the senses a character has: ``{sense, example, distance, unit}``."""
     return [{"sense": s.sense, "example": s.example, "distance": reach(s, senses[s.sense]), "unit": s.unit}
             for s in scales() if s.sense in senses]
+
+
+def effective(senses: Mapping[str, int], equipped: Iterable[ItemTemplate]) -> dict[str, int]:
+    """The six senses (L191-L204: Vue, Ouïe, Goûter, Odorat, Toucher, Extrasensoriel; a sense the race
+    does not print is 0, the human norm) with every equipped item's Bonus/Handicap on a sense applied
+    (L865: "toutes les caractéristiques du personnage (... Sens, etc.)"): an item ``Vue=+2`` moves the
+    Vue scale by two points."""
+    out = {s: int(senses.get(s, 0)) for s in SENSES}
+    by_key = {s.casefold(): s for s in SENSES}
+    for item in equipped:
+        for key, delta in item.modifiers.items():
+            sense = by_key.get(key.casefold())
+            if sense is not None:
+                out[sense] += delta
+    return out

@@ -18,6 +18,8 @@ def render(s: dict[str, Any]) -> list[str]:
     st, var = s["stable"], s["variable"]
     classes = ", ".join(f"{k} {v}" for k, v in s["classes"].items()) or "aucune"
     lines = [
+        *(["En création : PV = PVmax et PM = PMmax jusqu'à 'character ready' ou la première session (L1482)"]
+          if s.get("creating") else []),
         f"{s['name']} ({s['id']}) — {s['race']}{' ' + s['sex'] if s['sex'] else ''}, Niveau Global {s['global_level']}"
         f" ({classes})",
         f"Alignement {s['alignment']:+d}   Chance {s['luck']}   Or {s['gold']} PO   État : {STATUS_FR.get(s['status'], s['status'])}",
@@ -27,6 +29,7 @@ def render(s: dict[str, Any]) -> list[str]:
         lines.append(f"  altération (pos. {a['since']}) : {a['stat']} {a['delta']:+d} jusqu'à {a['until'] or '?'}"
                      f" — {a['reason']}")
     lines += [
+        "Tables : " + "  ".join(f"{t['state']} {t['column']} {t['value']}" for t in s.get("fixed_tables", [])),
         "Sens : " + "  ".join(f"{k} {v:+d}" for k, v in s["senses"].items())
         + (f"   ({', '.join(s['specials'])})" if s["specials"] else ""),
         f"États stables : DP {st['DP']}  DM {st['DM']}  ATT {st['ATT']}  DMG {st['DMG']}  CNC {st['CNC']}"
@@ -44,6 +47,18 @@ def render(s: dict[str, Any]) -> list[str]:
     for i in s["items"]:
         lines.append(f"  {'[EQ] ' if i['equipped'] else '     '}{i['name']} × {i['qty']} ({i['category']},"
                      f" {i['weight_kg']} kg)")
+        if i.get("gm_allowed"):
+            pen = "  ".join(f"{k} {v:+d}" for k, v in i["penalties"].items()) or "aucune"
+            lines.append(f"       permis par le MJ malgré le handicap (L871) : {i['gm_allowed']} ; pénalités {pen}")
+    for mi in s.get("magic_items", []):  # L851, L1143-L1145
+        kind = "automatique" if mi["activation"] == "automatic" else (
+            "manuel, compris" if mi["understood"] else "manuel, non compris")
+        lines.append(f"  objet magique {mi['name']} : MAG {mi['mag']}  DM propre {mi['own_dm']}  ({kind})")
+    for c in s.get("crystals", []):  # the Cristal Magique section (L917-L923)
+        stored = "détruit" if c["destroyed"] else (f"{c['spell']} ({c['pm']} PM)" if c["spell"] else "vide")
+        price = "spéciale" if c["price_po"] is None else f"{c['price_po']} PO"
+        size = "spéciale" if c["size_cm3"] is None else f"{c['size_cm3']} cm3"
+        lines.append(f"  cristal {c['name']} : PM max. {c['pm_max']}  sort : {stored}  ({price}, {size})")
     enc = s["encumbrance"]
     lines.append(f"Charge : {enc['weight_kg']} kg / Encom. {enc['encumbrance_kg']} kg / Max. {enc['max_kg']} kg"
                  f" ({enc['status']})")

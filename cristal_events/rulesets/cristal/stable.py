@@ -14,7 +14,8 @@ are summed (L636), percentages summed and applied once to (race initial + fixed-
 
 ``fixed`` is the character's fixed states before equipment (permanent + temporary alterations);
 the Bonus/Handicap of the EQUIPPED items is applied here, once. A magic item's own DM (= MAG,
-L851) protects the item and is not added to the wearer (D7); its ``dm`` field is. Item
+L851) protects the item and is not added to the wearer (D7); its ``dm`` field is, and only when
+the item is magic (MAG > 0): a non-magic item never raises DM (L861, L1137). Item
 Bonus/Handicap on stable states (e.g. ``{"PVmax": 2}``) is added last (L865).
 """
 
@@ -25,7 +26,7 @@ import msgspec
 from cristal_events.errors import RuleError
 from cristal_events.rounding import RoundingMode, divide, percent
 from cristal_events.rulesets.cristal.content import Content, ItemTemplate, Race, load_core
-from cristal_events.rulesets.cristal.equipment import _add_dmg, effective_fixed
+from cristal_events.rulesets.cristal.equipment import _add_dmg, effective_fixed, wearer_dm
 from cristal_events.rulesets.cristal.progression import ClassBonuses, class_bonuses
 
 
@@ -55,7 +56,7 @@ def dp(race: Race, bonuses: ClassBonuses, equipped: Sequence[ItemTemplate], mode
 
 def dm(race: Race, bonuses: ClassBonuses, equipped: Sequence[ItemTemplate]) -> int:
     class_dm = bonuses.flat.get("DM", 0) if race.pm_initial > 0 else 0
-    return race.dm_initial + class_dm + sum(i.dm for i in equipped) + _item_stable(equipped, "DM")
+    return race.dm_initial + class_dm + sum(wearer_dm(i) for i in equipped)  # only MAG > 0 raises it (L861)
 
 
 def att(fixed: Mapping[str, int], bonuses: ClassBonuses, weapon: ItemTemplate | None,

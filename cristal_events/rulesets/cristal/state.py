@@ -29,6 +29,8 @@ class Alteration(msgspec.Struct, kw_only=True, frozen=True):
     until: str = ""
     reason: str = ""
     since: int = 0  # the position of the event that applied it (its id for ``state --end``)
+    pv_capped: int = 0  # the PV / PM it took when it lowered PVmax / PMmax (L328, L342), for its end
+    pm_capped: int = 0
 
 
 class OwnedItem(msgspec.Struct, kw_only=True, frozen=True):
@@ -38,6 +40,8 @@ class OwnedItem(msgspec.Struct, kw_only=True, frozen=True):
     qty: int
     equipped: bool = False
     template: ItemTemplate
+    gm_allowed: str = ""  # the GM's override of a disabling handicap (L871, D9), while equipped
+    penalties: dict[str, int] = {}  # the penalties the GM added for it (L871), applied while equipped
 
 
 class Character(msgspec.Struct, kw_only=True):
@@ -74,6 +78,9 @@ class Character(msgspec.Struct, kw_only=True):
     unconscious: bool = False
     dead: bool = False
     charges: dict[int, int] = {}  # XP charged per purchase position, once a correction changed it
+    creating: bool = False  # the creation phase (L1448-L1482): PV = PVmax and PM = PMmax until it closes
+    understood: list[str] = []  # magic items this character understood with Analyse Magique (L1145, L1167)
+    detected: dict[str, int] = {}  # MAG revealed by Détection Magique, by item name (L1157)
 
 
 class ContentPack(msgspec.Struct, kw_only=True, frozen=True):

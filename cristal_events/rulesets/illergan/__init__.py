@@ -1,3 +1,3 @@
 """The Dé100 rules of Illergan (seed 001): pure rules over plain data and the game master's content pack."""
 
-from .ruleset import RULESET  # noqa: F401
+from .ruleset import RULESET

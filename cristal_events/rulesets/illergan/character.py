@@ -109,7 +109,7 @@ def create(content: Content, choices: Choices, *, fo: int, gift_face: int | None
         raise content.missing(f"The acuities of race {race.name!r}", "G23 race catalogue")
     if not cls.characteristic_xp_costs:
         raise content.missing(f"The characteristic xp costs of class {cls.name!r}", "G13 xp weighting")
-    if cls.has_magic and not cls.incantation_types:
+    if cls.has_magic and choices.magics and not cls.incantation_types:
         raise content.missing(f"The incantation type of class {cls.name!r}", "G6 class → incantation")
     # Step 3: the gift.
     roll = None
@@ -134,8 +134,10 @@ def create(content: Content, choices: Choices, *, fo: int, gift_face: int | None
     # Step 5: magics, each at level 1.
     if not cls.has_magic and choices.magics:
         raise RuleError(f"The {cls.name} class has no magic (I-L336).")
-    if cls.magics_at_creation is not None and cls.has_magic and len(choices.magics) != cls.magics_at_creation:
-        raise RuleError(f"A {cls.name} starts with {cls.magics_at_creation} magic(s), not {len(choices.magics)}.")
+    # "aucune classe n'est obligée d'en choisir une" (I-L336): the class's number is a most, never a must.
+    if cls.magics_at_creation is not None and cls.has_magic and len(choices.magics) > cls.magics_at_creation:
+        raise RuleError(f"A {cls.name} chooses at most {cls.magics_at_creation} magic(s) at creation (I-L336), "
+                        f"not {len(choices.magics)}.")
     # Step 6-7.
     if len(choices.languages) > MAX_LANGUAGES:
         raise RuleError(f"A character speaks at most {MAX_LANGUAGES} languages fluently (I-L382).")

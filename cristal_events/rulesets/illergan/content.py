@@ -172,6 +172,8 @@ class LockType(_Named, kw_only=True):
     malus: int | None = None
     max_attempts: int | None = None
     backlash: str = ""
+    backlash_pv: int = 0  # PV the backlash takes (a mana discharge), I-L108
+    breaks_pick: bool = False  # the backlash breaks the crochet, I-L108
 
 
 class EventRow(_Entry, kw_only=True):
@@ -192,6 +194,16 @@ class KitItem(_Entry, kw_only=True):
     name: str
     qty: int = 1
     note: str = ""
+
+
+class Consumable(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """What a consumable does when used (I-L190-192, I-L249): PV and PM restored (capped at the
+    maximum), conditions it ends, the condition it puts on its target."""
+
+    pv: int = 0
+    pm: int = 0
+    cures: tuple[str, ...] = ()
+    applies: str = ""
 
 
 class Pack(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -236,6 +248,8 @@ class Pack(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     # item -> equipment slot (money.SLOT_LIMITS) or an uncounted place (gear.UNCOUNTED), I-L29-51
     item_slots: dict[str, str] = {}
     alc_per_drink: dict[str, int] = {}
+    # consumable -> its effect: the potions' 20 PV / 40 PM are the text's (I-L190-191), the rest a pack's
+    consumables: dict[str, Consumable] = {}
 
 
 _NAMED = ("races", "classes", "heritages", "skills", "armours", "weapons", "shields", "cults", "spells", "lock_types",
@@ -244,7 +258,7 @@ _FACED = ("gifts", "counter_effects")
 _TABLES = (
     "piece_price_pct", "secondaries_by_magic_level", "pp_by_combination_size", "alc_event_die",
     "pd_per_level", "power_die_by_rank", "pp_per_magic_level", "faith_xp_religious",
-    "faith_xp_other", "charges", "alc_per_drink", "starting_kit", "item_slots",
+    "faith_xp_other", "charges", "alc_per_drink", "starting_kit", "item_slots", "consumables",
 )
 _SCALARS = ("coin_ratio", "resale_pct", "helmet_sr_malus")
 _ROWS = ("alc_events", "humanoid_zones", "nonhumanoid_zones", "innate_skills")
@@ -413,9 +427,46 @@ def merge(core: Pack, pack: Pack, *, source: str, strict: bool = True) -> Pack:
             if k in merged and not entry.override:
                 merged[k] = _merge_entry(merged[k], entry, source=source, field=name, strict=strict)
             else:  # a new entry, or one marked "override": it replaces the earlier entry whole
+                if strict and name == "spells" and k in merged and merged[k].min_level != entry.min_level:
+                    raise ContentError(
+                        f"Content pack {source} changes the minimum level of the spell {k!r} from "
+                        f"{merged[k].min_level} to {entry.min_level}; a spell's minimum level cannot be changed "
+                        f"(I-L217), not even by an override (nothing was loaded).")
                 merged[k] = entry
         out[name] = tuple(merged.values())
-    return msgspec.structs.replace(core, name=pack.name, description=pack.description, example=pack.example, **out)
+    result = msgspec.structs.replace(core, name=pack.name, description=pack.description, example=pack.example, **out)
+    if strict:  # a replay folds the history as it was accepted
+        check_rules_shape(result, source=source)
+    return result
+
+
+MAGICLESS_CLASS = "Inquisiteur"  # I-L336: "seule la classe inquisiteur n'en a aucune"
+PD_LEVELS = range(1, 6)  # I-L603: divine powers of levels 1 to 5
+
+
+def check_rules_shape(pack: Pack, *, source: str) -> None:
+    """What the text states about the content as a whole, which no pack (override or not) may break:
+    only the Inquisiteur has no magic, every other class may choose one (I-L336); a cult has at most
+    3/2/2/2/1 divine powers at levels 1-5, 10 in all (I-L603, TX-12)."""
+    for cls in pack.classes:
+        if cls.name == MAGICLESS_CLASS and cls.has_magic:
+            raise ContentError(f"Content pack {source} gives the {cls.name} class magic; only the {cls.name} has "
+                               f"none (I-L336) (nothing was loaded).")
+        if cls.name != MAGICLESS_CLASS and not cls.has_magic:
+            raise ContentError(f"Content pack {source} makes the {cls.name} class magic-less; only the "
+                               f"{MAGICLESS_CLASS} has no magic, no other class is barred from one (I-L336) "
+                               f"(nothing was loaded).")
+    counts: dict[tuple[str, int], int] = {}
+    for pd in pack.divine_powers:
+        if pd.level not in PD_LEVELS:
+            raise ContentError(f"Content pack {source} gives the divine power {pd.name!r} level {pd.level}; divine "
+                               f"powers are of levels 1 to 5 (I-L603) (nothing was loaded).")
+        counts[(pd.cult, pd.level)] = counts.get((pd.cult, pd.level), 0) + 1
+    for (cult, level), n in sorted(counts.items()):
+        limit = pack.pd_per_level.get(level)
+        if limit is not None and n > limit:
+            raise ContentError(f"Content pack {source} gives the {cult} cult {n} divine powers of level {level}; a "
+                               f"cult has {limit} at that level (I-L603: 3/2/2/2/1) (nothing was loaded).")
 
 
 @lru_cache(maxsize=1)

@@ -80,6 +80,43 @@ class Harmonise(msgspec.Struct, frozen=True, kw_only=True):
     sunset: str = ""  # HH:MM, for the Déesse Noire (G32)
 
 
+class CultChanged(Event, tag="faith.cult_changed", kw_only=True):
+    """A new cult: the first one's levels lost (I-L571, I-L580), or added by an Ancêtres worshipper (I-L573, I-L582)."""
+    character: str
+    cult: str
+    god: str | None = None
+    added: bool = False
+    faith_level: int
+    former: str | None = None
+    former_level: int | None = None
+    pf_per_day: int = 0
+    reason: str = ""
+
+
+class PowerLearned(Event, tag="faith.power_learned", kw_only=True):
+    """A divine power learned from a book or a faithful of level 6 or more (I-L611)."""
+    character: str
+    power: str
+    level: int
+    from_book: bool = False
+    teacher_level: int | None = None
+
+
+class ChangeCult(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    cult: str
+    god: str | None = None
+    add: bool = False
+    reason: str = ""
+
+
+class LearnPower(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    power: str
+    from_book: bool = False
+    teacher_level: int | None = None
+
+
 class AdjustFaith(msgspec.Struct, frozen=True, kw_only=True):
     character: str
     reason: str
@@ -88,6 +125,10 @@ class AdjustFaith(msgspec.Struct, frozen=True, kw_only=True):
 
 
 # ============================================================================ decisions
+DAY = 24 * 60
+#: the prayer may start up to an hour after its time (I-L531): two prayers are at least a day less that hour apart
+HARMONISATION_WINDOW = 60
+
 def minutes(text: str, what: str) -> int:
     """``"16:30"`` -> 990 minutes after midnight."""
     hours, sep, mins = text.strip().partition(":")
@@ -113,7 +154,9 @@ def decide_invoke(state: IllerganState, cmd: InvokePower, ctx: Context) -> list[
     cult, level = _faithful(hero)
     content, settings = content_of(state), ctx.settings
     pd = content.entry("divine_powers", cmd.power)
-    if pd.cult != cult:
+    if pd.cult != cult and pd.cult == hero.added_cult:  # the cult added to the Ancêtres, at its own level (I-L573)
+        level = hero.added_faith_level
+    elif pd.cult != cult and pd.name not in hero.learned_pds:
         raise RuleError(f"{pd.name} is a divine power of the {pd.cult} cult, not of {hero.name}'s {cult} (I-L603).")
     if pd.level > level:
         raise RuleError(f"{pd.name} is a level {pd.level} divine power; {hero.name} has faith level {level} (I-L335).")
@@ -170,6 +213,12 @@ def decide_harmonise(state: IllerganState, cmd: Harmonise, ctx: Context) -> list
                             f"{cmd.at} is outside its hour and brings no PF back (I-L531).")
     if hero.pf >= hero.pf_per_day:
         raise RuleError(f"{hero.name} already has all {hero.pf_per_day} PF of the day.")
+    if hero.harmonised_at is not None:
+        since = state.clock - hero.harmonised_at
+        gap = DAY - HARMONISATION_WINDOW if ctx.settings.faith_renewal == "harmonisation" else DAY
+        if since < gap:
+            raise RuleError(f"{hero.name} already renewed the PF {since} minutes ago on the log's clock; one "
+                            f"Harmonisation a day (I-L531): the next one is {gap - since} minutes away (wait).")
     return [Emit(stream_of(hero.id), FaithRenewed(character=hero.id, cult=cult, at=cmd.at, pf_after=hero.pf_per_day))]
 
 
@@ -190,6 +239,58 @@ def decide_adjust(state: IllerganState, cmd: AdjustFaith, ctx: Context) -> list[
     return [Emit(stream_of(hero.id), ev)]
 
 
+def decide_change_cult(state: IllerganState, cmd: ChangeCult, ctx: Context) -> list[Emit]:
+    """Change cult (religious classes start the new one at 2 if they passed that level, else at
+    ``cult_change_fallback_level``; the others at 0, I-L571, I-L580, A38) or add one (I-L573, I-L582)."""
+    hero = find(state, cmd.character)
+    if hero.dead:
+        raise RuleError(f"{hero.name} is dead.")
+    content = content_of(state)
+    content.entry("cults", cmd.cult)
+    klass = content.entry("classes", hero.class_name) if hero.class_name else None
+    religious = bool(klass is not None and klass.religious)
+    if cmd.add:
+        if hero.cult is None:
+            raise RuleError(f"{hero.name} follows no cult yet: choose one first (I-L578).")
+        if hero.former_cults or hero.cult != "Ancêtres":
+            raise RuleError("Only characters who first worshipped the Ancêtres may add a second cult (I-L573).")
+        if hero.added_cult is not None:
+            raise RuleError("An Ancêtres worshipper may add one new cult only (I-L573).")
+        if cmd.cult == hero.cult:
+            raise RuleError(f"{hero.name} already worships the {cmd.cult}.")
+        level = magic.added_cult_level(hero.cult, 1)
+        return [Emit(stream_of(hero.id), CultChanged(character=hero.id, cult=cmd.cult, god=cmd.god, added=True,
+                                                     faith_level=level, pf_per_day=hero.pf_per_day, reason=cmd.reason))]
+    if cmd.cult == hero.cult:
+        raise RuleError(f"{hero.name} already worships the {cmd.cult}.")
+    if hero.cult is None:  # a first cult, chosen in play: level 0 (I-L578)
+        level = magic.OTHER_START_LEVEL
+    else:
+        level = magic.new_cult_level(religious=religious, old_level=hero.faith_level or 0, settings=ctx.settings)
+    return [Emit(stream_of(hero.id), CultChanged(
+        character=hero.id, cult=cmd.cult, god=cmd.god, faith_level=level, former=hero.cult,
+        former_level=hero.faith_level, pf_per_day=magic.pf_per_day(hero.class_name, level), reason=cmd.reason))]
+
+
+def decide_learn(state: IllerganState, cmd: LearnPower, ctx: Context) -> list[Emit]:
+    """From a book or a faithful of level 6+, a PD of a level the learner has unlocked (I-L611)."""
+    hero = find(state, cmd.character)
+    cult, level = _faithful(hero)
+    pd = content_of(state).entry("divine_powers", cmd.power)
+    if pd.name in hero.learned_pds or (pd.cult == cult and pd.level <= level):
+        raise RuleError(f"{hero.name} already masters {pd.name} (I-L335).")
+    if not cmd.from_book and cmd.teacher_level is None:
+        raise RuleError("A divine power is learned from a book or from a faithful of level 6 or more (I-L611).")
+    if not magic.can_learn_pd(level, pd.level, teacher_level=cmd.teacher_level, from_book=cmd.from_book):
+        if pd.level > level:
+            raise RuleError(f"{pd.name} is a level {pd.level} divine power; {hero.name} has unlocked faith level "
+                            f"{level} only (I-L611).")
+        raise RuleError(f"A divine power is taught by a faithful of level {magic.PD_TEACHER_LEVEL} or more, not "
+                        f"{cmd.teacher_level} (I-L611).")
+    return [Emit(stream_of(hero.id), PowerLearned(character=hero.id, power=pd.name, level=pd.level,
+                                                  from_book=cmd.from_book, teacher_level=cmd.teacher_level))]
+
+
 # ============================================================================ folds
 def _set(state: IllerganState, character: str, **changes: Any) -> IllerganState:
     return put(state, msgspec.structs.replace(state.characters[character], **changes))
@@ -205,7 +306,21 @@ def evolve_invoked(state: IllerganState, ev: PowerInvoked, rec: RecordedEvent) -
 
 
 def evolve_renewed(state: IllerganState, ev: FaithRenewed, rec: RecordedEvent) -> IllerganState:
-    return _set(state, ev.character, pf=ev.pf_after)
+    return _set(state, ev.character, pf=ev.pf_after, harmonised_at=state.clock)
+
+
+def evolve_cult(state: IllerganState, ev: CultChanged, rec: RecordedEvent) -> IllerganState:
+    hero = state.characters[ev.character]
+    if ev.added:
+        return _set(state, ev.character, added_cult=ev.cult, added_faith_level=ev.faith_level)
+    former = hero.former_cults + ((ev.former,) if ev.former else ())
+    # the new cult's PF come at its first Harmonisation (ruling I18)
+    return _set(state, ev.character, cult=ev.cult, god=ev.god, faith_level=ev.faith_level, former_cults=former,
+                pf_per_day=ev.pf_per_day, pf=0, harmonised_at=None)
+
+
+def evolve_learned(state: IllerganState, ev: PowerLearned, rec: RecordedEvent) -> IllerganState:
+    return _set(state, ev.character, learned_pds=state.characters[ev.character].learned_pds + (ev.power,))
 
 
 def evolve_adjusted(state: IllerganState, ev: FaithAdjusted, rec: RecordedEvent) -> IllerganState:
@@ -226,8 +341,20 @@ SUMMARIES: dict[type, Any] = {
                              + (f", {r.event.at}" if r.event.at else "") + f") → PF {r.event.pf_after}"),
     FaithAdjusted: lambda r: (f"{r.event.character} : PFb {r.event.pfb_delta:+d}, PF {r.event.pf_delta:+d} "
                               f"({r.event.reason})"),
+    CultChanged: lambda r: (f"{r.event.character} ajoute le culte {r.event.cult} au niveau de foi {r.event.faith_level}"
+                            if r.event.added else
+                            f"{r.event.character} choisit le culte {r.event.cult}, niveau de foi {r.event.faith_level}"
+                            if r.event.former is None else
+                            f"{r.event.character} quitte le culte {r.event.former}"
+                            + (f" (niveau {r.event.former_level})" if r.event.former_level is not None else "")
+                            + f" pour {r.event.cult}, niveau de foi {r.event.faith_level}, {r.event.pf_per_day} PF par jour"),
+    PowerLearned: lambda r: (f"{r.event.character} apprend le pouvoir divin {r.event.power} (niveau {r.event.level}, "
+                             + ("dans un livre" if r.event.from_book else f"auprès d'un fidèle de niveau {r.event.teacher_level}")
+                             + ")"),
 }
 EVENTS: tuple[type, ...] = tuple(SUMMARIES)
-DECIDERS: dict[type, Any] = {InvokePower: decide_invoke, Harmonise: decide_harmonise, AdjustFaith: decide_adjust}
-EVOLVERS: dict[type, Any] = {PowerInvoked: evolve_invoked, FaithRenewed: evolve_renewed, FaithAdjusted: evolve_adjusted}
+DECIDERS: dict[type, Any] = {InvokePower: decide_invoke, Harmonise: decide_harmonise, AdjustFaith: decide_adjust,
+                             ChangeCult: decide_change_cult, LearnPower: decide_learn}
+EVOLVERS: dict[type, Any] = {PowerInvoked: evolve_invoked, FaithRenewed: evolve_renewed, FaithAdjusted: evolve_adjusted,
+                             CultChanged: evolve_cult, PowerLearned: evolve_learned}
 COMPENSATORS: dict[type, Any] = {}

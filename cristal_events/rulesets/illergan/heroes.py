@@ -79,6 +79,8 @@ class XpSpent(Event, tag="xp.spent", kw_only=True):
     pool: Literal["xp", "heritage"] = "xp"
     balance_after: int
     magic_level_after: int | None = None
+    unlocked: str = ""  # the weapon mastery unlocked at 50% by this one reaching 100% (I-L491)
+    unlocked_rank: int | None = None
 
 
 class HeroCorrected(Event, tag="hero.corrected", kw_only=True):
@@ -103,6 +105,7 @@ class Equipped(Event, tag="hero.equipped", kw_only=True):
     character: str
     slot: Literal["weapon", "armour", "shield"]
     item: str | None
+    piece: str | None = None  # one armour piece (I-L77): cuirasse, casque, brassards, jambières
 
 
 class ItemsCarried(Event, tag="hero.items_carried", kw_only=True):
@@ -152,6 +155,7 @@ class CreateCreature(msgspec.Struct, frozen=True, kw_only=True):
     family: str = ""  # "végétal" for an animated plant (I-L625-628)
     natural_weapons: tuple[str, ...] = ()  # pack weapons (I-L445)
     attacks_per_turn: int = 0  # the bestiary's fixed number of attacks a turn (I-L447); 0: the usual rules
+    spells: dict[str, int] = {}  # its spells and the level shown in brackets (I-L619-623)
 
 
 class AwardXp(msgspec.Struct, frozen=True, kw_only=True):
@@ -170,6 +174,7 @@ class BuyXp(msgspec.Struct, frozen=True, kw_only=True):
     value: int = 1
     heritage: bool = False
     charge: int | None = None
+    unlock: str = ""  # the weapon mastery a mastery raised to 100% unlocks at 50% (I-L491)
 
 
 class ChangeMoney(msgspec.Struct, frozen=True, kw_only=True):
@@ -191,6 +196,7 @@ class Equip(msgspec.Struct, frozen=True, kw_only=True):
     character: str
     slot: Literal["weapon", "armour", "shield"]
     item: str | None
+    piece: str | None = None
 
 
 class Carry(msgspec.Struct, frozen=True, kw_only=True):
@@ -256,10 +262,18 @@ def decide_create(state: IllerganState, cmd: CreateHero, ctx: Context) -> list[E
     dice = ctx.dice() if cmd.gift_face is None else None
     made = creation.create(content, cmd.choices, fo=cmd.characteristics["Fo"], gift_face=cmd.gift_face, dice=dice)
     cls = content.entry("classes", made.class_name)
+    per_magic: dict[str, int] = {}
     for spell in cmd.spells:
         sp = content.entry("spells", spell)
         if sp.magic not in made.magics:
             raise RuleError(f"{spell} is a spell of {sp.magic}, which {made.name} does not know.")
+        if sp.min_level > made.magics[sp.magic]:  # every magic starts at level 1 (I-L213, I-L443)
+            raise RuleError(f"{spell} is of minimum level {sp.min_level}; {sp.magic} starts at level "
+                            f"{made.magics[sp.magic]} (I-L213, I-L443).")
+        per_magic[sp.magic] = per_magic.get(sp.magic, 0) + 1
+        if cls.spells_at_creation is not None and per_magic[sp.magic] > cls.spells_at_creation:
+            raise RuleError(f"A {cls.name} masters at most {cls.spells_at_creation} spell(s) of a magic at creation "
+                            f"(I-L338).")
     kit = creation.starting_equipment(content, cmd.kit) if cmd.kit else {}
     if cmd.copper < 0:
         raise RuleError(f"Starting Starls cannot be negative ({cmd.copper}'C).")
@@ -291,10 +305,15 @@ def decide_creature(state: IllerganState, cmd: CreateCreature, ctx: Context) -> 
         raise RuleError(f"A number of attacks a turn cannot be negative, not {cmd.attacks_per_turn}.")
     if cmd.natural_weapons and not cmd.attacks_per_turn:
         raise RuleError("A creature with natural weapons has a fixed number of attacks a turn (I-L447): give it.")
+    for spell, level in cmd.spells.items():
+        content.entry("spells", spell)
+        if not 1 <= level <= 10:
+            raise RuleError(f"A creature's spell level must be 1 to 10 (I-L237), not {level} for {spell}.")
     hero = Hero(id=cid, name=cmd.name or cid, kind="creature", characteristics=dict(cmd.characteristics),
                 pv=cmd.pv, pv_max=cmd.pv, pm=cmd.pm, pm_max=cmd.pm, rn=cmd.rn, fp=cmd.fp,
                 power_rank=cmd.power_rank, weapon=cmd.weapon, armour=cmd.armour, body=cmd.body, family=cmd.family,
-                natural_weapons=tuple(cmd.natural_weapons), attacks_per_turn=cmd.attacks_per_turn)
+                natural_weapons=tuple(cmd.natural_weapons), attacks_per_turn=cmd.attacks_per_turn,
+                spells=tuple(cmd.spells), creature_spells=dict(cmd.spells))
     return [Emit(stream_of(cid), CreatureCreated(character=cid, character_data=hero))]
 
 
@@ -353,6 +372,11 @@ def _price(hero: Hero, state: IllerganState, cmd: BuyXp) -> tuple[int | None, in
         case "faith":
             if hero.cult is None or hero.faith_level is None:
                 raise RuleError(f"{hero.name} follows no cult (I-L333).")
+            if cmd.target and cmd.target == hero.added_cult:  # the added cult: non-religious costs (I-L573)
+                nxt = hero.added_faith_level + 1
+                return hero.added_faith_level, nxt, None, 0, costs.faith_level_cost(content, nxt, religious=False), None
+            if cmd.target and cmd.target not in ("foi", hero.cult):
+                raise RuleError(f"{hero.name} does not worship the {cmd.target} (I-L571-573).")
             religious = content.entry("classes", hero.class_name).religious
             nxt = hero.faith_level + 1
             return hero.faith_level, nxt, None, 0, costs.faith_level_cost(content, nxt, religious=religious), None
@@ -382,10 +406,33 @@ def decide_buy(state: IllerganState, cmd: BuyXp, ctx: Context) -> list[Emit]:
         balance = left + hero.xp
     else:
         balance = costs.spend(hero.xp, charged, what=cmd.target or cmd.kind) + hero.heritage_xp
+    unlocked = _mastery_unlock(hero, state, cmd, to)
     ev = XpSpent(character=hero.id, kind=cmd.kind, target=cmd.target, from_value=frm, to_value=to, rank=rank,
                  acquire_xp=acquire, cost_required=required, cost_charged=charged,
-                 pool="heritage" if cmd.heritage else "xp", balance_after=balance, magic_level_after=level)
+                 pool="heritage" if cmd.heritage else "xp", balance_after=balance, magic_level_after=level,
+                 unlocked=unlocked, unlocked_rank=content_of(state).skill(unlocked).rank if unlocked else None)
     return [Emit(stream_of(hero.id), ev)]
+
+
+def _mastery_unlock(hero: Hero, state: IllerganState, cmd: BuyXp, to: int) -> str:
+    """A weapon mastery raised to 100% unlocks another, chosen, at 50% (I-L491); none left: nothing."""
+    content = content_of(state)
+    skill = content._index["skills"].get(cmd.target) if cmd.kind == "skill" else None
+    reached = skill is not None and skill.weapon_mastery and costs.mastery_unlock(to) is not None
+    if not reached:
+        if cmd.unlock:
+            raise RuleError("Only a weapon mastery raised to 100% unlocks another one (I-L491).")
+        return ""
+    open_ = [s.name for s in content.pack.skills if s.weapon_mastery and s.name != cmd.target
+             and (hero.skills.get(s.name) is None or hero.skills[s.name].pct < costs.MASTERY_UNLOCK_PCT)]
+    if not open_:
+        return ""
+    if not cmd.unlock:
+        raise RuleError(f"{cmd.target} reaches 100%: choose the weapon mastery it unlocks at 50% "
+                        f"({', '.join(open_)}) (I-L491).")
+    if cmd.unlock not in open_:
+        raise RuleError(f"{cmd.unlock} cannot be unlocked at 50%; choose one of {', '.join(open_)} (I-L491).")
+    return cmd.unlock
 
 
 def decide_money(state: IllerganState, cmd: ChangeMoney, ctx: Context) -> list[Emit]:
@@ -422,8 +469,11 @@ def decide_trade(state: IllerganState, cmd: Trade, ctx: Context) -> list[Emit]:
         content.entry("armours", cmd.item)
         listed = coins.piece_price(listed, cmd.piece, content)
     if cmd.sell:
-        if hero.items.get(label, 0) <= 0 and label not in (hero.weapon, hero.armour, hero.shield):
+        held = next((k for k, n in hero.items.items() if n > 0 and k == label), None) or next(
+            (k for k, n in hero.items.items() if n > 0 and gear.base(k) == label), None)
+        if held is None and label not in (hero.weapon, hero.armour, hero.shield):
             raise RuleError(f"{hero.name} does not carry {label}.")
+        label = held or label
         reference = coins.resale_price(listed, content, jewel=cmd.jewel)
         amount = reference if cmd.price_c is None else cmd.price_c
         return [Emit(stream_of(hero.id), MoneyChanged(
@@ -442,12 +492,33 @@ _SLOT_KIND = {"weapon": "weapons", "armour": "armours", "shield": "shields"}
 
 
 def decide_equip(state: IllerganState, cmd: Equip, ctx: Context) -> list[Emit]:
+    """Hold, wear or put away what the hero carries (I-L47-48); a lone armour piece covers its zone (I-L77)."""
     hero = find(state, cmd.character)
+    content = content_of(state)
+    if cmd.piece is not None:
+        if cmd.slot != "armour":
+            raise RuleError("Only an armour comes in pieces (I-L75).")
+        if cmd.piece not in gear.PIECES:
+            raise RuleError(f"Unknown armour piece {cmd.piece!r}; the pieces are {', '.join(gear.PIECES)} (I-L75).")
+        if hero.pieces.get(cmd.piece) == cmd.item:
+            raise RuleError(f"{hero.name} already wears that {cmd.piece}.")
+        if cmd.item is not None:
+            content.entry("armours", cmd.item)
+            label = gear.piece_label(cmd.item, cmd.piece)
+            if not gear.owns(hero, label):
+                raise RuleError(f"{hero.name} does not carry {label}; buy or pick it up first (I-L47-48).")
+        pieces = {k: v for k, v in hero.pieces.items() if k != cmd.piece}
+        if cmd.item is not None:
+            pieces[cmd.piece] = cmd.item
+        gear.check(hero, content, ctx.settings, pieces=pieces)
+        return [Emit(stream_of(hero.id), Equipped(character=hero.id, slot="armour", item=cmd.item, piece=cmd.piece))]
     if cmd.item is not None:
-        content_of(state).entry(_SLOT_KIND[cmd.slot], cmd.item)
+        content.entry(_SLOT_KIND[cmd.slot], cmd.item)
     if getattr(hero, cmd.slot) == cmd.item:
         raise RuleError(f"{hero.name} already has that {cmd.slot}.")
-    gear.check(hero, content_of(state), ctx.settings, **{cmd.slot: cmd.item})
+    if cmd.item is not None and not gear.owns(hero, cmd.item):
+        raise RuleError(f"{hero.name} does not carry {cmd.item}; buy or pick it up first (I-L47-48).")
+    gear.check(hero, content, ctx.settings, **{cmd.slot: cmd.item})
     return [Emit(stream_of(hero.id), Equipped(character=hero.id, slot=cmd.slot, item=cmd.item))]
 
 
@@ -498,7 +569,12 @@ def _apply_purchase(hero: Hero, ev: XpSpent) -> dict[str, Any]:
         case "skill":
             old = hero.skills.get(ev.target)
             entry = creation.SkillEntry(pct=ev.to_value, rank=ev.rank, fixed=bool(old and old.fixed))
-            return {"skills": {**hero.skills, ev.target: entry}}
+            skills = {**hero.skills, ev.target: entry}
+            if ev.unlocked:  # unlocked at 50%, its rank kept if it had one (I-L491)
+                had = hero.skills.get(ev.unlocked)
+                skills[ev.unlocked] = creation.SkillEntry(pct=costs.MASTERY_UNLOCK_PCT,
+                                                          rank=had.rank if had else ev.unlocked_rank)
+            return {"skills": skills}
         case "pp":
             m = hero.magics[ev.target]
             level = ev.magic_level_after or m.level
@@ -511,6 +587,8 @@ def _apply_purchase(hero: Hero, ev: XpSpent) -> dict[str, Any]:
             more = {"max_charges": coins.max_charges(value)} if ev.target == "Fo" else {}  # [10 + Fo] (I-L43)
             return {"characteristics": {**hero.characteristics, ev.target: value}, **more}
         case "faith":  # the day's PF follow the new level from the next Harmonisation (I-L592-595)
+            if ev.target and ev.target == hero.added_cult:
+                return {"added_faith_level": ev.to_value}
             return {"faith_level": ev.to_value, "pf_per_day": pf_per_day(hero.class_name, ev.to_value)}
     return {}
 
@@ -547,10 +625,27 @@ def evolve_money(state: IllerganState, ev: MoneyChanged, rec: RecordedEvent) -> 
             items[ev.item] = qty
         else:
             items.pop(ev.item, None)
+            changes = _unequip_sold(hero, ev.item, items)
     return _update(state, ev.character, copper=hero.copper + ev.amount_c, items=items, **changes)
 
 
+def _unequip_sold(hero: Hero, sold: str, items: dict[str, int]) -> dict[str, Any]:
+    """The last copy of what is in use is sold: it is no longer held or worn (I-L26, I-L79)."""
+    after = msgspec.structs.replace(hero, items=items)
+    changes: dict[str, Any] = {slot: None for slot in ("weapon", "armour", "shield")
+                               if getattr(hero, slot) in (sold, gear.base(sold)) and not gear.owns(after, getattr(hero, slot))}
+    pieces = {p: a for p, a in hero.pieces.items() if gear.owns(after, gear.piece_label(a, p))}
+    if pieces != hero.pieces:
+        changes["pieces"] = pieces
+    return changes
+
+
 def evolve_equipped(state: IllerganState, ev: Equipped, rec: RecordedEvent) -> IllerganState:
+    if ev.piece is not None:
+        pieces = {k: v for k, v in state.characters[ev.character].pieces.items() if k != ev.piece}
+        if ev.item is not None:
+            pieces[ev.piece] = ev.item
+        return _update(state, ev.character, pieces=pieces)
     fresh = {"shield_ps": None} if ev.slot == "shield" else {}  # a shield taken up has its own PS (I-L407)
     return _update(state, ev.character, **{ev.slot: ev.item}, **fresh)
 
@@ -626,7 +721,7 @@ SUMMARIES: dict[type, Any] = {
     XpSpent: on_event(_spent),
     HeroCorrected: _s("{e.character} : correction de la position {e.amends}, {e.field} {e.delta:+d}"),
     MoneyChanged: _s("{e.character} : {e.amount_c:+d}'C ({e.reason})"),
-    Equipped: lambda r: f"{r.event.character} : {r.event.slot} = {r.event.item or 'rien'}",
+    Equipped: lambda r: f"{r.event.character} : {r.event.piece or r.event.slot} = {r.event.item or 'rien'}",
     ItemsCarried: lambda r: (f"{r.event.character} {'prend' if r.event.qty_delta > 0 else 'laisse'} "
                              f"{abs(r.event.qty_delta)} {r.event.item}"
                              + (f" ({r.event.reason})" if r.event.reason else "")

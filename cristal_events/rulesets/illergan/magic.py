@@ -13,6 +13,7 @@ import msgspec
 from cristal_events.dice import Dice
 from cristal_events.errors import RuleError
 from cristal_events.rolls import Roll
+from cristal_events.rulesets.illergan.checks import casting_range_by_sense
 from cristal_events.rulesets.illergan.content import Content, Spell
 from cristal_events.rulesets.illergan.settings import DEFAULT, IllerganSettings, round_gap
 
@@ -161,6 +162,102 @@ def check_combination(primary_cast_level: int, secondary_levels: Sequence[int], 
     for lvl in secondary_levels:
         if lvl > primary_cast_level:
             raise RuleError(f"A secondary spell at level {lvl} exceeds the primary's level {primary_cast_level} (I-L228).")
+
+
+def check_known(spell: Spell, known_spells: Sequence[str], who: str) -> None:
+    """A character casts only his own mastered spells (I-L17 "ses propres sorts", I-L338, I-L443, I-L586)."""
+    if spell.name not in known_spells:
+        raise RuleError(f"{who} has not learned the spell {spell.name} (I-L17, I-L443): learn it from a teacher first.")
+
+
+Incantation = Literal["orale", "gestuelle", "canalisateur"]
+
+
+def check_incantation(types: Sequence[str], *, whispered: bool = False, gagged: bool = False, paralysed: bool = False,
+                      canalisateur_in_hand: bool = True, needs: Literal["all", "any"] = "all") -> None:
+    """The class's incantation types (I-L110-117): orale is stopped by a gag or paralysis and alone allows a
+    whisper (I-L113); gestuelle is stopped by paralysis only (I-L115); a canalisateur must be in hand, and
+    then paralysis does not stop it (I-L117). ``needs`` (setting ``incantation_needs``): every type of
+    the class must be usable ("all", the text's "doit"), or one suffices ("any")."""
+    if whispered and "orale" not in types:
+        raise RuleError("Only an oral incantation can be whispered (I-L113).")
+    if not types:
+        raise RuleError("This character has no incantation type and cannot cast spells (I-L110).")
+    blocked = {
+        "orale": "a gag or paralysis makes an oral incantation impossible (I-L113)" if gagged or paralysed else "",
+        "gestuelle": "paralysis stops a gestural incantation (I-L115)" if paralysed else "",
+        "canalisateur": "" if canalisateur_in_hand else "the canalisateur (sceptre or bourdon) must be in hand (I-L117)",
+    }
+    reasons = [blocked[t] for t in types if blocked.get(t)]
+    usable = [t for t in types if not blocked.get(t)]
+    if (needs == "all" and reasons) or (needs == "any" and not usable):
+        raise RuleError(f"The spell cannot be cast: {'; '.join(reasons)}.")
+
+
+def check_reach(sense: str, distance: float | None, *, energie: int, acuity: int = 0,
+                settings: IllerganSettings = DEFAULT) -> Fraction | int:
+    """The target must be located by one sense, within its range (I-L10-15), and never beyond [5 + E] m
+    (I-L161-162) when seen. Returns the range; ``distance`` None = within reach as the GM says."""
+    reach = casting_range_by_sense(sense, energie, acuity, settings)
+    if distance is not None:
+        if distance < 0:
+            raise RuleError(f"A distance cannot be negative ({distance} m).")
+        if distance > reach:
+            shown = float(reach) if Fraction(reach).denominator != 1 else int(reach)
+            raise RuleError(f"A target located by {sense} can be reached at {shown} m at most (I-L10-15, I-L161), "
+                            f"not at {distance:g} m.")
+    return reach
+
+
+# The target rolls Volonté automatically (I-L462, I-L476). A destruction spell has victims in a zone, not a
+# target: its magic damage is reduced by Volonté (I-L437) with no roll (ruling MAG-3).
+HOSTILE_CLASSES = ("altération", "projection")
+CONSENTED_CLASSES = ("amélioration", "protection", "soin")  # the target accepts or refuses (I-L465, I-L477-479)
+
+
+def resistance(spell: Spell, *, stealth: bool, spotted: bool, accept: bool | None, self_target: bool) -> str:
+    """How the target meets the spell (I-L18-20, I-L462-479): "vol_roll" (an automatic Volonté roll),
+    "no_vol_roll" (a stealthy mage not spotted: no roll, I-L20, I-L462), "accepted"/"refused" (a benefic
+    spell is accepted or refused without detecting the mage, I-L465; ``accept`` None = accepted), or "none"
+    (on oneself / no class)."""
+    cls = spell.spell_class.casefold()
+    if self_target:
+        return "none"
+    if cls in CONSENTED_CLASSES:
+        return "refused" if accept is False else "accepted"  # accepted unless the target says no (MAG-3)
+    if accept is not None:
+        raise RuleError(f"Only an amélioration, protection or soin spell is accepted or refused (I-L465), "
+                        f"not {spell.name}.")
+    if cls in HOSTILE_CLASSES:
+        return "no_vol_roll" if stealth and not spotted else "vol_roll"
+    return "none"
+
+
+def vol_roll_resists(face: int, vol: int) -> bool:
+    """The target's Volonté roll counters the spell's effects when the Dé100 is at most its Vol (I-L18;
+    the text gives no other threshold, ruling MAG-3)."""
+    return face <= vol
+
+
+def combination_cost(costs: Sequence[int]) -> int:
+    """A combination is one spell at launch (I-L224): its PM are the sum of its spells' PM."""
+    return sum(costs)
+
+
+def check_secondary(primary: Spell | None, secondary: Spell, *, primary_level: int, level: int, magic_level: int) -> None:
+    """A secondary spell works only on a compatible primary (same magic, ruling MAG-4), at a level ≤ the
+    primary's cast level and within its own min level and the magic level (I-L219, I-L226-228)."""
+    if secondary.kind != "secondaire":
+        raise RuleError(f"{secondary.name} is not a secondary spell (I-L226).")
+    if primary is not None:
+        if primary.kind != "primaire":
+            raise RuleError(f"Secondary spells are cast on a primary spell; {primary.name} is not one (I-L224-226).")
+        if primary.magic != secondary.magic:
+            raise RuleError(f"{secondary.name} ({secondary.magic}) is not compatible with {primary.name} "
+                            f"({primary.magic}) (I-L226).")
+    check_cast_level(secondary, magic_level, level)
+    if level > primary_level:
+        raise RuleError(f"A secondary spell at level {level} exceeds the primary's level {primary_level} (I-L228).")
 
 
 # ---------------------------------------------------------------- pp and magic levels (I-L194-214)

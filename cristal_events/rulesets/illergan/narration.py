@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...records import RecordedEvent
+from .fights.views import cast_after as _cast_after, cast_extras as _cast_extras
 from .fights import AttackResolved, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast
 from .heroes import CreatureCreated, Equipped, HeroCorrected, HeroCreated, MoneyChanged, XpAwarded, XpSpent
 from .tavern import DrinkConsumed, TimePassed
@@ -90,6 +91,9 @@ def _started(b: Any, e: FightStarted, a: Any) -> str:
 
 
 def _initiative(b: Any, e: InitiativeRolled, a: Any) -> str:
+    if e.kept:
+        return (f"Tour {e.turn} de « {e.fight} » : l'initiative du tour précédent est gardée : "
+                + ", ".join(name(a, c) for c in e.order))
     by = {x.character: x for x in e.entries}
     parts = []
     for cid in e.order:
@@ -147,7 +151,7 @@ def _cast(b: Any, e: SpellCast, a: Any) -> str:
     level = f"magie {e.magic} niveau {arrow(e.magic_level, e.magic_level_after)}" \
         if e.magic_level_after != e.magic_level else ""
     pp = f"+{e.pp_gained} pp" if e.pp_gained else ""
-    return _join(head, f"PM {pm}" if pm else "", target, level, pp)
+    return _join(head + _cast_extras(e), f"PM {pm}" if pm else "", target, level, pp) + _cast_after(e)
 
 
 def _ended(b: Any, e: FightEnded, a: Any) -> str:
@@ -203,7 +207,7 @@ def _money(b: Any, e: MoneyChanged, a: Any) -> str:
 
 
 def _equipped(b: Any, e: Equipped, a: Any) -> str:
-    slot = _SLOTS.get(e.slot, e.slot)
+    slot = _SLOTS.get(e.slot, e.slot) if e.piece is None else e.piece
     return f"{name(a, e.character)} : {slot} = {e.item}" if e.item else f"{name(a, e.character)} : plus d'{slot}"
 
 

@@ -11,7 +11,7 @@ from typing import Literal
 
 import msgspec
 
-from cristal_events import rounding
+import cristal_events.rounding as rounding
 
 GapRounding = Literal["none", "floor", "ceil", "round", "truncate"]
 
@@ -70,6 +70,9 @@ class IllerganSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     pfb_spend_order: Literal["player", "pf_first", "pfb_first"] = "player"
     # I-L531: PF come back at the cult's Harmonisation hour only, or at any new day (a table simplification).
     faith_renewal: Literal["harmonisation", "new_day"] = "harmonisation"
+    # I19 (I-L190-191, I-L479): the text states no natural recovery; True lets a rest give back the PV / PM
+    # the game master rules (``recover --source repos``), False leaves potions, healing and destiny points only.
+    rest_recovers: bool = True
     # I-L45: a hero may end up encumbered (the penalty has no numbers, G2); False refuses the change instead.
     allow_encumbrance: bool = False
     # A34 (I-L543): the window of the per-turn defence limits.
@@ -80,6 +83,11 @@ class IllerganSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     pm_refund_capped_at_max: bool = True
     lockpick_rounding: GapRounding = "floor"
     resale_rounding: GapRounding = "floor"
+    # MAG-2 (I-L110-117): a class with two incantation types needs both usable ("all": the text's "doit"),
+    # or either one ("any").
+    incantation_needs: Literal["all", "any"] = "all"
+    # MAG-5 (I-L207): out of combat 1 pp every 3 casts; False = casts out of combat give no pp at all.
+    pp_out_of_combat: bool = True
     # G32 / I-L237: the highest magic level.
     max_magic_level: int = 10
     # --- combat (issue 17 items 2-6, 16) ---

@@ -35,8 +35,9 @@ def sheet(hero: Hero, content: Content, settings: Any) -> dict[str, Any]:
     """Everything the Feuille de Personnage shows, derived from the folded hero."""
     th = None
     if all(k in hero.characteristics for k in ("Vit", "Vol", "Fo", "E")):
-        t = alcohol.thresholds(vit=hero.characteristics["Vit"], vol=hero.characteristics["Vol"],
-                               fo=hero.characteristics["Fo"], e=hero.characteristics["E"], settings=settings)
+        from .tavern import thresholds_of
+
+        t = thresholds_of(hero, settings)
         th = {k: float(getattr(t, k)) if getattr(t, k) != int(getattr(t, k)) else int(getattr(t, k))
               for k in alcohol.BANDS}
     return {
@@ -55,6 +56,7 @@ def sheet(hero: Hero, content: Content, settings: Any) -> dict[str, Any]:
         "xp": hero.xp, "xp_total": hero.xp_total, "heritage_xp": hero.heritage_xp,
         "starls": str(from_copper(hero.copper, content)) if content.pack.coin_ratio else f"{hero.copper}'C",
         "copper": hero.copper, "weapon": hero.weapon, "armour": hero.armour, "shield": hero.shield,
+        "pieces": dict(hero.pieces), "added_cult": hero.added_cult, "learned_pds": list(hero.learned_pds),
         "items": dict(hero.items), "max_charges": hero.max_charges, "encumbrance": gear.summary(hero, content),
         "languages": list(hero.languages), "traits": list(hero.traits), "preferred_hand": hero.preferred_hand,
         "alcohol": {"alc": hero.alc.alc, "alc_min": hero.alc.alc_min, "band": hero.alc.band, "thresholds": th},

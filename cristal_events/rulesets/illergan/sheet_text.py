@@ -35,6 +35,7 @@ def render(data: dict[str, Any]) -> list[str]:
         lines.append(f"Alc {alc['alc']} (minimum {alc['alc_min']}, {alc['band'] or 'sobre'}) ; seuils "
                      + ", ".join(f"{k} {round(v, 2):g}" for k, v in alc["thresholds"].items()))
     gear = [f"{k} {data[k]}" for k in ("weapon", "armour", "shield") if data[k]]
+    gear += [f"{piece} {armour}" for piece, armour in data.get("pieces", {}).items()]
     if gear:
         lines.append("Équipement : " + ", ".join(gear))
     if data.get("shield_ps") is not None:

@@ -35,6 +35,20 @@ class LoadedPack(msgspec.Struct, frozen=True, kw_only=True):
 class MagicEntry(msgspec.Struct, frozen=True, kw_only=True):
     level: int = 1  # every magic starts at level 1 (I-L213)
     pp: int = 0
+    casts_out_of_combat: int = 0  # relevant casts out of combat not yet turned into a pp (I-L207, A9)
+
+
+class ActiveSpell(msgspec.Struct, frozen=True, kw_only=True):
+    """A spell in effect on a character (its target, or its caster), for the stacking, concentration and
+    cancelling rules (I-L494-495, I-L514-515)."""
+
+    spell: str
+    caster: str
+    level: int  # the effective cast level (the stacking compares it, I-L514)
+    duration: int
+    unit: str = "tours"  # tours | minutes
+    concentrated: bool = False  # a duration of n turns kept as n minutes (I-L494)
+    position: int = 0
 
 
 class Affliction(msgspec.Struct, frozen=True, kw_only=True):
@@ -84,8 +98,14 @@ class Hero(msgspec.Struct, frozen=True, kw_only=True):
     pf_per_day: int = 0
     pf: int = 0
     pfb: int = 0
+    former_cults: tuple[str, ...] = ()  # cults left (I-L571, I-L580): a changed worshipper may not combine
+    added_cult: str | None = None  # the one cult an initial Ancêtres worshipper adds (I-L573, I-L582)
+    added_faith_level: int = 0
+    learned_pds: tuple[str, ...] = ()  # divine powers learned after creation (I-L611)
+    lock_attempts: dict[str, int] = {}  # a lock's name -> the attempts made on it (I-L108)
     magics: dict[str, MagicEntry] = {}
     spells: tuple[str, ...] = ()
+    creature_spells: dict[str, int] = {}  # a creature's spells and their indicated level (I-L619-623)
     preferred_hand: str = "droite"
     languages: tuple[str, ...] = ()
     traits: tuple[str, ...] = ()
@@ -107,6 +127,8 @@ class Hero(msgspec.Struct, frozen=True, kw_only=True):
     armour: str | None = None
     shield: str | None = None
     shield_ps: int | None = None  # the shield's PS left; None: the pack's full PS (I-L407, I-L439)
+    pieces: dict[str, str] = {}  # armour piece worn alone -> the armour it comes from (I-L75-77)
+    harmonised_at: int | None = None  # the log's clock (minutes) at the last Harmonisation (I-L531)
     body: Body | None = None  # None: a humanoid
     family: str = ""  # the bestiary family; "végétal": an animated plant (I-L625-628)
     natural_weapons: tuple[str, ...] = ()  # used in turn, a different one at each attack (I-L445-449)
@@ -117,6 +139,7 @@ class Hero(msgspec.Struct, frozen=True, kw_only=True):
     limbs_lost: tuple[str, ...] = ()
     conditions: tuple[str, ...] = ()  # "aveuglé", "invisible" (I-L413)
     afflictions: tuple[Affliction, ...] = ()  # critical riders still running (I-L507-509)
+    active_spells: tuple[ActiveSpell, ...] = ()  # spells in effect on this character (I-L494, I-L514)
     last_wound: WoundRef | None = None
     dead: bool = False
 
@@ -152,6 +175,7 @@ class Fight(msgspec.Struct, frozen=True, kw_only=True):
 
 class IllerganState(msgspec.Struct, kw_only=True):
     characters: dict[str, Hero] = {}
+    clock: int = 0  # minutes the log's clock has run (``wait``, time.passed)
     fights: dict[str, Fight] = {}
     packs: list[LoadedPack] = []
 

@@ -82,7 +82,12 @@ class PassTime(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def thresholds_of(hero: Hero, settings: Any) -> alcohol.Thresholds:
+    """The four thresholds from the base characteristics, or (``alc_threshold_inputs=modified``, A25)
+    from the characteristics as the current band leaves them (Titubage −3 Fo −5 Vol, Oubli +2 Fo −10 Vol,
+    I-L133-134)."""
     c = hero.characteristics
+    if settings.alc_threshold_inputs == "modified":
+        c = {k: int(v) for k, v in alcohol.affected(c, hero.alc.band).items() if k in ("Vit", "Vol", "Fo", "E")}
     try:
         return alcohol.thresholds(vit=c["Vit"], vol=c["Vol"], fo=c["Fo"], e=c["E"], settings=settings)
     except KeyError as exc:
@@ -136,6 +141,7 @@ def evolve_drink(state: IllerganState, ev: DrinkConsumed, rec: RecordedEvent) ->
 
 
 def evolve_time(state: IllerganState, ev: TimePassed, rec: RecordedEvent) -> IllerganState:
+    state = msgspec.structs.replace(state, clock=state.clock + ev.minutes)
     for s in ev.sobering:
         state = put(state, msgspec.structs.replace(state.characters[s.character], alc=s.after))
     return state

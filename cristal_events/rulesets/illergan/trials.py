@@ -17,7 +17,7 @@ from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit, on_event
 from cristal_events.records import RecordedEvent
 
-from . import checks, combat
+from . import checks, combat, gear
 from .alcohol import EFFECTS
 from .fights import sacrifice, spend
 from .fights.fold import _wound
@@ -54,6 +54,13 @@ class CheckRolled(Event, tag="check.rolled", kw_only=True):
     found: dict[str, bool] = {}
     bonus: int = 0  # a bonus to the skill (an object, a spell...), added to its % (I-L490)
     unlocked: bool = False  # the skill was not on the sheet: the bonus unlocks it at 0% for its time (I-L490)
+    # lockpicking (I-L106-108): the lock picked, the attempt's number, its time, the backlash of a failure
+    lock_name: str = ""
+    attempt: int = 0
+    minutes: int = 0
+    backlash: str = ""
+    pv_lost: int = 0
+    pick_broken: bool = False
 
 
 class ObjectThrown(Event, tag="check.object_thrown", kw_only=True):
@@ -116,6 +123,7 @@ class RollCheck(msgspec.Struct, frozen=True, kw_only=True):
     hidden: dict[str, int] = {}
     lock: str | None = None
     bonus: int = 0  # a bonus to the skill from an effect; a skill not on the sheet is unlocked at 0% (I-L490)
+    lock_name: str = ""  # the lock itself (a door, a chest), for its maximum attempts; default its type
 
 
 class Throw(msgspec.Struct, frozen=True, kw_only=True):
@@ -241,17 +249,49 @@ def _skinning(hero: Any, cmd: RollCheck, ctx: Context, state: IllerganState) -> 
 
 
 def _lockpick(hero: Any, cmd: RollCheck, ctx: Context, state: IllerganState) -> CheckRolled:
+    """With a crochet (I-L106); the lock's time, maximum attempts and backlash on a failure (I-L108)."""
     content = content_of(state)
+    if not gear.owns(hero, "Crochet"):
+        raise RuleError(f"{hero.name} has no crochet; a lock is picked with one (I-L106).")
     malus = cmd.malus
+    lock = None
     if cmd.lock is not None:
         lock = content.entry("lock_types", cmd.lock)
         if lock.malus is None:
             raise content.missing(f"The malus of {cmd.lock} locks", "G5 lock types")
         malus += lock.malus
+    name = cmd.lock_name or cmd.lock or "serrure"
+    attempt = hero.lock_attempts.get(name, 0) + 1
+    if lock is not None and lock.max_attempts is not None and attempt > lock.max_attempts:
+        raise RuleError(f"{hero.name} has made the {lock.max_attempts} attempts a lock {lock.name} allows on "
+                        f"{name} (I-L108).")
     r = ctx.dice().roll("1d100", purpose="lockpicking")
     c = checks.lockpick(r.total, stat(hero, "Dex"), stat(hero, "Sav"), malus, ctx.settings)
+    failed = lock is not None and not c.success
     return CheckRolled(character=hero.id, kind="lockpick", what=cmd.lock or "serrure", threshold=plain(c.threshold),
-                       malus=malus, roll=r, success=c.success)
+                       malus=malus, roll=r, success=c.success, lock_name=name, attempt=attempt,
+                       minutes=(lock.minutes or 0) if lock is not None else 0,
+                       backlash=lock.backlash if failed and lock is not None else "",
+                       pv_lost=lock.backlash_pv if failed and lock is not None else 0,
+                       pick_broken=bool(failed and lock is not None and lock.breaks_pick))
+
+
+def evolve_check(state: IllerganState, ev: CheckRolled, rec: RecordedEvent) -> IllerganState:
+    """A lockpicking attempt: counted on its lock, its time on the log's clock, its backlash (I-L108)."""
+    if ev.kind != "lockpick" or not ev.lock_name:
+        return state
+    hero = state.characters[ev.character]
+    items = dict(hero.items)
+    if ev.pick_broken:
+        held = next((k for k, n in items.items() if n > 0 and gear.base(k) == "Crochet"), None)
+        if held is not None:
+            items[held] -= 1
+            if not items[held]:
+                del items[held]
+    pv = hero.pv - ev.pv_lost
+    hero = msgspec.structs.replace(hero, items=items, pv=pv, dead=hero.dead or pv < 0,
+                                   lock_attempts={**hero.lock_attempts, ev.lock_name: ev.attempt})
+    return msgspec.structs.replace(put(state, hero), clock=state.clock + ev.minutes)
 
 
 _KINDS = {"check": _check, "search": _search, "skinning": _skinning, "lockpick": _lockpick}
@@ -395,6 +435,11 @@ def _summary(e: CheckRolled) -> str:
     if e.kind == "search":
         found = ", ".join(k for k, v in e.found.items() if v) or "rien"
         return f"{e.character} fouille ({e.what}) : Dé100 {e.roll.total}, trouve {found}"
+    if e.kind == "lockpick" and e.lock_name:
+        extra = (f", tentative {e.attempt}" + (f", {e.minutes} min" if e.minutes else "")
+                 + (f" ; contrecoup : {e.backlash}" if e.backlash else ""))
+        return (f"{e.character} crochète {e.lock_name} ({e.what}) : Dé100 {e.roll.total} contre {e.threshold} → "
+                f"{'réussite' if e.success else 'échec'}{extra}")
     tag = " (critique)" if e.critical else " (échec critique)" if e.fumble else ""
     info = ", information mineure" if e.minor_info else ""
     if e.unlocked:
@@ -418,5 +463,5 @@ EVENTS: tuple[type, ...] = tuple(SUMMARIES)
 DECIDERS: dict[type, Any] = {RollCheck: decide_check, Throw: decide_throw, TakeFall: decide_fall,
                              SetCondition: decide_condition, StrikeObject: decide_strike}
 EVOLVERS: dict[type, Any] = {FallTaken: evolve_fall, ObjectThrown: evolve_throw, ConditionChanged: evolve_condition,
-                             ObjectStruck: evolve_struck}
+                             ObjectStruck: evolve_struck, CheckRolled: evolve_check}
 COMPENSATORS: dict[type, Any] = {}

@@ -44,13 +44,13 @@ def sheet(camp, cid):
 
 # ------------------------------------------------------------------------------------ creation
 RACES = [
-    # race, fixed bases, senses, PV = PVmax, PM = PMmax, DP, DM (L517-L522, L556-L562, L596-L602)
+    # race, fixed bases, the six senses (L191-L204; Extrasensoriel unprinted: 0), PV = PVmax, PM = PMmax, DP, DM (L517-L522, L556-L562, L596-L602)
     ("Humain", dict(FRC=0, DEX=0, INT=0, MAG=0, CON=0, REF=0, OBS=0, MEM=0, CHAR=0),
-     dict(Vue=0, Ouïe=0, Goûter=0, Odorat=0, Toucher=0), 12, 6, 10, 0),
+     dict(Vue=0, Ouïe=0, Goûter=0, Odorat=0, Toucher=0, Extrasensoriel=0), 12, 6, 10, 0),
     ("Elfe", dict(FRC=-3, DEX=3, INT=3, MAG=2, CON=0, REF=0, OBS=3, MEM=-2, CHAR=3),
-     dict(Vue=6, Ouïe=6, Goûter=2, Odorat=2, Toucher=2), 6, 12, 10, 2),
+     dict(Vue=6, Ouïe=6, Goûter=2, Odorat=2, Toucher=2, Extrasensoriel=0), 6, 12, 10, 2),
     ("Nain", dict(FRC=3, DEX=-2, INT=-3, MAG=0, CON=4, REF=-3, OBS=-3, MEM=2, CHAR=-2),
-     dict(Vue=-4, Ouïe=2, Goûter=0, Odorat=0, Toucher=4), 16, 2, 12, 0),
+     dict(Vue=-4, Ouïe=2, Goûter=0, Odorat=0, Toucher=4, Extrasensoriel=0), 16, 2, 12, 0),
 ]
 
 
@@ -210,11 +210,12 @@ def test_award_all_gives_every_living_character():
 
 # ------------------------------------------------------------------------------------ equipment
 def test_an_item_with_a_disabling_handicap_cannot_be_equipped(camp):
-    # L871: FRC +2 with a two-handed sword FRC -6 gives -4: cannot use it (TV-13)
+    # L871: FRC +2 with a two-handed sword FRC -6 gives -4: cannot use it (TV-13) unless the GM allows it (L801)
     camp.execute(C.CreateCharacter(id="x", race="Humain", adjustments={"FRC": 2}))
     camp.execute(C.AddItem(character="x", item="Épée à deux mains"))
     refused(camp, C.EquipItem(character="x", item="Épée à deux mains"),
-            "Épée à deux mains cannot be used: its handicap leaves FRC -4 (L871).")
+            "Épée à deux mains's handicap leaves FRC -4 (L871): the GM may still let x use it (L801) with "
+            "--gm-allow REASON, adding penalties with --penalty STATE=N.")
     assert not char(camp, "x").items[0].equipped
 
 
@@ -293,7 +294,7 @@ def test_magic_cannot_heal_and_healing_stops_at_pvmax(camp):
     camp.execute(C.CreateCharacter(id="x", race="Humain"))
     camp.execute(C.Damage(character="x", amount=3, reason="chute"))
     refused(camp, C.Heal(character="x", amount=3, source="magie", reason="sort"),
-            "Magic can never heal a living being (L1188); record who or what healed instead.")
+            "Magic can never heal a living being (L1190); record who or what healed instead.")
     ev = camp.execute(C.Heal(character="x", amount=10, source="care", reason="bandages"))[0].event
     assert (ev.amount, ev.healed) == (10, 3) and char(camp, "x").pv == 12
 

@@ -34,7 +34,8 @@ def table(**settings):
     c.execute(H.CreateHero(character="lysa", choices=Choices(name="Lysa", race="Elfe", class_name="Mage",
                                                              heritage="Apprenti d'académie", magics=("Yarlysy",),
                                                              skills=("Blocage",)),
-                           characteristics=LYSA, pv=30, pm=60, rn=0, gift_face=5))
+                           characteristics=LYSA, pv=30, pm=60, rn=0, gift_face=5,
+                           spells=("Embrasement",)))  # learned spells only (I-L17)
     c.execute(H.CreateCreature(character="gob", name="Gobelin", characteristics=GOB, pv=200))
     c.execute(F.StartFight(fight="gue", participants=("thor", "lysa", "gob")))
     c.execute(F.RollInitiative(fight="gue"), faces=[50, 50, 50])
@@ -69,6 +70,7 @@ def gob_entry(recs):
 
 # ------------------------------------------------------------------ item 2: critical riders (I-L504-510)
 def test_hemorragie_takes_fo_pv_a_turn_for_three_turns(camp):
+    camp.execute(H.Carry(character="thor", item="Stylet", qty=1))  # equip takes what is carried (I-L47-48)
     camp.execute(H.Equip(character="thor", slot="weapon", item="Stylet"))  # perforant
     ev = camp.execute(attack(), faces=[1, 50, 3])[0].event  # 01: critical, reroll 50: tronc, d6 3
     assert (ev.critical, ev.zone, ev.damage, ev.pv_after, ev.rider.name) == (True, "tronc", 43, 157, "Hémorragie")
@@ -82,6 +84,7 @@ def test_hemorragie_takes_fo_pv_a_turn_for_three_turns(camp):
 
 
 def test_hemorragie_left_when_the_fight_ends_is_lost_at_once(camp):
+    camp.execute(H.Carry(character="thor", item="Stylet", qty=1))  # equip takes what is carried (I-L47-48)
     camp.execute(H.Equip(character="thor", slot="weapon", item="Stylet"))
     camp.execute(attack(), faces=[1, 50, 3])
     initiative(camp)  # one tick: 153
@@ -92,6 +95,7 @@ def test_hemorragie_left_when_the_fight_ends_is_lost_at_once(camp):
 
 def test_hemorragie_dropped_with_the_fight_under_the_setting():
     c = table(riders_at_fight_end="drop")
+    c.execute(H.Carry(character="thor", item="Stylet", qty=1))  # equip takes what is carried (I-L47-48)
     c.execute(H.Equip(character="thor", slot="weapon", item="Stylet"))
     c.execute(attack(), faces=[1, 50, 3])
     recs = c.execute(F.EndFight(fight="gue"))
@@ -100,10 +104,11 @@ def test_hemorragie_dropped_with_the_fight_under_the_setting():
 
 
 def test_handicap_takes_2fo_dex_for_three_turns(camp):
+    camp.execute(H.Carry(character="thor", item="Épée longue", qty=1))  # equip takes what is carried (I-L47-48)
     camp.execute(H.Equip(character="thor", slot="weapon", item="Épée longue"))  # tranchant
     ev = camp.execute(attack(hands=2), faces=[2, 50, 5])[0].event
     assert (ev.rider.name, ev.rider.dex_malus, ev.pv_after) == ("Handicap", 8, 155)  # I-L509: −[2 × 4] Dex
-    for turn in (2, 3, 4):
+    for _turn in (2, 3, 4):
         entry = gob_entry(initiative(camp))
         assert entry.dex == 12  # 20 − 8 at the initiative (I-L3)
         hit = camp.execute(attack("gob", "thor", weapon=""), faces=[90])[0].event
@@ -141,6 +146,7 @@ def test_a_block_needs_the_skill_and_a_shield(camp):
 
 
 def test_a_successful_block_still_deals_damage_through_the_shield(camp):
+    camp.execute(H.Carry(character="thor", item=ECU, qty=1))  # equip takes what is carried (I-L47-48)
     camp.execute(H.Equip(character="thor", slot="shield", item=ECU))
     # I-L273: the block succeeded, the damage is computed: 2 × 5 + 1 = 11 − SR 8 = 3 off the PS 25 (A13)
     ev = camp.execute(attack("gob", "thor", weapon="", defence="blocage", defended=True), faces=[30])[0].event
@@ -153,7 +159,9 @@ def test_a_successful_block_still_deals_damage_through_the_shield(camp):
 
 
 def test_a_shield_broken_by_a_block_passes_the_rest_to_the_character(camp):
+    camp.execute(H.Carry(character="thor", item="Épée longue", qty=1))  # equip takes what is carried (I-L47-48)
     camp.execute(H.Equip(character="thor", slot="weapon", item="Épée longue"))
+    camp.execute(H.Carry(character="lysa", item=ECU, qty=1))  # equip takes what is carried (I-L47-48)
     camp.execute(H.Equip(character="lysa", slot="shield", item=ECU))
     # 4 × 10 + 5 = 45 − SR 8 = 37: the 25 PS go, 12 reach Lysa's left leg (RN 0)
     ev = camp.execute(attack("thor", "lysa", hands=2, defence="blocage", defended=True), faces=[30, 5])[0].event
@@ -164,7 +172,9 @@ def test_a_shield_broken_by_a_block_passes_the_rest_to_the_character(camp):
 
 def test_block_damage_shield_sr_keeps_the_shield_whole():
     c = table(block_damage="shield_sr")
+    c.execute(H.Carry(character="thor", item="Épée longue", qty=1))  # equip takes what is carried (I-L47-48)
     c.execute(H.Equip(character="thor", slot="weapon", item="Épée longue"))
+    c.execute(H.Carry(character="lysa", item=ECU, qty=1))  # equip takes what is carried (I-L47-48)
     c.execute(H.Equip(character="lysa", slot="shield", item=ECU))
     ev = c.execute(attack("thor", "lysa", hands=2, defence="blocage", defended=True), faces=[30, 5])[0].event
     # 45 − 8 = 37 reach the leg: more than Lysa's 30 PV, she keeps 0 PV and loses it (I-L318)
@@ -179,6 +189,7 @@ def test_a_parry_still_cancels_the_damage(camp):
 
 # ------------------------------------------------------------------ item 5: thrown and ranged weapons (I-L95-99)
 def test_a_thrown_melee_weapon_gets_minus_40(camp):
+    camp.execute(H.Carry(character="thor", item="Stylet", qty=1))  # equip takes what is carried (I-L47-48)
     camp.execute(H.Equip(character="thor", slot="weapon", item="Stylet"))
     ev = camp.execute(attack(thrown=True, distance=4), faces=[90])[0].event
     assert (ev.adresse, ev.dex_maluses) == (20, [-40])  # 60 − 40 (I-L99)
@@ -193,6 +204,7 @@ def test_a_thrown_melee_weapon_gets_minus_40(camp):
 
 
 def test_a_ranged_weapon_needs_the_distance(camp):
+    camp.execute(H.Carry(character="thor", item="Arc court", qty=1))  # equip takes what is carried (I-L47-48)
     camp.execute(H.Equip(character="thor", slot="weapon", item="Arc court"))
     refused(camp, attack(hands=2), "Thor: Arc court shoots: give the distance to the target (--distance, I-L95-97).",
             faces=[50])
@@ -214,6 +226,7 @@ def test_a_lost_limb_cannot_be_lost_again_and_one_arm_holds_no_two_handed_grip()
     # 40 × 5 + 1 = 201 on the left arm (01-10): Thor survives at 0 PV and loses the arm (I-L318)
     ev = c.execute(F.Attack(fight="gue", attacker="troll", target="thor", weapon=""), faces=[5])[0].event
     assert (ev.zone, ev.damage, ev.pv_lost, ev.pv_after, ev.limb_lost) == ("bras gauche", 201, 40, 0, "bras gauche")
+    c.execute(H.Carry(character="thor", item="Hache à deux mains", qty=1))  # equip takes what is carried (I-L47-48)
     c.execute(H.Equip(character="thor", slot="weapon", item="Hache à deux mains"))
     refused(c, F.Attack(fight="gue", attacker="thor", target="troll", hands=2),
             "Thor: Only 1 arm is left: the weapon cannot be held in 2 hands (I-L318).", faces=[50])
@@ -240,6 +253,7 @@ def test_both_arms_lost_hold_no_weapon():
     ev = c.execute(F.Attack(fight="gue", attacker="troll", target="lysa", weapon=""), faces=[12])[0].event
     assert (ev.redirected_from, ev.zone, ev.pv_lost, c.state().rules.characters["lysa"].dead) == (
         "bras droit", "aucune", 0, False)
+    c.execute(H.Carry(character="lysa", item="Stylet", qty=1))  # equip takes what is carried (I-L47-48)
     c.execute(H.Equip(character="lysa", slot="weapon", item="Stylet"))
     refused(c, F.Attack(fight="gue", attacker="lysa", target="troll"),
             "Lysa: Both arms are lost: no weapon can be wielded (I-L318).", faces=[50])
@@ -310,6 +324,7 @@ def test_a_plant_takes_no_rider_and_no_knock_down():
     c.execute(H.CreateCreature(character="liane", name="Liane", characteristics=GOB, pv=200, family="végétal"))
     c.execute(F.EndFight(fight="gue"))
     c.execute(F.StartFight(fight="gue", participants=("thor", "liane")))
+    c.execute(H.Carry(character="thor", item="Stylet", qty=1))  # equip takes what is carried (I-L47-48)
     c.execute(H.Equip(character="thor", slot="weapon", item="Stylet"))
     ev = c.execute(F.Attack(fight="gue", attacker="thor", target="liane"), faces=[1, 50, 3])[0].event
     assert (ev.critical, ev.pv_lost, ev.rider, c.state().rules.characters["liane"].afflictions) == (True, 43, None, ())
@@ -319,6 +334,7 @@ def test_a_plant_takes_no_rider_and_no_knock_down():
 
 # ------------------------------------------------------------------ item 16: the magic block (I-L437-439)
 def test_a_magic_block_takes_the_srm_then_the_shield_ps_then_volonte(camp):
+    camp.execute(H.Carry(character="thor", item=ECU, qty=1))  # equip takes what is carried (I-L47-48)
     camp.execute(H.Equip(character="thor", slot="shield", item=ECU))
     cast = dict(caster="lysa", spell="Embrasement", cast_level=1, fight="gue", target="thor", blocked=True)
     refused(camp, F.CastSpell(damage=40, **{**cast, "target": "gob"}),
@@ -388,6 +404,7 @@ def test_a_failed_take_off_still_costs_the_minor_action():
 
 # ------------------------------------------------------------------ item 20: one attack on several targets (I-L292)
 def test_one_attack_on_several_targets_same_damage_and_zone_each_its_own_defence(camp):
+    camp.execute(H.Carry(character="thor", item="Hache à deux mains", qty=1))  # equip takes what is carried (I-L47-48)
     camp.execute(H.Equip(character="thor", slot="weapon", item="Hache à deux mains"))  # FP 1 + 1: two d6
     lysa = F.OtherTarget(target="lysa", defence="esquive", defence_pct=60)
     refused(camp, attack(hands=2, defender="lysa", defence="parade", defended=True, others=(lysa,)),
@@ -400,6 +417,7 @@ def test_one_attack_on_several_targets_same_damage_and_zone_each_its_own_defence
 
 
 def test_a_target_of_a_several_target_attack_that_defends_takes_nothing(camp):
+    camp.execute(H.Carry(character="thor", item="Hache à deux mains", qty=1))  # equip takes what is carried (I-L47-48)
     camp.execute(H.Equip(character="thor", slot="weapon", item="Hache à deux mains"))
     recs = camp.execute(attack(hands=2, defence="parade", defended=True,
                                others=(F.OtherTarget(target="lysa"),)), faces=[45, 3, 4])
@@ -420,6 +438,7 @@ def test_a_bonus_to_a_skill_not_on_the_sheet_unlocks_it_at_0(camp):
 
 # ------------------------------------------------------------------ item 17: désarmement and poison (I-L414-415)
 def test_a_disarmed_character_picks_his_weapon_up_with_a_minor_action(camp):
+    camp.execute(H.Carry(character="thor", item="Épée longue", qty=1))  # equip takes what is carried (I-L47-48)
     camp.execute(H.Equip(character="thor", slot="weapon", item="Épée longue"))
     camp.execute(F.TakeAction(fight="gue", character="thor", action="disarmed", what="botte de désarmement"))
     assert (hero(camp, "thor").weapon, hero(camp, "thor").dropped_weapon) == (None, "Épée longue")
@@ -449,6 +468,7 @@ def test_poisons_are_irreducible_and_add_up(camp):
 
 # ------------------------------------------------------------------ item 16: breakable objects (I-L407-409)
 def test_an_object_loses_damage_minus_sr_off_its_ps(camp):
+    camp.execute(H.Carry(character="thor", item="Épée longue", qty=1))  # equip takes what is carried (I-L47-48)
     camp.execute(H.Equip(character="thor", slot="weapon", item="Épée longue"))
     ev = camp.execute(R.StrikeObject(character="thor", what="porte", ps=30, sr=20), faces=[4])[0].event
     assert (ev.damage, ev.ps_lost, ev.ps_after, ev.broken) == (44, 24, 6, False)  # 4 × 10 + 4 − SR 20
@@ -465,7 +485,7 @@ def test_an_elemental_counts_its_spells_among_its_attacks():
     # given: a fire elemental of the game master with two attacks a turn, spells included (I-L529)
     ifrit = Hero(id="ifrit", name="Ifrit", kind="creature", characteristics=dict(GOB, Mana=50), pv=60, pv_max=60,
                  pm=100, pm_max=100, family="élémentaire", attacks_per_turn=2,
-                 magics={"Yarlysy": MagicEntry(level=3, pp=0)})
+                 magics={"Yarlysy": MagicEntry(level=3, pp=0)}, spells=("Embrasement",))  # learned (I-L17)
     c.apply(Emit(stream_of("ifrit"), H.CreatureCreated(character="ifrit", character_data=ifrit)))
     c.execute(F.EndFight(fight="gue"))
     c.execute(F.StartFight(fight="gue", participants=("thor", "ifrit")))
@@ -502,6 +522,7 @@ def test_a_creature_with_two_left_forelegs_loses_the_second_before_the_hits_go_t
 
 
 def test_a_coup_precis_bleeds_letalite_times_two(camp):
+    camp.execute(H.Carry(character="thor", item="Stylet", qty=1))  # equip takes what is carried (I-L47-48)
     camp.execute(H.Equip(character="thor", slot="weapon", item="Stylet"))
     ev = camp.execute(attack(letalite=3), faces=[1, 50, 3])[0].event
     assert (ev.rider.name, ev.rider.pv_per_turn) == ("Hémorragie", 6)  # I-L507: −[Létalité × 2]

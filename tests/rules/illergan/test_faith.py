@@ -161,3 +161,82 @@ def test_a_table_may_renew_faith_at_each_new_day():
         camp.execute(faithful("anselme", "Prêtre", magics=("Yarlysy",)))
         camp.execute(P.InvokePower(character="anselme", power="Main apaisante", cast_level=1))
         camp.execute(P.Harmonise(character="anselme"))
+
+
+def test_one_harmonisation_a_day_on_the_logs_clock(camp):
+    """I-L531: every day at the same hour, within one hour of it; the log's clock (wait) tells the day."""
+    from cristal_events.rulesets.illergan import tavern as T
+
+    camp.execute(P.InvokePower(character="anselme", power="Main apaisante", cast_level=1))
+    assert camp.execute(P.Harmonise(character="anselme", at="19:05"))[0].event.pf_after == 8
+    camp.execute(P.InvokePower(character="anselme", power="Main apaisante", cast_level=1))
+    camp.execute(T.PassTime(minutes=30))
+    refused(camp, P.Harmonise(character="anselme", at="19:35"),
+            "Anselme already renewed the PF 30 minutes ago on the log's clock; one Harmonisation a day (I-L531): "
+            "the next one is 1350 minutes away (wait).")
+    camp.execute(T.PassTime(minutes=1350))  # 23 h after the 19:05 prayer: the next day's hour (I-L531)
+    assert camp.execute(P.Harmonise(character="anselme", at="19:00"))[0].event.pf_after == 8
+    assert camp.state().rules.clock == 1380
+
+
+# ---------------------------------------------------------------- cults: changing, combining, learning (I-L571-611)
+def _level(camp, cid, n):
+    camp.execute(H.AwardXp(character=cid, amount=1000, reason="pèlerinage"))
+    for _ in range(n - hero(camp, cid).faith_level):
+        camp.execute(H.BuyXp(character=cid, kind="faith"))
+
+
+@pytest.mark.parametrize(("level", "cond", "fallback", "new"), [(3, "gt2", 1, 2), (2, "gt2", 1, 1), (2, "ge2", 1, 2),
+                                                                 (2, "gt2", 0, 0)],
+                         ids=["passed-level-2", "at-level-2", "ge2-reading", "fallback-0"])
+def test_a_religious_class_changing_cult_starts_at_2_if_it_passed_that_level(level, cond, fallback, new):
+    c = Table(name="Foi", ruleset="illergan", seed=9, settings={"cult_change_condition": cond,
+                                                                 "cult_change_fallback_level": fallback})
+    c.execute(H.LoadPack(name="example", data=msgspec.to_builtins(example_pack())))
+    c.execute(faithful("anselme", "Prêtre", magics=("Yarlysy",)))
+    _level(c, "anselme", level)
+    ev = c.execute(P.ChangeCult(character="anselme", cult="Dieu ailé", reason="une vision"))[0].event
+    assert (ev.former, ev.former_level, ev.faith_level) == ("Vikasar", level, new)  # I-L571, A38
+    h = hero(c, "anselme")
+    assert (h.cult, h.faith_level, h.pf_per_day, h.pf, h.former_cults) == ("Dieu ailé", new, 5 + 3 * new, 0, ("Vikasar",))
+
+
+def test_a_non_religious_class_changes_cult_at_level_0_and_only_an_ancetres_worshipper_combines(camp):
+    camp.execute(P.ChangeCult(character="thor", cult="Ancêtres"))  # a first cult chosen in play: level 0 (I-L578)
+    assert (hero(camp, "thor").cult, hero(camp, "thor").faith_level) == ("Ancêtres", 0)
+    ev = camp.execute(P.ChangeCult(character="thor", cult="Vikasar", add=True))[0].event
+    assert (ev.added, ev.faith_level) == (True, 0)  # added at level 0, the Ancêtres kept (I-L582)
+    assert (hero(camp, "thor").cult, hero(camp, "thor").added_cult) == ("Ancêtres", "Vikasar")
+    refused(camp, P.ChangeCult(character="thor", cult="Dieu ailé", add=True),
+            "An Ancêtres worshipper may add one new cult only (I-L573).")
+    camp.execute(H.AwardXp(character="thor", amount=500, reason="pèlerinage"))
+    ev = camp.execute(H.BuyXp(character="thor", kind="faith", target="Vikasar"))[0].event
+    assert (ev.from_value, ev.to_value, hero(camp, "thor").added_faith_level, hero(camp, "thor").faith_level) == (
+        0, 1, 1, 0)  # the added cult's level, at the non-religious costs (I-L573); the Ancêtres' unchanged
+    refused(camp, H.BuyXp(character="thor", kind="faith", target="Dieu ailé"),
+            "Thor does not worship the Dieu ailé (I-L571-573).")
+    refused(camp, P.InvokePower(character="thor", power="Bouclier de foi", cast_level=2),
+            "Bouclier de foi is a level 2 divine power; Thor has faith level 1 (I-L335).")  # Vikasar level 1
+    refused(camp, P.ChangeCult(character="bertrand", cult="Dieu ailé", add=True),
+            "Only characters who first worshipped the Ancêtres may add a second cult (I-L573).")
+    ev = camp.execute(P.ChangeCult(character="bertrand", cult="Ancêtres"))[0].event
+    assert ev.faith_level == 1  # an Inquisiteur at level 1 has not passed level 2: the fallback 1 (A38)
+    refused(camp, P.ChangeCult(character="bertrand", cult="Vikasar", add=True),
+            "Only characters who first worshipped the Ancêtres may add a second cult (I-L573).")  # he changed
+
+
+def test_learning_a_divine_power_from_a_book_or_a_level_6_faithful(camp):
+    camp.execute(P.ChangeCult(character="bertrand", cult="Ancêtres"))
+    c = camp
+    refused(c, P.InvokePower(character="bertrand", power="Main apaisante", cast_level=1),
+            "Main apaisante is a divine power of the Vikasar cult, not of Bertrand's Ancêtres (I-L603).")
+    refused(c, P.LearnPower(character="bertrand", power="Main apaisante", teacher_level=5),
+            "A divine power is taught by a faithful of level 6 or more, not 5 (I-L611).")
+    refused(c, P.LearnPower(character="bertrand", power="Bouclier de foi", from_book=True),
+            "Bouclier de foi is a level 2 divine power; Bertrand has unlocked faith level 1 only (I-L611).")
+    refused(c, P.LearnPower(character="anselme", power="Main apaisante", from_book=True),
+            "Anselme already masters Main apaisante (I-L335).")
+    ev = c.execute(P.LearnPower(character="bertrand", power="Main apaisante", teacher_level=6))[0].event
+    assert (ev.power, ev.level) == ("Main apaisante", 1)
+    c.execute(P.Harmonise(character="bertrand", at="16:10"))  # the Ancêtres' hour (I-L533)
+    assert c.execute(P.InvokePower(character="bertrand", power="Main apaisante", cast_level=1))[0].event.cost == 2

@@ -136,11 +136,13 @@ def test_search_and_lockpick(camp):
     ev = camp.execute(R.RollCheck(character="thor", kind="search", hidden={"coffre": 20, "clé": 50}),
                       faces=[69])[0].event
     assert ev.found == {"coffre": True, "clé": False}  # 69 < 50 + 40 − 20, not < 50 + 40 − 50 (I-L101)
+    camp.execute(H.Carry(character="thor", item="Crochet", qty=1))  # a lock is picked with a crochet (I-L106)
     ev = camp.execute(R.RollCheck(character="thor", kind="lockpick", lock="complexes"), faces=[20])[0].event
     assert (ev.threshold, ev.success) == (20, True)  # (50 + 30)/2 − 20, inclusive (I-L106)
 
 
 def _fight(camp, *others):
+    camp.execute(H.Carry(character="thor", item="Épée longue", qty=1))  # equip takes what is carried (I-L47-48)
     camp.execute(H.Equip(character="thor", slot="weapon", item="Épée longue"))
     camp.execute(F.StartFight(fight="gue", participants=("thor", "lysa", *others)))
 
@@ -169,6 +171,7 @@ def test_attack_through_sr_and_rn_with_exploding_die(camp):
 def test_critical_head_hit_kills_and_a_destiny_point_cancels_it(camp):
     camp.execute(H.CreateCreature(character="chef", name="Chef", characteristics=dict(Fo=3, Dex=45, Vol=10, Vit=25, Adresse=55),
                                   pv=30, weapon="Stylet"))
+    camp.execute(H.Carry(character="thor", item="Peau de bête épaisse", qty=1))
     camp.execute(H.Equip(character="thor", slot="armour", item="Peau de bête épaisse"))
     _fight(camp, "chef")
     ev = camp.execute(F.Attack(fight="gue", attacker="chef", target="thor"), faces=[2, 85, 6, 6, 5])[0].event
@@ -225,7 +228,9 @@ def test_critical_refund_after_a_first_spell_and_magic_damage(camp):
                                   damage=30), faces=[1, 7])[0].event
     assert (ev.pm_after, ev.pp_gained, ev.effective_level) == (50 - 10 + 12, 1, 2)  # I-L198, I-L525
     assert (ev.pv_lost, ev.pv_after) == (18, 22)  # 30 reduced by Vol 40% (I-L437)
-    with pytest.raises(RuleError, match="can be cast at levels 4 to 1"):  # TX-05 (I-L216)
+    # Lysa cannot even have learned Jet de lave (min level 4 > Yarlysy 1, TX-05, TX-20): an unlearned spell
+    # is not cast (I-L17, I-L443)
+    with pytest.raises(RuleError, match="has not learned the spell Jet de lave"):
         camp.execute(F.CastSpell(caster="lysa", spell="Jet de lave", cast_level=4), faces=[50])
 
 
@@ -273,3 +278,44 @@ def test_an_ended_fight_leaves_the_state_and_refuses_further_blows(camp):
     assert "gue" not in camp.state().rules.fights
     refused(camp, F.Attack(fight="gue", attacker="thor", target="lysa"), "No fight named 'gue' is under way.",
             exc=UnknownEntity, faces=[10])
+
+
+def test_lockpicking_needs_a_crochet_and_honours_time_attempts_and_backlash(camp):
+    """I-L106: with a crochet, Dé100 ≤ (Dex + Sav)/2 − Malus; I-L108: each lock type's time, maximum
+    attempts and backlash on a failure (the EXAMPLE pack's values: complexes 5 min, −20, 3 attempts, the
+    crochet breaks; magiques 10 min, −60, 1 attempt, a mana discharge of 10 PV)."""
+    refused(camp, R.RollCheck(character="thor", kind="lockpick", lock="complexes"),
+            "Thor has no crochet; a lock is picked with one (I-L106).")
+    camp.execute(H.Carry(character="thor", item="Crochet", qty=3))
+    ev = camp.execute(R.RollCheck(character="thor", kind="lockpick", lock="complexes", lock_name="coffre"),
+                      faces=[21])[0].event
+    assert (ev.threshold, ev.success, ev.attempt, ev.minutes, ev.pick_broken) == (20, False, 1, 5, True)
+    assert hero(camp, "thor").items["Crochet"] == 2 and camp.state().rules.clock == 5  # the crochet broke
+    for face in (30, 40):
+        camp.execute(R.RollCheck(character="thor", kind="lockpick", lock="complexes", lock_name="coffre"), faces=[face])
+    assert hero(camp, "thor").items.get("Crochet", 0) == 0
+    camp.execute(H.Carry(character="thor", item="Crochet", qty=1))
+    refused(camp, R.RollCheck(character="thor", kind="lockpick", lock="complexes", lock_name="coffre"),
+            "Thor has made the 3 attempts a lock complexes allows on coffre (I-L108).")
+    ev = camp.execute(R.RollCheck(character="thor", kind="lockpick", lock="magiques", lock_name="grimoire"),
+                      faces=[50])[0].event  # (50 + 30)/2 − 60 = −20: failed, the discharge hits
+    assert (ev.success, ev.backlash, ev.pv_lost, hero(camp, "thor").pv) == (False, "Décharge de mana : 10 PV", 10, 30)
+    refused(camp, R.RollCheck(character="thor", kind="lockpick", lock="magiques", lock_name="grimoire"),
+            "Thor has made the 1 attempts a lock magiques allows on grimoire (I-L108).")
+
+
+def test_a_weapon_mastery_at_100_unlocks_another_chosen_at_50(camp):
+    """I-L491: each time a weapon mastery reaches 100%, another one, chosen, is unlocked at 50%."""
+    camp.execute(H.AwardXp(character="thor", amount=5000, reason="la guerre"))
+    camp.execute(H.BuyXp(character="thor", kind="skill", target="Maîtrise des épées", value=99))
+    refused(camp, H.BuyXp(character="thor", kind="skill", target="Maîtrise des épées", value=100),
+            "Maîtrise des épées reaches 100%: choose the weapon mastery it unlocks at 50% (Maîtrise des arcs) (I-L491).")
+    refused(camp, H.BuyXp(character="thor", kind="skill", target="Maîtrise des épées", value=100, unlock="Esquive"),
+            "Esquive cannot be unlocked at 50%; choose one of Maîtrise des arcs (I-L491).")
+    ev = camp.execute(H.BuyXp(character="thor", kind="skill", target="Maîtrise des épées", value=100,
+                              unlock="Maîtrise des arcs"))[0].event
+    assert ev.unlocked == "Maîtrise des arcs"
+    arcs = hero(camp, "thor").skills["Maîtrise des arcs"]
+    assert (arcs.pct, arcs.rank) == (50, 1)  # unlocked at 50% (I-L491), no xp paid for it
+    refused(camp, H.BuyXp(character="thor", kind="skill", target="Esquive", value=10, unlock="Maîtrise des arcs"),
+            "Only a weapon mastery raised to 100% unlocks another one (I-L491).")

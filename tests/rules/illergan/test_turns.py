@@ -30,8 +30,10 @@ def camp():
                            characteristics=THOR, pv=40, pm=0, rn=10, gift_face=3))
     c.execute(H.CreateHero(character="lysa", choices=Choices(name="Lysa", race="Elfe", class_name="Mage",
                                                              heritage="Apprenti d'académie", magics=("Yarlysy",)),
-                           characteristics=LYSA, pv=30, pm=60, rn=0, gift_face=5))
+                           characteristics=LYSA, pv=30, pm=60, rn=0, gift_face=5,
+                           spells=("Embrasement", "Ardeur", "Bouclier de braise")))  # learned spells only (I-L17)
     c.execute(H.CreateCreature(character="gob", name="Gobelin", characteristics=GOB, pv=200))
+    c.execute(H.Carry(character="thor", item="Épée longue", qty=1))  # equip takes what is carried (I-L47-48)
     c.execute(H.Equip(character="thor", slot="weapon", item="Épée longue"))
     c.execute(F.StartFight(fight="gue", participants=("thor", "lysa", "gob")))
     c.execute(F.RollInitiative(fight="gue"), faces=[50, 50, 50])  # thor 140, lysa 150, gob 80: all act
@@ -122,6 +124,7 @@ def test_defences_per_turn(camp):
     assert (ev.defender, ev.pv_lost, ev.defender_turn_after.defences.parry_or_dodge) == ("thor", 0, 0)
     refused(camp, attack("gob", "thor", weapon="", action="extra_major", defence="esquive", defended=True),
             "Thor: The esquive defence is already used this turn (I-L543).", faces=[10])
+    camp.execute(H.Carry(character="thor", item="Écu d'écorce clouée", qty=1))  # equip takes what is carried (I-L47-48)
     camp.execute(H.Equip(character="thor", slot="shield", item="Écu d'écorce clouée"))  # a block needs one (I-L547)
     camp.execute(attack("gob", "thor", weapon="", action="extra_major", defence="blocage"), faces=[10])
     refused(camp, F.Defend(fight="gue", character="thor", defence="esquive", against_magic=True),

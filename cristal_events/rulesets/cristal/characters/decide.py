@@ -15,7 +15,8 @@ from cristal_events.records import RecordedEvent
 
 from ..state import CristalState
 from .. import alignment as align_rules
-from .. import equipment, progression
+from .. import crystals, equipment, magic, progression
+from .. import fixed as fixed_tables
 from ..content import (
     FIXED_STATES,
     ItemTemplate,
@@ -24,9 +25,10 @@ from ..content import (
     race_for_sex,
 )
 
-from .model import AddItem, AlignmentChanged, AlterState, AlterationEnded, AwardXp, BuyLevel, BuyTechnique, CONTENT_STREAM, ChangeAlignment, ChangeGold, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, CreateCharacter, Damage, DamageTaken, DropItem, EndAlteration, EquipItem, GoldChanged, Heal, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LearnSpell, LevelBought, LoadContentPack, MAGIC_SOURCES, Rest, Rested, SpellLearned, StateAltered, TechniqueBought, UnequipItem, XpAwarded  # noqa: F401
-from .derive import _find_item, content_of, current_fixed, death_threshold, equipped, find, regeneration, stable_of, stream_of  # noqa: F401
-from .fold import _CORRECTABLE_FIELD  # noqa: F401
+from .model import CharacterReady, CheckTechnique, MarkReady, PointsSet, SurEffort, SurEffortMade, TechniqueChecked
+from .model import AddItem, AlignmentChanged, AlterState, AlterationEnded, AwardXp, BuyLevel, BuyTechnique, CONTENT_STREAM, ChangeAlignment, ChangeGold, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, CreateCharacter, Damage, DamageTaken, DropItem, EndAlteration, EquipItem, GoldChanged, Heal, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, HEAL_SOURCES, LearnSpell, LevelBought, LoadContentPack, MAGIC_SOURCES, Rest, Rested, SpellLearned, StateAltered, TechniqueBought, UnequipItem, XpAwarded
+from .derive import _find_item, content_of, current_fixed, death_threshold, equipped, find, regeneration, stable_of, stream_of
+from .fold import _CORRECTABLE_FIELD
 
 
 # ============================================================================ decisions
@@ -59,6 +61,45 @@ def _targets(state: CristalState, ids: tuple[str, ...], all_: bool, what: str) -
     if not ids:
         raise RuleError(f"{what}: name a character or use --all.")
     return [find(state, i) for i in ids]
+
+
+class _At:
+    """The envelope a simulated fold needs (the position the next event will get)."""
+
+    def __init__(self, position: int) -> None:
+        self.position = position
+
+
+def _points(state: CristalState, cid: str, events: list[Any], ctx: Context) -> list[Emit]:
+    """The ``character.points_set`` that follows ``events`` when they move PVmax or PMmax.
+
+    During the creation phase the current PV and PM move with the maxima, both ways (L1482: they equal
+    PVmax and PMmax when the character starts; a wound taken meanwhile stays a wound); afterwards a
+    lowered maximum caps them (L328, L342: never PV 12 / PVmax 8), and a raised one leaves them where
+    they are (docs/rulings.md, "Current PV and PM capped").
+    """
+    from . import EVOLVERS  # the part's folds, to see the character after ``events``
+    after = state
+    for i, ev in enumerate(events):
+        after = EVOLVERS[type(ev)](after, ev, _At(ctx.position + 1 + i))
+    ch, was = after.characters.get(cid), state.characters.get(cid)
+    if ch is None or was is None:
+        return []
+    st = stable_of(ch, content_of(after), ctx.rounding)
+    old = stable_of(was, content_of(state), ctx.rounding)
+    dpv, dpm = min(0, st.PVmax - ch.pv), min(0, st.PMmax - ch.pm)
+    why = "cap"
+    if ch.creating:
+        dpv, dpm, why = st.PVmax - old.PVmax, st.PMmax - old.PMmax, "creation"
+        dpv, dpm = min(dpv, st.PVmax - ch.pv), min(dpm, st.PMmax - ch.pm)
+    if not dpv and not dpm:
+        return []
+    return [Emit(stream_of(cid), PointsSet(character=cid, pv_delta=dpv, pm_delta=dpm, pv_max=st.PVmax,
+                                           pm_max=st.PMmax, reason=why))]
+
+
+def _with_points(state: CristalState, cid: str, events: list[Any], ctx: Context) -> list[Emit]:
+    return [Emit(stream_of(cid), ev) for ev in events] + _points(state, cid, events, ctx)
 
 
 def decide_create(state: CristalState, cmd: CreateCharacter, ctx: Context) -> list[Emit]:
@@ -124,6 +165,13 @@ def decide_level(state: CristalState, cmd: BuyLevel, ctx: Context) -> list[Emit]
     ev = LevelBought(character=ch.id, class_name=cls.name, class_level=ch.classes.get(cls.name, 0) + 1,
                      global_level=nxt, stat=stat, cost_charged=cost, cost_required=cost, balance_after=balance,
                      level_limit=race.level_limit)
+    if ch.creating:  # L1478, L1482: a level bought at creation leaves the character at PVmax / PMmax
+        before = stable_of(ch, content, ctx.rounding)
+        after = stable_of(msgspec.structs.replace(ch, classes={**ch.classes, cls.name: ev.class_level},
+                                                  fixed={**ch.fixed, stat: ch.fixed.get(stat, 0) + 1}),
+                          content, ctx.rounding)
+        ev = msgspec.structs.replace(ev, pv_gain=max(0, after.PVmax - before.PVmax),
+                                     pm_gain=max(0, after.PMmax - before.PMmax))
     return [Emit(stream_of(ch.id), ev)]
 
 
@@ -180,17 +228,81 @@ def decide_add_item(state: CristalState, cmd: AddItem, ctx: Context) -> list[Emi
         except msgspec.ValidationError as exc:
             raise RuleError(f"Item '{cmd.item}' has an invalid property: {exc}.") from None
         source = "custom"
+    equipment.check_magic_dm(template)
+    template = _potion_item(_crystal_item(template), content_of(state))
     return [Emit(stream_of(ch.id), ItemAdded(character=ch.id, item=template, qty=cmd.qty, source=source))]
 
 
+def _potion_item(template: ItemTemplate, content: Any) -> ItemTemplate:
+    """A potion carried as an object (L1179-L1184): its spell and PM per effect are fixed when it is made
+    (L1177), at most 15 PM (L1184), one trigger (L1173-L1175)."""
+    spec = template.potion
+    if spec is None:
+        return template
+    spell = content.spell(spec.spell)
+    known = {e.name.casefold(): magic.VariableEffect(name=e.name, scale=e.scale, unit=e.unit, reduction=e.reduction)
+             for e in spell.effects}
+    spends = []
+    for key, pm in spec.spends.items():
+        eff = known.get(key.casefold())
+        if eff is None:
+            raise UnknownEntity(f"{spell.name} has no effect {key!r}; its effects: "
+                                f"{', '.join(e.name for e in spell.effects) or 'none'}.")
+        spends.append(magic.EffectSpend(effect=eff, pm=pm))
+    missing = [e.name for e in spell.effects if e.name.casefold() not in {k.casefold() for k in spec.spends}]
+    if missing:
+        raise RuleError(f"{spell.name} needs PM in every variable effect (L993); missing: {', '.join(missing)}.")
+    pm = magic.spell_pm_cost(spell.pm_base, spends, spell.pm_max)
+    crystals.make_potion(crystals.StoredSpell(name=spell.name, pm=pm, spends=tuple(spends)), spec.trigger)
+    return msgspec.structs.replace(template, potion=msgspec.structs.replace(
+        spec, spell=spell.name, pm=pm, spends={s.effect.name: s.pm for s in spends}))
+
+
+def _crystal_item(template: ItemTemplate) -> ItemTemplate:
+    """A Cristal Magique is written with its PM max (L921: "on doit uniquement inscrire le nombre de PM
+    maximum"); its price is the band's (L1083-L1089) unless one is given; 50 PM and above is "spéciale"."""
+    if template.crystal_pm is None:
+        if template.category == "Cristal Magique":
+            raise RuleError(f"The crystal {template.name} needs its PM max (--crystal-pm N, L919).")
+        return template
+    band = crystals.crystal_band(template.crystal_pm)
+    return msgspec.structs.replace(template, category="Cristal Magique",
+                                   price_po=template.price_po if template.price_po is not None else band.price_po)
+
+
 def decide_equip(state: CristalState, cmd: EquipItem, ctx: Context) -> list[Emit]:
+    """Equip an item (L877). The use of an item is never forbidden (L801); when its handicap leaves a
+    fixed state below 0 the character "should not" use it (L871) and the GM decides: the equip needs
+    ``gm_allowed`` (the GM's reason), with the penalties the GM adds (L871) applied while it is worn (D9)."""
     ch = find(state, cmd.character)
     item = _find_item(ch, cmd.item)
     if item.equipped:
         raise RuleError(f"{item.name} is already equipped.")
+    allowed = cmd.gm_allowed.strip()
+    penalties = {_penalty_key(k): v for k, v in cmd.penalties.items()}
     worn = equipment.effective_fixed(current_fixed(ch), equipped(ch))
-    equipment.check_usable(item.template, worn)  # a disabling handicap (L871, D9)
-    return [Emit(stream_of(ch.id), ItemEquipped(character=ch.id, item=item.name))]
+    u = equipment.usability(item.template, worn)
+    if u.usable and (allowed or penalties):
+        raise RuleError(f"{item.name}'s handicap leaves no fixed state below 0 (L871): there is nothing for the GM "
+                        "to allow or penalise.")
+    if not u.usable and not allowed:
+        states = ", ".join(f"{k} {v:+d}" for k, v in u.negative.items())
+        raise RuleError(f"{item.name}'s handicap leaves {states} (L871): the GM may still let {ch.name} use it "
+                        "(L801) with --gm-allow REASON, adding penalties with --penalty STATE=N.")
+    if any(v >= 0 for v in penalties.values()):
+        raise RuleError("A GM penalty must be negative (L871), e.g. --penalty ATT=-2.")
+    ev = ItemEquipped(character=ch.id, item=item.name, gm_allowed=allowed, penalties=penalties)
+    return _with_points(state, ch.id, [ev], ctx)
+
+
+_PENALTY_KEYS = (*FIXED_STATES, "DP", "DM", "ATT", "CNC", "PVmax", "PMmax")
+
+
+def _penalty_key(name: str) -> str:
+    key = next((k for k in _PENALTY_KEYS if k.casefold() == name.strip().casefold()), None)
+    if key is None:
+        raise UnknownEntity(f"Unknown state '{name}' for a GM penalty; use one of {', '.join(_PENALTY_KEYS)}.")
+    return key
 
 
 def decide_unequip(state: CristalState, cmd: UnequipItem, ctx: Context) -> list[Emit]:
@@ -198,7 +310,7 @@ def decide_unequip(state: CristalState, cmd: UnequipItem, ctx: Context) -> list[
     item = _find_item(ch, cmd.item)
     if not item.equipped:
         raise RuleError(f"{item.name} is not equipped.")
-    return [Emit(stream_of(ch.id), ItemUnequipped(character=ch.id, item=item.name))]
+    return _with_points(state, ch.id, [ItemUnequipped(character=ch.id, item=item.name)], ctx)
 
 
 def decide_drop(state: CristalState, cmd: DropItem, ctx: Context) -> list[Emit]:
@@ -207,7 +319,7 @@ def decide_drop(state: CristalState, cmd: DropItem, ctx: Context) -> list[Emit]:
     qty = item.qty if cmd.qty is None else cmd.qty
     if qty < 1 or qty > item.qty:
         raise RuleError(f"{ch.name} carries {item.qty} {item.name}; cannot drop {qty}.")
-    return [Emit(stream_of(ch.id), ItemDropped(character=ch.id, item=item.name, qty=qty, reason=cmd.reason))]
+    return _with_points(state, ch.id, [ItemDropped(character=ch.id, item=item.name, qty=qty, reason=cmd.reason)], ctx)
 
 
 def decide_gold(state: CristalState, cmd: ChangeGold, ctx: Context) -> list[Emit]:
@@ -249,21 +361,32 @@ def decide_damage(state: CristalState, cmd: Damage, ctx: Context) -> list[Emit]:
         unconscious=after < 0, dead=after < death_threshold(ch, content_of(state))))]
 
 
+def heal_source(text: str) -> str:
+    """The heal's source, one of the closed list (natural, care, alignment, divine): any wording of magic
+    (a spell, a potion, a crystal ...) is refused, since magic never heals (L1190)."""
+    words = " ".join(text.strip().casefold().replace("-", " ").replace("_", " ").split())
+    if not words:
+        raise RuleError("Healing needs a source (--source): natural, care, alignment or divine.")
+    if any(w.strip(".,;:'()") in MAGIC_SOURCES for w in words.replace("'", " ").split()):
+        raise RuleError("Magic can never heal a living being (L1190); record who or what healed instead.")
+    canon = HEAL_SOURCES.get(words)
+    if canon is None:
+        raise RuleError(f"Unknown heal source {text.strip()!r}; a heal comes from natural, care, alignment or "
+                        "divine (L367, L1190, L1419).")
+    return canon
+
+
 def decide_heal(state: CristalState, cmd: Heal, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     _alive(ch, "healing")
     if cmd.amount < 1:
         raise RuleError(f"Healing must be at least 1 PV, not {cmd.amount}.")
     reason = _need_reason(cmd.reason, "Healing")
-    source = cmd.source.strip().casefold()
-    if not source:
-        raise RuleError("Healing needs a source (--source): alignment, care, divine or another non-magic cause.")
-    if source in MAGIC_SOURCES:
-        raise RuleError("Magic can never heal a living being (L1188); record who or what healed instead.")
+    source = heal_source(cmd.source)
     content = content_of(state)
     pv_max = stable_of(ch, content, ctx.rounding).PVmax
     pool_used = 0
-    if source in ("alignment", "alignement"):
+    if source == "alignment":
         if not cmd.healer:
             raise RuleError("Alignment healing needs the healer (--by ID).")
         healer = find(state, cmd.healer)
@@ -295,8 +418,8 @@ def decide_alter(state: CristalState, cmd: AlterState, ctx: Context) -> list[Emi
     if cmd.delta == 0:
         raise RuleError("A temporary alteration of 0 changes nothing.")
     reason = _need_reason(cmd.reason, "A temporary alteration")
-    return [Emit(stream_of(ch.id), StateAltered(character=ch.id, stat=stat, delta=cmd.delta, until=cmd.until,
-                                                reason=reason))]
+    return _with_points(state, ch.id, [StateAltered(character=ch.id, stat=stat, delta=cmd.delta, until=cmd.until,
+                                                    reason=reason)], ctx)
 
 
 def decide_end_alteration(state: CristalState, cmd: EndAlteration, ctx: Context) -> list[Emit]:
@@ -304,7 +427,68 @@ def decide_end_alteration(state: CristalState, cmd: EndAlteration, ctx: Context)
     if not any(a.since == cmd.since for a in ch.alterations):
         known = ", ".join(f"{a.since} ({a.stat} {a.delta:+d})" for a in ch.alterations) or "none"
         raise UnknownEntity(f"{ch.name} has no alteration from position {cmd.since}; current: {known}.")
-    return [Emit(stream_of(ch.id), AlterationEnded(character=ch.id, since=cmd.since, reason=cmd.reason))]
+    ended = AlterationEnded(character=ch.id, since=cmd.since, reason=cmd.reason)
+    out = _with_points(state, ch.id, [ended], ctx)
+    alt = next(a for a in ch.alterations if a.since == cmd.since)
+    if ctx.settings.points_return_when_state_ends and (alt.pv_capped or alt.pm_capped) and len(out) == 1:
+        from . import EVOLVERS
+        after = EVOLVERS[AlterationEnded](state, ended, _At(ctx.position + 1)).characters[ch.id]
+        st = stable_of(after, content_of(state), ctx.rounding)
+        dpv = max(0, min(alt.pv_capped, st.PVmax - after.pv))
+        dpm = max(0, min(alt.pm_capped, st.PMmax - after.pm))
+        if dpv or dpm:
+            out.append(Emit(stream_of(ch.id), PointsSet(character=ch.id, pv_delta=dpv, pm_delta=dpm, pv_max=st.PVmax,
+                                                        pm_max=st.PMmax, reason="restore")))
+    return out
+
+
+def decide_ready(state: CristalState, cmd: MarkReady, ctx: Context) -> list[Emit]:
+    """Close the creation phase (L1448-L1482): "ses PV et ses PM actuels sont égaux à ses PVmax et PMmax"."""
+    ch = find(state, cmd.character)
+    if not ch.creating:
+        raise RuleError(f"{ch.name} is no longer being created: the creation phase closed (with 'character ready' "
+                        "or the first session).")
+    st = stable_of(ch, content_of(state), ctx.rounding)
+    return [Emit(stream_of(ch.id), CharacterReady(character=ch.id, pv_delta=st.PVmax - ch.pv, pm_delta=st.PMmax - ch.pm,
+                                                  pv_max=st.PVmax, pm_max=st.PMmax))]
+
+
+def decide_check_technique(state: CristalState, cmd: CheckTechnique, ctx: Context) -> list[Emit]:
+    """A Jet de Technique (L763-L776): level + adjustment + 1d6 >= difficulty (standard 5, L770); a
+    character without the technique rolls at level 0 and without adjustment (L774)."""
+    ch = find(state, cmd.character)
+    _alive(ch, "a Technique roll")
+    if cmd.difficulty < 0:
+        raise RuleError(f"A difficulty is 0 or more, not {cmd.difficulty} (standard 5, L770).")
+    tech = content_of(state).technique(cmd.technique)
+    level = ch.techniques.get(tech.name, 0)
+    fixed = equipment.effective_fixed(current_fixed(ch), equipped(ch))
+    roll = ctx.dice().roll("1d6", rounding=ctx.rounding, purpose=f"technique {tech.name}")  # type: ignore[arg-type]
+    adjustment = progression.technique_adjustment(tech, fixed, ctx.rounding) if level >= 1 else 0  # type: ignore[arg-type]
+    total = level + adjustment + roll.total
+    return [Emit(stream_of(ch.id), TechniqueChecked(
+        character=ch.id, technique=tech.name, level=level, adjustment=adjustment, face=roll.total, total=total,
+        difficulty=cmd.difficulty, success=total >= cmd.difficulty, roll=roll, reason=cmd.reason.strip()))]
+
+
+def decide_sur_effort(state: CristalState, cmd: SurEffort, ctx: Context) -> list[Emit]:
+    """A Sur-Effort the GM grants (L233-L242): the band's die of the state's current value (D27) added to
+    that fixed state for one action; the event records the table value reached (FRC 4: 240 kg, L235)."""
+    ch = find(state, cmd.character)
+    _alive(ch, "a Sur-Effort")
+    reason = _need_reason(cmd.reason, "A Sur-Effort (the GM's reason, L237)")
+    stat = _stat(cmd.stat)
+    score = equipment.effective_fixed(current_fixed(ch), equipped(ch))[stat]
+    die = fixed_tables.sur_effort_die(score)
+    roll = ctx.dice().roll(die, rounding=ctx.rounding, purpose=f"Sur-Effort {stat}")  # type: ignore[arg-type]
+    value = score + roll.total
+    before = after = ""
+    if stat in fixed_tables.TABLE_COLUMNS:
+        before = str(fixed_tables.table_row(stat, score)["value"])
+        after = str(fixed_tables.table_row(stat, value)["value"])
+    return [Emit(stream_of(ch.id), SurEffortMade(character=ch.id, stat=stat, score=score, die=die, bonus=roll.total,
+                                                 value=value, table_before=before, table_after=after, roll=roll,
+                                                 reason=reason))]
 
 
 def decide_pack(state: CristalState, cmd: LoadContentPack, ctx: Context) -> list[Emit]:
@@ -315,6 +499,8 @@ def decide_pack(state: CristalState, cmd: LoadContentPack, ctx: Context) -> list
     for section in ("races", "classes", "techniques", "items", "spells"):
         for key in getattr(added, section):
             plain_id(key, f"The {section[:-1]} name")
+    for item in added.items.values():
+        equipment.check_magic_dm(item)  # L861: only a magic item raises DM
     overrides = overrides_of(content_of(state), added, cmd.data, source=cmd.name,
                              packs=[(p.name, p.data) for p in state.packs])
     content_of(msgspec.structs.replace(state, packs=[*state.packs, ContentPack(name=cmd.name, data=cmd.data)]))

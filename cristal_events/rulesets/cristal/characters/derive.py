@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -12,9 +13,12 @@ from cristal_events.errors import RuleError, UnknownEntity
 from ..state import CristalState
 from .. import senses
 from .. import alignment as align_rules
-from .. import equipment, progression, stable
+from .. import crystals, equipment, progression, stable
+from .. import fixed as fixed_tables
+from ..crystals import Crystal
 from ..content import (
     FIXED_STATES,
+    SENSES,
     Content,
     ItemTemplate,
     _content_from_sections,
@@ -23,7 +27,7 @@ from ..content import (
     race_for_sex,
 )
 
-from .model import Character, ContentPack, OwnedItem  # noqa: F401
+from .model import Character, ContentPack, OwnedItem
 
 
 # ============================================================================ pure reads
@@ -66,7 +70,22 @@ def current_fixed(ch: Character) -> dict[str, int]:
 
 
 def equipped(ch: Character) -> list[ItemTemplate]:
-    return [i.template for i in ch.items if i.equipped]
+    """The equipped items' sheet lines; the penalties a GM added to an item it let the character use
+    despite its handicap (L871, D9) follow as one more line, ``<item> (pénalités du MJ)``, so they count
+    wherever a Bonus/Handicap counts and leave the item itself unchanged."""
+    out = []
+    for i in ch.items:
+        if i.equipped:
+            out.append(i.template)
+            if i.penalties:
+                out.append(ItemTemplate(name=f"{i.name} (pénalités du MJ)", category="Autres",
+                                        modifiers=dict(i.penalties)))
+    return out
+
+
+def effective_senses(ch: Character) -> dict[str, int]:
+    """The six senses with the equipped items' Bonus/Handicap on senses (L191-L204, L865)."""
+    return senses.effective(ch.senses, equipped(ch))
 
 
 def _find_item(ch: Character, name: str) -> OwnedItem:
@@ -115,7 +134,28 @@ def _num(x: Any) -> float | int:
     return int(f) if f.is_integer() else round(f, 3)
 
 
-def sheet(ch: Character, content: Content, rounding: str, *, regeneration_minimum_one: bool = False) -> dict[str, Any]:
+def crystal_lines(ch: Character, held: Mapping[str, Crystal]) -> list[dict[str, Any]]:
+    """The sheet's Cristal Magique section (L917-L923): PM max, the stored spell and its PM, with the
+    band's price and size (L1083-L1089); ``held`` is the campaign's crystals by name (a fight's stores)."""
+    by_name = {k.casefold(): v for k, v in held.items()}
+    out = []
+    for i in ch.items:
+        t = i.template
+        if t.crystal_pm is None and t.category != "Cristal Magique":
+            continue
+        c = by_name.get(i.name.casefold())
+        pm_max = t.crystal_pm if t.crystal_pm is not None else (c.capacity if c else None)
+        band = crystals.crystal_band(pm_max) if pm_max is not None else None
+        out.append({"name": i.name, "pm_max": pm_max,
+                    "spell": c.stored.name if c and c.stored else "", "pm": c.stored.pm if c and c.stored else 0,
+                    "locked_by": c.locked_by if c else None, "destroyed": bool(c and c.destroyed),
+                    "price_po": t.price_po if t.price_po is not None else (band.price_po if band else None),
+                    "size_cm3": band.size_cm3 if band else None})
+    return out
+
+
+def sheet(ch: Character, content: Content, rounding: str, *, regeneration_minimum_one: bool = False,
+          crystals_held: Mapping[str, Crystal] | None = None) -> dict[str, Any]:
     """The Feuille de Personnage as plain JSON data (issue 4 keys, plus weapons, regeneration, pools)."""
     st = stable_of(ch, content, rounding)
     race = race_for_sex(content.race(ch.race), ch.sex)
@@ -132,6 +172,7 @@ def sheet(ch: Character, content: Content, rounding: str, *, regeneration_minimu
     weight = equipment.carried_weight([(i.template, i.qty) for i in ch.items], gold_coins=ch.gold)
     load = equipment.load(eff["FRC"], weight)
     items = [{"name": i.name, "qty": i.qty, "equipped": i.equipped, "category": i.template.category,
+              **({"gm_allowed": i.gm_allowed, "penalties": dict(i.penalties)} if i.gm_allowed else {}),
               "section": "main" if i.template.category == "Principale" else "secondary",
               "weight_kg": _num(i.template.weight_kg * i.qty)} for i in ch.items]
     return {
@@ -142,7 +183,10 @@ def sheet(ch: Character, content: Content, rounding: str, *, regeneration_minimu
         "fixed_permanent": {s: ch.fixed.get(s, 0) for s in FIXED_STATES},
         "fixed_effective": eff,
         "alterations": [msgspec.to_builtins(a) for a in ch.alterations],
-        "senses": dict(ch.senses), "sense_ranges": senses.ranges(ch.senses), "specials": list(ch.specials),
+        "senses": effective_senses(ch), "senses_base": {k: ch.senses.get(k, 0) for k in SENSES},
+        "sense_ranges": senses.ranges(effective_senses(ch)), "specials": list(ch.specials),
+        "fixed_tables": fixed_tables.table_rows(eff),
+        "creating": ch.creating,
         "stable": {"DP": st.DP, "DM": st.DM, "ATT": st.ATT, "DMG": st.DMG, "CNC": st.CNC,
                    "PVmax": st.PVmax, "PMmax": st.PMmax, "weapon": st.weapon},
         "weapons": weapons,
@@ -158,7 +202,12 @@ def sheet(ch: Character, content: Content, rounding: str, *, regeneration_minimu
         "techniques": dict(ch.techniques),
         "spells": list(ch.spells),
         "items": items,
-        "crystals": [i["name"] for i in items if i["category"] == "Cristal Magique"],
+        "crystals": crystal_lines(ch, crystals_held or {}),
+        # magic items (MAG > 0, L1137): own DM = MAG (L851), automatic or manual (L1143-L1145)
+        "magic_items": [{"name": i.name, "mag": i.template.mag, "own_dm": equipment.item_self_dm(i.template),
+                         "activation": i.template.activation, "understood": i.name.casefold() in ch.understood}
+                        for i in ch.items if i.template.mag > 0],
+        "detected": dict(ch.detected),
         "encumbrance": {"weight_kg": _num(load.weight_kg), "encumbrance_kg": _num(load.encumbrance_kg),
                         "max_kg": _num(load.max_kg), "status": load.status},
         "gold": ch.gold,

@@ -6,11 +6,13 @@ from typing import Any
 
 import msgspec
 
+from cristal_events.events import SessionStarted
 from cristal_events.records import RecordedEvent
 
 
 from ..state import CristalState
-from .model import AlignmentChanged, Alteration, AlterationEnded, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, DamageTaken, GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought, OwnedItem, Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded  # noqa: F401
+from .model import CharacterReady, PointsSet
+from .model import AlignmentChanged, Alteration, AlterationEnded, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, DamageTaken, GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought, OwnedItem, Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded
 
 
 # ============================================================================ folds
@@ -29,7 +31,7 @@ def evolve_created(state: CristalState, ev: CharacterCreated, rec: RecordedEvent
     return _put(state, Character(
         id=ev.character, name=ev.name, race=ev.race, sex=ev.sex, player=ev.player, alignment=ev.alignment,
         luck=ev.luck, fixed=dict(ev.fixed), senses=dict(ev.senses), specials=list(ev.specials),
-        techniques=dict(ev.techniques), gold=ev.gold, pv=ev.pv, pm=ev.pm))
+        techniques=dict(ev.techniques), gold=ev.gold, pv=ev.pv, pm=ev.pm, creating=True))
 
 
 def _ch(state: CristalState, ev: Any) -> Character | None:
@@ -48,7 +50,8 @@ def evolve_level(state: CristalState, ev: LevelBought, rec: RecordedEvent) -> Cr
         return state
     return _update(state, ch.id, xp=ch.xp - ev.cost_charged, global_level=ch.global_level + 1,
                    classes={**ch.classes, ev.class_name: ch.classes.get(ev.class_name, 0) + 1},
-                   fixed={**ch.fixed, ev.stat: ch.fixed.get(ev.stat, 0) + 1})
+                   fixed={**ch.fixed, ev.stat: ch.fixed.get(ev.stat, 0) + 1},
+                   pv=ch.pv + ev.pv_gain, pm=ch.pm + ev.pm_gain)
 
 
 def evolve_technique(state: CristalState, ev: TechniqueBought, rec: RecordedEvent) -> CristalState:
@@ -82,8 +85,11 @@ def _set_equipped(state: CristalState, ev: ItemEquipped | ItemUnequipped, flag: 
     if ch is None:
         return state
     key = ev.item.casefold()
-    return _update(state, ch.id, items=[msgspec.structs.replace(i, equipped=flag) if i.name.casefold() == key else i
-                                        for i in ch.items])
+    allowed = ev.gm_allowed if isinstance(ev, ItemEquipped) else ""
+    penalties = dict(ev.penalties) if isinstance(ev, ItemEquipped) else {}
+    return _update(state, ch.id, items=[
+        msgspec.structs.replace(i, equipped=flag, gm_allowed=allowed, penalties=penalties)
+        if i.name.casefold() == key else i for i in ch.items])
 
 
 def evolve_dropped(state: CristalState, ev: ItemDropped, rec: RecordedEvent) -> CristalState:
@@ -155,6 +161,37 @@ def evolve_alteration_ended(state: CristalState, ev: AlterationEnded, rec: Recor
     if ch is None:
         return state
     return _update(state, ch.id, alterations=[a for a in ch.alterations if a.since != ev.since])
+
+
+def evolve_points_set(state: CristalState, ev: PointsSet, rec: RecordedEvent) -> CristalState:
+    """PV / PM moved; a cap that follows an alteration (the next position) is written on it, so that
+    its end can give the points back (setting ``points_return_when_state_ends``)."""
+    ch = _ch(state, ev)
+    if ch is None:
+        return state
+    alterations = ch.alterations
+    if ev.reason == "cap" and alterations and alterations[-1].since == rec.position - 1:
+        last = alterations[-1]
+        alterations = [*alterations[:-1], msgspec.structs.replace(
+            last, pv_capped=last.pv_capped - ev.pv_delta, pm_capped=last.pm_capped - ev.pm_delta)]
+    return _update(state, ch.id, pv=ch.pv + ev.pv_delta, pm=ch.pm + ev.pm_delta, alterations=alterations)
+
+
+def evolve_ready(state: CristalState, ev: CharacterReady, rec: RecordedEvent) -> CristalState:
+    ch = _ch(state, ev)
+    if ch is None:
+        return state
+    return _update(state, ch.id, pv=ch.pv + ev.pv_delta, pm=ch.pm + ev.pm_delta, creating=False)
+
+
+def evolve_session_started(state: CristalState, ev: SessionStarted, rec: RecordedEvent) -> CristalState:
+    """The first session closes every creation phase still open (L1482: "Au tout début d'un scénario");
+    the PV and PM are already at their maxima, kept there by ``character.points_set`` during creation."""
+    if not any(c.creating for c in state.characters.values()):
+        return state
+    chars = {cid: msgspec.structs.replace(c, creating=False) if c.creating else c
+             for cid, c in state.characters.items()}
+    return msgspec.structs.replace(state, characters=chars)
 
 
 _CORRECTABLE_FIELD = {"xp": "xp", "gold": "gold", "pv": "pv", "alignment": "alignment"}

@@ -16,8 +16,18 @@ from ..state import Alteration, Character, ContentPack, OwnedItem  # noqa: F401
 
 
 CONTENT_STREAM = "content"
-# sources a heal may not come from: magic never heals a living being (L1186-L1188)
-MAGIC_SOURCES = frozenset({"magic", "magie", "spell", "sort", "potion", "crystal", "cristal"})
+# words of a source that is magic: magic never heals a living being (L1190), in no wording
+MAGIC_SOURCES = frozenset({"magic", "magique", "magie", "spell", "sort", "sortilège", "potion", "potions", "crystal",
+                           "cristal", "cristaux", "enchantement", "artefact", "fiole", "élixir", "elixir"})
+# the closed list of what may heal (the book's): the body's own regeneration (L367, L490), care given by
+# someone (first aid is a technique, L749), a blessed alignment (L1417-L1419), a divine being (L1190)
+HEAL_SOURCES: dict[str, str] = {
+    "natural": "natural", "naturel": "natural", "naturelle": "natural", "régénération": "natural",
+    "regeneration": "natural",
+    "care": "care", "soins": "care", "soin": "care", "premiers soins": "care", "first aid": "care",
+    "alignment": "alignment", "alignement": "alignment",
+    "divine": "divine", "divin": "divine", "divinité": "divine", "dieu": "divine",
+}
 
 
 # ============================================================================ events
@@ -63,6 +73,9 @@ class LevelBought(Event, tag="xp.level_bought", kw_only=True):
     cost_required: int
     balance_after: int
     level_limit: int | None = None
+    #: during the creation phase the current PV / PM move with PVmax / PMmax (L1478, L1482)
+    pv_gain: int = 0
+    pm_gain: int = 0
 
 
 class TechniqueBought(Event, tag="xp.technique_bought", kw_only=True):
@@ -91,8 +104,13 @@ class ItemAdded(Event, tag="item.added", kw_only=True):
 
 
 class ItemEquipped(Event, tag="item.equipped", kw_only=True):
+    """An item equipped; ``gm_allowed`` is the GM's reason for letting a disabling handicap pass (L871,
+    D9) and ``penalties`` the penalties the GM added for it, applied while the item is equipped."""
+
     character: str
     item: str
+    gm_allowed: str = ""
+    penalties: dict[str, int] = {}
 
 
 class ItemUnequipped(Event, tag="item.unequipped", kw_only=True):
@@ -165,6 +183,61 @@ class AlterationEnded(Event, tag="character.alteration_ended", kw_only=True):
     character: str
     since: int
     reason: str = ""
+
+
+class PointsSet(Event, tag="character.points_set", kw_only=True):
+    """Current PV / PM moved by a change of PVmax / PMmax: ``reason`` "creation" moves them with the maxima
+    during the creation phase (L1482), "cap" brings them down to a lowered maximum (L328, L342), "restore"
+    gives back what an alteration's cap took when it ends (setting ``points_return_when_state_ends``)."""
+
+    character: str
+    pv_delta: int
+    pm_delta: int
+    pv_max: int
+    pm_max: int
+    reason: str
+
+
+class CharacterReady(Event, tag="character.ready", kw_only=True):
+    """The creation phase closes (L1448-L1482): PV = PVmax and PM = PMmax; explicit or at the first session."""
+
+    character: str
+    pv_delta: int = 0
+    pm_delta: int = 0
+    pv_max: int = 0
+    pm_max: int = 0
+
+
+class TechniqueChecked(Event, tag="technique.checked", kw_only=True):
+    """A Jet de Technique (L763-L776): ``[level + adjustment + 1d6] >= difficulty``; untrained: level 0,
+    no adjustment (L774)."""
+
+    character: str
+    technique: str
+    level: int
+    adjustment: int
+    face: int
+    total: int
+    difficulty: int
+    success: bool
+    roll: Roll
+    reason: str = ""
+
+
+class SurEffortMade(Event, tag="character.sur_effort", kw_only=True):
+    """A Sur-Effort the GM granted (L233-L242): the band's die added to one fixed state for one action
+    only (it is gone when the action ends), with the table value it reaches (L235)."""
+
+    character: str
+    stat: str
+    score: int
+    die: str
+    bonus: int
+    value: int
+    table_before: str = ""
+    table_after: str = ""
+    roll: Roll
+    reason: str
 
 
 class CharacterCorrected(Event, tag="character.corrected", kw_only=True):
@@ -244,6 +317,25 @@ class AddItem(msgspec.Struct, frozen=True, kw_only=True):
 class EquipItem(msgspec.Struct, frozen=True, kw_only=True):
     character: str
     item: str
+    gm_allowed: str = ""
+    penalties: dict[str, int] = {}
+
+
+class MarkReady(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+
+
+class CheckTechnique(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    technique: str
+    difficulty: int = 5
+    reason: str = ""
+
+
+class SurEffort(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    stat: str
+    reason: str
 
 
 class UnequipItem(msgspec.Struct, frozen=True, kw_only=True):

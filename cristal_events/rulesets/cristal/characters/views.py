@@ -7,7 +7,8 @@ from typing import Any
 
 
 
-from .model import AlignmentChanged, AlterationEnded, CharacterCorrected, CharacterCreated, ContentPackLoaded, DamageTaken, GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought, Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded  # noqa: F401
+from .model import CharacterReady, PointsSet, SurEffortMade, TechniqueChecked
+from .model import AlignmentChanged, AlterationEnded, CharacterCorrected, CharacterCreated, ContentPackLoaded, DamageTaken, GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought, Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded
 
 
 # ============================================================================ summaries
@@ -43,5 +44,15 @@ SUMMARIES: dict[type, Any] = {
     AlterationEnded: _s("{e.character} : fin de l'altération de la position {e.since}"),
     CharacterCorrected: _s("{e.character} : correction de la position {e.amends}, {e.field} {e.delta:+d}"),
     ContentPackLoaded: _pack_loaded,
+    PointsSet: lambda rec: (f"{rec.event.character} : PV {rec.event.pv_delta:+d}, PM {rec.event.pm_delta:+d} "
+                            + {"creation": f"(création : suivent PVmax {rec.event.pv_max}, PMmax {rec.event.pm_max})",
+                               "restore": "(rendus à la fin de l'altération)"}.get(
+                                   rec.event.reason, f"(plafonnés à PVmax {rec.event.pv_max}, PMmax {rec.event.pm_max})")),
+    CharacterReady: _s("{e.character} est prêt : PV {e.pv_max}/{e.pv_max}, PM {e.pm_max}/{e.pm_max} (fin de la création)"),
+    TechniqueChecked: lambda rec: (f"{rec.event.character} : jet de {rec.event.technique} niveau {rec.event.level} "
+                                   f"{rec.event.adjustment:+d} + 1d6 ({rec.event.face}) = {rec.event.total} contre "
+                                   f"{rec.event.difficulty} : {'réussi' if rec.event.success else 'échoué'}"),
+    SurEffortMade: _s("{e.character} : Sur-Effort {e.stat} {e.score:+d} + {e.die} ({e.bonus}) = {e.value:+d} "
+                      "pour cette action ({e.reason})"),
 }
 

@@ -28,21 +28,21 @@ from __future__ import annotations
 from typing import Any
 
 from ..state import CristalState
-from .common import *  # noqa: F401,F403  (the public API of each part)
-from .decide import *  # noqa: F401,F403
+from .common import *
+from .decide import *
 from .decide import (decide_ability, decide_act, decide_align, decide_attack, decide_end, decide_initiative,
                      decide_join, decide_next, decide_pass, decide_start)
-from .spells import *  # noqa: F401,F403
+from .spells import *
 from .spells import decide_cast, decide_potion, decide_release, decide_release_crystal, decide_store
-from .chance import *  # noqa: F401,F403
+from .chance import *
 from .chance import decide_reroll, summarize_redone
-from .fold import *  # noqa: F401,F403
+from .fold import *
 from .fold import _APPLY, evolver
-from .model import *  # noqa: F401,F403
+from .model import *
 from .model import (Attack, CastSpell, EndCombat, InspectCrystal, JoinCombat, LockCrystal, NextTurn, PassTurn,
                     ReleaseCrystal, ReleaseSpell, Reroll, RollInitiative, RollRedone, StartCombat, StoreInCrystal,
                     TakeAction, UnlockCrystal, UseAbility, UseAlignment, UsePotion)
-from .views import *  # noqa: F401,F403
+from .views import *
 from .views import TURN_EVENTS as _VIEW_TURNS
 from .views import log_entry as _view_log_entry
 from .views import summarize

@@ -30,7 +30,7 @@ from .model import (
     PmSpent,
     UnlockCrystal,
 )
-from .spells import _crystal_spell, _pay, _time_of
+from .spells import _crystal_spell, _pay, _time_of, require_known
 
 
 def _crystal(state: CristalState, name: str) -> cr.Crystal:
@@ -46,6 +46,7 @@ def _cast(state: CristalState, cb: Combat, actor: str, key: str, penalties: list
         _Scratch, m.CastResult, int]:
     """Pay and roll a crystal spell; the seconds it takes (Temps + combustion on a success)."""
     spell = _crystal_spell(state, key)
+    require_known(state, actor, spell.name)
     sc = _Scratch(state, cb, ctx.rounding)
     res = _pay(sc, actor, sc.nums(actor), spell.pm_base, spell.cnc, [], ctx.dice(), ctx, penalties, 0, None)
     dur = m.spell_durations(_time_of(spell, ""), spell.cnc, ctx.rounding, success=res.success)  # type: ignore[arg-type]

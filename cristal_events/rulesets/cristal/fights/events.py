@@ -334,6 +334,7 @@ class PotionUsed(Event, tag="combat.potion_used"):
     trigger: str
     target: str
     seconds: int
+    item: str = ""  # the carried potion used up (single use, L1181); "" for a potion the GM describes
 
 
 class AbilityUsed(Event, tag="combat.ability_used"):

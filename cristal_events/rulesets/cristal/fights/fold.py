@@ -14,8 +14,8 @@ import msgspec
 from ..state import CristalState
 from .. import crystals as cr
 from ..combat import tie_scores
-from .model import AbilityUsed, ActionTaken, AlignmentUsed, AttackResolved, Bled, Combat, CombatEnded, CombatJoined, CombatStarted, Condition, ConditionChanged, CrystalInspected, CrystalLocked, CrystalReleased, CrystalStored, CrystalUnlocked, Deconcentrated, Fighter, Incantation, InitiativeRolled, LastAttack, LastRoll, PmSpent, PotionUsed, PvChanged, Rerolled, RollRedone, SpellCast, SpellReleased, Swing, TieBroken, TurnPassed  # noqa: F401
-from .model import _now  # noqa: F401
+from .model import AbilityUsed, ActionTaken, AlignmentUsed, AttackResolved, Bled, Combat, CombatEnded, CombatJoined, CombatStarted, Condition, ConditionChanged, CrystalInspected, CrystalLocked, CrystalReleased, CrystalStored, CrystalUnlocked, Deconcentrated, Fighter, Incantation, InitiativeRolled, LastAttack, LastRoll, PmSpent, PotionUsed, PvChanged, Rerolled, RollRedone, SpellCast, SpellReleased, Swing, TieBroken, TurnPassed
+from .model import _now
 
 _replace = msgspec.structs.replace
 _Folded = tuple[CristalState, "Combat | None"]
@@ -272,6 +272,16 @@ def _ev_inspected(state: CristalState, ev: CrystalInspected) -> _Folded:
 
 
 def _ev_potion(state: CristalState, ev: PotionUsed) -> _Folded:
+    ch = state.characters.get(ev.actor)
+    if ev.item and ch is not None:  # single use (L1181): the vial leaves the bag
+        key, items = ev.item.casefold(), []
+        for i in ch.items:
+            if i.name.casefold() == key:
+                if i.qty <= 1:
+                    continue
+                i = _replace(i, qty=i.qty - 1)
+            items.append(i)
+        state = _replace(state, characters={**state.characters, ch.id: _replace(ch, items=items)})
     return state, _add_it(state.combats[ev.name], ev.actor, ev.seconds)
 
 

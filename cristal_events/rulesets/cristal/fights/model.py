@@ -8,7 +8,7 @@ import msgspec
 from ..state import Combat, CristalState, Fighter, Incantation, LastAttack, LastRoll  # noqa: F401
 from .. import characters
 from ..content import Content
-from .events import *  # noqa: F401,F403  (re-exported: ``from .model import AttackResolved`` works)
+from .events import *  # noqa: F403  (re-exported: ``from .model import AttackResolved`` works)
 
 STAT_KEYS = ("ATT", "DP", "DM", "CNC", "DMG", "PV", "PM", "PVmax", "PMmax", "REF", "CON", "FRC", "PVrace", "race",
              "ALIGN", "CHANCE", "VOLEUR", "VOL", "IT")
@@ -121,6 +121,7 @@ class StoreInCrystal(msgspec.Struct, frozen=True, kw_only=True):
     capacity: int | None = None
     penalties: list[str] = []
     time: str = ""
+    within: list[str] = []  # the other combatants within 6 m of the crystal: an explosion hits them too (L1093)
 
 
 class ReleaseCrystal(msgspec.Struct, frozen=True, kw_only=True):
@@ -171,6 +172,8 @@ class UsePotion(msgspec.Struct, frozen=True, kw_only=True):
     trigger: str = "ingestion"
     target: str = ""
     seconds: int | None = None
+    item: str = ""          # a potion the actor carries (spell, PM and trigger from it; one is used up)
+    day: int | None = None  # the in-game day, to check the potion has not faded (L1182)
 
 
 class UseAbility(msgspec.Struct, frozen=True, kw_only=True):

@@ -35,6 +35,15 @@ from .model import (
 )
 
 
+def require_known(state: CristalState, caster: str, spell_name: str) -> None:
+    """A campaign character casts only the spells it learned (L935 "le mage doit connaître la formule",
+    L954, L1042 step 1); an extra's numbers are the GM's, so its spells are too."""
+    ch = state.characters.get(caster)
+    if ch is not None and spell_name not in ch.spells:
+        raise RuleError(f"{ch.name} does not know {spell_name} (L954): learn it first with "
+                        f"'cristal xp buy spell {ch.id} \"{spell_name}\"'.")
+
+
 def _spell_effects(spell: SpellDef) -> dict[str, m.VariableEffect]:
     return {e.name.casefold(): m.VariableEffect(name=e.name, scale=e.scale, unit=e.unit, reduction=e.reduction)
             for e in spell.effects}
@@ -115,6 +124,7 @@ def decide_cast(state: CristalState, cmd: CastSpell, ctx: Context) -> list[Emit]
     sc = _Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
     _turn(state, cb, cmd.actor, mode, nums=sc.nums)
     spell = content(state).spell(cmd.spell)
+    require_known(state, cmd.actor, spell.name)
     for tid in cmd.targets:
         if _fighter(cb, tid).condition == "dead":
             raise RuleError(f"{tid} is dead; a spell cannot target it.")
@@ -172,6 +182,26 @@ def _crystal_spell(state: CristalState, key: str) -> SpellDef:
     return content(state).spell(cr.crystal_spell(key).name)
 
 
+def _carried_crystal(state: CristalState, actor: str, name: str) -> int | None:
+    """The PM max of the Cristal Magique ``name`` the character ``actor`` carries (L919), if any."""
+    ch = state.characters.get(actor)
+    for item in ch.items if ch is not None else ():
+        if item.name.casefold() == name.casefold() and item.template.crystal_pm is not None:
+            return item.template.crystal_pm
+    return None
+
+
+def _blast_zone(cb: Any, actor: str, within: list[str]) -> list[str]:
+    """Who an over-capacity explosion hits (L1093, radius 6 m): the caster, then every combatant named
+    within the radius (in that order, each once); a dead one takes nothing more."""
+    out = [actor]
+    for fid in within:
+        f = _fighter(cb, fid)
+        if fid not in out and f.condition != "dead":
+            out.append(fid)
+    return out
+
+
 def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
@@ -180,9 +210,13 @@ def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list
     crystals = getattr(state, "crystals", {})
     crystal = crystals.get(cmd.crystal)
     if crystal is None:
-        if cmd.capacity is None:
+        carried = _carried_crystal(state, cmd.actor, cmd.crystal)
+        capacity = cmd.capacity if cmd.capacity is not None else carried
+        if capacity is None:
             raise RuleError(f"The crystal {cmd.crystal!r} is new: give its capacity in PM (--capacity N).")
-        crystal = cr.Crystal(capacity=cmd.capacity)
+        if carried is not None and capacity != carried:
+            raise RuleError(f"The crystal {cmd.crystal!r} holds {carried} PM, not {capacity}.")
+        crystal = cr.Crystal(capacity=capacity)
     elif cmd.capacity is not None and cmd.capacity != crystal.capacity:
         raise RuleError(f"The crystal {cmd.crystal!r} holds {crystal.capacity} PM, not {cmd.capacity}.")
     if crystal.destroyed:
@@ -190,6 +224,10 @@ def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list
     if crystal.stored is not None:
         raise RuleError(f"The crystal {cmd.crystal!r} already holds {crystal.stored.name}; release it first.")
     spell = content(state).spell(cmd.spell)
+    require_known(state, cmd.actor, spell.name)
+    require_known(state, cmd.actor, _crystal_spell(state, "fermeture_cristalline").name)  # L1077: both spells
+    for fid in cmd.within:
+        _fighter(cb, fid)  # L1093: a combatant within the blast's 6 m
     spends = _spends(spell, dict(cmd.effects))
     time = _time_of(spell, cmd.time)
     nums = sc.nums(cmd.actor)
@@ -220,8 +258,9 @@ def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list
     sc.events.append(PmSpent(name=cmd.combat, character=cmd.actor, pm=_need(nums.PM, cmd.actor, "PM") - pm_after, pm_after=pm_after))
     sc.change(cmd.actor, -overdraw, "Fermeture Cristalline : PM puisés sous 0")
     if blast is not None and blast.roll is not None:
-        # the blast hits whoever is within 6 m: the caster holds the crystal (the GM adds the others)
-        sc.change(cmd.actor, -blast.roll.total, f"explosion du cristal {cmd.crystal}")
+        # L1093: one total hits everyone within 6 m, no DP nor DM: the caster and those the GM names
+        for fid in _blast_zone(cb, cmd.actor, list(cmd.within)):
+            sc.change(fid, -blast.roll.total, f"explosion du cristal {cmd.crystal}")
     return _finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
@@ -238,6 +277,7 @@ def decide_release_crystal(state: CristalState, cmd: ReleaseCrystal, ctx: Contex
         if _fighter(cb, tid).condition == "dead":
             raise RuleError(f"{tid} is dead; a spell cannot target it.")
     lib = _crystal_spell(state, "liberation_cristalline")
+    require_known(state, cmd.actor, lib.name)
     nums = sc.nums(cmd.actor)
     dice = ctx.dice()
     res = _pay(sc, cmd.actor, nums, lib.pm_base, lib.cnc, [], dice, ctx, list(cmd.penalties), 0, None)
@@ -257,26 +297,60 @@ def decide_release_crystal(state: CristalState, cmd: ReleaseCrystal, ctx: Contex
     return _finish(state, cmd.combat, [*head, *sc.events], mode)
 
 
+def carried_potion(state: CristalState, actor: str, name: str) -> Any:
+    """The potion ``name`` the character ``actor`` carries (an item holding a spell, L1179)."""
+    ch = state.characters.get(actor)
+    if ch is None:
+        raise RuleError(f"{actor} has no sheet to carry a potion; describe the potion's spell instead.")
+    for i in ch.items:
+        if i.name.casefold() == name.strip().casefold():
+            if i.template.potion is None:
+                raise RuleError(f"{i.name} is not a potion.")
+            return i
+    raise UnknownEntity(f"{ch.name} carries no potion '{name}'.")
+
+
+def fresh_potion(item: Any, day: int | None, fade_days: int) -> None:
+    """Refuse a potion whose spell has faded: "finit par se dissiper avec le temps (en moyenne 2 mois)"
+    (L1182), ``fade_days`` in-game days after the day it was made (setting ``potion_fade_days``; 0: never)."""
+    brewed = item.template.potion.brewed_day
+    if fade_days <= 0 or brewed is None:
+        return
+    if day is None:
+        raise RuleError(f"{item.name} was made on day {brewed}: give today's in-game day (--day N) to check it "
+                        f"has not faded (L1182).")
+    if day - brewed > fade_days:
+        raise RuleError(f"{item.name}, made on day {brewed}, has faded by day {day} ({fade_days} days, L1182): "
+                        "its spell is gone; drop it with 'item drop'.")
+
+
 def decide_potion(state: CristalState, cmd: UsePotion, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
     sc = _Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
     _turn(state, cb, cmd.actor, mode, nums=sc.nums)
-    spell = content(state).spell(cmd.spell)
-    spends = _spends(spell, dict(cmd.effects))
+    item, trigger, spell_name, given = "", cmd.trigger, cmd.spell, dict(cmd.effects)
+    if cmd.item:
+        carried = carried_potion(state, cmd.actor, cmd.item)
+        fresh_potion(carried, cmd.day, ctx.settings.potion_fade_days)
+        assert carried.template.potion is not None
+        item, trigger = carried.name, carried.template.potion.trigger
+        spell_name, given = carried.template.potion.spell, dict(carried.template.potion.spends)
+    spell = content(state).spell(spell_name)
+    spends = _spends(spell, given)
     potion = cr.make_potion(cr.StoredSpell(name=spell.name, pm=m.spell_pm_cost(spell.pm_base, spends),
-                                         spends=tuple(spends)), cmd.trigger)
+                                         spends=tuple(spends)), trigger)
     target = cmd.target or cmd.actor
     if _fighter(cb, target).condition == "dead":
         raise RuleError(f"{target} is dead; a potion cannot act on it.")
-    released = cr.trigger_potion(potion, cmd.trigger, target)
+    released = cr.trigger_potion(potion, trigger, target)
     assert released is not None
     if cmd.seconds is not None:
         seconds = cmd.seconds
     else:
-        seconds = c.action_duration("boire_potion" if cmd.trigger == "ingestion" else "lancer_item").seconds
-    ev = PotionUsed(name=cmd.combat, actor=cmd.actor, spell=spell.name, pm=potion.spell.pm, trigger=cmd.trigger,
-                    target=target, seconds=seconds)
+        seconds = c.action_duration("boire_potion" if trigger == "ingestion" else "lancer_item").seconds
+    ev = PotionUsed(name=cmd.combat, actor=cmd.actor, spell=spell.name, pm=potion.spell.pm, trigger=trigger,
+                    target=target, seconds=seconds, item=item)
     results = _apply_effects(sc, ctx.dice(), cmd.actor, spell.name, spends, [target], {}, mode)
     rel = SpellReleased(name=cmd.combat, caster=cmd.actor, spell=spell.name, results=results, combustion=0,
                         source="potion")

@@ -7,8 +7,8 @@ from typing import Any
 
 from ..state import CristalState
 from ....errors import RuleError
-from .model import AbilityUsed, ActionTaken, AlignmentUsed, AttackResolved, Bled, CombatEnded, CombatJoined, CombatStarted, ConditionChanged, CrystalReleased, CrystalStored, Deconcentrated, InitiativeRolled, PmSpent, PotionUsed, PvChanged, Rerolled, SpellCast, SpellReleased, Swing, TieBroken, TurnPassed  # noqa: F401
-from .decide import _combat, _int, numbers, whose_turn  # noqa: F401
+from .model import AbilityUsed, ActionTaken, AlignmentUsed, AttackResolved, Bled, CombatEnded, CombatJoined, CombatStarted, ConditionChanged, CrystalReleased, CrystalStored, Deconcentrated, InitiativeRolled, PmSpent, PotionUsed, PvChanged, Rerolled, SpellCast, SpellReleased, Swing, TieBroken, TurnPassed
+from .decide import _combat, _int, numbers, whose_turn
 
 
 # =========================================================================== summaries

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .model import *  # noqa: F401,F403  (the public API of each part)
-from .decide import *  # noqa: F401,F403  (the public API of each part)
-from .fold import *  # noqa: F401,F403  (the public API of each part)
-from .views import *  # noqa: F401,F403  (the public API of each part)
-from .model import ActionTaken, AfflictionTicked, ApplyPoison, PoisonApplied, Attack, Fly, FlightChanged, Move, Moved, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeRolled, RollInitiative, SpellCast, SpendDestiny, StartFight, TakeAction
+from .model import *
+from .decide import *
+from .fold import *
+from .views import *
+from .model import ActionTaken, AfflictionTicked, ApplyPoison, PoisonApplied, Attack, Fly, FlightChanged, Move, Moved, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeRolled, RollInitiative, SecondaryCast, SpellCast, SpendDestiny, StartFight, TakeAction
 from .decide import decide_poison, decide_fly, decide_move, decide_action, decide_attack, decide_cast, decide_defend, decide_destiny, decide_end, decide_initiative, decide_start
 from .fold import evolve_action, evolve_affliction, evolve_poison, evolve_flight, evolve_moved, evolve_attack, evolve_cast, evolve_destiny, evolve_ended, evolve_initiative, evolve_started
 from .views import SUMMARIES

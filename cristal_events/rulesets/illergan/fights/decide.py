@@ -12,12 +12,12 @@ from cristal_events.errors import RuleError
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit
 
-from .. import checks, combat, magic
+from .. import alcohol, checks, combat, gear, magic, spellbook
 from ..locations import limb_gone, nonhumanoid_zone
-from ..state import (Fight, Hero, IllerganState, Turn, content_of, fight_stream, find,
+from ..state import (ActiveSpell, Fight, Hero, IllerganState, Turn, content_of, fight_stream, find,
                     find_fight, plain, stat, stream_of)
 
-from .model import ActionTaken, AfflictionTicked, ApplyPoison, PoisonApplied, Attack, Fly, FlightChanged, Move, Moved, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeEntry, InitiativeRolled, RollInitiative, SpellCast, SpendDestiny, StartFight, TakeAction, _acuity  # noqa: F401
+from .model import ActionTaken, AfflictionTicked, ApplyPoison, PoisonApplied, Attack, Fly, FlightChanged, Move, Moved, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeEntry, InitiativeRolled, RollInitiative, SecondaryCast, SpellCast, SpendDestiny, StartFight, TakeAction, _acuity
 
 
 # ============================================================================ the turn economy
@@ -132,10 +132,21 @@ def decide_initiative(state: IllerganState, cmd: RollInitiative, ctx: Context) -
     for c, unaware in cmd.unspotted_by.items():
         if c in unaware:
             raise RuleError(f"{c} cannot be unspotted by himself (I-L8).")
-    dice = ctx.dice()
-    entries, results = [], []
     ticks = _bleeding(state, fight, range(fight.turn + 1, fight.turn + 2))  # I-L507: at the start of the turn
     bled_to_death = {t.character for t in ticks if t.dead}
+    if not ctx.settings.initiative_reroll_each_turn and fight.turn >= 1:
+        if cmd.maluses:
+            raise RuleError("The initiative is kept from the first turn (initiative_reroll_each_turn=false); "
+                            "no new malus applies (I-L4-7, A1).")
+        if cmd.unspotted_by:
+            raise RuleError("The initiative is kept from the first turn (initiative_reroll_each_turn=false); "
+                            "stealth gives no new order (I-L8, A1).")
+        order = [c for c in fight.order if not state.characters[c].dead and c not in bled_to_death]
+        kept = InitiativeRolled(fight=fight.name, turn=fight.turn + 1, entries=[], order=order,
+                                turns=_new_turns(fight, ctx.settings), kept=True)
+        return [Emit(fight_stream(fight.name), e) for e in ticks] + [Emit(fight_stream(fight.name), kept)]
+    dice = ctx.dice()
+    entries, results = [], []
     for c in fight.participants:
         hero = state.characters[c]
         if hero.dead or c in bled_to_death:
@@ -256,7 +267,10 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
         maluses = _adresse_maluses(a, weapon, cmd, fight)
     except RuleError as err:
         raise RuleError(f"{a.name}: {err}") from None
-    adresse = combat.effective_adresse(stat(a, "Adresse"), maluses, settings)
+    plate = gear.cuirasse(a)
+    if plate:  # the Dex malus is the cuirasse's (I-L78)
+        maluses.append(-content.entry("armours", plate).dex_malus)
+    adresse = combat.effective_adresse(stat(a, "Adresse"), [m for m in maluses if m], settings)
     if "aveuglé" in a.conditions or "invisible" in t.conditions:  # I-L413: divided, after the maluses
         adresse = int(checks.blinded_threshold(adresse, _acuity(a, "Acuité olfactive"), _acuity(a, "Acuité auditive"),
                                                settings))
@@ -371,8 +385,9 @@ def _damage_on(state: IllerganState, content: Any, settings: Any, a: Hero, t: He
         shield_fields = dict(shield=shield.name, shield_sr=plain(ssr), shield_ps_lost=b.ps_lost,
                              shield_ps_after=b.ps_after, shield_destroyed=b.destroyed)
     sr: int | Fraction = 0
-    if t.armour:
-        armour = content.entry("armours", t.armour)
+    worn = gear.armour_on(t, zone)  # the piece covering the zone hit (I-L75-77)
+    if worn:
+        armour = content.entry("armours", worn)
         sr = combat.effective_sr(combat.zone_sr(armour, zone, dtype, content), critical=critical,
                                  damage_type=dtype, settings=settings)
     lost = combat.pv_lost(through, sr, t.rn) if through else 0
@@ -595,29 +610,87 @@ def decide_destiny(state: IllerganState, cmd: SpendDestiny, ctx: Context) -> lis
     return [Emit(stream_of(hero.id), ev)]
 
 
+def _known_level(caster: Hero, spell: Any) -> tuple[str, int, int]:
+    """(magic, magic level, minimum level) the caster casts ``spell`` with: a hero's learned spell in its
+    magic (I-L17, I-L338), or a creature's spell in its own magic, whose level is its highest spell's
+    and whose minimum is the level indicated for the spell (I-L619-623)."""
+    if caster.kind == "creature" and spell.name in caster.creature_spells:
+        return _creature_magic(caster), max(caster.creature_spells.values()), caster.creature_spells[spell.name]
+    known = caster.magics.get(spell.magic)
+    if known is None:
+        raise RuleError(f"{caster.name} does not know the magic {spell.magic} of {spell.name}.")
+    magic.check_known(spell, caster.spells, caster.name)
+    return spell.magic, known.level, spell.min_level
+
+
+def _creature_magic(caster: Hero) -> str:
+    return f"Magie de {caster.name}"  # a magic of its own, not a known one (I-L619, I-L621)
+
+
+def _cost(content: Any, spell: Any, level: int, min_level: int, magic_level: int, cmd: CastSpell, settings: Any) -> int:
+    if not min_level <= level <= magic_level:
+        raise RuleError(f"{spell.name} can be cast at levels {min_level} to {magic_level} (I-L219, I-L623), "
+                        f"not at level {level}.")
+    base = magic.spell_base_cost(content, spell, level)
+    return int(Fraction(magic.pm_cost(base, cmd.modifiers_pct, whispered=cmd.whispered, settings=settings)).__ceil__())
+
+
 def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit]:
     caster = find(state, cmd.caster)
     if caster.dead:
         raise RuleError(f"{caster.name} is dead.")
     content, settings = content_of(state), ctx.settings
     spell = content.entry("spells", cmd.spell)
-    known = caster.magics.get(spell.magic)
-    if known is None:
-        raise RuleError(f"{caster.name} does not know the magic {spell.magic} of {spell.name}.")
+    magic_name, magic_level, min_level = _known_level(caster, spell)
+    if caster.kind != "creature":
+        magic.check_incantation(caster.incantation_types, whispered=cmd.whispered, gagged=cmd.gagged,
+                                paralysed=cmd.paralysed, canalisateur_in_hand=cmd.canalisateur,
+                                needs=settings.incantation_needs)
+    for holder in state.characters.values():
+        for a in holder.active_spells:
+            if a.caster == caster.id and a.concentrated:
+                raise RuleError(f"{caster.name} concentrates on keeping {a.spell} and cannot cast another spell "
+                                f"(I-L494): break the concentration first.")
+    if cmd.concentrate and cmd.duration_unit == "minutes":
+        raise RuleError("A duration in minutes is invariable (I-L495): concentration does not lengthen it.")
+    if cmd.concentrate and cmd.duration <= 0:
+        raise RuleError("Concentration keeps a spell with a duration (I-L494): give its duration in turns.")
+    if cmd.duration < 0:
+        raise RuleError(f"A spell's duration cannot be negative ({cmd.duration}).")
     turn_after = None
     if cmd.fight:
         fight = find_fight(state, cmd.fight)
         if caster.id not in fight.participants:
             raise RuleError(f"{caster.id} does not take part in the fight '{fight.name}'.")
+        classes = {spell.spell_class, *(content.entry("spells", s.spell).spell_class for s in cmd.secondaries)}
+        if cmd.action == "minor" and len(classes) > 1:
+            raise RuleError("A primary spell with a secondary of another class cannot be cast as a minor action (I-L230).")
         if caster.family == "élémentaire" and caster.attacks_per_turn:  # I-L529: a spell is one of its attacks
             turn_after, _ = _attack_turn(fight, caster, Attack(fight=fight.name, attacker=caster.id, target=caster.id,
                                                                 action="extra_major" if cmd.action == "extra_major"
                                                                 else "major"), settings)
         else:
             turn_after = spend(fight, caster, cmd.action, settings, spell=spell.spell_class or spell.name)
-    magic.check_cast_level(spell, known.level, cmd.cast_level)
-    cost = int(Fraction(magic.pm_cost(magic.spell_base_cost(content, spell, cmd.cast_level), cmd.modifiers_pct,
-                                      whispered=cmd.whispered, settings=settings)).__ceil__())
+    # the spell, or a secondary added to a primary cast earlier (I-L227), then its secondaries (I-L226-231)
+    primary, primary_level = spell, cmd.cast_level
+    if cmd.on_primary:
+        primary, primary_level = content.entry("spells", cmd.on_primary), cmd.on_primary_level
+        magic.check_secondary(primary, spell, primary_level=primary_level, level=cmd.cast_level, magic_level=magic_level)
+    elif spell.kind == "secondaire":
+        raise RuleError(f"{spell.name} is a secondary spell: cast it with a primary spell or on one cast earlier (I-L226).")
+    elif cmd.secondaries and spell.kind != "primaire":
+        raise RuleError(f"Secondary spells are cast on a primary spell; {spell.name} is not one (I-L224-226).")
+    cost = _cost(content, spell, cmd.cast_level, min_level, magic_level, cmd, settings)
+    levels = [cmd.cast_level] if cmd.on_primary else []
+    magic.check_combination(primary_level, [*levels, *(s.level for s in cmd.secondaries)], magic_level, content)
+    seconds: list[SecondaryCast] = []
+    for sc in cmd.secondaries:
+        sec = content.entry("spells", sc.spell)
+        _known_level(caster, sec)
+        magic.check_secondary(primary, sec, primary_level=primary_level, level=sc.level, magic_level=magic_level)
+        seconds.append(SecondaryCast(spell=sec.name, level=sc.level,
+                                     cost=_cost(content, sec, sc.level, sec.min_level, magic_level, cmd, settings)))
+    cost += magic.combination_cost([s.cost for s in seconds])
     if cost > caster.pm:
         raise RuleError(f"{spell.name} at level {cmd.cast_level} costs {cost} PM but {caster.name} has {caster.pm} (I-L17).")
     target = find(state, cmd.target) if cmd.target else None
@@ -631,17 +704,36 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
             raise RuleError(f"{target.name} cannot block: a block needs the Blocage skill and a shield (I-L547).")
         if cmd.fight:
             target_turn = defend(find_fight(state, cmd.fight), target, "blocage", against_magic=True)
-    level = known.level if settings.spell_threshold_level_source == "magic" else cmd.cast_level
+    acuity = {"hearing": "Acuité auditive", "smell": "Acuité olfactive"}.get(cmd.sense)
+    reach = magic.check_reach(cmd.sense, cmd.distance, energie=caster.characteristics.get("E", 0),
+                              acuity=_acuity(caster, acuity) if acuity else 0, settings=settings)
+    res = magic.resistance(spell, stealth=cmd.stealth, spotted=cmd.spotted, accept=cmd.accept,
+                           self_target=target is None or target.id == caster.id) if target is not None else "none"
+    level = magic_level if settings.spell_threshold_level_source == "magic" else cmd.cast_level
     if cmd.fight and not content.pack.pp_by_combination_size:
         raise content.missing("The pp per combination size", "I-L198-203")
-    launch = magic.roll_launch(ctx.dice(), level, content, settings)
+    dice = ctx.dice()
+    launch = magic.roll_launch(dice, level, content, settings)
     critical = launch.outcome == "critical"
+    rolls = list(launch.rolls)
+    resisted = False
+    if res == "vol_roll" and target is not None and launch.outcome != "counter":
+        r = dice.roll("1d100", purpose="Volonté roll")
+        rolls.append(r)
+        resisted = magic.vol_roll_resists(r.total, stat(target, "Vol"))
     refund_pm = int(magic.refund(cost, launch.rolls[1].total, settings)) if critical else 0
     pm_after = magic.pm_after_cast(caster.pm, caster.pm_max, cost, launch.outcome, refund_pm, settings)
-    pp = magic.pp_in_combat(1, content, counter_effect=launch.outcome == "counter") if cmd.fight else 0
-    level_after = magic.magic_level_for_pp(known.pp + pp, content, settings) if pp else known.level
+    known = caster.magics.get(magic_name)
+    counter_after: int | None = None
+    pp = 0
+    if cmd.fight:
+        pp = magic.pp_in_combat(1 + len(seconds), content, counter_effect=launch.outcome == "counter")
+    elif known is not None and settings.pp_out_of_combat and cmd.relevant and launch.outcome != "counter":
+        pp, counter_after = magic.pp_out_of_combat(known.casts_out_of_combat, 1)
+    pp_before = known.pp if known is not None else 0
+    level_after = magic.magic_level_for_pp(pp_before + pp, content, settings) if pp else magic_level
     fields: dict[str, Any] = {}
-    if target is not None and cmd.damage and launch.outcome != "counter" and cmd.blocked:
+    if target is not None and cmd.damage and launch.outcome != "counter" and res != "refused" and cmd.blocked:
         shield = content.entry("shields", target.shield)
         ps = target.shield_ps if target.shield_ps is not None else shield.ps
         b = magic.block_magic(cmd.damage, srm=shield.srm, shield_ps=ps, vol=stat(target, "Vol"), settings=settings)
@@ -649,18 +741,34 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
         fields = dict(raw_damage=cmd.damage, pv_lost=wound.pv_lost, pv_after=wound.pv_after, dead=wound.dead,
                       shield=shield.name, shield_ps_lost=ps - b.shield_ps_after, shield_ps_after=b.shield_ps_after,
                       shield_destroyed=b.destroyed)
-    elif target is not None and cmd.damage and launch.outcome != "counter":
+    elif target is not None and cmd.damage and launch.outcome != "counter" and res != "refused":
         lost = int(magic.vol_reduced(cmd.damage, stat(target, "Vol"), settings))
         wound = combat.apply_pv_loss(target.pv, lost, "", destiny_points=target.destiny_points)
         fields = dict(raw_damage=cmd.damage, pv_lost=wound.pv_lost, pv_after=wound.pv_after, dead=wound.dead)
-    ev = SpellCast(caster=caster.id, fight=cmd.fight, magic=spell.magic, spell=spell.name, cast_level=cmd.cast_level,
-                   magic_level=known.level, threshold_level=level, cost=cost, rolls=list(launch.rolls),
+    band = caster.alc.band
+    bonus = alcohol.EFFECTS[band].spell_level if band else 0  # Oubli: +1 to the spell's level (I-L134, I-L220)
+    eff_level = magic.effective_level(cmd.cast_level, bonus, critical=critical)
+    active, stacking, holder_id = None, "", ""
+    if cmd.duration and launch.outcome != "counter" and res != "refused":
+        holder = target if target is not None else caster
+        # n turns become n minutes while concentrating (I-L494); minutes are invariable (I-L495)
+        unit = "minutes" if cmd.concentrate else cmd.duration_unit
+        active = ActiveSpell(spell=spell.name, caster=caster.id, level=eff_level, duration=cmd.duration, unit=unit,
+                             concentrated=cmd.concentrate, position=ctx.position + 1)
+        _, stacking = spellbook.stack(holder, active)
+        holder_id = holder.id
+    ev = SpellCast(caster=caster.id, fight=cmd.fight, magic=magic_name, spell=spell.name, cast_level=cmd.cast_level,
+                   magic_level=magic_level, threshold_level=level, cost=cost, rolls=rolls,
                    outcome=launch.outcome, refund_pct=launch.refund_pct, refund_pm=refund_pm, pm_after=pm_after,
                    counter_effect=launch.counter_effect,
-                   effective_level=magic.effective_level(cmd.cast_level, critical=critical), pp_gained=pp,
-                   magic_level_after=max(level_after, known.level), target=cmd.target,
+                   effective_level=eff_level, pp_gained=pp,
+                   magic_level_after=max(level_after, magic_level), target=cmd.target,
                    action=cmd.action if cmd.fight else "", turn_after=turn_after, target_turn_after=target_turn,
-                   **fields)
+                   secondaries=seconds,
+                   on_primary=cmd.on_primary, sense=cmd.sense, distance=cmd.distance, reach=plain(reach),
+                   level_bonus=bonus, superior_effect=magic.superior_effect_active(spell, magic_level),
+                   resistance=res, resisted=resisted, casts_out_of_combat_after=counter_after,
+                   active=active if stacking != "cancelled" else None, holder=holder_id, stacking=stacking, **fields)
     stream = fight_stream(cmd.fight) if cmd.fight else stream_of(caster.id)
     return [Emit(stream, ev)]
 

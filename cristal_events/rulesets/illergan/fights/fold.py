@@ -11,7 +11,7 @@ from cristal_events.records import RecordedEvent
 from .. import combat
 from ..state import (Affliction, Fight, Hero, IllerganState, MagicEntry, Turn, WoundRef, put)
 
-from .model import ActionTaken, AfflictionTicked, PoisonApplied, AttackResolved, FlightChanged, Moved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast  # noqa: F401
+from .model import ActionTaken, AfflictionTicked, PoisonApplied, AttackResolved, FlightChanged, Moved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast
 
 
 # ============================================================================ folds
@@ -25,7 +25,7 @@ def evolve_started(state: IllerganState, ev: FightStarted, rec: RecordedEvent) -
 
 def _drop_afflictions(state: IllerganState, fight: str, before_turn: int | None) -> IllerganState:
     """Riders of ``fight`` that are over (last turn before ``before_turn``; None: all of them)."""
-    for c, hero in state.characters.items():
+    for hero in state.characters.values():
         keep = tuple(a for a in hero.afflictions
                      if a.fight != fight or (before_turn is not None and a.last_turn >= before_turn))
         if keep != hero.afflictions:
@@ -34,7 +34,9 @@ def _drop_afflictions(state: IllerganState, fight: str, before_turn: int | None)
 
 
 def evolve_initiative(state: IllerganState, ev: InitiativeRolled, rec: RecordedEvent) -> IllerganState:
-    acting = tuple(e.character for e in ev.entries if e.acts)
+    before = state.fights[ev.fight]
+    acting = (tuple(c for c in before.acting if c in ev.order) if ev.kept
+              else tuple(e.character for e in ev.entries if e.acts))
     state = _drop_afflictions(state, ev.fight, ev.turn)
     return _fight(state, msgspec.structs.replace(state.fights[ev.fight], turn=ev.turn, order=tuple(ev.order),
                                                  acting=acting, turns=dict(ev.turns or {})))
@@ -123,10 +125,12 @@ def evolve_destiny(state: IllerganState, ev: DestinyPointSpent, rec: RecordedEve
 
 def evolve_cast(state: IllerganState, ev: SpellCast, rec: RecordedEvent) -> IllerganState:
     caster = state.characters[ev.caster]
-    m = caster.magics[ev.magic]
-    caster = msgspec.structs.replace(caster, pm=ev.pm_after,
-                                     magics={**caster.magics, ev.magic: MagicEntry(level=ev.magic_level_after,
-                                                                                   pp=m.pp + ev.pp_gained)})
+    m = caster.magics.get(ev.magic)
+    if m is not None:  # a creature's own magic has no pp (I-L619-623)
+        counter = m.casts_out_of_combat if ev.casts_out_of_combat_after is None else ev.casts_out_of_combat_after
+        m = MagicEntry(level=ev.magic_level_after, pp=m.pp + ev.pp_gained, casts_out_of_combat=counter)
+        caster = msgspec.structs.replace(caster, magics={**caster.magics, ev.magic: m})
+    caster = msgspec.structs.replace(caster, pm=ev.pm_after)
     state = put(state, caster)
     if ev.fight:
         state = _turns(state, ev.fight, **{ev.caster: ev.turn_after})
@@ -136,6 +140,10 @@ def evolve_cast(state: IllerganState, ev: SpellCast, rec: RecordedEvent) -> Ille
         holder = state.characters[ev.target]
         state = put(state, msgspec.structs.replace(holder, shield_ps=None if ev.shield_destroyed else ev.shield_ps_after,
                                                    shield=None if ev.shield_destroyed else holder.shield))
+    if ev.active is not None and ev.holder:  # the same spell on the same target does not stack (I-L514)
+        holder = state.characters[ev.holder]
+        kept = tuple(a for a in holder.active_spells if a.spell != ev.active.spell)
+        state = put(state, msgspec.structs.replace(holder, active_spells=(*kept, ev.active)))
     if ev.target and ev.pv_lost:
         state = put(state, _wound(state.characters[ev.target], ev.pv_lost, rec.position, "", ev.dead))
     return state

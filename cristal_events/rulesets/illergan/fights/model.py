@@ -8,7 +8,7 @@ from cristal_events.events import Event
 from cristal_events.rolls import Roll
 
 from .. import combat
-from ..state import (Hero, Turn)
+from ..state import (ActiveSpell, Hero, Turn)
 
 
 
@@ -39,6 +39,7 @@ class InitiativeRolled(Event, tag="fight.initiative_rolled", kw_only=True):
     order: list[str]
     turns: dict[str, Turn] | None = None  # every combatant's new turn (None in logs before the turn economy)
     unspotted_by: dict[str, list[str]] = {}  # a stealthy attacker and those who have not spotted him (I-L8)
+    kept: bool = False  # initiative_reroll_each_turn=false: the last order and who acts are kept, no die (A1)
 
 
 class AttackResolved(Event, tag="fight.attack_resolved", kw_only=True):
@@ -168,6 +169,14 @@ class DestinyPointSpent(Event, tag="fight.destiny_point_spent", kw_only=True):
     narrative: str = ""
 
 
+class SecondaryCast(msgspec.Struct, frozen=True, kw_only=True):
+    """A secondary spell cast with (or on) a primary spell, at its own level (I-L226-228)."""
+
+    spell: str
+    level: int
+    cost: int = 0
+
+
 class SpellCast(Event, tag="magic.spell_cast", kw_only=True):
     caster: str
     fight: str = ""
@@ -198,6 +207,19 @@ class SpellCast(Event, tag="magic.spell_cast", kw_only=True):
     shield_ps_after: int = 0
     shield_destroyed: bool = False
     target_turn_after: Turn | None = None  # the target's defences after the block, in a fight (I-L543)
+    secondaries: list[SecondaryCast] = []  # cast with the primary, one spell at launch (I-L224-231)
+    on_primary: str = ""  # a primary cast at an earlier turn the secondaries are added to (I-L227)
+    sense: str = ""  # how the target is located (I-L10-15)
+    distance: float | None = None
+    reach: float | None = None  # the range by that sense (I-L10-15, I-L161)
+    level_bonus: int = 0  # level bonuses: Oubli +1 (I-L134, I-L220)
+    superior_effect: bool = False  # the italic superior effect applies (I-L517-518)
+    resistance: str = ""  # vol_roll | no_vol_roll | accepted | refused | none (I-L18-20, I-L462-479)
+    resisted: bool = False  # the target's Volonté roll countered the effects other than damage (I-L18, I-L467)
+    casts_out_of_combat_after: int | None = None  # the magic's counter of casts out of combat (I-L207)
+    active: ActiveSpell | None = None  # the spell now in effect on its target (or caster) (I-L494)
+    holder: str = ""  # who it is in effect on
+    stacking: str = ""  # "replaced" the same spell, or "cancelled" by a higher one (I-L514)
 
 
 class FightEnded(Event, tag="fight.ended", kw_only=True):
@@ -303,6 +325,21 @@ class CastSpell(msgspec.Struct, frozen=True, kw_only=True):
     damage: int = 0  # the spell's raw magic damage (G25: the spell lists are the game master's)
     blocked: bool = False  # the target blocked with its shield: SRM, then PS, the rest by Volonté (I-L439)
     action: Literal["major", "minor", "extra_major"] = "major"  # in a fight (I-L253, I-L261, I-L265)
+    secondaries: tuple[SecondaryCast, ...] = ()  # secondary spells cast with this primary (I-L226)
+    on_primary: str = ""  # ``spell`` is a secondary added to this primary cast at an earlier turn (I-L227) ...
+    on_primary_level: int = 0  # ... at this cast level
+    sense: Literal["sight", "hearing", "smell", "touch"] = "sight"  # how the target is located (I-L10-15)
+    distance: float | None = None  # metres to the target or the zone's centre (I-L161, I-L467)
+    stealth: bool = False  # cast stealthily: the target perceives the mage with none of its senses (I-L20)
+    spotted: bool = False  # ... but the target spotted him all the same (I-L462)
+    accept: bool | None = None  # a benefic spell's target accepts (True) or refuses (False) it (I-L465)
+    gagged: bool = False  # I-L113
+    paralysed: bool = False  # I-L113-117
+    canalisateur: bool = True  # the canalisateur is in hand (I-L117)
+    relevant: bool = True  # out of combat: the GM deems the cast relevant (I-L207)
+    duration: int = 0  # the duration its description gives (0: instantaneous)
+    duration_unit: Literal["tours", "minutes"] = "tours"
+    concentrate: bool = False  # n turns become n minutes while the mage only keeps this spell (I-L494)
 
 
 class EndFight(msgspec.Struct, frozen=True, kw_only=True):

@@ -8,7 +8,7 @@ from typing import Any
 from cristal_events.ruleset import on_event
 
 
-from .model import ActionTaken, AfflictionTicked, PoisonApplied, AttackResolved, FlightChanged, Moved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast  # noqa: F401
+from .model import ActionTaken, AfflictionTicked, PoisonApplied, AttackResolved, FlightChanged, Moved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast
 
 
 # ============================================================================ summaries
@@ -37,8 +37,35 @@ def _cast(e: SpellCast) -> str:
     out = {"critical": f"critique, {e.refund_pct}% rendus (+{e.refund_pm} PM)", "normal": "réussi",
            "counter": f"contre-effet : {e.counter_effect}"}[e.outcome]
     hit = f", {e.target} −{e.pv_lost} PV" if e.pv_lost else ""
-    return (f"{e.caster} lance {e.spell} niveau {e.cast_level} ({e.cost} PM) : Dé100 {e.rolls[0].total}, {out}"
-            f" → PM {e.pm_after}{hit}")
+    return (f"{e.caster} lance {e.spell} niveau {e.cast_level}{cast_extras(e)} ({e.cost} PM) : Dé100 {e.rolls[0].total}, "
+            f"{out} → PM {e.pm_after}{hit}{cast_after(e)}")
+
+
+_RESISTANCE = {"vol_roll": "jet de Volonté", "no_vol_roll": "mage furtif, pas de jet de Volonté",
+               "accepted": "accepté", "refused": "refusé"}
+
+
+def cast_extras(e: SpellCast) -> str:
+    """Secondary spells (I-L226) and the primary they are added to (I-L227)."""
+    parts = [f"{s.spell} {s.level}" for s in e.secondaries]
+    text = f" + {', '.join(parts)}" if parts else ""
+    return text + (f" sur {e.on_primary}" if e.on_primary else "")
+
+
+def cast_after(e: SpellCast) -> str:
+    bits = []
+    if e.resistance in _RESISTANCE:
+        resisted = " réussi, effets contrés" if e.resistance == "vol_roll" and e.resisted else ""
+        bits.append(_RESISTANCE[e.resistance] + resisted)
+    if e.level_bonus:
+        bits.append(f"+{e.level_bonus} niveau (Oubli)")
+    if e.superior_effect:
+        bits.append("effet supérieur")
+    if e.stacking == "cancelled":
+        bits.append("annulé par le même sort de plus haut niveau")
+    elif e.active is not None:
+        bits.append(f"actif {e.active.duration} {e.active.unit}" + (", concentration" if e.active.concentrated else ""))
+    return f" ; {', '.join(bits)}" if bits else ""
 
 
 _ACTIONS = {"major": "action majeure", "minor": "action mineure", "skill": "compétence",
@@ -49,8 +76,9 @@ _ACTIONS = {"major": "action majeure", "minor": "action mineure", "skill": "comp
 SUMMARIES: dict[type, Any] = {
     FightStarted: lambda r: f"Combat « {r.event.fight} » : {', '.join(r.event.participants)}",
     InitiativeRolled: lambda r: (f"Tour {r.event.turn} de « {r.event.fight} » : "
-                                 + ", ".join(f"{e.character} {e.score}{'' if e.acts else ' (sans action)'}"
-                                             for e in sorted(r.event.entries, key=lambda x: r.event.order.index(x.character)))),
+                                 + (f"initiative gardée : {', '.join(r.event.order)}" if r.event.kept else
+                                    ", ".join(f"{e.character} {e.score}{'' if e.acts else ' (sans action)'}"
+                                              for e in sorted(r.event.entries, key=lambda x: r.event.order.index(x.character))))),
     AttackResolved: on_event(_attack),
     DestinyPointSpent: lambda r: (f"{r.event.character} dépense un point de destin : la position {r.event.cancels} "
                                   f"est annulée ({r.event.destiny_after} restant)"),

@@ -1,0 +1,85 @@
+"""``cristal settings``: every setting of the campaign's ruleset, its value, its default and the book's line.
+
+Generic over :class:`~cristal_events.ruleset.Ruleset`: the settings are the fields of the ruleset's
+``settings_type``; what each one decides and its line in the book come from the ``SETTINGS_BOOK``
+dict of the ruleset's module (``{key: (line, meaning)}``), when it has one. The same rows are listed
+by ``cristal init --help`` for every ruleset (:func:`settings_epilog`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import click
+import msgspec
+
+from ..ruleset import Ruleset
+from ..rulesets import get as ruleset_get
+from ..rulesets import names as ruleset_names
+from .common import echo, emit_json, json_option, open_campaign
+
+
+def setting_rows(ruleset: Ruleset, current: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """One row per setting of ``ruleset``: key, type, default, current value (``current``, else the
+    default), the book's line and what it decides."""
+    book: dict[str, tuple[str, str]] = getattr(importlib.import_module(type(ruleset).__module__), "SETTINGS_BOOK", {})
+    defaults = ruleset.default_settings()
+    values = {**defaults, **(current or {})}
+    rows = []
+    for field in msgspec.structs.fields(ruleset.settings_type):
+        line, meaning = book.get(field.name, ("", ""))
+        rows.append({"key": field.name, "type": getattr(field.type, "__name__", str(field.type)),
+                     "value": values.get(field.name), "default": defaults.get(field.name),
+                     "line": line, "meaning": meaning})
+    return rows
+
+
+def _show(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def settings_epilog() -> str:
+    """The settings of every known ruleset, for ``cristal init --help``."""
+    parts = ["Settings (--set KEY=VALUE; default, the book's line):"]
+    for name in ruleset_names():
+        rs = ruleset_get(name)
+        parts.append(f"{name}:")
+        for r in setting_rows(rs):
+            parts.append(f"  {r['key']}={_show(r['default'])}  {r['line'] or '-'}  {r['meaning']}".rstrip())
+    return "\n".join(parts)
+
+
+class InitCommand(click.Command):
+    """A command whose help ends with the settings of every ruleset (computed when the help is shown)."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_epilog(ctx, formatter)
+        formatter.write_paragraph()
+        with formatter.indentation():
+            for text in settings_epilog().splitlines():
+                formatter.write_text(text)
+
+
+@click.command("settings")
+@json_option
+@click.pass_context
+def settings_cmd(ctx: click.Context, as_json: bool) -> None:
+    """Every setting of the campaign's ruleset: its current value, its default and the book's line
+    (read-only; 'init --set KEY=VALUE' chooses them, docs/rulings.md explains them).
+
+    Example: cristal --db table.db settings --json
+    """
+    camp = open_campaign(ctx, readonly=True)
+    rows = setting_rows(camp.ruleset, dict(camp.state().core.settings))
+    if as_json:
+        emit_json({"ruleset": camp.ruleset.name, "settings": rows})
+        return
+    echo(f"Settings of {camp.ruleset.title}:")
+    for r in rows:
+        changed = "" if r["value"] == r["default"] else "   (changed)"
+        echo(f"  {r['key']:<34} {_show(r['value']):<7} default {_show(r['default']):<7} {r['line'] or '-':<12}"
+             f" {r['meaning']}{changed}".rstrip())
+
+
+COMMANDS = [settings_cmd]

@@ -1,0 +1,184 @@
+"""Spells outside the launch roll: learning a spell after creation (I-L443, TX-20), a spell's duration
+kept by concentration and broken into turns (I-L494-495), and cancelling (I-L515). The stacking of two
+identical spells on a target (I-L514) is decided with the cast (``fights.decide_cast``) and lands here
+as the target's ``active_spells``.
+
+Part of the illergan ruleset (``EVENTS``, ``DECIDERS``, ``EVOLVERS``, ``SUMMARIES``, ``COMPENSATORS``).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import msgspec
+
+from cristal_events.errors import RuleError
+from cristal_events.events import Event
+from cristal_events.records import RecordedEvent
+from cristal_events.ruleset import Context, Emit, on_event
+
+from . import magic
+from . import money as coins
+from .state import ActiveSpell, Hero, IllerganState, content_of, find, put, stream_of
+
+TEACHING_SKILL = "Enseignement magique"  # I-L443
+
+
+# ============================================================================ events
+class SpellLearned(Event, tag="magic.spell_learned", kw_only=True):
+    character: str
+    spell: str
+    magic: str
+    min_level: int
+    teacher: str
+    price_c: int
+    copper_after: int
+
+
+class ConcentrationBroken(Event, tag="magic.concentration_broken", kw_only=True):
+    caster: str
+    spell: str
+    holder: str  # whose active spell it is
+    remaining_minutes: float
+    turns_left: int
+
+
+class SpellCancelled(Event, tag="magic.spell_cancelled", kw_only=True):
+    caster: str
+    spell: str
+    holder: str
+
+
+# ============================================================================ commands
+class LearnSpell(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    spell: str
+    teacher: str  # a character of the campaign (checked) or the name of a teacher of the world
+    price_c: int | None = None  # None: the average price, [niveau minimum du sort]'O (I-L443)
+
+
+class BreakConcentration(msgspec.Struct, frozen=True, kw_only=True):
+    caster: str
+    spell: str
+    remaining_minutes: float
+    target: str = ""  # "" = the caster himself
+
+
+class CancelSpell(msgspec.Struct, frozen=True, kw_only=True):
+    caster: str
+    spell: str
+    target: str = ""
+
+
+# ============================================================================ decisions
+def decide_learn(state: IllerganState, cmd: LearnSpell, ctx: Context) -> list[Emit]:
+    hero = find(state, cmd.character)
+    content = content_of(state)
+    spell = content.entry("spells", cmd.spell)
+    if spell.name in hero.spells:
+        raise RuleError(f"{hero.name} already masters {spell.name}.")
+    known = hero.magics.get(spell.magic)
+    if known is None:
+        raise RuleError(f"{hero.name} does not know the magic {spell.magic}: learn the magic first (I-L586).")
+    if not magic.can_learn_spell(spell, known.level):
+        raise RuleError(f"{spell.name} is of minimum level {spell.min_level}; {hero.name} masters {spell.magic} at "
+                        f"level {known.level} and can learn it from level {spell.min_level} (I-L443).")
+    if not cmd.teacher.strip():
+        raise RuleError("A spell is learned from a teacher (I-L443): name the teacher.")
+    teacher = state.characters.get(cmd.teacher)
+    if teacher is not None:
+        if teacher.id == hero.id:
+            raise RuleError("A character cannot teach himself a spell (I-L443).")
+        if spell.name not in teacher.spells:
+            raise RuleError(f"{teacher.name} does not know {spell.name} and cannot teach it (I-L443).")
+        if TEACHING_SKILL not in teacher.skills:
+            raise RuleError(f"{teacher.name} lacks the skill {TEACHING_SKILL} needed to teach a spell (I-L443).")
+        t_level = teacher.magics[spell.magic].level if spell.magic in teacher.magics else 0
+        if t_level <= known.level:
+            raise RuleError(f"A teacher is a mage of high level (I-L443): {teacher.name} masters {spell.magic} at "
+                            f"level {t_level}, not above {hero.name}'s {known.level}.")
+    price = coins.to_copper(coins.Starls(O=magic.spell_price_o(spell)), content) if cmd.price_c is None else cmd.price_c
+    if price < 0:
+        raise RuleError(f"A teaching price cannot be negative ({price}'C).")
+    if price > hero.copper:
+        have = coins.from_copper(hero.copper, content)
+        raise RuleError(f"Teaching {spell.name} costs {coins.from_copper(price, content)}; {hero.name} has only {have}.")
+    ev = SpellLearned(character=hero.id, spell=spell.name, magic=spell.magic, min_level=spell.min_level,
+                      teacher=teacher.id if teacher is not None else cmd.teacher, price_c=price,
+                      copper_after=hero.copper - price)
+    return [Emit(stream_of(hero.id), ev)]
+
+
+def _active(state: IllerganState, caster: Hero, spell: str, target: str) -> tuple[Hero, ActiveSpell]:
+    holder = find(state, target) if target else caster
+    for a in holder.active_spells:
+        if a.spell == spell and a.caster == caster.id:
+            return holder, a
+    raise RuleError(f"{caster.name} has no {spell} in effect on {holder.name}.")
+
+
+def decide_break(state: IllerganState, cmd: BreakConcentration, ctx: Context) -> list[Emit]:
+    caster = find(state, cmd.caster)
+    holder, active = _active(state, caster, cmd.spell, cmd.target)
+    if not active.concentrated:
+        raise RuleError(f"{caster.name} is not concentrating on {cmd.spell} (I-L494).")
+    if not 0 <= cmd.remaining_minutes <= active.duration:
+        raise RuleError(f"{cmd.spell} has 0 to {active.duration} minutes left, not {cmd.remaining_minutes:g}.")
+    turns = magic.concentration_broken(Fraction(cmd.remaining_minutes).limit_denominator(1000))
+    ev = ConcentrationBroken(caster=caster.id, spell=cmd.spell, holder=holder.id,
+                             remaining_minutes=cmd.remaining_minutes, turns_left=turns)
+    return [Emit(stream_of(holder.id), ev)]
+
+
+def decide_cancel(state: IllerganState, cmd: CancelSpell, ctx: Context) -> list[Emit]:
+    caster = find(state, cmd.caster)
+    holder, _ = _active(state, caster, cmd.spell, cmd.target)  # only its caster stops it, at any time (I-L515)
+    return [Emit(stream_of(holder.id), SpellCancelled(caster=caster.id, spell=cmd.spell, holder=holder.id))]
+
+
+def stack(holder: Hero, new: ActiveSpell) -> tuple[tuple[ActiveSpell, ...], str]:
+    """Two identical spells never stack on one target: the higher level stays, the other is cancelled; at
+    an equal level the new one replaces the old (I-L514, ruling MAG-6). Returns the holder's spells and
+    "replaced", "cancelled" (the new one) or ""."""
+    same = [a for a in holder.active_spells if a.spell == new.spell]
+    if same and max(a.level for a in same) > new.level:
+        return holder.active_spells, "cancelled"
+    kept = tuple(a for a in holder.active_spells if a.spell != new.spell)
+    return (*kept, new), "replaced" if same else ""
+
+
+# ============================================================================ folds
+def evolve_learned(state: IllerganState, ev: SpellLearned, rec: RecordedEvent) -> IllerganState:
+    hero = state.characters[ev.character]
+    return put(state, msgspec.structs.replace(hero, spells=(*hero.spells, ev.spell), copper=ev.copper_after))
+
+
+def evolve_broken(state: IllerganState, ev: ConcentrationBroken, rec: RecordedEvent) -> IllerganState:
+    hero = state.characters[ev.holder]
+    spells = tuple(msgspec.structs.replace(a, duration=ev.turns_left, unit="tours", concentrated=False)
+                   if a.spell == ev.spell and a.caster == ev.caster else a for a in hero.active_spells)
+    return put(state, msgspec.structs.replace(hero, active_spells=spells))
+
+
+def evolve_cancelled(state: IllerganState, ev: SpellCancelled, rec: RecordedEvent) -> IllerganState:
+    hero = state.characters[ev.holder]
+    spells = tuple(a for a in hero.active_spells if not (a.spell == ev.spell and a.caster == ev.caster))
+    return put(state, msgspec.structs.replace(hero, active_spells=spells))
+
+
+def _learned(e: SpellLearned) -> str:
+    return f"{e.character} apprend {e.spell} ({e.magic}) auprès de {e.teacher} pour {e.price_c}'C"
+
+
+SUMMARIES: dict[type, Any] = {
+    SpellLearned: on_event(_learned),
+    ConcentrationBroken: on_event(lambda e: f"{e.caster} cesse de se concentrer sur {e.spell} : "
+                                            f"{e.remaining_minutes:g} min restantes → {e.turns_left} tour(s)"),
+    SpellCancelled: on_event(lambda e: f"{e.caster} annule {e.spell} sur {e.holder}"),
+}
+EVENTS: tuple[type, ...] = tuple(SUMMARIES)
+DECIDERS: dict[type, Any] = {LearnSpell: decide_learn, BreakConcentration: decide_break, CancelSpell: decide_cancel}
+EVOLVERS: dict[type, Any] = {SpellLearned: evolve_learned, ConcentrationBroken: evolve_broken,
+                             SpellCancelled: evolve_cancelled}
+COMPENSATORS: dict[type, Any] = {}

@@ -1,0 +1,228 @@
+"""Running the ``cristal`` click commands in-process for the web table, and who may run which.
+
+:func:`run` takes the words of a command line (without ``cristal`` and ``--db``), adds ``--db``,
+``--actor`` (the token's holder) and ``--json``, and returns what the terminal would print; a refusal
+is the terminal's own sentence. :func:`authorize` decides from the parsed click command: the game
+master may run everything but what touches the server's files, its tokens or its process; a player
+only the commands of :data:`PLAYER_COMMANDS`, and only for the characters granted to them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import threading
+import warnings
+from typing import Any
+
+import click
+import msgspec
+
+from ..display import visible
+
+#: what a player may run: the command path -> the parameters that name a character they act for
+PLAYER_COMMANDS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("xp", "buy"): ("character_id",),
+    ("combat", "attack"): ("fighter",),
+    ("combat", "cast"): ("fighter",),
+    ("combat", "act"): ("fighter",),
+    ("combat", "pass"): ("fighter",),
+    ("rest",): ("character_ids",),
+    ("sheet",): ("character_id",),
+    # what the whole table sees: the party at a glance, the fights, the log
+    ("characters",): (),
+    ("combat", "show"): (),
+    ("combat", "log"): (),
+    ("log",): (),
+}
+#: options of a player's commands that only the game master may give (``xp buy --cost``: the GM's price)
+GM_OPTIONS: dict[tuple[str, ...], tuple[str, ...]] = {("xp", "buy"): ("cost",)}
+#: commands the web never runs, even for the game master: files, scripts and tokens stay in the terminal
+WEB_DENIED = {("access",), ("serve",), ("init",), ("import",), ("demo",), ("script",), ("rebuild",),
+              ("content", "load"), ("replay",)}
+MAX_WORDS = 64
+MAX_WORD = 4000
+
+_lock = threading.Lock()  # click writes to the process's stdout: one command at a time
+_open: dict[str, Any] = {}  # db -> [Campaign, projections attached]: kept open across the commands
+
+
+def _shared(db: str) -> Any:
+    """What ``open_campaign`` of the commands uses in the server (``ctx.obj["shared_campaign"]``): one
+    Campaign per file kept open, its state in memory caught up with every writer's appends at each
+    command (:meth:`Campaign.state`), the projections attached at its first write. Called under _lock."""
+    def get(write: bool) -> Any:
+        from ..service import Campaign
+
+        entry = _open.get(db)
+        if entry is None:
+            entry = _open[db] = [Campaign.open(db, readonly=False), False]
+        if write and not entry[1]:
+            from cristal_events import projections
+
+            projections.attach(entry[0])
+            entry[1] = True
+        return entry[0]
+    return get
+
+
+def close_shared(db: str) -> None:
+    """Close the campaign kept open for ``db`` (the server stops)."""
+    with _lock:
+        entry = _open.pop(db, None)
+        if entry is not None:
+            entry[0].close()
+
+
+class Refused(Exception):
+    """A request the web table refuses: ``status`` (400, 403 ...) and one sentence."""
+
+    def __init__(self, status: int, sentence: str):
+        super().__init__(sentence)
+        self.status = status
+        self.sentence = sentence
+
+
+class Parsed(msgspec.Struct):
+    path: tuple[str, ...]
+    command: Any
+    params: dict[str, Any]
+    depth: int
+    words: list[str]
+
+
+def check_words(argv: Any) -> list[str]:
+    if not isinstance(argv, list) or not argv or not all(isinstance(w, str) for w in argv):
+        raise Refused(400, 'The body must be {"argv": ["word", ...]}: the words of a cristal command.')
+    if len(argv) > MAX_WORDS or any(len(w) > MAX_WORD for w in argv):
+        raise Refused(400, f"A command has at most {MAX_WORDS} words of at most {MAX_WORD} characters.")
+    if argv[0].startswith("-"):
+        raise Refused(403, "The web table sets cristal's own options (--db, --actor) itself; start with a command.")
+    return argv
+
+
+def parse(db: str, argv: list[str]) -> Parsed:
+    """The click command ``argv`` names and its parameters (parsed leniently: errors are the run's)."""
+    from ..cli import cli
+
+    ctx = cli.make_context("cristal", ["--db", db, *argv], resilient_parsing=True)
+    cmd: Any = cli
+    args = list(argv)
+    path: list[str] = []
+    with ctx:
+        while isinstance(cmd, click.Group):
+            if not args:
+                raise Refused(400, f"'{visible(' '.join(path))}' needs a subcommand.")
+            name, sub, args = cmd.resolve_command(ctx, args)
+            if sub is None:
+                raise Refused(400, f"No such command '{visible(argv[len(path)])}'.")
+            path.append(sub.name or name or "")
+            if tuple(path) in WEB_DENIED:
+                raise Refused(403, f"'{' '.join(path)}' runs only in the terminal, never from the web table.")
+            sub_ctx = sub.make_context(sub.name, list(args), parent=ctx, resilient_parsing=True)
+            ctx, cmd = sub_ctx, sub
+            if isinstance(sub, click.Group):
+                with warnings.catch_warnings():  # click 8.2 deprecates protected_args (9.0 keeps all in args)
+                    warnings.simplefilter("ignore", DeprecationWarning)
+                    args = [*getattr(sub_ctx, "protected_args", []), *sub_ctx.args]
+        params = dict(ctx.params)
+    return Parsed(path=tuple(path), command=cmd, params=params, depth=len(path), words=list(argv[len(path):]))
+
+
+def _file_params(parsed: Parsed) -> list[str]:
+    """The parameters of ``parsed`` that name a file of the server and were given (from the words
+    themselves: a value click could not convert still counts)."""
+    found = []
+    for p in parsed.command.params:
+        if not isinstance(p.type, (click.Path, click.File)):
+            continue
+        if isinstance(p, click.Argument):
+            found.append(p.name)
+            continue
+        for w in parsed.words:
+            if any(w == o or w.startswith(o + "=") or (len(o) == 2 and w.startswith(o) and not w.startswith("--"))
+                   for o in [*p.opts, *p.secondary_opts]):
+                found.append(p.name)
+    return found
+
+
+def authorize(holder: dict[str, Any], parsed: Parsed) -> None:
+    """Raise :class:`Refused` (403) unless ``holder`` may run ``parsed``."""
+    words = " ".join(parsed.path)
+    for n in range(1, len(parsed.path) + 1):
+        if parsed.path[:n] in WEB_DENIED:
+            raise Refused(403, f"'{words}' runs only in the terminal, never from the web table.")
+    if _file_params(parsed):
+        raise Refused(403, f"'{words}' with a file of the server runs only in the terminal.")
+    if holder["gm"]:
+        return
+    if parsed.path not in PLAYER_COMMANDS:
+        raise Refused(403, f"A player may not run '{words}'; ask the game master.")
+    mine = set(holder["characters"])
+    for name in GM_OPTIONS.get(parsed.path, ()):
+        if parsed.params.get(name) is not None:
+            raise Refused(403, f"--{name} of '{words}' is the game master's to give.")
+    if parsed.params.get("all_"):
+        raise Refused(403, f"A player acts only for their own characters ({', '.join(sorted(mine))}), not --all.")
+    for name in PLAYER_COMMANDS[parsed.path]:
+        value = parsed.params.get(name)
+        named = list(value) if isinstance(value, (tuple, list)) else [value]
+        if not named or any(v is None for v in named):
+            raise Refused(403, f"'{words}' must name one of your characters ({', '.join(sorted(mine))}).")
+        for v in named:
+            if v not in mine:
+                raise Refused(403, f"{holder['name']} may not act for '{visible(str(v))}'; "
+                                   f"only for {', '.join(sorted(mine))}.")
+
+
+class Result(msgspec.Struct):
+    body: str          #: JSON text: what --json printed (a JSON Lines output as one array)
+    warnings: list[str]
+    exit_code: int
+
+
+def run(db: str, holder: dict[str, Any], argv: list[str], *, text: bool = False) -> Result:
+    """Authorize and run ``argv`` as ``holder``; a refusal raises :class:`Refused`. The answer is what
+    ``--json`` prints (added when the command has it), or with ``text`` the terminal's text output
+    as ``{"output": TEXT}`` (an export)."""
+    from ..cli import cli
+
+    argv = check_words(argv)
+    parsed = parse(db, argv)
+    authorize(holder, parsed)
+    words = list(argv)
+    json_param = not text and any(p.name == "as_json" for p in parsed.command.params)
+    if json_param and "--json" not in words:
+        words.insert(parsed.depth, "--json")
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with _lock, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            cli.main(args=["--db", db, "--actor", holder["name"], *words], prog_name="cristal",
+                     standalone_mode=False, obj={"shared_campaign": _shared(db)})
+        except click.exceptions.Exit as exc:
+            code = exc.exit_code
+        except click.ClickException as exc:
+            raise Refused(400, exc.format_message()) from None
+        except click.exceptions.Abort:
+            raise Refused(400, "The command was interrupted; nothing more was written.") from None
+    printed = out.getvalue()
+    warnings = [line.removeprefix("Warning: ") for line in err.getvalue().splitlines() if line.strip()]
+    return Result(body=_as_json(printed, json_param, parsed.path in JSON_LINES), warnings=warnings, exit_code=code)
+
+
+#: commands whose --json prints JSON Lines: the API answers them as one array
+JSON_LINES = {("log",), ("combat", "log")}
+
+
+def _as_json(text: str, json_param: bool, json_lines: bool) -> str:
+    if not json_param:
+        return msgspec.json.encode({"output": text}).decode()
+    stripped = text.strip()
+    if json_lines or not stripped:
+        return "[" + ",".join(stripped.splitlines()) + "]"
+    try:
+        msgspec.json.decode(stripped)
+        return stripped
+    except msgspec.DecodeError:
+        return "[" + ",".join(stripped.splitlines()) + "]"
