@@ -83,6 +83,20 @@ def test_hemorragie_takes_fo_pv_a_turn_for_three_turns(camp):
     assert hero(camp, "gob").afflictions == ()
 
 
+def test_hemorragie_ticks_when_the_initiative_is_kept():
+    # given: initiative_reroll_each_turn=false (A1): from turn 2 the order is kept, no die is rolled
+    c = table(initiative_reroll_each_turn=False)
+    c.execute(H.Carry(character="thor", item="Stylet", qty=1))  # equip takes what is carried (I-L47-48)
+    c.execute(H.Equip(character="thor", slot="weapon", item="Stylet"))
+    c.execute(attack(), faces=[1, 50, 3])  # critical, tronc: Hémorragie −4 PV a turn (I-L507)
+    recs = c.execute(F.RollInitiative(fight="gue"))
+    tick, kept = recs[0].event, recs[1].event
+    assert (tick.pv_lost, tick.pv_after, kept.kept, kept.turn) == (4, 153, True, 2)  # the rider still runs
+    refused(c, F.RollInitiative(fight="gue", unspotted_by={"thor": ["gob"]}),
+            "The initiative is kept from the first turn (initiative_reroll_each_turn=false); stealth gives no new "
+            "order (I-L8, A1).")
+
+
 def test_hemorragie_left_when_the_fight_ends_is_lost_at_once(camp):
     camp.execute(H.Carry(character="thor", item="Stylet", qty=1))  # equip takes what is carried (I-L47-48)
     camp.execute(H.Equip(character="thor", slot="weapon", item="Stylet"))
