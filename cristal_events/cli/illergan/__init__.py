@@ -10,6 +10,6 @@ from __future__ import annotations
 PARTS = {name: "heroes" for name in ("content", "character", "xp", "money", "equip",
                                           "carry")}
 PARTS |= {name: "play" for name in ("check", "throw", "fall", "condition", "combat", "cast", "spell", "faith", "drink",
-                                        "wait", "evening")}
+                                        "wait", "evening", "strike")}
 
 PARTS |= {name: "care" for name in ("use", "recover")}

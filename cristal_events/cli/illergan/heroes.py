@@ -164,13 +164,19 @@ def _starls(text: str, ratio: int) -> int:
 @click.option("--body", "body", multiple=True, metavar="PART=N",
               help="A non-humanoid body (I-L630): anterior_left, anterior_right, posterior_left, posterior_right, "
                    "wings_left, wings_right, tails, heads.")
+@click.option("--natural-weapon", "natural_weapons", multiple=True,
+              help="A natural weapon (a weapon of the pack), used in turn (I-L445-449).")
+@click.option("--attacks", "attacks_per_turn", default=0, type=INT, show_default=True,
+              help="The bestiary's fixed number of attacks a turn, in its one major action (I-L447, I-L452).")
+@click.option("--family", default="", help="The bestiary family; végétal: an animated plant (I-L625-628).")
 @click.option("--spell", "spells", multiple=True, metavar="SPELL=LEVEL",
               help="A spell of the creature and the level shown in brackets (its own magic, I-L619-623).")
 @json_option
 @click.pass_context
 def creature_cmd(ctx: click.Context, character_id: str, name: str, stats: tuple[str, ...], pv: int, rn: int, pm: int,
                  fp: int, power_rank: int, weapon: str | None, armour: str | None, body: tuple[str, ...],
-                 spells: tuple[str, ...], as_json: bool) -> None:
+                 natural_weapons: tuple[str, ...], attacks_per_turn: int, family: str, spells: tuple[str, ...],
+                 as_json: bool) -> None:
     """Create a creature of the game master (humanoid unless --body is given).
 
     Example: cristal character creature loup --stat Fo=3 --stat Dex=40 --stat Vol=10 --stat Vit=30 --stat Adresse=50 --pv 35 --body anterior_left=1 --body anterior_right=1 --body posterior_left=1 --body posterior_right=1 --body tails=1
@@ -184,6 +190,7 @@ def creature_cmd(ctx: click.Context, character_id: str, name: str, stats: tuple[
         shape = Body(**{"heads": 1, **parts})
     cmd = H.CreateCreature(character=character_id, name=name or character_id, characteristics=pairs(stats, "--stat"),
                            pv=pv, rn=rn, pm=pm, fp=fp, power_rank=power_rank, weapon=weapon, armour=armour, body=shape,
+                           natural_weapons=natural_weapons, attacks_per_turn=attacks_per_turn, family=family,
                            spells=pairs(spells, "--spell"))
     run(ctx, cmd, as_json)
 

@@ -19,6 +19,8 @@ from cristal_events.rulesets.illergan import tavern as T
 from cristal_events.rulesets.illergan.state import content_of
 from cristal_events.rulesets.illergan import trials as R
 
+from cristal_events.errors import CristalError
+
 from .common import pairs, starls
 
 SIGNED = {"ignore_unknown_options": True}
@@ -39,17 +41,19 @@ def check_group() -> None:
 @click.argument("what")
 @click.option("--malus", type=INT, default=0, show_default=True, help="The game master's malus.")
 @click.option("--with-characteristic", is_flag=True, help="Add the skill's characteristic (I-L489).")
+@click.option("--bonus", type=INT, default=0, show_default=True,
+              help="A bonus to the skill from an effect; a skill not on the sheet is unlocked at 0% (I-L490).")
 @dice_option
 @json_option
 @click.pass_context
 def check_skill_cmd(ctx: click.Context, character_id: str, what: str, malus: int, with_characteristic: bool,
-                    dice: str | None, as_json: bool) -> None:
+                    bonus: int, dice: str | None, as_json: bool) -> None:
     """Roll a skill, an acuity (minor information when only the malus failed it, I-L492) or a characteristic.
 
     Example: cristal check skill lysa "Acuité visuelle" --malus 20 --dice 35
     """
-    run(ctx, R.RollCheck(character=character_id, what=what, malus=malus, with_characteristic=with_characteristic),
-        as_json, dice)
+    run(ctx, R.RollCheck(character=character_id, what=what, malus=malus, with_characteristic=with_characteristic,
+                         bonus=bonus), as_json, dice)
 
 
 @check_group.command("search")
@@ -103,6 +107,27 @@ def check_lockpick_cmd(ctx: click.Context, character_id: str, lock: str | None, 
     """
     run(ctx, R.RollCheck(character=character_id, kind="lockpick", lock=lock, malus=malus, lock_name=lock_name),
         as_json, dice)
+
+
+@click.command("strike")
+@click.argument("character_id")
+@click.argument("what")
+@click.option("--ps", type=INT, required=True, help="The object's PS now (the game master's estimate, I-L407).")
+@click.option("--sr", type=INT, required=True, help="The object's SR (I-L407).")
+@click.option("--weapon", default=None, help="The weapon (default: the one held).")
+@click.option("--unarmed", is_flag=True, help="Bare hands.")
+@click.option("--fight", default="", help="In a fight: a major action.")
+@dice_option
+@json_option
+@click.pass_context
+def strike_cmd(ctx: click.Context, character_id: str, what: str, ps: int, sr: int, weapon: str | None, unarmed: bool,
+               fight: str, dice: str | None, as_json: bool) -> None:
+    """Strike an object to break it: [damage − SR] off its PS, broken at 0 PS (I-L407-409).
+
+    Example: cristal strike thor "porte de chêne" --ps 30 --sr 20 --dice 4
+    """
+    run(ctx, R.StrikeObject(character=character_id, what=what, ps=ps, sr=sr, weapon="" if unarmed else weapon,
+                            fight=fight), as_json, dice)
 
 
 @click.command("throw")
@@ -177,16 +202,24 @@ def combat_start_cmd(ctx: click.Context, fight: str, participants: tuple[str, ..
 @combat_group.command("initiative")
 @click.argument("fight")
 @click.option("--malus", "maluses", multiple=True, metavar="ID=N", help="A situation malus 0 to 100 (I-L5).")
+@click.option("--unspotted", multiple=True, metavar="ID=A,B",
+              help="A stealthy attacker and those who have not spotted him: he goes before them (I-L8).")
 @dice_option
 @json_option
 @click.pass_context
-def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[str, ...], dice: str | None,
-                          as_json: bool) -> None:
+def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[str, ...], unspotted: tuple[str, ...],
+                          dice: str | None, as_json: bool) -> None:
     """Roll initiative for a new turn: [Dex + Vol + Dé100] − malus; 50 or less does nothing (I-L3-8).
 
     Example: cristal combat initiative gue --malus gobelin=10 --dice 40,12,77
     """
-    run(ctx, F.RollInitiative(fight=fight, maluses=pairs(maluses, "--malus")), as_json, dice)
+    hidden: dict[str, tuple[str, ...]] = {}
+    for item in unspotted:
+        who, sep, rest = item.partition("=")
+        if not sep or not who.strip() or not rest.strip():
+            raise CristalError(f"--unspotted takes ID=A,B like thor=gob,loup, not {item!r}.")
+        hidden[who.strip()] = tuple(x.strip() for x in rest.split(",") if x.strip())
+    run(ctx, F.RollInitiative(fight=fight, maluses=pairs(maluses, "--malus"), unspotted_by=hidden), as_json, dice)
 
 
 @combat_group.command("attack")
@@ -197,14 +230,23 @@ def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[str, ..
 @click.option("--unarmed", is_flag=True, help="Bare hands: [Fo × 5] + [FP], contondant (I-L290).")
 @click.option("--hands", type=click.IntRange(1, 2), default=1, show_default=True, help="Hands on the weapon.")
 @click.option("--off-hand", is_flag=True, help="Off the preferred hand (−40, I-L87-89).")
-@click.option("--distance", type=REAL, default=None, help="Metres to the target, for a ranged weapon (I-L95-97).")
+@click.option("--distance", type=REAL, default=None,
+              help="Metres to the target: required for a ranged or thrown weapon (I-L95-99).")
+@click.option("--thrown", is_flag=True, help="Throw a pure melee weapon as a last resort: −40 Dex (I-L99).")
+@click.option("--letalite", type=INT, default=None,
+              help="A coup précis of this Létalité: its critical Hémorragie is −[Létalité × 2] PV a turn (I-L507).")
+@click.option("--also", multiple=True, metavar="ID[:DEFENCE[:ok|PCT]]",
+              help="Another target of the same attack, with its own defence: ok = succeeded, PCT = rolled (I-L292).")
 @click.option("--power-dice", type=INT, default=None, help="Fewer power dice for a non-lethal blow (I-L457).")
 @click.option("--flat", is_flag=True, help="The flat of the weapon: Fo / 3, contondant (I-L458).")
 @click.option("--zone", default=None, help="The zone the attacker picks when the table lets him (I-L315).")
 @click.option("--defence", type=click.Choice(DEFENCES), default=None,
               help="The defence tried against the hit: one block, one magic and one parry or dodge a turn (I-L543).")
 @click.option("--defender", default="", help="An ally acting in defence for the target: costs him a major action (I-L552).")
-@click.option("--defended", is_flag=True, help="The defence succeeded: no damage (I-L273).")
+@click.option("--defended", is_flag=True,
+              help="The defence succeeded: no damage, except a block, whose damage the shield takes first (I-L273).")
+@click.option("--defence-pct", type=INT, default=None,
+              help="The defender's defence skill %: the engine rolls it, −40 after a critical (I-L504).")
 @click.option("--action", type=click.Choice(["major", "extra_major"]), default="major", show_default=True,
               help="The action the attack takes (I-L260, I-L265).")
 @dice_option
@@ -213,31 +255,116 @@ def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[str, ..
 def combat_attack_cmd(ctx: click.Context, fight: str, attacker: str, target: str, weapon: str | None, unarmed: bool,
                       hands: int, off_hand: bool, distance: float | None, power_dice: int | None, flat: bool,
                       zone: str | None, defence: str | None, defender: str, defended: bool, action: str,
+                      thrown: bool, letalite: int | None, defence_pct: int | None, also: tuple[str, ...],
                       dice: str | None, as_json: bool) -> None:
     """Attack: Dé100 ≤ Adresse hits (01-02 critical and a new Dé100 for the zone, 99-100 fumble); damage
     [Fo × 10] + semi-open power dice, minus the zone's SR, minus RN %, rounded up (I-L267-318).
 
+    A critical's rider runs for the victim's next 3 turns: Hémorragie −Fo PV at each initiative, Handicap
+    −2Fo Dex (I-L507-509). A block needs the Blocage skill and a shield; the damage goes through the
+    shield's SR, then off its PS, the rest to the character (I-L273, I-L547, A13).
+
     Example: cristal combat attack gue thor gobelin --hands 2 --dice 35,6,3
+    Example: cristal combat attack gue gob thor --unarmed --defence esquive --defence-pct 60 --dice 1,50,30
     """
     run(ctx, F.Attack(fight=fight, attacker=attacker, target=target, weapon="" if unarmed else weapon, hands=hands,
-                      off_hand=off_hand, distance=distance, power_dice=power_dice, flat=flat, zone=zone,
-                      defended=defended, defence=defence, defender=defender, action=action), as_json, dice)  # type: ignore[arg-type]
+                      off_hand=off_hand, distance=distance, thrown=thrown, power_dice=power_dice, flat=flat, zone=zone,
+                      defended=defended, defence=defence, defence_pct=defence_pct, defender=defender, action=action,
+                      others=tuple(_other_target(x) for x in also), letalite=letalite),
+        as_json, dice)
+
+
+def _other_target(text: str) -> F.OtherTarget:
+    """``lysa``, ``lysa:parade:ok`` or ``lysa:esquive:60`` (I-L292)."""
+    parts = [p.strip() for p in text.split(":")]
+    if not parts[0] or len(parts) > 3 or (len(parts) > 1 and parts[1] not in DEFENCES):
+        raise CristalError(f"--also takes ID[:DEFENCE[:ok|PCT]] with a defence among {', '.join(DEFENCES)}, "
+                           f"not {text!r}.")
+    if len(parts) < 3:
+        return F.OtherTarget(target=parts[0], defence=parts[1] if len(parts) > 1 else None)  # type: ignore[arg-type]
+    if parts[2] == "ok":
+        return F.OtherTarget(target=parts[0], defence=parts[1], defended=True)  # type: ignore[arg-type]
+    if not parts[2].isdigit():
+        raise CristalError(f"--also ends with ok or a defence %, not {parts[2]!r}.")
+    return F.OtherTarget(target=parts[0], defence=parts[1], defence_pct=int(parts[2]))  # type: ignore[arg-type]  # type: ignore[arg-type]
 
 
 @combat_group.command("act")
 @click.argument("fight")
 @click.argument("character_id")
-@click.argument("action", type=click.Choice(["major", "minor", "skill", "forgo_major", "extra_major", "knocked_down"]))
+@click.argument("action", type=click.Choice(["major", "minor", "skill", "forgo_major", "extra_major", "knocked_down",
+                                             "disarmed", "pick_up"]))
 @click.option("--what", default="", help="What the action is (Sprint, se relever, a skill, the effect giving an extra action ...).")
+@click.option("--by", default="", help="knocked_down by this combatant's physical action: limited by Vit (I-L416).")
 @json_option
 @click.pass_context
-def combat_act_cmd(ctx: click.Context, fight: str, character_id: str, action: str, what: str, as_json: bool) -> None:
+def combat_act_cmd(ctx: click.Context, fight: str, character_id: str, action: str, what: str, by: str,
+                   as_json: bool) -> None:
     """Spend an action of the turn: 1 major, 1 minor and 1 skill (a second skill takes the minor); forgo the
     major for 2 more minors; gain an extra major from an effect; knocked down loses a major (I-L241-265, I-L416).
 
     Example: cristal combat act gue thor minor --what "se relever"
+    Example: cristal combat act gue gob knocked_down --by thor
     """
-    run(ctx, F.TakeAction(fight=fight, character=character_id, action=action, what=what), as_json)  # type: ignore[arg-type]
+    run(ctx, F.TakeAction(fight=fight, character=character_id, action=action, what=what, by=by), as_json)  # type: ignore[arg-type]
+
+
+@combat_group.command("move")
+@click.argument("fight")
+@click.argument("character_id")
+@click.option("--metres", type=REAL, default=0, show_default=True, help="Horizontal metres.")
+@click.option("--vertical", "vertical_m", type=REAL, default=0, show_default=True,
+              help="Vertical metres (climbing, jumping): they may spill into the next turn (I-L428).")
+@click.option("--sprint", type=REAL, default=None,
+              help="Sprint as the major action: the Sprint written on the sheet, in metres (I-L258, I-L358).")
+@click.option("--u-turns", type=INT, default=0, show_default=True, help="U-turns in flight: 2 m more each (I-L564).")
+@json_option
+@click.pass_context
+def combat_move_cmd(ctx: click.Context, fight: str, character_id: str, metres: float, vertical_m: float,
+                    sprint: float | None, u_turns: int, as_json: bool) -> None:
+    """Move in a fight: the Dep before the attack (never between two attacks), or the Sprint as the major
+    action (I-L258-263); doubled in flight (I-L560-561).
+
+    Example: cristal combat move gue thor --metres 3 --vertical 2
+    """
+    run(ctx, F.Move(fight=fight, character=character_id, metres=metres, vertical_m=vertical_m, sprint=sprint,
+                    u_turns=u_turns), as_json)
+
+
+@combat_group.command("fly")
+@click.argument("fight")
+@click.argument("character_id")
+@click.option("--land", is_flag=True, help="Land instead of taking off.")
+@click.option("--means", default="", help="What lets a character without wings fly (I-L556).")
+@click.option("--passenger", "passengers", multiple=True, help="A passenger carried: Vitalités at most 6 × Fo (I-L566).")
+@dice_option
+@json_option
+@click.pass_context
+def combat_fly_cmd(ctx: click.Context, fight: str, character_id: str, land: bool, means: str,
+                   passengers: tuple[str, ...], dice: str | None, as_json: bool) -> None:
+    """Take off: a pure Dex roll, a minor action either way; success doubles the movement left (I-L558).
+
+    Example: cristal combat fly gue aigle --dice 30
+    """
+    run(ctx, F.Fly(fight=fight, character=character_id, land=land, means=means, passengers=passengers), as_json, dice)
+
+
+@combat_group.command("poison")
+@click.argument("fight")
+@click.argument("character_id")
+@click.argument("poison")
+@click.option("--pv", "pv_per_turn", type=INT, required=True, help="PV lost at each of the victim's turns.")
+@click.option("--turns", type=INT, required=True, help="How many turns it lasts.")
+@json_option
+@click.pass_context
+def combat_poison_cmd(ctx: click.Context, fight: str, character_id: str, poison: str, pv_per_turn: int, turns: int,
+                      as_json: bool) -> None:
+    """Poison a combatant: irreducible PV (no armour, RN or Volonté) at each new turn; poisons add up (I-L415).
+
+    Example: cristal combat poison gue thor "Venin d'araignée" --pv 5 --turns 3
+    """
+    run(ctx, F.ApplyPoison(fight=fight, character=character_id, poison=poison, pv_per_turn=pv_per_turn, turns=turns),
+        as_json)
 
 
 @combat_group.command("defend")
@@ -294,6 +421,8 @@ def _secondaries(items: tuple[str, ...]) -> tuple[F.SecondaryCast, ...]:
 @click.option("--whisper", is_flag=True, help="Whispered: the PM cost doubles; oral incantation only (I-L113).")
 @click.option("--target", default="", help="The target of the spell.")
 @click.option("--damage", type=INT, default=0, help="The spell's magic damage, reduced by the target's Volonté up to 90% (I-L437).")
+@click.option("--blocked", is_flag=True,
+              help="The target blocked it: its shield's SRM, then its PS, the rest by Volonté (I-L439).")
 @click.option("--action", type=click.Choice(["major", "minor", "extra_major"]), default="major", show_default=True,
               help="In a fight: the action it takes (an amélioration spell may be minor, I-L253).")
 @click.option("--secondary", "secondaries", multiple=True,
@@ -317,10 +446,10 @@ def _secondaries(items: tuple[str, ...]) -> tuple[F.SecondaryCast, ...]:
 @json_option
 @click.pass_context
 def cast_cmd(ctx: click.Context, caster: str, spell: str, cast_level: int, fight: str, modifiers: tuple[int, ...],
-             whisper: bool, target: str, damage: int, action: str, secondaries: tuple[str, ...], on_primary: str,
-             primary_level: int, sense: str, distance: float | None, stealth: bool, spotted: bool, accept: bool | None,
-             gagged: bool, paralysed: bool, without_canalisateur: bool, not_relevant: bool, duration: int,
-             in_minutes: bool, concentrate: bool, dice: str | None, as_json: bool) -> None:
+             whisper: bool, target: str, damage: int, blocked: bool, action: str, secondaries: tuple[str, ...],
+             on_primary: str, primary_level: int, sense: str, distance: float | None, stealth: bool, spotted: bool,
+             accept: bool | None, gagged: bool, paralysed: bool, without_canalisateur: bool, not_relevant: bool,
+             duration: int, in_minutes: bool, concentrate: bool, dice: str | None, as_json: bool) -> None:
     """Cast a spell: Dé100 ≤ magic level is a critical ([50 + 10 × Dé10]% of the PM back), from 95 (+1 per
     level above 5) a counter-effect (Dé20), 100 always fails (I-L520-527). Only a learned spell (I-L17);
     an altération or projection target rolls Volonté (Dé100 ≤ Vol) unless the mage is stealthy (I-L462).
@@ -328,8 +457,9 @@ def cast_cmd(ctx: click.Context, caster: str, spell: str, cast_level: int, fight
     Example: cristal cast lysa Embrasement --level 1 --fight gue --target gobelin --damage 30 --distance 10 --dice 1,7
     """
     run(ctx, F.CastSpell(caster=caster, spell=spell, cast_level=cast_level, fight=fight, modifiers_pct=modifiers,
-                         whispered=whisper, target=target, damage=damage, action=action,  # type: ignore[arg-type]
-                         secondaries=_secondaries(secondaries), on_primary=on_primary, on_primary_level=primary_level,
+                         whispered=whisper, target=target, damage=damage, blocked=blocked,  # type: ignore[arg-type]
+                         action=action, secondaries=_secondaries(secondaries), on_primary=on_primary,
+                         on_primary_level=primary_level,
                          sense=sense, distance=distance, stealth=stealth, spotted=spotted,  # type: ignore[arg-type]
                          accept=accept, gagged=gagged, paralysed=paralysed, canalisateur=not without_canalisateur,
                          relevant=not not_relevant, duration=duration,
@@ -550,5 +680,6 @@ def evening_cmd(ctx: click.Context, character_id: str | None, as_json: bool) -> 
         echo(f"{r['position']:>6}  {r['character']:<10} {what:<40} Alc {alc} (min {r['alc_min']}) {r['band']}")
 
 
-COMMANDS = [check_group, throw_cmd, fall_cmd, condition_cmd, combat_group, cast_cmd, spell_group, faith_group, drink_cmd,
+COMMANDS = [check_group, strike_cmd, throw_cmd, fall_cmd, condition_cmd, combat_group, cast_cmd, spell_group, faith_group,
+            drink_cmd,
             wait_cmd, evening_cmd]

@@ -354,6 +354,78 @@ def critical_rider(damage_type: DamageType, *, attacker_fo: int, precise: bool =
 
 
 CRITICAL_DEFENCE_MALUS = 40  # I-L504: −40 to parry, block and dodge
+PHYSICAL_DEFENCES = frozenset({"esquive", "parade", "blocage", "vivacite_elfique"})  # I-L547
+
+
+def defence_threshold(pct: int, kind: str, *, critical: bool) -> int:
+    """The defence roll's threshold: a critical attack gives −40 to the physical defences (I-L504)."""
+    return pct - CRITICAL_DEFENCE_MALUS if critical and kind in PHYSICAL_DEFENCES else pct
+
+
+def rider_turns(hit_turn: int, rider: Rider) -> tuple[int, int]:
+    """A rider's 3 turns are the victim's next three fight turns (I-L507-509, A37)."""
+    return hit_turn + 1, hit_turn + rider.turns
+
+
+def can_knock_down(attacker_vit: int, target_vit: int, *, quadruped: bool) -> None:
+    """A physical action cannot knock down a biped of more than 4 × the attacker's Vitalité, nor a
+    quadruped (or more legs) of more than his Vitalité (I-L416)."""
+    if quadruped and target_vit > attacker_vit:
+        raise RuleError(f"A creature on four legs or more with {target_vit} Vit cannot be knocked down by a physical "
+                        f"action of {attacker_vit} Vit (I-L416).")
+    if not quadruped and target_vit > 4 * attacker_vit:
+        raise RuleError(f"A biped with {target_vit} Vit cannot be knocked down by a physical action of "
+                        f"{attacker_vit} Vit: more than 4 × {attacker_vit} (I-L416).")
+
+
+# ---------------------------------------------------------------- blocks and objects (I-L273, I-L407-409, I-L439)
+
+
+class BlockResult(msgspec.Struct, frozen=True, kw_only=True):
+    ps_lost: int
+    ps_after: int
+    destroyed: bool
+    to_character: int | Fraction  # damage that goes on to the character (then his armour's SR and RN)
+
+
+def block(damage: int | Fraction, *, shield_sr: int | Fraction, shield_ps: int,
+          settings: IllerganSettings = DEFAULT) -> BlockResult:
+    """A successful block still leads to the damage (I-L273). A13, by analogy with the magic block (I-L439):
+    the shield's SR comes off, the rest off its PS (rounded up like a PV loss, I-L281); a shield brought
+    to 0 PS is destroyed and what its PS could not take goes on to the character. With
+    ``block_damage=shield_sr`` only the shield's SR comes off and the rest goes to the character."""
+    through = max(Fraction(0), Fraction(damage) - Fraction(shield_sr))
+    if settings.block_damage == "shield_sr":
+        return BlockResult(ps_lost=0, ps_after=shield_ps, destroyed=False, to_character=plain_fraction(through))
+    to_shield = -((-through.numerator) // through.denominator)
+    if to_shield < shield_ps:
+        return BlockResult(ps_lost=to_shield, ps_after=shield_ps - to_shield, destroyed=False, to_character=0)
+    return BlockResult(ps_lost=shield_ps, ps_after=0, destroyed=True,
+                       to_character=plain_fraction(through - shield_ps))
+
+
+def break_object(damage: int | Fraction, *, sr: int, ps: int) -> BlockResult:
+    """An object loses [damage − SR] PS (I-L407-409), rounded up; broken at 0 PS."""
+    through = max(Fraction(0), Fraction(damage) - sr)
+    lost = min(ps, -((-through.numerator) // through.denominator))
+    return BlockResult(ps_lost=lost, ps_after=ps - lost, destroyed=ps - lost <= 0, to_character=0)
+
+
+def plain_fraction(v: Fraction) -> int | Fraction:
+    return int(v) if v.denominator == 1 else v
+
+
+ARMS = ("bras gauche", "bras droit")
+
+
+def hands_free(limbs_lost: Sequence[str], *, weapon: bool, hands: int) -> int:
+    """The arms left hold the weapon: none left, no weapon; one left, no two-handed hold (I-L318)."""
+    left = sum(1 for arm in ARMS if arm not in limbs_lost)
+    if weapon and left == 0:
+        raise RuleError("Both arms are lost: no weapon can be wielded (I-L318).")
+    if weapon and hands > left:
+        raise RuleError(f"Only {left} arm is left: the weapon cannot be held in {hands} hands (I-L318).")
+    return left
 
 
 # ---------------------------------------------------------------- PV, limbs, death, destiny (I-L318, I-L376-378)
@@ -371,6 +443,14 @@ class Wound(msgspec.Struct, frozen=True, kw_only=True):
 def is_limb(zone: str) -> bool:
     """Arms and legs, and a non-humanoid's limbs (A45: not wings, tails or heads)."""
     return zone in HUMAN_LIMBS or zone.startswith("membres")
+
+
+def lost_limb_zone(zone: str, limbs_lost: Sequence[str], settings: IllerganSettings = DEFAULT) -> str:
+    """A limb lost cannot be lost again (I-L318): a hit on it goes to the trunk (by I-L634), or with
+    ``lost_limb_hit=none`` touches nothing."""
+    if zone not in limbs_lost:
+        return zone
+    return "tronc" if settings.lost_limb_hit == "trunk" else "aucune"
 
 
 def apply_pv_loss(pv: int, lost: int, zone: str = "", *, destiny_points: int = 0) -> Wound:

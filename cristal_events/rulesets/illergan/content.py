@@ -128,6 +128,7 @@ class Weapon(_Named, kw_only=True):
     fp_bonus: int = 0
     fixed_damage: int | None = None
     range_m: tuple[float, float, float] | None = None
+    thrown_range_m: tuple[float, float, float] | None = None  # a pure melee weapon thrown (I-L99, G4)
     price_c: int = 0
 
 

@@ -152,6 +152,9 @@ class CreateCreature(msgspec.Struct, frozen=True, kw_only=True):
     weapon: str | None = None
     armour: str | None = None
     body: Body | None = None
+    family: str = ""  # "végétal" for an animated plant (I-L625-628)
+    natural_weapons: tuple[str, ...] = ()  # pack weapons (I-L445)
+    attacks_per_turn: int = 0  # the bestiary's fixed number of attacks a turn (I-L447); 0: the usual rules
     spells: dict[str, int] = {}  # its spells and the level shown in brackets (I-L619-623)
 
 
@@ -295,16 +298,21 @@ def decide_creature(state: IllerganState, cmd: CreateCreature, ctx: Context) -> 
     content = content_of(state)
     _check_characteristics(cmd.characteristics, CREATURE_REQUIRED)
     _pools(cmd.pv, cmd.pm, cmd.rn)
-    for kind, name in (("weapons", cmd.weapon), ("armours", cmd.armour)):
+    for kind, name in (("weapons", cmd.weapon), ("armours", cmd.armour), *(("weapons", w) for w in cmd.natural_weapons)):
         if name is not None:
             content.entry(kind, name)
+    if cmd.attacks_per_turn < 0:
+        raise RuleError(f"A number of attacks a turn cannot be negative, not {cmd.attacks_per_turn}.")
+    if cmd.natural_weapons and not cmd.attacks_per_turn:
+        raise RuleError("A creature with natural weapons has a fixed number of attacks a turn (I-L447): give it.")
     for spell, level in cmd.spells.items():
         content.entry("spells", spell)
         if not 1 <= level <= 10:
             raise RuleError(f"A creature's spell level must be 1 to 10 (I-L237), not {level} for {spell}.")
     hero = Hero(id=cid, name=cmd.name or cid, kind="creature", characteristics=dict(cmd.characteristics),
                 pv=cmd.pv, pv_max=cmd.pv, pm=cmd.pm, pm_max=cmd.pm, rn=cmd.rn, fp=cmd.fp,
-                power_rank=cmd.power_rank, weapon=cmd.weapon, armour=cmd.armour, body=cmd.body,
+                power_rank=cmd.power_rank, weapon=cmd.weapon, armour=cmd.armour, body=cmd.body, family=cmd.family,
+                natural_weapons=tuple(cmd.natural_weapons), attacks_per_turn=cmd.attacks_per_turn,
                 spells=tuple(cmd.spells), creature_spells=dict(cmd.spells))
     return [Emit(stream_of(cid), CreatureCreated(character=cid, character_data=hero))]
 
@@ -638,7 +646,8 @@ def evolve_equipped(state: IllerganState, ev: Equipped, rec: RecordedEvent) -> I
         if ev.item is not None:
             pieces[ev.piece] = ev.item
         return _update(state, ev.character, pieces=pieces)
-    return _update(state, ev.character, **{ev.slot: ev.item})
+    fresh = {"shield_ps": None} if ev.slot == "shield" else {}  # a shield taken up has its own PS (I-L407)
+    return _update(state, ev.character, **{ev.slot: ev.item}, **fresh)
 
 
 def evolve_carried(state: IllerganState, ev: ItemsCarried, rec: RecordedEvent) -> IllerganState:

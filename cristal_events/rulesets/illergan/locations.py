@@ -22,6 +22,10 @@ class Body(msgspec.Struct, frozen=True, kw_only=True):
     tails: int = 0
     heads: int = 1
 
+    def legs(self) -> int:
+        """The limbs it stands on: every anterior and posterior limb (I-L416 counts legs)."""
+        return self.anterior_left + self.anterior_right + self.posterior_left + self.posterior_right
+
 
 _PART = {
     "membres antérieurs gauches": "anterior_left", "membres antérieurs droits": "anterior_right",
@@ -81,3 +85,11 @@ def nonhumanoid_zone(face: int, body: Body, content: Content, settings: Illergan
         if a <= face <= b:
             return (row.zone, i)
     raise RuleError(f"No zone covers the face {face}.")
+
+
+def limb_gone(body: Body | None, zone: str, limbs_lost: tuple[str, ...]) -> bool:
+    """Every limb of that zone is already lost (I-L318): one for a humanoid's arm or leg, the body's count
+    of that part for a creature (a wolf's second left foreleg is still there after the first)."""
+    part = _PART.get(zone)
+    count = getattr(body, part) if body is not None and part else 1
+    return limbs_lost.count(zone) >= max(1, count)

@@ -24,7 +24,7 @@ class IllerganRuleset(ComposedRuleset):
     parts = (heroes, trials, fights, tavern, faith, spellbook, care)
     settings_type = IllerganSettings
     state_type = IllerganState
-    state_version = "5"
+    state_version = "6"
     read_models = ("cristal_events.projections.illergan_sheets", "cristal_events.projections.illergan_ledger", "cristal_events.projections.illergan_evening")
     cli_module = "cristal_events.cli.illergan"
     sample_campaign = "illergan_gue_des_loups.toml"

@@ -90,6 +90,16 @@ class IllerganSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown
     pp_out_of_combat: bool = True
     # G32 / I-L237: the highest magic level.
     max_magic_level: int = 10
+    # --- combat (issue 17 items 2-6, 16) ---
+    # A13 (I-L273, I-L439): what a successful block does to physical damage: the shield's SR, then the rest
+    # off its PS, the overflow of a broken shield to the character ("shield_ps"); or only the shield's SR
+    # subtracted and the rest to the character, the shield unharmed ("shield_sr").
+    block_damage: Literal["shield_ps", "shield_sr"] = "shield_ps"
+    # I-L318, I-L634: a hit on a limb already lost goes to the trunk ("trunk") or touches nothing ("none").
+    lost_limb_hit: Literal["trunk", "none"] = "trunk"
+    # I-L507-509 (A37): the critical's Hémorragie still owed when the fight ends is lost at once ("at_end")
+    # or dropped with the fight ("drop").
+    riders_at_fight_end: Literal["at_end", "drop"] = "at_end"
 
 
 DEFAULT = IllerganSettings()

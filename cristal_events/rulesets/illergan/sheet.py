@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from cristal_events.errors import RuleError
+from cristal_events.errors import RuleError, UnknownEntity
 
 from . import alcohol, gear
 from .content import Content
@@ -61,4 +61,18 @@ def sheet(hero: Hero, content: Content, settings: Any) -> dict[str, Any]:
         "languages": list(hero.languages), "traits": list(hero.traits), "preferred_hand": hero.preferred_hand,
         "alcohol": {"alc": hero.alc.alc, "alc_min": hero.alc.alc_min, "band": hero.alc.band, "thresholds": th},
         "limbs_lost": list(hero.limbs_lost), "conditions": list(hero.conditions), "dead": hero.dead,
+        "shield_ps": _shield_ps(hero, content), "dropped_weapon": hero.dropped_weapon,
+        "afflictions": [msgspec.to_builtins(a) for a in hero.afflictions],
     }
+
+
+def _shield_ps(hero: Any, content: Any) -> int | None:
+    """The shield's PS left, kept from the pack's value (I-L407, I-L439)."""
+    if not hero.shield:
+        return None
+    if hero.shield_ps is not None:
+        return hero.shield_ps
+    try:
+        return content.entry("shields", hero.shield).ps
+    except UnknownEntity:  # a shield the pack does not name: its PS are unknown
+        return None

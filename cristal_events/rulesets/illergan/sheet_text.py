@@ -38,8 +38,14 @@ def render(data: dict[str, Any]) -> list[str]:
     gear += [f"{piece} {armour}" for piece, armour in data.get("pieces", {}).items()]
     if gear:
         lines.append("Équipement : " + ", ".join(gear))
+    if data.get("shield_ps") is not None:
+        lines.append(f"Bouclier : {data['shield_ps']} PS")
     if data["conditions"]:
         lines.append("État : " + ", ".join(data["conditions"]))
+    for a in data.get("afflictions", []):
+        lines.append(f"{a['name']} ({a['fight']}, tours {a['first_turn']} à {a['last_turn']})"
+                     + (f" : −{a['pv_per_turn']} PV par tour" if a["pv_per_turn"] else "")
+                     + (f" : −{a['dex_malus']} Dex" if a["dex_malus"] else ""))
     if data["limbs_lost"] or data["dead"]:
         lines.append(("MORT " if data["dead"] else "") + ", ".join(f"{z} perdu" for z in data["limbs_lost"]))
     return lines

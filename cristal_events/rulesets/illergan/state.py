@@ -51,6 +51,18 @@ class ActiveSpell(msgspec.Struct, frozen=True, kw_only=True):
     position: int = 0
 
 
+class Affliction(msgspec.Struct, frozen=True, kw_only=True):
+    """A critical's rider on its victim (I-L507-509, A37): Hémorragie loses ``pv_per_turn`` PV at the
+    start of each fight turn ``first_turn``..``last_turn``; Handicap takes ``dex_malus`` off the Dex in them."""
+
+    name: str
+    fight: str
+    first_turn: int
+    last_turn: int
+    pv_per_turn: int = 0
+    dex_malus: int = 0
+
+
 class WoundRef(msgspec.Struct, frozen=True, kw_only=True):
     """The last wound a destiny point may cancel (I-L318, I-L377)."""
 
@@ -111,16 +123,22 @@ class Hero(msgspec.Struct, frozen=True, kw_only=True):
     fp: int = 1  # I-L294: one power die by default
     power_rank: int = 1  # I-L297
     weapon: str | None = None
+    dropped_weapon: str | None = None  # knocked out of the hand, on the ground (I-L414)
     armour: str | None = None
     shield: str | None = None
+    shield_ps: int | None = None  # the shield's PS left; None: the pack's full PS (I-L407, I-L439)
     pieces: dict[str, str] = {}  # armour piece worn alone -> the armour it comes from (I-L75-77)
     harmonised_at: int | None = None  # the log's clock (minutes) at the last Harmonisation (I-L531)
     body: Body | None = None  # None: a humanoid
+    family: str = ""  # the bestiary family; "végétal": an animated plant (I-L625-628)
+    natural_weapons: tuple[str, ...] = ()  # used in turn, a different one at each attack (I-L445-449)
+    attacks_per_turn: int = 0  # a bestiary creature's fixed number of attacks (I-L447, I-L452); 0: the usual rules
     copper: int = 0
     items: dict[str, int] = {}
     max_charges: int = 10
     limbs_lost: tuple[str, ...] = ()
     conditions: tuple[str, ...] = ()  # "aveuglé", "invisible" (I-L413)
+    afflictions: tuple[Affliction, ...] = ()  # critical riders still running (I-L507-509)
     active_spells: tuple[ActiveSpell, ...] = ()  # spells in effect on this character (I-L494, I-L514)
     last_wound: WoundRef | None = None
     dead: bool = False
@@ -137,6 +155,12 @@ class Turn(msgspec.Struct, frozen=True, kw_only=True):
     owed_major: int = 0
     owed_minor: int = 0
     owed_pds: tuple[str, ...] = ()
+    attacks: int = 0  # attacks made this turn by a creature with a fixed number (I-L447)
+    cycle: tuple[str, ...] = ()  # natural weapons used in the current cycle (I-L449)
+    moved_m: float = 0  # metres of movement used this turn, vertical ones carried from the last turn included (I-L428)
+    owed_m: float = 0  # vertical metres that spill over into the next turn (I-L428)
+    extra_m: float = 0  # movement added this turn (a take-off doubles what is left, I-L558)
+    sprint_m: float = 0  # the Sprint used as this turn's major action (I-L258); 0: the Dep
 
 
 class Fight(msgspec.Struct, frozen=True, kw_only=True):

@@ -52,6 +52,8 @@ class CheckRolled(Event, tag="check.rolled", kw_only=True):
     fumble: bool = False
     minor_info: bool = False
     found: dict[str, bool] = {}
+    bonus: int = 0  # a bonus to the skill (an object, a spell...), added to its % (I-L490)
+    unlocked: bool = False  # the skill was not on the sheet: the bonus unlocks it at 0% for its time (I-L490)
     # lockpicking (I-L106-108): the lock picked, the attempt's number, its time, the backlash of a failure
     lock_name: str = ""
     attempt: int = 0
@@ -85,6 +87,23 @@ class FallTaken(Event, tag="check.fall_taken", kw_only=True):
     turn_after: Turn | None = None
 
 
+class ObjectStruck(Event, tag="check.object_struck", kw_only=True):
+    """A blow at an object: [damage − SR] off its PS, rounded up; broken at 0 PS (I-L407-409). The
+    object's PS and SR are the game master's estimate (the text's table is missing)."""
+
+    character: str
+    what: str
+    ps_before: int
+    sr: int
+    damage: int | float
+    power_rolls: list[Roll] = []
+    ps_lost: int
+    ps_after: int
+    broken: bool
+    fight: str = ""
+    turn_after: Turn | None = None
+
+
 class ConditionChanged(Event, tag="check.condition_changed", kw_only=True):
     character: str
     condition: str
@@ -103,6 +122,7 @@ class RollCheck(msgspec.Struct, frozen=True, kw_only=True):
     with_characteristic: bool = False
     hidden: dict[str, int] = {}
     lock: str | None = None
+    bonus: int = 0  # a bonus to the skill from an effect; a skill not on the sheet is unlocked at 0% (I-L490)
     lock_name: str = ""  # the lock itself (a door, a chest), for its maximum attempts; default its type
 
 
@@ -113,6 +133,16 @@ class Throw(msgspec.Struct, frozen=True, kw_only=True):
     what: str
     distance: float
     max_range: float
+    fight: str = ""
+
+
+class StrikeObject(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    what: str
+    ps: int  # its PS now (the GM's estimate, or what the last blow left)
+    sr: int
+    weapon: str | None = None  # None: the weapon held; "": bare hands
+    power_dice: int | None = None
     fight: str = ""
 
 
@@ -168,18 +198,28 @@ def _check(hero: Any, cmd: RollCheck, ctx: Context, state: IllerganState) -> Che
         threshold, kind = pct - cmd.malus, "acuity"
     else:
         entry = hero.skills.get(cmd.what)
+        unlocked = False
         if entry is None:
-            raise UnknownEntity(f"{hero.name} has no skill or characteristic {cmd.what!r}.")
-        threshold = entry.pct
+            if cmd.bonus <= 0:
+                raise UnknownEntity(f"{hero.name} has no skill or characteristic {cmd.what!r}.")
+            content.skill(cmd.what)  # a skill of the pack, unlocked at 0% the time of the bonus (I-L490)
+            unlocked = True
+        pct = (entry.pct if entry is not None else 0) + cmd.bonus
+        threshold = pct
         if cmd.with_characteristic:
             key = content.skill(cmd.what).characteristic
             if not key:
                 raise content.missing(f"The characteristic of skill {cmd.what!r}", "G24 skill list")
-            threshold = checks.characteristic_with_skill(stat(hero, key), entry.pct)
+            threshold = checks.characteristic_with_skill(stat(hero, key), pct)
         threshold -= cmd.malus
         r = dice.roll("1d100", purpose=f"check {cmd.what}")
         c = checks.skill_check(r.total, threshold, critical_ceiling=hero.critical_ceiling)
         kind = "skill"
+        return CheckRolled(character=hero.id, kind=kind, what=cmd.what, threshold=threshold, malus=cmd.malus, roll=r,
+                           success=c.success, critical=c.critical, fumble=c.fumble, minor_info=c.minor_info,
+                           bonus=cmd.bonus, unlocked=unlocked)
+    if cmd.bonus:
+        raise RuleError("A skill bonus applies to a skill, not to a characteristic or an acuity (I-L490).")
     return CheckRolled(character=hero.id, kind=kind, what=cmd.what, threshold=threshold, malus=cmd.malus, roll=r,
                        success=c.success, critical=c.critical, fumble=c.fumble, minor_info=c.minor_info)
 
@@ -287,6 +327,37 @@ def decide_throw(state: IllerganState, cmd: Throw, ctx: Context) -> list[Emit]:
     return [Emit(fight_stream(cmd.fight) if cmd.fight else stream_of(hero.id), ev)]
 
 
+def decide_strike(state: IllerganState, cmd: StrikeObject, ctx: Context) -> list[Emit]:
+    hero = _living(state, cmd.character)
+    if cmd.ps <= 0 or cmd.sr < 0:
+        raise RuleError(f"An object has PS above 0 and an SR of 0 or more (I-L407), not PS {cmd.ps} and SR {cmd.sr}.")
+    content, settings = content_of(state), ctx.settings
+    turn_after = None
+    if cmd.fight:
+        turn_after = spend(_fight_of(state, cmd.fight, hero), hero, "major", settings)
+    chosen = hero.weapon if cmd.weapon is None else (cmd.weapon or None)
+    weapon = content.entry("weapons", chosen) if chosen else None
+    dice = ctx.dice()
+    power: tuple[Roll, ...] = ()
+    if weapon is None:
+        total = None
+        if settings.unarmed_fp_mode == "dice":
+            total, power = combat.roll_power_dice(dice, content, rank=hero.power_rank, fp=hero.fp,
+                                                  count=cmd.power_dice, settings=settings)
+        damage: Any = combat.unarmed_damage(stat(hero, "Fo"), hero.fp, total, settings)
+    elif weapon.fixed_damage is not None:
+        damage = combat.crossbow_damage(weapon, content)
+    else:
+        total, power = combat.roll_power_dice(dice, content, rank=hero.power_rank, fp=hero.fp + weapon.fp_bonus,
+                                              count=cmd.power_dice, settings=settings)
+        damage = combat.weapon_damage(stat(hero, "Fo"), total)
+    b = combat.break_object(damage, sr=cmd.sr, ps=cmd.ps)
+    ev = ObjectStruck(character=hero.id, what=cmd.what, ps_before=cmd.ps, sr=cmd.sr, damage=plain(damage),
+                      power_rolls=list(power), ps_lost=b.ps_lost, ps_after=b.ps_after, broken=b.destroyed,
+                      fight=cmd.fight, turn_after=turn_after)
+    return [Emit(fight_stream(cmd.fight) if cmd.fight else stream_of(hero.id), ev)]
+
+
 def decide_fall(state: IllerganState, cmd: TakeFall, ctx: Context) -> list[Emit]:
     hero = _living(state, cmd.character)
     if cmd.height <= 0:
@@ -311,6 +382,8 @@ def _exact(height: float) -> Fraction:
 
 def decide_condition(state: IllerganState, cmd: SetCondition, ctx: Context) -> list[Emit]:
     hero = find(state, cmd.character)
+    if cmd.on and cmd.condition == "aveuglé" and hero.family == "végétal":
+        raise RuleError(f"{hero.name} is a plant: physical alterations do not work on it (I-L628).")
     if (cmd.condition in hero.conditions) == cmd.on:
         raise RuleError(f"{hero.name} is {'already' if cmd.on else 'not'} {cmd.condition}.")
     return [Emit(stream_of(hero.id), ConditionChanged(character=hero.id, condition=cmd.condition, on=cmd.on,
@@ -320,6 +393,10 @@ def decide_condition(state: IllerganState, cmd: SetCondition, ctx: Context) -> l
 def evolve_fall(state: IllerganState, ev: FallTaken, rec: RecordedEvent) -> IllerganState:
     if ev.pv_lost:
         state = put(state, _wound(state.characters[ev.character], ev.pv_lost, rec.position, "", ev.dead))
+    return _turn(state, ev.fight, ev.character, ev.turn_after)
+
+
+def evolve_struck(state: IllerganState, ev: ObjectStruck, rec: RecordedEvent) -> IllerganState:
     return _turn(state, ev.fight, ev.character, ev.turn_after)
 
 
@@ -345,6 +422,10 @@ def decide_check(state: IllerganState, cmd: RollCheck, ctx: Context) -> list[Emi
     hero = find(state, cmd.character)
     if hero.dead:
         raise RuleError(f"{hero.name} is dead.")
+    if cmd.bonus < 0:
+        raise RuleError(f"A bonus is positive, not {cmd.bonus}; a malus is given as a malus.")
+    if cmd.bonus and cmd.kind != "check":
+        raise RuleError("A skill bonus applies to a skill check (I-L490).")
     if cmd.kind == "check" and not cmd.what:
         raise RuleError("Name the skill or characteristic to roll.")
     return [Emit(stream_of(hero.id), _KINDS[cmd.kind](hero, cmd, ctx, state))]
@@ -361,6 +442,8 @@ def _summary(e: CheckRolled) -> str:
                 f"{'réussite' if e.success else 'échec'}{extra}")
     tag = " (critique)" if e.critical else " (échec critique)" if e.fumble else ""
     info = ", information mineure" if e.minor_info else ""
+    if e.unlocked:
+        info += f", débloquée à 0% le temps du bonus (+{e.bonus})"
     return (f"{e.character} : {e.what} Dé100 {e.roll.total} contre {e.threshold} → "
             f"{'réussite' if e.success else 'échec'}{tag}{info}")
 
@@ -372,11 +455,13 @@ SUMMARIES: dict[type, Any] = {
     FallTaken: lambda r: (f"{r.event.character} chute de {r.event.height:g} m (sans mal jusqu'à {r.event.safe_height:g} m)"
                           + (f" : renversé, −{r.event.pv_lost} PV ({r.event.pv_after})" if r.event.knocked_down else " sans mal")
                           + (", mort" if r.event.dead else "")),
+    ObjectStruck: lambda r: (f"{r.event.character} frappe {r.event.what} : {r.event.damage} dégâts, SR {r.event.sr} → "
+                             f"−{r.event.ps_lost} PS ({r.event.ps_after})" + (", brisé" if r.event.broken else "")),
     ConditionChanged: lambda r: f"{r.event.character} {'est' if r.event.on else 'n’est plus'} {r.event.condition}",
 }
 EVENTS: tuple[type, ...] = tuple(SUMMARIES)
 DECIDERS: dict[type, Any] = {RollCheck: decide_check, Throw: decide_throw, TakeFall: decide_fall,
-                             SetCondition: decide_condition}
+                             SetCondition: decide_condition, StrikeObject: decide_strike}
 EVOLVERS: dict[type, Any] = {FallTaken: evolve_fall, ObjectThrown: evolve_throw, ConditionChanged: evolve_condition,
-                             CheckRolled: evolve_check}
+                             ObjectStruck: evolve_struck, CheckRolled: evolve_check}
 COMPENSATORS: dict[type, Any] = {}

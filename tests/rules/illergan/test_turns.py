@@ -26,7 +26,7 @@ def camp():
     c = Table(name="Tours", ruleset="illergan", seed=5)
     c.execute(H.LoadPack(name="example", data=msgspec.to_builtins(example_pack())))
     c.execute(H.CreateHero(character="thor", choices=Choices(name="Thor", race="Humain", class_name="Guerrier",
-                                                             heritage="Enfant des rues"),
+                                                             heritage="Enfant des rues", skills=("Blocage",)),
                            characteristics=THOR, pv=40, pm=0, rn=10, gift_face=3))
     c.execute(H.CreateHero(character="lysa", choices=Choices(name="Lysa", race="Elfe", class_name="Mage",
                                                              heritage="Apprenti d'académie", magics=("Yarlysy",)),
@@ -124,6 +124,8 @@ def test_defences_per_turn(camp):
     assert (ev.defender, ev.pv_lost, ev.defender_turn_after.defences.parry_or_dodge) == ("thor", 0, 0)
     refused(camp, attack("gob", "thor", weapon="", action="extra_major", defence="esquive", defended=True),
             "Thor: The esquive defence is already used this turn (I-L543).", faces=[10])
+    camp.execute(H.Carry(character="thor", item="Écu d'écorce clouée", qty=1))  # equip takes what is carried (I-L47-48)
+    camp.execute(H.Equip(character="thor", slot="shield", item="Écu d'écorce clouée"))  # a block needs one (I-L547)
     camp.execute(attack("gob", "thor", weapon="", action="extra_major", defence="blocage"), faces=[10])
     refused(camp, F.Defend(fight="gue", character="thor", defence="esquive", against_magic=True),
             "Thor: Magic damage cannot be dodged or parried, only blocked (I-L439).")
@@ -146,9 +148,23 @@ def test_acting_in_defence_for_an_ally_costs_a_major_action(camp):
 
 
 def test_the_defence_window_runs_from_own_turn_to_own_turn(camp):
+    camp.execute(attack(hands=2), faces=[90])  # Thor acts in turn 1: his window opens
     camp.execute(attack("gob", "thor", weapon="", defence="esquive"), faces=[90])
     camp.execute(F.RollInitiative(fight="gue"), faces=[50, 50, 50])
     # A34 own_turn_to_turn: Thor has not acted in the new turn yet, his dodge is still spent
     assert turn(camp, "thor").defences.parry_or_dodge == 0
     camp.execute(attack(hands=2), faces=[90])
     assert turn(camp, "thor").defences.parry_or_dodge == 1
+
+
+def test_a_pure_defender_gets_his_defences_back_each_turn(camp):
+    # I-L542-543: "dans un tour". Thor takes no action in turn 1; his dodge comes back at turn 2 anyway
+    camp.execute(attack("gob", "thor", weapon="", defence="esquive"), faces=[90])
+    assert turn(camp, "thor").defences.parry_or_dodge == 0
+    camp.execute(F.RollInitiative(fight="gue"), faces=[50, 50, 50])
+    assert turn(camp, "thor").defences.parry_or_dodge == 1
+    camp.execute(attack("gob", "thor", weapon="", defence="esquive"), faces=[90])
+    refused(camp, F.Defend(fight="gue", character="thor", defence="parade"),
+            "Thor: The parade defence is already used this turn (I-L543).")
+    camp.execute(F.RollInitiative(fight="gue"), faces=[50, 50, 50])
+    camp.execute(attack("gob", "thor", weapon="", defence="parade"), faces=[90])

@@ -21,19 +21,21 @@ from .model import *
 from .decide import *
 from .fold import *
 from .views import *
-from .model import ActionTaken, Attack, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeRolled, RollInitiative, SecondaryCast, SpellCast, SpendDestiny, StartFight, TakeAction
-from .decide import decide_action, decide_attack, decide_cast, decide_defend, decide_destiny, decide_end, decide_initiative, decide_start
-from .fold import evolve_action, evolve_attack, evolve_cast, evolve_destiny, evolve_ended, evolve_initiative, evolve_started
+from .model import ActionTaken, AfflictionTicked, ApplyPoison, PoisonApplied, Attack, Fly, FlightChanged, Move, Moved, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeRolled, RollInitiative, SecondaryCast, SpellCast, SpendDestiny, StartFight, TakeAction
+from .decide import decide_poison, decide_fly, decide_move, decide_action, decide_attack, decide_cast, decide_defend, decide_destiny, decide_end, decide_initiative, decide_start
+from .fold import evolve_action, evolve_affliction, evolve_poison, evolve_flight, evolve_moved, evolve_attack, evolve_cast, evolve_destiny, evolve_ended, evolve_initiative, evolve_started
 from .views import SUMMARIES
 
 EVENTS: tuple[type, ...] = tuple(SUMMARIES)
 DECIDERS: dict[type, Any] = {
     StartFight: decide_start, RollInitiative: decide_initiative, Attack: decide_attack, SpendDestiny: decide_destiny,
     CastSpell: decide_cast, EndFight: decide_end, TakeAction: decide_action, Defend: decide_defend,
+    Move: decide_move, Fly: decide_fly, ApplyPoison: decide_poison,
 }
 EVOLVERS: dict[type, Any] = {
     FightStarted: evolve_started, InitiativeRolled: evolve_initiative, AttackResolved: evolve_attack,
     DestinyPointSpent: evolve_destiny, SpellCast: evolve_cast, FightEnded: evolve_ended,
-    ActionTaken: evolve_action, DefenceUsed: evolve_action,
+    ActionTaken: evolve_action, DefenceUsed: evolve_action, AfflictionTicked: evolve_affliction,
+    Moved: evolve_moved, FlightChanged: evolve_flight, PoisonApplied: evolve_poison,
 }
 COMPENSATORS: dict[type, Any] = {}

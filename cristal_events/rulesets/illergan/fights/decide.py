@@ -13,11 +13,11 @@ from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit
 
 from .. import alcohol, checks, combat, gear, magic, spellbook
-from ..locations import nonhumanoid_zone
+from ..locations import limb_gone, nonhumanoid_zone
 from ..state import (ActiveSpell, Fight, Hero, IllerganState, Turn, content_of, fight_stream, find,
                     find_fight, plain, stat, stream_of)
 
-from .model import ActionTaken, Attack, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeEntry, InitiativeRolled, RollInitiative, SecondaryCast, SpellCast, SpendDestiny, StartFight, TakeAction, _acuity
+from .model import ActionTaken, AfflictionTicked, ApplyPoison, PoisonApplied, Attack, Fly, FlightChanged, Move, Moved, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeEntry, InitiativeRolled, RollInitiative, SecondaryCast, SpellCast, SpendDestiny, StartFight, TakeAction, _acuity
 
 
 # ============================================================================ the turn economy
@@ -71,13 +71,41 @@ def defend(fight: Fight, hero: Hero, kind: combat.Defence, *, against_magic: boo
 
 
 def _new_turns(fight: Fight, settings: Any) -> dict[str, Turn]:
+    """Every combatant's turn at a new initiative. The defences come back each turn (I-L542-543): with
+    ``round`` at each initiative; with ``own_turn_to_turn`` (A34) at the combatant's first action of the
+    new turn, or here when he took no action in the turn that ends (his turn passed without one)."""
     out = {}
     for c in fight.participants:
         t = fight.turns.get(c, Turn())
-        fresh = settings.defence_window == "round"
-        out[c] = Turn(budget=combat.new_turn(t.owed_major, t.owed_minor), pds=t.owed_pds,
+        fresh = settings.defence_window == "round" or t.defences_turn < fight.turn
+        out[c] = Turn(budget=combat.new_turn(t.owed_major, t.owed_minor), pds=t.owed_pds, moved_m=t.owed_m,
                       defences=combat.DefenceBudget() if fresh else t.defences,
-                      defences_turn=fight.turn + 1 if fresh else t.defences_turn)
+                      defences_turn=(fight.turn + 1 if settings.defence_window == "round" else fight.turn)
+                      if fresh else t.defences_turn)
+    return out
+
+
+def handicap(hero: Hero, fight: str, turn: int) -> int:
+    """The Dex a critical's Handicap takes off in this fight turn (I-L509)."""
+    return sum(a.dex_malus for a in hero.afflictions if a.fight == fight and a.first_turn <= turn <= a.last_turn)
+
+
+def _bleeding(state: IllerganState, fight: Fight, turns: range) -> list[AfflictionTicked]:
+    """The Hémorragie PV lost over ``turns`` of the fight (I-L507), each victim's ticks in one event."""
+    out = []
+    for c in fight.participants:
+        hero = state.characters[c]
+        pv = hero.pv
+        for a in hero.afflictions:
+            n = sum(1 for t in turns if a.fight == fight.name and a.pv_per_turn and a.first_turn <= t <= a.last_turn)
+            if not n or hero.dead:
+                continue
+            wound = combat.apply_pv_loss(pv, n * a.pv_per_turn, "", destiny_points=hero.destiny_points)
+            out.append(AfflictionTicked(fight=fight.name, character=c, affliction=a.name, turns=n,
+                                        pv_lost=wound.pv_lost, pv_after=wound.pv_after, dead=wound.dead))
+            pv = wound.pv_after
+            if wound.dead:
+                break
     return out
 
 
@@ -98,33 +126,46 @@ def decide_start(state: IllerganState, cmd: StartFight, ctx: Context) -> list[Em
 
 def decide_initiative(state: IllerganState, cmd: RollInitiative, ctx: Context) -> list[Emit]:
     fight = find_fight(state, cmd.fight)
-    for c in cmd.maluses:
+    for c in (*cmd.maluses, *cmd.unspotted_by, *(u for us in cmd.unspotted_by.values() for u in us)):
         if c not in fight.participants:
             raise RuleError(f"{c} does not take part in the fight '{fight.name}'.")
+    for c, unaware in cmd.unspotted_by.items():
+        if c in unaware:
+            raise RuleError(f"{c} cannot be unspotted by himself (I-L8).")
+    ticks = _bleeding(state, fight, range(fight.turn + 1, fight.turn + 2))  # I-L507: at the start of the turn
+    bled_to_death = {t.character for t in ticks if t.dead}
     if not ctx.settings.initiative_reroll_each_turn and fight.turn >= 1:
         if cmd.maluses:
             raise RuleError("The initiative is kept from the first turn (initiative_reroll_each_turn=false); "
                             "no new malus applies (I-L4-7, A1).")
-        order = [c for c in fight.order if not state.characters[c].dead]
-        return [Emit(fight_stream(fight.name), InitiativeRolled(fight=fight.name, turn=fight.turn + 1, entries=[],
-                                                                order=order, turns=_new_turns(fight, ctx.settings),
-                                                                kept=True))]
+        if cmd.unspotted_by:
+            raise RuleError("The initiative is kept from the first turn (initiative_reroll_each_turn=false); "
+                            "stealth gives no new order (I-L8, A1).")
+        order = [c for c in fight.order if not state.characters[c].dead and c not in bled_to_death]
+        kept = InitiativeRolled(fight=fight.name, turn=fight.turn + 1, entries=[], order=order,
+                                turns=_new_turns(fight, ctx.settings), kept=True)
+        return [Emit(fight_stream(fight.name), e) for e in ticks] + [Emit(fight_stream(fight.name), kept)]
     dice = ctx.dice()
     entries, results = [], []
     for c in fight.participants:
         hero = state.characters[c]
-        if hero.dead:
+        if hero.dead or c in bled_to_death:
             continue
-        dex, vol, malus = stat(hero, "Dex"), stat(hero, "Vol"), cmd.maluses.get(c, 0)
+        dex, vol, malus = stat(hero, "Dex") - handicap(hero, fight.name, fight.turn + 1), stat(hero, "Vol"), cmd.maluses.get(c, 0)
         combat.initiative_score(dex, vol, 1, malus)  # the malus is checked before rolling
         ini = combat.roll_initiative(dice, c, dex, vol, malus)
         results.append(ini)
         entries.append(InitiativeEntry(character=c, dex=dex, vol=vol, malus=malus, score=ini.score, acts=ini.acts,
                                        roll=ini.roll))
-    order = [e.name for e in combat.initiative_order(results, settings=ctx.settings)]
+    ranked = combat.initiative_order(results, unspotted_by={k: set(v) for k, v in cmd.unspotted_by.items()},
+                                     settings=ctx.settings)
+    order = [e.name for e in ranked]
+    acts = {e.name: e.acts for e in ranked}  # A2: a stealthy attacker may act at 50 or less
+    entries = [msgspec.structs.replace(e, acts=acts[e.character]) for e in entries]
     ev = InitiativeRolled(fight=fight.name, turn=fight.turn + 1, entries=entries, order=order,
-                          turns=_new_turns(fight, ctx.settings))
-    return [Emit(fight_stream(fight.name), ev)]
+                          turns=_new_turns(fight, ctx.settings),
+                          unspotted_by={k: list(v) for k, v in cmd.unspotted_by.items()})
+    return [Emit(fight_stream(fight.name), e) for e in ticks] + [Emit(fight_stream(fight.name), ev)]
 
 
 def _zone(face: int, target: Hero, content: Any, settings: Any, *, critical: bool) -> tuple[str, int]:
@@ -140,6 +181,63 @@ def _weapon(attacker: Hero, name: str | None, content: Any) -> Any:
     return content.entry("weapons", chosen) if chosen else None
 
 
+def _adresse_maluses(a: Hero, weapon: Any, cmd: Attack, fight: Fight) -> list[int]:
+    """The Dex maluses of the attack: grip (I-L87-89), range (I-L95-97), a thrown melee weapon (I-L99),
+    a critical's Handicap (I-L509); arms lost (I-L318)."""
+    combat.hands_free(a.limbs_lost, weapon=weapon is not None, hands=cmd.hands)
+    maluses = []
+    if weapon is not None:
+        preferred = not cmd.off_hand and f"bras {a.preferred_hand}" not in a.limbs_lost  # I-L318: the other arm
+        maluses.append(combat.grip_malus(weapon.grip, hands=cmd.hands, preferred_hand=preferred))
+        if cmd.thrown:
+            if weapon.range_m is not None:
+                raise RuleError(f"{weapon.name} is a ranged weapon: it is shot, not thrown (I-L99).")
+            if cmd.distance is None:
+                raise RuleError(f"Throwing {weapon.name} needs the distance to the target (--distance, I-L99).")
+            maluses.append(combat.range_malus(cmd.distance, weapon.thrown_range_m, thrown_melee=True))
+        elif weapon.range_m is not None:
+            if cmd.distance is None:
+                raise RuleError(f"{weapon.name} shoots: give the distance to the target (--distance, I-L95-97).")
+            maluses.append(combat.range_malus(cmd.distance, weapon.range_m))
+        elif cmd.distance is not None:
+            raise RuleError(f"{weapon.name} has no range: throw it (--thrown, −40 Dex, I-L99) or strike in melee.")
+    elif cmd.thrown:
+        raise RuleError("Only a weapon can be thrown (I-L99).")
+    maluses.append(-handicap(a, fight.name, fight.turn))
+    return [m for m in maluses if m]
+
+
+def _attack_turn(fight: Fight, a: Hero, cmd: Attack, settings: Any) -> tuple[Turn, str | None]:
+    """The attacker's turn after the attack, and the natural weapon it strikes with. A bestiary creature has
+    a fixed number of attacks, all in its one major action (I-L447, I-L451-452); with several natural
+    weapons it uses a different one at each attack, and starts the cycle again once all are used (I-L449)."""
+    if not a.attacks_per_turn:
+        return spend(fight, a, cmd.action, settings), None
+    if a.natural_weapons and a.family == "élémentaire" and cmd.target == a.id:
+        a = msgspec.structs.replace(a, natural_weapons=())  # its spell, not a natural weapon (I-L529)
+    if cmd.action == "extra_major":
+        raise RuleError(f"{a.name} has a fixed number of attacks and one major action a turn (I-L447, I-L452).")
+    _acts(fight, a)
+    t = turn_of(fight, a.id, settings)
+    if t.attacks >= a.attacks_per_turn:
+        raise RuleError(f"{a.name} has made its {a.attacks_per_turn} attack(s) this turn (I-L447).")
+    if t.attacks == 0:
+        t = spend(fight, a, "major", settings)
+    natural = None
+    cycle = t.cycle
+    if a.natural_weapons:
+        cycle = () if set(cycle) >= set(a.natural_weapons) else cycle
+        left = [w for w in a.natural_weapons if w not in cycle]
+        natural = cmd.weapon if cmd.weapon else left[0]
+        if natural not in a.natural_weapons:
+            raise RuleError(f"{a.name} attacks with its natural weapons: {', '.join(a.natural_weapons)} (I-L445).")
+        if natural in cycle:
+            raise RuleError(f"{a.name} must use a different natural weapon at each attack: {', '.join(left)} "
+                            f"before {natural} again (I-L449).")
+        cycle = (*cycle, natural)
+    return msgspec.structs.replace(t, attacks=t.attacks + 1, cycle=cycle), natural
+
+
 def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]:
     fight = find_fight(state, cmd.fight)
     for c in (cmd.attacker, cmd.target):
@@ -149,17 +247,29 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
     if a.dead or t.dead:
         raise RuleError(f"{(a if a.dead else t).name} is dead.")
     content, settings = content_of(state), ctx.settings
-    turn_after = spend(fight, a, cmd.action, settings)
+    if cmd.letalite is not None and cmd.letalite <= 0:
+        raise RuleError(f"A Létalité is a positive number, not {cmd.letalite} (I-L507).")
+    extra = [o.target for o in cmd.others]
+    if len(set(extra)) != len(extra) or cmd.target in extra or cmd.attacker in extra:
+        raise RuleError("Each other target of the attack is named once, and is neither the first target nor the "
+                        "attacker (I-L292).")
+    for c in extra:
+        if c not in fight.participants:
+            raise RuleError(f"{c} does not take part in the fight '{fight.name}'.")
+        if find(state, c).dead:
+            raise RuleError(f"{find(state, c).name} is dead.")
+    if cmd.defender and cmd.defender in extra:
+        raise RuleError("A target cannot act in defence for another target of the same attack (I-L292).")
+    turn_after, natural = _attack_turn(fight, a, cmd, settings)
     defence_fields = _defence(state, fight, cmd, turn_after)
-    weapon = _weapon(a, cmd.weapon, content)
-    maluses = []
+    weapon = _weapon(a, natural if natural is not None else cmd.weapon, content)
+    try:
+        maluses = _adresse_maluses(a, weapon, cmd, fight)
+    except RuleError as err:
+        raise RuleError(f"{a.name}: {err}") from None
     plate = gear.cuirasse(a)
     if plate:  # the Dex malus is the cuirasse's (I-L78)
         maluses.append(-content.entry("armours", plate).dex_malus)
-    if weapon is not None:
-        maluses.append(combat.grip_malus(weapon.grip, hands=cmd.hands, preferred_hand=not cmd.off_hand))
-        if cmd.distance is not None:
-            maluses.append(combat.range_malus(cmd.distance, weapon.range_m))
     adresse = combat.effective_adresse(stat(a, "Adresse"), [m for m in maluses if m], settings)
     if "aveuglé" in a.conditions or "invisible" in t.conditions:  # I-L413: divided, after the maluses
         adresse = int(checks.blinded_threshold(adresse, _acuity(a, "Acuité olfactive"), _acuity(a, "Acuité auditive"),
@@ -180,12 +290,53 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
         if not cmd.zone:
             raise RuleError(f"The roll lets {a.name} choose the zone (I-L315): give the zone.")
         zone = cmd.zone
+    redirected = ""
+    if res.hit and limb_gone(t.body, zone, t.limbs_lost):  # I-L318: a lost limb cannot be lost again
+        redirected, zone = zone, combat.lost_limb_zone(zone, t.limbs_lost, settings)
+    defended, threshold = cmd.defended, None
+    if res.hit and cmd.defence_pct is not None:  # the defence is rolled once the hit and its zone are known (I-L554)
+        threshold = combat.defence_threshold(cmd.defence_pct, cmd.defence or "", critical=res.critical)
+        d = dice.roll("1d100", purpose="defence")
+        rolls.append(d)
+        defended = checks.skill_check(d.total, threshold).success
+    elif res.hit and res.critical and cmd.defended and cmd.defence in combat.PHYSICAL_DEFENCES:
+        raise RuleError("A critical gives −40 to physical defences (I-L504): give the defender's --defence-pct "
+                        "so the engine rolls the defence.")
     base = dict(fight=fight.name, attacker=a.id, target=t.id, weapon=weapon.name if weapon else "", adresse=adresse,
-                dex_maluses=[m for m in maluses if m], rolls=rolls, hit=res.hit, critical=res.critical,
-                fumble=res.fumble, zone=zone if res.hit else "", zone_index=index, defended=cmd.defended,
-                pv_after=t.pv, action=cmd.action, turn_after=turn_after, **defence_fields)
-    if not res.hit or cmd.defended or zone == "aucune":
-        return [Emit(fight_stream(fight.name), AttackResolved(**base))]
+                dex_maluses=maluses, rolls=rolls, hit=res.hit, critical=res.critical,
+                fumble=res.fumble, zone=zone if res.hit else "", zone_index=index, defended=defended,
+                pv_after=t.pv, action=cmd.action, turn_after=turn_after, defence_threshold=threshold,
+                redirected_from=redirected, **defence_fields)
+    # the other targets of the same attack: each defends on its own (I-L292), after the first
+    others = []
+    for o in cmd.others:
+        ot = find(state, o.target)
+        o_fields = _defence(state, fight, Attack(fight=cmd.fight, attacker=cmd.attacker, target=o.target,
+                                                 defence=o.defence, defended=o.defended, defence_pct=o.defence_pct),
+                            turn_after)
+        o_zone, o_redirected = (zone, "")
+        if res.hit and limb_gone(ot.body, zone, ot.limbs_lost):
+            o_redirected, o_zone = zone, combat.lost_limb_zone(zone, ot.limbs_lost, settings)
+        o_defended, o_threshold = o.defended, None
+        if res.hit and o.defence_pct is not None:
+            o_threshold = combat.defence_threshold(o.defence_pct, o.defence or "", critical=res.critical)
+            d = dice.roll("1d100", purpose=f"defence of {ot.id}")
+            rolls.append(d)
+            o_defended = checks.skill_check(d.total, o_threshold).success
+        elif res.hit and res.critical and o.defended and o.defence in combat.PHYSICAL_DEFENCES:
+            raise RuleError("A critical gives −40 to physical defences (I-L504): give the defender's --defence-pct "
+                            "so the engine rolls the defence.")
+        others.append((ot, o, o_zone, o_redirected, o_defended, o_threshold, o_fields))
+    blocked = defended and cmd.defence == "blocage"
+    needs = [not (defended and not blocked) and zone != "aucune"]
+    needs += [not (od and o.defence != "blocage") and oz != "aucune" for _, o, oz, _, od, _, _ in others]
+    if not res.hit or not any(needs):
+        return [Emit(fight_stream(fight.name), AttackResolved(**base))] + [
+            Emit(fight_stream(fight.name), AttackResolved(**{
+                **base, "target": ot.id, "pv_after": ot.pv, "zone": oz if res.hit else "", "defended": od,
+                "defence_threshold": oth, "redirected_from": ored, "same_attack_as": t.id, "turn_after": None,
+                "defence": "", "defender": "", "defender_turn_after": None, **of}))
+            for ot, o, oz, ored, od, oth, of in others]
     fo: int | Fraction = stat(a, "Fo")
     dtype = weapon.damage_type if weapon else "C"
     power: tuple[Roll, ...] = ()
@@ -203,28 +354,63 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
         total, power = combat.roll_power_dice(dice, content, rank=a.power_rank, fp=a.fp + weapon.fp_bonus,
                                               count=cmd.power_dice, settings=settings)
         damage = combat.weapon_damage(fo, total)
+    main = _damage_on(state, content, settings, a, t, zone, damage, dtype, res.critical, defended, cmd.defence,
+                      base.get("defender", ""), cmd.letalite) if needs[0] else {}
+    out = [AttackResolved(**{**base, **main, "power_rolls": list(power)})]
+    for ot, o, oz, ored, od, oth, of in others:
+        fields = {**base, "target": ot.id, "pv_after": ot.pv, "zone": oz, "defended": od, "defence_threshold": oth,
+                  "redirected_from": ored, "same_attack_as": t.id, "turn_after": None, "defence": "", "defender": "",
+                  "defender_turn_after": None, **of}
+        if oz != "aucune" and not (od and o.defence != "blocage"):
+            fields.update(_damage_on(state, content, settings, a, ot, oz, damage, dtype, res.critical, od, o.defence,
+                                     of.get("defender", ""), cmd.letalite))
+        out.append(AttackResolved(**fields))
+    return [Emit(fight_stream(fight.name), ev) for ev in out]
+
+
+def _damage_on(state: IllerganState, content: Any, settings: Any, a: Hero, t: Hero, zone: str,
+               damage: int | Fraction, dtype: str, critical: bool, defended: bool, defence: str | None,
+               defender: str, letalite: int | None = None) -> dict[str, Any]:
+    """The damage of a hit on one target: a successful block through the shield first (I-L273, A13), then
+    the zone's SR and the RN (I-L279-281), the limb or the death (I-L318), the critical's rider (I-L506)."""
+    through: int | Fraction = damage
+    shield_fields: dict[str, Any] = {}
+    if defended and defence == "blocage":  # I-L273: a successful block still leads to the damage
+        holder = find(state, defender or t.id)
+        shield = content.entry("shields", holder.shield)
+        ssr = combat.effective_sr(shield.sr, critical=critical, damage_type=dtype, settings=settings)
+        ps = holder.shield_ps if holder.shield_ps is not None else shield.ps
+        b = combat.block(damage, shield_sr=ssr, shield_ps=ps, settings=settings)
+        through = b.to_character
+        shield_fields = dict(shield=shield.name, shield_sr=plain(ssr), shield_ps_lost=b.ps_lost,
+                             shield_ps_after=b.ps_after, shield_destroyed=b.destroyed)
     sr: int | Fraction = 0
     worn = gear.armour_on(t, zone)  # the piece covering the zone hit (I-L75-77)
     if worn:
         armour = content.entry("armours", worn)
-        sr = combat.effective_sr(combat.zone_sr(armour, zone, dtype, content), critical=res.critical,
+        sr = combat.effective_sr(combat.zone_sr(armour, zone, dtype, content), critical=critical,
                                  damage_type=dtype, settings=settings)
-    lost = combat.pv_lost(damage, sr, t.rn)
+    lost = combat.pv_lost(through, sr, t.rn) if through else 0
     wound = combat.apply_pv_loss(t.pv, lost, zone, destiny_points=t.destiny_points)
-    rider = combat.critical_rider(dtype, attacker_fo=int(stat(a, "Fo")), settings=settings) if res.critical else None
-    ev = AttackResolved(**{**base, "damage_type": dtype, "power_rolls": list(power), "damage": plain(damage),
-                           "sr": plain(sr), "rn": t.rn, "pv_lost": wound.pv_lost, "pv_after": wound.pv_after,
-                           "limb_lost": wound.limb_lost, "dead": wound.dead, "rider": rider})
-    return [Emit(fight_stream(fight.name), ev)]
+    rider = None
+    if critical and lost > 0 and t.family != "végétal":  # I-L506 "la cible subit"; no physical alteration on a plant (I-L628)
+        rider = combat.critical_rider(dtype, attacker_fo=int(stat(a, "Fo")), precise=letalite is not None,  # type: ignore[arg-type]
+                                      letalite=letalite, settings=settings)
+    return {"damage_type": dtype, "damage": plain(damage), "sr": plain(sr), "rn": t.rn, "pv_lost": wound.pv_lost,
+            "pv_after": wound.pv_after, "limb_lost": wound.limb_lost, "dead": wound.dead, "rider": rider,
+            **shield_fields}
 
 
 def _defence(state: IllerganState, fight: Fight, cmd: Attack, attacker_turn: Turn) -> dict[str, Any]:
     """The defence tried against an attack: the defender's per-turn limit (I-L543); an ally acting in
-    defence also gives up a major action, this turn's if unused, else the next one's (I-L552)."""
+    defence also gives up a major action, this turn's if unused, else the next one's (I-L552). A block
+    needs the Blocage skill and a shield (I-L547)."""
     if cmd.defence is None:
-        if cmd.defended or cmd.defender:
+        if cmd.defended or cmd.defender or cmd.defence_pct is not None:
             raise RuleError("Say which defence was used (esquive, parade, blocage, vivacite_elfique or magique, I-L543).")
         return {}
+    if cmd.defended and cmd.defence_pct is not None:
+        raise RuleError("Either the defence is rolled (--defence-pct) or its success is given (--defended), not both.")
     who = cmd.defender or cmd.target
     if who not in fight.participants:
         raise RuleError(f"{who} does not take part in the fight '{fight.name}'.")
@@ -233,6 +419,11 @@ def _defence(state: IllerganState, fight: Fight, cmd: Attack, attacker_turn: Tur
     hero = find(state, who)
     if hero.dead:
         raise RuleError(f"{hero.name} is dead.")
+    if cmd.defence == "blocage":
+        if "Blocage" not in hero.skills:
+            raise RuleError(f"{hero.name} cannot block: a block needs the Blocage skill (I-L547).")
+        if not hero.shield:
+            raise RuleError(f"{hero.name} cannot block: a block needs a shield (I-L547).")
     after = defend(fight, hero, cmd.defence)
     if who != cmd.target:
         after = sacrifice(after, "major")
@@ -263,8 +454,131 @@ def decide_action(state: IllerganState, cmd: TakeAction, ctx: Context) -> list[E
             t = turn_of(fight, hero.id, settings)
             after = msgspec.structs.replace(t, budget=msgspec.structs.replace(t.budget, extra_major=t.budget.extra_major + 1))
         case "knocked_down":
+            if hero.family == "végétal" and cmd.by:
+                raise RuleError(f"{hero.name} is a plant: physical alterations do not work on it (I-L628).")
+            if cmd.by:
+                combat.can_knock_down(stat(find(state, cmd.by), "Vit"), stat(hero, "Vit"),
+                                      quadruped=hero.body is not None and hero.body.legs() >= 4)
             after = sacrifice(fight.turns.get(hero.id, Turn()), "major")
-    ev = ActionTaken(fight=fight.name, character=hero.id, action=cmd.action, what=cmd.what, turn_after=after)
+        case "disarmed":  # I-L414: the weapon falls
+            if not hero.weapon:
+                raise RuleError(f"{hero.name} holds no weapon to be disarmed of (I-L414).")
+            after = turn_of(fight, hero.id, settings)
+        case "pick_up":  # I-L414: a minor action to pick it up
+            if not hero.dropped_weapon:
+                raise RuleError(f"{hero.name} has no weapon on the ground to pick up (I-L414).")
+            after = spend(fight, hero, "minor", settings)
+    if cmd.by and cmd.action != "knocked_down":
+        raise RuleError("Only a knock-down names who caused it (--by, I-L416).")
+    ev = ActionTaken(fight=fight.name, character=hero.id, action=cmd.action, what=cmd.what, turn_after=after,
+                     by=cmd.by)
+    return [Emit(fight_stream(fight.name), ev)]
+
+
+FLYING = "en vol"
+
+
+def _movement(hero: Hero, t: Turn) -> Fraction:
+    """This turn's movement: the Dep, or the Sprint used as the major action (I-L258-260), doubled in
+    flight (I-L560-561), plus a take-off's bonus (I-L558)."""
+    base = Fraction(str(t.sprint_m)) if t.sprint_m else Fraction(stat(hero, "Dep"))
+    if FLYING in hero.conditions:
+        base *= 2
+    return base + Fraction(str(t.extra_m))
+
+
+def _left(hero: Hero, t: Turn) -> Fraction:
+    return max(Fraction(0), _movement(hero, t) - Fraction(str(t.moved_m)))
+
+
+def decide_move(state: IllerganState, cmd: Move, ctx: Context) -> list[Emit]:
+    fight = find_fight(state, cmd.fight)
+    if cmd.character not in fight.participants:
+        raise RuleError(f"{cmd.character} does not take part in the fight '{fight.name}'.")
+    hero = find(state, cmd.character)
+    if hero.dead:
+        raise RuleError(f"{hero.name} is dead.")
+    if cmd.metres < 0 or cmd.vertical_m < 0 or cmd.metres + cmd.vertical_m <= 0:
+        raise RuleError("A move needs some metres, horizontal or vertical (I-L428).")
+    _acts(fight, hero)
+    t = turn_of(fight, hero.id, ctx.settings)
+    mode = "sprint" if (cmd.sprint is not None or t.sprint_m) else "dep"
+    if cmd.sprint is not None and not t.sprint_m:
+        if cmd.sprint <= 0:
+            raise RuleError(f"The Sprint on the sheet is a number of metres, not {cmd.sprint:g} (I-L358).")
+        t = msgspec.structs.replace(spend(fight, hero, "major", ctx.settings), sprint_m=cmd.sprint)  # I-L258
+    elif mode == "dep" and t.budget.major == 0 and not t.budget.extra_major:
+        raise RuleError(f"{hero.name} has used his major action: the Dep comes before the attack, never between "
+                        "two attacks (I-L260-263).")
+    left = _left(hero, t)
+    if cmd.u_turns < 0 or (cmd.u_turns and FLYING not in hero.conditions):
+        raise RuleError("U-turns cost 2 m more in flight only (I-L564).")
+    metres = Fraction(str(cmd.metres)) + combat.U_TURN_EXTRA_M * cmd.u_turns
+    vertical = Fraction(str(cmd.vertical_m))
+    if metres > left:
+        raise RuleError(f"{hero.name} has {plain(left)} m of movement left this turn, not {plain(metres)} (I-L258-260).")
+    owed = max(Fraction(0), vertical - (left - metres))  # I-L428: vertical metres may spill into the next turn
+    used = min(left, metres + vertical)
+    after = msgspec.structs.replace(t, moved_m=plain(Fraction(str(t.moved_m)) + used), owed_m=plain(Fraction(str(t.owed_m)) + owed))
+    ev = Moved(fight=fight.name, character=hero.id, metres=cmd.metres, vertical_m=cmd.vertical_m, mode=mode,
+               available_m=plain(left), left_m=plain(left - used), owed_m=plain(owed), turn_after=after)
+    return [Emit(fight_stream(fight.name), ev)]
+
+
+def decide_poison(state: IllerganState, cmd: ApplyPoison, ctx: Context) -> list[Emit]:
+    fight = find_fight(state, cmd.fight)
+    if cmd.character not in fight.participants:
+        raise RuleError(f"{cmd.character} does not take part in the fight '{fight.name}'.")
+    hero = find(state, cmd.character)
+    if hero.dead:
+        raise RuleError(f"{hero.name} is dead.")
+    if hero.family == "végétal":
+        raise RuleError(f"{hero.name} is a plant: poisons and venoms do not work on it (I-L628).")
+    if not cmd.poison.strip() or cmd.pv_per_turn <= 0 or cmd.turns <= 0:
+        raise RuleError("A poison needs a name, its PV per turn and its turns, all given by the game master (I-L415).")
+    ev = PoisonApplied(fight=fight.name, character=hero.id, poison=cmd.poison, pv_per_turn=cmd.pv_per_turn,
+                       first_turn=fight.turn + 1, last_turn=fight.turn + cmd.turns)
+    return [Emit(fight_stream(fight.name), ev)]
+
+
+def decide_fly(state: IllerganState, cmd: Fly, ctx: Context) -> list[Emit]:
+    fight = find_fight(state, cmd.fight)
+    if cmd.character not in fight.participants:
+        raise RuleError(f"{cmd.character} does not take part in the fight '{fight.name}'.")
+    hero = find(state, cmd.character)
+    if hero.dead:
+        raise RuleError(f"{hero.name} is dead.")
+    flying = FLYING in hero.conditions
+    if cmd.land:
+        if not flying:
+            raise RuleError(f"{hero.name} is not flying.")
+        return [Emit(fight_stream(fight.name), FlightChanged(fight=fight.name, character=hero.id, flying=False))]
+    if flying:
+        raise RuleError(f"{hero.name} is already flying.")
+    for p in cmd.passengers:
+        if p not in fight.participants or p == hero.id:
+            raise RuleError(f"A passenger is another combatant of the fight, not {p!r}.")
+    vits = [stat(find(state, p), "Vit") for p in cmd.passengers]
+    if not combat.passengers_allowed(stat(hero, "Fo"), vits):
+        raise RuleError(f"{hero.name} carries passengers of {6 * stat(hero, 'Fo')} Vit at most (6 × Fo), not "
+                        f"{sum(vits)} (I-L566).")
+    wings = hero.body is not None and (hero.body.wings_left + hero.body.wings_right) > 0
+    if not wings and not cmd.means.strip():
+        raise RuleError(f"{hero.name} has no wings: name what lets him fly (I-L556).")
+    t = turn_of(fight, hero.id, ctx.settings)
+    left = _left(hero, t)
+    if left <= 0:
+        raise RuleError("Taking off needs some movement left this turn (I-L558).")
+    after = spend(fight, hero, "minor", ctx.settings)  # a minor action, success or not (I-L558)
+    dex = int(hero.characteristics.get("Dex", 0))  # pure Dex: the equipment's maluses are ignored (I-L558)
+    r = ctx.dice().roll("1d100", purpose="take-off")
+    ok, now = combat.takeoff(r.total, dex, left)
+    if ok:  # what is left doubles; in flight the turn's base counts double, so the bonus makes up the rest
+        base = Fraction(str(after.sprint_m)) if after.sprint_m else Fraction(stat(hero, "Dep"))
+        after = msgspec.structs.replace(after, extra_m=plain(2 * left + Fraction(str(after.moved_m)) - 2 * base))
+    ev = FlightChanged(fight=fight.name, character=hero.id, flying=ok, roll=r, dex=dex, success=ok,
+                       left_before_m=plain(left), left_after_m=plain(now), turn_after=after,
+                       passengers=list(cmd.passengers))
     return [Emit(fight_stream(fight.name), ev)]
 
 
@@ -275,6 +589,8 @@ def decide_defend(state: IllerganState, cmd: Defend, ctx: Context) -> list[Emit]
     hero = find(state, cmd.character)
     if hero.dead:
         raise RuleError(f"{hero.name} is dead.")
+    if cmd.defence == "blocage" and ("Blocage" not in hero.skills or not hero.shield):
+        raise RuleError(f"{hero.name} cannot block: a block needs the Blocage skill and a shield (I-L547).")
     after = defend(fight, hero, cmd.defence, against_magic=cmd.against_magic)
     if cmd.for_ally:
         after = sacrifice(after, "major")
@@ -349,7 +665,12 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
         classes = {spell.spell_class, *(content.entry("spells", s.spell).spell_class for s in cmd.secondaries)}
         if cmd.action == "minor" and len(classes) > 1:
             raise RuleError("A primary spell with a secondary of another class cannot be cast as a minor action (I-L230).")
-        turn_after = spend(fight, caster, cmd.action, settings, spell=spell.spell_class or spell.name)
+        if caster.family == "élémentaire" and caster.attacks_per_turn:  # I-L529: a spell is one of its attacks
+            turn_after, _ = _attack_turn(fight, caster, Attack(fight=fight.name, attacker=caster.id, target=caster.id,
+                                                                action="extra_major" if cmd.action == "extra_major"
+                                                                else "major"), settings)
+        else:
+            turn_after = spend(fight, caster, cmd.action, settings, spell=spell.spell_class or spell.name)
     # the spell, or a secondary added to a primary cast earlier (I-L227), then its secondaries (I-L226-231)
     primary, primary_level = spell, cmd.cast_level
     if cmd.on_primary:
@@ -375,6 +696,14 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
     target = find(state, cmd.target) if cmd.target else None
     if cmd.damage and target is None:
         raise RuleError("Magic damage needs a target.")
+    target_turn = None
+    if cmd.blocked:
+        if target is None or not cmd.damage:
+            raise RuleError("Only magic damage on a target can be blocked (I-L439).")
+        if "Blocage" not in target.skills or not target.shield:
+            raise RuleError(f"{target.name} cannot block: a block needs the Blocage skill and a shield (I-L547).")
+        if cmd.fight:
+            target_turn = defend(find_fight(state, cmd.fight), target, "blocage", against_magic=True)
     acuity = {"hearing": "Acuité auditive", "smell": "Acuité olfactive"}.get(cmd.sense)
     reach = magic.check_reach(cmd.sense, cmd.distance, energie=caster.characteristics.get("E", 0),
                               acuity=_acuity(caster, acuity) if acuity else 0, settings=settings)
@@ -404,7 +733,15 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
     pp_before = known.pp if known is not None else 0
     level_after = magic.magic_level_for_pp(pp_before + pp, content, settings) if pp else magic_level
     fields: dict[str, Any] = {}
-    if target is not None and cmd.damage and launch.outcome != "counter" and res != "refused":
+    if target is not None and cmd.damage and launch.outcome != "counter" and res != "refused" and cmd.blocked:
+        shield = content.entry("shields", target.shield)
+        ps = target.shield_ps if target.shield_ps is not None else shield.ps
+        b = magic.block_magic(cmd.damage, srm=shield.srm, shield_ps=ps, vol=stat(target, "Vol"), settings=settings)
+        wound = combat.apply_pv_loss(target.pv, int(b.to_character), "", destiny_points=target.destiny_points)
+        fields = dict(raw_damage=cmd.damage, pv_lost=wound.pv_lost, pv_after=wound.pv_after, dead=wound.dead,
+                      shield=shield.name, shield_ps_lost=ps - b.shield_ps_after, shield_ps_after=b.shield_ps_after,
+                      shield_destroyed=b.destroyed)
+    elif target is not None and cmd.damage and launch.outcome != "counter" and res != "refused":
         lost = int(magic.vol_reduced(cmd.damage, stat(target, "Vol"), settings))
         wound = combat.apply_pv_loss(target.pv, lost, "", destiny_points=target.destiny_points)
         fields = dict(raw_damage=cmd.damage, pv_lost=wound.pv_lost, pv_after=wound.pv_after, dead=wound.dead)
@@ -426,7 +763,8 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
                    counter_effect=launch.counter_effect,
                    effective_level=eff_level, pp_gained=pp,
                    magic_level_after=max(level_after, magic_level), target=cmd.target,
-                   action=cmd.action if cmd.fight else "", turn_after=turn_after, secondaries=seconds,
+                   action=cmd.action if cmd.fight else "", turn_after=turn_after, target_turn_after=target_turn,
+                   secondaries=seconds,
                    on_primary=cmd.on_primary, sense=cmd.sense, distance=cmd.distance, reach=plain(reach),
                    level_bonus=bonus, superior_effect=magic.superior_effect_active(spell, magic_level),
                    resistance=res, resisted=resisted, casts_out_of_combat_after=counter_after,
@@ -437,6 +775,9 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
 
 def decide_end(state: IllerganState, cmd: EndFight, ctx: Context) -> list[Emit]:
     fight = find_fight(state, cmd.fight)
-    return [Emit(fight_stream(fight.name), FightEnded(fight=fight.name))]
+    last = max((a.last_turn for c in fight.participants for a in state.characters[c].afflictions
+                if a.fight == fight.name), default=fight.turn)
+    ticks = _bleeding(state, fight, range(fight.turn + 1, last + 1)) if ctx.settings.riders_at_fight_end == "at_end" else []
+    return [Emit(fight_stream(fight.name), e) for e in ticks] + [Emit(fight_stream(fight.name), FightEnded(fight=fight.name))]
 
 

@@ -8,9 +8,10 @@ import msgspec
 
 from cristal_events.records import RecordedEvent
 
-from ..state import (Fight, Hero, IllerganState, MagicEntry, Turn, WoundRef, put)
+from .. import combat
+from ..state import (Affliction, Fight, Hero, IllerganState, MagicEntry, Turn, WoundRef, put)
 
-from .model import ActionTaken, AttackResolved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast
+from .model import ActionTaken, AfflictionTicked, PoisonApplied, AttackResolved, FlightChanged, Moved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast
 
 
 # ============================================================================ folds
@@ -22,10 +23,21 @@ def evolve_started(state: IllerganState, ev: FightStarted, rec: RecordedEvent) -
     return _fight(state, Fight(name=ev.fight, participants=tuple(ev.participants)))
 
 
+def _drop_afflictions(state: IllerganState, fight: str, before_turn: int | None) -> IllerganState:
+    """Riders of ``fight`` that are over (last turn before ``before_turn``; None: all of them)."""
+    for hero in state.characters.values():
+        keep = tuple(a for a in hero.afflictions
+                     if a.fight != fight or (before_turn is not None and a.last_turn >= before_turn))
+        if keep != hero.afflictions:
+            state = put(state, msgspec.structs.replace(hero, afflictions=keep))
+    return state
+
+
 def evolve_initiative(state: IllerganState, ev: InitiativeRolled, rec: RecordedEvent) -> IllerganState:
     before = state.fights[ev.fight]
     acting = (tuple(c for c in before.acting if c in ev.order) if ev.kept
               else tuple(e.character for e in ev.entries if e.acts))
+    state = _drop_afflictions(state, ev.fight, ev.turn)
     return _fight(state, msgspec.structs.replace(state.fights[ev.fight], turn=ev.turn, order=tuple(ev.order),
                                                  acting=acting, turns=dict(ev.turns or {})))
 
@@ -53,13 +65,52 @@ def evolve_attack(state: IllerganState, ev: AttackResolved, rec: RecordedEvent) 
     state = _turns(state, ev.fight, **{ev.attacker: ev.turn_after})
     if ev.defender:
         state = _turns(state, ev.fight, **{ev.defender: ev.defender_turn_after})
+    if ev.shield:  # the blocking shield's PS (I-L407, I-L439); destroyed, it is gone
+        holder = state.characters[ev.defender or ev.target]
+        state = put(state, msgspec.structs.replace(holder, shield_ps=None if ev.shield_destroyed else ev.shield_ps_after,
+                                                   shield=None if ev.shield_destroyed else holder.shield))
     if not ev.pv_lost and not ev.limb_lost:
         return state
-    return put(state, _wound(state.characters[ev.target], ev.pv_lost, rec.position, ev.limb_lost, ev.dead))
+    target = _wound(state.characters[ev.target], ev.pv_lost, rec.position, ev.limb_lost, ev.dead)
+    if ev.rider is not None and ev.rider.turns and not ev.dead and ev.fight in state.fights:
+        first, last = combat.rider_turns(state.fights[ev.fight].turn, ev.rider)
+        target = msgspec.structs.replace(target, afflictions=(*target.afflictions, Affliction(
+            name=ev.rider.name, fight=ev.fight, first_turn=first, last_turn=last, pv_per_turn=ev.rider.pv_per_turn,
+            dex_malus=ev.rider.dex_malus)))
+    return put(state, target)
+
+
+def evolve_affliction(state: IllerganState, ev: AfflictionTicked, rec: RecordedEvent) -> IllerganState:
+    return put(state, _wound(state.characters[ev.character], ev.pv_lost, rec.position, "", ev.dead))
 
 
 def evolve_action(state: IllerganState, ev: ActionTaken | DefenceUsed, rec: RecordedEvent) -> IllerganState:
+    state = _turns(state, ev.fight, **{ev.character: ev.turn_after})
+    action = getattr(ev, "action", "")
+    hero = state.characters.get(ev.character)
+    if action == "disarmed" and hero is not None:  # I-L414: the weapon is on the ground
+        state = put(state, msgspec.structs.replace(hero, weapon=None, dropped_weapon=hero.weapon))
+    elif action == "pick_up" and hero is not None:
+        state = put(state, msgspec.structs.replace(hero, weapon=hero.dropped_weapon, dropped_weapon=None))
+    return state
+
+
+def evolve_poison(state: IllerganState, ev: PoisonApplied, rec: RecordedEvent) -> IllerganState:
+    hero = state.characters[ev.character]
+    return put(state, msgspec.structs.replace(hero, afflictions=(*hero.afflictions, Affliction(
+        name=ev.poison, fight=ev.fight, first_turn=ev.first_turn, last_turn=ev.last_turn,
+        pv_per_turn=ev.pv_per_turn))))
+
+
+def evolve_moved(state: IllerganState, ev: Moved, rec: RecordedEvent) -> IllerganState:
     return _turns(state, ev.fight, **{ev.character: ev.turn_after})
+
+
+def evolve_flight(state: IllerganState, ev: FlightChanged, rec: RecordedEvent) -> IllerganState:
+    state = _turns(state, ev.fight, **{ev.character: ev.turn_after})
+    hero = state.characters[ev.character]
+    conditions = tuple(c for c in hero.conditions if c != "en vol") + (("en vol",) if ev.flying else ())
+    return put(state, msgspec.structs.replace(hero, conditions=conditions))
 
 
 def evolve_destiny(state: IllerganState, ev: DestinyPointSpent, rec: RecordedEvent) -> IllerganState:
@@ -83,6 +134,12 @@ def evolve_cast(state: IllerganState, ev: SpellCast, rec: RecordedEvent) -> Ille
     state = put(state, caster)
     if ev.fight:
         state = _turns(state, ev.fight, **{ev.caster: ev.turn_after})
+        if ev.target:
+            state = _turns(state, ev.fight, **{ev.target: ev.target_turn_after})
+    if ev.shield:  # the shield's PS after a magic block (I-L439)
+        holder = state.characters[ev.target]
+        state = put(state, msgspec.structs.replace(holder, shield_ps=None if ev.shield_destroyed else ev.shield_ps_after,
+                                                   shield=None if ev.shield_destroyed else holder.shield))
     if ev.active is not None and ev.holder:  # the same spell on the same target does not stack (I-L514)
         holder = state.characters[ev.holder]
         kept = tuple(a for a in holder.active_spells if a.spell != ev.active.spell)
@@ -95,6 +152,7 @@ def evolve_cast(state: IllerganState, ev: SpellCast, rec: RecordedEvent) -> Ille
 def evolve_ended(state: IllerganState, ev: FightEnded, rec: RecordedEvent) -> IllerganState:
     """The fight leaves the decision state: its history is in the log (kept, the state would grow
     with every fight of the campaign)."""
+    state = _drop_afflictions(state, ev.fight, None)
     return msgspec.structs.replace(state, fights={k: v for k, v in state.fights.items() if k != ev.fight})
 
 

@@ -12,7 +12,7 @@ from ..state import (ActiveSpell, Hero, Turn)
 
 
 
-Action = Literal["major", "minor", "skill", "forgo_major", "extra_major", "knocked_down"]
+Action = Literal["major", "minor", "skill", "forgo_major", "extra_major", "knocked_down", "disarmed", "pick_up"]
 AttackSlot = Literal["major", "extra_major"]
 
 
@@ -38,6 +38,7 @@ class InitiativeRolled(Event, tag="fight.initiative_rolled", kw_only=True):
     entries: list[InitiativeEntry]
     order: list[str]
     turns: dict[str, Turn] | None = None  # every combatant's new turn (None in logs before the turn economy)
+    unspotted_by: dict[str, list[str]] = {}  # a stealthy attacker and those who have not spotted him (I-L8)
     kept: bool = False  # initiative_reroll_each_turn=false: the last order and who acts are kept, no die (A1)
 
 
@@ -70,6 +71,27 @@ class AttackResolved(Event, tag="fight.attack_resolved", kw_only=True):
     defence: str = ""  # the defence used against it (I-L543), "" for none
     defender: str = ""  # who defended (the target, or an ally acting in defence, I-L552)
     defender_turn_after: Turn | None = None
+    defence_threshold: int | None = None  # the defence roll's threshold (−40 after a critical, I-L504)
+    shield: str = ""  # the shield a successful block put in the way (I-L273, I-L547, A13)
+    shield_sr: int | float = 0
+    shield_ps_lost: int = 0
+    shield_ps_after: int = 0
+    shield_destroyed: bool = False
+    redirected_from: str = ""  # a hit on a limb already lost goes to the trunk (I-L318, I-L634)
+    same_attack_as: str = ""  # the first target, when this is the same attack on another target (I-L292)
+
+
+class AfflictionTicked(Event, tag="fight.affliction_ticked", kw_only=True):
+    """A critical's Hémorragie at the start of one of the victim's turns (I-L507, A37), or the ticks
+    left when the fight ends."""
+
+    fight: str
+    character: str
+    affliction: str
+    turns: int = 1
+    pv_lost: int = 0
+    pv_after: int = 0
+    dead: bool = False
 
 
 class ActionTaken(Event, tag="fight.action_taken", kw_only=True):
@@ -81,6 +103,50 @@ class ActionTaken(Event, tag="fight.action_taken", kw_only=True):
     action: str
     what: str = ""
     turn_after: Turn
+    by: str = ""
+
+
+class Moved(Event, tag="fight.moved", kw_only=True):
+    """Movement in a fight: the Dep before the attack, or the Sprint as the major action (I-L258-263);
+    vertical metres count too and may spill into the next turn (I-L428); doubled in flight (I-L560-561)."""
+
+    fight: str
+    character: str
+    metres: float
+    vertical_m: float = 0
+    mode: str = "dep"
+    available_m: float
+    left_m: float
+    owed_m: float = 0
+    turn_after: Turn
+
+
+class FlightChanged(Event, tag="fight.flight_changed", kw_only=True):
+    """A take-off (pure Dex roll, a minor action either way, success doubles the movement left, I-L558)
+    or a landing."""
+
+    fight: str
+    character: str
+    flying: bool
+    roll: Roll | None = None
+    dex: int = 0
+    success: bool = True
+    left_before_m: float = 0
+    left_after_m: float = 0
+    turn_after: Turn | None = None
+    passengers: list[str] = []
+
+
+class PoisonApplied(Event, tag="fight.poison_applied", kw_only=True):
+    """A poison's irreducible PV loss per turn (no armour, RN or Volonté), for its turns; poisons add up
+    over their common turns (I-L415)."""
+
+    fight: str
+    character: str
+    poison: str
+    pv_per_turn: int
+    first_turn: int
+    last_turn: int
 
 
 class DefenceUsed(Event, tag="fight.defence_used", kw_only=True):
@@ -136,6 +202,11 @@ class SpellCast(Event, tag="magic.spell_cast", kw_only=True):
     dead: bool = False
     action: str = ""  # the action it took in a fight (I-L253, I-L261)
     turn_after: Turn | None = None
+    shield: str = ""  # the target's shield that blocked the magic damage (I-L439)
+    shield_ps_lost: int = 0
+    shield_ps_after: int = 0
+    shield_destroyed: bool = False
+    target_turn_after: Turn | None = None  # the target's defences after the block, in a fight (I-L543)
     secondaries: list[SecondaryCast] = []  # cast with the primary, one spell at launch (I-L224-231)
     on_primary: str = ""  # a primary cast at an earlier turn the secondaries are added to (I-L227)
     sense: str = ""  # how the target is located (I-L10-15)
@@ -164,6 +235,16 @@ class StartFight(msgspec.Struct, frozen=True, kw_only=True):
 class RollInitiative(msgspec.Struct, frozen=True, kw_only=True):
     fight: str
     maluses: dict[str, int] = {}
+    unspotted_by: dict[str, tuple[str, ...]] = {}  # I-L8: he wins initiative against those who did not spot him
+
+
+class OtherTarget(msgspec.Struct, frozen=True, kw_only=True):
+    """Another target of the same attack, with its own defence (I-L292)."""
+
+    target: str
+    defence: combat.Defence | None = None
+    defended: bool = False
+    defence_pct: int | None = None
 
 
 class Attack(msgspec.Struct, frozen=True, kw_only=True):
@@ -174,13 +255,17 @@ class Attack(msgspec.Struct, frozen=True, kw_only=True):
     hands: int = 1
     off_hand: bool = False
     distance: float | None = None
+    thrown: bool = False  # a pure melee weapon thrown as a last resort: −40 Dex (I-L99)
     power_dice: int | None = None  # fewer dice for a non-lethal blow (I-L457)
     flat: bool = False  # the flat of the weapon: Fo / 3, contondant (I-L458)
     zone: str | None = None  # the attacker's choice when the table says so (I-L315)
     defended: bool = False  # the defence succeeded: no damage (I-L273)
     defence: combat.Defence | None = None  # the defence tried against the hit (I-L543)
+    defence_pct: int | None = None  # the defender's defence skill %: the engine rolls it (−40 after a critical, I-L504)
     defender: str = ""  # an ally acting in defence for the target (I-L552); "" = the target itself
     action: AttackSlot = "major"  # an attack is a major action (I-L260-261), or an extra one (I-L265)
+    others: tuple[OtherTarget, ...] = ()  # the same attack on more targets: same damage and zone (I-L292)
+    letalite: int | None = None  # a "coup précis": its Hémorragie is −[Létalité × 2] PV a turn (I-L507, G29)
 
 
 class TakeAction(msgspec.Struct, frozen=True, kw_only=True):
@@ -188,6 +273,32 @@ class TakeAction(msgspec.Struct, frozen=True, kw_only=True):
     character: str
     action: Action
     what: str = ""
+    by: str = ""  # knocked_down by a physical action of this combatant: limited by Vitalité (I-L416)
+
+
+class Move(msgspec.Struct, frozen=True, kw_only=True):
+    fight: str
+    character: str
+    metres: float = 0
+    vertical_m: float = 0
+    sprint: float | None = None  # the Sprint on the sheet (I-L358, no formula in the text): sprint as the major action
+    u_turns: int = 0  # in flight a U-turn costs 2 m more (I-L564)
+
+
+class ApplyPoison(msgspec.Struct, frozen=True, kw_only=True):
+    fight: str
+    character: str
+    poison: str
+    pv_per_turn: int
+    turns: int
+
+
+class Fly(msgspec.Struct, frozen=True, kw_only=True):
+    fight: str
+    character: str
+    land: bool = False
+    means: str = ""  # what lets a creature without wings fly (I-L556)
+    passengers: tuple[str, ...] = ()  # carried: their Vitalités at most 6 × Fo (I-L566)
 
 
 class Defend(msgspec.Struct, frozen=True, kw_only=True):
@@ -212,6 +323,7 @@ class CastSpell(msgspec.Struct, frozen=True, kw_only=True):
     whispered: bool = False
     target: str = ""
     damage: int = 0  # the spell's raw magic damage (G25: the spell lists are the game master's)
+    blocked: bool = False  # the target blocked with its shield: SRM, then PS, the rest by Volonté (I-L439)
     action: Literal["major", "minor", "extra_major"] = "major"  # in a fight (I-L253, I-L261, I-L265)
     secondaries: tuple[SecondaryCast, ...] = ()  # secondary spells cast with this primary (I-L226)
     on_primary: str = ""  # ``spell`` is a secondary added to this primary cast at an earlier turn (I-L227) ...

@@ -8,7 +8,7 @@ from typing import Any
 from cristal_events.ruleset import on_event
 
 
-from .model import ActionTaken, AttackResolved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast
+from .model import ActionTaken, AfflictionTicked, PoisonApplied, AttackResolved, FlightChanged, Moved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast
 
 
 # ============================================================================ summaries
@@ -20,9 +20,15 @@ def _attack(e: AttackResolved) -> str:
     if not e.hit:
         return f"{e.attacker} attaque {e.target} ({arme}) : Dé100 {face} contre Adresse {e.adresse}, raté"
     crit = " critique" if e.critical else ""
-    if e.defended:
+    if e.defended and not e.shield:
         return f"{e.attacker} touche{crit} {e.target} ({e.zone}) mais la défense réussit"
     extra = f", perd {e.limb_lost}" if e.limb_lost else ", mort" if e.dead else ""
+    if e.rider is not None:
+        extra += f", {e.rider.name}"
+    if e.shield:
+        broken = ", détruit" if e.shield_destroyed else ""
+        extra = (f" ; bloqué par {e.shield} (SR {e.shield_sr}, −{e.shield_ps_lost} PS → {e.shield_ps_after}{broken})"
+                 + extra)
     return (f"{e.attacker} touche{crit} {e.target}, zone {e.zone} ({arme}) : {e.damage} dégâts {e.damage_type}, "
             f"SR {e.sr}, RN {e.rn}% → −{e.pv_lost} PV ({e.pv_after}){extra}")
 
@@ -64,7 +70,8 @@ def cast_after(e: SpellCast) -> str:
 
 _ACTIONS = {"major": "action majeure", "minor": "action mineure", "skill": "compétence",
             "forgo_major": "renonce à l'action majeure (+2 mineures)", "extra_major": "action majeure supplémentaire",
-            "knocked_down": "renversé, une action majeure perdue"}
+            "knocked_down": "renversé, une action majeure perdue", "disarmed": "désarmé, son arme est au sol",
+            "pick_up": "ramasse son arme (action mineure)"}
 
 SUMMARIES: dict[type, Any] = {
     FightStarted: lambda r: f"Combat « {r.event.fight} » : {', '.join(r.event.participants)}",
@@ -76,6 +83,18 @@ SUMMARIES: dict[type, Any] = {
     DestinyPointSpent: lambda r: (f"{r.event.character} dépense un point de destin : la position {r.event.cancels} "
                                   f"est annulée ({r.event.destiny_after} restant)"),
     SpellCast: on_event(_cast),
+    AfflictionTicked: lambda r: (f"{r.event.character} : {r.event.affliction}, −{r.event.pv_lost} PV "
+                                 f"({r.event.turns} tour{'s' if r.event.turns > 1 else ''}) → {r.event.pv_after}"
+                                 + (", mort" if r.event.dead else "")),
+    Moved: lambda r: (f"{r.event.character} se déplace ({r.event.mode}) : {r.event.metres:g} m"
+                      + (f" + {r.event.vertical_m:g} m à la verticale" if r.event.vertical_m else "")
+                      + f", reste {r.event.left_m:g} m"
+                      + (f", {r.event.owed_m:g} m sur le tour suivant" if r.event.owed_m else "")),
+    FlightChanged: lambda r: (f"{r.event.character} atterrit" if r.event.roll is None else
+                              f"{r.event.character} décolle : Dé100 {r.event.roll.total} contre Dex {r.event.dex} → "
+                              + (f"en vol, {r.event.left_after_m:g} m de déplacement" if r.event.success else "échec")),
+    PoisonApplied: lambda r: (f"{r.event.character} est empoisonné ({r.event.poison}) : −{r.event.pv_per_turn} PV "
+                              f"par tour, tours {r.event.first_turn} à {r.event.last_turn}"),
     FightEnded: lambda r: f"Fin du combat « {r.event.fight} »",
     ActionTaken: lambda r: (f"{r.event.character} : {_ACTIONS[r.event.action]}"
                             + (f" ({r.event.what})" if r.event.what else "")),
