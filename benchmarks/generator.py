@@ -165,7 +165,7 @@ def extend(path: str | Path, events: int, *, quiet: bool = False) -> None:
         versions: dict[str, int] = {}
         batch = []
         corr: dict[str, str] = {}
-        for r in rows:
+        for i, r in enumerate(rows):
             kind, _, name = r.stream.partition(":")
             stream = f"{kind}:{name}~{era}" if kind in ("character", "combat") else r.stream
             payload = pattern.sub(lambda m, era=era: f'"{m.group(1)}~{era}"', r.payload)
@@ -179,7 +179,10 @@ def extend(path: str | Path, events: int, *, quiet: bool = False) -> None:
                           "schema_version": r.schema_version, "payload": payload, "recorded_at": r.recorded_at,
                           "session": session, "actor": r.actor, "causation_id": None,
                           "correlation_id": corr.setdefault(r.correlation_id or "", new_event_ids(1)[0])})
-            if len(batch) == 1000:
+            # a batch ends only where a command ends: cutting one would keep its rolls without the
+            # dice record the service appends as its last event (and verify --rolls would say so)
+            last_of_command = i + 1 == len(rows) or not r.correlation_id or rows[i + 1].correlation_id != r.correlation_id
+            if len(batch) >= 1000 and last_of_command:
                 store.append_rows(batch)
                 batch = []
                 if store.last_position() >= events:
