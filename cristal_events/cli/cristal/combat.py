@@ -16,7 +16,7 @@ import msgspec
 
 from cristal_events.cli.common import (INT, REAL, dice_option_with, echo, emit_json, int_pairs,
                                         json_option, open_campaign, read_model_rows, run, whole_number)
-from cristal_events.errors import RuleError
+from cristal_events.errors import RuleError, UnknownEntity
 
 from cristal_events.rulesets.cristal import fights as F
 
@@ -482,10 +482,11 @@ def log_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
     Example: cristal combat log taverne
     """
     camp = open_campaign(ctx, readonly=True)  # a read command writes nothing, not even its read model
-    F.view(camp.state().rules, name, camp.header.rounding)  # unknown combat -> one sentence
     cols = ("position", "actor", "action", "duration", "it_before", "it_after")
     rows = [{c: r[c] for c in cols} for r in read_model_rows(camp, "cristal_combats", "cristal_combat_log",
                                                              where={"combat": name}, order_by=("position",))]
+    if not rows and name not in camp.state().rules.combats:  # an ended fight keeps its rows in the read model
+        raise UnknownEntity(f"There is no combat named {name!r}, in progress or ended.")
     for r in rows:
         r["it_before"], r["it_after"] = msgspec.json.decode(r["it_before"]), msgspec.json.decode(r["it_after"])
     if as_json:

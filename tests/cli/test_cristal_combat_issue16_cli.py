@@ -1,0 +1,32 @@
+"""Issue 16, combat bookkeeping through the CLI (seed 000): an ended fight's log, healing, corrections."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.cli.test_cristal_combat_cli import BOOK, COMMANDS, STATS
+
+
+@pytest.fixture
+def duel(run):
+    assert run("init", "--name", "Duel", "--seed", "5").exit_code == 0
+    assert run("combat", "start", "duel", "--with", "thor,york", "--it", "york=2", *STATS).exit_code == 0
+    return run
+
+
+def test_the_log_of_an_ended_fight_is_still_the_book_table(duel):
+    """Item 21: 'combat log NAME' works once the fight has ended (the Thor vs York table, L1298-L1311)."""
+    for args in COMMANDS:
+        assert duel("combat", *args).exit_code == 0
+    assert duel("combat", "end", "duel").exit_code == 0
+    result = duel("combat", "log", "duel", "--json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    got = [((r["it_before"]["thor"], r["it_before"]["york"]), r["actor"], r["duration"],
+            (r["it_after"]["thor"], r["it_after"]["york"])) for r in rows]
+    assert got == BOOK
+    assert "Boule de Feu" in duel("combat", "log", "duel").output
+    missing = duel("combat", "log", "nowhere")
+    assert missing.exit_code != 0 and "no combat named 'nowhere'" in missing.output
