@@ -30,3 +30,19 @@ def test_the_log_of_an_ended_fight_is_still_the_book_table(duel):
     assert "Boule de Feu" in duel("combat", "log", "duel").output
     missing = duel("combat", "log", "nowhere")
     assert missing.exit_code != 0 and "no combat named 'nowhere'" in missing.output
+
+
+def test_a_fighter_healed_above_0_pv_acts_again_through_the_cli(run):
+    """Item 22: thor, knocked below 0 PV, healed to 2 PV, is conscious in the fight again (L369, D8)."""
+    assert run("init", "--name", "Heal", "--seed", "5").exit_code == 0
+    assert run("character", "create", "thor", "--race", "Humain").exit_code == 0
+    pv = json.loads(run("sheet", "thor", "--json").output)["variable"]["PV"]
+    assert run("combat", "start", "t", "--with", "thor,gob", "--it", "gob=10", "--stat", "gob:PV=5",
+               "--stat", "gob:DP=10", "--stat", "gob:ATT=3").exit_code == 0
+    assert run("damage", "thor", str(pv + 2), "--reason", "chute").exit_code == 0
+    assert "thor is unconscious and cannot act" in run("combat", "act", "t", "thor", "x", "--duration", "2").output
+    assert run("heal", "thor", "4", "--source", "care", "--reason", "bandage").exit_code == 0
+    shown = json.loads(run("combat", "show", "t", "--json").output)
+    thor = next(p for p in shown["participants"] if p["id"] == "thor")
+    assert (thor["condition"], thor["pv"], shown["next"]) == ("conscious", 2, "thor")
+    assert run("combat", "act", "t", "thor", "x", "--duration", "2").exit_code == 0

@@ -25,6 +25,31 @@ def _update(state: CristalState, cid: str, **changes: Any) -> CristalState:
     return _put(state, msgspec.structs.replace(ch, **changes))
 
 
+def _sync_fights(state: CristalState, cid: str) -> CristalState:
+    """A character's condition outside the fight's own events (a heal, a rest, damage) is its condition
+    in every fight it is in: healed above 0 PV it wakes and acts again from the fight's present moment
+    (L369, D8); hurt below 0 it falls. A fighter whose PV the GM gave (``--stat PV``) keeps its own."""
+    ch = state.characters.get(cid)
+    if ch is None or not state.combats:
+        return state
+    now = "dead" if ch.dead else "unconscious" if ch.unconscious else "conscious"
+    combats = dict(state.combats)
+    for name, cb in state.combats.items():
+        f = cb.fighters.get(cid)
+        if f is None or "PV" in f.stats or f.condition == now:
+            continue
+        changes: dict[str, Any] = {"condition": now, "bleed_seconds": 0}
+        it = cb.it
+        if now == "conscious":
+            changes["aided"] = False
+            it = {**cb.it, cid: max(cb.it[cid], cb.clock)}
+        else:
+            changes["incantation"] = None
+        fighter = msgspec.structs.replace(f, **changes)
+        combats[name] = msgspec.structs.replace(cb, it=it, fighters={**cb.fighters, cid: fighter})
+    return msgspec.structs.replace(state, combats=combats)
+
+
 def evolve_created(state: CristalState, ev: CharacterCreated, rec: RecordedEvent) -> CristalState:
     return _put(state, Character(
         id=ev.character, name=ev.name, race=ev.race, sex=ev.sex, player=ev.player, alignment=ev.alignment,
@@ -111,9 +136,9 @@ def evolve_rested(state: CristalState, ev: Rested, rec: RecordedEvent) -> Crista
     if ch is None:
         return state
     pv = ch.pv + ev.pv_gained
-    return _update(state, ch.id, pv=pv, pm=ch.pm + ev.pm_gained, it=0,
-                   pools_used={} if ev.pools_renewed else ch.pools_used,
-                   unconscious=ch.unconscious and pv <= 0)
+    return _sync_fights(_update(state, ch.id, pv=pv, pm=ch.pm + ev.pm_gained, it=0,
+                                pools_used={} if ev.pools_renewed else ch.pools_used,
+                                unconscious=ch.unconscious and pv <= 0), ch.id)
 
 
 def evolve_damaged(state: CristalState, ev: DamageTaken, rec: RecordedEvent) -> CristalState:
@@ -121,7 +146,8 @@ def evolve_damaged(state: CristalState, ev: DamageTaken, rec: RecordedEvent) -> 
     if ch is None:
         return state
     pv = ch.pv - ev.amount
-    return _update(state, ch.id, pv=pv, unconscious=ch.unconscious or pv < 0, dead=ch.dead or ev.dead)
+    return _sync_fights(_update(state, ch.id, pv=pv, unconscious=ch.unconscious or pv < 0,
+                                dead=ch.dead or ev.dead), ch.id)
 
 
 def evolve_healed(state: CristalState, ev: Healed, rec: RecordedEvent) -> CristalState:
@@ -129,7 +155,7 @@ def evolve_healed(state: CristalState, ev: Healed, rec: RecordedEvent) -> Crista
     if ch is None:
         return state
     pv = ch.pv + ev.healed
-    state = _update(state, ch.id, pv=pv, unconscious=ch.unconscious and pv <= 0)  # D8: wakes above 0
+    state = _sync_fights(_update(state, ch.id, pv=pv, unconscious=ch.unconscious and pv <= 0), ch.id)  # D8
     healer = state.characters.get(ev.healer) if ev.healer else None
     if healer is not None and ev.pool_used:
         used = {**healer.pools_used, "alignment": healer.pools_used.get("alignment", 0) + ev.pool_used}
