@@ -46,3 +46,22 @@ def test_a_fighter_healed_above_0_pv_acts_again_through_the_cli(run):
     thor = next(p for p in shown["participants"] if p["id"] == "thor")
     assert (thor["condition"], thor["pv"], shown["next"]) == ("conscious", 2, "thor")
     assert run("combat", "act", "t", "thor", "x", "--duration", "2").exit_code == 0
+
+
+def test_the_weapon_carried_by_its_own_name_and_three_chained_attacks(run):
+    """Items 5 and 11: 'Excalibur' (L837) found on the character; chain_attacks=3: three d20, each / 3 (L1363)."""
+    assert run("init", "--name", "Chain", "--seed", "5", "--set", "chain_attacks=3").exit_code == 0
+    assert run("character", "create", "gustave", "--race", "Humain").exit_code == 0
+    assert run("item", "add", "gustave", "Excalibur", "--dmg", "1d6", "--att", "8", "--it", "6").exit_code == 0
+    assert run("item", "equip", "gustave", "Excalibur").exit_code == 0
+    assert run("combat", "start", "taverne", "--with", "gustave,rodrigue", "--it", "rodrigue=10",
+               "--stat", "rodrigue:DP=8", "--stat", "rodrigue:PV=30").exit_code == 0
+    result = run("combat", "attack", "taverne", "gustave", "rodrigue", "--weapon", "excalibur", "--chain",
+                 "--dice", "19,20,1,4,2", "--json")
+    assert result.exit_code == 0, result.output
+    attack = json.loads(result.output)["events"][0]["event"]
+    assert [(s["total"], s["hit"], s["damage"]) for s in attack["swings"]] == [(9, True, 4), (9, True, 2),
+                                                                               (3, False, 0)]
+    assert "Chained attacks" in run("combat", "attack", "--help").output
+    refused = run("init", "--name", "X", "--set", "chain_attacks=9")
+    assert refused.exit_code != 0 and "chain_attacks" in refused.output

@@ -188,7 +188,8 @@ def pass_cmd(ctx: click.Context, name: str, fighter: str, as_json: bool) -> None
 @click.option("--weapon", default="", help="The weapon (its ATT bonus, DMG and IT); a propulsor for projectiles.")
 @click.option("--projectile", default="", help="The projectile shot or thrown (no FRC bonus to its DMG, L1340).")
 @click.option("--distance", type=INT, default=None, help="Metres to the target: -1 ATT per 2 m beyond the range.")
-@click.option("--chain", is_flag=True, help="Two attacks in one IT, each (ATT + d20) / 2 (L1363).")
+@click.option("--chain", is_flag=True, help="Chained attacks in one IT on one target: the campaign's chain_attacks (2 by the book), "
+              "each (ATT + d20) / 2 (/ N for N attacks) (L1363).")
 @click.option("--back", is_flag=True, help="Voleur's Attaque de dos: damage x 2, 5 Vol*, Voleur level 5 (L735).")
 @_dice
 @json_option
@@ -197,7 +198,8 @@ def attack_cmd(ctx: click.Context, name: str, fighter: str, target: str, weapon:
                distance: int | None, chain: bool, back: bool, dice: str | None, as_json: bool) -> None:
     """ATT + 1d20 > DP (L1334); on a hit the DMG roll is taken from the target's PV.
 
-    --dice: the d20, then the damage dice if it hits; with --chain the two d20, then the damage of each hit.
+    --dice: the d20, then the damage dice if it hits (a d8 weapon: 2 faces on a hit); with --chain the
+    N d20 (chain_attacks, 2 by the book), then the damage dice of each hit, in order.
 
     Example: cristal combat attack taverne gustave rodrigue --dice 13,3,3
     """

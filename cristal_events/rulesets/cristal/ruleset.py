@@ -16,7 +16,7 @@ of handlers, never an ``if`` ladder).
 from __future__ import annotations
 
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -35,7 +35,7 @@ class CristalSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     deconcentration_reuses_cast_roll: bool = True  # D5, L971
     regeneration_minimum_one: bool = False  # D28, L491
     alignment_heal_caps_at_pvmax: bool = True  # D30, L1419
-    chain_attacks: int = 2                 # D14, L1363
+    chain_attacks: Annotated[int, msgspec.Meta(ge=0, le=6)] = 2  # D14, L1363: 0 or 1 off, N: N attacks, /N
     level_limits: bool = True              # D34, L501
     damage_floor_zero: bool = True         # D2: a damage roll below 0 does 0
 

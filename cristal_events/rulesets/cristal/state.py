@@ -109,6 +109,7 @@ class LastAttack(msgspec.Struct, frozen=True, kw_only=True):
     att: int
     dp: int
     halved: bool
+    split: int = 2  # a chained attack's number of attacks, each (ATT + d20) / split (L1363, D14)
     dmg: str
     backstab: bool
     hit: bool
@@ -129,6 +130,7 @@ class LastRoll(msgspec.Struct, frozen=True, kw_only=True):
     att: int = 0          # attack
     dp: int = 0
     halved: bool = False
+    split: int = 2
     dmg: str = ""         # attack, damage
     backstab: bool = False
     amount: int = 0       # damage dealt

@@ -37,3 +37,55 @@ def test_a_fighter_healed_above_0_pv_wakes_and_acts_again(camp):
     assert fighter(camp, "t", "thor").condition == "conscious"
     camp.execute(F.TakeAction(combat="t", actor="thor", seconds=2))
     assert camp.state().rules.combats["t"].it["thor"] == 2
+
+
+# --------------------------------------------------------------------------- item 5
+
+def test_an_attack_names_the_weapon_the_character_carries_by_its_own_name(camp):
+    # L837: an item is named by the player ("Excalibur"); L1359-L1361: ATT + d20 13 > DP, the DMG rolled
+    camp.execute(C.CreateCharacter(id="gustave", race="Humain"))
+    camp.execute(C.AddItem(character="gustave", item="Excalibur", properties={"dmg": "2d6", "att": 8, "it": 6}))
+    camp.execute(C.EquipItem(character="gustave", item="Excalibur"))
+    camp.execute(F.StartCombat(combat="taverne", fighters=["gustave", "rodrigue"], its={"rodrigue": 10},
+                               stats={"rodrigue": {"DP": 18, "PV": 20}}))
+    ev = camp.execute(F.Attack(combat="taverne", actor="gustave", target="rodrigue", weapon="excalibur"),
+                      faces=[13, 4, 4])[0].event
+    assert (ev.weapon, ev.att, ev.swings[0].total, ev.swings[0].hit, ev.swings[0].damage) == (
+        "Excalibur", 8, 21, True, 8)
+    assert camp.state().rules.combats["taverne"].it["gustave"] == 6
+    assert camp.state().rules.combats["taverne"].fighters["rodrigue"].pv == 12
+
+
+# --------------------------------------------------------------------------- item 11
+
+def chain_table(n, dp=10):
+    t = Table(name="Chain", ruleset="cristal", rounding="round", seed=5, settings={"chain_attacks": n})
+    t.execute(F.StartCombat(combat="c", fighters=["gus", "rod"], its={"rod": 10},
+                            stats={"gus": {"ATT": 8, "DMG": "1d6"}, "rod": {"DP": dp, "PV": 30}}))
+    return t
+
+
+def test_the_book_chain_is_two_attacks_each_halved():
+    # L1363: ATT 8, d20 15 then 11: (8+15)/2 = 12 > 10 hits, (8+11)/2 = 10 misses; damage 1d6 = 4
+    t = chain_table(2)
+    ev = t.execute(F.Attack(combat="c", actor="gus", target="rod", chain=True), faces=[15, 11, 4])[0].event
+    assert [(s.total, s.hit, s.damage) for s in ev.swings] == [(12, True, 4), (10, False, 0)]
+
+
+def test_chain_attacks_3_makes_three_attacks_each_divided_by_three():
+    # chain_attacks=3 (a GM's "plusieurs attaques", L1363, D14): (8+19)/3 = 9, (8+20)/3 = 9, (8+17)/3 = 8
+    t = chain_table(3, dp=8)
+    evs = t.execute(F.Attack(combat="c", actor="gus", target="rod", chain=True), faces=[19, 20, 1, 4, 2])
+    ev = evs[0].event
+    assert [(s.die, s.total, s.hit, s.damage) for s in ev.swings] == [(19, 9, True, 4), (20, 9, True, 2),
+                                                                      (1, 3, False, 0)]
+    assert t.state().rules.combats["c"].fighters["rod"].pv == 24
+    assert t.state().rules.combats["c"].it["gus"] == 6  # one action: the IT of one attack (L1363, L1263)
+
+
+def test_chain_attacks_off_or_out_of_range_is_refused():
+    t = chain_table(0)
+    with pytest.raises(RuleError, match="turned off"):
+        t.execute(F.Attack(combat="c", actor="gus", target="rod", chain=True), faces=[15, 11])
+    with pytest.raises(RuleError, match="chain_attacks"):
+        Table(name="Chain", ruleset="cristal", settings={"chain_attacks": 9})

@@ -80,7 +80,7 @@ def _redo_attack(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, las
         raise RuleError(f"{last.target} is dead and can no longer be attacked.")
     dice = ctx.dice()
     roll = dice.roll("1d20", purpose="chance reroll")
-    total = c.rounding.divide(last.att + roll.total, 2, mode) if last.halved else last.att + roll.total  # type: ignore[arg-type]
+    total = c.rounding.divide(last.att + roll.total, last.split, mode) if last.halved else last.att + roll.total  # type: ignore[arg-type]
     hit = total > last.dp
     sc = _Scratch(state, cb, mode)
     dmg_amount, dmg_roll = 0, None

@@ -209,6 +209,26 @@ def _arms(state: CristalState, fid: str, weapon: ItemTemplate | None, projectile
     return weapon, projectile
 
 
+def _shots(ctx: Context, chain: bool) -> int:
+    """The attacks (and projectiles) of one attack: 1, or the campaign's ``chain_attacks`` (L1363, D14)."""
+    if not chain:
+        return 1
+    if ctx.settings.chain_attacks < 2:
+        raise RuleError("Chained attacks are turned off in this campaign (setting chain_attacks).")
+    return int(ctx.settings.chain_attacks)
+
+
+def _carried(state: CristalState, fid: str, name: str) -> ItemTemplate | None:
+    """An item an attack names: the one the character carries under that name, whatever its origin
+    (its own "Excalibur", L837), else the content pack's."""
+    if not name:
+        return None
+    ch = state.characters.get(fid)
+    key = name.strip().casefold()
+    own = next((i for i in ch.items if i.name.casefold() == key), None) if ch is not None else None
+    return own.template if own is not None else _item(state, name)
+
+
 def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
@@ -220,8 +240,8 @@ def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
     if cmd.target == cmd.actor:
         raise RuleError("A combatant cannot attack itself.")
     a, t = sc.nums(cmd.actor), sc.nums(cmd.target)
-    weapon, projectile = _arms(state, cmd.actor, _item(state, cmd.weapon), _item(state, cmd.projectile),
-                                2 if cmd.chain else 1)
+    weapon, projectile = _arms(state, cmd.actor, _carried(state, cmd.actor, cmd.weapon),
+                               _carried(state, cmd.actor, cmd.projectile), _shots(ctx, cmd.chain))
     propulsor = weapon if weapon is not None and weapon.kind == "propulsor" else None
     if propulsor is not None and projectile is None:
         raise RuleError(f"{propulsor.name} needs a projectile (--projectile).")
@@ -255,10 +275,8 @@ def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
     vol = _voleur_check(state, a, f, "Attaque de dos") if cmd.back else 0
     dice = ctx.dice()
     if cmd.chain:
-        if ctx.settings.chain_attacks < 2:
-            raise RuleError("Chained attacks are turned off in this campaign (setting chain_attacks).")
         checks = list(c.roll_chained_attack(dice, att, dp, mode, weapon_att=weapon_att, range_penalty=penalty,
-                                            alignment_penalty=align_pen))
+                                            alignment_penalty=align_pen, attacks=_shots(ctx, True)))
     else:
         checks = [c.roll_attack(dice, att, dp, weapon_att=weapon_att, range_penalty=penalty,
                                 alignment_penalty=align_pen)]

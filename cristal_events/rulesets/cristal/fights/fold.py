@@ -130,7 +130,8 @@ def _ev_passed(state: CristalState, ev: TurnPassed) -> _Folded:
 
 def _ev_attack(state: CristalState, ev: AttackResolved) -> _Folded:
     last = ev.swings[-1]
-    la = LastAttack(target=ev.target, att=ev.att, dp=ev.dp, halved=ev.chain, dmg=ev.dmg, backstab=ev.back, hit=last.hit)
+    la = LastAttack(target=ev.target, att=ev.att, dp=ev.dp, halved=ev.chain, dmg=ev.dmg, backstab=ev.back, hit=last.hit,
+                    split=max(2, len(ev.swings)))
     cb = state.combats[ev.name]
     cb = _add_it(cb, ev.attacker, ev.seconds, last_attack=la,
                  last_roll=_attack_roll(ev.swings, ev.target, la, cb.it[ev.attacker] + ev.seconds))
@@ -145,7 +146,7 @@ def _attack_roll(swings: list[Swing], target: str, la: LastAttack, it: int) -> L
         return LastRoll(kind="damage", it_after=it, roll=hurt[-1].damage_roll, target=target, dmg=la.dmg,
                         backstab=la.backstab, amount=hurt[-1].damage)
     return LastRoll(kind="attack", it_after=it, roll=swings[-1].roll, target=target, att=la.att, dp=la.dp,
-                    halved=la.halved, dmg=la.dmg, backstab=la.backstab)
+                    halved=la.halved, split=la.split, dmg=la.dmg, backstab=la.backstab)
 
 
 def _use_projectiles(state: CristalState, ev: AttackResolved) -> CristalState:
