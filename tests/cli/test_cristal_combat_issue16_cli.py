@@ -65,3 +65,19 @@ def test_the_weapon_carried_by_its_own_name_and_three_chained_attacks(run):
     assert "Chained attacks" in run("combat", "attack", "--help").output
     refused = run("init", "--name", "X", "--set", "chain_attacks=9")
     assert refused.exit_code != 0 and "chain_attacks" in refused.output
+
+
+def test_a_thrown_dagger_is_used_up_through_the_cli(run):
+    """Item 2 (L1352): each throw takes a Dague de jet off the sheet; the last one empties the line."""
+    assert run("init", "--name", "Jet", "--seed", "5").exit_code == 0
+    assert run("character", "create", "lia", "--race", "Humain").exit_code == 0
+    assert run("item", "add", "lia", "Dague de jet", "--qty", "2").exit_code == 0
+    assert run("combat", "start", "d", "--with", "lia,gob", "--it", "gob=100", "--stat", "gob:DP=5",
+               "--stat", "gob:PV=20").exit_code == 0
+    assert run("combat", "attack", "d", "lia", "gob", "--weapon", "dague de jet", "--dice", "10,3").exit_code == 0
+    items = json.loads(run("sheet", "lia", "--json").output)["items"]
+    assert [(i["name"], i["qty"]) for i in items] == [("Dague de jet", 1)]
+    assert run("combat", "attack", "d", "lia", "gob", "--weapon", "Dague de jet", "--dice", "1").exit_code == 0
+    assert json.loads(run("sheet", "lia", "--json").output)["items"] == []
+    again = run("combat", "attack", "d", "lia", "gob", "--weapon", "Dague de jet", "--dice", "10")
+    assert again.exit_code != 0 and "lia has 0 Dague de jet left" in again.output

@@ -89,3 +89,24 @@ def test_chain_attacks_off_or_out_of_range_is_refused():
         t.execute(F.Attack(combat="c", actor="gus", target="rod", chain=True), faces=[15, 11])
     with pytest.raises(RuleError, match="chain_attacks"):
         Table(name="Chain", ruleset="cristal", settings={"chain_attacks": 9})
+
+
+# --------------------------------------------------------------------------- item 2
+
+def test_a_thrown_dagger_leaves_the_hand_and_the_bag(camp):
+    # L1352: "dès l'instant où un projectile est lancé, il est à toute fin pratique perdu"; L1340: no FRC
+    # bonus on a projectile's DMG (the Dague de jet's 1d4); L1344: FRC x 2 m without penalty
+    camp.execute(C.CreateCharacter(id="lia", race="Humain", adjustments={"FRC": 1}))
+    camp.execute(C.AddItem(character="lia", item="Dague de jet", qty=2))
+    camp.execute(C.EquipItem(character="lia", item="Dague de jet"))
+    camp.execute(F.StartCombat(combat="d", fighters=["lia", "gob"], its={"gob": 100},
+                               stats={"gob": {"DP": 5, "PV": 20}}))
+    ev = camp.execute(F.Attack(combat="d", actor="lia", target="gob", weapon="Dague de jet", distance=2),
+                      faces=[10, 3])[0].event
+    assert (ev.projectile, ev.projectiles_used, ev.swings[0].damage, ev.dmg) == ("Dague de jet", 1, 3, "1d4")
+    items = camp.state().rules.characters["lia"].items
+    assert [(i.name, i.qty) for i in items] == [("Dague de jet", 1)]
+    camp.execute(F.Attack(combat="d", actor="lia", target="gob", weapon="Dague de jet"), faces=[1])
+    assert camp.state().rules.characters["lia"].items == []
+    with pytest.raises(RuleError, match="lia has 0 Dague de jet left and the attack needs 1"):
+        camp.execute(F.Attack(combat="d", actor="lia", target="gob", weapon="Dague de jet"), faces=[10])

@@ -240,8 +240,11 @@ def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
     if cmd.target == cmd.actor:
         raise RuleError("A combatant cannot attack itself.")
     a, t = sc.nums(cmd.actor), sc.nums(cmd.target)
-    weapon, projectile = _arms(state, cmd.actor, _carried(state, cmd.actor, cmd.weapon),
-                               _carried(state, cmd.actor, cmd.projectile), _shots(ctx, cmd.chain))
+    weapon, projectile = _carried(state, cmd.actor, cmd.weapon), _carried(state, cmd.actor, cmd.projectile)
+    if weapon is not None and weapon.kind == "thrown" and projectile is None:
+        # a dagger thrown from the hand is a projectile: no FRC bonus, and it is gone once thrown (L1340-L1352)
+        weapon, projectile = None, weapon
+    weapon, projectile = _arms(state, cmd.actor, weapon, projectile, _shots(ctx, cmd.chain))
     propulsor = weapon if weapon is not None and weapon.kind == "propulsor" else None
     if propulsor is not None and projectile is None:
         raise RuleError(f"{propulsor.name} needs a projectile (--projectile).")
