@@ -617,6 +617,9 @@ class Campaign:
         if isinstance(command, EndSession) and recs:
             self._forget_secret(recs[0].event.number)
         self._after_commit(recs)
+        if recs:
+            for advice in self.ruleset.advise(world.rules, self.state().rules, recs):
+                self.warn(advice)
         return recs
 
     def _after_commit(self, recs: list[RecordedEvent]) -> None:

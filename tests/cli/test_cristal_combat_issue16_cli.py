@@ -81,3 +81,22 @@ def test_a_thrown_dagger_is_used_up_through_the_cli(run):
     assert json.loads(run("sheet", "lia", "--json").output)["items"] == []
     again = run("combat", "attack", "d", "lia", "gob", "--weapon", "Dague de jet", "--dice", "10")
     assert again.exit_code != 0 and "lia has 0 Dague de jet left" in again.output
+
+
+def test_a_tie_broken_by_the_first_faces_and_the_warnings_of_item_24(run):
+    """Item 24: tied on IT and REF (L1202), the action's --dice start with the tie-break d6; a session
+    ended with a fight going on and an unconscious character joining a fight are warned about."""
+    assert run("init", "--name", "Tie", "--seed", "5").exit_code == 0
+    assert run("session", "start").exit_code == 0
+    assert run("character", "create", "thor", "--race", "Humain").exit_code == 0
+    assert run("combat", "start", "t", "--with", "a,b", "--stat", "a:PV=5", "--stat", "b:PV=5").exit_code == 0
+    blocked = run("combat", "act", "t", "b", "attend", "--duration", "2")
+    assert blocked.exit_code != 0 and "give its d6 first in the command's --dice" in blocked.output
+    acted = run("combat", "act", "t", "b", "attend", "--duration", "2", "--dice", "2,5", "--json")
+    assert acted.exit_code == 0, acted.output
+    assert [e["type"] for e in json.loads(acted.output)["events"]][:2] == ["combat.tie_broken", "combat.action_taken"]
+    assert run("damage", "thor", "13", "--reason", "chute").exit_code == 0
+    joined = run("combat", "join", "t", "thor")
+    assert joined.exit_code == 0 and "thor is unconscious (-1 PV) and joins the fight 't'" in joined.output
+    ended = run("session", "end")
+    assert ended.exit_code == 0 and "Session 1 ended with the fight 't' still in progress" in ended.output

@@ -69,7 +69,7 @@ def test_a_history_command_may_carry_the_faces_rolled_at_the_table():
     # ATT 8 against DP 10, chained (L1363): d20 15 hits, d20 11 misses, 1d6 4 damage on the hit
     table = given(DUEL, (HIT, [15, 11, 4])).table
     assert [d.face for r in table.log[-1].event.rolls for d in r.dice] == [15, 11, 4]
-    assert F.numbers(table.rules, table.rules.combats["d"], "b", "round")["PV"] == 20 - 4
+    assert F.numbers(table.rules, table.rules.combats["d"], "b", "round").PV == 20 - 4
 
 
 def test_entered_faces_are_checked_as_the_service_checks_them():

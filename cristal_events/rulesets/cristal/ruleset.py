@@ -73,6 +73,9 @@ class CristalRuleset(ComposedRuleset):
     def party_line(self, row: dict[str, Any]) -> str:
         return sheet_text.party_line(row)
 
+    def advise(self, before: CristalState, after: CristalState, recs: list[RecordedEvent]) -> list[str]:
+        return fights.advise(before, after, [r.event for r in recs])
+
     def admit(self, state: CristalState, rec: RecordedEvent) -> str | None:
         """The import check of one event (see :meth:`Ruleset.admit`): the streams these rules write
         (``character:ID`` opened by character.created, ``combat:NAME`` by combat.started and closed by

@@ -110,3 +110,23 @@ def test_a_thrown_dagger_leaves_the_hand_and_the_bag(camp):
     assert camp.state().rules.characters["lia"].items == []
     with pytest.raises(RuleError, match="lia has 0 Dague de jet left and the attack needs 1"):
         camp.execute(F.Attack(combat="d", actor="lia", target="gob", weapon="Dague de jet"), faces=[10])
+
+
+# --------------------------------------------------------------------------- item 24
+
+def test_a_tie_on_it_and_ref_is_broken_by_the_first_entered_faces_of_the_action(camp):
+    # L1202: tied on IT and REF, each rolls a die, the higher acts: a 2, b 5 -> b acts; then its d20 12
+    camp.execute(F.StartCombat(combat="t", fighters=["a", "b"],
+                               stats={"a": {"PV": 5, "DP": 10}, "b": {"PV": 5, "ATT": 0, "DMG": "1d4"}}))
+    recs = camp.execute(F.Attack(combat="t", actor="b", target="a"), faces=[2, 5, 12, 3])
+    kinds = [type(r.event).__name__ for r in recs]
+    assert kinds[:2] == ["TieBroken", "AttackResolved"]
+    assert recs[0].event.winner == "b" and recs[1].event.swings[0].total == 12
+    assert camp.state().rules.combats["t"].fighters["a"].pv == 2
+    # the wrong actor is refused and nothing is written
+    camp2 = Table(name="T2", ruleset="cristal", seed=5)
+    camp2.execute(F.StartCombat(combat="t", fighters=["a", "b"], stats={"a": {"PV": 5}, "b": {"PV": 5}}))
+    before = camp2.last_position()
+    with pytest.raises(RuleError, match="It is b's turn"):
+        camp2.execute(F.TakeAction(combat="t", actor="a", seconds=2), faces=[2, 5])
+    assert camp2.last_position() == before

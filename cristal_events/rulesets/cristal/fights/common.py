@@ -221,7 +221,8 @@ def whose_turn(state: CristalState, name: str, mode: str = "round", nums: Number
     tied = c.tied_for_dice(line)
     ties = _valid_ties(cb)
     if tied and any(t not in ties for t in tied):
-        raise RuleError(f"{' and '.join(tied)} are tied on IT and REF; run 'combat next {name}' to roll the tie-break.")
+        raise RuleError(f"{' and '.join(tied)} are tied on IT and REF; run 'combat next {name}' to roll the tie-break, "
+                        "or give its d6 first in the command's --dice.")
     return c.next_actor(line, ties)
 
 

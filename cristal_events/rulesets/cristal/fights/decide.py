@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 
 from ..state import CristalState
 from ....display import plain_id
@@ -12,6 +13,7 @@ from .. import alignment as al
 from .. import combat as c
 from ..content import ItemTemplate
 from ..stable import dmg as stable_dmg
+from .fold import _apply
 from .common import (  # noqa: F401
     _active,
     _check_stats,
@@ -61,6 +63,37 @@ from .model import (
 )
 
 # =========================================================================== decisions
+
+def _level_it(cb: Combat) -> bool:
+    """Two conscious combatants share the smallest IT (only then may REF and a die be needed)."""
+    its = [cb.it[f.id] for f in cb.fighters.values() if f.condition == "conscious"]
+    return len(its) > 1 and its.count(min(its)) > 1
+
+
+def tie_first(decide: Any) -> Any:
+    """A turn command whose faces begin with the tie-break: when the next actors are tied on IT and REF
+    (L1202) and the faces were entered at the table (``--dice``), the first faces are the tie-break d6
+    (one per tied combatant, in the fight's order, round after round while level); the tie is recorded,
+    then the command is decided on the state it leaves. Engine dice still ask for 'combat next'."""
+
+    def decide_after_tie(state: CristalState, cmd: Any, ctx: Context) -> list[Emit]:
+        cb = state.combats.get(cmd.combat)
+        if cb is None or not cb.active or ctx.faces is None or not _level_it(cb):
+            return decide(state, cmd, ctx)
+        tied = c.tied_for_dice(timeline(state, cb, ctx.rounding))
+        ties = _valid_ties(cb)
+        if not tied or all(t in ties for t in tied):
+            return decide(state, cmd, ctx)
+        broken = decide_next(state, NextTurn(combat=cmd.combat), ctx)
+        after = state
+        for e in broken:
+            after = _apply(after, e.event)
+        return [*broken, *decide(after, cmd, ctx)]
+
+    decide_after_tie.__name__ = decide.__name__
+    decide_after_tie.__doc__ = decide.__doc__
+    return decide_after_tie
+
 
 def _entry(state: CristalState, fid: str, it: int, stats: dict[str, int | str]) -> FighterEntry:
     if not fid.strip():
