@@ -100,3 +100,32 @@ def test_a_tie_broken_by_the_first_faces_and_the_warnings_of_item_24(run):
     assert joined.exit_code == 0 and "thor is unconscious (-1 PV) and joins the fight 't'" in joined.output
     ended = run("session", "end")
     assert ended.exit_code == 0 and "Session 1 ended with the fight 't' still in progress" in ended.output
+
+
+def test_chance_redoes_a_released_spell_damage_through_the_cli(run):
+    """Item 4 (L56, L1306-L1313): York's Boule de Feu of 4 PM of Dommage, 3 + 4 damage, redone 1 + 2."""
+    assert run("init", "--name", "Luck", "--seed", "5").exit_code == 0
+    assert run("combat", "start", "duel", "--with", "york,thor", "--it", "thor=50", "--stat", "york:CNC=10",
+               "--stat", "york:PM=20", "--stat", "york:CHANCE=1", "--stat", "thor:PV=20").exit_code == 0
+    assert run("combat", "cast", "duel", "york", "Boule de Feu", "--effect", "Dommage=4", "--target", "thor",
+               "--dice", "9").exit_code == 0
+    assert run("combat", "release", "duel", "york", "--dice", "3,4").exit_code == 0
+    redone = run("combat", "reroll", "duel", "york", "--dice", "1,2")
+    assert redone.exit_code == 0, redone.output
+    thor = next(p for p in json.loads(run("combat", "show", "duel", "--json").output)["participants"]
+                if p["id"] == "thor")
+    assert thor["pv"] == 17
+
+
+def test_the_sheet_shows_no_reroll_when_chance_is_off(tmp_path):
+    from click.testing import CliRunner
+
+    from cristal_events.cli import cli
+
+    db = str(tmp_path / "c.db")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--db", db, "init", "--name", "X", "--set", "chance_enabled=false"]).exit_code == 0
+    assert runner.invoke(cli, ["--db", db, "character", "create", "thor", "--race", "Humain",
+                               "--luck", "4"]).exit_code == 0
+    chance = json.loads(runner.invoke(cli, ["--db", db, "sheet", "thor", "--json"]).output)["chance"]
+    assert chance == {"rerolls": 0, "gm_rerolls": 0, "left": 0}

@@ -425,11 +425,15 @@ def align_cmd(ctx: click.Context, name: str, fighter: str, target: str, heal: in
 @json_option
 @click.pass_context
 def reroll_cmd(ctx: click.Context, name: str, fighter: str, gm: bool, dice: str | None, as_json: bool) -> None:
-    """Chance: redo FIGHTER's last roll (attack, damage, concentration, initiative); both stay in the log (L56-L58).
+    """Chance: redo FIGHTER's last roll, any kind (L56-L58); both stay in the log.
 
-    One of the day's |Chance| rerolls: the player's for a positive Chance, the GM's (--gm) for a negative one.
-    --dice: the new roll (d20, DMG dice or d6), then the damage dice if an attack now hits, or the effect
-    dice if an INSTANTANÉ spell now succeeds.
+    Attack d20, damage dice, concentration d20, initiative d6, a released spell's effect dice, a table
+    action's duration dice, its own tie-break d6. One of the day's |Chance| rerolls: the player's for a
+    positive Chance, the GM's (--gm) for a negative one.
+    --dice: the new roll, as many faces as the roll redone (d20; the DMG dice; a d6; the effect dice
+    target by target, e.g. 2 for a Boule de Feu of 4 PM of Dommage; the duration dice of each
+    repetition), then the damage dice if an attack now hits, or the effect dice if an INSTANTANÉ spell
+    now succeeds; a tie-break still level takes one d6 more for each of those level.
 
     Example: cristal combat reroll taverne thor --dice 17,6
     """

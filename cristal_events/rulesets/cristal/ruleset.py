@@ -61,7 +61,8 @@ class CristalRuleset(ComposedRuleset):
               rounding: str) -> dict[str, Any]:
         ch = characters.find(state, character_id)
         return characters.sheet(ch, characters.content_of(state), rounding,
-                                regeneration_minimum_one=settings.regeneration_minimum_one)
+                                regeneration_minimum_one=settings.regeneration_minimum_one,
+                                chance_enabled=settings.chance_enabled)
 
     def render_sheet(self, sheet: dict[str, Any]) -> list[str]:
         return sheet_text.render(sheet)

@@ -146,6 +146,8 @@ class LastRoll(msgspec.Struct, frozen=True, kw_only=True):
     lowered_dm: dict[str, int] = {}
     base_it: int = 0      # initiative
     ref: int = 0
+    times: int = 1        # duration: the table action's repetitions, one roll each
+    dealt: dict[str, int] = {}  # effects: the damage each target took
 
 
 class Fighter(msgspec.Struct, kw_only=True):
@@ -178,6 +180,7 @@ class Combat(msgspec.Struct, kw_only=True):
     clock: int = 0  # the highest "now" reached (smallest IT of those able to act): bleeding runs on it
     tie_it: int | None = None
     tie_rolls: dict[str, int] = {}
+    tie_rounds: list[dict[str, Roll]] = []  # the last tie-break's rounds (Chance may redo a die, L56)
 
 
 # ============================================================================ the ruleset's state

@@ -130,3 +130,57 @@ def test_a_tie_on_it_and_ref_is_broken_by_the_first_entered_faces_of_the_action(
     with pytest.raises(RuleError, match="It is b's turn"):
         camp2.execute(F.TakeAction(combat="t", actor="a", seconds=2), faces=[2, 5])
     assert camp2.last_position() == before
+
+
+# --------------------------------------------------------------------------- item 4: Chance on any roll
+
+def pv_of(c, fid, name="c"):
+    return F.numbers(c.state().rules, c.state().rules.combats[name], fid, "round").PV
+
+
+def test_chance_redoes_the_boule_de_feu_damage(camp):
+    # L1306-L1313: Boule de Feu, 4 PM of Dommage, Thor DM 0; released with 3 + 4 = 7; L56 "de dommage":
+    # Chance rerolls the effect dice 1 and 2: 3 damage, Thor gets 4 PV back
+    camp.execute(F.StartCombat(combat="c", fighters=["york", "thor"], its={"thor": 50},
+                               stats={"york": {"CNC": 10, "PM": 20, "CHANCE": 2}, "thor": {"PV": 20, "DM": 0}}))
+    camp.execute(F.CastSpell(combat="c", actor="york", spell="Boule de Feu", effects={"Dommage": 4},
+                             targets=["thor"]), faces=[9])
+    camp.execute(F.ReleaseSpell(combat="c", actor="york"), faces=[3, 4])
+    assert pv_of(camp, "thor") == 13
+    recs = camp.execute(F.Reroll(combat="c", actor="york"), faces=[1, 2])
+    ev = recs[0].event
+    assert (ev.kind, ev.damage_before, ev.damage, ev.left) == ("effects", 7, 3, 1)
+    assert pv_of(camp, "thor") == 17
+    assert camp.state().rules.combats["c"].it["york"] == 18  # the combustion is not paid again
+
+
+def test_chance_redoes_a_duration_roll(camp):
+    # L1234: "Chercher un item dans son sac à dos" [1d4]+4: 2 -> 6 s; Chance 4 -> 8 s, IT 6 -> 8
+    camp.execute(F.StartCombat(combat="c", fighters=["thor", "york"], its={"york": 50},
+                               stats={"thor": {"CHANCE": 1, "PV": 9}, "york": {"PV": 9}}))
+    camp.execute(F.TakeAction(combat="c", actor="thor", action="chercher_sac"), faces=[2])
+    assert camp.state().rules.combats["c"].it["thor"] == 6
+    ev = camp.execute(F.Reroll(combat="c", actor="thor"), faces=[4])[0].event
+    assert (ev.kind, ev.total, ev.it_before, ev.it_after) == ("duration", 8, 6, 8)
+    assert camp.state().rules.combats["c"].it["thor"] == 8
+
+
+def test_chance_redoes_a_tie_break_die(camp):
+    # L1202: a 5, b 2 -> a acts; b's Chance: 6 -> b acts
+    camp.execute(F.StartCombat(combat="c", fighters=["a", "b"],
+                               stats={"a": {"PV": 5}, "b": {"PV": 5, "CHANCE": 1}}))
+    camp.execute(F.NextTurn(combat="c"), faces=[5, 2])
+    assert F.whose_turn(camp.state().rules, "c") == "a"
+    recs = camp.execute(F.Reroll(combat="c", actor="b"), faces=[6])
+    assert recs[0].event.kind == "tie-break" and recs[1].event.winner == "b"
+    assert F.whose_turn(camp.state().rules, "c") == "b"
+    camp.execute(F.TakeAction(combat="c", actor="b", seconds=2))
+
+
+def test_with_chance_disabled_the_sheet_shows_no_reroll():
+    # L56: "La Chance est une caractéristique optionnelle"
+    for enabled, expected in ((True, 4), (False, 0)):
+        t = Table(name="Luck", ruleset="cristal", settings={"chance_enabled": enabled})
+        t.execute(C.CreateCharacter(id="thor", race="Humain", luck=4))
+        sheet = C.sheet(t.rules.characters["thor"], C.content_of(t.rules), "round", chance_enabled=enabled)
+        assert (sheet["chance"]["rerolls"], sheet["chance"]["left"]) == (expected, expected)

@@ -115,14 +115,16 @@ def _num(x: Any) -> float | int:
     return int(f) if f.is_integer() else round(f, 3)
 
 
-def sheet(ch: Character, content: Content, rounding: str, *, regeneration_minimum_one: bool = False) -> dict[str, Any]:
+def sheet(ch: Character, content: Content, rounding: str, *, regeneration_minimum_one: bool = False,
+          chance_enabled: bool = True) -> dict[str, Any]:
     """The Feuille de Personnage as plain JSON data (issue 4 keys, plus weapons, regeneration, pools)."""
     st = stable_of(ch, content, rounding)
     race = race_for_sex(content.race(ch.race), ch.sex)
     eff = equipment.effective_fixed(current_fixed(ch), equipped(ch))
     bonuses = progression.class_bonuses(content, ch.classes)
     vol_max = bonuses.points.get("Vol", 0)
-    player_rr, gm_rr = align_rules.chance_rerolls(ch.luck)
+    # the optional Chance rule (L56) turned off: no reroll on the sheet
+    player_rr, gm_rr = align_rules.chance_rerolls(ch.luck) if chance_enabled else (0, 0)
     weapons = []
     for t in equipped(ch):
         if _is_weapon(t) and t.kind != "propulsor":

@@ -372,12 +372,12 @@ class Rerolled(Event, tag="combat.rerolled"):
 
 
 class RollRedone(Event, tag="combat.roll_redone"):
-    """Chance on a damage, concentration or initiative roll (L56-L58): the new roll replaces the old one
+    """Chance on a damage, concentration, initiative, duration, spell-effect or tie-break roll (L56-L58): the new roll replaces the old one
     ("en ignorant le résultat actuel"); both stay in the log. ``by`` the player (Chance > 0) or the GM (< 0)."""
 
     name: str
     character: str
-    kind: Literal["damage", "concentration", "initiative"]
+    kind: Literal["damage", "concentration", "initiative", "duration", "effects", "tie-break"]
     roll: Roll
     left: int
     by: Literal["player", "gm"] = "player"
@@ -391,6 +391,8 @@ class RollRedone(Event, tag="combat.roll_redone"):
     success: bool = False
     it_before: int = 0
     it_after: int = 0
+    rolls: list[Roll] = []  # duration: every repetition's roll (``roll`` is the first)
+    results: list[TargetResult] = []  # effects: the effects rolled again, target by target
 
 
 class CombatEnded(Event, tag="combat.ended"):

@@ -112,12 +112,14 @@ def _ev_tie(state: CristalState, ev: TieBroken) -> _Folded:
     fighters = dict(cb.fighters)
     for fid in ev.rounds[0]:
         fighters[fid] = _replace(fighters[fid], last_roll=LastRoll(kind="tie-break", it_after=cb.it[fid]))
-    return state, _replace(cb, tie_it=ev.it, tie_rolls=tie_scores(ev.rounds), fighters=fighters)
+    return state, _replace(cb, tie_it=ev.it, tie_rolls=tie_scores(ev.rounds), tie_rounds=list(ev.rounds),
+                           fighters=fighters)
 
 
 def _ev_action(state: CristalState, ev: ActionTaken) -> _Folded:
     cb = state.combats[ev.name]
-    rolled = {"last_roll": LastRoll(kind="duration", it_after=cb.it[ev.actor] + ev.seconds)} if ev.rolls else {}
+    rolled = {"last_roll": LastRoll(kind="duration", it_after=cb.it[ev.actor] + ev.seconds, roll=ev.rolls[0],
+                                    times=len(ev.rolls), amount=ev.seconds)} if ev.rolls else {}
     cb = _add_it(cb, ev.actor, ev.seconds, **rolled)
     if ev.aided:
         cb = _with_fighter(cb, ev.aided, aided=True)
@@ -186,8 +188,19 @@ def _ev_cast(state: CristalState, ev: SpellCast) -> _Folded:
 
 def _ev_released(state: CristalState, ev: SpellReleased) -> _Folded:
     cb = state.combats[ev.name]
+    f = cb.fighters[ev.caster]
+    dealt = {r.target: r.damage for r in ev.results}
+    rolled_any = next((e.roll for r in ev.results for e in r.effects if e.roll is not None), None)
     if ev.source == "spell":
-        rolled = LastRoll(kind="effects", it_after=cb.it[ev.caster] + ev.combustion)
+        # what redoing its effect dice needs (L56): the spell's spends, targets and DM, from the
+        # incantation or the cast that set it off
+        src = f.incantation if f.incantation is not None and f.incantation.spell == ev.spell else f.last_roll
+        how: dict[str, Any] = {}
+        if src is not None and getattr(src, "spell", "") == ev.spell:
+            how = {"spell": ev.spell, "spends": dict(src.spends), "targets": list(src.targets),
+                   "lowered_dm": dict(src.lowered_dm), "combustion": ev.combustion}
+        rolled = LastRoll(kind="effects", it_after=cb.it[ev.caster] + ev.combustion, roll=rolled_any, dealt=dealt,
+                          **how)
         return state, _add_it(cb, ev.caster, ev.combustion, action=False, incantation=None, last_roll=rolled)
     return state, _with_fighter(cb, ev.caster, last_roll=LastRoll(kind="effects", it_after=cb.it[ev.caster]))
 
@@ -318,6 +331,14 @@ def _ev_redone(state: CristalState, ev: RollRedone) -> _Folded:
             it = {**cb.it, ev.character: ev.it_after}
             cb = _replace(cb, it=it, clock=min(it.values()))
             last = _replace(last, roll=ev.roll, it_after=ev.it_after)
+        case "duration":
+            it = {**cb.it, ev.character: ev.it_after}
+            cb = _replace(cb, it=it)
+            last = _replace(last, roll=ev.roll, it_after=ev.it_after, amount=ev.total)
+        case "effects":
+            last = _replace(last, roll=ev.roll, dealt={r.target: r.damage for r in ev.results})
+        case "tie-break":
+            last = _replace(last, roll=ev.roll)
     cb = _with_fighter(cb, ev.character, last_roll=last, **changes)
     return _spend(state, cb, ev.character, "chance", "rerolls", 1)
 

@@ -56,8 +56,9 @@ def _spends(spell: SpellDef, given: dict[str, int]) -> list[m.EffectSpend]:
 
 
 def _apply_effects(sc: _Scratch, dice: Dice, caster: str, spell_name: str, spends: list[m.EffectSpend],
-                   targets: list[str], lowered: dict[str, int], mode: str) -> list[TargetResult]:
-    """Effects per target after its DM (L1024-L1036); DMG effects hurt, each target rolls its own dice."""
+                   targets: list[str], lowered: dict[str, int], mode: str, *, hurt: bool = True) -> list[TargetResult]:
+    """Effects per target after its DM (L1024-L1036); DMG effects hurt, each target rolls its own dice
+    (``hurt=False``: the results only, for a Chance reroll that moves the PV by the difference)."""
     results = []
     for tid in targets:
         nums = sc.nums(tid)
@@ -72,7 +73,7 @@ def _apply_effects(sc: _Scratch, dice: Dice, caster: str, spell_name: str, spend
             effects.append(EffectResult(name=out.name, unit=out.unit, pm_after=out.pm_after, amount=out.amount,
                                         value=value, roll=roll))
         results.append(TargetResult(target=tid, dm=lowered.get(tid, dm), effects=effects, damage=damage))
-        if damage:
+        if damage and hurt:
             _hurt(sc, dice, tid, damage, f"{spell_name} de {caster}", mode)
     return results
 
