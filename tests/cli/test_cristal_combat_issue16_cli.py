@@ -129,3 +129,22 @@ def test_the_sheet_shows_no_reroll_when_chance_is_off(tmp_path):
                                "--luck", "4"]).exit_code == 0
     chance = json.loads(runner.invoke(cli, ["--db", db, "sheet", "thor", "--json"]).output)["chance"]
     assert chance == {"rerolls": 0, "gm_rerolls": 0, "left": 0}
+
+
+def test_help_faces_did_you_mean_and_the_remembered_time_through_the_cli(run):
+    """Item 25: cast's help says 6 PM of Dommage take 3d6 (L1024-L1036); a typo gets "did you mean";
+    Rayon Magique's --time (the book prints no Temps) is remembered for the next cast."""
+    help_text = " ".join(run("combat", "cast", "--help").output.split())
+    assert "6 PM of Dommage on a DM 0 target take 3 faces (3d6)" in help_text
+    assert "tie-break d6 come first" in " ".join(run("combat", "attack", "--help").output.split())
+    assert run("init", "--name", "Help", "--seed", "5").exit_code == 0
+    typo = run("character", "create", "x", "--race", "Humian")
+    assert typo.exit_code != 0 and "Did you mean 'Humain'?" in typo.output
+    assert run("combat", "start", "rue", "--with", "xar,taz", "--it", "taz=50", "--stat", "xar:CNC=4",
+               "--stat", "xar:PM=40", "--stat", "taz:DM=3", "--stat", "taz:PV=30").exit_code == 0
+    args = ["combat", "cast", "rue", "xar", "Rayon Magique", "--effect", "Distance=3", "--effect", "Dommage=8",
+            "--target", "taz"]
+    assert "not printed; give it with --time" in run(*args, "--dice", "8,4").output
+    assert run(*args, "--time", "INSTANTANÉ", "--dice", "8,4").exit_code == 0
+    again = run(*args, "--dice", "8,4")
+    assert again.exit_code == 0, again.output

@@ -46,6 +46,8 @@ class CristalRuleset(ComposedRuleset):
     parts = (characters, fights)
     settings_type = CristalSettings
     state_type = CristalState
+    #: 2: spell_times, tie_rounds and the Chance data of LastRoll (issue 16): older snapshots are refolded
+    state_version = "2"
     read_models = ("cristal_events.projections.cristal_sheets", "cristal_events.projections.cristal_ledger", "cristal_events.projections.cristal_combats")
     cli_module = "cristal_events.cli.cristal"
     sample_campaign = "compagnie_du_cristal.toml"

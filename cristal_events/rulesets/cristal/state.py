@@ -191,3 +191,4 @@ class CristalState(msgspec.Struct, kw_only=True):
     combats: dict[str, Combat] = {}
     crystals: dict[str, Crystal] = {}  # magic crystals by name (fights: Fermeture/Libération Cristalline)
     packs: list[ContentPack] = []  # campaign content packs, in log order (content.pack_loaded)
+    spell_times: dict[str, str] = {}  # the Temps the GM gave (--time) to a spell the book prints none for

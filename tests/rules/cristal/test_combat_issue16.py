@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from cristal_events.errors import RuleError
+from cristal_events.errors import CristalError, RuleError
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fights as F
 from harness import Table
@@ -184,3 +184,40 @@ def test_with_chance_disabled_the_sheet_shows_no_reroll():
         t.execute(C.CreateCharacter(id="thor", race="Humain", luck=4))
         sheet = C.sheet(t.rules.characters["thor"], C.content_of(t.rules), "round", chance_enabled=enabled)
         assert (sheet["chance"]["rerolls"], sheet["chance"]["left"]) == (expected, expected)
+
+
+# --------------------------------------------------------------------------- item 25
+
+def test_the_time_given_to_a_spell_without_a_printed_temps_is_remembered(camp):
+    # Rayon Magique: the book prints no Temps (L1052-L1069); the GM says INSTANTANÉ once
+    camp.execute(F.StartCombat(combat="c", fighters=["xar", "taz"], its={"taz": 50},
+                               stats={"xar": {"CNC": 4, "PM": 40}, "taz": {"DM": 3, "PV": 30}}))
+    with pytest.raises(RuleError, match="not printed; give it with --time"):
+        camp.execute(F.CastSpell(combat="c", actor="xar", spell="Rayon Magique",
+                                 effects={"Distance": 3, "Dommage": 8}, targets=["taz"]), faces=[8, 4])
+    camp.execute(F.CastSpell(combat="c", actor="xar", spell="Rayon Magique", effects={"Distance": 3, "Dommage": 8},
+                             targets=["taz"], time="INSTANTANÉ"), faces=[8, 4])
+    assert camp.state().rules.spell_times == {"Rayon Magique": "INSTANTANÉ"}
+    recs = camp.execute(F.CastSpell(combat="c", actor="xar", spell="Rayon Magique",
+                                    effects={"Distance": 3, "Dommage": 8}, targets=["taz"]), faces=[8, 4])
+    assert recs[0].event.time == "instantane" and recs[0].event.incantation == 0
+
+
+def test_names_match_the_same_way_everywhere_and_an_unknown_one_gets_did_you_mean(camp):
+    # the book's own names (Épée longue, Humain, Voleur, Boule de Feu): case, accents and spaces aside
+    camp.execute(C.CreateCharacter(id="gus", race="humain"))
+    camp.execute(C.AddItem(character="gus", item="epee  LONGUE"))
+    camp.execute(C.EquipItem(character="gus", item="ÉPÉE LONGUE"))
+    camp.execute(F.StartCombat(combat="c", fighters=["gus", "rod"], its={"rod": 10},
+                               stats={"rod": {"DP": 30, "PV": 10}}))
+    ev = camp.execute(F.Attack(combat="c", actor="gus", target="rod", weapon="Epee longue"), faces=[1])[0].event
+    assert ev.weapon == "Épée longue" and camp.state().rules.characters["gus"].race == "Humain"
+    with pytest.raises(CristalError, match="Unknown item 'Epee lounge'; Did you mean 'Épée longue'\\?"):
+        camp.execute(C.AddItem(character="gus", item="Epee lounge"))
+    with pytest.raises(CristalError, match="Unknown race 'Humian'; Did you mean 'Humain'\\?"):
+        camp.execute(C.CreateCharacter(id="x", race="Humian"))
+    with pytest.raises(CristalError, match="Unknown spell 'Boule de feux'; Did you mean 'Boule de Feu'\\?"):
+        camp.execute(F.CastSpell(combat="c", actor="gus", spell="Boule de feux", effects={"Dommage": 2},
+                                 targets=["rod"]))
+    with pytest.raises(CristalError, match="gus carries no item 'epee courte'; Did you mean 'Épée longue'\\?"):
+        camp.execute(C.EquipItem(character="gus", item="epee courte"))

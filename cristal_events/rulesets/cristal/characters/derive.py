@@ -70,12 +70,15 @@ def equipped(ch: Character) -> list[ItemTemplate]:
 
 
 def _find_item(ch: Character, name: str) -> OwnedItem:
-    key = name.strip().casefold()
-    for item in ch.items:
-        if item.name.casefold() == key:
-            return item
+    from ..content import did_you_mean, find_named
+
+    item = find_named(ch.items, name, lambda i: i.name)
+    if item is not None:
+        return item
     known = ", ".join(i.name for i in ch.items) or "nothing"
-    raise UnknownEntity(f"{ch.name} carries no item '{name}'; carried: {known}.")
+    hint = did_you_mean(name, [i.name for i in ch.items])
+    raise UnknownEntity(f"{ch.name} carries no item '{name}';{hint} carried: {known}." if hint
+                        else f"{ch.name} carries no item '{name}'; carried: {known}.")
 
 
 def stable_of(ch: Character, content: Content, rounding: str, weapon: str | None = None) -> stable.StableStates:

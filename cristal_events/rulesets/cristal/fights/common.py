@@ -301,10 +301,15 @@ def _item(state: CristalState, name: str) -> ItemTemplate | None:
     return content(state).item(name) if name else None
 
 
-def _time_of(spell: SpellDef, override: str) -> m.SpellTime:
+def _time_of(spell: SpellDef, override: str, remembered: str = "") -> m.SpellTime:
+    """The spell's Temps: the one given now, else the book's, else the one given the last time the
+    spell was cast in this campaign (``CristalState.spell_times``)."""
     raw: Any = override or spell.time
     if raw is None or raw == "":
-        raise RuleError(f"The Temps of {spell.name} is not printed; give it with --time SECONDS or INSTANTANÉ.")
+        raw = remembered
+    if raw is None or raw == "":
+        raise RuleError(f"The Temps of {spell.name} is not printed; give it with --time SECONDS or INSTANTANÉ "
+                        "(it is then remembered for the next casts).")
     if isinstance(raw, str) and raw.strip().lstrip("-").isdigit():
         raw = int(raw)
     return m.parse_spell_time(raw)

@@ -11,7 +11,7 @@ from ....rolls import Roll
 from ....ruleset import Context, Emit
 from .. import alignment as al
 from .. import combat as c
-from ..content import ItemTemplate
+from ..content import ItemTemplate, find_named
 from ..stable import dmg as stable_dmg
 from .fold import _apply
 from .common import (  # noqa: F401
@@ -257,8 +257,7 @@ def _carried(state: CristalState, fid: str, name: str) -> ItemTemplate | None:
     if not name:
         return None
     ch = state.characters.get(fid)
-    key = name.strip().casefold()
-    own = next((i for i in ch.items if i.name.casefold() == key), None) if ch is not None else None
+    own = find_named(ch.items, name, lambda i: i.name) if ch is not None else None
     return own.template if own is not None else _item(state, name)
 
 

@@ -183,6 +183,10 @@ def _ev_cast(state: CristalState, ev: SpellCast) -> _Folded:
             kind="concentration", it_after=it, roll=ev.roll, spell=ev.spell, cnc=ev.cnc, penalty=ev.penalty,
             spell_cnc=ev.spell_cnc, success=ev.success, time=ev.time, combustion=comb, spends=dict(ev.spends),
             targets=list(ev.targets), lowered_dm=dict(ev.lowered_dm))
+    if ev.time:  # the Temps this cast used, remembered for a spell the book prints none for
+        given = {"instantane": "INSTANTANÉ", "simultane": "SIMULTANÉ"}.get(ev.time, str(ev.incantation))
+        if state.spell_times.get(ev.spell) != given:
+            state = _replace(state, spell_times={**state.spell_times, ev.spell: given})
     return state, _add_it(cb, ev.caster, ev.incantation, **changes)
 
 

@@ -78,10 +78,15 @@ def _apply_effects(sc: _Scratch, dice: Dice, caster: str, spell_name: str, spend
     return results
 
 
-def _time_of(spell: SpellDef, override: str) -> m.SpellTime:
+def _time_of(spell: SpellDef, override: str, remembered: str = "") -> m.SpellTime:
+    """The spell's Temps: the one given now, else the book's, else the one given the last time the
+    spell was cast in this campaign (``CristalState.spell_times``)."""
     raw: Any = override or spell.time
     if raw is None or raw == "":
-        raise RuleError(f"The Temps of {spell.name} is not printed; give it with --time SECONDS or INSTANTANÉ.")
+        raw = remembered
+    if raw is None or raw == "":
+        raise RuleError(f"The Temps of {spell.name} is not printed; give it with --time SECONDS or INSTANTANÉ "
+                        "(it is then remembered for the next casts).")
     if isinstance(raw, str) and raw.strip().lstrip("-").isdigit():
         raw = int(raw)
     return m.parse_spell_time(raw)
@@ -123,7 +128,7 @@ def decide_cast(state: CristalState, cmd: CastSpell, ctx: Context) -> list[Emit]
     if stray:
         raise RuleError(f"{stray[0]} lowers its DM but is not a target of the spell.")
     spends = _spends(spell, dict(cmd.effects))
-    time = _time_of(spell, cmd.time)
+    time = _time_of(spell, cmd.time, state.spell_times.get(spell.name, ""))
     if time.kind == "simultane" and cmd.accompanying is None:
         raise RuleError(f"{spell.name} is SIMULTANÉ: give the duration of the accompanying action (--with-action S).")
     nums = sc.nums(cmd.actor)
@@ -192,7 +197,7 @@ def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list
         raise RuleError(f"The crystal {cmd.crystal!r} already holds {crystal.stored.name}; release it first.")
     spell = content(state).spell(cmd.spell)
     spends = _spends(spell, dict(cmd.effects))
-    time = _time_of(spell, cmd.time)
+    time = _time_of(spell, cmd.time, state.spell_times.get(spell.name, ""))
     nums = sc.nums(cmd.actor)
     dice = ctx.dice()
     first = _pay(sc, cmd.actor, nums, spell.pm_base, spell.cnc, spends, dice, ctx, list(cmd.penalties), 0,
