@@ -287,6 +287,7 @@ class Campaign:
         header = CampaignCreated(campaign_id=new_event_id(), name=name, ruleset=ruleset, rounding=rounding,
                                  seed=seed, settings={}, engine_version=__version__)
         merged = {**rs.default_settings(), **(settings or {})}
+        bounds.check(msgspec.structs.replace(header, settings=merged))  # past the log's bounds, before the rules' own
         validated = rs.settings(msgspec.structs.replace(header, settings=merged))
         header = msgspec.structs.replace(header, settings=msgspec.to_builtins(validated))
         bounds.check(header)  # a setting past the bounds (the seed: any 64-bit number)

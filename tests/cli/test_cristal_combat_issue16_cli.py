@@ -148,3 +148,25 @@ def test_help_faces_did_you_mean_and_the_remembered_time_through_the_cli(run):
     assert run(*args, "--time", "INSTANTANÉ", "--dice", "8,4").exit_code == 0
     again = run(*args, "--dice", "8,4")
     assert again.exit_code == 0, again.output
+
+
+def test_corrections_of_a_fight_and_a_retirement_through_the_cli(run):
+    """Item 23 (L1359-L1361): Gustave's [2d6+2] typed 6,6 instead of 3,3: 'correct POS --set damage=8'."""
+    assert run("init", "--name", "Fix", "--seed", "5").exit_code == 0
+    assert run("combat", "start", "t", "--with", "gustave,rodrigue", "--it", "rodrigue=10", "--stat", "gustave:ATT=8",
+               "--stat", "gustave:DMG=2d6+2", "--stat", "rodrigue:DP=18", "--stat", "rodrigue:PV=20").exit_code == 0
+    out = json.loads(run("combat", "attack", "t", "gustave", "rodrigue", "--dice", "13,6,6", "--json").output)
+    position = out["events"][0]["position"]
+    fixed = run("correct", str(position), "--reason", "dés 3,3 et non 6,6", "--set", "damage=8", "--json")
+    assert fixed.exit_code == 0, fixed.output
+    rows = json.loads(fixed.output)
+    assert [r["type"] for r in rows] == ["correction.recorded", "combat.pv_changed"]
+    assert "dommages 14 → 8" in rows[1]["summary"]
+    rodrigue = next(p for p in json.loads(run("combat", "show", "t", "--json").output)["participants"]
+                    if p["id"] == "rodrigue")
+    assert rodrigue["pv"] == 12
+    created = json.loads(run("character", "create", "thorr", "--race", "Humain", "--json").output)
+    pos = created[0]["position"]
+    retired = run("correct", str(pos), "--reason", "créé par erreur")
+    assert retired.exit_code == 0 and "thorr est retiré de la campagne" in retired.output
+    assert run("sheet", "thorr").exit_code != 0

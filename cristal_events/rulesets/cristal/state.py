@@ -191,4 +191,5 @@ class CristalState(msgspec.Struct, kw_only=True):
     combats: dict[str, Combat] = {}
     crystals: dict[str, Crystal] = {}  # magic crystals by name (fights: Fermeture/Libération Cristalline)
     packs: list[ContentPack] = []  # campaign content packs, in log order (content.pack_loaded)
+    corrections: dict[int, dict[str, int]] = {}  # a fight event's corrected values, by its position
     spell_times: dict[str, str] = {}  # the Temps the GM gave (--time) to a spell the book prints none for

@@ -221,3 +221,57 @@ def test_names_match_the_same_way_everywhere_and_an_unknown_one_gets_did_you_mea
                                  targets=["rod"]))
     with pytest.raises(CristalError, match="gus carries no item 'epee courte'; Did you mean 'Épée longue'\\?"):
         camp.execute(C.EquipItem(character="gus", item="epee courte"))
+
+
+# --------------------------------------------------------------------------- item 23: corrections
+
+def correct(t, rec, **changes):
+    """What 'cristal correct POS --set ...' appends after its correction.recorded: the ruleset's compensation."""
+    ctx = t.context()
+    return t.commit(t.ruleset.compensate(t.rules, rec, changes, ctx), ctx)
+
+
+def test_a_mistyped_damage_die_is_corrected_by_a_visible_pv_change(camp):
+    # L1359-L1361: Gustave ATT 8, d20 13 -> 21 > DP 18, [2d6+2] gives 8; typed "6,6" (14) by mistake
+    camp.execute(F.StartCombat(combat="t", fighters=["gustave", "rodrigue"], its={"rodrigue": 10},
+                               stats={"gustave": {"ATT": 8, "DMG": "2d6+2"}, "rodrigue": {"DP": 18, "PV": 20}}))
+    rec = camp.execute(F.Attack(combat="t", actor="gustave", target="rodrigue"), faces=[13, 6, 6])[0]
+    assert pv_of(camp, "rodrigue", "t") == 6
+    fix = correct(camp, rec, damage=8)
+    assert [type(r.event).__name__ for r in fix] == ["PvChanged"]
+    assert fix[0].event.delta == 6 and "dommages 14 → 8" in fix[0].event.cause
+    assert pv_of(camp, "rodrigue", "t") == 12
+    # the d20 was a 3, not 13: 11 ≤ 18, a miss, and the 8 PV come back
+    fix = correct(camp, rec, die=3)
+    assert fix[0].event.delta == 8 and pv_of(camp, "rodrigue", "t") == 20
+    with pytest.raises(RuleError, match="nothing to correct"):
+        correct(camp, rec, die=3)
+
+
+def test_a_pv_change_that_killed_by_mistake_is_corrected_and_the_fighter_acts_again(camp):
+    # D8/L369-L373: a Humain (PV initiaux 12, CON 0) dies below -12; a damage typed 30 instead of 3
+    camp.execute(C.CreateCharacter(id="thor", race="Humain"))
+    camp.execute(F.StartCombat(combat="t", fighters=["thor", "york"], its={"york": 10},
+                               stats={"york": {"ATT": 30, "DMG": "1d4"}}))
+    camp.execute(F.TakeAction(combat="t", actor="thor", seconds=12))
+    recs = camp.execute(F.Attack(combat="t", actor="york", target="thor"), faces=[1, 3])
+    pv_rec = next(r for r in recs if isinstance(r.event, F.PvChanged))
+    assert camp.state().rules.characters["thor"].pv == 9
+    correct(camp, pv_rec, delta=-30)  # "it was 30 damage" - the other way round too
+    assert camp.state().rules.characters["thor"].dead
+    fix = correct(camp, pv_rec, delta=-3)
+    assert [type(r.event).__name__ for r in fix] == ["PvChanged", "ConditionChanged"]
+    assert camp.state().rules.characters["thor"].pv == 9 and not camp.state().rules.characters["thor"].dead
+    camp.execute(F.EndCombat(combat="t"))
+    fix = correct(camp, pv_rec, delta=-1)  # the fight has ended: the sheet is corrected
+    assert type(fix[0].event).__name__ == "CharacterCorrected" and camp.state().rules.characters["thor"].pv == 11
+
+
+def test_a_character_created_by_mistake_is_retired_visibly(camp):
+    rec = camp.execute(C.CreateCharacter(id="thorr", race="Humain"))[0]
+    fix = correct(camp, rec)
+    assert type(fix[0].event).__name__ == "CharacterRetired" and "thorr" not in camp.state().rules.characters
+    assert "retiré" in camp.ruleset.summarize(fix[0])
+    camp.execute(C.CreateCharacter(id="thorr", race="Humain"))  # the id may be used again
+    with pytest.raises(RuleError, match="only by retiring it"):
+        correct(camp, rec, race="Elfe")

@@ -24,7 +24,7 @@ from ..content import (
     race_for_sex,
 )
 
-from .model import AddItem, AlignmentChanged, AlterState, AlterationEnded, AwardXp, BuyLevel, BuyTechnique, CONTENT_STREAM, ChangeAlignment, ChangeGold, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, CreateCharacter, Damage, DamageTaken, DropItem, EndAlteration, EquipItem, GoldChanged, Heal, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LearnSpell, LevelBought, LoadContentPack, MAGIC_SOURCES, Rest, Rested, SpellLearned, StateAltered, TechniqueBought, UnequipItem, XpAwarded  # noqa: F401
+from .model import AddItem, AlignmentChanged, AlterState, AlterationEnded, AwardXp, BuyLevel, BuyTechnique, CONTENT_STREAM, ChangeAlignment, ChangeGold, Character, CharacterCorrected, CharacterCreated, CharacterRetired, ContentPack, ContentPackLoaded, CreateCharacter, Damage, DamageTaken, DropItem, EndAlteration, EquipItem, GoldChanged, Heal, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LearnSpell, LevelBought, LoadContentPack, MAGIC_SOURCES, Rest, Rested, SpellLearned, StateAltered, TechniqueBought, UnequipItem, XpAwarded  # noqa: F401
 from .derive import _find_item, content_of, current_fixed, death_threshold, equipped, find, regeneration, stable_of, stream_of  # noqa: F401
 from .fold import _CORRECTABLE_FIELD  # noqa: F401
 
@@ -381,4 +381,17 @@ def compensate_purchase(state: CristalState, original: RecordedEvent, changes: d
         character=ch.id, amends=original.position, field="xp", delta=delta, balance_after=ch.xp + delta,
         what=_purchase_label(ev), cost_before=before, cost_after=value,
         cost_required=ev.cost_required))]  # type: ignore[union-attr]
+
+
+def compensate_created(state: CristalState, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
+    """A character created by mistake: ``correct POS --reason ...`` (no --set) retires it, visibly."""
+    ev = original.event
+    if changes:
+        raise RuleError("A character's creation is corrected only by retiring it (no --set); "
+                        "create it again with the right numbers.")
+    ch = find(state, ev.character)  # type: ignore[union-attr]
+    fights = sorted(n for n, cb in state.combats.items() if ch.id in cb.fighters)
+    if fights:
+        raise RuleError(f"{ch.id} is in the fight {fights[0]!r}; end it before retiring the character.")
+    return [Emit(stream_of(ch.id), CharacterRetired(character=ch.id, amends=original.position, name=ch.name))]
 

@@ -10,7 +10,7 @@ from cristal_events.records import RecordedEvent
 
 
 from ..state import CristalState
-from .model import AlignmentChanged, Alteration, AlterationEnded, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, DamageTaken, GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought, OwnedItem, Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded  # noqa: F401
+from .model import AlignmentChanged, Alteration, AlterationEnded, Character, CharacterCorrected, CharacterCreated, CharacterRetired, ContentPack, ContentPackLoaded, DamageTaken, GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought, OwnedItem, Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded  # noqa: F401
 
 
 # ============================================================================ folds
@@ -194,7 +194,16 @@ def evolve_corrected(state: CristalState, ev: CharacterCorrected, rec: RecordedE
     changes: dict[str, Any] = {attr: getattr(ch, attr) + ev.delta}
     if ev.cost_after is not None:
         changes["charges"] = {**ch.charges, ev.amends: ev.cost_after}
-    return _update(state, ch.id, **changes)
+    state = _update(state, ch.id, **changes)
+    if ev.fixed:
+        state = msgspec.structs.replace(state, corrections={**state.corrections, ev.amends: dict(ev.fixed)})
+    return state
+
+
+def evolve_retired(state: CristalState, ev: CharacterRetired, rec: RecordedEvent) -> CristalState:
+    """The character leaves the state (its stream and its history stay in the log)."""
+    return msgspec.structs.replace(state, characters={k: v for k, v in state.characters.items()
+                                                      if k != ev.character})
 
 
 def evolve_pack(state: CristalState, ev: ContentPackLoaded, rec: RecordedEvent) -> CristalState:

@@ -184,6 +184,16 @@ class CharacterCorrected(Event, tag="character.corrected", kw_only=True):
     cost_before: int | None = None
     cost_after: int | None = None
     cost_required: int | None = None
+    fixed: dict[str, int] = {}  # a fight's correction after the fight: the corrected values (die, damage, delta)
+
+
+class CharacterRetired(Event, tag="character.retired", kw_only=True):
+    """A character created by mistake, withdrawn by a correction of its ``character.created`` (at
+    ``amends``): it leaves the party, the sheets and the fights; its history stays in the log."""
+
+    character: str
+    amends: int
+    name: str = ""
 
 
 class ContentPackLoaded(Event, tag="content.pack_loaded", kw_only=True):

@@ -48,6 +48,7 @@ from .views import log_entry as _view_log_entry
 from .views import summarize
 from .events import UPCASTERS as _EVENT_UPCASTERS
 from . import crystal_spells as _crystal_spells
+from . import corrections as _corrections
 from .crystal_spells import decide_inspect, decide_lock, decide_unlock
 
 #: events that are a row of the book's combat table: ``views``' and the crystal spells'
@@ -101,6 +102,6 @@ DECIDERS.update({cls: tie_first(DECIDERS[cls]) for cls in (
 EVOLVERS: dict[type, Any] = {cls: evolver(cls) for cls in EVENTS}
 SUMMARIES: dict[type, Any] = ({cls: summarize for cls in EVENTS} | {RollRedone: summarize_redone}
                               | {cls: _crystal_spells.summarize for cls in _crystal_spells.SUMMARY})
-COMPENSATORS: dict[type, Any] = {}
+COMPENSATORS: dict[type, Any] = dict(_corrections.COMPENSATORS)
 UPCASTERS: dict[tuple[str, int], Any] = dict(_EVENT_UPCASTERS)
 

@@ -209,6 +209,8 @@ class PvChanged(Event, tag="combat.pv_changed"):
     delta: int
     pv_after: int
     cause: str
+    amends: int | None = None  # a correction's compensation: the position of the event corrected
+    fixed: dict[str, int] = {}  # ... and the corrected values (die, damage, delta)
 
 
 class PmSpent(Event, tag="combat.pm_spent"):

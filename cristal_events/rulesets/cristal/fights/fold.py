@@ -214,6 +214,8 @@ def _ev_deconcentrated(state: CristalState, ev: Deconcentrated) -> _Folded:
 
 
 def _ev_pv(state: CristalState, ev: PvChanged) -> _Folded:
+    if ev.amends is not None:
+        state = _replace(state, corrections={**state.corrections, ev.amends: dict(ev.fixed)})
     return _set_character(state, state.combats[ev.name], ev.character, "pv", ev.pv_after)
 
 
