@@ -109,10 +109,10 @@ class LastAttack(msgspec.Struct, frozen=True, kw_only=True):
     att: int
     dp: int
     halved: bool
-    split: int = 2  # a chained attack's number of attacks, each (ATT + d20) / split (L1363, D14)
     dmg: str
     backstab: bool
     hit: bool
+    split: int = 2  # a chained attack's number of attacks, each (ATT + d20) / split (L1363, D14)
 
 
 class LastRoll(msgspec.Struct, frozen=True, kw_only=True):
@@ -130,7 +130,6 @@ class LastRoll(msgspec.Struct, frozen=True, kw_only=True):
     att: int = 0          # attack
     dp: int = 0
     halved: bool = False
-    split: int = 2
     dmg: str = ""         # attack, damage
     backstab: bool = False
     amount: int = 0       # damage dealt
@@ -148,6 +147,7 @@ class LastRoll(msgspec.Struct, frozen=True, kw_only=True):
     ref: int = 0
     times: int = 1        # duration: the table action's repetitions, one roll each
     dealt: dict[str, int] = {}  # effects: the damage each target took
+    split: int = 2        # attack: a chained attack's number of attacks
 
 
 class Fighter(msgspec.Struct, kw_only=True):
