@@ -170,3 +170,20 @@ def test_corrections_of_a_fight_and_a_retirement_through_the_cli(run):
     retired = run("correct", str(pos), "--reason", "créé par erreur")
     assert retired.exit_code == 0 and "thorr est retiré de la campagne" in retired.output
     assert run("sheet", "thorr").exit_code != 0
+
+
+def test_a_voleur_ability_and_bleeding_outside_a_fight_through_the_cli(run):
+    """Items 19 (L664, L666-L668) and 20 (L371)."""
+    assert run("init", "--name", "Vol", "--seed", "5").exit_code == 0
+    assert run("character", "create", "taz", "--race", "Humain").exit_code == 0
+    assert run("xp", "award", "taz", "1000", "--reason", "r").exit_code == 0
+    assert run("xp", "buy", "taz", "level", "Voleur", "--stat", "DEX").exit_code == 0
+    used = run("ability", "taz", "Déplacement silencieux", "--reason", "la ruelle")
+    assert used.exit_code == 0, used.output
+    assert "Déplacement silencieux (1 Vol*) → 2 restant(s)" in used.output
+    assert json.loads(run("sheet", "taz", "--json").output)["vol"]["left"] == 2
+    pv = json.loads(run("sheet", "taz", "--json").output)["variable"]["PV"]
+    assert run("damage", "taz", str(pv + 1), "--reason", "chute").exit_code == 0  # -1 PV: unconscious
+    bled = run("bleed", "taz", "3", "--json")
+    assert bled.exit_code == 0, bled.output
+    assert json.loads(run("sheet", "taz", "--json").output)["variable"]["PV"] == -4

@@ -8,6 +8,6 @@ the modules' ``COMMANDS`` lists).
 from __future__ import annotations
 
 PARTS = {name: "characters" for name in ("character", "xp", "item", "gold", "rest", "damage", "heal",
-                                              "alignment", "state", "content")}
+                                              "alignment", "state", "content", "ability", "bleed")}
 PARTS["combat"] = "combat"
 

@@ -121,6 +121,13 @@ def ability(cls: ClassDef, name: str) -> Ability:
     raise UnknownEntity(f"Unknown {cls.name} ability '{name}';{hint or ''} known abilities: {known}.")
 
 
+def find_ability(cls: ClassDef, name: str) -> Ability | None:
+    """The class ability named ``name`` (matched as every name is), or None."""
+    from .content import find_named
+
+    return find_named(cls.abilities, name, lambda a: a.name)
+
+
 def check_ability(cls: ClassDef, name: str, class_level: int, points_left: int) -> Ability:
     """The ability if the class level and the day's points allow it (L666-L668), else RuleError."""
     ab = ability(cls, name)

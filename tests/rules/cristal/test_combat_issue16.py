@@ -275,3 +275,41 @@ def test_a_character_created_by_mistake_is_retired_visibly(camp):
     camp.execute(C.CreateCharacter(id="thorr", race="Humain"))  # the id may be used again
     with pytest.raises(RuleError, match="only by retiring it"):
         correct(camp, rec, race="Elfe")
+
+
+# --------------------------------------------------------------------------- item 19
+
+def test_a_voleur_ability_outside_a_fight_is_paid_from_the_days_vol(camp):
+    # L664 "à tout moment au cours du jeu"; Voleur level 2: 6 Vol* a day (L710-L741);
+    # Pickpocket (personne occupée) costs 2 and needs level 2; Serrure simple needs level 3
+    camp.execute(C.CreateCharacter(id="taz", race="Humain"))
+    camp.execute(C.AwardXp(characters=("taz",), amount=1000, reason="r"))
+    camp.execute(C.BuyLevel(character="taz", class_name="Voleur", stat="DEX"))
+    camp.execute(C.BuyLevel(character="taz", class_name="Voleur", stat="DEX"))
+    ev = camp.execute(C.UseClassAbility(character="taz", ability="pickpocket (personne occupee)",
+                                        target="york", reason="la bourse"))[0].event
+    assert (ev.ability, ev.cost, ev.pool, ev.left) == ("Pickpocket (personne occupée)", 2, "Vol", 4)
+    assert camp.state().rules.characters["taz"].pools_used == {"Vol": 2}
+    with pytest.raises(RuleError, match="Serrure simple needs Voleur level 3 \\(has 2\\)"):
+        camp.execute(C.UseClassAbility(character="taz", ability="Serrure simple"))
+    camp.execute(C.UseClassAbility(character="taz", ability="Pickpocket (personne occupée)"))
+    camp.execute(C.UseClassAbility(character="taz", ability="Pickpocket (personne occupée)"))
+    with pytest.raises(RuleError, match="costs 2 Vol points; only 0 left today"):
+        camp.execute(C.UseClassAbility(character="taz", ability="Pickpocket (personne occupée)"))
+    camp.execute(F.StartCombat(combat="c", fighters=["taz", "york"], stats={"york": {"PV": 3}}))
+    with pytest.raises(RuleError, match="use 'combat ability c taz"):
+        camp.execute(C.UseClassAbility(character="taz", ability="Déplacement silencieux"))
+
+
+# --------------------------------------------------------------------------- item 20
+
+def test_an_unconscious_character_bleeds_outside_a_fight_until_death(camp):
+    # L371: 1 PV a minute unaided; D8: a Humain (PV initiaux 12, CON 0) dies below -12
+    camp.execute(C.CreateCharacter(id="thor", race="Humain"))
+    camp.execute(C.Damage(character="thor", amount=13, reason="chute"))  # 12 - 13 = -1
+    ev = camp.execute(C.Bleed(character="thor", minutes=5))[0].event
+    assert (ev.amount, ev.pv_after, ev.dead) == (5, -6, False)
+    ev = camp.execute(C.Bleed(character="thor", minutes=60))[0].event
+    assert (ev.amount, ev.pv_after, ev.dead) == (7, -13, True)
+    with pytest.raises(RuleError, match="dead"):
+        camp.execute(C.Bleed(character="thor", minutes=1))

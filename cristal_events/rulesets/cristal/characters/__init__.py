@@ -31,9 +31,9 @@ from .derive import *  # noqa: F401,F403  (the public API of each part)
 from .decide import *  # noqa: F401,F403  (the public API of each part)
 from .fold import *  # noqa: F401,F403  (the public API of each part)
 from .views import *  # noqa: F401,F403  (the public API of each part)
-from .model import AddItem, AlignmentChanged, AlterState, AlterationEnded, AwardXp, BuyLevel, BuyTechnique, ChangeAlignment, ChangeGold, CharacterCorrected, CharacterCreated, CharacterRetired, ContentPackLoaded, CreateCharacter, Damage, DamageTaken, DropItem, EndAlteration, EquipItem, GoldChanged, Heal, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LearnSpell, LevelBought, LoadContentPack, Rest, Rested, SpellLearned, StateAltered, TechniqueBought, UnequipItem, XpAwarded
-from .decide import _compensator, compensate_created, compensate_purchase, decide_add_item, decide_alignment, decide_alter, decide_award, decide_create, decide_damage, decide_drop, decide_end_alteration, decide_equip, decide_gold, decide_heal, decide_level, decide_pack, decide_rest, decide_spell, decide_technique, decide_unequip
-from .fold import _set_equipped, evolve_alignment, evolve_alteration_ended, evolve_altered, evolve_award, evolve_corrected, evolve_created, evolve_damaged, evolve_dropped, evolve_gold, evolve_healed, evolve_item_added, evolve_level, evolve_pack, evolve_rested, evolve_retired, evolve_spell, evolve_technique
+from .model import AbilityPracticed, Bleed, UseClassAbility, AddItem, AlignmentChanged, AlterState, AlterationEnded, AwardXp, BuyLevel, BuyTechnique, ChangeAlignment, ChangeGold, CharacterCorrected, CharacterCreated, CharacterRetired, ContentPackLoaded, CreateCharacter, Damage, DamageTaken, DropItem, EndAlteration, EquipItem, GoldChanged, Heal, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LearnSpell, LevelBought, LoadContentPack, Rest, Rested, SpellLearned, StateAltered, TechniqueBought, UnequipItem, XpAwarded
+from .decide import decide_bleed, decide_class_ability, _compensator, compensate_created, compensate_purchase, decide_add_item, decide_alignment, decide_alter, decide_award, decide_create, decide_damage, decide_drop, decide_end_alteration, decide_equip, decide_gold, decide_heal, decide_level, decide_pack, decide_rest, decide_spell, decide_technique, decide_unequip
+from .fold import evolve_ability, _set_equipped, evolve_alignment, evolve_alteration_ended, evolve_altered, evolve_award, evolve_corrected, evolve_created, evolve_damaged, evolve_dropped, evolve_gold, evolve_healed, evolve_item_added, evolve_level, evolve_pack, evolve_rested, evolve_retired, evolve_spell, evolve_technique
 from .views import SUMMARIES
 
 EVENTS: tuple[type, ...] = tuple(SUMMARIES)
@@ -43,6 +43,7 @@ DECIDERS: dict[type, Any] = {
     EquipItem: decide_equip, UnequipItem: decide_unequip, DropItem: decide_drop, ChangeGold: decide_gold,
     Rest: decide_rest, Damage: decide_damage, Heal: decide_heal, ChangeAlignment: decide_alignment,
     AlterState: decide_alter, EndAlteration: decide_end_alteration, LoadContentPack: decide_pack,
+    UseClassAbility: decide_class_ability, Bleed: decide_bleed,
 }
 EVOLVERS: dict[type, Any] = {
     CharacterCreated: evolve_created, XpAwarded: evolve_award, LevelBought: evolve_level,
@@ -51,7 +52,7 @@ EVOLVERS: dict[type, Any] = {
     ItemDropped: evolve_dropped, GoldChanged: evolve_gold, Rested: evolve_rested, DamageTaken: evolve_damaged,
     Healed: evolve_healed, AlignmentChanged: evolve_alignment, StateAltered: evolve_altered,
     AlterationEnded: evolve_alteration_ended, CharacterCorrected: evolve_corrected, ContentPackLoaded: evolve_pack,
-    CharacterRetired: evolve_retired,
+    CharacterRetired: evolve_retired, AbilityPracticed: evolve_ability,
 }
 COMPENSATORS: dict[type, Any] = {
     XpAwarded: _compensator("xp", 1, True),

@@ -10,7 +10,7 @@ from cristal_events.records import RecordedEvent
 
 
 from ..state import CristalState
-from .model import AlignmentChanged, Alteration, AlterationEnded, Character, CharacterCorrected, CharacterCreated, CharacterRetired, ContentPack, ContentPackLoaded, DamageTaken, GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought, OwnedItem, Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded  # noqa: F401
+from .model import AbilityPracticed, AlignmentChanged, Alteration, AlterationEnded, Character, CharacterCorrected, CharacterCreated, CharacterRetired, ContentPack, ContentPackLoaded, DamageTaken, GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought, OwnedItem, Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded  # noqa: F401
 
 
 # ============================================================================ folds
@@ -198,6 +198,13 @@ def evolve_corrected(state: CristalState, ev: CharacterCorrected, rec: RecordedE
     if ev.fixed:
         state = msgspec.structs.replace(state, corrections={**state.corrections, ev.amends: dict(ev.fixed)})
     return state
+
+
+def evolve_ability(state: CristalState, ev: AbilityPracticed, rec: RecordedEvent) -> CristalState:
+    ch = _ch(state, ev)
+    if ch is None:
+        return state
+    return _update(state, ch.id, pools_used={**ch.pools_used, ev.pool: ch.pools_used.get(ev.pool, 0) + ev.cost})
 
 
 def evolve_retired(state: CristalState, ev: CharacterRetired, rec: RecordedEvent) -> CristalState:

@@ -196,6 +196,20 @@ class CharacterRetired(Event, tag="character.retired", kw_only=True):
     name: str = ""
 
 
+class AbilityPracticed(Event, tag="character.ability_used", kw_only=True):
+    """A class ability used outside a fight, "à tout moment au cours du jeu" (L664), paid from the
+    day's points of its class (Voleur's Vol*, L666-L668)."""
+
+    character: str
+    ability: str
+    class_name: str
+    cost: int
+    pool: str
+    left: int
+    target: str = ""
+    reason: str = ""
+
+
 class ContentPackLoaded(Event, tag="content.pack_loaded", kw_only=True):
     """A campaign content pack, carried whole so that replay does not depend on the file. ``overrides``
     names, by section, the entries it replaces (each marked ``"override": true`` in the pack)."""
@@ -318,4 +332,19 @@ class LoadContentPack(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     data: dict[str, Any]
 
+
+class UseClassAbility(msgspec.Struct, frozen=True, kw_only=True):
+    """A class ability outside a fight (L664); in a fight it is 'combat ability' (its IT counts)."""
+
+    character: str
+    ability: str
+    target: str = ""
+    reason: str = ""
+
+
+class Bleed(msgspec.Struct, frozen=True, kw_only=True):
+    """Minutes an unconscious character spends unaided outside a fight: 1 PV a minute (L371)."""
+
+    character: str
+    minutes: int
 
