@@ -187,3 +187,21 @@ def test_a_voleur_ability_and_bleeding_outside_a_fight_through_the_cli(run):
     bled = run("bleed", "taz", "3", "--json")
     assert bled.exit_code == 0, bled.output
     assert json.loads(run("sheet", "taz", "--json").output)["variable"]["PV"] == -4
+
+
+def test_a_natural_weapon_and_its_recovery_through_the_cli(run, tmp_path):
+    """Item 20 (L469, L1263): a serpent's Venin, IT 3, recovers for 3 hours."""
+    from tests.rules.cristal.test_combat_issue16 import SERPENT
+
+    pack = tmp_path / "serpents.json"
+    pack.write_text(json.dumps(SERPENT), encoding="utf-8")
+    assert run("init", "--name", "Nat", "--seed", "5").exit_code == 0
+    loaded = run("content", "load", str(pack))
+    assert loaded.exit_code == 0, loaded.output
+    assert run("combat", "start", "c", "--with", "naja,rat", "--it", "rat=100000", "--stat", "naja:ATT=5",
+               "--stat", "naja:race=Serpent", "--stat", "rat:DP=4", "--stat", "rat:PV=40").exit_code == 0
+    bite = run("combat", "attack", "c", "naja", "rat", "--natural", "Venin", "--dice", "10,3,4")
+    assert bite.exit_code == 0, bite.output
+    assert "(Venin)" in bite.output
+    again = run("combat", "attack", "c", "naja", "rat", "--natural", "Venin", "--dice", "10,3,4")
+    assert again.exit_code != 0 and "recovering until IT 10800" in again.output

@@ -198,11 +198,13 @@ def pass_cmd(ctx: click.Context, name: str, fighter: str, dice: str | None, as_j
 @click.option("--chain", is_flag=True, help="Chained attacks in one IT on one target: the campaign's chain_attacks (2 by the book), "
               "each (ATT + d20) / 2 (/ N for N attacks) (L1363).")
 @click.option("--back", is_flag=True, help="Voleur's Attaque de dos: damage x 2, 5 Vol*, Voleur level 5 (L735).")
+@click.option("--natural", default="", help="A natural weapon of the attacker's race (its DMG, IT and recovery, "
+              "L463-L469, L1263).")
 @_turn_dice
 @json_option
 @click.pass_context
 def attack_cmd(ctx: click.Context, name: str, fighter: str, target: str, weapon: str, projectile: str,
-               distance: int | None, chain: bool, back: bool, dice: str | None, as_json: bool) -> None:
+               distance: int | None, chain: bool, back: bool, natural: str, dice: str | None, as_json: bool) -> None:
     """ATT + 1d20 > DP (L1334); on a hit the DMG roll is taken from the target's PV.
 
     --dice: the d20, then the damage dice if it hits (a d8 weapon: 2 faces on a hit); with --chain the
@@ -211,7 +213,7 @@ def attack_cmd(ctx: click.Context, name: str, fighter: str, target: str, weapon:
     Example: cristal combat attack taverne gustave rodrigue --dice 13,3,3
     """
     _run(ctx, F.Attack(combat=name, actor=fighter, target=target, weapon=weapon, projectile=projectile,
-                       distance=distance, chain=chain, back=back), as_json, dice)
+                       distance=distance, chain=chain, back=back, natural=natural), as_json, dice)
 
 
 @combat_group.command("cast")

@@ -66,6 +66,9 @@ class RaceWeapon(_Entry, kw_only=True):
     kind: Literal["Naturelle", "Préférer", "Peut Utiliser"]
     description: str
     dmg: str | None = None
+    name: str = ""  # a natural weapon's name in an attack (--natural), e.g. "Venin"
+    it: int | None = None  # the attack's IT; none: 6 s (L1263)
+    recovery_s: int | None = None  # seconds before it can be used again, e.g. a snake's venom 3 h (L469)
 
 
 class Race(_Entry, kw_only=True):

@@ -180,6 +180,8 @@ def _attack(b: Any, e: AttackResolved, a: Any) -> str:
             arms += f" ({_lower_first(e.projectile)})"
     elif e.projectile:
         arms = " " + with_weapon(e.projectile)
+    elif e.natural:
+        arms = f" avec « {e.natural} »"
     where = (" dans le dos" if e.back else "") + (f" à {e.distance} m" if e.distance is not None else "")
     mods = [f"portée {_signed(e.range_penalty)}"] if e.range_penalty else []
     mods += [f"alignement −{abs(e.alignment_penalty)}"] if e.alignment_penalty else []

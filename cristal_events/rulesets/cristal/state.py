@@ -167,6 +167,7 @@ class Fighter(msgspec.Struct, kw_only=True):
     rerolls: int = 0
     last_attack: LastAttack | None = None
     last_roll: LastRoll | None = None
+    recovering: dict[str, int] = {}  # a natural weapon: the IT from which it can be used again (L469)
 
 
 class Combat(msgspec.Struct, kw_only=True):

@@ -313,3 +313,29 @@ def test_an_unconscious_character_bleeds_outside_a_fight_until_death(camp):
     assert (ev.amount, ev.pv_after, ev.dead) == (7, -13, True)
     with pytest.raises(RuleError, match="dead"):
         camp.execute(C.Bleed(character="thor", minutes=1))
+
+
+SERPENT = {"races": [{
+    "name": "Serpent", "pv_initial": 4, "regen_pct": 10, "pm_initial": 0, "dp_initial": 8, "dm_initial": 0,
+    "fixed": {s: 0 for s in ("FRC", "DEX", "INT", "MAG", "CON", "REF", "OBS", "MEM", "CHAR")}, "senses": {},
+    "level_cost": 100,
+    # L469: "pour refaire une dose de venin, un serpent à besoin de 3 heures"; L1263: the natural attack's IT
+    "weapons": [{"kind": "Naturelle", "name": "Morsure", "description": "Crocs.", "dmg": "1d2", "it": 2},
+                {"kind": "Naturelle", "name": "Venin", "description": "Morsure venimeuse.", "dmg": "2d6", "it": 3,
+                 "recovery_s": 10800}]}]}
+
+
+def test_a_races_natural_attack_it_and_the_venom_recovery(camp):
+    camp.execute(C.LoadContentPack(name="serpents.json", data=SERPENT))
+    camp.execute(F.StartCombat(combat="c", fighters=["naja", "rat"], its={"rat": 10**6},
+                               stats={"naja": {"ATT": 5, "race": "Serpent"}, "rat": {"DP": 4, "PV": 40}}))
+    ev = camp.execute(F.Attack(combat="c", actor="naja", target="rat"), faces=[10])[0].event
+    assert ev.seconds == 2  # bare-handed, its race's first natural attack's IT (L1263), not 6
+    ev = camp.execute(F.Attack(combat="c", actor="naja", target="rat", natural="venin"), faces=[10, 3, 4])[0].event
+    assert (ev.natural, ev.dmg, ev.swings[0].damage, ev.seconds, ev.ready_at) == ("Venin", "2d6", 7, 3, 2 + 10800)
+    with pytest.raises(RuleError, match="naja's Venin is recovering until IT 10802"):
+        camp.execute(F.Attack(combat="c", actor="naja", target="rat", natural="Venin"), faces=[10, 3, 4])
+    ev = camp.execute(F.Attack(combat="c", actor="naja", target="rat", natural="Morsure"), faces=[10, 1])[0].event
+    assert ev.seconds == 2 and ev.swings[0].damage == 1
+    camp.execute(F.TakeAction(combat="c", actor="naja", seconds=10800))  # three hours later
+    camp.execute(F.Attack(combat="c", actor="naja", target="rat", natural="Venin"), faces=[10, 1, 1])

@@ -11,7 +11,9 @@ from ....rolls import Roll
 from ....ruleset import Context, Emit
 from .. import alignment as al
 from .. import combat as c
-from ..content import ItemTemplate, find_named
+from ..content import ItemTemplate, RaceWeapon, did_you_mean, find_named
+from ....dice import parse
+from ....errors import DiceError
 from ..stable import dmg as stable_dmg
 from .fold import _apply
 from .common import (  # noqa: F401
@@ -242,6 +244,50 @@ def _arms(state: CristalState, fid: str, weapon: ItemTemplate | None, projectile
     return weapon, projectile
 
 
+def _race_weapons(state: CristalState, race: str | None) -> list[RaceWeapon]:
+    if not isinstance(race, str) or not race:
+        return []
+    return [w for w in content(state).race(race).weapons if w.kind == "Naturelle"]
+
+
+def _natural_name(w: RaceWeapon | None) -> str:
+    return "" if w is None else (w.name or w.description)
+
+
+def _race_it(state: CristalState, race: str | None) -> int | None:
+    """The IT of the race's natural attack when its section gives one (L1263), else None (6 s)."""
+    return next((w.it for w in _race_weapons(state, race) if w.it is not None), None)
+
+
+def _is_dice(expr: str) -> bool:
+    try:
+        parse(expr)
+    except DiceError:
+        return False
+    return True
+
+
+def _natural(state: CristalState, cb: Combat, cmd: Attack, race: str | None, armed: bool) -> RaceWeapon | None:
+    """The natural weapon ``--natural`` names (L463-L469), still recovering or not (L469)."""
+    if not cmd.natural:
+        return None
+    if armed:
+        raise RuleError("A natural weapon is the body's: give --natural without --weapon or --projectile.")
+    weapons = _race_weapons(state, race)
+    if not weapons:
+        raise RuleError(f"{cmd.actor} has no race with natural weapons; give its race (--stat {cmd.actor}:race=...).")
+    found = find_named(weapons, cmd.natural, _natural_name)
+    if found is None:
+        names = [_natural_name(w) for w in weapons]
+        raise UnknownEntity(f"Unknown natural weapon {cmd.natural!r};{did_you_mean(cmd.natural, names)} "
+                            f"{race}'s: {', '.join(names)}.")
+    ready = cb.fighters[cmd.actor].recovering.get(_natural_name(found))
+    if ready is not None and cb.it[cmd.actor] < ready:
+        raise RuleError(f"{cmd.actor}'s {_natural_name(found)} is recovering until IT {ready} "
+                        f"({found.recovery_s} s after its use, L469).")
+    return found
+
+
 def _shots(ctx: Context, chain: bool) -> int:
     """The attacks (and projectiles) of one attack: 1, or the campaign's ``chain_attacks`` (L1363, D14)."""
     if not chain:
@@ -290,11 +336,22 @@ def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
     dp = _need(t.DP, cmd.target, "DP")
     align_pen = al.penalty(al.reaction(_int(a.ALIGN), _int(t.ALIGN)))
     frc = {"FRC": _int(a.FRC)}
+    natural = _natural(state, cb, cmd, a.race, weapon is not None or projectile is not None)
+    ready_at = None
     if weapon is None and projectile is None:
-        # the attacker's own ATT and DMG (its main weapon, or the GM's numbers); IT 6 when none (L1263)
+        # the attacker's own ATT and DMG (its main weapon, or the GM's numbers); bare-handed, the IT of
+        # the race's natural attack, else 6 (L1263)
         att, weapon_att = _need(a.ATT, cmd.actor, "ATT"), 0
         dmg = a.DMG if a.DMG is not None else stable_dmg(frc, None, mode)[0]  # type: ignore[arg-type]
-        seconds = c.attack_duration(a.IT)
+        own_it = a.IT
+        if natural is not None:
+            dmg = natural.dmg if natural.dmg and _is_dice(natural.dmg) else dmg
+            own_it = natural.it
+            if natural.recovery_s:
+                ready_at = cb.it[cmd.actor] + natural.recovery_s
+        elif own_it is None and "IT" not in f.stats:
+            own_it = _race_it(state, a.race)
+        seconds = c.attack_duration(own_it)
     else:
         att = a.ATT0 if a.ATT0 is not None and "ATT" not in f.stats else _need(a.ATT, cmd.actor, "ATT")
         weapon_att = sum(i.att for i in (weapon, projectile) if i is not None)
@@ -330,7 +387,7 @@ def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
                         range_penalty=penalty, alignment_penalty=align_pen, chain=cmd.chain, back=cmd.back,
                         vol_spent=vol, dmg=dmg,
                         projectiles_used=len(swings) if projectile is not None and cmd.actor in state.characters
-                        else 0)
+                        else 0, natural=_natural_name(natural), ready_at=ready_at)
     return _finish(state, cmd.combat, [ev, *sc.events], mode)
 
 

@@ -133,6 +133,8 @@ class AttackResolved(Event, tag="combat.attack_resolved"):
     vol_spent: int = 0
     dmg: str = ""
     projectiles_used: int = 0  # taken from the attacker's inventory (a character's); 0 in logs before this field
+    natural: str = ""  # the race's natural weapon used (L463-L469)
+    ready_at: int | None = None  # ... which recovers until this IT (L469)
 
 
 class SpellCast(Event, tag="combat.spell_cast"):

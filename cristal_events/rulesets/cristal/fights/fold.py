@@ -135,8 +135,11 @@ def _ev_attack(state: CristalState, ev: AttackResolved) -> _Folded:
     la = LastAttack(target=ev.target, att=ev.att, dp=ev.dp, halved=ev.chain, dmg=ev.dmg, backstab=ev.back, hit=last.hit,
                     split=max(2, len(ev.swings)))
     cb = state.combats[ev.name]
+    extra: dict[str, Any] = {}
+    if ev.natural and ev.ready_at is not None:
+        extra["recovering"] = {**cb.fighters[ev.attacker].recovering, ev.natural: ev.ready_at}
     cb = _add_it(cb, ev.attacker, ev.seconds, last_attack=la,
-                 last_roll=_attack_roll(ev.swings, ev.target, la, cb.it[ev.attacker] + ev.seconds))
+                 last_roll=_attack_roll(ev.swings, ev.target, la, cb.it[ev.attacker] + ev.seconds), **extra)
     state, cb = _spend(state, cb, ev.attacker, "Vol", "vol_spent", ev.vol_spent)
     return _use_projectiles(state, ev), cb
 

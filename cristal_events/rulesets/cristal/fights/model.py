@@ -87,6 +87,7 @@ class Attack(msgspec.Struct, frozen=True, kw_only=True):
     distance: int | None = None
     chain: bool = False
     back: bool = False
+    natural: str = ""  # a natural weapon of the attacker's race (L463-L469)
 
 
 class CastSpell(msgspec.Struct, frozen=True, kw_only=True):
