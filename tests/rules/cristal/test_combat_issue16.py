@@ -339,3 +339,12 @@ def test_a_races_natural_attack_it_and_the_venom_recovery(camp):
     assert ev.seconds == 2 and ev.swings[0].damage == 1
     camp.execute(F.TakeAction(combat="c", actor="naja", seconds=10800))  # three hours later
     camp.execute(F.Attack(combat="c", actor="naja", target="rat", natural="Venin"), faces=[10, 1, 1])
+
+
+def test_an_unknown_character_or_fighter_gets_did_you_mean(camp):
+    camp.execute(C.CreateCharacter(id="thor", race="Humain"))
+    with pytest.raises(CristalError, match="Unknown character 'thorr'; Did you mean 'thor'\\? known characters: thor"):
+        camp.execute(C.Damage(character="thorr", amount=1, reason="r"))
+    camp.execute(F.StartCombat(combat="c", fighters=["thor", "york"], its={"york": 5}, stats={"york": {"PV": 5}}))
+    with pytest.raises(CristalError, match="yrok is not in the combat 'c'. Did you mean 'york'\\?"):
+        camp.execute(F.Attack(combat="c", actor="thor", target="yrok"), faces=[1])

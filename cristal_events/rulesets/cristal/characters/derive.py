@@ -52,8 +52,12 @@ def find(state: CristalState, character_id: str) -> Character:
     """The character ``character_id`` of the state, or UnknownEntity."""
     ch = state.characters.get(character_id)
     if ch is None:
+        from ..content import did_you_mean
+
         known = ", ".join(sorted(state.characters)) or "none"
-        raise UnknownEntity(f"Unknown character '{character_id}'; known characters: {known}.")
+        hint = did_you_mean(character_id, state.characters)
+        raise UnknownEntity(f"Unknown character '{character_id}';{hint} known characters: {known}." if hint
+                            else f"Unknown character '{character_id}'; known characters: {known}.")
     return ch
 
 

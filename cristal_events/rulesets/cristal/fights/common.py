@@ -55,7 +55,9 @@ def _active(state: CristalState, name: str) -> Combat:
 def _fighter(cb: Combat, fid: str) -> Fighter:
     f = cb.fighters.get(fid)
     if f is None:
-        raise UnknownEntity(f"{fid} is not in the combat {cb.name!r}.")
+        from ..content import did_you_mean
+
+        raise UnknownEntity(f"{fid} is not in the combat {cb.name!r}.{did_you_mean(fid, cb.fighters)}")
     return f
 
 
