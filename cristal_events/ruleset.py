@@ -132,6 +132,12 @@ class Ruleset(ABC):
     def summarize(self, rec: RecordedEvent) -> str:
         return rec.type
 
+    def advise(self, before: Any, after: Any, recs: list[RecordedEvent]) -> list[str]:
+        """Warnings about a command just recorded (``before``/``after``: the ruleset states around its
+        events): what the rules allow but a game master should not miss, e.g. a session ended with a
+        fight still going on. Pure; the service passes each to :meth:`Campaign.warn`. Default: none."""
+        return []
+
     def summarizer(self, cls: type) -> Any:
         """The function ``summarize`` uses for the recorded events of class ``cls`` (found once per
         class by a reader that summarizes many events, such as the timeline)."""

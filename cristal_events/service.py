@@ -294,6 +294,7 @@ class Campaign:
         header = CampaignCreated(campaign_id=new_event_id(), name=name, ruleset=ruleset, rounding=rounding,
                                  seed=seed, settings={}, engine_version=__version__)
         merged = {**rs.default_settings(), **(settings or {})}
+        bounds.check(msgspec.structs.replace(header, settings=merged))  # past the log's bounds, before the rules' own
         validated = rs.settings(msgspec.structs.replace(header, settings=merged))
         header = msgspec.structs.replace(header, settings=msgspec.to_builtins(validated))
         bounds.check(header)  # a setting past the bounds (the seed: any 64-bit number)
@@ -624,6 +625,9 @@ class Campaign:
         if isinstance(command, EndSession) and recs and isinstance(ended := recs[0].event, SessionEnded):
             self._forget_secret(ended.number)
         self._after_commit(recs)
+        if recs:
+            for advice in self.ruleset.advise(world.rules, self.state().rules, recs):
+                self.warn(advice)
         return recs
 
     def _after_commit(self, recs: list[RecordedEvent]) -> None:

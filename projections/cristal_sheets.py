@@ -53,10 +53,12 @@ class CristalSheets(SheetsProjection):
 
     def _sheets(self, state: SheetsState, characters: Any) -> list[dict[str, Any]]:
         content = chars.content_of(state.rules)
-        minimum_one = self.campaign.ruleset.settings(self.campaign.header, state.settings).regeneration_minimum_one
+        settings = self.campaign.ruleset.settings(self.campaign.header, state.settings)
         out = []
         for ch in characters:
-            data = chars.sheet(ch, content, self.campaign.header.rounding, regeneration_minimum_one=minimum_one)
+            data = chars.sheet(ch, content, self.campaign.header.rounding,
+                               regeneration_minimum_one=settings.regeneration_minimum_one,
+                               chance_enabled=settings.chance_enabled)
             out.append({**{c: data[c] for c in COLUMNS}, "sheet": data})
         return out
 

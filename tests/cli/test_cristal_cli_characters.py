@@ -124,7 +124,9 @@ BAD = [
      "Épée à deux mains."),
     (["state", "thor", "FRC", "-3"], "Error: A temporary alteration needs a reason (--reason)."),
     (["correct", "2", "--reason", "r", "--set", "amount=5"],
-     "Error: Events of type character.created cannot be corrected; record a note instead."),
+     # issue 16 item 23: a creation is corrected by retiring the character (no --set), not refused outright
+     "Error: A character's creation is corrected only by retiring it (no --set); create it again with the right "
+     "numbers."),
 ]
 
 

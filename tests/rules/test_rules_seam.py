@@ -91,7 +91,9 @@ def test_the_cristal_state_is_one_module_below_the_parts_with_an_unchanged_snaps
     s = CristalState(characters={"t": state.Character(id="t", name="T", race="Humain")},
                      combats={"d": state.Combat(name="d", fighters={"t": state.Fighter(id="t")})})
     raw = msgspec.msgpack.decode(msgspec.msgpack.encode(s))
-    assert sorted(raw) == ["characters", "combats", "crystals", "packs"]
+    # issue 16 items 23, 25 added corrections and spell_times, with state_version "2"
+    assert sorted(raw) == ["characters", "combats", "corrections", "crystals", "packs", "spell_times"]
+    assert RULESET.state_version == "2"
     assert raw["characters"]["t"]["race"] == "Humain" and raw["combats"]["d"]["fighters"]["t"]["condition"] \
         == "conscious"
     assert msgspec.msgpack.decode(msgspec.msgpack.encode(s), type=CristalState) == s

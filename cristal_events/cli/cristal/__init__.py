@@ -8,7 +8,7 @@ the modules' ``COMMANDS`` lists).
 from __future__ import annotations
 
 PARTS = {name: "characters" for name in ("character", "xp", "item", "gold", "rest", "damage", "heal",
-                                              "alignment", "state", "content", "check")}
+                                              "alignment", "state", "content", "check", "ability", "bleed")}
 PARTS["combat"] = "combat"
 PARTS["magic"] = "magic"
 

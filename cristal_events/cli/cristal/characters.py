@@ -447,5 +447,35 @@ def content_show_cmd(ctx: click.Context, as_json: bool) -> None:
             echo(f"  {n:<28} {src}{mark}")
 
 
+@click.command("ability")
+@click.argument("character_id")
+@click.argument("ability")
+@click.option("--target", default="", help="Who or what it is used on.")
+@click.option("--reason", default="", help="What it is for (free text).")
+@json_option
+@click.pass_context
+def ability_cmd(ctx: click.Context, character_id: str, ability: str, target: str, reason: str,
+                as_json: bool) -> None:
+    """A class ability outside a fight, "à tout moment au cours du jeu" (L664), paid from the day's
+    points (Voleur's Vol*, L666-L668); in a fight use 'combat ability'. No dice.
+
+    Example: cristal ability taz "Serrure simple" --reason "la porte de l'auberge"
+    """
+    run(ctx, C.UseClassAbility(character=character_id, ability=ability, target=target, reason=reason), as_json)
+
+
+@click.command("bleed")
+@click.argument("character_id")
+@click.argument("minutes")
+@json_option
+@click.pass_context
+def bleed_cmd(ctx: click.Context, character_id: str, minutes: str, as_json: bool) -> None:
+    """MINUTES an unconscious character spends unaided outside a fight: 1 PV a minute until death (L371).
+
+    Example: cristal bleed thor 5
+    """
+    run(ctx, C.Bleed(character=character_id, minutes=whole_number(minutes, "Minutes")), as_json)
+
+
 COMMANDS = [character_group, check_group, xp_group, item_group, gold_cmd, rest_cmd, damage_cmd, heal_cmd, alignment_cmd,
-            state_cmd, content_group]
+            state_cmd, content_group, ability_cmd, bleed_cmd]

@@ -16,11 +16,15 @@ import msgspec
 
 from cristal_events.cli.common import (INT, REAL, dice_option_with, echo, emit_json, int_pairs,
                                         json_option, open_campaign, read_model_rows, run, whole_number)
-from cristal_events.errors import RuleError
+from cristal_events.errors import RuleError, UnknownEntity
 
 from cristal_events.rulesets.cristal import fights as F
 
 _dice = dice_option_with("Faces rolled at the table, in the order given above; without it the engine rolls.")
+#: a turn command's faces: the tie-break d6 first when the next actors are tied on IT and REF (L1202)
+_turn_dice = dice_option_with("Faces rolled at the table, in the order given above; without it the engine rolls. "
+                              "When the next actors are tied on IT and REF, their tie-break d6 come first "
+                              "(one per tied combatant, in join order, round after round while level; L1202).")
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
@@ -153,7 +157,7 @@ def next_cmd(ctx: click.Context, name: str, dice: str | None, as_json: bool) -> 
 @click.option("--pace", type=click.Choice(["cruise", "top"]), default="cruise", show_default=True,
               help="With --move: the race's cruise or top speed.")
 @click.option("--movement", default="", help="With --move: the race's movement mode (Bipède, Nage ...).")
-@_dice
+@_turn_dice
 @json_option
 @click.pass_context
 def act_cmd(ctx: click.Context, name: str, fighter: str, what: str, seconds: int | None, action: str, times: int,
@@ -171,14 +175,17 @@ def act_cmd(ctx: click.Context, name: str, fighter: str, what: str, seconds: int
 @combat_group.command("pass")
 @click.argument("name")
 @click.argument("fighter")
+@_turn_dice
 @json_option
 @click.pass_context
-def pass_cmd(ctx: click.Context, name: str, fighter: str, as_json: bool) -> None:
+def pass_cmd(ctx: click.Context, name: str, fighter: str, dice: str | None, as_json: bool) -> None:
     """Pass: +1 IT at a time until the actor no longer holds the turn (L1292).
+
+    --dice: none, but a tie-break's d6 when the next actors are tied on IT and REF.
 
     Example: cristal combat pass taverne thor
     """
-    _run(ctx, F.PassTurn(combat=name, actor=fighter), as_json)
+    _run(ctx, F.PassTurn(combat=name, actor=fighter), as_json, dice)
 
 
 @combat_group.command("attack")
@@ -188,21 +195,25 @@ def pass_cmd(ctx: click.Context, name: str, fighter: str, as_json: bool) -> None
 @click.option("--weapon", default="", help="The weapon (its ATT bonus, DMG and IT); a propulsor for projectiles.")
 @click.option("--projectile", default="", help="The projectile shot or thrown (no FRC bonus to its DMG, L1340).")
 @click.option("--distance", type=INT, default=None, help="Metres to the target: -1 ATT per 2 m beyond the range.")
-@click.option("--chain", is_flag=True, help="Two attacks in one IT, each (ATT + d20) / 2 (L1363).")
+@click.option("--chain", is_flag=True, help="Chained attacks in one IT on one target: the campaign's chain_attacks (2 by the book), "
+              "each (ATT + d20) / 2 (/ N for N attacks) (L1363).")
 @click.option("--back", is_flag=True, help="Voleur's Attaque de dos: damage x 2, 5 Vol*, Voleur level 5 (L735).")
-@_dice
+@click.option("--natural", default="", help="A natural weapon of the attacker's race (its DMG, IT and recovery, "
+              "L463-L469, L1263).")
+@_turn_dice
 @json_option
 @click.pass_context
 def attack_cmd(ctx: click.Context, name: str, fighter: str, target: str, weapon: str, projectile: str,
-               distance: int | None, chain: bool, back: bool, dice: str | None, as_json: bool) -> None:
+               distance: int | None, chain: bool, back: bool, natural: str, dice: str | None, as_json: bool) -> None:
     """ATT + 1d20 > DP (L1334); on a hit the DMG roll is taken from the target's PV.
 
-    --dice: the d20, then the damage dice if it hits; with --chain the two d20, then the damage of each hit.
+    --dice: the d20, then the damage dice if it hits (a d8 weapon: 2 faces on a hit); with --chain the
+    N d20 (chain_attacks, 2 by the book), then the damage dice of each hit, in order.
 
     Example: cristal combat attack taverne gustave rodrigue --dice 13,3,3
     """
     _run(ctx, F.Attack(combat=name, actor=fighter, target=target, weapon=weapon, projectile=projectile,
-                       distance=distance, chain=chain, back=back), as_json, dice)
+                       distance=distance, chain=chain, back=back, natural=natural), as_json, dice)
 
 
 @combat_group.command("cast")
@@ -217,7 +228,7 @@ def attack_cmd(ctx: click.Context, name: str, fighter: str, target: str, weapon:
 @click.option("--time", "time_", default="", help="The spell's Temps when the book does not print it (seconds or INSTANTANÉ).")
 @click.option("--with-action", "accompanying", type=INT, default=None,
               help="SIMULTANÉ: seconds of the accompanying action (replaces the combustion).")
-@_dice
+@_turn_dice
 @json_option
 @click.pass_context
 def cast_cmd(ctx: click.Context, name: str, fighter: str, spell: str, effects: tuple[str, ...],
@@ -226,7 +237,10 @@ def cast_cmd(ctx: click.Context, name: str, fighter: str, spell: str, effects: t
     """Cast a spell: pay the PM, roll CNC + 1d20 >= the spell's CNC; the incantation is added at once.
 
     With an incantation the effects wait for 'combat release'; INSTANTANÉ and SIMULTANÉ go off at once.
-    --dice: the d20 of concentration; then, without incantation, the effect dice target by target.
+    --dice: the d20 of concentration; then, without incantation, the effect dice target by target,
+    effect by effect. An effect rolls the dice its PM buy on its scale, less the target's DM
+    (L1024-L1036): Boule de Feu's Dommage is 1d6 per 2 PM, so 6 PM of Dommage on a DM 0 target take
+    3 faces (3d6), on a DM 1 target 2 faces (its Réduction: 2 PM per DM point).
 
     Example: cristal combat cast duel xar "Rayon Magique" --effect Distance=3 --effect Dommage=8 --target taz --time INSTANTANÉ --dice 8,4
     """
@@ -238,13 +252,14 @@ def cast_cmd(ctx: click.Context, name: str, fighter: str, spell: str, effects: t
 @combat_group.command("release")
 @click.argument("name")
 @click.argument("fighter")
-@_dice
+@_turn_dice
 @json_option
 @click.pass_context
 def release_cmd(ctx: click.Context, name: str, fighter: str, dice: str | None, as_json: bool) -> None:
     """The incantation is over: the effects apply per target after its DM, then the combustion (L1269-L1271).
 
-    --dice: the effect dice, target by target, effect by effect.
+    --dice: the effect dice, target by target, effect by effect: the dice each effect's PM buy on its
+    scale, less the target's DM (Boule de Feu, 6 PM of Dommage on DM 0: 3 faces, 3d6; L1024-L1036).
 
     Example: cristal combat release duel york --dice 3,4
     """
@@ -263,7 +278,7 @@ def release_cmd(ctx: click.Context, name: str, fighter: str, dice: str | None, a
 @click.option("--time", "time_", default="", help="The spell's Temps when the book does not print it.")
 @click.option("--within", "within", multiple=True, metavar="ID",
               help="A combatant within 6 m of the crystal: an explosion hits it too (L1093).")
-@_dice
+@_turn_dice
 @json_option
 @click.pass_context
 def store_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, spell: str, effects: tuple[str, ...],
@@ -289,7 +304,7 @@ def store_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, spell: 
 @click.option("--target", "targets", multiple=True, metavar="ID", help="A target of the stored spell.")
 @click.option("--lower-dm", "lowered", multiple=True, metavar="ID=N", help="A target lowers its DM.")
 @click.option("--penalty", "penalties", multiple=True, metavar="KEY", help="A CNC situation (see cast).")
-@_dice
+@_turn_dice
 @json_option
 @click.pass_context
 def unleash_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, targets: tuple[str, ...],
@@ -309,7 +324,7 @@ def unleash_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, targe
 @click.argument("fighter")
 @click.argument("crystal")
 @click.option("--penalty", "penalties", multiple=True, metavar="KEY", help="A CNC situation (see cast).")
-@_dice
+@_turn_dice
 @json_option
 @click.pass_context
 def lock_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, penalties: tuple[str, ...],
@@ -329,14 +344,18 @@ def lock_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, penaltie
 @click.argument("crystal")
 @click.option("--duration", "seconds", type=INT, default=0, show_default=True,
               help="Seconds the GM gives it (L1259).")
+@_turn_dice
 @json_option
 @click.pass_context
-def unlock_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, seconds: int, as_json: bool) -> None:
+def unlock_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, seconds: int, dice: str | None,
+               as_json: bool) -> None:
     """Lift FIGHTER's own Verrou Cristallin from CRYSTAL: only the mage who laid it can (L1135); no PM, no roll.
+
+    --dice: none, but a tie-break's d6 when the next actors are tied on IT and REF.
 
     Example: cristal combat unlock duel xar bleu --duration 2
     """
-    _run(ctx, F.UnlockCrystal(combat=name, actor=fighter, crystal=crystal, seconds=seconds), as_json)
+    _run(ctx, F.UnlockCrystal(combat=name, actor=fighter, crystal=crystal, seconds=seconds), as_json, dice)
 
 
 @combat_group.command("inspect")
@@ -344,7 +363,7 @@ def unlock_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, second
 @click.argument("fighter")
 @click.argument("crystal")
 @click.option("--penalty", "penalties", multiple=True, metavar="KEY", help="A CNC situation (see cast).")
-@_dice
+@_turn_dice
 @json_option
 @click.pass_context
 def inspect_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, penalties: tuple[str, ...],
@@ -371,7 +390,7 @@ def inspect_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, penal
 @click.option("--carried", is_flag=True,
               help="SPELL names a potion the fighter carries: its spell, PM and trigger are the potion's; one is used up.")
 @click.option("--day", type=INT, default=None, help="Today's in-game day, for a carried potion's fading (L1182).")
-@_dice
+@_turn_dice
 @json_option
 @click.pass_context
 def potion_cmd(ctx: click.Context, name: str, fighter: str, spell: str, effects: tuple[str, ...], trigger: str,
@@ -399,15 +418,19 @@ def potion_cmd(ctx: click.Context, name: str, fighter: str, spell: str, effects:
 @click.argument("ability")
 @click.option("--duration", "seconds", type=INT, required=True, help="Seconds the GM gives it (15 s pickpocket ...).")
 @click.option("--target", default="", help="Who it is used on.")
+@_turn_dice
 @json_option
 @click.pass_context
 def ability_cmd(ctx: click.Context, name: str, fighter: str, ability: str, seconds: int, target: str,
-                as_json: bool) -> None:
-    """A Voleur ability, paid from the day's Vol* points (L728-L741).
+                dice: str | None, as_json: bool) -> None:
+    """A Voleur ability in a fight, paid from the day's Vol* points (L728-L741); outside a fight: 'voleur'.
+
+    --dice: none, but a tie-break's d6 when the next actors are tied on IT and REF.
 
     Example: cristal combat ability taverne taz "Pickpocket (personne occupée)" --duration 15 --target york
     """
-    _run(ctx, F.UseAbility(combat=name, actor=fighter, ability=ability, seconds=seconds, target=target), as_json)
+    _run(ctx, F.UseAbility(combat=name, actor=fighter, ability=ability, seconds=seconds, target=target), as_json,
+         dice)
 
 
 @combat_group.command("align")
@@ -416,11 +439,14 @@ def ability_cmd(ctx: click.Context, name: str, fighter: str, ability: str, secon
 @click.argument("target")
 @click.option("--heal", type=INT, default=None, help="PV healed (blessed alignment).")
 @click.option("--harm", type=INT, default=None, help="PV dealt (cursed alignment).")
+@_turn_dice
 @json_option
 @click.pass_context
 def align_cmd(ctx: click.Context, name: str, fighter: str, target: str, heal: int | None, harm: int | None,
-              as_json: bool) -> None:
+              dice: str | None, as_json: bool) -> None:
     """The alignment pool by touch: 1 PV per second, at most 20 per action, no DP nor DM (L1417-L1421).
+
+    --dice: none, but a tie-break's d6 when the next actors are tied on IT and REF.
 
     Example: cristal combat align taverne paladin thor --heal 6
     """
@@ -428,7 +454,7 @@ def align_cmd(ctx: click.Context, name: str, fighter: str, target: str, heal: in
         raise RuleError("Give either --heal N or --harm N.")
     kind = "heal" if heal is not None else "harm"
     _run(ctx, F.UseAlignment(combat=name, actor=fighter, target=target, kind=kind,
-                             points=heal if heal is not None else harm), as_json)  # type: ignore[arg-type]
+                             points=heal if heal is not None else harm), as_json, dice)  # type: ignore[arg-type]
 
 
 @combat_group.command("reroll")
@@ -439,11 +465,15 @@ def align_cmd(ctx: click.Context, name: str, fighter: str, target: str, heal: in
 @json_option
 @click.pass_context
 def reroll_cmd(ctx: click.Context, name: str, fighter: str, gm: bool, dice: str | None, as_json: bool) -> None:
-    """Chance: redo FIGHTER's last roll (attack, damage, concentration, initiative); both stay in the log (L56-L58).
+    """Chance: redo FIGHTER's last roll, any kind (L56-L58); both stay in the log.
 
-    One of the day's |Chance| rerolls: the player's for a positive Chance, the GM's (--gm) for a negative one.
-    --dice: the new roll (d20, DMG dice or d6), then the damage dice if an attack now hits, or the effect
-    dice if an INSTANTANÉ spell now succeeds.
+    Attack d20, damage dice, concentration d20, initiative d6, a released spell's effect dice, a table
+    action's duration dice, its own tie-break d6. One of the day's |Chance| rerolls: the player's for a
+    positive Chance, the GM's (--gm) for a negative one.
+    --dice: the new roll, as many faces as the roll redone (d20; the DMG dice; a d6; the effect dice
+    target by target, e.g. 2 for a Boule de Feu of 4 PM of Dommage; the duration dice of each
+    repetition), then the damage dice if an attack now hits, or the effect dice if an INSTANTANÉ spell
+    now succeeds; a tie-break still level takes one d6 more for each of those level.
 
     Example: cristal combat reroll taverne thor --dice 17,6
     """
@@ -498,10 +528,11 @@ def log_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
     Example: cristal combat log taverne
     """
     camp = open_campaign(ctx, readonly=True)  # a read command writes nothing, not even its read model
-    F.view(camp.state().rules, name, camp.header.rounding)  # unknown combat -> one sentence
     cols = ("position", "actor", "action", "duration", "it_before", "it_after")
     rows = [{c: r[c] for c in cols} for r in read_model_rows(camp, "cristal_combats", "cristal_combat_log",
                                                              where={"combat": name}, order_by=("position",))]
+    if not rows and name not in camp.state().rules.combats:  # an ended fight keeps its rows in the read model
+        raise UnknownEntity(f"There is no combat named {name!r}, in progress or ended.")
     for r in rows:
         r["it_before"], r["it_after"] = msgspec.json.decode(r["it_before"]), msgspec.json.decode(r["it_after"])
     if as_json:

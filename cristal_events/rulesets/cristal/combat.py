@@ -385,30 +385,32 @@ def roll_attack(
 def chained_attack(
     att: int, dies: Sequence[int], dp: int, mode: RoundingMode, *, weapon_att: int = 0, range_penalty: int = 0,
     alignment_penalty: int = 0, rolls: Sequence[Roll] = (),
-) -> tuple[AttackCheck, AttackCheck]:
-    """Two attacks in one weapon IT on one target, each ``(ATT + d20) / 2`` with its own d20 (L1363-L1365, D14).
+) -> tuple[AttackCheck, ...]:
+    """N attacks in one weapon IT on one target, each ``(ATT + d20) / N`` with its own d20 (L1363-L1365, D14):
+    the book's chain is 2 attacks, each halved; a campaign's ``chain_attacks`` may allow more.
 
-    The full modified ATT is added to the die, then halved and rounded (ruling D14).
+    The full modified ATT is added to the die, then divided and rounded (ruling D14).
     """
-    if len(dies) != 2:
-        raise RuleError(f"A chained attack is exactly 2 attacks, not {len(dies)}.")
+    n = len(dies)
+    if n < 2:
+        raise RuleError(f"A chained attack is at least 2 attacks, not {n}.")
     total_att = _modified_att(att, weapon_att, range_penalty, alignment_penalty)
     checks = []
     for i, die in enumerate(dies):
-        total = rounding.divide(total_att + die, 2, mode)
+        total = rounding.divide(total_att + die, n, mode)
         checks.append(AttackCheck(
             att=total_att, die=die, total=total, dp=dp, hit=total > dp, halved=True,
             roll=rolls[i] if i < len(rolls) else None,
         ))
-    return checks[0], checks[1]
+    return tuple(checks)
 
 
 def roll_chained_attack(
     dice: Dice, att: int, dp: int, mode: RoundingMode, *, weapon_att: int = 0, range_penalty: int = 0,
-    alignment_penalty: int = 0,
-) -> tuple[AttackCheck, AttackCheck]:
-    """Roll both d20 of a chained attack (the die is rerolled for each attack, L1363)."""
-    rolls = [dice.roll("1d20", purpose="chained attack") for _ in range(2)]
+    alignment_penalty: int = 0, attacks: int = 2,
+) -> tuple[AttackCheck, ...]:
+    """Roll the ``attacks`` d20 of a chained attack (the die is rerolled for each attack, L1363)."""
+    rolls = [dice.roll("1d20", purpose="chained attack") for _ in range(attacks)]
     return chained_attack(
         att, [r.total for r in rolls], dp, mode, weapon_att=weapon_att, range_penalty=range_penalty,
         alignment_penalty=alignment_penalty, rolls=rolls,

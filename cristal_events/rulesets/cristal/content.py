@@ -20,9 +20,11 @@ Example::
     campaign.race("elfe").level_limit  # 20
 """
 
+import difflib
 import functools
 import json
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any, Literal
 
@@ -64,6 +66,9 @@ class RaceWeapon(_Entry, kw_only=True):
     kind: Literal["Naturelle", "Préférer", "Peut Utiliser"]
     description: str
     dmg: str | None = None
+    name: str = ""  # a natural weapon's name in an attack (--natural), e.g. "Venin"
+    it: int | None = None  # the attack's IT; none: 6 s (L1263)
+    recovery_s: int | None = None  # seconds before it can be used again, e.g. a snake's venom 3 h (L469)
 
 
 class Race(_Entry, kw_only=True):
@@ -309,13 +314,34 @@ class Content(msgspec.Struct, frozen=True, kw_only=True):
         return _lookup(self.spells, name, "spell", "spells")
 
 
+def name_key(name: str) -> str:
+    """How every name a user types is matched (race, class, item, spell, ability, a carried item):
+    case, accents and runs of spaces aside ("epee  longue" is "Épée longue")."""
+    folded = unicodedata.normalize("NFKD", " ".join(name.split()).casefold())
+    return "".join(ch for ch in folded if not unicodedata.combining(ch))
+
+
+def did_you_mean(name: str, names: Any) -> str:
+    """" Did you mean 'X'?" for the known name closest to ``name``, or "" when none is close."""
+    by_key = {name_key(n): n for n in names}
+    close = difflib.get_close_matches(name_key(name), list(by_key), n=1, cutoff=0.6)
+    return f" Did you mean '{by_key[close[0]]}'?" if close else ""
+
+
+def find_named(entries: Any, name: str, key: Any = lambda e: e) -> Any:
+    """The entry whose name (``key(entry)``) matches ``name`` the way :func:`name_key` says, or None."""
+    wanted = name_key(name)
+    return next((e for e in entries if name_key(key(e)) == wanted), None)
+
+
 def _lookup(table: dict[str, Any], name: str, noun: str, plural: str) -> Any:
-    key = name.strip().casefold()
-    for entry_name, entry in table.items():
-        if entry_name.casefold() == key:
-            return entry
+    found = find_named(table, name)
+    if found is not None:
+        return table[found]
     known = ", ".join(sorted(table, key=str.casefold)) or "none"
-    raise UnknownEntity(f"Unknown {noun} '{name}'; known {plural}: {known}.")
+    hint = did_you_mean(name, table)
+    raise UnknownEntity(f"Unknown {noun} '{name}';{hint} known {plural}: {known}." if hint
+                        else f"Unknown {noun} '{name}'; known {plural}: {known}.")
 
 
 # ---------------------------------------------------------------------------------------------

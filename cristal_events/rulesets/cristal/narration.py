@@ -164,8 +164,8 @@ def _join(*parts: str) -> str:
     return " ; ".join(p for p in parts if p)
 
 
-def _swing(att: int, dp: int, s: Swing, chain: bool) -> str:
-    expr = f"(ATT {_minus(att)} + d20 {s.die}) / 2" if chain else f"ATT {_minus(att)} + d20 {s.die}"
+def _swing(att: int, dp: int, s: Swing, chain: bool, split: int = 2) -> str:
+    expr = f"(ATT {_minus(att)} + d20 {s.die}) / {split}" if chain else f"ATT {_minus(att)} + d20 {s.die}"
     cmp = ">" if s.hit else "≤"
     out = f"{expr} = {_minus(s.total)} {cmp} DP {dp}, {'touché' if s.hit else 'manqué'}"
     return out + (f" ; {s.damage} dégâts" if s.hit else "")
@@ -180,11 +180,13 @@ def _attack(b: Any, e: AttackResolved, a: Any) -> str:
             arms += f" ({_lower_first(e.projectile)})"
     elif e.projectile:
         arms = " " + with_weapon(e.projectile)
+    elif e.natural:
+        arms = f" avec « {e.natural} »"
     where = (" dans le dos" if e.back else "") + (f" à {e.distance} m" if e.distance is not None else "")
     mods = [f"portée {_signed(e.range_penalty)}"] if e.range_penalty else []
     mods += [f"alignement −{abs(e.alignment_penalty)}"] if e.alignment_penalty else []
     mod = f" (ATT avec {', '.join(mods)})" if mods else ""
-    swings = " ; puis ".join(_swing(e.att, e.dp, s, e.chain) for s in e.swings)
+    swings = " ; puis ".join(_swing(e.att, e.dp, s, e.chain, max(2, len(e.swings))) for s in e.swings)
     damage = sum(s.damage for s in e.swings if s.hit)
     vol = f"{e.vol_spent} Vol* dépensés" if e.vol_spent else ""
     head = f"{name(b, e.attacker)} attaque {name(b, e.target)}{arms}{where}{mod} : "
@@ -315,7 +317,7 @@ def _reroll(b: Any, e: Rerolled, a: Any) -> str:
     cb = b.combats.get(e.name)
     last = cb.fighters[e.character].last_attack if cb is not None and e.character in cb.fighters else None
     if last is not None:
-        told = _swing(last.att, last.dp, e.swing, last.halved)
+        told = _swing(last.att, last.dp, e.swing, last.halved, last.split)
         pv = _pv_loss(b, e.name, e.target, e.swing.damage if e.swing.hit else 0)
         told += f", {pv}" if pv else ""
     else:

@@ -109,13 +109,23 @@ def check_prerequisites(content: Content, cls_name: str, class_levels: Mapping[s
 
 def ability(cls: ClassDef, name: str) -> Ability:
     """A class ability by name (case-insensitive)."""
-    for ab in cls.abilities:
-        if ab.name.casefold() == name.strip().casefold():
-            return ab
-    known = ", ".join(a.name for a in cls.abilities) or "none"
     from cristal_events.errors import UnknownEntity
 
-    raise UnknownEntity(f"Unknown {cls.name} ability '{name}'; known abilities: {known}.")
+    from .content import did_you_mean, find_named
+
+    found = find_named(cls.abilities, name, lambda a: a.name)
+    if found is not None:
+        return found
+    known = ", ".join(a.name for a in cls.abilities) or "none"
+    hint = did_you_mean(name, [a.name for a in cls.abilities])
+    raise UnknownEntity(f"Unknown {cls.name} ability '{name}';{hint or ''} known abilities: {known}.")
+
+
+def find_ability(cls: ClassDef, name: str) -> Ability | None:
+    """The class ability named ``name`` (matched as every name is), or None."""
+    from .content import find_named
+
+    return find_named(cls.abilities, name, lambda a: a.name)
 
 
 def check_ability(cls: ClassDef, name: str, class_level: int, points_left: int) -> Ability:

@@ -16,7 +16,7 @@ of handlers, never an ``if`` ladder).
 from __future__ import annotations
 
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -35,7 +35,7 @@ class CristalSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     deconcentration_reuses_cast_roll: bool = True  # D5, L971
     regeneration_minimum_one: bool = False  # D28, L491
     alignment_heal_caps_at_pvmax: bool = True  # D30, L1419
-    chain_attacks: int = 2                 # D14, L1363
+    chain_attacks: Annotated[int, msgspec.Meta(ge=0, le=6)] = 2  # D14, L1363: 0 or 1 off, N: N attacks, /N
     level_limits: bool = True              # D34, L501
     damage_floor_zero: bool = True         # D2: a damage roll below 0 does 0
     points_return_when_state_ends: bool = False  # L328, L342: the PV / PM a state's cap took come back at its end
@@ -64,6 +64,8 @@ class CristalRuleset(ComposedRuleset):
     parts = (characters, fights, artefacts)
     settings_type = CristalSettings
     state_type = CristalState
+    #: 2: spell_times, tie_rounds and the Chance data of LastRoll (issue 16): older snapshots are refolded
+    state_version = "2"
     read_models = ("cristal_events.projections.cristal_sheets", "cristal_events.projections.cristal_ledger", "cristal_events.projections.cristal_combats")
     cli_module = "cristal_events.cli.cristal"
     sample_campaign = "compagnie_du_cristal.toml"
@@ -80,7 +82,7 @@ class CristalRuleset(ComposedRuleset):
         ch = characters.find(state, character_id)
         return characters.sheet(ch, characters.content_of(state), rounding,
                                 regeneration_minimum_one=settings.regeneration_minimum_one,
-                                crystals_held=state.crystals)
+                                crystals_held=state.crystals, chance_enabled=settings.chance_enabled)
 
     def render_sheet(self, sheet: dict[str, Any]) -> list[str]:
         return sheet_text.render(sheet)
@@ -91,6 +93,9 @@ class CristalRuleset(ComposedRuleset):
 
     def party_line(self, row: dict[str, Any]) -> str:
         return sheet_text.party_line(row)
+
+    def advise(self, before: CristalState, after: CristalState, recs: list[RecordedEvent]) -> list[str]:
+        return fights.advise(before, after, [r.event for r in recs])
 
     def admit(self, state: CristalState, rec: RecordedEvent) -> str | None:
         """The import check of one event (see :meth:`Ruleset.admit`): the streams these rules write

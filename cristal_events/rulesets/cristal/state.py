@@ -119,6 +119,7 @@ class LastAttack(msgspec.Struct, frozen=True, kw_only=True):
     dmg: str
     backstab: bool
     hit: bool
+    split: int = 2  # a chained attack's number of attacks, each (ATT + d20) / split (L1363, D14)
 
 
 class LastRoll(msgspec.Struct, frozen=True, kw_only=True):
@@ -151,6 +152,9 @@ class LastRoll(msgspec.Struct, frozen=True, kw_only=True):
     lowered_dm: dict[str, int] = {}
     base_it: int = 0      # initiative
     ref: int = 0
+    times: int = 1        # duration: the table action's repetitions, one roll each
+    dealt: dict[str, int] = {}  # effects: the damage each target took
+    split: int = 2        # attack: a chained attack's number of attacks
 
 
 class Fighter(msgspec.Struct, kw_only=True):
@@ -170,6 +174,7 @@ class Fighter(msgspec.Struct, kw_only=True):
     rerolls: int = 0
     last_attack: LastAttack | None = None
     last_roll: LastRoll | None = None
+    recovering: dict[str, int] = {}  # a natural weapon: the IT from which it can be used again (L469)
 
 
 class Combat(msgspec.Struct, kw_only=True):
@@ -183,6 +188,7 @@ class Combat(msgspec.Struct, kw_only=True):
     clock: int = 0  # the highest "now" reached (smallest IT of those able to act): bleeding runs on it
     tie_it: int | None = None
     tie_rolls: dict[str, int] = {}
+    tie_rounds: list[dict[str, Roll]] = []  # the last tie-break's rounds (Chance may redo a die, L56)
 
 
 # ============================================================================ the ruleset's state
@@ -193,3 +199,5 @@ class CristalState(msgspec.Struct, kw_only=True):
     combats: dict[str, Combat] = {}
     crystals: dict[str, Crystal] = {}  # magic crystals by name (fights: Fermeture/Libération Cristalline)
     packs: list[ContentPack] = []  # campaign content packs, in log order (content.pack_loaded)
+    corrections: dict[int, dict[str, int]] = {}  # a fight event's corrected values, by its position
+    spell_times: dict[str, str] = {}  # the Temps the GM gave (--time) to a spell the book prints none for

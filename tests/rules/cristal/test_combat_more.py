@@ -174,16 +174,20 @@ def test_negative_chance_the_gm_orders_the_reroll(camp):
     ([F.Attack(combat="c", actor="thor", target="york"), ([1],),
       F.TakeAction(combat="c", actor="thor", seconds=5), (None,)],
      F.Reroll(combat="c", actor="thor"), "thor has acted since that roll; Chance redoes a roll before acting again."),
-    ([F.TakeAction(combat="c", actor="thor", action="chercher_sac"), ([2],)],
+    # issue 16 item 4: a duration roll is now redone (test_combat_issue16); a crystal roll is not yet
+    ([F.StoreInCrystal(combat="c", actor="thor", crystal="bleu", spell="Rayon Magique",
+                       effects={"Distance": 3, "Dommage": 8}, capacity=19, time="4"), ([8, 10],)],
      F.Reroll(combat="c", actor="thor"),
-     "thor's last roll is a duration roll; Chance redoes an attack, damage, concentration or initiative roll."),
+     "thor's last roll is a crystal roll; Chance redoes an attack, damage, concentration, initiative, duration, "
+     "spell-effect or tie-break roll."),
     ([], F.Reroll(combat="c", actor="thor"), "thor has made no roll in this combat."),
     ([], F.Reroll(combat="c", actor="thor", gm=True),
      "thor has Chance 2; the GM orders rerolls only for a negative Chance (L58)."),
-], ids=["acted-since", "duration-roll", "no-roll", "gm-on-positive-chance"])
+], ids=["acted-since", "crystal-roll", "no-roll", "gm-on-positive-chance"])
 def test_chance_refusals_append_nothing(camp, setup, reroll, message):
     camp.execute(F.StartCombat(combat="c", fighters=["thor", "york"], its={"york": 50},
-                               stats={"thor": {"ATT": 5, "DMG": "1d6", "CHANCE": 2}, "york": {"DP": 30, "PV": 20}}))
+                               stats={"thor": {"ATT": 5, "DMG": "1d6", "CHANCE": 2, "PM": 30, "CNC": 10},
+                                      "york": {"DP": 30, "PV": 20}}))
     for cmd, (faces,) in zip(setup[::2], setup[1::2]):
         camp.execute(cmd, faces=faces)
     refused(camp, reroll, message, faces=[3])

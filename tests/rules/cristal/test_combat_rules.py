@@ -233,9 +233,11 @@ def test_chained_attack(mode, totals, hits):
     assert (first.roll.faces, second.roll.faces) == ((15,), (11,))
 
 
-def test_chained_attack_is_exactly_two_attacks():
-    with pytest.raises(RuleError, match="exactly 2 attacks, not 3"):
-        c.chained_attack(8, [1, 2, 3], 10, "round")
+def test_chained_attack_is_at_least_two_attacks_and_n_attacks_divide_by_n():
+    # L1363 "enchaîner plusieurs attaques": the book's 2 halve; a campaign's chain_attacks=3 divides by 3 (D14)
+    with pytest.raises(RuleError, match="at least 2 attacks, not 1"):
+        c.chained_attack(8, [1], 10, "round")
+    assert [k.total for k in c.chained_attack(8, [15, 11, 4], 10, "round")] == [8, 6, 4]
 
 
 # --------------------------------------------------------------------------- TV-26 vitals (D8)

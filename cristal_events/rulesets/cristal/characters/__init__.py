@@ -31,9 +31,9 @@ from .derive import *
 from .decide import *
 from .fold import *
 from .views import *
-from .model import AddItem, AlignmentChanged, AlterState, AlterationEnded, AwardXp, BuyLevel, BuyTechnique, ChangeAlignment, ChangeGold, CharacterCorrected, CharacterCreated, ContentPackLoaded, CreateCharacter, Damage, DamageTaken, DropItem, EndAlteration, EquipItem, GoldChanged, Heal, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LearnSpell, LevelBought, LoadContentPack, Rest, Rested, SpellLearned, StateAltered, TechniqueBought, UnequipItem, XpAwarded
-from .decide import _compensator, compensate_purchase, decide_add_item, decide_alignment, decide_alter, decide_award, decide_create, decide_damage, decide_drop, decide_end_alteration, decide_equip, decide_gold, decide_heal, decide_level, decide_pack, decide_rest, decide_spell, decide_technique, decide_unequip
-from .fold import _set_equipped, evolve_alignment, evolve_alteration_ended, evolve_altered, evolve_award, evolve_corrected, evolve_created, evolve_damaged, evolve_dropped, evolve_gold, evolve_healed, evolve_item_added, evolve_level, evolve_pack, evolve_rested, evolve_spell, evolve_technique
+from .model import AbilityPracticed, Bleed, UseClassAbility, AddItem, AlignmentChanged, AlterState, AlterationEnded, AwardXp, BuyLevel, BuyTechnique, ChangeAlignment, ChangeGold, CharacterCorrected, CharacterCreated, CharacterRetired, ContentPackLoaded, CreateCharacter, Damage, DamageTaken, DropItem, EndAlteration, EquipItem, GoldChanged, Heal, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LearnSpell, LevelBought, LoadContentPack, Rest, Rested, SpellLearned, StateAltered, TechniqueBought, UnequipItem, XpAwarded
+from .decide import decide_bleed, decide_class_ability, _compensator, compensate_created, compensate_purchase, decide_add_item, decide_alignment, decide_alter, decide_award, decide_create, decide_damage, decide_drop, decide_end_alteration, decide_equip, decide_gold, decide_heal, decide_level, decide_pack, decide_rest, decide_spell, decide_technique, decide_unequip
+from .fold import evolve_ability, _set_equipped, evolve_alignment, evolve_alteration_ended, evolve_altered, evolve_award, evolve_corrected, evolve_created, evolve_damaged, evolve_dropped, evolve_gold, evolve_healed, evolve_item_added, evolve_level, evolve_pack, evolve_rested, evolve_retired, evolve_spell, evolve_technique
 from .views import SUMMARIES
 from .model import CharacterReady, CheckTechnique, MarkReady, PointsSet, SurEffort, SurEffortMade, TechniqueChecked
 from .decide import decide_check_technique, decide_ready, decide_sur_effort
@@ -48,6 +48,7 @@ DECIDERS: dict[type, Any] = {
     Rest: decide_rest, Damage: decide_damage, Heal: decide_heal, ChangeAlignment: decide_alignment,
     AlterState: decide_alter, EndAlteration: decide_end_alteration, LoadContentPack: decide_pack,
     MarkReady: decide_ready, CheckTechnique: decide_check_technique, SurEffort: decide_sur_effort,
+    UseClassAbility: decide_class_ability, Bleed: decide_bleed,
 }
 EVOLVERS: dict[type, Any] = {
     CharacterCreated: evolve_created, XpAwarded: evolve_award, LevelBought: evolve_level,
@@ -57,6 +58,7 @@ EVOLVERS: dict[type, Any] = {
     Healed: evolve_healed, AlignmentChanged: evolve_alignment, StateAltered: evolve_altered,
     AlterationEnded: evolve_alteration_ended, CharacterCorrected: evolve_corrected, ContentPackLoaded: evolve_pack,
     PointsSet: evolve_points_set, CharacterReady: evolve_ready, SessionStarted: evolve_session_started,
+    CharacterRetired: evolve_retired, AbilityPracticed: evolve_ability,
 }
 COMPENSATORS: dict[type, Any] = {
     XpAwarded: _compensator("xp", 1, True),
@@ -66,4 +68,5 @@ COMPENSATORS: dict[type, Any] = {
     LevelBought: compensate_purchase,
     TechniqueBought: compensate_purchase,
     SpellLearned: compensate_purchase,
+    CharacterCreated: compensate_created,
 }

@@ -26,7 +26,7 @@ from ..content import (
 )
 
 from .model import CharacterReady, CheckTechnique, MarkReady, PointsSet, SurEffort, SurEffortMade, TechniqueChecked
-from .model import AddItem, AlignmentChanged, AlterState, AlterationEnded, AwardXp, BuyLevel, BuyTechnique, CONTENT_STREAM, ChangeAlignment, ChangeGold, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, CreateCharacter, Damage, DamageTaken, DropItem, EndAlteration, EquipItem, GoldChanged, Heal, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, HEAL_SOURCES, LearnSpell, LevelBought, LoadContentPack, MAGIC_SOURCES, Rest, Rested, SpellLearned, StateAltered, TechniqueBought, UnequipItem, XpAwarded
+from .model import AbilityPracticed, Bleed, UseClassAbility, AddItem, AlignmentChanged, AlterState, AlterationEnded, AwardXp, BuyLevel, BuyTechnique, CONTENT_STREAM, ChangeAlignment, ChangeGold, Character, CharacterCorrected, CharacterCreated, CharacterRetired, ContentPack, ContentPackLoaded, CreateCharacter, Damage, DamageTaken, DropItem, EndAlteration, EquipItem, GoldChanged, Heal, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, HEAL_SOURCES, LearnSpell, LevelBought, LoadContentPack, MAGIC_SOURCES, Rest, Rested, SpellLearned, StateAltered, TechniqueBought, UnequipItem, XpAwarded
 from .derive import _find_item, content_of, current_fixed, death_threshold, equipped, find, regeneration, stable_of, stream_of
 from .fold import _CORRECTABLE_FIELD
 
@@ -567,4 +567,69 @@ def compensate_purchase(state: CristalState, original: RecordedEvent, changes: d
         character=ch.id, amends=original.position, field="xp", delta=delta, balance_after=ch.xp + delta,
         what=_purchase_label(ev), cost_before=before, cost_after=value,
         cost_required=ev.cost_required))]  # type: ignore[union-attr]
+
+
+def compensate_created(state: CristalState, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
+    """A character created by mistake: ``correct POS --reason ...`` (no --set) retires it, visibly."""
+    ev = original.event
+    if changes:
+        raise RuleError("A character's creation is corrected only by retiring it (no --set); "
+                        "create it again with the right numbers.")
+    ch = find(state, ev.character)  # type: ignore[union-attr]
+    fights = sorted(n for n, cb in state.combats.items() if ch.id in cb.fighters)
+    if fights:
+        raise RuleError(f"{ch.id} is in the fight {fights[0]!r}; end it before retiring the character.")
+    return [Emit(stream_of(ch.id), CharacterRetired(character=ch.id, amends=original.position, name=ch.name))]
+
+
+def decide_class_ability(state: CristalState, cmd: UseClassAbility, ctx: Context) -> list[Emit]:
+    """"À tout moment au cours du jeu, le joueur peut décider d'exécuter l'une des habiletés qu'il
+    maîtrise" (L664): an ability of one of the character's classes, its level and the day's points
+    checked (L666-L668)."""
+    ch = find(state, cmd.character)
+    _alive(ch, "an ability")
+    if ch.unconscious:
+        raise RuleError(f"{ch.name} is unconscious and cannot use an ability (L369).")
+    fights = sorted(n for n, cb in state.combats.items() if ch.id in cb.fighters)
+    if fights:
+        raise RuleError(f"{ch.id} is in the fight {fights[0]!r}: use 'combat ability {fights[0]} {ch.id} ...' "
+                        "(the ability takes its time on the IT).")
+    content = content_of(state)
+    owned = [(content.class_def(k), v) for k, v in ch.classes.items() if v > 0]
+    found = next(((cls, lvl) for cls, lvl in owned if progression.find_ability(cls, cmd.ability) is not None), None)
+    if found is None:
+        names = [a.name for cls, _ in owned for a in cls.abilities]
+        if not names:
+            raise RuleError(f"{ch.name} has no class with abilities (Voleur, L728-L741).")
+        progression.ability(msgspec.structs.replace(owned[0][0], abilities=[a for c, _ in owned for a in c.abilities]),
+                            cmd.ability)  # "Unknown ... ability; Did you mean ...?"
+        raise RuleError(f"{ch.name} knows no ability {cmd.ability!r}.")
+    cls, level = found
+    ab = progression.ability(cls, cmd.ability)
+    per_day = progression.class_bonuses(content, ch.classes).points.get(ab.pool.rstrip("*"), 0)
+    left = max(0, per_day - ch.pools_used.get(ab.pool.rstrip("*"), 0))
+    ab = progression.check_ability(cls, ab.name, level, left)
+    if cmd.target:
+        plain_id(cmd.target, "Target")
+    return [Emit(stream_of(ch.id), AbilityPracticed(character=ch.id, ability=ab.name, class_name=cls.name,
+                                                    cost=ab.cost, pool=ab.pool.rstrip("*"), left=left - ab.cost,
+                                                    target=cmd.target, reason=cmd.reason.strip()))]
+
+
+def decide_bleed(state: CristalState, cmd: Bleed, ctx: Context) -> list[Emit]:
+    """An unconscious character left unaided outside a fight loses 1 PV a minute until death (L371, D8)."""
+    ch = find(state, cmd.character)
+    _alive(ch, "bleeding")
+    if cmd.minutes < 1:
+        raise RuleError(f"Bleeding lasts at least 1 minute, not {cmd.minutes}.")
+    if not ch.unconscious:
+        raise RuleError(f"{ch.name} is conscious ({ch.pv} PV): only an unconscious character bleeds (L371).")
+    if any(ch.id in cb.fighters for cb in state.combats.values()):
+        raise RuleError(f"{ch.id} is in a fight: there it bleeds on the fight's IT (L371).")
+    threshold = death_threshold(ch, content_of(state))
+    lost = min(cmd.minutes, ch.pv - threshold + 1)  # death ends the bleeding
+    after = ch.pv - lost
+    return [Emit(stream_of(ch.id), DamageTaken(
+        character=ch.id, amount=lost, reason=f"inconscience sans aide, {cmd.minutes} min (L371)", pv_after=after,
+        unconscious=True, dead=after < threshold))]
 

@@ -56,8 +56,12 @@ def find(state: CristalState, character_id: str) -> Character:
     """The character ``character_id`` of the state, or UnknownEntity."""
     ch = state.characters.get(character_id)
     if ch is None:
+        from ..content import did_you_mean
+
         known = ", ".join(sorted(state.characters)) or "none"
-        raise UnknownEntity(f"Unknown character '{character_id}'; known characters: {known}.")
+        hint = did_you_mean(character_id, state.characters)
+        raise UnknownEntity(f"Unknown character '{character_id}';{hint} known characters: {known}." if hint
+                            else f"Unknown character '{character_id}'; known characters: {known}.")
     return ch
 
 
@@ -89,12 +93,15 @@ def effective_senses(ch: Character) -> dict[str, int]:
 
 
 def _find_item(ch: Character, name: str) -> OwnedItem:
-    key = name.strip().casefold()
-    for item in ch.items:
-        if item.name.casefold() == key:
-            return item
+    from ..content import did_you_mean, find_named
+
+    item = find_named(ch.items, name, lambda i: i.name)
+    if item is not None:
+        return item
     known = ", ".join(i.name for i in ch.items) or "nothing"
-    raise UnknownEntity(f"{ch.name} carries no item '{name}'; carried: {known}.")
+    hint = did_you_mean(name, [i.name for i in ch.items])
+    raise UnknownEntity(f"{ch.name} carries no item '{name}';{hint} carried: {known}." if hint
+                        else f"{ch.name} carries no item '{name}'; carried: {known}.")
 
 
 def stable_of(ch: Character, content: Content, rounding: str, weapon: str | None = None) -> stable.StableStates:
@@ -155,14 +162,15 @@ def crystal_lines(ch: Character, held: Mapping[str, Crystal]) -> list[dict[str, 
 
 
 def sheet(ch: Character, content: Content, rounding: str, *, regeneration_minimum_one: bool = False,
-          crystals_held: Mapping[str, Crystal] | None = None) -> dict[str, Any]:
+          crystals_held: Mapping[str, Crystal] | None = None, chance_enabled: bool = True) -> dict[str, Any]:
     """The Feuille de Personnage as plain JSON data (issue 4 keys, plus weapons, regeneration, pools)."""
     st = stable_of(ch, content, rounding)
     race = race_for_sex(content.race(ch.race), ch.sex)
     eff = equipment.effective_fixed(current_fixed(ch), equipped(ch))
     bonuses = progression.class_bonuses(content, ch.classes)
     vol_max = bonuses.points.get("Vol", 0)
-    player_rr, gm_rr = align_rules.chance_rerolls(ch.luck)
+    # the optional Chance rule (L56) turned off: no reroll on the sheet
+    player_rr, gm_rr = align_rules.chance_rerolls(ch.luck) if chance_enabled else (0, 0)
     weapons = []
     for t in equipped(ch):
         if _is_weapon(t) and t.kind != "propulsor":

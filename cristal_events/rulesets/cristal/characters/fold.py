@@ -12,7 +12,7 @@ from cristal_events.records import RecordedEvent
 
 from ..state import CristalState
 from .model import CharacterReady, PointsSet
-from .model import AlignmentChanged, Alteration, AlterationEnded, Character, CharacterCorrected, CharacterCreated, ContentPack, ContentPackLoaded, DamageTaken, GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought, OwnedItem, Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded
+from .model import AbilityPracticed, AlignmentChanged, Alteration, AlterationEnded, Character, CharacterCorrected, CharacterCreated, CharacterRetired, ContentPack, ContentPackLoaded, DamageTaken, GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought, OwnedItem, Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded
 
 
 # ============================================================================ folds
@@ -25,6 +25,31 @@ def _update(state: CristalState, cid: str, **changes: Any) -> CristalState:
     if ch is None:
         return state
     return _put(state, msgspec.structs.replace(ch, **changes))
+
+
+def _sync_fights(state: CristalState, cid: str) -> CristalState:
+    """A character's condition outside the fight's own events (a heal, a rest, damage) is its condition
+    in every fight it is in: healed above 0 PV it wakes and acts again from the fight's present moment
+    (L369, D8); hurt below 0 it falls. A fighter whose PV the GM gave (``--stat PV``) keeps its own."""
+    ch = state.characters.get(cid)
+    if ch is None or not state.combats:
+        return state
+    now = "dead" if ch.dead else "unconscious" if ch.unconscious else "conscious"
+    combats = dict(state.combats)
+    for name, cb in state.combats.items():
+        f = cb.fighters.get(cid)
+        if f is None or "PV" in f.stats or f.condition == now:
+            continue
+        changes: dict[str, Any] = {"condition": now, "bleed_seconds": 0}
+        it = cb.it
+        if now == "conscious":
+            changes["aided"] = False
+            it = {**cb.it, cid: max(cb.it[cid], cb.clock)}
+        else:
+            changes["incantation"] = None
+        fighter = msgspec.structs.replace(f, **changes)
+        combats[name] = msgspec.structs.replace(cb, it=it, fighters={**cb.fighters, cid: fighter})
+    return msgspec.structs.replace(state, combats=combats)
 
 
 def evolve_created(state: CristalState, ev: CharacterCreated, rec: RecordedEvent) -> CristalState:
@@ -117,9 +142,9 @@ def evolve_rested(state: CristalState, ev: Rested, rec: RecordedEvent) -> Crista
     if ch is None:
         return state
     pv = ch.pv + ev.pv_gained
-    return _update(state, ch.id, pv=pv, pm=ch.pm + ev.pm_gained, it=0,
-                   pools_used={} if ev.pools_renewed else ch.pools_used,
-                   unconscious=ch.unconscious and pv <= 0)
+    return _sync_fights(_update(state, ch.id, pv=pv, pm=ch.pm + ev.pm_gained, it=0,
+                                pools_used={} if ev.pools_renewed else ch.pools_used,
+                                unconscious=ch.unconscious and pv <= 0), ch.id)
 
 
 def evolve_damaged(state: CristalState, ev: DamageTaken, rec: RecordedEvent) -> CristalState:
@@ -127,7 +152,8 @@ def evolve_damaged(state: CristalState, ev: DamageTaken, rec: RecordedEvent) -> 
     if ch is None:
         return state
     pv = ch.pv - ev.amount
-    return _update(state, ch.id, pv=pv, unconscious=ch.unconscious or pv < 0, dead=ch.dead or ev.dead)
+    return _sync_fights(_update(state, ch.id, pv=pv, unconscious=ch.unconscious or pv < 0,
+                                dead=ch.dead or ev.dead), ch.id)
 
 
 def evolve_healed(state: CristalState, ev: Healed, rec: RecordedEvent) -> CristalState:
@@ -135,7 +161,7 @@ def evolve_healed(state: CristalState, ev: Healed, rec: RecordedEvent) -> Crista
     if ch is None:
         return state
     pv = ch.pv + ev.healed
-    state = _update(state, ch.id, pv=pv, unconscious=ch.unconscious and pv <= 0)  # D8: wakes above 0
+    state = _sync_fights(_update(state, ch.id, pv=pv, unconscious=ch.unconscious and pv <= 0), ch.id)  # D8
     healer = state.characters.get(ev.healer) if ev.healer else None
     if healer is not None and ev.pool_used:
         used = {**healer.pools_used, "alignment": healer.pools_used.get("alignment", 0) + ev.pool_used}
@@ -205,7 +231,23 @@ def evolve_corrected(state: CristalState, ev: CharacterCorrected, rec: RecordedE
     changes: dict[str, Any] = {attr: getattr(ch, attr) + ev.delta}
     if ev.cost_after is not None:
         changes["charges"] = {**ch.charges, ev.amends: ev.cost_after}
-    return _update(state, ch.id, **changes)
+    state = _update(state, ch.id, **changes)
+    if ev.fixed:
+        state = msgspec.structs.replace(state, corrections={**state.corrections, ev.amends: dict(ev.fixed)})
+    return state
+
+
+def evolve_ability(state: CristalState, ev: AbilityPracticed, rec: RecordedEvent) -> CristalState:
+    ch = _ch(state, ev)
+    if ch is None:
+        return state
+    return _update(state, ch.id, pools_used={**ch.pools_used, ev.pool: ch.pools_used.get(ev.pool, 0) + ev.cost})
+
+
+def evolve_retired(state: CristalState, ev: CharacterRetired, rec: RecordedEvent) -> CristalState:
+    """The character leaves the state (its stream and its history stay in the log)."""
+    return msgspec.structs.replace(state, characters={k: v for k, v in state.characters.items()
+                                                      if k != ev.character})
 
 
 def evolve_pack(state: CristalState, ev: ContentPackLoaded, rec: RecordedEvent) -> CristalState:

@@ -257,6 +257,30 @@ class CharacterCorrected(Event, tag="character.corrected", kw_only=True):
     cost_before: int | None = None
     cost_after: int | None = None
     cost_required: int | None = None
+    fixed: dict[str, int] = {}  # a fight's correction after the fight: the corrected values (die, damage, delta)
+
+
+class CharacterRetired(Event, tag="character.retired", kw_only=True):
+    """A character created by mistake, withdrawn by a correction of its ``character.created`` (at
+    ``amends``): it leaves the party, the sheets and the fights; its history stays in the log."""
+
+    character: str
+    amends: int
+    name: str = ""
+
+
+class AbilityPracticed(Event, tag="character.ability_used", kw_only=True):
+    """A class ability used outside a fight, "à tout moment au cours du jeu" (L664), paid from the
+    day's points of its class (Voleur's Vol*, L666-L668)."""
+
+    character: str
+    ability: str
+    class_name: str
+    cost: int
+    pool: str
+    left: int
+    target: str = ""
+    reason: str = ""
 
 
 class ContentPackLoaded(Event, tag="content.pack_loaded", kw_only=True):
@@ -400,4 +424,19 @@ class LoadContentPack(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     data: dict[str, Any]
 
+
+class UseClassAbility(msgspec.Struct, frozen=True, kw_only=True):
+    """A class ability outside a fight (L664); in a fight it is 'combat ability' (its IT counts)."""
+
+    character: str
+    ability: str
+    target: str = ""
+    reason: str = ""
+
+
+class Bleed(msgspec.Struct, frozen=True, kw_only=True):
+    """Minutes an unconscious character spends unaided outside a fight: 1 PV a minute (L371)."""
+
+    character: str
+    minutes: int
 

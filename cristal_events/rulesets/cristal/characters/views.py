@@ -8,7 +8,7 @@ from typing import Any
 
 
 from .model import CharacterReady, PointsSet, SurEffortMade, TechniqueChecked
-from .model import AlignmentChanged, AlterationEnded, CharacterCorrected, CharacterCreated, ContentPackLoaded, DamageTaken, GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought, Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded
+from .model import AbilityPracticed, AlignmentChanged, AlterationEnded, CharacterCorrected, CharacterCreated, CharacterRetired, ContentPackLoaded, DamageTaken, GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought, Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded
 
 
 # ============================================================================ summaries
@@ -43,6 +43,9 @@ SUMMARIES: dict[type, Any] = {
     StateAltered: _s("{e.character} : {e.stat} {e.delta:+d} temporaire ({e.reason})"),
     AlterationEnded: _s("{e.character} : fin de l'altération de la position {e.since}"),
     CharacterCorrected: _s("{e.character} : correction de la position {e.amends}, {e.field} {e.delta:+d}"),
+    AbilityPracticed: _s("{e.character} : {e.ability} ({e.cost} {e.pool}*)"
+                         " → {e.left} restant(s)"),
+    CharacterRetired: _s("{e.character} est retiré de la campagne (créé par erreur, position {e.amends})"),
     ContentPackLoaded: _pack_loaded,
     PointsSet: lambda rec: (f"{rec.event.character} : PV {rec.event.pv_delta:+d}, PM {rec.event.pm_delta:+d} "
                             + {"creation": f"(création : suivent PVmax {rec.event.pv_max}, PMmax {rec.event.pm_max})",

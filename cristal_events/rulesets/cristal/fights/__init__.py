@@ -30,7 +30,7 @@ from typing import Any
 from ..state import CristalState
 from .common import *
 from .decide import *
-from .decide import (decide_ability, decide_act, decide_align, decide_attack, decide_end, decide_initiative,
+from .decide import (tie_first, decide_ability, decide_act, decide_align, decide_attack, decide_end, decide_initiative,
                      decide_join, decide_next, decide_pass, decide_start)
 from .spells import *
 from .spells import decide_cast, decide_potion, decide_release, decide_release_crystal, decide_store
@@ -39,7 +39,7 @@ from .chance import decide_reroll, summarize_redone
 from .fold import *
 from .fold import _APPLY, evolver
 from .model import *
-from .model import (Attack, CastSpell, EndCombat, InspectCrystal, JoinCombat, LockCrystal, NextTurn, PassTurn,
+from .model import (CombatJoined, CombatStarted, Attack, CastSpell, EndCombat, InspectCrystal, JoinCombat, LockCrystal, NextTurn, PassTurn,
                     ReleaseCrystal, ReleaseSpell, Reroll, RollInitiative, RollRedone, StartCombat, StoreInCrystal,
                     TakeAction, UnlockCrystal, UseAbility, UseAlignment, UsePotion)
 from .views import *
@@ -48,6 +48,7 @@ from .views import log_entry as _view_log_entry
 from .views import summarize
 from .events import UPCASTERS as _EVENT_UPCASTERS
 from . import crystal_spells as _crystal_spells
+from . import corrections as _corrections
 from .crystal_spells import decide_inspect, decide_lock, decide_unlock
 
 #: events that are a row of the book's combat table: ``views``' and the crystal spells'
@@ -60,6 +61,30 @@ def log_entry(before: CristalState, after: CristalState, ev: Any) -> dict[str, A
         return _crystal_spells.log_entry(before, after, ev)
     return _view_log_entry(before, after, ev)
 
+def advise(before: CristalState, after: CristalState, events: list[Any]) -> list[str]:
+    """Warnings a game master should see (issue 16 item 24): a session ended with a fight in progress
+    (its ITs stay where they are until 'combat end', L1222), an unconscious character joining a fight
+    (it cannot act until healed above 0 PV, L369)."""
+    from ....events import SessionEnded
+
+    out: list[str] = []
+    for ev in events:
+        if isinstance(ev, SessionEnded) and after.combats:
+            names = ", ".join(repr(n) for n in sorted(after.combats))
+            out.append(f"Session {ev.number} ended with the fight {names} still in progress: its ITs stay "
+                       "where they are until 'combat end' (L1222).")
+        joined = ([f.id for f in ev.fighters] if isinstance(ev, CombatStarted)
+                  else [ev.fighter.id] if isinstance(ev, CombatJoined) else [])
+        cb = after.combats.get(getattr(ev, "name", ""))
+        for fid in joined:
+            f = cb.fighters.get(fid) if cb is not None else None
+            if f is not None and f.condition == "unconscious":
+                pv = after.characters[fid].pv if fid in after.characters else f.pv
+                out.append(f"{fid} is unconscious ({pv} PV) and joins the fight {ev.name!r} unable to act "
+                           "until healed above 0 PV (L369); unaided, it bleeds 1 PV a minute (L371).")
+    return out
+
+
 # =========================================================================== the part contract
 
 EVENTS: tuple[type, ...] = tuple(_APPLY)
@@ -70,9 +95,13 @@ DECIDERS: dict[type, Any] = {
     UsePotion: decide_potion, UseAbility: decide_ability, UseAlignment: decide_align, Reroll: decide_reroll,
     LockCrystal: decide_lock, UnlockCrystal: decide_unlock, InspectCrystal: decide_inspect, EndCombat: decide_end,
 }
+#: a turn command's entered faces may begin with the tie-break of the actors tied on IT and REF (L1202)
+DECIDERS.update({cls: tie_first(DECIDERS[cls]) for cls in (
+    TakeAction, PassTurn, Attack, CastSpell, ReleaseSpell, StoreInCrystal, ReleaseCrystal, UsePotion, UseAbility,
+    UseAlignment, LockCrystal, UnlockCrystal, InspectCrystal)})
 EVOLVERS: dict[type, Any] = {cls: evolver(cls) for cls in EVENTS}
 SUMMARIES: dict[type, Any] = ({cls: summarize for cls in EVENTS} | {RollRedone: summarize_redone}
                               | {cls: _crystal_spells.summarize for cls in _crystal_spells.SUMMARY})
-COMPENSATORS: dict[type, Any] = {}
+COMPENSATORS: dict[type, Any] = dict(_corrections.COMPENSATORS)
 UPCASTERS: dict[tuple[str, int], Any] = dict(_EVENT_UPCASTERS)
 

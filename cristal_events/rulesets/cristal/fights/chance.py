@@ -37,11 +37,12 @@ from .model import (
     RollRedone,
     SpellReleased,
     Swing,
+    TieBroken,
     content,
 )
 from .spells import _apply_effects, _spends
 
-REDONE = ("attack", "damage", "concentration", "initiative")
+REDONE = ("attack", "damage", "concentration", "initiative", "duration", "effects", "tie-break")
 
 
 def decide_reroll(state: CristalState, cmd: Reroll, ctx: Context) -> list[Emit]:
@@ -63,7 +64,7 @@ def decide_reroll(state: CristalState, cmd: Reroll, ctx: Context) -> list[Emit]:
         raise RuleError(f"{cmd.actor} has made no roll in this combat.")
     if last.kind not in REDONE:
         raise RuleError(f"{cmd.actor}'s last roll is a {last.kind} roll; Chance redoes an attack, damage, "
-                        "concentration or initiative roll.")
+                        "concentration, initiative, duration, spell-effect or tie-break roll.")
     if last.kind == "initiative" and cb.actions:
         raise RuleError("The fight has begun; an initiative roll can no longer be redone (L1315).")
     if last.kind != "initiative" and cb.it[cmd.actor] != last.it_after:
@@ -80,7 +81,7 @@ def _redo_attack(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, las
         raise RuleError(f"{last.target} is dead and can no longer be attacked.")
     dice = ctx.dice()
     roll = dice.roll("1d20", purpose="chance reroll")
-    total = c.rounding.divide(last.att + roll.total, 2, mode) if last.halved else last.att + roll.total  # type: ignore[arg-type]
+    total = c.rounding.divide(last.att + roll.total, last.split, mode) if last.halved else last.att + roll.total  # type: ignore[arg-type]
     hit = total > last.dp
     sc = _Scratch(state, cb, mode)
     dmg_amount, dmg_roll = 0, None
@@ -147,8 +148,77 @@ def _redo_initiative(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context,
     return _finish(state, cmd.combat, [ev], ctx.rounding)
 
 
+def _redo_duration(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
+                   by: str) -> list[Emit]:
+    """New duration dice (a table action "[1d4]", L1225-L1258): the roller's IT moves by the difference."""
+    assert last.roll is not None
+    dice = ctx.dice()
+    rolls = [dice.roll(last.roll.expr, purpose="chance reroll") for _ in range(last.times)]
+    seconds = sum(max(r.total, 0) for r in rolls)
+    before = cb.it[cmd.actor]
+    ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="duration", roll=rolls[0], rolls=rolls, left=left,
+                    by=by, old=last.roll, total=seconds, it_before=before,
+                    it_after=before - last.amount + seconds)  # type: ignore[arg-type]
+    return _finish(state, cmd.combat, [ev], ctx.rounding)
+
+
+def _redo_effects(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
+                  by: str) -> list[Emit]:
+    """New effect dice of the spell just released (its Dommage ...): each target's PV move by the
+    difference; more damage may deconcentrate a target that incants (L972)."""
+    if not last.spell or not last.spends:
+        raise RuleError(f"{cmd.actor}'s last spell effects cannot be rolled again (their spends are not known).")
+    mode = ctx.rounding
+    spell = content(state).spell(last.spell)
+    targets = [t for t in last.targets if t in cb.fighters]
+    dead = [t for t in targets if cb.fighters[t].condition == "dead" and last.dealt.get(t)]
+    if dead:
+        raise RuleError(f"{dead[0]} is dead; the spell that struck it can no longer be rolled again.")
+    dice = ctx.dice()
+    sc = _Scratch(state, cb, mode)
+    results = _apply_effects(sc, dice, cmd.actor, spell.name, _spends(spell, last.spends), targets,
+                             dict(last.lowered_dm), mode, hurt=False)
+    rolled = [e.roll for r in results for e in r.effects if e.roll is not None]
+    if not rolled:
+        raise RuleError(f"The effects of {spell.name} rolled no dice; there is nothing to roll again.")
+    for r in results:
+        before = last.dealt.get(r.target, 0)
+        if cb.fighters[r.target].condition != "dead":
+            sc.change(r.target, before - r.damage, f"{spell.name} de {cmd.actor} rebrassé (Chance)")
+            if r.damage > before:
+                _deconcentrate(sc, dice, r.target, r.damage, ctx.settings)
+    ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="effects", roll=rolled[0], left=left, by=by,
+                    old=last.roll, spell=spell.name, results=results,
+                    damage_before=sum(last.dealt.values()), damage=sum(r.damage for r in results))  # type: ignore[arg-type]
+    return _finish(state, cmd.combat, [ev, *sc.events], mode)
+
+
+def _redo_tie(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
+              by: str) -> list[Emit]:
+    """A new d6 for the roller's die of the tie-break's last round (L1202); level again at the top, those
+    level roll further rounds. Only before any of the tied combatants has acted."""
+    rounds = [dict(r) for r in cb.tie_rounds]
+    if not rounds or cmd.actor not in rounds[-1] or cb.tie_it is None:
+        raise RuleError(f"{cmd.actor}'s tie-break die is no longer the one that decides; it cannot be redone.")
+    if any(cb.it.get(fid) != cb.tie_it for fid in rounds[0]):
+        raise RuleError("A combatant of the tie has acted since; the tie-break can no longer be redone.")
+    dice = ctx.dice()
+    roll = dice.roll("1d6", purpose="chance reroll")
+    old = rounds[-1][cmd.actor]
+    rounds[-1][cmd.actor] = roll
+    best = max(r.total for r in rounds[-1].values())
+    level = [n for n, r in rounds[-1].items() if r.total == best]
+    if len(level) > 1:
+        rounds.extend(c.roll_tie_break(dice, level))
+    redone = RollRedone(name=cmd.combat, character=cmd.actor, kind="tie-break", roll=roll, left=left, by=by,
+                        old=old, total=roll.total)  # type: ignore[arg-type]
+    tie = TieBroken(name=cmd.combat, it=cb.tie_it, rounds=rounds, winner=c.tie_winner(rounds))
+    return _finish(state, cmd.combat, [redone, tie], ctx.rounding)
+
+
 _REDO: dict[str, Any] = {"attack": _redo_attack, "damage": _redo_damage, "concentration": _redo_concentration,
-                         "initiative": _redo_initiative}
+                         "initiative": _redo_initiative, "duration": _redo_duration, "effects": _redo_effects,
+                         "tie-break": _redo_tie}
 
 
 def _faces(roll: Roll | None) -> str:
@@ -159,6 +229,9 @@ _REDONE_TEXT: dict[str, Any] = {
     "damage": lambda e: f"dommages {e.damage_before} → {e.damage} contre {e.target}",
     "concentration": lambda e: f"concentration de {e.spell} : {e.total}, " + ("réussie" if e.success else "échouée"),
     "initiative": lambda e: f"initiative : IT {e.it_before} → {e.it_after}",
+    "duration": lambda e: f"durée {e.total} s : IT {e.it_before} → {e.it_after}",
+    "effects": lambda e: f"effets de {e.spell} : dommages {e.damage_before} → {e.damage}",
+    "tie-break": lambda e: f"dé d'égalité {e.total}",
 }
 
 

@@ -55,7 +55,9 @@ def _active(state: CristalState, name: str) -> Combat:
 def _fighter(cb: Combat, fid: str) -> Fighter:
     f = cb.fighters.get(fid)
     if f is None:
-        raise UnknownEntity(f"{fid} is not in the combat {cb.name!r}.")
+        from ..content import did_you_mean
+
+        raise UnknownEntity(f"{fid} is not in the combat {cb.name!r}.{did_you_mean(fid, cb.fighters)}")
     return f
 
 
@@ -221,7 +223,8 @@ def whose_turn(state: CristalState, name: str, mode: str = "round", nums: Number
     tied = c.tied_for_dice(line)
     ties = _valid_ties(cb)
     if tied and any(t not in ties for t in tied):
-        raise RuleError(f"{' and '.join(tied)} are tied on IT and REF; run 'combat next {name}' to roll the tie-break.")
+        raise RuleError(f"{' and '.join(tied)} are tied on IT and REF; run 'combat next {name}' to roll the tie-break, "
+                        "or give its d6 first in the command's --dice.")
     return c.next_actor(line, ties)
 
 
@@ -300,10 +303,15 @@ def _item(state: CristalState, name: str) -> ItemTemplate | None:
     return content(state).item(name) if name else None
 
 
-def _time_of(spell: SpellDef, override: str) -> m.SpellTime:
+def _time_of(spell: SpellDef, override: str, remembered: str = "") -> m.SpellTime:
+    """The spell's Temps: the one given now, else the book's, else the one given the last time the
+    spell was cast in this campaign (``CristalState.spell_times``)."""
     raw: Any = override or spell.time
     if raw is None or raw == "":
-        raise RuleError(f"The Temps of {spell.name} is not printed; give it with --time SECONDS or INSTANTANÉ.")
+        raw = remembered
+    if raw is None or raw == "":
+        raise RuleError(f"The Temps of {spell.name} is not printed; give it with --time SECONDS or INSTANTANÉ "
+                        "(it is then remembered for the next casts).")
     if isinstance(raw, str) and raw.strip().lstrip("-").isdigit():
         raw = int(raw)
     return m.parse_spell_time(raw)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 
 from ..state import CristalState
 from ....display import plain_id
@@ -10,8 +11,11 @@ from ....rolls import Roll
 from ....ruleset import Context, Emit
 from .. import alignment as al
 from .. import combat as c
-from ..content import ItemTemplate
+from ..content import ItemTemplate, RaceWeapon, did_you_mean, find_named
+from ....dice import parse
+from ....errors import DiceError
 from ..stable import dmg as stable_dmg
+from .fold import _apply
 from .common import (  # noqa: F401
     _active,
     _check_stats,
@@ -61,6 +65,37 @@ from .model import (
 )
 
 # =========================================================================== decisions
+
+def _level_it(cb: Combat) -> bool:
+    """Two conscious combatants share the smallest IT (only then may REF and a die be needed)."""
+    its = [cb.it[f.id] for f in cb.fighters.values() if f.condition == "conscious"]
+    return len(its) > 1 and its.count(min(its)) > 1
+
+
+def tie_first(decide: Any) -> Any:
+    """A turn command whose faces begin with the tie-break: when the next actors are tied on IT and REF
+    (L1202) and the faces were entered at the table (``--dice``), the first faces are the tie-break d6
+    (one per tied combatant, in the fight's order, round after round while level); the tie is recorded,
+    then the command is decided on the state it leaves. Engine dice still ask for 'combat next'."""
+
+    def decide_after_tie(state: CristalState, cmd: Any, ctx: Context) -> list[Emit]:
+        cb = state.combats.get(cmd.combat)
+        if cb is None or not cb.active or ctx.faces is None or not _level_it(cb):
+            return decide(state, cmd, ctx)
+        tied = c.tied_for_dice(timeline(state, cb, ctx.rounding))
+        ties = _valid_ties(cb)
+        if not tied or all(t in ties for t in tied):
+            return decide(state, cmd, ctx)
+        broken = decide_next(state, NextTurn(combat=cmd.combat), ctx)
+        after = state
+        for e in broken:
+            after = _apply(after, e.event)
+        return [*broken, *decide(after, cmd, ctx)]
+
+    decide_after_tie.__name__ = decide.__name__
+    decide_after_tie.__doc__ = decide.__doc__
+    return decide_after_tie
+
 
 def _entry(state: CristalState, fid: str, it: int, stats: dict[str, int | str]) -> FighterEntry:
     if not fid.strip():
@@ -209,6 +244,69 @@ def _arms(state: CristalState, fid: str, weapon: ItemTemplate | None, projectile
     return weapon, projectile
 
 
+def _race_weapons(state: CristalState, race: str | None) -> list[RaceWeapon]:
+    if not isinstance(race, str) or not race:
+        return []
+    return [w for w in content(state).race(race).weapons if w.kind == "Naturelle"]
+
+
+def _natural_name(w: RaceWeapon | None) -> str:
+    return "" if w is None else (w.name or w.description)
+
+
+def _race_it(state: CristalState, race: str | None) -> int | None:
+    """The IT of the race's natural attack when its section gives one (L1263), else None (6 s)."""
+    return next((w.it for w in _race_weapons(state, race) if w.it is not None), None)
+
+
+def _is_dice(expr: str) -> bool:
+    try:
+        parse(expr)
+    except DiceError:
+        return False
+    return True
+
+
+def _natural(state: CristalState, cb: Combat, cmd: Attack, race: str | None, armed: bool) -> RaceWeapon | None:
+    """The natural weapon ``--natural`` names (L463-L469), still recovering or not (L469)."""
+    if not cmd.natural:
+        return None
+    if armed:
+        raise RuleError("A natural weapon is the body's: give --natural without --weapon or --projectile.")
+    weapons = _race_weapons(state, race)
+    if not weapons:
+        raise RuleError(f"{cmd.actor} has no race with natural weapons; give its race (--stat {cmd.actor}:race=...).")
+    found = find_named(weapons, cmd.natural, _natural_name)
+    if found is None:
+        names = [_natural_name(w) for w in weapons]
+        raise UnknownEntity(f"Unknown natural weapon {cmd.natural!r};{did_you_mean(cmd.natural, names)} "
+                            f"{race}'s: {', '.join(names)}.")
+    ready = cb.fighters[cmd.actor].recovering.get(_natural_name(found))
+    if ready is not None and cb.it[cmd.actor] < ready:
+        raise RuleError(f"{cmd.actor}'s {_natural_name(found)} is recovering until IT {ready} "
+                        f"({found.recovery_s} s after its use, L469).")
+    return found
+
+
+def _shots(ctx: Context, chain: bool) -> int:
+    """The attacks (and projectiles) of one attack: 1, or the campaign's ``chain_attacks`` (L1363, D14)."""
+    if not chain:
+        return 1
+    if ctx.settings.chain_attacks < 2:
+        raise RuleError("Chained attacks are turned off in this campaign (setting chain_attacks).")
+    return int(ctx.settings.chain_attacks)
+
+
+def _carried(state: CristalState, fid: str, name: str) -> ItemTemplate | None:
+    """An item an attack names: the one the character carries under that name, whatever its origin
+    (its own "Excalibur", L837), else the content pack's."""
+    if not name:
+        return None
+    ch = state.characters.get(fid)
+    own = find_named(ch.items, name, lambda i: i.name) if ch is not None else None
+    return own.template if own is not None else _item(state, name)
+
+
 def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
     mode = ctx.rounding
     cb = _active(state, cmd.combat)
@@ -220,8 +318,11 @@ def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
     if cmd.target == cmd.actor:
         raise RuleError("A combatant cannot attack itself.")
     a, t = sc.nums(cmd.actor), sc.nums(cmd.target)
-    weapon, projectile = _arms(state, cmd.actor, _item(state, cmd.weapon), _item(state, cmd.projectile),
-                                2 if cmd.chain else 1)
+    weapon, projectile = _carried(state, cmd.actor, cmd.weapon), _carried(state, cmd.actor, cmd.projectile)
+    if weapon is not None and weapon.kind == "thrown" and projectile is None:
+        # a dagger thrown from the hand is a projectile: no FRC bonus, and it is gone once thrown (L1340-L1352)
+        weapon, projectile = None, weapon
+    weapon, projectile = _arms(state, cmd.actor, weapon, projectile, _shots(ctx, cmd.chain))
     propulsor = weapon if weapon is not None and weapon.kind == "propulsor" else None
     if propulsor is not None and projectile is None:
         raise RuleError(f"{propulsor.name} needs a projectile (--projectile).")
@@ -235,11 +336,22 @@ def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
     dp = _need(t.DP, cmd.target, "DP")
     align_pen = al.penalty(al.reaction(_int(a.ALIGN), _int(t.ALIGN)))
     frc = {"FRC": _int(a.FRC)}
+    natural = _natural(state, cb, cmd, a.race, weapon is not None or projectile is not None)
+    ready_at = None
     if weapon is None and projectile is None:
-        # the attacker's own ATT and DMG (its main weapon, or the GM's numbers); IT 6 when none (L1263)
+        # the attacker's own ATT and DMG (its main weapon, or the GM's numbers); bare-handed, the IT of
+        # the race's natural attack, else 6 (L1263)
         att, weapon_att = _need(a.ATT, cmd.actor, "ATT"), 0
         dmg = a.DMG if a.DMG is not None else stable_dmg(frc, None, mode)[0]  # type: ignore[arg-type]
-        seconds = c.attack_duration(a.IT)
+        own_it = a.IT
+        if natural is not None:
+            dmg = natural.dmg if natural.dmg and _is_dice(natural.dmg) else dmg
+            own_it = natural.it
+            if natural.recovery_s:
+                ready_at = cb.it[cmd.actor] + natural.recovery_s
+        elif own_it is None and "IT" not in f.stats:
+            own_it = _race_it(state, a.race)
+        seconds = c.attack_duration(own_it)
     else:
         att = a.ATT0 if a.ATT0 is not None and "ATT" not in f.stats else _need(a.ATT, cmd.actor, "ATT")
         weapon_att = sum(i.att for i in (weapon, projectile) if i is not None)
@@ -255,10 +367,8 @@ def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
     vol = _voleur_check(state, a, f, "Attaque de dos") if cmd.back else 0
     dice = ctx.dice()
     if cmd.chain:
-        if ctx.settings.chain_attacks < 2:
-            raise RuleError("Chained attacks are turned off in this campaign (setting chain_attacks).")
         checks = list(c.roll_chained_attack(dice, att, dp, mode, weapon_att=weapon_att, range_penalty=penalty,
-                                            alignment_penalty=align_pen))
+                                            alignment_penalty=align_pen, attacks=_shots(ctx, True)))
     else:
         checks = [c.roll_attack(dice, att, dp, weapon_att=weapon_att, range_penalty=penalty,
                                 alignment_penalty=align_pen)]
@@ -277,7 +387,7 @@ def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
                         range_penalty=penalty, alignment_penalty=align_pen, chain=cmd.chain, back=cmd.back,
                         vol_spent=vol, dmg=dmg,
                         projectiles_used=len(swings) if projectile is not None and cmd.actor in state.characters
-                        else 0)
+                        else 0, natural=_natural_name(natural), ready_at=ready_at)
     return _finish(state, cmd.combat, [ev, *sc.events], mode)
 
 

@@ -133,6 +133,8 @@ class AttackResolved(Event, tag="combat.attack_resolved"):
     vol_spent: int = 0
     dmg: str = ""
     projectiles_used: int = 0  # taken from the attacker's inventory (a character's); 0 in logs before this field
+    natural: str = ""  # the race's natural weapon used (L463-L469)
+    ready_at: int | None = None  # ... which recovers until this IT (L469)
 
 
 class SpellCast(Event, tag="combat.spell_cast"):
@@ -209,6 +211,8 @@ class PvChanged(Event, tag="combat.pv_changed"):
     delta: int
     pv_after: int
     cause: str
+    amends: int | None = None  # a correction's compensation: the position of the event corrected
+    fixed: dict[str, int] = {}  # ... and the corrected values (die, damage, delta)
 
 
 class PmSpent(Event, tag="combat.pm_spent"):
@@ -373,12 +377,12 @@ class Rerolled(Event, tag="combat.rerolled"):
 
 
 class RollRedone(Event, tag="combat.roll_redone"):
-    """Chance on a damage, concentration or initiative roll (L56-L58): the new roll replaces the old one
+    """Chance on a damage, concentration, initiative, duration, spell-effect or tie-break roll (L56-L58): the new roll replaces the old one
     ("en ignorant le résultat actuel"); both stay in the log. ``by`` the player (Chance > 0) or the GM (< 0)."""
 
     name: str
     character: str
-    kind: Literal["damage", "concentration", "initiative"]
+    kind: Literal["damage", "concentration", "initiative", "duration", "effects", "tie-break"]
     roll: Roll
     left: int
     by: Literal["player", "gm"] = "player"
@@ -392,6 +396,8 @@ class RollRedone(Event, tag="combat.roll_redone"):
     success: bool = False
     it_before: int = 0
     it_after: int = 0
+    rolls: list[Roll] = []  # duration: every repetition's roll (``roll`` is the first)
+    results: list[TargetResult] = []  # effects: the effects rolled again, target by target
 
 
 class CombatEnded(Event, tag="combat.ended"):

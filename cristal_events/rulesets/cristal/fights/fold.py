@@ -112,12 +112,14 @@ def _ev_tie(state: CristalState, ev: TieBroken) -> _Folded:
     fighters = dict(cb.fighters)
     for fid in ev.rounds[0]:
         fighters[fid] = _replace(fighters[fid], last_roll=LastRoll(kind="tie-break", it_after=cb.it[fid]))
-    return state, _replace(cb, tie_it=ev.it, tie_rolls=tie_scores(ev.rounds), fighters=fighters)
+    return state, _replace(cb, tie_it=ev.it, tie_rolls=tie_scores(ev.rounds), tie_rounds=list(ev.rounds),
+                           fighters=fighters)
 
 
 def _ev_action(state: CristalState, ev: ActionTaken) -> _Folded:
     cb = state.combats[ev.name]
-    rolled = {"last_roll": LastRoll(kind="duration", it_after=cb.it[ev.actor] + ev.seconds)} if ev.rolls else {}
+    rolled = {"last_roll": LastRoll(kind="duration", it_after=cb.it[ev.actor] + ev.seconds, roll=ev.rolls[0],
+                                    times=len(ev.rolls), amount=ev.seconds)} if ev.rolls else {}
     cb = _add_it(cb, ev.actor, ev.seconds, **rolled)
     if ev.aided:
         cb = _with_fighter(cb, ev.aided, aided=True)
@@ -130,10 +132,14 @@ def _ev_passed(state: CristalState, ev: TurnPassed) -> _Folded:
 
 def _ev_attack(state: CristalState, ev: AttackResolved) -> _Folded:
     last = ev.swings[-1]
-    la = LastAttack(target=ev.target, att=ev.att, dp=ev.dp, halved=ev.chain, dmg=ev.dmg, backstab=ev.back, hit=last.hit)
+    la = LastAttack(target=ev.target, att=ev.att, dp=ev.dp, halved=ev.chain, dmg=ev.dmg, backstab=ev.back, hit=last.hit,
+                    split=max(2, len(ev.swings)))
     cb = state.combats[ev.name]
+    extra: dict[str, Any] = {}
+    if ev.natural and ev.ready_at is not None:
+        extra["recovering"] = {**cb.fighters[ev.attacker].recovering, ev.natural: ev.ready_at}
     cb = _add_it(cb, ev.attacker, ev.seconds, last_attack=la,
-                 last_roll=_attack_roll(ev.swings, ev.target, la, cb.it[ev.attacker] + ev.seconds))
+                 last_roll=_attack_roll(ev.swings, ev.target, la, cb.it[ev.attacker] + ev.seconds), **extra)
     state, cb = _spend(state, cb, ev.attacker, "Vol", "vol_spent", ev.vol_spent)
     return _use_projectiles(state, ev), cb
 
@@ -145,7 +151,7 @@ def _attack_roll(swings: list[Swing], target: str, la: LastAttack, it: int) -> L
         return LastRoll(kind="damage", it_after=it, roll=hurt[-1].damage_roll, target=target, dmg=la.dmg,
                         backstab=la.backstab, amount=hurt[-1].damage)
     return LastRoll(kind="attack", it_after=it, roll=swings[-1].roll, target=target, att=la.att, dp=la.dp,
-                    halved=la.halved, dmg=la.dmg, backstab=la.backstab)
+                    halved=la.halved, split=la.split, dmg=la.dmg, backstab=la.backstab)
 
 
 def _use_projectiles(state: CristalState, ev: AttackResolved) -> CristalState:
@@ -180,13 +186,28 @@ def _ev_cast(state: CristalState, ev: SpellCast) -> _Folded:
             kind="concentration", it_after=it, roll=ev.roll, spell=ev.spell, cnc=ev.cnc, penalty=ev.penalty,
             spell_cnc=ev.spell_cnc, success=ev.success, time=ev.time, combustion=comb, spends=dict(ev.spends),
             targets=list(ev.targets), lowered_dm=dict(ev.lowered_dm))
+    if ev.time:  # the Temps this cast used, remembered for a spell the book prints none for
+        given = {"instantane": "INSTANTANÉ", "simultane": "SIMULTANÉ"}.get(ev.time, str(ev.incantation))
+        if state.spell_times.get(ev.spell) != given:
+            state = _replace(state, spell_times={**state.spell_times, ev.spell: given})
     return state, _add_it(cb, ev.caster, ev.incantation, **changes)
 
 
 def _ev_released(state: CristalState, ev: SpellReleased) -> _Folded:
     cb = state.combats[ev.name]
+    f = cb.fighters[ev.caster]
+    dealt = {r.target: r.damage for r in ev.results}
+    rolled_any = next((e.roll for r in ev.results for e in r.effects if e.roll is not None), None)
     if ev.source == "spell":
-        rolled = LastRoll(kind="effects", it_after=cb.it[ev.caster] + ev.combustion)
+        # what redoing its effect dice needs (L56): the spell's spends, targets and DM, from the
+        # incantation or the cast that set it off
+        src = f.incantation if f.incantation is not None and f.incantation.spell == ev.spell else f.last_roll
+        how: dict[str, Any] = {}
+        if src is not None and getattr(src, "spell", "") == ev.spell:
+            how = {"spell": ev.spell, "spends": dict(src.spends), "targets": list(src.targets),
+                   "lowered_dm": dict(src.lowered_dm), "combustion": ev.combustion}
+        rolled = LastRoll(kind="effects", it_after=cb.it[ev.caster] + ev.combustion, roll=rolled_any, dealt=dealt,
+                          **how)
         return state, _add_it(cb, ev.caster, ev.combustion, action=False, incantation=None, last_roll=rolled)
     return state, _with_fighter(cb, ev.caster, last_roll=LastRoll(kind="effects", it_after=cb.it[ev.caster]))
 
@@ -196,6 +217,8 @@ def _ev_deconcentrated(state: CristalState, ev: Deconcentrated) -> _Folded:
 
 
 def _ev_pv(state: CristalState, ev: PvChanged) -> _Folded:
+    if ev.amends is not None:
+        state = _replace(state, corrections={**state.corrections, ev.amends: dict(ev.fixed)})
     return _set_character(state, state.combats[ev.name], ev.character, "pv", ev.pv_after)
 
 
@@ -327,6 +350,14 @@ def _ev_redone(state: CristalState, ev: RollRedone) -> _Folded:
             it = {**cb.it, ev.character: ev.it_after}
             cb = _replace(cb, it=it, clock=min(it.values()))
             last = _replace(last, roll=ev.roll, it_after=ev.it_after)
+        case "duration":
+            it = {**cb.it, ev.character: ev.it_after}
+            cb = _replace(cb, it=it)
+            last = _replace(last, roll=ev.roll, it_after=ev.it_after, amount=ev.total)
+        case "effects":
+            last = _replace(last, roll=ev.roll, dealt={r.target: r.damage for r in ev.results})
+        case "tie-break":
+            last = _replace(last, roll=ev.roll)
     cb = _with_fighter(cb, ev.character, last_roll=last, **changes)
     return _spend(state, cb, ev.character, "chance", "rerolls", 1)
 

@@ -87,6 +87,7 @@ class Attack(msgspec.Struct, frozen=True, kw_only=True):
     distance: int | None = None
     chain: bool = False
     back: bool = False
+    natural: str = ""  # a natural weapon of the attacker's race (L463-L469)
 
 
 class CastSpell(msgspec.Struct, frozen=True, kw_only=True):
@@ -193,10 +194,11 @@ class UseAlignment(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Reroll(msgspec.Struct, frozen=True, kw_only=True):
-    """Chance: redo ``actor``'s last roll (attack, damage, concentration or initiative); ``gm`` when the GM
-    orders it for a negative Chance (L58).
+    """Chance: redo ``actor``'s last roll (attack, damage, concentration, initiative, spell effects,
+    duration, tie-break); ``gm`` when the GM orders it for a negative Chance (L58).
 
-    Dice: the new roll (a d20 for an attack or a concentration, the DMG dice, a d6 for initiative), then
+    Dice: the new roll (a d20 for an attack or a concentration, the DMG dice, a d6 for initiative or a
+    tie-break, the effect dice target by target, the duration dice of each repetition), then
     the damage dice if an attack now hits, or the effect dice if an INSTANTANÉ spell now succeeds.
     """
 

@@ -65,8 +65,9 @@ def _spends(spell: SpellDef, given: dict[str, int]) -> list[m.EffectSpend]:
 
 
 def _apply_effects(sc: _Scratch, dice: Dice, caster: str, spell_name: str, spends: list[m.EffectSpend],
-                   targets: list[str], lowered: dict[str, int], mode: str) -> list[TargetResult]:
-    """Effects per target after its DM (L1024-L1036); DMG effects hurt, each target rolls its own dice."""
+                   targets: list[str], lowered: dict[str, int], mode: str, *, hurt: bool = True) -> list[TargetResult]:
+    """Effects per target after its DM (L1024-L1036); DMG effects hurt, each target rolls its own dice
+    (``hurt=False``: the results only, for a Chance reroll that moves the PV by the difference)."""
     results = []
     for tid in targets:
         nums = sc.nums(tid)
@@ -81,15 +82,20 @@ def _apply_effects(sc: _Scratch, dice: Dice, caster: str, spell_name: str, spend
             effects.append(EffectResult(name=out.name, unit=out.unit, pm_after=out.pm_after, amount=out.amount,
                                         value=value, roll=roll))
         results.append(TargetResult(target=tid, dm=lowered.get(tid, dm), effects=effects, damage=damage))
-        if damage:
+        if damage and hurt:
             _hurt(sc, dice, tid, damage, f"{spell_name} de {caster}", mode)
     return results
 
 
-def _time_of(spell: SpellDef, override: str) -> m.SpellTime:
+def _time_of(spell: SpellDef, override: str, remembered: str = "") -> m.SpellTime:
+    """The spell's Temps: the one given now, else the book's, else the one given the last time the
+    spell was cast in this campaign (``CristalState.spell_times``)."""
     raw: Any = override or spell.time
     if raw is None or raw == "":
-        raise RuleError(f"The Temps of {spell.name} is not printed; give it with --time SECONDS or INSTANTANÉ.")
+        raw = remembered
+    if raw is None or raw == "":
+        raise RuleError(f"The Temps of {spell.name} is not printed; give it with --time SECONDS or INSTANTANÉ "
+                        "(it is then remembered for the next casts).")
     if isinstance(raw, str) and raw.strip().lstrip("-").isdigit():
         raw = int(raw)
     return m.parse_spell_time(raw)
@@ -132,7 +138,7 @@ def decide_cast(state: CristalState, cmd: CastSpell, ctx: Context) -> list[Emit]
     if stray:
         raise RuleError(f"{stray[0]} lowers its DM but is not a target of the spell.")
     spends = _spends(spell, dict(cmd.effects))
-    time = _time_of(spell, cmd.time)
+    time = _time_of(spell, cmd.time, state.spell_times.get(spell.name, ""))
     if time.kind == "simultane" and cmd.accompanying is None:
         raise RuleError(f"{spell.name} is SIMULTANÉ: give the duration of the accompanying action (--with-action S).")
     nums = sc.nums(cmd.actor)
@@ -229,7 +235,7 @@ def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list
     for fid in cmd.within:
         _fighter(cb, fid)  # L1093: a combatant within the blast's 6 m
     spends = _spends(spell, dict(cmd.effects))
-    time = _time_of(spell, cmd.time)
+    time = _time_of(spell, cmd.time, state.spell_times.get(spell.name, ""))
     nums = sc.nums(cmd.actor)
     dice = ctx.dice()
     first = _pay(sc, cmd.actor, nums, spell.pm_base, spell.cnc, spends, dice, ctx, list(cmd.penalties), 0,

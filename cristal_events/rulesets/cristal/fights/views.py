@@ -29,7 +29,8 @@ _SUMMARY: dict[type, Any] = {
     ActionTaken: lambda e: f"{e.actor} : {e.what or e.action} (+{e.seconds})",
     TurnPassed: lambda e: f"{e.actor} passe son tour (+{e.seconds})",
     AttackResolved: lambda e: f"{e.attacker} attaque {e.target}"
-                              + (f" ({e.weapon or e.projectile})" if e.weapon or e.projectile else "")
+                              + (f" ({e.weapon or e.projectile or e.natural})"
+                                 if e.weapon or e.projectile or e.natural else "")
                               + f" : ATT {e.att} contre DP {e.dp}, " + ", ".join(_swing_text(s) for s in e.swings)
                               + f" (+{e.seconds})",
     SpellCast: lambda e: f"{e.caster} lance {e.spell} ({e.pm_cost} PM) : CNC {e.total} contre {e.spell_cnc}, "
