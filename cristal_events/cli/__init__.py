@@ -35,7 +35,7 @@ CORE = {
     "schema": "campaign",
     "note": "campaign", "rebuild": "campaign", "correct": "correct", "replay": "replay", "audit": "audit",
     "export": "export", "import": "export", "demo": "demo", "script": "script", "sheet": "sheet",
-    "characters": "sheet", "access": "web", "serve": "web", "settings": "settings",
+    "characters": "sheet", "access": "cristal_events.web.cli", "serve": "cristal_events.web.cli", "settings": "settings",
 }
 
 
@@ -53,6 +53,8 @@ def core_commands() -> dict[str, click.Command]:
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
         if not info.name.startswith("_") and info.name != "common" and not info.ispkg:  # packages: rulesets' CLIs
             found.update(module_commands(info.name))
+    for module in sorted({m for m in CORE.values() if "." in m}):  # faces above the CLI (the web table's commands)
+        found.update(module_commands(module))
     return found
 
 

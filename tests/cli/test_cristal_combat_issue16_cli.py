@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.cli.test_cristal_combat_cli import BOOK, COMMANDS, STATS
+from test_cristal_combat_cli import BOOK, COMMANDS, STATS
 
 
 @pytest.fixture
@@ -191,7 +191,7 @@ def test_a_voleur_ability_and_bleeding_outside_a_fight_through_the_cli(run):
 
 def test_a_natural_weapon_and_its_recovery_through_the_cli(run, tmp_path):
     """Item 20 (L469, L1263): a serpent's Venin, IT 3, recovers for 3 hours."""
-    from tests.rules.cristal.test_combat_issue16 import SERPENT
+    from rules.cristal.test_combat_issue16 import SERPENT
 
     pack = tmp_path / "serpents.json"
     pack.write_text(json.dumps(SERPENT), encoding="utf-8")

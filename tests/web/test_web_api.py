@@ -284,7 +284,7 @@ def test_access_grant_list_revoke_on_the_command_line(table):
 def test_serve_warns_when_it_opens_the_table_to_the_network(table, monkeypatch):
     import uvicorn
 
-    from cristal_events.cli.web import is_loopback
+    from cristal_events.web.cli import is_loopback
 
     seen = {}
     monkeypatch.setattr(uvicorn, "run", lambda app, host, port, log_level: seen.update(host=host, port=port))

@@ -27,7 +27,7 @@ def test_the_wheel_holds_the_templates_the_static_files_and_the_migration(tmp_pa
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = {f"cristal_events/web/templates/{p.name}" for p in (WEB / "templates").iterdir()}
     expected |= {f"cristal_events/web/static/{p.name}" for p in (WEB / "static").iterdir()}
-    expected |= {"cristal_events/migrations/0006_access_tokens.sql", "cristal_events/cli/web.py"}
+    expected |= {"cristal_events/migrations/0006_access_tokens.sql", "cristal_events/web/cli.py"}
     assert "cristal_events/web/static/htmx.min.js" in expected
     assert expected <= names, sorted(expected - names)
 

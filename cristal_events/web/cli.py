@@ -13,9 +13,9 @@ import os
 
 import click
 
+from ..cli.common import actor, echo, emit_json, json_option, open_campaign
 from ..display import visible
 from ..service import GrantAccess, RevokeAccess
-from .common import actor, echo, emit_json, json_option, open_campaign
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8019
@@ -130,7 +130,7 @@ def serve_cmd(ctx: click.Context, host: str, port: int, as_json: bool) -> None:
     try:
         import uvicorn
 
-        from ..web.app import create_app
+        from .app import create_app
     except ModuleNotFoundError as exc:
         raise click.ClickException(f"'cristal serve' needs the web extra ({exc.name} is missing): "
                                    "pip install 'cristal-events[web]'.") from None
