@@ -110,8 +110,8 @@ def _pay(sc: _Scratch, caster: str, nums: CombatNumbers, base_pm: int, spell_cnc
                         allow_overdraw=ctx.settings.pm_overdraw, magic_capable=nums.PMrace != 0)
 
 
-def _worst_alignment(nums: CombatNumbers, sc: _Scratch, targets: list[str]) -> int:
-    pens = [al.penalty(al.reaction(_int(nums.ALIGN), _int(sc.nums(t).ALIGN))) for t in targets]
+def _worst_alignment(nums: CombatNumbers, sc: _Scratch, targets: list[str], beyond_20: str = "half") -> int:
+    pens = [al.penalty(al.reaction(_int(nums.ALIGN), _int(sc.nums(t).ALIGN)), beyond_20) for t in targets]
     return min(pens, default=0)
 
 
@@ -144,7 +144,7 @@ def decide_cast(state: CristalState, cmd: CastSpell, ctx: Context) -> list[Emit]
     nums = sc.nums(cmd.actor)
     dice = ctx.dice()
     res = _pay(sc, cmd.actor, nums, spell.pm_base, spell.cnc, spends, dice, ctx, list(cmd.penalties),
-               _worst_alignment(nums, sc, list(cmd.targets)), spell.pm_max)
+               _worst_alignment(nums, sc, list(cmd.targets), ctx.settings.alignment_beyond_20), spell.pm_max)
     chk = res.concentration
     dur = m.spell_durations(time, spell.cnc, mode, success=chk.success, accompanying_seconds=cmd.accompanying)  # type: ignore[arg-type]
     if spell.combustion is not None and chk.success and time.kind != "simultane":
