@@ -254,18 +254,19 @@ def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list
         explosion = result.explosion.expr
     pm_after = second.pm_after
     overdraw = first.pv_damage + second.pv_damage
+    zone = _blast_zone(cb, cmd.actor, list(cmd.within)) if blast is not None and blast.roll is not None else []
     ev = CrystalStored(name=cmd.combat, caster=cmd.actor, crystal=cmd.crystal, capacity=crystal.capacity,
                        spell=spell.name, spends=list(spends), pm=first.pm_cost,
                        fermeture_pm=ferm_pm, outcome=result.outcome, spell_roll=first.concentration.roll,
                        fermeture_roll=second.concentration.roll, spell_success=first.success,
                        fermeture_success=second.success, explosion=explosion,
                        explosion_roll=blast.roll if blast else None, seconds=dur.total,
-                       pm_cost=first.pm_cost + ferm_pm, pm_after=pm_after, overdraw_pv=overdraw)
+                       pm_cost=first.pm_cost + ferm_pm, pm_after=pm_after, overdraw_pv=overdraw, hit=zone)
     sc.events.append(PmSpent(name=cmd.combat, character=cmd.actor, pm=_need(nums.PM, cmd.actor, "PM") - pm_after, pm_after=pm_after))
     sc.change(cmd.actor, -overdraw, "Fermeture Cristalline : PM puisés sous 0")
     if blast is not None and blast.roll is not None:
         # L1093: one total hits everyone within 6 m, no DP nor DM: the caster and those the GM names
-        for fid in _blast_zone(cb, cmd.actor, list(cmd.within)):
+        for fid in zone:
             sc.change(fid, -blast.roll.total, f"explosion du cristal {cmd.crystal}")
     return _finish(state, cmd.combat, [ev, *sc.events], mode)
 
