@@ -5,7 +5,7 @@
   ``A_source + |A_target|`` for a cursed source, ``A_source - |A_target|`` for a blessed one.
   Equal magnitudes give 0 either way (D32); a demon -10 facing an angel +15 feels +5 (D31).
 * Penalty (L1394-L1415, D4): the row with the largest |reaction| not above |R| on the same side;
-  beyond ±20, ``-ceil(|R| / 2)``. The penalty lowers the ATT or CNC total by its size.
+  beyond ±20, ``-ceil(|R| / 2)`` (setting alignment_beyond_20=cap: -10). The penalty lowers the ATT or CNC total by its size.
 * Pool (L1417-L1421, D30): ``|alignment| x 5`` points a day, 1 PV per second, at most 20 per action.
 """
 
@@ -62,9 +62,16 @@ def _row(value: int) -> tuple[int, str, int]:
     return max(side, key=lambda r: abs(r[0]))
 
 
-def penalty(value: int) -> int:
-    """The printed Pénalité (0 or negative) for reaction ``value`` (D4): +15 -> -6, -7 -> -3, 25 -> -13."""
-    if abs(value) > 20:
+#: what a reaction beyond ±20 costs (D4; the table stops at ±20, L1395-L1413): "half" goes on with the
+#: printed rows' own pattern (each row from ±4 to ±20 is half the reaction, rounded up: -ceil(|R|/2)),
+#: "cap" keeps the last printed row (-10)
+BEYOND_20 = ("half", "cap")
+
+
+def penalty(value: int, beyond_20: str = "half") -> int:
+    """The printed Pénalité (0 or negative) for reaction ``value`` (D4): +15 -> -6, -7 -> -3, 25 -> -13
+    (``beyond_20="cap"``: 25 -> -10)."""
+    if abs(value) > 20 and beyond_20 != "cap":
         return -((abs(value) + 1) // 2)
     return _row(value)[2]
 
@@ -74,9 +81,9 @@ def description(value: int) -> str:
     return _row(value)[1]
 
 
-def apply_penalty(total: int, value: int) -> int:
+def apply_penalty(total: int, value: int, beyond_20: str = "half") -> int:
     """ATT or CNC total against the source of reaction ``value``: lowered by |penalty| (L1415, D4)."""
-    return total - abs(penalty(value))
+    return total - abs(penalty(value, beyond_20))
 
 
 def daily_pool(alignment: int) -> int:

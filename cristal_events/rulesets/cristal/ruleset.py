@@ -16,7 +16,7 @@ of handlers, never an ``if`` ladder).
 from __future__ import annotations
 
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -40,6 +40,7 @@ class CristalSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     damage_floor_zero: bool = True         # D2: a damage roll below 0 does 0
     points_return_when_state_ends: bool = False  # L328, L342: the PV / PM a state's cap took come back at its end
     potion_fade_days: int = 60             # L1182: a potion's spell fades "en moyenne 2 mois"; 0: never
+    alignment_beyond_20: Literal["half", "cap"] = "half"  # D4, L1395-L1415: -ceil(|R|/2), or the ±20 row's -10
 
 
 #: what each setting decides and the book's line (or the ruling) it stands on: what ``cristal settings``
@@ -55,6 +56,8 @@ SETTINGS_BOOK: dict[str, tuple[str, str]] = {
     "damage_floor_zero": ("L1354, D2", "a damage roll below 0 deals 0"),
     "points_return_when_state_ends": ("L328, L342", "the PV / PM an alteration's cap took come back when it ends"),
     "potion_fade_days": ("L1182", "days after which a carried potion's spell has faded (0: never)"),
+    "alignment_beyond_20": ("L1415, D4",
+                            "an alignment reaction beyond ±20 costs half of it (half) or the ±20 row's -10 (cap)"),
 }
 
 

@@ -125,8 +125,8 @@ class LastAttack(msgspec.Struct, frozen=True, kw_only=True):
 class LastRoll(msgspec.Struct, frozen=True, kw_only=True):
     """A combatant's last roll in the fight, what Chance may redo (L56): its kind and what redoing it needs.
 
-    ``kind``: attack, damage, concentration, initiative (redone by ``combat reroll``), or the kind of a
-    roll Chance cannot redo here (effects, duration, tie-break, crystal). ``it_after``: the roller's IT
+    ``kind``: attack, damage, concentration, initiative, duration, effects, tie-break, explosion (redone
+    by ``combat reroll``), or ``crystal``: a crystal spell's concentration roll, which Chance cannot redo here. ``it_after``: the roller's IT
     just after the roll, so a roll is redone before its roller acts again.
     """
 
@@ -155,6 +155,7 @@ class LastRoll(msgspec.Struct, frozen=True, kw_only=True):
     times: int = 1        # duration: the table action's repetitions, one roll each
     dealt: dict[str, int] = {}  # effects: the damage each target took
     split: int = 2        # attack: a chained attack's number of attacks
+    crystal: str = ""     # explosion: the crystal that blew up (``dmg`` its dice, ``amount`` the total, ``targets`` hit)
 
 
 class Fighter(msgspec.Struct, kw_only=True):

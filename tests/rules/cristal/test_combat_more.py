@@ -174,12 +174,14 @@ def test_negative_chance_the_gm_orders_the_reroll(camp):
     ([F.Attack(combat="c", actor="thor", target="york"), ([1],),
       F.TakeAction(combat="c", actor="thor", seconds=5), (None,)],
      F.Reroll(combat="c", actor="thor"), "thor has acted since that roll; Chance redoes a roll before acting again."),
-    # issue 16 item 4: a duration roll is now redone (test_combat_issue16); a crystal roll is not yet
+    # issue 16 item 4: a duration roll is now redone (test_combat_issue16), and a crystal's explosion
+    # and Verrou / Vision Cristalline (test_magic_knowledge); Fermeture's roll is still the GM's to correct
     ([F.StoreInCrystal(combat="c", actor="thor", crystal="bleu", spell="Rayon Magique",
                        effects={"Distance": 3, "Dommage": 8}, capacity=19, time="4"), ([8, 10],)],
      F.Reroll(combat="c", actor="thor"),
-     "thor's last roll is a crystal roll; Chance redoes an attack, damage, concentration, initiative, duration, "
-     "spell-effect or tie-break roll."),
+     "thor's last roll is a Fermeture or Libération Cristalline roll; Chance redoes an attack, damage, "
+     "concentration, initiative, duration, spell-effect, tie-break, crystal explosion, Verrou or Vision "
+     "Cristalline roll."),
     ([], F.Reroll(combat="c", actor="thor"), "thor has made no roll in this combat."),
     ([], F.Reroll(combat="c", actor="thor", gm=True),
      "thor has Chance 2; the GM orders rerolls only for a negative Chance (L58)."),

@@ -7,6 +7,8 @@ L1083-L1093).
 
 from __future__ import annotations
 
+import msgspec
+
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fights as F
 from harness import given
@@ -245,3 +247,52 @@ def test_the_crystal_spells_must_be_known_to_inspect_lock_or_release():
                        (F.ReleaseCrystal(combat="c", actor="lia", crystal="bleu"), "Libération Cristalline")):
         given(table=g.table).when(cmd, faces=[10]).refused(
             f"Lia does not know {spell} (L954): learn it first with 'cristal xp buy spell lia \"{spell}\"'.")
+
+
+def test_chance_redoes_the_explosion_roll_for_everyone_it_hit():
+    # L56: "Tous les types de jet de dés"; L1093: the 11d4 blast (11 PM into a 9-PM crystal) hit Xar and Taz
+    # for 11; Xar's Chance redoes it, 22: each one's PV move by 11 - 22 = -11 (Xar 30 - 22 = 8, Taz 20 - 22 = -2)
+    start = msgspec.structs.replace(BLAST, stats={**BLAST.stats, "xar": {**BLAST.stats["xar"], "CHANCE": 1}})
+    store = F.StoreInCrystal(combat="c", actor="xar", crystal="bleu", spell="Rayon Magique",
+                             effects={"Distance": 3, "Dommage": 8}, capacity=9, time="4", within=["taz"])
+    table = given(start, (store, [8, 12] + [1] * 11)).table
+    out = given(table=table).when(F.Reroll(combat="c", actor="xar"), faces=[2] * 11).events()
+    [redone] = [e for e in out if isinstance(e, F.RollRedone)]
+    assert (redone.kind, redone.crystal, redone.targets, redone.damage_before, redone.damage, redone.left) == (
+        "explosion", "bleu", ["xar", "taz"], 11, 22, 0)
+    assert redone.old.total == 11 and redone.roll.faces == (2,) * 11
+    hits = {e.character: (e.delta, e.pv_after) for e in out if isinstance(e, F.PvChanged)}
+    assert hits == {"xar": (-11, 8), "taz": (-11, -2)}  # York, not within 6 m, untouched
+    given(table=table).when(F.Reroll(combat="c", actor="xar"), faces=[1] * 11).refused(
+        "xar has no Chance reroll left today (L56).")
+
+
+def test_chance_redoes_a_failed_verrou_cristallin_roll():
+    # L56; L1129-L1132: Verrou Cristallin, 5 PM, CNC 16, 60 s; Xar's CNC 10 + d20 5 = 15 fails (60 s, the
+    # Temps alone); Chance: d20 6, 16 succeeds: the crystal is locked and the action lasts 60 + 16 / 2 = 68 s
+    start = msgspec.structs.replace(BLAST, stats={**BLAST.stats, "xar": {**BLAST.stats["xar"], "CHANCE": 1}})
+    store = F.StoreInCrystal(combat="c", actor="xar", crystal="bleu", spell="Rayon Magique",
+                             effects={"Distance": 3, "Dommage": 8}, capacity=19, time="4")
+    table = given(start, (store, [8, 10]), (F.LockCrystal(combat="c", actor="xar", crystal="bleu"), [5])).table
+    assert table.rules.crystals["bleu"].locked_by is None
+    it = table.rules.combats["c"].it["xar"]
+    [redone] = given(table=table).when(F.Reroll(combat="c", actor="xar"), faces=[6]).events()
+    assert (redone.kind, redone.spell, redone.success, redone.margin, redone.old.total, redone.roll.total) == (
+        "crystal", "Verrou Cristallin", True, 0, 5, 6)
+    assert (redone.it_before, redone.it_after) == (it, it + 8)
+    assert table.rules.combats["c"].it["xar"] == it + 8
+    assert table.rules.crystals["bleu"].locked_by == "xar"
+    assert table.rules.combats["c"].fighters["xar"].last_roll.success
+
+
+def test_chance_redoes_a_vision_cristalline_roll_and_shows_the_spell():
+    # L56; L1119-L1125: Vision Cristalline, 1 PM, CNC 8, 20 s; a mage of CNC -5 stores Rayon Magique (11 PM)
+    start = msgspec.structs.replace(BLAST, stats={**BLAST.stats, "xar": {**BLAST.stats["xar"], "CNC": -5,
+                                                                           "CHANCE": 1}})
+    store = F.StoreInCrystal(combat="c", actor="xar", crystal="bleu", spell="Rayon Magique",
+                             effects={"Distance": 3, "Dommage": 8}, capacity=19, time="4")
+    table = given(start, (store, [20, 20]), (F.InspectCrystal(combat="c", actor="xar", crystal="bleu"), [10])).table
+    it = table.rules.combats["c"].it["xar"]
+    [redone] = given(table=table).when(F.Reroll(combat="c", actor="xar"), faces=[13]).events()
+    # -5 + 10 = 5 < 8 failed (20 s); -5 + 13 = 8 succeeds: 20 + 4 s, and the crystal shows its spell
+    assert (redone.success, redone.it_after - it, redone.seen) == (True, 4, "Rayon Magique (11 PM : Distance 3 PM, Dommage 8 PM)")

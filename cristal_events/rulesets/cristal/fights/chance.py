@@ -3,7 +3,8 @@
 "Tous les types de jet de dés sont sujets à cette règle de rebrassage (calcule d'attaque, de dommage,
 de concentration, etc.)" (L56). The roll redone is the combatant's last one in the fight (``Fighter.
 last_roll``, kept by the folds): an attack d20, a damage roll, a concentration d20 or the initiative
-d6. The new roll replaces the old ("en ignorant le résultat actuel", L58); both stay in the log. A
+d6, a table action's duration, a spell's effects, a tie-break d6 or a crystal's explosion (L1093).
+The new roll replaces the old ("en ignorant le résultat actuel", L58); both stay in the log. A
 positive Chance is the player's |Chance| rerolls a day; a negative one lets the GM order as many
 (``gm=True``, D16). Each reroll spends one of the day (``pools_used["chance"]``).
 """
@@ -40,9 +41,13 @@ from .model import (
     TieBroken,
     content,
 )
-from .spells import _apply_effects, _spends
+from .crystal_spells import seen
+from .spells import _apply_effects, _crystal_spell, _spends, _time_of
+from .. import crystals as cr
+from .. import magic as m
 
-REDONE = ("attack", "damage", "concentration", "initiative", "duration", "effects", "tie-break")
+REDONE = ("attack", "damage", "concentration", "initiative", "duration", "effects", "tie-break", "explosion",
+          "crystal")
 
 
 def decide_reroll(state: CristalState, cmd: Reroll, ctx: Context) -> list[Emit]:
@@ -62,9 +67,10 @@ def decide_reroll(state: CristalState, cmd: Reroll, ctx: Context) -> list[Emit]:
     last = f.last_roll
     if last is None:
         raise RuleError(f"{cmd.actor} has made no roll in this combat.")
-    if last.kind not in REDONE:
-        raise RuleError(f"{cmd.actor}'s last roll is a {last.kind} roll; Chance redoes an attack, damage, "
-                        "concentration, initiative, duration, spell-effect or tie-break roll.")
+    if last.kind not in REDONE or (last.kind == "crystal" and not last.spell):
+        raise RuleError(f"{cmd.actor}'s last roll is a Fermeture or Libération Cristalline roll; Chance redoes "
+                        "an attack, damage, concentration, initiative, duration, spell-effect, tie-break, crystal "
+                        "explosion, Verrou or Vision Cristalline roll.")
     if last.kind == "initiative" and cb.actions:
         raise RuleError("The fight has begun; an initiative roll can no longer be redone (L1315).")
     if last.kind != "initiative" and cb.it[cmd.actor] != last.it_after:
@@ -216,9 +222,54 @@ def _redo_tie(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: 
     return _finish(state, cmd.combat, [redone, tie], ctx.rounding)
 
 
+def _redo_explosion(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
+                    by: str) -> list[Emit]:
+    """New dice for an over-capacity blast ([1d4] per PM, L1093): its one total hit the caster and everyone
+    within 6 m, so each one still alive has its PV moved by the difference (no DP nor DM)."""
+    mode = ctx.rounding
+    roll = ctx.dice().roll(last.dmg, purpose="chance reroll")
+    sc = _Scratch(state, cb, mode)
+    for fid in last.targets:
+        if fid in cb.fighters and cb.fighters[fid].condition != "dead":
+            sc.change(fid, last.amount - roll.total, f"explosion du cristal {last.crystal} rebrassée (Chance)")
+    ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="explosion", roll=roll, left=left, by=by,
+                    old=last.roll, crystal=last.crystal, targets=list(last.targets), damage_before=last.amount,
+                    damage=roll.total, total=roll.total)  # type: ignore[arg-type]
+    return _finish(state, cmd.combat, [ev, *sc.events], mode)
+
+
+def _redo_crystal(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
+                  by: str) -> list[Emit]:
+    """A new d20 for Verrou or Vision Cristalline (L1119-L1135): the PM stay paid; the action lasts the
+    Temps and the combustion on a success, the Temps alone on a failure, so the IT moves by the difference;
+    Verrou now locks the crystal or not; Vision now shows what it holds or nothing."""
+    spell = _crystal_spell(state, last.spell)
+    roll = ctx.dice().roll("1d20", purpose="chance reroll")
+    total = last.cnc + roll.total
+    success = total >= spell.cnc
+    seconds = m.spell_durations(_time_of(spell, ""), spell.cnc, ctx.rounding, success=success).total  # type: ignore[arg-type]
+    before = cb.it[cmd.actor]
+    shown = ""
+    crystal = state.crystals.get(last.crystal)
+    if crystal is None or crystal.destroyed:
+        raise RuleError(f"The crystal {last.crystal!r} is gone; its {spell.name} can no longer be rolled again.")
+    if last.spell == "verrou_cristallin" and success and not last.success:
+        cr.lock_crystal(crystal, cmd.actor)  # it must still hold a spell and be unlocked (L1129)
+    if last.spell == "vision_cristalline" and success:
+        stored = crystal.stored
+        shown = seen(crystal.locked_by is not None, stored.name if stored else "", stored.pm if stored else 0,
+                     {s.effect.name: s.pm for s in stored.spends} if stored else {})
+    ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="crystal", roll=roll, left=left, by=by,
+                    old=last.roll, spell=spell.name, crystal=last.crystal, total=seconds, margin=total - spell.cnc,
+                    success=success, it_before=before, it_after=before - last.amount + seconds,
+                    seen=shown)  # type: ignore[arg-type]
+    return _finish(state, cmd.combat, [ev], ctx.rounding)
+
+
 _REDO: dict[str, Any] = {"attack": _redo_attack, "damage": _redo_damage, "concentration": _redo_concentration,
                          "initiative": _redo_initiative, "duration": _redo_duration, "effects": _redo_effects,
-                         "tie-break": _redo_tie}
+                         "tie-break": _redo_tie, "explosion": _redo_explosion,
+                         "crystal": _redo_crystal}
 
 
 def _faces(roll: Roll | None) -> str:
@@ -232,6 +283,10 @@ _REDONE_TEXT: dict[str, Any] = {
     "duration": lambda e: f"durée {e.total} s : IT {e.it_before} → {e.it_after}",
     "effects": lambda e: f"effets de {e.spell} : dommages {e.damage_before} → {e.damage}",
     "tie-break": lambda e: f"dé d'égalité {e.total}",
+    "crystal": lambda e: f"{e.spell} sur le cristal {e.crystal} : " + ("réussi" if e.success else "échec")
+                         + (f", {e.seen}" if e.seen else "") + f" : IT {e.it_before} → {e.it_after}",
+    "explosion": lambda e: f"explosion du cristal {e.crystal} : {e.damage_before} → {e.damage} à "
+                           + ", ".join(e.targets),
 }
 
 

@@ -62,7 +62,7 @@ def decide_lock(state: CristalState, cmd: LockCrystal, ctx: Context) -> list[Emi
     sc, res, seconds = _cast(state, cb, cmd.actor, "verrou_cristallin", list(cmd.penalties), ctx)
     ev = CrystalLocked(name=cmd.combat, caster=cmd.actor, crystal=cmd.crystal, success=res.success,
                        roll=res.concentration.roll, pm_cost=res.pm_cost, pm_after=res.pm_after, seconds=seconds,
-                       overdraw_pv=res.pv_damage)
+                       overdraw_pv=res.pv_damage, cnc_total=res.concentration.total)
     return _finish(state, cmd.combat, [ev, *sc.events], ctx.rounding)
 
 
@@ -86,7 +86,8 @@ def decide_inspect(state: CristalState, cmd: InspectCrystal, ctx: Context) -> li
         stored = cr.vision_cristalline(crystal)
     ev = CrystalInspected(name=cmd.combat, caster=cmd.actor, crystal=cmd.crystal, success=res.success,
                           roll=res.concentration.roll, pm_cost=res.pm_cost, pm_after=res.pm_after, seconds=seconds,
-                          overdraw_pv=res.pv_damage, locked=res.success and locked,
+                          overdraw_pv=res.pv_damage, cnc_total=res.concentration.total,
+                          locked=res.success and locked,
                           spell=stored.name if stored else "", pm=stored.pm if stored else 0,
                           spends={s.effect.name: s.pm for s in stored.spends} if stored else {})
     return _finish(state, cmd.combat, [ev, *sc.events], ctx.rounding)
@@ -97,12 +98,17 @@ def decide_inspect(state: CristalState, cmd: InspectCrystal, ctx: Context) -> li
 def _seen(e: CrystalInspected) -> str:
     if not e.success:
         return "échec"
-    if e.locked:
+    return seen(e.locked, e.spell, e.pm, e.spends)
+
+
+def seen(locked: bool, spell: str, pm: int, spends: dict[str, int]) -> str:
+    """What a successful Vision Cristalline shows (L1121-L1125)."""
+    if locked:
         return "un Verrou Cristallin cache le sort"
-    if not e.spell:
+    if not spell:
         return "le cristal est vide"
-    effects = ", ".join(f"{k} {v} PM" for k, v in e.spends.items())
-    return f"{e.spell} ({e.pm} PM" + (f" : {effects})" if effects else ")")
+    effects = ", ".join(f"{k} {v} PM" for k, v in spends.items())
+    return f"{spell} ({pm} PM" + (f" : {effects})" if effects else ")")
 
 
 SUMMARY: dict[type, Any] = {

@@ -334,7 +334,7 @@ def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
         reach = propulsor.range_m if propulsor is not None else None
         penalty = c.range_penalty(cmd.distance, frc=_int(a.FRC) if reach is None else None, propulsor_range_m=reach)
     dp = _need(t.DP, cmd.target, "DP")
-    align_pen = al.penalty(al.reaction(_int(a.ALIGN), _int(t.ALIGN)))
+    align_pen = al.penalty(al.reaction(_int(a.ALIGN), _int(t.ALIGN)), ctx.settings.alignment_beyond_20)
     frc = {"FRC": _int(a.FRC)}
     natural = _natural(state, cb, cmd, a.race, weapon is not None or projectile is not None)
     ready_at = None

@@ -266,6 +266,7 @@ class CrystalStored(Event, tag="combat.crystal_stored"):
     pm_cost: int = 0
     pm_after: int = 0
     overdraw_pv: int = 0
+    hit: list[str] = []  # exploded: who the blast hit (the caster, then those within 6 m, L1093); [] in older logs
 
 
 class CrystalReleased(Event, tag="combat.crystal_released"):
@@ -298,6 +299,7 @@ class CrystalLocked(Event, tag="combat.crystal_locked"):
     pm_after: int
     seconds: int
     overdraw_pv: int = 0
+    cnc_total: int | None = None  # the concentration total (CNC + penalties + d20), for a Chance reroll
 
 
 class CrystalUnlocked(Event, tag="combat.crystal_unlocked"):
@@ -322,6 +324,7 @@ class CrystalInspected(Event, tag="combat.crystal_inspected"):
     pm_after: int
     seconds: int
     overdraw_pv: int = 0
+    cnc_total: int | None = None  # the concentration total (CNC + penalties + d20), for a Chance reroll
     locked: bool = False
     spell: str = ""
     pm: int = 0
@@ -377,12 +380,12 @@ class Rerolled(Event, tag="combat.rerolled"):
 
 
 class RollRedone(Event, tag="combat.roll_redone"):
-    """Chance on a damage, concentration, initiative, duration, spell-effect or tie-break roll (L56-L58): the new roll replaces the old one
+    """Chance on a damage, concentration, initiative, duration, spell-effect, tie-break or crystal explosion roll (L56-L58): the new roll replaces the old one
     ("en ignorant le résultat actuel"); both stay in the log. ``by`` the player (Chance > 0) or the GM (< 0)."""
 
     name: str
     character: str
-    kind: Literal["damage", "concentration", "initiative", "duration", "effects", "tie-break"]
+    kind: Literal["damage", "concentration", "initiative", "duration", "effects", "tie-break", "explosion", "crystal"]
     roll: Roll
     left: int
     by: Literal["player", "gm"] = "player"
@@ -398,6 +401,9 @@ class RollRedone(Event, tag="combat.roll_redone"):
     it_after: int = 0
     rolls: list[Roll] = []  # duration: every repetition's roll (``roll`` is the first)
     results: list[TargetResult] = []  # effects: the effects rolled again, target by target
+    crystal: str = ""  # explosion: the crystal that blew up
+    targets: list[str] = []  # explosion: everyone its one total hit (L1093)
+    seen: str = ""  # crystal (Vision Cristalline): what the new roll shows
 
 
 class CombatEnded(Event, tag="combat.ended"):

@@ -255,13 +255,18 @@ def _crystals(state: CristalState, name: str, crystal: cr.Crystal) -> CristalSta
 
 
 def _crystal_turn(state: CristalState, ev: Any) -> Combat:
-    """A crystal spell's turn: the caster's IT moves and it is its last roll (one Chance does not redo)."""
+    """A crystal spell's turn: the caster's IT moves and its concentration roll is its last roll (one Chance
+    does not redo; an explosion's roll, set by the store's fold, it does)."""
     cb = state.combats[ev.name]
     return _add_it(cb, ev.caster, ev.seconds, last_roll=LastRoll(kind="crystal", it_after=cb.it[ev.caster] + ev.seconds))
 
 
 def _ev_stored(state: CristalState, ev: CrystalStored) -> _Folded:
     cb = _crystal_turn(state, ev)
+    if ev.explosion_roll is not None and ev.hit:  # the blast is the store's last roll (rolled after both CNC)
+        cb = _with_fighter(cb, ev.caster, last_roll=LastRoll(
+            kind="explosion", it_after=cb.it[ev.caster], roll=ev.explosion_roll, dmg=ev.explosion,
+            amount=ev.explosion_roll.total, targets=list(ev.hit), crystal=ev.crystal))
     crystal = state.crystals.get(ev.crystal) or cr.Crystal(capacity=ev.capacity)
     if ev.outcome == "stored":
         crystal = _replace(crystal, stored=cr.StoredSpell(name=ev.spell, pm=ev.pm, spends=tuple(ev.spends)),
@@ -278,8 +283,17 @@ def _ev_crystal_released(state: CristalState, ev: CrystalReleased) -> _Folded:
     return state, cb
 
 
+def _crystal_roll(cb: Combat, ev: Any, key: str) -> Combat:
+    """Verrou / Vision Cristalline: its concentration roll is the caster's last, which Chance redoes."""
+    if ev.roll is None or ev.cnc_total is None:
+        return cb  # a log written before cnc_total: the roll stays the GM's to correct
+    return _with_fighter(cb, ev.caster, last_roll=LastRoll(
+        kind="crystal", it_after=cb.it[ev.caster], roll=ev.roll, spell=key, cnc=ev.cnc_total - ev.roll.total,
+        success=ev.success, crystal=ev.crystal, amount=ev.seconds))
+
+
 def _ev_locked(state: CristalState, ev: CrystalLocked) -> _Folded:
-    cb = _crystal_turn(state, ev)
+    cb = _crystal_roll(_crystal_turn(state, ev), ev, "verrou_cristallin")
     if ev.success and ev.crystal in state.crystals:
         state = _crystals(state, ev.crystal, _replace(state.crystals[ev.crystal], locked_by=ev.caster))
     return state, cb
@@ -291,7 +305,7 @@ def _ev_unlocked(state: CristalState, ev: CrystalUnlocked) -> _Folded:
 
 
 def _ev_inspected(state: CristalState, ev: CrystalInspected) -> _Folded:
-    return state, _crystal_turn(state, ev)
+    return state, _crystal_roll(_crystal_turn(state, ev), ev, "vision_cristalline")
 
 
 def _ev_potion(state: CristalState, ev: PotionUsed) -> _Folded:
@@ -358,6 +372,15 @@ def _ev_redone(state: CristalState, ev: RollRedone) -> _Folded:
             last = _replace(last, roll=ev.roll, dealt={r.target: r.damage for r in ev.results})
         case "tie-break":
             last = _replace(last, roll=ev.roll)
+        case "explosion":
+            last = _replace(last, roll=ev.roll, amount=ev.damage)
+        case "crystal":
+            it = {**cb.it, ev.character: ev.it_after}
+            cb = _replace(cb, it=it)
+            last = _replace(last, roll=ev.roll, success=ev.success, it_after=ev.it_after, amount=ev.total)
+            if last.spell == "verrou_cristallin" and last.crystal in state.crystals:
+                state = _crystals(state, last.crystal, _replace(state.crystals[last.crystal],
+                                                                locked_by=ev.character if ev.success else None))
     cb = _with_fighter(cb, ev.character, last_roll=last, **changes)
     return _spend(state, cb, ev.character, "chance", "rerolls", 1)
 

@@ -110,8 +110,8 @@ def _pay(sc: _Scratch, caster: str, nums: CombatNumbers, base_pm: int, spell_cnc
                         allow_overdraw=ctx.settings.pm_overdraw, magic_capable=nums.PMrace != 0)
 
 
-def _worst_alignment(nums: CombatNumbers, sc: _Scratch, targets: list[str]) -> int:
-    pens = [al.penalty(al.reaction(_int(nums.ALIGN), _int(sc.nums(t).ALIGN))) for t in targets]
+def _worst_alignment(nums: CombatNumbers, sc: _Scratch, targets: list[str], beyond_20: str = "half") -> int:
+    pens = [al.penalty(al.reaction(_int(nums.ALIGN), _int(sc.nums(t).ALIGN)), beyond_20) for t in targets]
     return min(pens, default=0)
 
 
@@ -144,7 +144,7 @@ def decide_cast(state: CristalState, cmd: CastSpell, ctx: Context) -> list[Emit]
     nums = sc.nums(cmd.actor)
     dice = ctx.dice()
     res = _pay(sc, cmd.actor, nums, spell.pm_base, spell.cnc, spends, dice, ctx, list(cmd.penalties),
-               _worst_alignment(nums, sc, list(cmd.targets)), spell.pm_max)
+               _worst_alignment(nums, sc, list(cmd.targets), ctx.settings.alignment_beyond_20), spell.pm_max)
     chk = res.concentration
     dur = m.spell_durations(time, spell.cnc, mode, success=chk.success, accompanying_seconds=cmd.accompanying)  # type: ignore[arg-type]
     if spell.combustion is not None and chk.success and time.kind != "simultane":
@@ -254,18 +254,19 @@ def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list
         explosion = result.explosion.expr
     pm_after = second.pm_after
     overdraw = first.pv_damage + second.pv_damage
+    zone = _blast_zone(cb, cmd.actor, list(cmd.within)) if blast is not None and blast.roll is not None else []
     ev = CrystalStored(name=cmd.combat, caster=cmd.actor, crystal=cmd.crystal, capacity=crystal.capacity,
                        spell=spell.name, spends=list(spends), pm=first.pm_cost,
                        fermeture_pm=ferm_pm, outcome=result.outcome, spell_roll=first.concentration.roll,
                        fermeture_roll=second.concentration.roll, spell_success=first.success,
                        fermeture_success=second.success, explosion=explosion,
                        explosion_roll=blast.roll if blast else None, seconds=dur.total,
-                       pm_cost=first.pm_cost + ferm_pm, pm_after=pm_after, overdraw_pv=overdraw)
+                       pm_cost=first.pm_cost + ferm_pm, pm_after=pm_after, overdraw_pv=overdraw, hit=zone)
     sc.events.append(PmSpent(name=cmd.combat, character=cmd.actor, pm=_need(nums.PM, cmd.actor, "PM") - pm_after, pm_after=pm_after))
     sc.change(cmd.actor, -overdraw, "Fermeture Cristalline : PM puisés sous 0")
     if blast is not None and blast.roll is not None:
         # L1093: one total hits everyone within 6 m, no DP nor DM: the caster and those the GM names
-        for fid in _blast_zone(cb, cmd.actor, list(cmd.within)):
+        for fid in zone:
             sc.change(fid, -blast.roll.total, f"explosion du cristal {cmd.crystal}")
     return _finish(state, cmd.combat, [ev, *sc.events], mode)
 
