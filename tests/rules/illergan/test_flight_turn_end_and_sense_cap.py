@@ -33,8 +33,8 @@ def test_heard_target_at_the_sense_range_is_reached_when_not_capped():
 
 
 # ---------------------------------------------------------------- item 17: flight at the end of a turn
-def _sky():
-    c = table()
+def _sky(**settings):
+    c = table(**settings)
     c.execute(H.CreateCreature(character="aigle", name="Aigle", characteristics=dict(GOB, Dex=40, Dep=10), pv=30,
                                body=Body(wings_left=1, wings_right=1)))
     c.execute(F.EndFight(fight="gue"))
@@ -75,13 +75,15 @@ def test_a_hovering_bonus_lifts_the_obligation():
 
 def test_a_held_flyer_lands_at_the_end_of_his_turn():
     c = _sky()
-    refused(c, F.Fly(fight="gue", character="aigle", held=True), "Aigle is not flying: only a flyer is held from the "
+    refused(c, F.Fly(fight="gue", character="aigle", held="thor"), "Aigle is not flying: only a flyer is held from the "
             "ground (I-L565).")
     c.execute(F.Fly(fight="gue", character="aigle"), faces=[30])
     c.execute(F.Move(fight="gue", character="aigle", metres=4))
-    ev = c.execute(F.Fly(fight="gue", character="aigle", held=True))[0].event  # Thor on the ground holds it
-    assert (ev.flying, ev.held) == (True, True) and "retenu au sol" in aigle(c).conditions
-    refused(c, F.Fly(fight="gue", character="aigle", held=True), "Aigle is already held: he lands at the end of his "
+    refused(c, F.Fly(fight="gue", character="aigle", held="aigle"), "The flyer is held by another combatant of the "
+            "fight, not 'aigle' (I-L565).")
+    ev = c.execute(F.Fly(fight="gue", character="aigle", held="thor"))[0].event  # Thor on the ground holds it
+    assert (ev.flying, ev.held, ev.held_by) == (True, True, "thor") and "retenu au sol" in aigle(c).conditions
+    refused(c, F.Fly(fight="gue", character="aigle", held="thor"), "Aigle is already held: he lands at the end of his "
             "turn (I-L565).")
     # 16 m unused: he cannot get away, so no obligation; the turn ends with the forced landing (I-L565)
     out = c.execute(F.RollInitiative(fight="gue"), faces=[50, 50])
@@ -90,3 +92,15 @@ def test_a_held_flyer_lands_at_the_end_of_his_turn():
                                                                                            False, True)
     assert not {"en vol", "retenu au sol"} & set(aigle(c).conditions)
     assert c.execute(F.Move(fight="gue", character="aigle", metres=1))[0].event.available_m == 10  # the ground's Dep
+
+
+def test_a_kept_initiative_also_ends_the_turn_for_the_flyers():
+    c = _sky(initiative_reroll_each_turn=False)  # the order of the first turn is kept (A1)
+    c.execute(F.Fly(fight="gue", character="aigle"), faces=[30])  # 20 m (I-L558)
+    c.execute(F.Move(fight="gue", character="aigle", metres=19))
+    refused(c, F.RollInitiative(fight="gue"), "Aigle flies and must use all his movement this turn (I-L564): 1 m "
+            "left; move them (combat move) or land first.")
+    c.execute(F.Fly(fight="gue", character="aigle", held="thor"))
+    out = [r.event for r in c.execute(F.RollInitiative(fight="gue"))]
+    assert [type(e).__name__ for e in out] == ["FlightChanged", "InitiativeRolled"] and out[0].forced
+    assert out[1].kept and "en vol" not in aigle(c).conditions  # I-L565

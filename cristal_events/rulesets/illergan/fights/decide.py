@@ -560,8 +560,14 @@ def decide_fly(state: IllerganState, cmd: Fly, ctx: Context) -> list[Emit]:
             raise RuleError(f"{hero.name} is already held: he lands at the end of his turn (I-L565).")
         if cmd.hover or cmd.passengers or cmd.means:
             raise RuleError("Being held (I-L565) takes no means, passenger or hovering: those come with the take-off.")
+        if cmd.held not in fight.participants or cmd.held == hero.id:
+            raise RuleError(f"The flyer is held by another combatant of the fight, not {cmd.held!r} (I-L565).")
+        holder = find(state, cmd.held)
+        if holder.dead or FLYING in holder.conditions:
+            raise RuleError(f"{holder.name} is not on the ground: only an opponent on the ground forces a landing "
+                            "(I-L565).")
         return [Emit(fight_stream(fight.name), FlightChanged(fight=fight.name, character=hero.id, flying=True,
-                                                             held=True))]
+                                                             held=True, held_by=holder.id))]
     if flying:
         raise RuleError(f"{hero.name} is already flying.")
     if cmd.hover and not cmd.hover.strip():

@@ -140,6 +140,7 @@ class FlightChanged(Event, tag="fight.flight_changed", kw_only=True):
     passengers: list[str] = []
     hover: bool = False  # a bonus allows stationary flight: the movement need not all be used (I-L564)
     held: bool = False  # held by an opponent on the ground (malus de fuite), cannot get away (I-L565)
+    held_by: str = ""
     forced: bool = False  # the forced landing at the end of the held flyer's turn (I-L565)
 
 
@@ -306,8 +307,8 @@ class Fly(msgspec.Struct, frozen=True, kw_only=True):
     means: str = ""  # what lets a creature without wings fly (I-L556)
     passengers: tuple[str, ...] = ()  # carried: their Vitalités at most 6 × Fo (I-L566)
     hover: str = ""  # the bonus that allows stationary flight (I-L564), named at the take-off
-    held: bool = False  # the GM says: an opponent on the ground imposes a malus de fuite and the flyer
-    #                     cannot get away; he must land at the end of his turn (I-L565)
+    held: str = ""  # the opponent on the ground who imposes a malus de fuite the flyer cannot get away
+    #                 from, as the GM says: the flyer must land at the end of his turn (I-L565)
 
 
 class Defend(msgspec.Struct, frozen=True, kw_only=True):
