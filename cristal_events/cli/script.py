@@ -138,7 +138,7 @@ _ILLERGAN = {
     "combat defend": {"for_ally", "against_magic"},
     "combat destiny": {"narrative"},
     "combat end": set(),
-    "combat fly": {"land", "means", "passenger", "dice"},
+    "combat fly": {"land", "means", "passenger", "hover", "held_by", "dice"},
     "combat initiative": {"malus", "dice", "unspotted"},
     "combat move": {"metres", "vertical", "sprint", "u_turns"},
     "combat poison": {"pv", "turns"},

@@ -337,16 +337,23 @@ def combat_move_cmd(ctx: click.Context, fight: str, character_id: str, metres: f
 @click.option("--land", is_flag=True, help="Land instead of taking off.")
 @click.option("--means", default="", help="What lets a character without wings fly (I-L556).")
 @click.option("--passenger", "passengers", multiple=True, help="A passenger carried: Vitalités at most 6 × Fo (I-L566).")
+@click.option("--hover", default="", help="Taking off: the bonus that allows stationary flight, so the movement "
+              "need not all be used (I-L564).")
+@click.option("--held-by", "held", default="", help="The opponent on the ground who imposes a malus de fuite the flyer "
+              "cannot get away from: he lands at the end of his turn (I-L565).")
 @dice_option
 @json_option
 @click.pass_context
 def combat_fly_cmd(ctx: click.Context, fight: str, character_id: str, land: bool, means: str,
-                   passengers: tuple[str, ...], dice: str | None, as_json: bool) -> None:
+                   passengers: tuple[str, ...], hover: str, held: str, dice: str | None, as_json: bool) -> None:
     """Take off: a pure Dex roll, a minor action either way; success doubles the movement left (I-L558).
+    In flight all the movement must be used each turn unless a bonus allows hovering (I-L564); a flyer held
+    from the ground (--held-by) lands at the end of his turn (I-L565).
 
     Example: cristal combat fly gue aigle --dice 30
     """
-    run(ctx, F.Fly(fight=fight, character=character_id, land=land, means=means, passengers=passengers), as_json, dice)
+    run(ctx, F.Fly(fight=fight, character=character_id, land=land, means=means, passengers=passengers,
+                   hover=hover, held=held), as_json, dice)
 
 
 @combat_group.command("poison")

@@ -17,7 +17,7 @@ from ..locations import limb_gone, nonhumanoid_zone
 from ..state import (ActiveSpell, Fight, Hero, IllerganState, Turn, content_of, fight_stream, find,
                     find_fight, plain, stat, stream_of)
 
-from .model import ActionTaken, AfflictionTicked, ApplyPoison, PoisonApplied, Attack, Fly, FlightChanged, Move, Moved, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeEntry, InitiativeRolled, RollInitiative, SecondaryCast, SpellCast, SpendDestiny, StartFight, TakeAction, _acuity
+from .model import FLYING, HELD, HOVERING, ActionTaken, AfflictionTicked, ApplyPoison, PoisonApplied, Attack, Fly, FlightChanged, Move, Moved, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeEntry, InitiativeRolled, RollInitiative, SecondaryCast, SpellCast, SpendDestiny, StartFight, TakeAction, _acuity
 
 
 # ============================================================================ the turn economy
@@ -132,6 +132,7 @@ def decide_initiative(state: IllerganState, cmd: RollInitiative, ctx: Context) -
     for c, unaware in cmd.unspotted_by.items():
         if c in unaware:
             raise RuleError(f"{c} cannot be unspotted by himself (I-L8).")
+    landings = _flyers_at_turn_end(state, fight, ctx.settings)  # I-L564-565: the turn that ends
     ticks = _bleeding(state, fight, range(fight.turn + 1, fight.turn + 2))  # I-L507: at the start of the turn
     bled_to_death = {t.character for t in ticks if t.dead}
     if not ctx.settings.initiative_reroll_each_turn and fight.turn >= 1:
@@ -144,7 +145,7 @@ def decide_initiative(state: IllerganState, cmd: RollInitiative, ctx: Context) -
         order = [c for c in fight.order if not state.characters[c].dead and c not in bled_to_death]
         kept = InitiativeRolled(fight=fight.name, turn=fight.turn + 1, entries=[], order=order,
                                 turns=_new_turns(fight, ctx.settings), kept=True)
-        return [Emit(fight_stream(fight.name), e) for e in ticks] + [Emit(fight_stream(fight.name), kept)]
+        return [Emit(fight_stream(fight.name), e) for e in (*landings, *ticks, kept)]
     dice = ctx.dice()
     entries, results = [], []
     for c in fight.participants:
@@ -165,7 +166,7 @@ def decide_initiative(state: IllerganState, cmd: RollInitiative, ctx: Context) -
     ev = InitiativeRolled(fight=fight.name, turn=fight.turn + 1, entries=entries, order=order,
                           turns=_new_turns(fight, ctx.settings),
                           unspotted_by={k: list(v) for k, v in cmd.unspotted_by.items()})
-    return [Emit(fight_stream(fight.name), e) for e in ticks] + [Emit(fight_stream(fight.name), ev)]
+    return [Emit(fight_stream(fight.name), e) for e in (*landings, *ticks, ev)]
 
 
 def _zone(face: int, target: Hero, content: Any, settings: Any, *, critical: bool) -> tuple[str, int]:
@@ -475,9 +476,6 @@ def decide_action(state: IllerganState, cmd: TakeAction, ctx: Context) -> list[E
     return [Emit(fight_stream(fight.name), ev)]
 
 
-FLYING = "en vol"
-
-
 def _movement(hero: Hero, t: Turn) -> Fraction:
     """This turn's movement: the Dep, or the Sprint used as the major action (I-L258-260), doubled in
     flight (I-L560-561), plus a take-off's bonus (I-L558)."""
@@ -549,12 +547,31 @@ def decide_fly(state: IllerganState, cmd: Fly, ctx: Context) -> list[Emit]:
     if hero.dead:
         raise RuleError(f"{hero.name} is dead.")
     flying = FLYING in hero.conditions
+    if cmd.land and cmd.held:
+        raise RuleError("A held flyer lands by himself at the end of his turn (I-L565): --held or --land, not both.")
     if cmd.land:
         if not flying:
             raise RuleError(f"{hero.name} is not flying.")
         return [Emit(fight_stream(fight.name), FlightChanged(fight=fight.name, character=hero.id, flying=False))]
+    if cmd.held:
+        if not flying:
+            raise RuleError(f"{hero.name} is not flying: only a flyer is held from the ground (I-L565).")
+        if HELD in hero.conditions:
+            raise RuleError(f"{hero.name} is already held: he lands at the end of his turn (I-L565).")
+        if cmd.hover or cmd.passengers or cmd.means:
+            raise RuleError("Being held (I-L565) takes no means, passenger or hovering: those come with the take-off.")
+        if cmd.held not in fight.participants or cmd.held == hero.id:
+            raise RuleError(f"The flyer is held by another combatant of the fight, not {cmd.held!r} (I-L565).")
+        holder = find(state, cmd.held)
+        if holder.dead or FLYING in holder.conditions:
+            raise RuleError(f"{holder.name} is not on the ground: only an opponent on the ground forces a landing "
+                            "(I-L565).")
+        return [Emit(fight_stream(fight.name), FlightChanged(fight=fight.name, character=hero.id, flying=True,
+                                                             held=True, held_by=holder.id))]
     if flying:
         raise RuleError(f"{hero.name} is already flying.")
+    if cmd.hover and not cmd.hover.strip():
+        raise RuleError("Stationary flight needs a bonus that allows it (I-L564): name it (--hover).")
     for p in cmd.passengers:
         if p not in fight.participants or p == hero.id:
             raise RuleError(f"A passenger is another combatant of the fight, not {p!r}.")
@@ -578,8 +595,26 @@ def decide_fly(state: IllerganState, cmd: Fly, ctx: Context) -> list[Emit]:
         after = msgspec.structs.replace(after, extra_m=plain(2 * left + Fraction(str(after.moved_m)) - 2 * base))
     ev = FlightChanged(fight=fight.name, character=hero.id, flying=ok, roll=r, dex=dex, success=ok,
                        left_before_m=plain(left), left_after_m=plain(now), turn_after=after,
-                       passengers=list(cmd.passengers))
+                       passengers=list(cmd.passengers), hover=ok and bool(cmd.hover))
     return [Emit(fight_stream(fight.name), ev)]
+
+
+def _flyers_at_turn_end(state: IllerganState, fight: Fight, settings: Any) -> list[FlightChanged]:
+    """The end of a turn for the flyers (I-L564-565): a flyer held from the ground lands (forced landing);
+    any other flyer, unless a bonus lets him hover, must have used all his movement this turn."""
+    landings = []
+    for c in fight.participants:
+        hero = state.characters[c]
+        if hero.dead or FLYING not in hero.conditions:
+            continue
+        if HELD in hero.conditions:
+            landings.append(FlightChanged(fight=fight.name, character=c, flying=False, forced=True))
+            continue
+        left = _left(hero, turn_of(fight, c, settings))
+        if HOVERING not in hero.conditions and left > 0:
+            raise RuleError(f"{hero.name} flies and must use all his movement this turn (I-L564): {plain(left)} m "
+                            "left; move them (combat move) or land first.")
+    return landings
 
 
 def decide_defend(state: IllerganState, cmd: Defend, ctx: Context) -> list[Emit]:

@@ -11,7 +11,7 @@ from cristal_events.records import RecordedEvent
 from .. import combat
 from ..state import (Affliction, Fight, Hero, IllerganState, MagicEntry, Turn, WoundRef, put)
 
-from .model import ActionTaken, AfflictionTicked, PoisonApplied, AttackResolved, FlightChanged, Moved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast
+from .model import FLYING, HELD, HOVERING, ActionTaken, AfflictionTicked, PoisonApplied, AttackResolved, FlightChanged, Moved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast
 
 
 # ============================================================================ folds
@@ -109,7 +109,10 @@ def evolve_moved(state: IllerganState, ev: Moved, rec: RecordedEvent) -> Illerga
 def evolve_flight(state: IllerganState, ev: FlightChanged, rec: RecordedEvent) -> IllerganState:
     state = _turns(state, ev.fight, **{ev.character: ev.turn_after})
     hero = state.characters[ev.character]
-    conditions = tuple(c for c in hero.conditions if c != "en vol") + (("en vol",) if ev.flying else ())
+    hover = ev.flying and (ev.hover or (ev.held and HOVERING in hero.conditions))
+    conditions = (tuple(c for c in hero.conditions if c not in (FLYING, HOVERING, HELD))
+                  + ((FLYING,) if ev.flying else ()) + ((HOVERING,) if hover else ())
+                  + ((HELD,) if ev.flying and ev.held else ()))
     return put(state, msgspec.structs.replace(hero, conditions=conditions))
 
 

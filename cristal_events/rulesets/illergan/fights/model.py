@@ -121,6 +121,9 @@ class Moved(Event, tag="fight.moved", kw_only=True):
     turn_after: Turn
 
 
+FLYING, HOVERING, HELD = "en vol", "vol stationnaire", "retenu au sol"  # the flight's conditions (I-L556-565)
+
+
 class FlightChanged(Event, tag="fight.flight_changed", kw_only=True):
     """A take-off (pure Dex roll, a minor action either way, success doubles the movement left, I-L558)
     or a landing."""
@@ -135,6 +138,10 @@ class FlightChanged(Event, tag="fight.flight_changed", kw_only=True):
     left_after_m: float = 0
     turn_after: Turn | None = None
     passengers: list[str] = []
+    hover: bool = False  # a bonus allows stationary flight: the movement need not all be used (I-L564)
+    held: bool = False  # held by an opponent on the ground (malus de fuite), cannot get away (I-L565)
+    held_by: str = ""
+    forced: bool = False  # the forced landing at the end of the held flyer's turn (I-L565)
 
 
 class PoisonApplied(Event, tag="fight.poison_applied", kw_only=True):
@@ -299,6 +306,9 @@ class Fly(msgspec.Struct, frozen=True, kw_only=True):
     land: bool = False
     means: str = ""  # what lets a creature without wings fly (I-L556)
     passengers: tuple[str, ...] = ()  # carried: their Vitalités at most 6 × Fo (I-L566)
+    hover: str = ""  # the bonus that allows stationary flight (I-L564), named at the take-off
+    held: str = ""  # the opponent on the ground who imposes a malus de fuite the flyer cannot get away
+    #                 from, as the GM says: the flyer must land at the end of his turn (I-L565)
 
 
 class Defend(msgspec.Struct, frozen=True, kw_only=True):

@@ -90,7 +90,10 @@ SUMMARIES: dict[type, Any] = {
                       + (f" + {r.event.vertical_m:g} m à la verticale" if r.event.vertical_m else "")
                       + f", reste {r.event.left_m:g} m"
                       + (f", {r.event.owed_m:g} m sur le tour suivant" if r.event.owed_m else "")),
-    FlightChanged: lambda r: (f"{r.event.character} atterrit" if r.event.roll is None else
+    FlightChanged: lambda r: (f"{r.event.character} est retenu depuis le sol par {r.event.held_by} : il atterrira à la fin de son tour"
+                              if r.event.held else
+                              f"{r.event.character} est obligé d'atterrir (fin de son tour)" if r.event.forced else
+                              f"{r.event.character} atterrit" if r.event.roll is None else
                               f"{r.event.character} décolle : Dé100 {r.event.roll.total} contre Dex {r.event.dex} → "
                               + (f"en vol, {r.event.left_after_m:g} m de déplacement" if r.event.success else "échec")),
     PoisonApplied: lambda r: (f"{r.event.character} est empoisonné ({r.event.poison}) : −{r.event.pv_per_turn} PV "
