@@ -433,11 +433,7 @@ def _defence(state: IllerganState, fight: Fight, cmd: Attack, attacker_turn: Tur
 
 def decide_action(state: IllerganState, cmd: TakeAction, ctx: Context) -> list[Emit]:
     fight = find_fight(state, cmd.fight)
-    if cmd.character not in fight.participants:
-        raise RuleError(f"{cmd.character} does not take part in the fight '{fight.name}'.")
-    hero = find(state, cmd.character)
-    if hero.dead:
-        raise RuleError(f"{hero.name} is dead.")
+    hero = _live_fighter(state, fight, cmd.character)
     settings = ctx.settings
     match cmd.action:
         case "major" | "minor" | "skill":
@@ -476,6 +472,16 @@ def decide_action(state: IllerganState, cmd: TakeAction, ctx: Context) -> list[E
     return [Emit(fight_stream(fight.name), ev)]
 
 
+def _live_fighter(state: IllerganState, fight: Fight, character: str) -> Hero:
+    """``character`` as a living participant of ``fight`` (the first check of every fighter's own command)."""
+    if character not in fight.participants:
+        raise RuleError(f"{character} does not take part in the fight '{fight.name}'.")
+    hero = find(state, character)
+    if hero.dead:
+        raise RuleError(f"{hero.name} is dead.")
+    return hero
+
+
 def _movement(hero: Hero, t: Turn) -> Fraction:
     """This turn's movement: the Dep, or the Sprint used as the major action (I-L258-260), doubled in
     flight (I-L560-561), plus a take-off's bonus (I-L558)."""
@@ -491,11 +497,7 @@ def _left(hero: Hero, t: Turn) -> Fraction:
 
 def decide_move(state: IllerganState, cmd: Move, ctx: Context) -> list[Emit]:
     fight = find_fight(state, cmd.fight)
-    if cmd.character not in fight.participants:
-        raise RuleError(f"{cmd.character} does not take part in the fight '{fight.name}'.")
-    hero = find(state, cmd.character)
-    if hero.dead:
-        raise RuleError(f"{hero.name} is dead.")
+    hero = _live_fighter(state, fight, cmd.character)
     if cmd.metres < 0 or cmd.vertical_m < 0 or cmd.metres + cmd.vertical_m <= 0:
         raise RuleError("A move needs some metres, horizontal or vertical (I-L428).")
     _acts(fight, hero)
@@ -525,11 +527,7 @@ def decide_move(state: IllerganState, cmd: Move, ctx: Context) -> list[Emit]:
 
 def decide_poison(state: IllerganState, cmd: ApplyPoison, ctx: Context) -> list[Emit]:
     fight = find_fight(state, cmd.fight)
-    if cmd.character not in fight.participants:
-        raise RuleError(f"{cmd.character} does not take part in the fight '{fight.name}'.")
-    hero = find(state, cmd.character)
-    if hero.dead:
-        raise RuleError(f"{hero.name} is dead.")
+    hero = _live_fighter(state, fight, cmd.character)
     if hero.family == "végétal":
         raise RuleError(f"{hero.name} is a plant: poisons and venoms do not work on it (I-L628).")
     if not cmd.poison.strip() or cmd.pv_per_turn <= 0 or cmd.turns <= 0:
@@ -541,11 +539,7 @@ def decide_poison(state: IllerganState, cmd: ApplyPoison, ctx: Context) -> list[
 
 def decide_fly(state: IllerganState, cmd: Fly, ctx: Context) -> list[Emit]:
     fight = find_fight(state, cmd.fight)
-    if cmd.character not in fight.participants:
-        raise RuleError(f"{cmd.character} does not take part in the fight '{fight.name}'.")
-    hero = find(state, cmd.character)
-    if hero.dead:
-        raise RuleError(f"{hero.name} is dead.")
+    hero = _live_fighter(state, fight, cmd.character)
     flying = FLYING in hero.conditions
     if cmd.land and cmd.held:
         raise RuleError("A held flyer lands by himself at the end of his turn (I-L565): --held or --land, not both.")
@@ -619,11 +613,7 @@ def _flyers_at_turn_end(state: IllerganState, fight: Fight, settings: Any) -> li
 
 def decide_defend(state: IllerganState, cmd: Defend, ctx: Context) -> list[Emit]:
     fight = find_fight(state, cmd.fight)
-    if cmd.character not in fight.participants:
-        raise RuleError(f"{cmd.character} does not take part in the fight '{fight.name}'.")
-    hero = find(state, cmd.character)
-    if hero.dead:
-        raise RuleError(f"{hero.name} is dead.")
+    hero = _live_fighter(state, fight, cmd.character)
     if cmd.defence == "blocage" and ("Blocage" not in hero.skills or not hero.shield):
         raise RuleError(f"{hero.name} cannot block: a block needs the Blocage skill and a shield (I-L547).")
     after = defend(fight, hero, cmd.defence, against_magic=cmd.against_magic)
