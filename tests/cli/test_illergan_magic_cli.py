@@ -86,3 +86,18 @@ def test_a_pack_cannot_make_a_guerrier_magic_less(db, tmp_path):
     assert r.output.strip() == ("Error: Content pack mj.json makes the Roublard class magic-less; only the Inquisiteur "
                                 "has no magic, no other class is barred from one (I-L336) (nothing was loaded).")
     assert length(db) == before
+
+
+def test_casting_another_spell_breaks_the_concentration_through_the_cli(db):
+    # Ardeur of 4 turns kept by concentration: 4 minutes; `wait 1` leaves 3 minutes, converted into 3 turns
+    # when Lysa casts Embrasement (I-L494); the conversion is recorded with the cast, before it
+    assert invoke(db, "cast", "lysa", "Ardeur", "--level", "1", "--duration", "4", "--concentrate",
+                  "--dice", "50").exit_code == 0
+    assert invoke(db, "wait", "1").exit_code == 0
+    r = invoke(db, "cast", "lysa", "Embrasement", "--level", "1", "--json", "--dice", "50")
+    assert r.exit_code == 0, r.output
+    first, second, *_ = (e["event"] for e in json.loads(r.output))
+    assert (first["spell"], first["remaining_minutes"], first["turns_left"]) == ("Ardeur", 3.0, 3)
+    assert second["spell"] == "Embrasement"
+    r = invoke(db, "cast", "lysa", "Embrasement", "--level", "1", "--dice", "50")
+    assert "cesse de se concentrer" not in r.output  # no longer concentrating

@@ -448,7 +448,8 @@ def _secondaries(items: tuple[str, ...]) -> tuple[F.SecondaryCast, ...]:
 @click.option("--not-relevant", is_flag=True, help="Out of combat: the GM deems this cast not relevant (no pp, I-L207).")
 @click.option("--duration", type=INT, default=0, help="The duration its description gives, in turns (or --minutes).")
 @click.option("--minutes", "in_minutes", is_flag=True, help="That duration is in minutes: invariable (I-L495).")
-@click.option("--concentrate", is_flag=True, help="Keep it by concentration: n turns become n minutes (I-L494).")
+@click.option("--concentrate", is_flag=True, help="Keep it by concentration: n turns become n minutes (I-L494); "
+              "attacking, defending, casting, a skill or a sprint converts the minutes left into turns.")
 @dice_option
 @json_option
 @click.pass_context
@@ -513,7 +514,8 @@ def spell_learn_cmd(ctx: click.Context, character_id: str, spell: str, teacher: 
 @click.pass_context
 def spell_break_cmd(ctx: click.Context, caster: str, spell: str, remaining_minutes: float, target: str,
                     as_json: bool) -> None:
-    """Stop concentrating on a spell kept in minutes: the minutes left become turns (I-L494).
+    """Stop concentrating on a spell kept in minutes: the minutes left become turns (I-L494). Attacks,
+    defences, casts, skill checks and sprints do it on their own; this is for the GM's other cases.
 
     Example: cristal spell break lysa Ardeur --remaining 2.5
     """

@@ -131,6 +131,37 @@ def decide_break(state: IllerganState, cmd: BreakConcentration, ctx: Context) ->
     return [Emit(stream_of(holder.id), ev)]
 
 
+def concentration_broken_by(state: IllerganState, caster_ref: str) -> list[Emit]:
+    """The conversions of every spell ``caster_ref`` keeps by concentration, when he runs, uses a skill, casts
+    another spell or fights (I-L494, ruling MAG-6): the minutes left (the spell's minutes less the log's
+    clock since the cast) become turns, rounded down. Nothing for a caster who keeps no spell."""
+    caster = state.characters.get(caster_ref) or next(
+        (h for h in state.characters.values() if h.name == caster_ref), None)
+    if caster is None:
+        return []
+    emits = []
+    for holder in state.characters.values():
+        for a in holder.active_spells:
+            if a.caster == caster.id and a.concentrated:
+                left = max(0, a.duration - max(0, state.clock - a.cast_at))
+                ev = ConcentrationBroken(caster=caster.id, spell=a.spell, holder=holder.id,
+                                         remaining_minutes=float(left), turns_left=magic.concentration_broken(left))
+                emits.append(Emit(stream_of(holder.id), ev))
+    return emits
+
+
+def breaking_concentration(decide: Any, actor: Any) -> Any:
+    """``decide`` whose command, when ``actor(cmd)`` names a caster, first breaks his concentration (I-L494):
+    the conversions come before the command's own events (decided on the same state, errors first)."""
+    def run(state: IllerganState, cmd: Any, ctx: Context) -> list[Emit]:
+        emits = decide(state, cmd, ctx)
+        who = actor(cmd)
+        return [*concentration_broken_by(state, who), *emits] if who else emits
+    run.__name__ = getattr(decide, "__name__", "decide")
+    run.__doc__ = decide.__doc__
+    return run
+
+
 def decide_cancel(state: IllerganState, cmd: CancelSpell, ctx: Context) -> list[Emit]:
     caster = find(state, cmd.caster)
     holder, _ = _active(state, caster, cmd.spell, cmd.target)  # only its caster stops it, at any time (I-L515)

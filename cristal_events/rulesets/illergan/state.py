@@ -49,6 +49,7 @@ class ActiveSpell(msgspec.Struct, frozen=True, kw_only=True):
     unit: str = "tours"  # tours | minutes
     concentrated: bool = False  # a duration of n turns kept as n minutes (I-L494)
     position: int = 0
+    cast_at: int = 0  # the log's clock (minutes) at the cast: the minutes left when concentration breaks
 
 
 class Affliction(msgspec.Struct, frozen=True, kw_only=True):

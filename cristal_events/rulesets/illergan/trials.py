@@ -17,7 +17,7 @@ from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit, on_event
 from cristal_events.records import RecordedEvent
 
-from . import checks, combat, gear
+from . import checks, combat, gear, spellbook
 from .alcohol import EFFECTS
 from .fights import sacrifice, spend
 from .fights.fold import _wound
@@ -37,6 +37,7 @@ from .state import (
 CONDITIONS = ("aveuglé", "invisible")
 BLIND_STATS = ("Dex", "Agilité", "Adresse")  # I-L413
 
+SKILL_KINDS = ("skill", "search", "skinning", "lockpick")  # the rolls of a skill (I-L494)
 CheckKind = Literal["skill", "acuity", "characteristic", "search", "skinning", "lockpick"]
 
 
@@ -428,7 +429,10 @@ def decide_check(state: IllerganState, cmd: RollCheck, ctx: Context) -> list[Emi
         raise RuleError("A skill bonus applies to a skill check (I-L490).")
     if cmd.kind == "check" and not cmd.what:
         raise RuleError("Name the skill or characteristic to roll.")
-    return [Emit(stream_of(hero.id), _KINDS[cmd.kind](hero, cmd, ctx, state))]
+    ev = _KINDS[cmd.kind](hero, cmd, ctx, state)
+    # using a skill ends a concentration (I-L494, ruling MAG-6); a characteristic or an acuity roll does not
+    broken = spellbook.concentration_broken_by(state, hero.id) if ev.kind in SKILL_KINDS else []
+    return [*broken, Emit(stream_of(hero.id), ev)]
 
 
 def _summary(e: CheckRolled) -> str:

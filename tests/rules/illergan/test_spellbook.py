@@ -9,6 +9,8 @@ import pytest
 from cristal_events.rulesets.illergan import fights as F
 from cristal_events.rulesets.illergan import heroes as H
 from cristal_events.rulesets.illergan import spellbook as S
+from cristal_events.rulesets.illergan import tavern as T
+from cristal_events.rulesets.illergan import trials as R
 from cristal_events.rulesets.illergan.character import Choices
 from cristal_events.rulesets.illergan.content import example_pack
 from cristal_events.rulesets.illergan.state import ActiveSpell, MagicEntry
@@ -68,10 +70,7 @@ def test_concentration_turns_become_minutes_and_back(camp):
                       faces=[50])[0].event
     assert ev.active == ActiveSpell(spell="Ardeur", caster="lysa", level=1, duration=3, unit="minutes",
                                     concentrated=True, position=ev.active.position)
-    refused(camp, F.CastSpell(caster="lysa", spell="Embrasement", cast_level=1),
-            "Lysa concentrates on keeping Ardeur and cannot cast another spell (I-L494): break the concentration first.",
-            faces=[50])
-    # 2.5 minutes left become 2 turns, rounded down (I-L494)
+    # the GM's other cases: 2.5 minutes left become 2 turns, rounded down (I-L494)
     ev = camp.execute(S.BreakConcentration(caster="lysa", spell="Ardeur", remaining_minutes=2.5))[0].event
     assert ev.turns_left == 2
     (a,) = rules(camp).characters["lysa"].active_spells
@@ -79,6 +78,71 @@ def test_concentration_turns_become_minutes_and_back(camp):
     refused(camp, F.CastSpell(caster="lysa", spell="Ardeur", cast_level=1, duration=10, duration_unit="minutes",
                               concentrate=True), "A duration in minutes is invariable (I-L495): concentration does "
             "not lengthen it.", faces=[50])
+
+
+def _concentrate(camp, spell="Ardeur", turns=3):
+    camp.execute(F.CastSpell(caster="lysa", spell=spell, cast_level=1, duration=turns, concentrate=True), faces=[50])
+
+
+def _broken(events):
+    return [(e.event.spell, e.event.remaining_minutes, e.event.turns_left) for e in events
+            if isinstance(e.event, S.ConcentrationBroken)]
+
+
+def test_casting_another_spell_converts_the_minutes_left_into_turns(camp):
+    # Ardeur of 3 turns kept by concentration lasts 3 minutes (I-L494); 1 minute passes (clock 0 -> 1):
+    # 3 - 1 = 2 minutes left, converted into 2 turns (rounded down) when Lysa casts Embrasement (I-L494)
+    _concentrate(camp)
+    camp.execute(T.PassTime(minutes=1))
+    events = camp.execute(F.CastSpell(caster="lysa", spell="Embrasement", cast_level=1), faces=[50])
+    assert _broken(events) == [("Ardeur", 2.0, 2)]
+    assert isinstance(events[0].event, S.ConcentrationBroken) and isinstance(events[1].event, F.SpellCast)
+    (a,) = rules(camp).characters["lysa"].active_spells
+    assert (a.duration, a.unit, a.concentrated) == (2, "tours", False)
+    # no longer concentrating: the next cast converts nothing
+    assert _broken(camp.execute(F.CastSpell(caster="lysa", spell="Embrasement", cast_level=1), faces=[50])) == []
+
+
+def test_a_skill_check_breaks_the_concentration_a_characteristic_does_not(camp):
+    # Ardeur of 5 turns kept: 5 minutes; after 2 minutes, 3 left -> 3 turns when she climbs (I-L494)
+    _concentrate(camp, turns=5)
+    camp.execute(T.PassTime(minutes=2))
+    assert _broken(camp.execute(R.RollCheck(character="lysa", what="Vol"), faces=[20])) == []
+    assert _broken(camp.execute(R.RollCheck(character="lysa", what="Escalade", bonus=20), faces=[20])) == [
+        ("Ardeur", 3.0, 3)]
+    # a spell whose minutes have all run out converts into 0 turns
+    _concentrate(camp, turns=2)
+    camp.execute(T.PassTime(minutes=4))
+    assert _broken(camp.execute(R.RollCheck(character="lysa", what="Escalade", bonus=20), faces=[20])) == [
+        ("Ardeur", 0.0, 0)]
+
+
+def test_walking_keeps_the_concentration_sprinting_attacking_or_defending_breaks_it(camp):
+    # he may walk or talk, but not run or fight (I-L494); Ardeur of 4 turns on Thor: 4 minutes, none passed
+    camp.execute(F.CastSpell(caster="lysa", spell="Ardeur", cast_level=1, duration=4, concentrate=True,
+                             target="thor"), faces=[50])
+    camp.execute(F.StartFight(fight="gue", participants=("thor", "lysa")))
+    camp.execute(F.RollInitiative(fight="gue"), faces=[50, 50])
+    assert _broken(camp.execute(F.Move(fight="gue", character="lysa", metres=3))) == []
+    events = camp.execute(F.Move(fight="gue", character="lysa", metres=10, sprint=15))
+    assert _broken(events) == [("Ardeur", 4.0, 4)]
+    (a,) = rules(camp).characters["thor"].active_spells  # the holder's spell is the one converted
+    assert (a.duration, a.unit, a.concentrated) == (4, "tours", False)
+    # attacking breaks it (Thor's own concentration on nothing: nothing to convert)
+    camp.execute(S.CancelSpell(caster="lysa", spell="Ardeur", target="thor"))
+    _concentrate(camp, turns=6)
+    assert _broken(camp.execute(F.Attack(fight="gue", attacker="thor", target="lysa"),
+                                faces=[90])) == []
+    events = camp.execute(F.Defend(fight="gue", character="lysa", defence="esquive"))
+    assert _broken(events) == [("Ardeur", 6.0, 6)]  # a dodge is fighting (I-L494)
+
+
+def test_attacking_breaks_the_concentration(camp):
+    _concentrate(camp, turns=3)  # 3 minutes, none passed: 3 turns (I-L494)
+    camp.execute(F.StartFight(fight="gue", participants=("thor", "lysa")))
+    camp.execute(F.RollInitiative(fight="gue"), faces=[50, 50])
+    events = camp.execute(F.Attack(fight="gue", attacker="lysa", target="thor"), faces=[90])
+    assert _broken(events) == [("Ardeur", 3.0, 3)]
 
 
 def test_identical_spells_do_not_stack_and_the_caster_cancels(camp):

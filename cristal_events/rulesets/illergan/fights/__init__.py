@@ -25,12 +25,18 @@ from .model import ActionTaken, AfflictionTicked, ApplyPoison, PoisonApplied, At
 from .decide import decide_poison, decide_fly, decide_move, decide_action, decide_attack, decide_cast, decide_defend, decide_destiny, decide_end, decide_initiative, decide_start
 from .fold import evolve_action, evolve_affliction, evolve_poison, evolve_flight, evolve_moved, evolve_attack, evolve_cast, evolve_destiny, evolve_ended, evolve_initiative, evolve_started
 from .views import SUMMARIES
+from .. import spellbook
 
 EVENTS: tuple[type, ...] = tuple(SUMMARIES)
+# fighting (an attack, a parry, dodge or block), casting another spell or sprinting ends a concentration (I-L494)
+_breaks = spellbook.breaking_concentration
 DECIDERS: dict[type, Any] = {
-    StartFight: decide_start, RollInitiative: decide_initiative, Attack: decide_attack, SpendDestiny: decide_destiny,
-    CastSpell: decide_cast, EndFight: decide_end, TakeAction: decide_action, Defend: decide_defend,
-    Move: decide_move, Fly: decide_fly, ApplyPoison: decide_poison,
+    StartFight: decide_start, RollInitiative: decide_initiative, SpendDestiny: decide_destiny,
+    Attack: _breaks(decide_attack, lambda c: c.attacker),
+    CastSpell: _breaks(decide_cast, lambda c: c.caster),
+    Defend: _breaks(decide_defend, lambda c: c.character),
+    Move: _breaks(decide_move, lambda c: c.character if c.sprint is not None else ""),
+    EndFight: decide_end, TakeAction: decide_action, Fly: decide_fly, ApplyPoison: decide_poison,
 }
 EVOLVERS: dict[type, Any] = {
     FightStarted: evolve_started, InitiativeRolled: evolve_initiative, AttackResolved: evolve_attack,

@@ -671,11 +671,6 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
         magic.check_incantation(caster.incantation_types, whispered=cmd.whispered, gagged=cmd.gagged,
                                 paralysed=cmd.paralysed, canalisateur_in_hand=cmd.canalisateur,
                                 needs=settings.incantation_needs)
-    for holder in state.characters.values():
-        for a in holder.active_spells:
-            if a.caster == caster.id and a.concentrated:
-                raise RuleError(f"{caster.name} concentrates on keeping {a.spell} and cannot cast another spell "
-                                f"(I-L494): break the concentration first.")
     if cmd.concentrate and cmd.duration_unit == "minutes":
         raise RuleError("A duration in minutes is invariable (I-L495): concentration does not lengthen it.")
     if cmd.concentrate and cmd.duration <= 0:
@@ -779,7 +774,8 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
         # n turns become n minutes while concentrating (I-L494); minutes are invariable (I-L495)
         unit = "minutes" if cmd.concentrate else cmd.duration_unit
         active = ActiveSpell(spell=spell.name, caster=caster.id, level=eff_level, duration=cmd.duration, unit=unit,
-                             concentrated=cmd.concentrate, position=ctx.position + 1)
+                             concentrated=cmd.concentrate, position=ctx.position + 1,
+                             cast_at=state.clock)
         _, stacking = spellbook.stack(holder, active)
         holder_id = holder.id
     ev = SpellCast(caster=caster.id, fight=cmd.fight, magic=magic_name, spell=spell.name, cast_level=cmd.cast_level,
