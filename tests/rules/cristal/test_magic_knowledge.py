@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
+from cristal_events.rolls import Roll
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fights as F
 from harness import given
@@ -365,3 +366,13 @@ def test_chance_redoes_a_successful_liberation_roll_and_the_target_gets_its_pv_b
     assert table.rules.crystals["bleu"].stored is None
     given(table=table).when(F.Reroll(combat="c", actor="xar"), faces=[1]).refused(
         "xar has no Chance reroll left today (L56).")
+
+
+def test_a_fermeture_logged_before_its_total_was_recorded_stays_the_gms_to_correct():
+    # an older log's combat.crystal_stored (no fermeture_cnc): its d20 cannot be redone by a command (D16)
+    d20 = Roll(expr="1d20", faces=(1,), total=1, source="entered")
+    old = F.CrystalStored(name="c", caster="xar", crystal="bleu", capacity=19, spell="Rayon Magique", spends=[],
+                          pm=11, fermeture_pm=2, outcome="failed", fermeture_roll=d20, spell_success=True, seconds=4)
+    given(LUCKY, old).when(F.Reroll(combat="c", actor="xar"), faces=[2]).refused(
+        "xar's last roll is a crystal spell's roll logged without its concentration total; Chance cannot redo "
+        "it, the GM corrects it.")
