@@ -468,12 +468,14 @@ def reroll_cmd(ctx: click.Context, name: str, fighter: str, gm: bool, dice: str 
     """Chance: redo FIGHTER's last roll, any kind (L56-L58); both stay in the log.
 
     Attack d20, damage dice, concentration d20, initiative d6, a released spell's effect dice, a table
-    action's duration dice, its own tie-break d6, a crystal's explosion dice (everyone it hit, L1093). One
+    action's duration dice, its own tie-break d6, a crystal's explosion dice (everyone it hit, L1093), a
+    Verrou, Vision, Fermeture or Libération Cristalline d20 (L1099-L1135). One
     of the day's |Chance| rerolls: the player's for a positive Chance, the GM's (--gm) for a negative one.
     --dice: the new roll, as many faces as the roll redone (d20; the DMG dice; a d6; the effect dice
     target by target, e.g. 2 for a Boule de Feu of 4 PM of Dommage; the duration dice of each
     repetition; 1d4 per PM of an explosion, 11 for 11 PM), then the damage dice if an attack now hits, or the effect dice if an INSTANTANÉ spell
-    now succeeds; a tie-break still level takes one d6 more for each of those level.
+    now succeeds, the explosion's 1d4 per PM if a Fermeture now overfills its crystal, or the stored spell's
+    effect dice if a Libération now succeeds; a tie-break still level takes one d6 more for each of those level.
 
     Example: cristal combat reroll taverne thor --dice 17,6
     """

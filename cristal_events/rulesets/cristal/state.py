@@ -15,7 +15,7 @@ import msgspec
 from cristal_events.rolls import Roll
 
 from .content import ItemTemplate
-from .crystals import Crystal
+from .crystals import Crystal, StoredSpell
 
 __all__ = ["Alteration", "OwnedItem", "Character", "ContentPack", "Condition", "Incantation", "LastAttack",
            "LastRoll", "Fighter", "Combat", "CristalState"]
@@ -126,7 +126,7 @@ class LastRoll(msgspec.Struct, frozen=True, kw_only=True):
     """A combatant's last roll in the fight, what Chance may redo (L56): its kind and what redoing it needs.
 
     ``kind``: attack, damage, concentration, initiative, duration, effects, tie-break, explosion (redone
-    by ``combat reroll``), or ``crystal``: a crystal spell's concentration roll, which Chance cannot redo here. ``it_after``: the roller's IT
+    by ``combat reroll``), or ``crystal``: a crystal spell's d20 (Verrou, Vision, Fermeture, Libération), redone too. ``it_after``: the roller's IT
     just after the roll, so a roll is redone before its roller acts again.
     """
 
@@ -156,6 +156,10 @@ class LastRoll(msgspec.Struct, frozen=True, kw_only=True):
     dealt: dict[str, int] = {}  # effects: the damage each target took
     split: int = 2        # attack: a chained attack's number of attacks
     crystal: str = ""     # explosion: the crystal that blew up (``dmg`` its dice, ``amount`` the total, ``targets`` hit)
+    stored: StoredSpell | None = None  # Fermeture / Libération: the spell closed in or released from ``crystal``
+    spell_ok: bool = False  # Fermeture: the stored spell's own concentration succeeded
+    capacity: int = 0     # Fermeture: the crystal's PM max
+    locked_by: str = ""   # Libération: the crystal's Verrou before the release
 
 
 class Fighter(msgspec.Struct, kw_only=True):

@@ -174,18 +174,12 @@ def test_negative_chance_the_gm_orders_the_reroll(camp):
     ([F.Attack(combat="c", actor="thor", target="york"), ([1],),
       F.TakeAction(combat="c", actor="thor", seconds=5), (None,)],
      F.Reroll(combat="c", actor="thor"), "thor has acted since that roll; Chance redoes a roll before acting again."),
-    # issue 16 item 4: a duration roll is now redone (test_combat_issue16), and a crystal's explosion
-    # and Verrou / Vision Cristalline (test_magic_knowledge); Fermeture's roll is still the GM's to correct
-    ([F.StoreInCrystal(combat="c", actor="thor", crystal="bleu", spell="Rayon Magique",
-                       effects={"Distance": 3, "Dommage": 8}, capacity=19, time="4"), ([8, 10],)],
-     F.Reroll(combat="c", actor="thor"),
-     "thor's last roll is a Fermeture or Libération Cristalline roll; Chance redoes an attack, damage, "
-     "concentration, initiative, duration, spell-effect, tie-break, crystal explosion, Verrou or Vision "
-     "Cristalline roll."),
+    # issue 16 item 4: a duration roll is now redone (test_combat_issue16), and every crystal roll, Fermeture
+    # and Libération included (test_magic_knowledge, test_chance_redoes_the_fermeture_roll below)
     ([], F.Reroll(combat="c", actor="thor"), "thor has made no roll in this combat."),
     ([], F.Reroll(combat="c", actor="thor", gm=True),
      "thor has Chance 2; the GM orders rerolls only for a negative Chance (L58)."),
-], ids=["acted-since", "crystal-roll", "no-roll", "gm-on-positive-chance"])
+], ids=["acted-since", "no-roll", "gm-on-positive-chance"])
 def test_chance_refusals_append_nothing(camp, setup, reroll, message):
     camp.execute(F.StartCombat(combat="c", fighters=["thor", "york"], its={"york": 50},
                                stats={"thor": {"ATT": 5, "DMG": "1d6", "CHANCE": 2, "PM": 30, "CNC": 10},
@@ -193,3 +187,18 @@ def test_chance_refusals_append_nothing(camp, setup, reroll, message):
     for cmd, (faces,) in zip(setup[::2], setup[1::2]):
         camp.execute(cmd, faces=faces)
     refused(camp, reroll, message, faces=[3])
+
+
+def test_chance_redoes_the_fermeture_roll(camp):
+    # L56 "Tous les types de jet de dés": once refused, Fermeture Cristalline's d20 is redone (issue 16 item 4):
+    # CNC 10 + 10 = 20 >= 12 stored Rayon Magique; Chance d20 1: 11 < 12, the operation fails (L1077)
+    camp.execute(F.StartCombat(combat="c", fighters=["thor", "york"], its={"york": 50},
+                               stats={"thor": {"ATT": 5, "DMG": "1d6", "CHANCE": 2, "PM": 30, "CNC": 10},
+                                      "york": {"DP": 30, "PV": 20}}))
+    camp.execute(F.StoreInCrystal(combat="c", actor="thor", crystal="bleu", spell="Rayon Magique",
+                                  effects={"Distance": 3, "Dommage": 8}, capacity=19, time="4"), faces=[8, 10])
+    assert camp.state().rules.crystals["bleu"].stored.name == "Rayon Magique"
+    rec = camp.execute(F.Reroll(combat="c", actor="thor"), faces=[1])[0]
+    assert (rec.event.spell, rec.event.success, rec.event.outcome, rec.event.left) == (
+        "Fermeture Cristalline", False, "failed", 1)
+    assert camp.state().rules.crystals["bleu"].stored is None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
+from cristal_events.rolls import Roll
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fights as F
 from harness import given
@@ -296,3 +297,82 @@ def test_chance_redoes_a_vision_cristalline_roll_and_shows_the_spell():
     [redone] = given(table=table).when(F.Reroll(combat="c", actor="xar"), faces=[13]).events()
     # -5 + 10 = 5 < 8 failed (20 s); -5 + 13 = 8 succeeds: 20 + 4 s, and the crystal shows its spell
     assert (redone.success, redone.it_after - it, redone.seen) == (True, 4, "Rayon Magique (11 PM : Distance 3 PM, Dommage 8 PM)")
+
+
+# ------------------------------------------- item 4: Chance on Fermeture and Libération Cristalline (L56)
+LUCKY = msgspec.structs.replace(BLAST, stats={**BLAST.stats, "xar": {**BLAST.stats["xar"], "CHANCE": 2}})
+RAYON = dict(spell="Rayon Magique", effects={"Distance": 3, "Dommage": 8}, time="4")  # Xar's example: 3 + 8 = 11 PM (L1055-L1060)
+
+
+def test_chance_redoes_a_failed_fermeture_roll_and_the_spell_is_stored():
+    # L56 "Tous les types de jet de dés"; L1077, L1115: Fermeture CNC 12: Xar's CNC 10 + d20 1 = 11 fails, the
+    # operation fails (the Temps alone); Chance: d20 2, 12 succeeds: Rayon Magique (11 PM) is in the 19-PM crystal
+    store = F.StoreInCrystal(combat="c", actor="xar", crystal="bleu", capacity=19, **RAYON)
+    table = given(LUCKY, (store, [8, 1])).table
+    assert table.rules.crystals["bleu"].stored is None
+    it = table.rules.combats["c"].it["xar"]
+    pm = table.rules.combats["c"].fighters["xar"].pm
+    [redone] = given(table=table).when(F.Reroll(combat="c", actor="xar"), faces=[2]).events()
+    assert (redone.kind, redone.spell, redone.success, redone.outcome, redone.margin, redone.left) == (
+        "crystal", "Fermeture Cristalline", True, "stored", 0, 1)
+    assert (redone.old.total, redone.roll.total, redone.it_before) == (1, 2, it)
+    stored = table.rules.crystals["bleu"].stored
+    assert (stored.name, stored.pm) == ("Rayon Magique", 11)
+    assert table.rules.combats["c"].it["xar"] == redone.it_after > it  # the combustion is paid on a success
+    assert table.rules.combats["c"].fighters["xar"].pm == pm  # the PM stay paid
+    # and back: a new d20 1 fails again, the crystal is empty again
+    [again] = given(table=table).when(F.Reroll(combat="c", actor="xar"), faces=[1]).events()
+    assert (again.success, again.outcome, again.it_after) == (False, "failed", it)
+    assert table.rules.crystals["bleu"].stored is None
+
+
+def test_chance_on_fermeture_over_capacity_now_explodes_for_everyone_within_six_metres():
+    # L1093: 11 PM into a 9-PM crystal, Fermeture 10 + 1 = 11 < 12 failed: nothing happens; Chance d20 2 succeeds:
+    # the crystal explodes, 11d4 (all 1s: 11) to Xar and to Taz within 6 m; York untouched
+    store = F.StoreInCrystal(combat="c", actor="xar", crystal="bleu", capacity=9, within=["taz"], **RAYON)
+    table = given(LUCKY, (store, [8, 1])).table
+    out = given(table=table).when(F.Reroll(combat="c", actor="xar"), faces=[2] + [1] * 11).events()
+    [redone] = [e for e in out if isinstance(e, F.RollRedone)]
+    assert (redone.outcome, redone.blast.expr, redone.damage, redone.targets) == ("exploded", "11d4", 11, ["xar", "taz"])
+    hits = {e.character: (e.delta, e.pv_after) for e in out if isinstance(e, F.PvChanged)}
+    assert hits == {"xar": (-11, 19), "taz": (-11, 9)}
+    assert table.rules.crystals["bleu"].destroyed
+    # the blast is now the last roll: the second Chance redoes its dice (2 each: 22)
+    again = given(table=table).when(F.Reroll(combat="c", actor="xar"), faces=[2] * 11).events()
+    assert [(e.kind, e.damage_before, e.damage) for e in again if isinstance(e, F.RollRedone)] == [
+        ("explosion", 11, 22)]
+
+
+def test_chance_redoes_a_successful_liberation_roll_and_the_target_gets_its_pv_back():
+    # L1099-L1105: Libération CNC 5, 2 PM; a mage of CNC -5: -5 + 10 = 5 succeeds, Rayon Magique's Dommage
+    # 8 PM (4d6, 3 each: 12) hits York (20 -> 8); Chance d20 9: 4 < 5 fails: the spell stays in the crystal
+    # and York's PV come back by 12
+    start = msgspec.structs.replace(LUCKY, stats={**LUCKY.stats, "xar": {**LUCKY.stats["xar"], "CNC": -5}})
+    store = F.StoreInCrystal(combat="c", actor="xar", crystal="bleu", capacity=19, **RAYON)
+    release = F.ReleaseCrystal(combat="c", actor="xar", crystal="bleu", targets=["york"])
+    table = given(start, (store, [20, 20]), (release, [10, 3, 3, 3, 3])).table
+    assert table.rules.crystals["bleu"].stored is None
+    out = given(table=table).when(F.Reroll(combat="c", actor="xar"), faces=[9]).events()
+    [redone] = [e for e in out if isinstance(e, F.RollRedone)]
+    assert (redone.spell, redone.success, redone.released, redone.damage_before, redone.margin) == (
+        "Libération Cristalline", False, "", 12, -1)
+    assert [(e.character, e.delta, e.pv_after) for e in out if isinstance(e, F.PvChanged)] == [("york", 12, 20)]
+    assert table.rules.crystals["bleu"].stored.name == "Rayon Magique"
+    # Chance again: d20 12, 7 >= 5: the spell goes off on York with new dice (4d6: 1, 2, 3, 4 = 10)
+    out = given(table=table).when(F.Reroll(combat="c", actor="xar"), faces=[12, 1, 2, 3, 4]).events()
+    [released] = [e for e in out if isinstance(e, F.SpellReleased)]
+    assert (released.source, released.results[0].damage) == ("crystal", 10)
+    assert [(e.character, e.pv_after) for e in out if isinstance(e, F.PvChanged)] == [("york", 10)]
+    assert table.rules.crystals["bleu"].stored is None
+    given(table=table).when(F.Reroll(combat="c", actor="xar"), faces=[1]).refused(
+        "xar has no Chance reroll left today (L56).")
+
+
+def test_a_fermeture_logged_before_its_total_was_recorded_stays_the_gms_to_correct():
+    # an older log's combat.crystal_stored (no fermeture_cnc): its d20 cannot be redone by a command (D16)
+    d20 = Roll(expr="1d20", faces=(1,), total=1, source="entered")
+    old = F.CrystalStored(name="c", caster="xar", crystal="bleu", capacity=19, spell="Rayon Magique", spends=[],
+                          pm=11, fermeture_pm=2, outcome="failed", fermeture_roll=d20, spell_success=True, seconds=4)
+    given(LUCKY, old).when(F.Reroll(combat="c", actor="xar"), faces=[2]).refused(
+        "xar's last roll is a crystal spell's roll logged without its concentration total; Chance cannot redo "
+        "it, the GM corrects it.")

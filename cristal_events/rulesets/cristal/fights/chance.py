@@ -3,7 +3,8 @@
 "Tous les types de jet de dés sont sujets à cette règle de rebrassage (calcule d'attaque, de dommage,
 de concentration, etc.)" (L56). The roll redone is the combatant's last one in the fight (``Fighter.
 last_roll``, kept by the folds): an attack d20, a damage roll, a concentration d20 or the initiative
-d6, a table action's duration, a spell's effects, a tie-break d6 or a crystal's explosion (L1093).
+d6, a table action's duration, a spell's effects, a tie-break d6, a crystal's explosion (L1093) or
+a crystal spell's d20 (Verrou, Vision, Fermeture, Libération Cristalline, L1099-L1135).
 The new roll replaces the old ("en ignorant le résultat actuel", L58); both stay in the log. A
 positive Chance is the player's |Chance| rerolls a day; a negative one lets the GM order as many
 (``gm=True``, D16). Each reroll spends one of the day (``pools_used["chance"]``).
@@ -68,9 +69,8 @@ def decide_reroll(state: CristalState, cmd: Reroll, ctx: Context) -> list[Emit]:
     if last is None:
         raise RuleError(f"{cmd.actor} has made no roll in this combat.")
     if last.kind not in REDONE or (last.kind == "crystal" and not last.spell):
-        raise RuleError(f"{cmd.actor}'s last roll is a Fermeture or Libération Cristalline roll; Chance redoes "
-                        "an attack, damage, concentration, initiative, duration, spell-effect, tie-break, crystal "
-                        "explosion, Verrou or Vision Cristalline roll.")
+        raise RuleError(f"{cmd.actor}'s last roll is a crystal spell's roll logged without its concentration "
+                        "total; Chance cannot redo it, the GM corrects it.")
     if last.kind == "initiative" and cb.actions:
         raise RuleError("The fight has begun; an initiative roll can no longer be redone (L1315).")
     if last.kind != "initiative" and cb.it[cmd.actor] != last.it_after:
@@ -243,6 +243,8 @@ def _redo_crystal(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, la
     """A new d20 for Verrou or Vision Cristalline (L1119-L1135): the PM stay paid; the action lasts the
     Temps and the combustion on a success, the Temps alone on a failure, so the IT moves by the difference;
     Verrou now locks the crystal or not; Vision now shows what it holds or nothing."""
+    if last.spell in _CLOSE_OPEN:
+        return _CLOSE_OPEN[last.spell](state, cb, cmd, ctx, last, left, by)
     spell = _crystal_spell(state, last.spell)
     roll = ctx.dice().roll("1d20", purpose="chance reroll")
     total = last.cnc + roll.total
@@ -266,6 +268,90 @@ def _redo_crystal(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, la
     return _finish(state, cmd.combat, [ev], ctx.rounding)
 
 
+def _redo_fermeture(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
+                    by: str) -> list[Emit]:
+    """A new d20 for Fermeture Cristalline (L1077, L1115): the PM stay paid; both spells must succeed, so the
+    spell is now stored or not, and a spell above the crystal's capacity now explodes it (L1093: [1d4] per
+    PM to the caster and those within 6 m, rolled here). The action lasts the stored spell's Temps, plus
+    its combustion when both succeed: the IT moves by the difference."""
+    mode = ctx.rounding
+    ferm = _crystal_spell(state, "fermeture_cristalline")
+    held = state.crystals.get(last.crystal)
+    assert last.stored is not None
+    if held is None or held.destroyed:
+        raise RuleError(f"The crystal {last.crystal!r} is gone; its Fermeture Cristalline can no longer be rolled again.")
+    if held.stored is not None and (held.stored.name != last.stored.name or not last.success):
+        raise RuleError(f"The crystal {last.crystal!r} holds {held.stored.name} since; its Fermeture Cristalline "
+                        "can no longer be rolled again.")
+    dice = ctx.dice()
+    roll = dice.roll("1d20", purpose="chance reroll")
+    total = last.cnc + roll.total
+    success = total >= ferm.cnc
+    result = cr.store_in_crystal(cr.Crystal(capacity=last.capacity), last.stored, spell_success=last.spell_ok,
+                                 fermeture_success=success)
+    spell = content(state).spell(last.stored.name)
+    seconds = m.spell_durations(_time_of(spell, last.time), spell.cnc, mode,  # type: ignore[arg-type]
+                                success=last.spell_ok and success).total
+    before = cb.it[cmd.actor]
+    sc = _Scratch(state, cb, mode)
+    blast, hit = None, []
+    if result.outcome == "exploded" and result.explosion is not None:
+        blast = cr.roll_explosion(dice, result.explosion).roll
+        assert blast is not None
+        hit = [t for t in last.targets if t in cb.fighters and cb.fighters[t].condition != "dead"]
+        for fid in hit:  # L1093: one total to everyone within 6 m, no DP nor DM
+            sc.change(fid, -blast.total, f"explosion du cristal {last.crystal} (Fermeture rebrassée, Chance)")
+    ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="crystal", roll=roll, left=left, by=by,
+                    old=last.roll, spell=ferm.name, crystal=last.crystal, total=seconds, margin=total - ferm.cnc,
+                    success=success, it_before=before, it_after=before - last.amount + seconds,
+                    outcome=result.outcome, blast=blast, targets=hit,
+                    damage=blast.total if blast else 0)  # type: ignore[arg-type]
+    return _finish(state, cmd.combat, [ev, *sc.events], mode)
+
+
+def _redo_liberation(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
+                     by: str) -> list[Emit]:
+    """A new d20 for Libération Cristalline (L1099-L1105): the PM stay paid. A failure now keeps the spell in
+    the crystal (its targets get back the PV its release took); a success now sets the stored spell off on
+    the targets named at the release, with its own effect dice (no CNC nor PM for it, L1105)."""
+    mode = ctx.rounding
+    lib = _crystal_spell(state, "liberation_cristalline")
+    held = state.crystals.get(last.crystal)
+    stored = last.stored
+    if held is None or held.destroyed or stored is None:
+        raise RuleError(f"The crystal {last.crystal!r} is gone; its Libération Cristalline can no longer be rolled again.")
+    if (held.stored is not None) == last.success:
+        raise RuleError(f"The crystal {last.crystal!r} has changed since; its Libération Cristalline can no longer "
+                        "be rolled again.")
+    dice = ctx.dice()
+    roll = dice.roll("1d20", purpose="chance reroll")
+    total = last.cnc + roll.total
+    success = total >= lib.cnc
+    seconds = m.spell_durations(_time_of(lib, ""), lib.cnc, mode, success=success).total  # type: ignore[arg-type]
+    before = cb.it[cmd.actor]
+    sc = _Scratch(state, cb, mode)
+    after: list[Event] = []
+    if last.success and not success:  # the release is undone: what it dealt comes back
+        for tid, dealt in last.dealt.items():
+            if dealt and tid in cb.fighters and cb.fighters[tid].condition != "dead":
+                sc.change(tid, dealt, f"{stored.name} du cristal {last.crystal} non libéré (Chance)")
+    elif success and not last.success:
+        targets = [t for t in last.targets if t in cb.fighters and cb.fighters[t].condition != "dead"]
+        results = _apply_effects(sc, dice, cmd.actor, stored.name, list(stored.spends), targets,
+                                 dict(last.lowered_dm), mode)
+        after.append(SpellReleased(name=cmd.combat, caster=cmd.actor, spell=stored.name, results=results,
+                                   combustion=0, source="crystal"))
+    ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="crystal", roll=roll, left=left, by=by,
+                    old=last.roll, spell=lib.name, crystal=last.crystal, total=seconds, margin=total - lib.cnc,
+                    success=success, it_before=before, it_after=before - last.amount + seconds,
+                    released=stored.name if success else "", targets=list(last.targets),
+                    damage_before=sum(last.dealt.values()))  # type: ignore[arg-type]
+    return _finish(state, cmd.combat, [ev, *after, *sc.events], mode)
+
+
+_CLOSE_OPEN: dict[str, Any] = {"fermeture_cristalline": _redo_fermeture, "liberation_cristalline": _redo_liberation}
+
+
 _REDO: dict[str, Any] = {"attack": _redo_attack, "damage": _redo_damage, "concentration": _redo_concentration,
                          "initiative": _redo_initiative, "duration": _redo_duration, "effects": _redo_effects,
                          "tie-break": _redo_tie, "explosion": _redo_explosion,
@@ -284,10 +370,15 @@ _REDONE_TEXT: dict[str, Any] = {
     "effects": lambda e: f"effets de {e.spell} : dommages {e.damage_before} → {e.damage}",
     "tie-break": lambda e: f"dé d'égalité {e.total}",
     "crystal": lambda e: f"{e.spell} sur le cristal {e.crystal} : " + ("réussi" if e.success else "échec")
-                         + (f", {e.seen}" if e.seen else "") + f" : IT {e.it_before} → {e.it_after}",
+                         + (f", {e.seen}" if e.seen else "") + _OUTCOME.get(e.outcome, "")
+                         + (f", {e.blast.total} dommages à " + ", ".join(e.targets) if e.blast else "")
+                         + (f", {e.released} libéré" if e.released else "") + f" : IT {e.it_before} → {e.it_after}",
     "explosion": lambda e: f"explosion du cristal {e.crystal} : {e.damage_before} → {e.damage} à "
                            + ", ".join(e.targets),
 }
+
+
+_OUTCOME = {"stored": ", sort emmagasiné", "failed": ", rien d'emmagasiné", "exploded": ", le cristal explose"}
 
 
 def summarize_redone(rec: Any) -> str:

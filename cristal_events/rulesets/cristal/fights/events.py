@@ -267,6 +267,9 @@ class CrystalStored(Event, tag="combat.crystal_stored"):
     pm_after: int = 0
     overdraw_pv: int = 0
     hit: list[str] = []  # exploded: who the blast hit (the caster, then those within 6 m, L1093); [] in older logs
+    fermeture_cnc: int | None = None  # Fermeture's concentration total (Chance redoes its d20); None in older logs
+    time: str = ""  # the stored spell's Temps (its duration when Chance redoes Fermeture's roll)
+    zone: list[str] = []  # who a blast would hit (the caster, then those named within 6 m, L1093)
 
 
 class CrystalReleased(Event, tag="combat.crystal_released"):
@@ -282,6 +285,9 @@ class CrystalReleased(Event, tag="combat.crystal_released"):
     seconds: int
     spell: str = ""
     overdraw_pv: int = 0
+    cnc_total: int | None = None  # Libération's concentration total (Chance redoes its d20); None in older logs
+    targets: list[str] = []  # whom the stored spell goes off on (a Chance reroll that now succeeds)
+    lowered_dm: dict[str, int] = {}
 
 
 class CrystalLocked(Event, tag="combat.crystal_locked"):
@@ -380,7 +386,7 @@ class Rerolled(Event, tag="combat.rerolled"):
 
 
 class RollRedone(Event, tag="combat.roll_redone"):
-    """Chance on a damage, concentration, initiative, duration, spell-effect, tie-break or crystal explosion roll (L56-L58): the new roll replaces the old one
+    """Chance on a damage, concentration, initiative, duration, spell-effect, tie-break, crystal explosion or crystal spell roll (L56-L58): the new roll replaces the old one
     ("en ignorant le résultat actuel"); both stay in the log. ``by`` the player (Chance > 0) or the GM (< 0)."""
 
     name: str
@@ -404,6 +410,9 @@ class RollRedone(Event, tag="combat.roll_redone"):
     crystal: str = ""  # explosion: the crystal that blew up
     targets: list[str] = []  # explosion: everyone its one total hit (L1093)
     seen: str = ""  # crystal (Vision Cristalline): what the new roll shows
+    outcome: str = ""  # crystal (Fermeture Cristalline): stored, failed or exploded after the new roll
+    blast: Roll | None = None  # crystal (Fermeture): the explosion's dice when the new roll blows the crystal up
+    released: str = ""  # crystal (Libération Cristalline): the spell the new roll releases ("" none)
 
 
 class CombatEnded(Event, tag="combat.ended"):

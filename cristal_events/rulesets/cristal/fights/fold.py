@@ -209,6 +209,10 @@ def _ev_released(state: CristalState, ev: SpellReleased) -> _Folded:
         rolled = LastRoll(kind="effects", it_after=cb.it[ev.caster] + ev.combustion, roll=rolled_any, dealt=dealt,
                           **how)
         return state, _add_it(cb, ev.caster, ev.combustion, action=False, incantation=None, last_roll=rolled)
+    last = f.last_roll
+    if last is not None and last.kind == "crystal" and last.spell == "liberation_cristalline":
+        # a crystal's spell: the Libération roll stays the last one, with the damage its release dealt
+        return state, _with_fighter(cb, ev.caster, last_roll=_replace(last, dealt=dealt))
     return state, _with_fighter(cb, ev.caster, last_roll=LastRoll(kind="effects", it_after=cb.it[ev.caster]))
 
 
@@ -255,8 +259,9 @@ def _crystals(state: CristalState, name: str, crystal: cr.Crystal) -> CristalSta
 
 
 def _crystal_turn(state: CristalState, ev: Any) -> Combat:
-    """A crystal spell's turn: the caster's IT moves and its concentration roll is its last roll (one Chance
-    does not redo; an explosion's roll, set by the store's fold, it does)."""
+    """A crystal spell's turn: the caster's IT moves and its concentration roll is its last roll, a bare one
+    Chance does not redo (a log written before the totals were recorded); each event's fold then sets what
+    redoing it needs (Fermeture, Libération, Verrou, Vision, an explosion)."""
     cb = state.combats[ev.name]
     return _add_it(cb, ev.caster, ev.seconds, last_roll=LastRoll(kind="crystal", it_after=cb.it[ev.caster] + ev.seconds))
 
@@ -267,6 +272,13 @@ def _ev_stored(state: CristalState, ev: CrystalStored) -> _Folded:
         cb = _with_fighter(cb, ev.caster, last_roll=LastRoll(
             kind="explosion", it_after=cb.it[ev.caster], roll=ev.explosion_roll, dmg=ev.explosion,
             amount=ev.explosion_roll.total, targets=list(ev.hit), crystal=ev.crystal))
+    elif ev.fermeture_roll is not None and ev.fermeture_cnc is not None and ev.outcome != "exploded":
+        # Fermeture's d20 is the store's last roll (rolled after the stored spell's): Chance redoes it
+        cb = _with_fighter(cb, ev.caster, last_roll=LastRoll(
+            kind="crystal", it_after=cb.it[ev.caster], roll=ev.fermeture_roll, spell="fermeture_cristalline",
+            cnc=ev.fermeture_cnc - ev.fermeture_roll.total, success=ev.fermeture_success, crystal=ev.crystal,
+            amount=ev.seconds, spell_ok=ev.spell_success, capacity=ev.capacity, time=ev.time,
+            targets=list(ev.zone), stored=cr.StoredSpell(name=ev.spell, pm=ev.pm, spends=tuple(ev.spends))))
     crystal = state.crystals.get(ev.crystal) or cr.Crystal(capacity=ev.capacity)
     if ev.outcome == "stored":
         crystal = _replace(crystal, stored=cr.StoredSpell(name=ev.spell, pm=ev.pm, spends=tuple(ev.spends)),
@@ -278,8 +290,16 @@ def _ev_stored(state: CristalState, ev: CrystalStored) -> _Folded:
 
 def _ev_crystal_released(state: CristalState, ev: CrystalReleased) -> _Folded:
     cb = _crystal_turn(state, ev)
-    if ev.success and ev.crystal in state.crystals:
-        state = _crystals(state, ev.crystal, _replace(state.crystals[ev.crystal], stored=None, locked_by=None))
+    held = state.crystals.get(ev.crystal)
+    if ev.roll is not None and ev.cnc_total is not None and held is not None:
+        # Libération's d20 is the caster's last roll (the stored spell rolls no CNC, L1105): Chance redoes it
+        cb = _with_fighter(cb, ev.caster, last_roll=LastRoll(
+            kind="crystal", it_after=cb.it[ev.caster], roll=ev.roll, spell="liberation_cristalline",
+            cnc=ev.cnc_total - ev.roll.total, success=ev.success, crystal=ev.crystal, amount=ev.seconds,
+            targets=list(ev.targets), lowered_dm=dict(ev.lowered_dm), stored=held.stored,
+            locked_by=held.locked_by or ""))
+    if ev.success and held is not None:
+        state = _crystals(state, ev.crystal, _replace(held, stored=None, locked_by=None))
     return state, cb
 
 
@@ -381,6 +401,21 @@ def _ev_redone(state: CristalState, ev: RollRedone) -> _Folded:
             if last.spell == "verrou_cristallin" and last.crystal in state.crystals:
                 state = _crystals(state, last.crystal, _replace(state.crystals[last.crystal],
                                                                 locked_by=ev.character if ev.success else None))
+            held = state.crystals.get(last.crystal)
+            if last.spell == "fermeture_cristalline" and held is not None:
+                stored = last.stored if ev.outcome == "stored" else None
+                state = _crystals(state, last.crystal, _replace(held, stored=stored, locked_by=None,
+                                                                destroyed=ev.outcome == "exploded"))
+                if ev.outcome == "exploded" and ev.blast is not None:  # the blast is now the last roll
+                    last = LastRoll(kind="explosion", it_after=ev.it_after, roll=ev.blast, dmg=ev.blast.expr,
+                                    amount=ev.blast.total, targets=list(ev.targets), crystal=last.crystal)
+            if last.spell == "liberation_cristalline" and held is not None:
+                if ev.success:
+                    state = _crystals(state, last.crystal, _replace(held, stored=None, locked_by=None))
+                else:
+                    state = _crystals(state, last.crystal, _replace(held, stored=last.stored,
+                                                                    locked_by=last.locked_by or None))
+                    last = _replace(last, dealt={})
     cb = _with_fighter(cb, ev.character, last_roll=last, **changes)
     return _spend(state, cb, ev.character, "chance", "rerolls", 1)
 

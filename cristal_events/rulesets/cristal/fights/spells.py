@@ -261,7 +261,10 @@ def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list
                        fermeture_roll=second.concentration.roll, spell_success=first.success,
                        fermeture_success=second.success, explosion=explosion,
                        explosion_roll=blast.roll if blast else None, seconds=dur.total,
-                       pm_cost=first.pm_cost + ferm_pm, pm_after=pm_after, overdraw_pv=overdraw, hit=zone)
+                       pm_cost=first.pm_cost + ferm_pm, pm_after=pm_after, overdraw_pv=overdraw, hit=zone,
+                       fermeture_cnc=second.concentration.total,
+                       time=cmd.time or state.spell_times.get(spell.name, ""),
+                       zone=_blast_zone(cb, cmd.actor, list(cmd.within)))
     sc.events.append(PmSpent(name=cmd.combat, character=cmd.actor, pm=_need(nums.PM, cmd.actor, "PM") - pm_after, pm_after=pm_after))
     sc.change(cmd.actor, -overdraw, "Fermeture Cristalline : PM puisés sous 0")
     if blast is not None and blast.roll is not None:
@@ -291,7 +294,9 @@ def decide_release_crystal(state: CristalState, cmd: ReleaseCrystal, ctx: Contex
     dur = m.spell_durations(_time_of(lib, ""), lib.cnc, mode, success=res.success)  # type: ignore[arg-type]
     ev = CrystalReleased(name=cmd.combat, caster=cmd.actor, crystal=cmd.crystal, success=res.success,
                          roll=res.concentration.roll, pm_cost=res.pm_cost, pm_after=res.pm_after, seconds=dur.total,
-                         spell=stored.name if res.success else "", overdraw_pv=res.pv_damage)
+                         spell=stored.name if res.success else "", overdraw_pv=res.pv_damage,
+                         cnc_total=res.concentration.total, targets=list(cmd.targets),
+                         lowered_dm=dict(cmd.lowered_dm))
     sc.events.append(PmSpent(name=cmd.combat, character=cmd.actor, pm=res.pm_before - res.pm_after,
                              pm_after=res.pm_after))
     sc.change(cmd.actor, -res.pv_damage, "Libération Cristalline : PM puisés sous 0")
