@@ -80,7 +80,7 @@ def module(name: str) -> ModuleType:
 
 
 @cache
-def get(name: str) -> "Ruleset":
+def get(name: str) -> Ruleset:
     """The ruleset registered under ``name``."""
     return module(name).RULESET
 

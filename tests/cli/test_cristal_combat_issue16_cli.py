@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from test_cristal_combat_cli import BOOK, COMMANDS, STATS
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from test_illergan_cli import THOR, invoke, length
 
 
@@ -138,6 +137,7 @@ def test_strike_poison_and_disarm_through_the_cli(db):
 
 def test_the_sample_campaign_uses_the_new_fight_commands(tmp_path):
     from test_illergan_cli import SAMPLE
+
     from cristal_events.cli import script
     target = tmp_path / "sample.db"
     script.run(script.load(SAMPLE), target)

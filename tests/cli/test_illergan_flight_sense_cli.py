@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from test_illergan_magic_cli import LYSA, invoke, length
 
 

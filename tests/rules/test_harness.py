@@ -8,6 +8,7 @@ checks of entered faces. These tests hold it to that, against a real campaign.
 from __future__ import annotations
 
 import pytest
+from harness import Table, given
 
 from cristal_events.errors import DiceError, RuleError
 from cristal_events.events import DiceRecorded
@@ -15,7 +16,6 @@ from cristal_events.ruleset import Emit
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fights as F
 from cristal_events.service import Campaign, ChangeSetting
-from harness import Table, given
 
 DUEL = F.StartCombat(combat="d", fighters=["a", "b"], its={"b": 100},
                      stats={"a": {"ATT": 8, "DMG": "1d6"}, "b": {"DP": 10, "PV": 20}})

@@ -19,9 +19,9 @@ from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fights as F
 from cristal_events.rulesets.cristal import progression, state
 from cristal_events.rulesets.cristal.content import load_core, race_for_sex
-from cristal_events.rulesets.cristal.stable import stable_states
 from cristal_events.rulesets.cristal.fights import common
 from cristal_events.rulesets.cristal.ruleset import RULESET, CristalState
+from cristal_events.rulesets.cristal.stable import stable_states
 
 RULESETS = Path(cristal_events.__file__).parent / "rulesets"
 #: what a rule module may not import: the store, the service, the CLI, the read models (by either name:

@@ -11,10 +11,18 @@ from typing import Any
 
 import click
 
-from cristal_events.cli.common import (dice_option_with, echo, emit_json, int_pairs, json_option, open_campaign,
-                                        real_number, run, whole_number)
+from cristal_events.cli.common import (
+    dice_option_with,
+    echo,
+    emit_json,
+    int_pairs,
+    json_option,
+    open_campaign,
+    real_number,
+    run,
+    whole_number,
+)
 from cristal_events.errors import CristalError, RuleError
-
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal.content import FIXED_STATES, _parse_file, provenance
 

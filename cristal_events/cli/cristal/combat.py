@@ -14,10 +14,20 @@ from typing import Any
 import click
 import msgspec
 
-from cristal_events.cli.common import (INT, REAL, dice_option_with, echo, emit_json, int_pairs,
-                                        json_option, open_campaign, read_model_rows, run, whole_number)
+from cristal_events.cli.common import (
+    INT,
+    REAL,
+    dice_option_with,
+    echo,
+    emit_json,
+    int_pairs,
+    json_option,
+    open_campaign,
+    read_model_rows,
+    run,
+    whole_number,
+)
 from cristal_events.errors import RuleError, UnknownEntity
-
 from cristal_events.rulesets.cristal import fights as F
 
 _dice = dice_option_with("Faces rolled at the table, in the order given above; without it the engine rolls.")

@@ -2,7 +2,6 @@
 
 import re
 
-
 from cristal_events import bounds
 from cristal_events.cli.common import int_pairs, whole_number
 from cristal_events.errors import RuleError

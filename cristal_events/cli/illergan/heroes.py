@@ -12,10 +12,17 @@ from typing import Any
 import click
 import msgspec
 
-from cristal_events.cli.common import (INT, dice_option_with, echo, emit_json, json_option, open_campaign, run,
-                                     whole_number)
+from cristal_events.cli.common import (
+    INT,
+    dice_option_with,
+    echo,
+    emit_json,
+    json_option,
+    open_campaign,
+    run,
+    whole_number,
+)
 from cristal_events.errors import ContentError, CristalError
-
 from cristal_events.rulesets.illergan import heroes as H
 from cristal_events.rulesets.illergan.character import Choices
 from cristal_events.rulesets.illergan.content import DATA, decode_pack, load_pack, provenance

@@ -9,17 +9,24 @@ from __future__ import annotations
 
 import click
 
-from cristal_events.cli.common import (INT, REAL, dice_option, echo, emit_json, json_option, open_campaign,
-                                     read_model_rows, run)
-
+from cristal_events.cli.common import (
+    INT,
+    REAL,
+    dice_option,
+    echo,
+    emit_json,
+    json_option,
+    open_campaign,
+    read_model_rows,
+    run,
+)
+from cristal_events.errors import CristalError
 from cristal_events.rulesets.illergan import faith as Fa
 from cristal_events.rulesets.illergan import fights as F
 from cristal_events.rulesets.illergan import spellbook as S
 from cristal_events.rulesets.illergan import tavern as T
-from cristal_events.rulesets.illergan.state import content_of
 from cristal_events.rulesets.illergan import trials as R
-
-from cristal_events.errors import CristalError
+from cristal_events.rulesets.illergan.state import content_of
 
 from .common import pairs, starls
 

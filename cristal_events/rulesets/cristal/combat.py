@@ -17,10 +17,10 @@ from typing import Literal
 import msgspec
 
 import cristal_events.rounding as rounding
+from cristal_events.dice import Dice
 from cristal_events.errors import ContentError, DiceError, RuleError, UnknownEntity
 from cristal_events.rolls import Roll
 from cristal_events.rounding import RoundingMode, to_fraction
-from cristal_events.dice import Dice
 from cristal_events.rulesets.cristal.magic import SpellDurations
 
 __all__ = [

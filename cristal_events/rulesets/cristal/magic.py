@@ -13,9 +13,10 @@ Tables (CNC penalties, crystal bands, the crystal and artefact spells, potion li
 
 import re
 import unicodedata
+from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Iterable, Literal, Sequence
+from typing import Literal
 
 import msgspec
 

@@ -20,7 +20,6 @@ from typing import Any
 
 import msgspec
 
-from .state import CristalState
 from ...records import RecordedEvent
 from .characters import (
     AlignmentChanged,
@@ -65,6 +64,7 @@ from .fights import (
     TieBroken,
     TurnPassed,
 )
+from .state import CristalState
 
 Handler = Callable[[Any, Any, Any], str]
 

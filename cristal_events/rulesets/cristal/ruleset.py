@@ -15,14 +15,13 @@ of handlers, never an ``if`` ladder).
 
 from __future__ import annotations
 
-
 from typing import Annotated, Any, Literal
 
 import msgspec
 
 from ...events import CampaignCreated
-from ...ruleset import ComposedRuleset, admit_stream
 from ...records import RecordedEvent
+from ...ruleset import ComposedRuleset, admit_stream
 from . import artefacts, characters, fights, narration, sheet_text
 from .state import CristalState
 

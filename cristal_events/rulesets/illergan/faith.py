@@ -15,8 +15,8 @@ import msgspec
 
 from cristal_events.errors import RuleError
 from cristal_events.events import Event
-from cristal_events.ruleset import Context, Emit, on_event
 from cristal_events.records import RecordedEvent
+from cristal_events.ruleset import Context, Emit, on_event
 
 from . import magic
 from .fights import sacrifice, spend

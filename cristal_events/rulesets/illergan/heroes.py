@@ -16,9 +16,9 @@ from cristal_events.bounds import as_int
 from cristal_events.display import plain_id
 from cristal_events.errors import ContentError, RuleError
 from cristal_events.events import Event
+from cristal_events.records import RecordedEvent
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit, on_event
-from cristal_events.records import RecordedEvent
 
 from . import character as creation
 from . import gear
@@ -28,8 +28,19 @@ from .alcohol import start as alc_start
 from .content import decode_pack, merge, overrides_of
 from .locations import Body
 from .magic import pf_per_day
-from .state import (CHARACTERISTICS, CONTENT_STREAM, CREATURE_REQUIRED, Hero, IllerganState, LoadedPack,
-                    MagicEntry, content_of, find, put, stream_of)
+from .state import (
+    CHARACTERISTICS,
+    CONTENT_STREAM,
+    CREATURE_REQUIRED,
+    Hero,
+    IllerganState,
+    LoadedPack,
+    MagicEntry,
+    content_of,
+    find,
+    put,
+    stream_of,
+)
 
 
 # ============================================================================ events

@@ -6,7 +6,6 @@ from cristal_events.errors import RuleError
 from cristal_events.rulesets.illergan.content import Content
 from cristal_events.rulesets.illergan.settings import DEFAULT, IllerganSettings
 
-
 # ---------------------------------------------------------------- non-humanoid zones (I-L630-649)
 
 

@@ -17,8 +17,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ...records import RecordedEvent
-from .fights.views import cast_after as _cast_after, cast_extras as _cast_extras
 from .fights import AttackResolved, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast
+from .fights.views import cast_after as _cast_after
+from .fights.views import cast_extras as _cast_extras
 from .heroes import CreatureCreated, Equipped, HeroCorrected, HeroCreated, MoneyChanged, XpAwarded, XpSpent
 from .tavern import DrinkConsumed, TimePassed
 from .trials import CheckRolled

@@ -12,11 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from ...events import CampaignCreated
-from ...ruleset import ComposedRuleset, admit_stream
 from ...records import RecordedEvent
+from ...ruleset import ComposedRuleset, admit_stream
 from . import care, faith, fights, heroes, narration, sheet, sheet_text, spellbook, tavern, trials
 from .settings import IllerganSettings
 from .state import CONTENT_STREAM, IllerganState, content_of, find
+
 
 class IllerganRuleset(ComposedRuleset):
     name = "illergan"

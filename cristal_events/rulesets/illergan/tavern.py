@@ -13,9 +13,9 @@ import msgspec
 
 from cristal_events.errors import RuleError
 from cristal_events.events import Event
+from cristal_events.records import RecordedEvent
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit, on_event
-from cristal_events.records import RecordedEvent
 
 from . import alcohol
 from .state import Hero, IllerganState, content_of, find, plain, put, stream_of

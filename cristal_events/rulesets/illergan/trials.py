@@ -13,9 +13,9 @@ import msgspec
 
 from cristal_events.errors import RuleError, UnknownEntity
 from cristal_events.events import Event
+from cristal_events.records import RecordedEvent
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit, on_event
-from cristal_events.records import RecordedEvent
 
 from . import checks, combat, gear, spellbook
 from .alcohol import EFFECTS

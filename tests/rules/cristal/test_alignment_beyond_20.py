@@ -9,11 +9,11 @@ size is subtracted from the ATT total (L1415).
 from __future__ import annotations
 
 import pytest
+from harness import Table
 
 from cristal_events.errors import CristalError
 from cristal_events.rulesets.cristal import alignment as al
 from cristal_events.rulesets.cristal import fights as F
-from harness import Table
 
 STATS = {"paysan": {"ALIGN": 0, "ATT": 10, "DMG": "1d6"}, "demon": {"ALIGN": -25, "DP": 8, "PV": 30}}
 

@@ -8,13 +8,13 @@ read back from the file use a campaign file.
 from __future__ import annotations
 
 import pytest
-
-from cristal_events.errors import RuleError, UnknownEntity
-from cristal_events.rulesets.cristal import characters as C
-from cristal_events.service import Campaign
-from cristal_events.ruleset import Emit
 from harness import Table, given
 from helpers import refused
+
+from cristal_events.errors import RuleError, UnknownEntity
+from cristal_events.ruleset import Emit
+from cristal_events.rulesets.cristal import characters as C
+from cristal_events.service import Campaign
 
 
 @pytest.fixture

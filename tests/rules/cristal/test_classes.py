@@ -5,7 +5,11 @@ import pytest
 from cristal_events.errors import RuleError, UnknownEntity
 from cristal_events.rulesets.cristal.content import load_core
 from cristal_events.rulesets.cristal.progression import (
-    check_ability, check_prerequisites, class_bonuses, class_row, global_level,
+    check_ability,
+    check_prerequisites,
+    class_bonuses,
+    class_row,
+    global_level,
 )
 
 # Every printed row, levels 1-20, as in the seed (L683-L692, L699-L708, L717-L726).

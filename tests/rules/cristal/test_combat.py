@@ -7,14 +7,14 @@ the last tests use characters of the campaign, whose numbers come from their she
 from __future__ import annotations
 
 import pytest
+from harness import Table
+from helpers import refused
 
 from cristal_events import init_campaign
 from cristal_events.errors import CristalError, RuleError
 from cristal_events.events import DiceRecorded
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fights as F
-from harness import Table
-from helpers import refused
 
 THOR = {"ATT": 5, "DP": 12, "PV": 20, "race": "Humain"}
 YORK = {"ATT": 3, "DP": 10, "PV": 15, "PM": 20, "CNC": 10, "race": "Humain"}
@@ -466,8 +466,9 @@ def test_potion_drunk_takes_8_seconds(round_camp):
 
 
 def test_read_models_match_a_rebuild(stored):
-    from cristal_events import projections
     from cristal_events.projections import runner
+
+    from cristal_events import projections
 
     projections.attach(stored)
     start_duel(stored)

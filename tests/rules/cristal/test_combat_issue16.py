@@ -4,11 +4,11 @@ weapons by their own names, Chance on every roll, corrections, tie-breaks, abili
 from __future__ import annotations
 
 import pytest
+from harness import Table
 
 from cristal_events.errors import CristalError, RuleError
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fights as F
-from harness import Table
 
 
 @pytest.fixture

@@ -5,12 +5,12 @@ tests/cli/test_cristal_crystal_cli.py). Values from seed 000."""
 from __future__ import annotations
 
 import pytest
+from harness import Table
+from helpers import refused
 
 from cristal_events.errors import RuleError
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fights as F
-from harness import Table
-from helpers import refused
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from cristal_events.dice import Dice
 from cristal_events.errors import DiceError, RuleError, UnknownEntity
 from cristal_events.rulesets.cristal import combat as c
 
-
 # --------------------------------------------------------------------------- action table (L1230-L1257)
 
 @pytest.mark.parametrize(

@@ -6,7 +6,12 @@ import pytest
 
 from cristal_events.errors import ContentError, UnknownEntity
 from cristal_events.rulesets.cristal.content import (
-    load_core, load_pack, merge, parse_sex_adjustment, race_for_sex, scaled_amount,
+    load_core,
+    load_pack,
+    merge,
+    parse_sex_adjustment,
+    race_for_sex,
+    scaled_amount,
 )
 
 ORQUE = {

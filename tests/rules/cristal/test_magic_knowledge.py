@@ -8,11 +8,11 @@ L1083-L1093).
 from __future__ import annotations
 
 import msgspec
+from harness import given
 
 from cristal_events.rolls import Roll
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fights as F
-from harness import given
 
 LIA = (C.CreateCharacter(id="lia", race="Elfe", name="Lia"), C.AwardXp(characters=("lia",), amount=1000, reason="départ"))
 FIGHT = F.StartCombat(combat="c", fighters=["lia", "york"], its={"york": 50},

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from harness import Table
 
 from cristal_events.errors import RuleError
 from cristal_events.rulesets.cristal import combat as c
 from cristal_events.rulesets.cristal import fights as F
 from cristal_events.rulesets.cristal.characters import CreateCharacter
-from harness import Table
 
 
 @pytest.fixture

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from harness import given
 
 from cristal_events.rulesets.cristal import senses
 from cristal_events.rulesets.cristal.characters import CreateCharacter, content_of, sheet
-from harness import given
 
 BY_EXAMPLE = {s.example: s for s in senses.scales()}
 

@@ -6,12 +6,12 @@ Seed 000 lines are cited beside each number; every scenario runs on the rules ha
 from __future__ import annotations
 
 import pytest
+from harness import Table, given
 
 from cristal_events.events import SessionStarted
 from cristal_events.ruleset import Emit
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fixed
-from harness import Table, given
 
 REASON = "L1478: 600 XP at creation"
 

@@ -6,7 +6,10 @@ from cristal_events.dice import Dice
 from cristal_events.errors import RuleError
 from cristal_events.rulesets.cristal.content import load_core
 from cristal_events.rulesets.cristal.progression import (
-    check_technique_restriction, technique_adjustment, technique_cost, technique_roll,
+    check_technique_restriction,
+    technique_adjustment,
+    technique_cost,
+    technique_roll,
 )
 
 C = load_core()

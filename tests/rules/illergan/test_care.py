@@ -9,14 +9,14 @@ what the game master gives back (the text states no natural recovery).
 from __future__ import annotations
 
 import msgspec
+from harness import Table
+from helpers import refused
 
 from cristal_events.rulesets.illergan import care as K
 from cristal_events.rulesets.illergan import fights as F
 from cristal_events.rulesets.illergan import heroes as H
 from cristal_events.rulesets.illergan.character import Choices
 from cristal_events.rulesets.illergan.content import example_pack
-from harness import Table
-from helpers import refused
 
 THOR = dict(Fo=3, Dex=50, Vit=60, Vol=40, Mana=10, E=8, Cha=30, Sav=30, Dep=5, Agilité=40, Adresse=60)
 

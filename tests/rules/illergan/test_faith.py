@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import msgspec
 import pytest
+from harness import Table
+from helpers import refused
 
 from cristal_events.errors import RuleError
 from cristal_events.rulesets.illergan import faith as P
@@ -15,8 +17,6 @@ from cristal_events.rulesets.illergan import fights as F
 from cristal_events.rulesets.illergan import heroes as H
 from cristal_events.rulesets.illergan.character import Choices
 from cristal_events.rulesets.illergan.content import example_pack
-from harness import Table
-from helpers import refused
 
 STATS = dict(Fo=3, Dex=40, Vit=40, Vol=50, Mana=30, E=10, Cha=40, Sav=40, Dep=5, Agilité=30, Adresse=40)
 

@@ -4,10 +4,11 @@ hovering (I-L564), and a flyer held from the ground lands at the end of his turn
 
 from __future__ import annotations
 
+from helpers import refused
+
 from cristal_events.rulesets.illergan import fights as F
 from cristal_events.rulesets.illergan import heroes as H
 from cristal_events.rulesets.illergan.locations import Body
-from helpers import refused
 from rules.illergan.test_casting import _table, cast
 from rules.illergan.test_combat_issue17 import GOB, table
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import msgspec
 import pytest
+from harness import Table
+from helpers import refused
 
 from cristal_events.rulesets.illergan import gear
 from cristal_events.rulesets.illergan import heroes as H
 from cristal_events.rulesets.illergan.character import Choices
 from cristal_events.rulesets.illergan.content import example_pack
-from harness import Table
-from helpers import refused
 
 STATS = dict(Fo=3, Dex=50, Vit=60, Vol=40, Mana=10, E=8, Cha=30, Sav=30, Dep=5, Agilité=40, Adresse=60)
 

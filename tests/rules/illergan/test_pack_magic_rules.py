@@ -8,13 +8,13 @@ import json
 
 import msgspec
 import pytest
+from harness import Table
+from helpers import refused
 
 from cristal_events.errors import ContentError
 from cristal_events.rulesets.illergan import heroes as H
 from cristal_events.rulesets.illergan.character import Choices
 from cristal_events.rulesets.illergan.content import core_pack, decode_pack, example_pack, merge
-from harness import Table
-from helpers import refused
 
 LYSA = dict(Fo=2, Dex=45, Vit=40, Vol=55, Mana=60, E=12, Cha=35, Sav=50, Dep=5, Agilité=50, Adresse=40)
 

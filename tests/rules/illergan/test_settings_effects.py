@@ -4,14 +4,14 @@ fight (A1, I-L4-7) and the alcohol thresholds from the band's characteristics (A
 from __future__ import annotations
 
 import msgspec
+from harness import Table
+from helpers import refused
 
 from cristal_events.rulesets.illergan import fights as F
 from cristal_events.rulesets.illergan import heroes as H
 from cristal_events.rulesets.illergan import tavern as T
 from cristal_events.rulesets.illergan.character import Choices
 from cristal_events.rulesets.illergan.content import example_pack
-from harness import Table
-from helpers import refused
 
 THOR = dict(Fo=4, Dex=50, Vit=60, Vol=40, Mana=10, E=8, Cha=30, Sav=30, Dep=5, Agilité=40, Adresse=60)
 

@@ -26,19 +26,113 @@ from __future__ import annotations
 
 from typing import Any
 
-from .model import *
-from .derive import *
-from .decide import *
-from .fold import *
-from .views import *
-from .model import AbilityPracticed, Bleed, UseClassAbility, AddItem, AlignmentChanged, AlterState, AlterationEnded, AwardXp, BuyLevel, BuyTechnique, ChangeAlignment, ChangeGold, CharacterCorrected, CharacterCreated, CharacterRetired, ContentPackLoaded, CreateCharacter, Damage, DamageTaken, DropItem, EndAlteration, EquipItem, GoldChanged, Heal, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LearnSpell, LevelBought, LoadContentPack, Rest, Rested, SpellLearned, StateAltered, TechniqueBought, UnequipItem, XpAwarded
-from .decide import decide_bleed, decide_class_ability, _compensator, compensate_created, compensate_purchase, decide_add_item, decide_alignment, decide_alter, decide_award, decide_create, decide_damage, decide_drop, decide_end_alteration, decide_equip, decide_gold, decide_heal, decide_level, decide_pack, decide_rest, decide_spell, decide_technique, decide_unequip
-from .fold import evolve_ability, _set_equipped, evolve_alignment, evolve_alteration_ended, evolve_altered, evolve_award, evolve_corrected, evolve_created, evolve_damaged, evolve_dropped, evolve_gold, evolve_healed, evolve_item_added, evolve_level, evolve_pack, evolve_rested, evolve_retired, evolve_spell, evolve_technique
-from .views import SUMMARIES
-from .model import CharacterReady, CheckTechnique, MarkReady, PointsSet, SurEffort, SurEffortMade, TechniqueChecked
-from .decide import decide_check_technique, decide_ready, decide_sur_effort
-from .fold import evolve_points_set, evolve_ready, evolve_session_started
 from cristal_events.events import SessionStarted
+
+from .decide import *
+from .decide import (
+    _compensator,
+    compensate_created,
+    compensate_purchase,
+    decide_add_item,
+    decide_alignment,
+    decide_alter,
+    decide_award,
+    decide_bleed,
+    decide_check_technique,
+    decide_class_ability,
+    decide_create,
+    decide_damage,
+    decide_drop,
+    decide_end_alteration,
+    decide_equip,
+    decide_gold,
+    decide_heal,
+    decide_level,
+    decide_pack,
+    decide_ready,
+    decide_rest,
+    decide_spell,
+    decide_sur_effort,
+    decide_technique,
+    decide_unequip,
+)
+from .derive import *
+from .fold import *
+from .fold import (
+    _set_equipped,
+    evolve_ability,
+    evolve_alignment,
+    evolve_alteration_ended,
+    evolve_altered,
+    evolve_award,
+    evolve_corrected,
+    evolve_created,
+    evolve_damaged,
+    evolve_dropped,
+    evolve_gold,
+    evolve_healed,
+    evolve_item_added,
+    evolve_level,
+    evolve_pack,
+    evolve_points_set,
+    evolve_ready,
+    evolve_rested,
+    evolve_retired,
+    evolve_session_started,
+    evolve_spell,
+    evolve_technique,
+)
+from .model import *
+from .model import (
+    AbilityPracticed,
+    AddItem,
+    AlignmentChanged,
+    AlterationEnded,
+    AlterState,
+    AwardXp,
+    Bleed,
+    BuyLevel,
+    BuyTechnique,
+    ChangeAlignment,
+    ChangeGold,
+    CharacterCorrected,
+    CharacterCreated,
+    CharacterReady,
+    CharacterRetired,
+    CheckTechnique,
+    ContentPackLoaded,
+    CreateCharacter,
+    Damage,
+    DamageTaken,
+    DropItem,
+    EndAlteration,
+    EquipItem,
+    GoldChanged,
+    Heal,
+    Healed,
+    ItemAdded,
+    ItemDropped,
+    ItemEquipped,
+    ItemUnequipped,
+    LearnSpell,
+    LevelBought,
+    LoadContentPack,
+    MarkReady,
+    PointsSet,
+    Rest,
+    Rested,
+    SpellLearned,
+    StateAltered,
+    SurEffort,
+    SurEffortMade,
+    TechniqueBought,
+    TechniqueChecked,
+    UnequipItem,
+    UseClassAbility,
+    XpAwarded,
+)
+from .views import *
+from .views import SUMMARIES
 
 EVENTS: tuple[type, ...] = tuple(SUMMARIES)
 DECIDERS: dict[type, Any] = {

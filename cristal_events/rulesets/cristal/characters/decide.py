@@ -9,11 +9,10 @@ import msgspec
 from cristal_events.bounds import as_int
 from cristal_events.display import plain_id
 from cristal_events.errors import RuleError, UnknownEntity
+from cristal_events.records import RecordedEvent
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit
-from cristal_events.records import RecordedEvent
 
-from ..state import CristalState
 from .. import alignment as align_rules
 from .. import crystals, equipment, magic, progression
 from .. import fixed as fixed_tables
@@ -24,11 +23,72 @@ from ..content import (
     overrides_of,
     race_for_sex,
 )
-
-from .model import CharacterReady, CheckTechnique, MarkReady, PointsSet, SurEffort, SurEffortMade, TechniqueChecked
-from .model import AbilityPracticed, Bleed, UseClassAbility, AddItem, AlignmentChanged, AlterState, AlterationEnded, AwardXp, BuyLevel, BuyTechnique, CONTENT_STREAM, ChangeAlignment, ChangeGold, Character, CharacterCorrected, CharacterCreated, CharacterRetired, ContentPack, ContentPackLoaded, CreateCharacter, Damage, DamageTaken, DropItem, EndAlteration, EquipItem, GoldChanged, Heal, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, HEAL_SOURCES, LearnSpell, LevelBought, LoadContentPack, MAGIC_SOURCES, Rest, Rested, SpellLearned, StateAltered, TechniqueBought, UnequipItem, XpAwarded
-from .derive import _find_item, content_of, current_fixed, death_threshold, equipped, find, regeneration, stable_of, stream_of
+from ..state import CristalState
+from .derive import (
+    _find_item,
+    content_of,
+    current_fixed,
+    death_threshold,
+    equipped,
+    find,
+    regeneration,
+    stable_of,
+    stream_of,
+)
 from .fold import _CORRECTABLE_FIELD
+from .model import (
+    CONTENT_STREAM,
+    HEAL_SOURCES,
+    MAGIC_SOURCES,
+    AbilityPracticed,
+    AddItem,
+    AlignmentChanged,
+    AlterationEnded,
+    AlterState,
+    AwardXp,
+    Bleed,
+    BuyLevel,
+    BuyTechnique,
+    ChangeAlignment,
+    ChangeGold,
+    Character,
+    CharacterCorrected,
+    CharacterCreated,
+    CharacterReady,
+    CharacterRetired,
+    CheckTechnique,
+    ContentPack,
+    ContentPackLoaded,
+    CreateCharacter,
+    Damage,
+    DamageTaken,
+    DropItem,
+    EndAlteration,
+    EquipItem,
+    GoldChanged,
+    Heal,
+    Healed,
+    ItemAdded,
+    ItemDropped,
+    ItemEquipped,
+    ItemUnequipped,
+    LearnSpell,
+    LevelBought,
+    LoadContentPack,
+    MarkReady,
+    PointsSet,
+    Rest,
+    Rested,
+    SpellLearned,
+    StateAltered,
+    SurEffort,
+    SurEffortMade,
+    TechniqueBought,
+    TechniqueChecked,
+    UnequipItem,
+    UseClassAbility,
+    XpAwarded,
+)
 
 
 # ============================================================================ decisions

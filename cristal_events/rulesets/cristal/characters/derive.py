@@ -10,12 +10,9 @@ import msgspec
 
 from cristal_events.errors import RuleError, UnknownEntity
 
-from ..state import CristalState
-from .. import senses
 from .. import alignment as align_rules
-from .. import crystals, equipment, progression, stable
+from .. import crystals, equipment, progression, senses, stable
 from .. import fixed as fixed_tables
-from ..crystals import Crystal
 from ..content import (
     FIXED_STATES,
     SENSES,
@@ -26,7 +23,8 @@ from ..content import (
     merge,
     race_for_sex,
 )
-
+from ..crystals import Crystal
+from ..state import CristalState
 from .model import Character, ContentPack, OwnedItem
 
 

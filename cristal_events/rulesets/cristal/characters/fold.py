@@ -9,10 +9,35 @@ import msgspec
 from cristal_events.events import SessionStarted
 from cristal_events.records import RecordedEvent
 
-
 from ..state import CristalState
-from .model import CharacterReady, PointsSet
-from .model import AbilityPracticed, AlignmentChanged, Alteration, AlterationEnded, Character, CharacterCorrected, CharacterCreated, CharacterRetired, ContentPack, ContentPackLoaded, DamageTaken, GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought, OwnedItem, Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded
+from .model import (
+    AbilityPracticed,
+    AlignmentChanged,
+    Alteration,
+    AlterationEnded,
+    Character,
+    CharacterCorrected,
+    CharacterCreated,
+    CharacterReady,
+    CharacterRetired,
+    ContentPack,
+    ContentPackLoaded,
+    DamageTaken,
+    GoldChanged,
+    Healed,
+    ItemAdded,
+    ItemDropped,
+    ItemEquipped,
+    ItemUnequipped,
+    LevelBought,
+    OwnedItem,
+    PointsSet,
+    Rested,
+    SpellLearned,
+    StateAltered,
+    TechniqueBought,
+    XpAwarded,
+)
 
 
 # ============================================================================ folds

@@ -10,10 +10,9 @@ from cristal_events.rolls import Roll
 from ..content import (
     ItemTemplate,
 )
+
 # the character held in the state and the loaded packs live in ``..state``; re-exported here
 from ..state import Alteration, Character, ContentPack, OwnedItem  # noqa: F401
-
-
 
 CONTENT_STREAM = "content"
 # words of a source that is magic: magic never heals a living being (L1190), in no wording

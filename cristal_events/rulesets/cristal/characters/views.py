@@ -4,11 +4,32 @@ from __future__ import annotations
 
 from typing import Any
 
-
-
-
-from .model import CharacterReady, PointsSet, SurEffortMade, TechniqueChecked
-from .model import AbilityPracticed, AlignmentChanged, AlterationEnded, CharacterCorrected, CharacterCreated, CharacterRetired, ContentPackLoaded, DamageTaken, GoldChanged, Healed, ItemAdded, ItemDropped, ItemEquipped, ItemUnequipped, LevelBought, Rested, SpellLearned, StateAltered, TechniqueBought, XpAwarded
+from .model import (
+    AbilityPracticed,
+    AlignmentChanged,
+    AlterationEnded,
+    CharacterCorrected,
+    CharacterCreated,
+    CharacterReady,
+    CharacterRetired,
+    ContentPackLoaded,
+    DamageTaken,
+    GoldChanged,
+    Healed,
+    ItemAdded,
+    ItemDropped,
+    ItemEquipped,
+    ItemUnequipped,
+    LevelBought,
+    PointsSet,
+    Rested,
+    SpellLearned,
+    StateAltered,
+    SurEffortMade,
+    TechniqueBought,
+    TechniqueChecked,
+    XpAwarded,
+)
 
 
 # ============================================================================ summaries

@@ -28,28 +28,60 @@ from __future__ import annotations
 from typing import Any
 
 from ..state import CristalState
-from .common import *
-from .decide import *
-from .decide import (tie_first, decide_ability, decide_act, decide_align, decide_attack, decide_end, decide_initiative,
-                     decide_join, decide_next, decide_pass, decide_start)
-from .spells import *
-from .spells import decide_cast, decide_potion, decide_release, decide_release_crystal, decide_store
+from . import corrections as _corrections
+from . import crystal_spells as _crystal_spells
 from .chance import *
 from .chance import decide_reroll, summarize_redone
+from .common import *
+from .crystal_spells import decide_inspect, decide_lock, decide_unlock
+from .decide import *
+from .decide import (
+    decide_ability,
+    decide_act,
+    decide_align,
+    decide_attack,
+    decide_end,
+    decide_initiative,
+    decide_join,
+    decide_next,
+    decide_pass,
+    decide_start,
+    tie_first,
+)
+from .events import UPCASTERS as _EVENT_UPCASTERS
 from .fold import *
 from .fold import _APPLY, evolver
 from .model import *
-from .model import (CombatJoined, CombatStarted, Attack, CastSpell, EndCombat, InspectCrystal, JoinCombat, LockCrystal, NextTurn, PassTurn,
-                    ReleaseCrystal, ReleaseSpell, Reroll, RollInitiative, RollRedone, StartCombat, StoreInCrystal,
-                    TakeAction, UnlockCrystal, UseAbility, UseAlignment, UsePotion)
+from .model import (
+    Attack,
+    CastSpell,
+    CombatJoined,
+    CombatStarted,
+    EndCombat,
+    InspectCrystal,
+    JoinCombat,
+    LockCrystal,
+    NextTurn,
+    PassTurn,
+    ReleaseCrystal,
+    ReleaseSpell,
+    Reroll,
+    RollInitiative,
+    RollRedone,
+    StartCombat,
+    StoreInCrystal,
+    TakeAction,
+    UnlockCrystal,
+    UseAbility,
+    UseAlignment,
+    UsePotion,
+)
+from .spells import *
+from .spells import decide_cast, decide_potion, decide_release, decide_release_crystal, decide_store
 from .views import *
 from .views import TURN_EVENTS as _VIEW_TURNS
 from .views import log_entry as _view_log_entry
 from .views import summarize
-from .events import UPCASTERS as _EVENT_UPCASTERS
-from . import crystal_spells as _crystal_spells
-from . import corrections as _corrections
-from .crystal_spells import decide_inspect, decide_lock, decide_unlock
 
 #: events that are a row of the book's combat table: ``views``' and the crystal spells'
 TURN_EVENTS: dict[type, str] = {**_VIEW_TURNS, **{cls: "caster" for cls in _crystal_spells.SUMMARY}}

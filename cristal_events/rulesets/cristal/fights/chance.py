@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..state import CristalState
 from ....errors import RuleError
 from ....events import Event
 from ....rolls import Roll
 from ....ruleset import Context, Emit
 from .. import combat as c
+from .. import crystals as cr
+from .. import magic as m
+from ..state import CristalState
 from .common import (
     _active,
     _deconcentrate,
@@ -31,6 +33,7 @@ from .common import (
     _Scratch,
     numbers,
 )
+from .crystal_spells import seen
 from .model import (
     Combat,
     LastRoll,
@@ -42,10 +45,7 @@ from .model import (
     TieBroken,
     content,
 )
-from .crystal_spells import seen
 from .spells import _apply_effects, _crystal_spell, _spends, _time_of
-from .. import crystals as cr
-from .. import magic as m
 
 REDONE = ("attack", "damage", "concentration", "initiative", "duration", "effects", "tie-break", "explosion",
           "crystal")

@@ -7,20 +7,19 @@ from typing import Any
 
 import msgspec
 
-from ..state import CristalState
 from ....bounds import as_int
 from ....dice import Dice, parse
 from ....errors import DiceError, RuleError, UnknownEntity
 from ....events import Event
 from ....ruleset import Emit
 from .. import alignment as al
-from .. import characters
+from .. import characters, progression
 from .. import combat as c
 from .. import magic as m
-from .. import progression
 from ..content import ItemTemplate, SpellDef, race_for_sex
 from ..equipment import effective_fixed
 from ..stable import stable_states
+from ..state import CristalState
 from .fold import _apply
 from .model import (
     STAT_KEYS,

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..state import CristalState
 from ....bounds import as_int
 from ....errors import RuleError
 from ....events import Event
@@ -24,6 +23,7 @@ from ....rounding import divide
 from ....ruleset import Context, Emit
 from .. import combat as c
 from ..characters import CharacterCorrected, stream_of
+from ..state import CristalState
 from .common import _int, _need, numbers
 from .model import AttackResolved, ConditionChanged, PvChanged, stream
 

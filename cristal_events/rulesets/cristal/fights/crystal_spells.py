@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..state import CristalState
 from ....errors import RuleError, UnknownEntity
 from ....ruleset import Context, Emit
 from .. import crystals as cr
 from .. import magic as m
+from ..state import CristalState
 from .common import _active, _finish, _Scratch, _turn
 from .model import (
     Combat,

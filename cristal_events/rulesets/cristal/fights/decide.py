@@ -4,18 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..state import CristalState
+from ....dice import parse
 from ....display import plain_id
-from ....errors import RuleError, UnknownEntity
+from ....errors import DiceError, RuleError, UnknownEntity
 from ....rolls import Roll
 from ....ruleset import Context, Emit
 from .. import alignment as al
 from .. import combat as c
 from ..content import ItemTemplate, RaceWeapon, did_you_mean, find_named
-from ....dice import parse
-from ....errors import DiceError
 from ..stable import dmg as stable_dmg
-from .fold import _apply
+from ..state import CristalState
 from .common import (  # noqa: F401
     _active,
     _check_stats,
@@ -35,13 +33,14 @@ from .common import (  # noqa: F401
     timeline,
     whose_turn,
 )
+from .fold import _apply
 from .model import (
-    Combat,
     AbilityUsed,
     ActionTaken,
     AlignmentUsed,
     Attack,
     AttackResolved,
+    Combat,
     CombatEnded,
     CombatJoined,
     CombatStarted,

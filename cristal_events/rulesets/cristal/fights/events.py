@@ -11,9 +11,7 @@ import msgspec
 from ....events import Event
 from ....rolls import Roll
 from .. import magic as m
-
 from ..state import Condition  # a fighter's condition: a state type the events carry
-
 
 # =========================================================================== events
 

@@ -11,11 +11,44 @@ from typing import Any
 
 import msgspec
 
-from ..state import CristalState
 from .. import crystals as cr
 from ..combat import tie_scores
-from .model import AbilityUsed, ActionTaken, AlignmentUsed, AttackResolved, Bled, Combat, CombatEnded, CombatJoined, CombatStarted, Condition, ConditionChanged, CrystalInspected, CrystalLocked, CrystalReleased, CrystalStored, CrystalUnlocked, Deconcentrated, Fighter, Incantation, InitiativeRolled, LastAttack, LastRoll, PmSpent, PotionUsed, PvChanged, Rerolled, RollRedone, SpellCast, SpellReleased, Swing, TieBroken, TurnPassed
-from .model import _now
+from ..state import CristalState
+from .model import (
+    AbilityUsed,
+    ActionTaken,
+    AlignmentUsed,
+    AttackResolved,
+    Bled,
+    Combat,
+    CombatEnded,
+    CombatJoined,
+    CombatStarted,
+    Condition,
+    ConditionChanged,
+    CrystalInspected,
+    CrystalLocked,
+    CrystalReleased,
+    CrystalStored,
+    CrystalUnlocked,
+    Deconcentrated,
+    Fighter,
+    Incantation,
+    InitiativeRolled,
+    LastAttack,
+    LastRoll,
+    PmSpent,
+    PotionUsed,
+    PvChanged,
+    Rerolled,
+    RollRedone,
+    SpellCast,
+    SpellReleased,
+    Swing,
+    TieBroken,
+    TurnPassed,
+    _now,
+)
 
 _replace = msgspec.structs.replace
 _Folded = tuple[CristalState, "Combat | None"]

@@ -4,10 +4,11 @@ from typing import Literal
 
 import msgspec
 
-# the combat state lives in ``..state`` with the rest of the ruleset's state; re-exported here
-from ..state import Combat, CristalState, Fighter, Incantation, LastAttack, LastRoll  # noqa: F401
 from .. import characters
 from ..content import Content
+
+# the combat state lives in ``..state`` with the rest of the ruleset's state; re-exported here
+from ..state import Combat, CristalState, Fighter, Incantation, LastAttack, LastRoll  # noqa: F401
 from .events import *  # noqa: F403  (re-exported: ``from .model import AttackResolved`` works)
 
 STAT_KEYS = ("ATT", "DP", "DM", "CNC", "DMG", "PV", "PM", "PVmax", "PMmax", "REF", "CON", "FRC", "PVrace", "race",

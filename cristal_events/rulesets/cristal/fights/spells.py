@@ -6,7 +6,6 @@ from typing import Any
 
 import msgspec
 
-from ..state import CristalState
 from ....dice import Dice
 from ....errors import RuleError, UnknownEntity
 from ....events import Event
@@ -16,6 +15,7 @@ from .. import combat as c
 from .. import crystals as cr
 from .. import magic as m
 from ..content import SpellDef
+from ..state import CristalState
 from .common import CombatNumbers, _active, _fighter, _finish, _hurt, _int, _need, _Scratch, _turn
 from .model import (
     CastSpell,

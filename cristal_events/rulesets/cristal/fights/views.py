@@ -4,12 +4,33 @@ from __future__ import annotations
 
 from typing import Any
 
-
-from ..state import CristalState
 from ....errors import RuleError
-from .model import AbilityUsed, ActionTaken, AlignmentUsed, AttackResolved, Bled, CombatEnded, CombatJoined, CombatStarted, ConditionChanged, CrystalReleased, CrystalStored, Deconcentrated, InitiativeRolled, PmSpent, PotionUsed, PvChanged, Rerolled, SpellCast, SpellReleased, Swing, TieBroken, TurnPassed
+from ..state import CristalState
 from .decide import _combat, _int, numbers, whose_turn
-
+from .model import (
+    AbilityUsed,
+    ActionTaken,
+    AlignmentUsed,
+    AttackResolved,
+    Bled,
+    CombatEnded,
+    CombatJoined,
+    CombatStarted,
+    ConditionChanged,
+    CrystalReleased,
+    CrystalStored,
+    Deconcentrated,
+    InitiativeRolled,
+    PmSpent,
+    PotionUsed,
+    PvChanged,
+    Rerolled,
+    SpellCast,
+    SpellReleased,
+    Swing,
+    TieBroken,
+    TurnPassed,
+)
 
 # =========================================================================== summaries
 

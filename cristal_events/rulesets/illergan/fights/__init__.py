@@ -17,15 +17,64 @@ from __future__ import annotations
 
 from typing import Any
 
-from .model import *
-from .decide import *
-from .fold import *
-from .views import *
-from .model import ActionTaken, AfflictionTicked, ApplyPoison, PoisonApplied, Attack, Fly, FlightChanged, Move, Moved, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeRolled, RollInitiative, SecondaryCast, SpellCast, SpendDestiny, StartFight, TakeAction
-from .decide import decide_poison, decide_fly, decide_move, decide_action, decide_attack, decide_cast, decide_defend, decide_destiny, decide_end, decide_initiative, decide_start
-from .fold import evolve_action, evolve_affliction, evolve_poison, evolve_flight, evolve_moved, evolve_attack, evolve_cast, evolve_destiny, evolve_ended, evolve_initiative, evolve_started
-from .views import SUMMARIES
 from .. import spellbook
+from .decide import *
+from .decide import (
+    decide_action,
+    decide_attack,
+    decide_cast,
+    decide_defend,
+    decide_destiny,
+    decide_end,
+    decide_fly,
+    decide_initiative,
+    decide_move,
+    decide_poison,
+    decide_start,
+)
+from .fold import *
+from .fold import (
+    evolve_action,
+    evolve_affliction,
+    evolve_attack,
+    evolve_cast,
+    evolve_destiny,
+    evolve_ended,
+    evolve_flight,
+    evolve_initiative,
+    evolve_moved,
+    evolve_poison,
+    evolve_started,
+)
+from .model import *
+from .model import (
+    ActionTaken,
+    AfflictionTicked,
+    ApplyPoison,
+    Attack,
+    AttackResolved,
+    CastSpell,
+    DefenceUsed,
+    Defend,
+    DestinyPointSpent,
+    EndFight,
+    FightEnded,
+    FightStarted,
+    FlightChanged,
+    Fly,
+    InitiativeRolled,
+    Move,
+    Moved,
+    PoisonApplied,
+    RollInitiative,
+    SecondaryCast,
+    SpellCast,
+    SpendDestiny,
+    StartFight,
+    TakeAction,
+)
+from .views import *
+from .views import SUMMARIES
 
 EVENTS: tuple[type, ...] = tuple(SUMMARIES)
 # fighting (an attack, a parry, dodge or block), casting another spell or sprinting ends a concentration (I-L494)

@@ -14,10 +14,51 @@ from cristal_events.ruleset import Context, Emit
 
 from .. import alcohol, checks, combat, gear, magic, spellbook
 from ..locations import limb_gone, nonhumanoid_zone
-from ..state import (ActiveSpell, Fight, Hero, IllerganState, Turn, content_of, fight_stream, find,
-                    find_fight, plain, stat, stream_of)
-
-from .model import FLYING, HELD, HOVERING, ActionTaken, AfflictionTicked, ApplyPoison, PoisonApplied, Attack, Fly, FlightChanged, Move, Moved, AttackResolved, CastSpell, DefenceUsed, Defend, DestinyPointSpent, EndFight, FightEnded, FightStarted, InitiativeEntry, InitiativeRolled, RollInitiative, SecondaryCast, SpellCast, SpendDestiny, StartFight, TakeAction, _acuity
+from ..state import (
+    ActiveSpell,
+    Fight,
+    Hero,
+    IllerganState,
+    Turn,
+    content_of,
+    fight_stream,
+    find,
+    find_fight,
+    plain,
+    stat,
+    stream_of,
+)
+from .model import (
+    FLYING,
+    HELD,
+    HOVERING,
+    ActionTaken,
+    AfflictionTicked,
+    ApplyPoison,
+    Attack,
+    AttackResolved,
+    CastSpell,
+    DefenceUsed,
+    Defend,
+    DestinyPointSpent,
+    EndFight,
+    FightEnded,
+    FightStarted,
+    FlightChanged,
+    Fly,
+    InitiativeEntry,
+    InitiativeRolled,
+    Move,
+    Moved,
+    PoisonApplied,
+    RollInitiative,
+    SecondaryCast,
+    SpellCast,
+    SpendDestiny,
+    StartFight,
+    TakeAction,
+    _acuity,
+)
 
 
 # ============================================================================ the turn economy

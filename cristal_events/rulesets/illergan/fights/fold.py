@@ -9,9 +9,24 @@ import msgspec
 from cristal_events.records import RecordedEvent
 
 from .. import combat
-from ..state import (Affliction, Fight, Hero, IllerganState, MagicEntry, Turn, WoundRef, put)
-
-from .model import FLYING, HELD, HOVERING, ActionTaken, AfflictionTicked, PoisonApplied, AttackResolved, FlightChanged, Moved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast
+from ..state import Affliction, Fight, Hero, IllerganState, MagicEntry, Turn, WoundRef, put
+from .model import (
+    FLYING,
+    HELD,
+    HOVERING,
+    ActionTaken,
+    AfflictionTicked,
+    AttackResolved,
+    DefenceUsed,
+    DestinyPointSpent,
+    FightEnded,
+    FightStarted,
+    FlightChanged,
+    InitiativeRolled,
+    Moved,
+    PoisonApplied,
+    SpellCast,
+)
 
 
 # ============================================================================ folds

@@ -8,9 +8,7 @@ from cristal_events.events import Event
 from cristal_events.rolls import Roll
 
 from .. import combat
-from ..state import (ActiveSpell, Hero, Turn)
-
-
+from ..state import ActiveSpell, Hero, Turn
 
 Action = Literal["major", "minor", "skill", "forgo_major", "extra_major", "knocked_down", "disarmed", "pick_up"]
 AttackSlot = Literal["major", "extra_major"]

@@ -4,11 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-
 from cristal_events.ruleset import on_event
 
-
-from .model import ActionTaken, AfflictionTicked, PoisonApplied, AttackResolved, FlightChanged, Moved, DefenceUsed, DestinyPointSpent, FightEnded, FightStarted, InitiativeRolled, SpellCast
+from .model import (
+    ActionTaken,
+    AfflictionTicked,
+    AttackResolved,
+    DefenceUsed,
+    DestinyPointSpent,
+    FightEnded,
+    FightStarted,
+    FlightChanged,
+    InitiativeRolled,
+    Moved,
+    PoisonApplied,
+    SpellCast,
+)
 
 
 # ============================================================================ summaries
