@@ -371,9 +371,9 @@ def verify_rolls(campaign: CampaignLog, *, progress: Any = None) -> FairnessRepo
                             f"{sp.session} has ended")
         else:
             report.sealed += 1
-    for at, (where, committed, appended) in sorted(reveals.items()):
+    for at, (reveal_at, committed, appended) in sorted(reveals.items()):
         if appended != committed:
-            problems.append(f"position {where}: the events the reveal of position {at} appended are not "
+            problems.append(f"position {reveal_at}: the events the reveal of position {at} appended are not "
                             f"the ones sealed there")
 
     verified: dict[int, bool] = {}

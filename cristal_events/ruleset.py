@@ -29,7 +29,6 @@ from .errors import RuleError
 from .events import CampaignCreated, Event
 from .records import RecordedEvent
 
-
 #: the campaign settings the core keeps beside the ruleset's (``fudge_policy``: what an override may
 #: do; see :data:`cristal_events.service.CORE_SETTINGS`): never handed to a ruleset's settings type
 CORE_SETTING_KEYS = frozenset({"fudge_policy"})
@@ -111,7 +110,7 @@ class Ruleset(ABC):
         """The ruleset's settings: its defaults, then the campaign's choices, validated."""
         data = {k: v for k, v in header.settings.items() if k not in CORE_SETTING_KEYS}
         if overrides:
-            data.update(overrides)
+            data.update({k: v for k, v in overrides.items() if k not in CORE_SETTING_KEYS})
         try:
             return msgspec.convert(data, self.settings_type)
         except msgspec.ValidationError as exc:

@@ -742,8 +742,9 @@ class Campaign:
         assert codec is not None
         blob = msgspec.json.encode([[e.stream, msgspec.json.encode(e.event).decode()] for e in emits]).decode()
         nonce = _random_hex(32)
-        count = engine_dice(emits[-1].event) if isinstance(emits[-1].event, DiceRecorded) else 0
-        first = emits[-1].event.first if count else core.dice_counter
+        last = emits[-1].event
+        count = engine_dice(last) if isinstance(last, DiceRecorded) else 0
+        first = last.first if isinstance(last, DiceRecorded) and count else core.dice_counter
         sealed = RollSealed(commitment=sealed_commitment(position, purpose, nonce, blob), purpose=purpose,
                             session=core.session, first=first, engine_dice=count, kind=kind)
         self._write_sealed({**self._read_sealed(), position: {"nonce": nonce, "purpose": purpose, "events": blob}})
@@ -958,9 +959,9 @@ class Campaign:
                     if revealed is None:
                         self._lost.append(position)
                         continue
-                    head = len(emits)
+                    at = len(emits)
                     emits += revealed
-                    causes += [None] + [head] * (len(revealed) - 1)
+                    causes += [None] + [at] * (len(revealed) - 1)
                 secret = self.session_secret(core.session) or ""
                 emits.append(Emit(CAMPAIGN_STREAM, SessionEnded(number=core.session, seed_reveal=secret,
                                                                 engine_dice=core.dice_counter)))
