@@ -485,6 +485,7 @@ class Dice:
         #: the index in ``record`` of each re-roll -> the Roll it replaces (one of this command's own
         #: rolls, or one an earlier command stored: the service finds where it is recorded)
         self.replaced: dict[int, Roll | tuple[int, int]] = {}
+        self._replacing: Roll | tuple[int, int] | None = None
 
     @classmethod
     def entered(cls, faces: Sequence[int]) -> Dice:
@@ -558,10 +559,18 @@ class Dice:
             raise
         roll = Roll(expr=str(node), faces=tuple(self.used[start:]),
                     total=_rounding.apply(value, rounding), source=self.source, purpose=purpose)
+        if replaces is None:
+            replaces, self._replacing = self._replacing, None
         if replaces is not None:
             self.replaced[len(self.record)] = replaces
         self.record.append((roll, tuple(self.sides[start:])))
         return roll
+
+    def replacing(self, roll: Roll | tuple[int, int]) -> Dice:
+        """Name the roll the next :meth:`roll` replaces (a rule's re-roll that rolls through a helper,
+        e.g. a Chance reroll of a damage roll); returns this Dice."""
+        self._replacing = roll
+        return self
 
     def finish(self) -> None:
         """Refuse entered faces that the command did not use."""
