@@ -703,8 +703,9 @@ class Campaign:
         except CristalError:
             pass  # revealed in the log: a copy left in the owner's file gives nothing away
 
-    def _reveal(self, world: World, position: int) -> list[Emit] | None:
-        """The events revealing the roll sealed at ``position`` (None when its sealed file lost them)."""
+    def _reveal(self, world: World, position: int, *, strict: bool = True) -> list[Emit] | None:
+        """The events revealing the roll sealed at ``position`` (None when its sealed file lost them,
+        or, not ``strict`` (a session's end, which must not be stopped by it), changed them)."""
         kept = self._read_sealed().get(position)
         original = self.store.get(position)
         if kept is None or original is None or not isinstance(original.event, RollSealed):
@@ -712,6 +713,8 @@ class Campaign:
         sealed = original.event
         nonce, blob = kept.get("nonce", ""), kept.get("events", "")
         if sealed_commitment(position, sealed.purpose, nonce, blob) != sealed.commitment:
+            if not strict:
+                return None
             raise RuleError(f"The sealed file's copy of the secret roll at position {position} does not match "
                             f"its commitment, so it is not revealed ({self.sealed_file()} was changed).")
         events = self._unseal(blob)
@@ -879,7 +882,7 @@ class Campaign:
             self.last_sealed = self.sealed_events(recs[0].position)
         for position in self._lost:
             self.warn(f"The secret roll at position {position} could not be revealed: {self.sealed_file()} no "
-                      "longer holds it, so it stays sealed for good (verify --rolls reports it)")
+                      "longer holds it as it was sealed, so it stays sealed for good (verify --rolls reports it)")
         self._after_commit(recs)
         if recs:
             for advice in self.ruleset.advise(world.rules, self.state().rules, recs):
@@ -955,7 +958,7 @@ class Campaign:
                 emits: list[Emit] = []
                 causes: list[int | None] = []
                 for position in core.sealed:  # every secret roll still sealed is revealed first
-                    revealed = self._reveal(world, position)
+                    revealed = self._reveal(world, position, strict=False)
                     if revealed is None:
                         self._lost.append(position)
                         continue

@@ -268,6 +268,9 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
                        f"{r['unverifiable']} without a public seed"
                        + (f"; {r['legacy']} checked with the legacy scheme (docs/verifiable-dice.md)." if r["legacy"]
                           else "."))
+            if r["revealed"] or r["sealed"]:
+                echo(f"OK: {r['revealed']} secret roll(s) revealed and checked against their commitments; "
+                     f"{r['sealed']} still sealed.")
     if problems:
         if not as_json:
             first = result.get("first_bad_position")

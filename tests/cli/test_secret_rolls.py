@@ -278,3 +278,18 @@ def test_a_tie_break_round_names_the_roll_it_replaces(tmp_path: Path) -> None:
     assert [(x.total, x.replaces, x.replaces_position) for x in record.rolls] == [(5, -1, 0), (5, -1, 0), (1, 0, 0),
                                                                                   (2, 1, 0)]
     assert "↺ remplace le jet 0 (même commande)" in cristal(db, "replay").stdout
+
+
+def test_a_lost_sealed_file_leaves_the_roll_sealed_for_good_and_verify_names_it(tmp_path: Path) -> None:
+    db = tmp_path / "brume.db"
+    table(db)
+    position, _, _ = secret_check(db)
+    Path(str(db) + ".sealed").unlink()
+    lost = cristal(db, "reveal", str(position))
+    assert lost.exit_code == 1 and "cannot be revealed" in lost.output
+    ended = cristal(db, "session", "end")
+    assert ended.exit_code == 0  # the session still ends, with its seed
+    assert f"The secret roll at position {position} could not be revealed" in ended.stderr
+    problems = json.loads(cristal(db, "verify", "--rolls", "--json").stdout)["problems"]
+    assert f"dice: position {position}: the secret roll was never revealed, although its session 1 has ended" \
+        in problems
