@@ -184,8 +184,10 @@ def _signed(n: int) -> str:
 
 
 def fudge_lines(steps: Iterable[Step]) -> list[str]:
-    """The overrides, re-rolls and sealed rolls of the exported events (:mod:`.fudges`), as lines."""
-    return _fudge_text(dice_audit(s.rec for s in steps))
+    """The overrides, re-rolls and sealed rolls of the exported events (:mod:`.fudges`), as lines;
+    none when there is none of them (a recap without fudges keeps its shape)."""
+    report = dice_audit(s.rec for s in steps)
+    return _fudge_text(report) if report.overrides or report.rerolls or report.sealed else []
 
 
 def write_markdown(camp: Any, steps: Iterable[Step], out: TextIO, *,
@@ -197,7 +199,9 @@ def write_markdown(camp: Any, steps: Iterable[Step], out: TextIO, *,
     receipts = camp.session_receipts()
     out.write(f"# {md(camp.header.name)}\n\n")
     out.write(f"*{md(camp.ruleset.title)} — {len(steps)} événements — arrondi : {md(camp.header.rounding)}*\n")
-    out.write("\n## Dés du MJ\n\n" + "".join(f"- {md(line.strip())}\n" for line in fudge_lines(steps)))
+    fudges = fudge_lines(steps)
+    if fudges:
+        out.write("\n## Dés du MJ\n\n" + "".join(f"- {md(line.strip())}\n" for line in fudges))
     for key, group in session_groups(steps):
         first = group[0]
         if key is None:

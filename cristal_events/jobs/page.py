@@ -154,8 +154,10 @@ def write_html(camp: Any, steps: Iterable[Step], out: TextIO, *,
       f"<style>{CSS}</style></head><body>\n")
     w(f"<h1>{title}</h1><p class=\"sub\">{esc(camp.ruleset.title)} — {len(steps)} événements — "
       f"arrondi : {esc(camp.header.rounding)}</p>\n")
-    w('<section id="gm-dice"><h2>Dés du MJ</h2><ul>'
-      + "".join(f"<li>{esc(line.strip())}</li>" for line in fudge_lines(steps)) + "</ul></section>\n")
+    fudges = fudge_lines(steps)
+    if fudges:
+        w('<section id="gm-dice"><h2>Dés du MJ</h2><ul>'
+          + "".join(f"<li>{esc(line.strip())}</li>" for line in fudges) + "</ul></section>\n")
     xp_points = xp_series(ledger) if ledger else series(camp, steps, "XP")
     pv_points = series(camp, steps, "PV")
     if xp_points or pv_points:
