@@ -169,14 +169,17 @@ def _sealed_notice(ctx: click.Context) -> None:
     """Every command's output ends, on stderr, with how many secret rolls are still sealed (the web
     table passes it on as a warning): docs/verifiable-dice.md, "Secret rolls"."""
     from ..store import Store
+    from .common import echo
 
     db = (ctx.obj or {}).get("db") if isinstance(ctx.obj, dict) else None
     sealed = Store.sealed_of(db) if db else []
-    if sealed:
-        n, where = len(sealed), ", ".join(map(str, sealed))
-        click.echo(visible(f"Warning: {n} secret roll{'s are' if n > 1 else ' is'} still sealed "
-                           f"(position{'s' if n > 1 else ''} {where}); 'session end' or 'cristal reveal POSITION' "
-                           "reveals them."), err=True)
+    if len(sealed) == 1:
+        echo(f"Warning: 1 secret roll is still sealed (position {sealed[0]}); 'session end' or "
+             "'cristal reveal POSITION' reveals it.", err=True)
+    elif sealed:
+        echo("Warning: {n} secret rolls are still sealed (positions {where}); 'session end' or "
+             "'cristal reveal POSITION' reveals them.".format(n=len(sealed), where=", ".join(map(str, sealed))),
+             err=True)
 
 
 @click.group(cls=CristalGroup)
