@@ -38,7 +38,7 @@ from cristal_events.rolls import Roll
 __all__ = [
     "MAX_DEPTH", "MAX_DICE", "MAX_LENGTH", "MAX_SIDES", "MAX_VALUE",
     "BinOp", "Dice", "DiceError", "Die", "Expr", "Neg", "Number", "Roll", "Var",
-    "dice_in", "engine_face", "evaluate", "parse",
+    "dice_in", "engine_face", "evaluate", "parse", "variables_in",
 ]
 
 MAX_LENGTH = 500          # characters of text
@@ -346,6 +346,28 @@ def dice_in(expr: Expr | str) -> list[int]:
     return out
 
 
+def variables_in(expr: Expr | str) -> list[str]:
+    """The sheet variables the expression names, in order.
+
+    >>> variables_in("1d20 + DEX/2"), variables_in("[2d6+2]")
+    (['DEX'], [])
+    """
+    out: list[str] = []
+
+    def walk(n: Expr) -> None:
+        match n:
+            case Var(name=name):
+                out.append(name)
+            case Neg(operand=operand):
+                walk(operand)
+            case BinOp(left=left, right=right):
+                walk(left)
+                walk(right)
+
+    walk(_as_expr(expr))
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # Evaluation
 
@@ -460,6 +482,10 @@ class Dice:
         self.sides: list[int] = []
         #: every Roll handed out, in order, with the sides of each of its dice
         self.record: list[tuple[Roll, tuple[int, ...]]] = []
+        #: the index in ``record`` of each re-roll -> the Roll it replaces (one of this command's own
+        #: rolls, or one an earlier command stored: the service finds where it is recorded)
+        self.replaced: dict[int, Roll | tuple[int, int]] = {}
+        self._replacing: Roll | tuple[int, int] | None = None
 
     @classmethod
     def entered(cls, faces: Sequence[int]) -> Dice:
@@ -509,8 +535,13 @@ class Dice:
         return face
 
     def roll(self, expr: str | Expr, *, variables: Mapping[str, int | Fraction] | None = None,
-             rounding: Rounding = "round", purpose: str = "") -> Roll:
-        """Evaluate one expression with the next faces; on error no face is consumed."""
+             rounding: Rounding = "round", purpose: str = "",
+             replaces: Roll | tuple[int, int] | None = None) -> Roll:
+        """Evaluate one expression with the next faces; on error no face is consumed.
+
+        ``replaces``: the roll this one replaces (a Chance reroll, a tie-break's next round), named in
+        the dice record so that a chain of re-rolls is visible (docs/verifiable-dice.md): a Roll (one
+        of this command's, or one an earlier command stored) or ``(record position, roll index)``."""
         if rounding not in _rounding.MODES:
             raise DiceError(f"Unknown rounding mode {rounding!r}; use round or truncate.")
         node = _as_expr(expr)
@@ -528,8 +559,18 @@ class Dice:
             raise
         roll = Roll(expr=str(node), faces=tuple(self.used[start:]),
                     total=_rounding.apply(value, rounding), source=self.source, purpose=purpose)
+        if replaces is None:
+            replaces, self._replacing = self._replacing, None
+        if replaces is not None:
+            self.replaced[len(self.record)] = replaces
         self.record.append((roll, tuple(self.sides[start:])))
         return roll
+
+    def replacing(self, roll: Roll | tuple[int, int]) -> Dice:
+        """Name the roll the next :meth:`roll` replaces (a rule's re-roll that rolls through a helper,
+        e.g. a Chance reroll of a damage roll); returns this Dice."""
+        self._replacing = roll
+        return self
 
     def finish(self) -> None:
         """Refuse entered faces that the command did not use."""

@@ -104,6 +104,12 @@ class RollRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     total: Total
     dice: list[DieRecord]
     purpose: str = ""
+    #: a re-roll (Chance, a tie-break's next round, ``cristal reroll``) names the roll it replaces: its
+    #: index among the rolls of the record at ``replaces_position`` (0: this same record); -1: none
+    replaces: int = -1
+    replaces_position: Count = 0
+
+    bounds_exempt: ClassVar[dict[str, tuple[int, int]]] = {"replaces_position": (0, COUNT_MAX)}
 
 
 class DiceRecorded(Event, frozen=True, tag="dice.rolled"):
@@ -119,9 +125,12 @@ class DiceRecorded(Event, frozen=True, tag="dice.rolled"):
     rolls: list[RollRecord]
     scheme: DiceScheme
     first: Count = 0
+    #: the position of the ``roll.sealed`` event of a secret command whose reveal appended this
+    #: record (its dice were counted when it was sealed); 0: an ordinary record
+    sealed: Count = 0
 
     #: a die counter keeps the bounds of Count (exact in a JSON double), not those of the game's numbers
-    bounds_exempt: ClassVar[dict[str, tuple[int, int]]] = {"first": (0, COUNT_MAX)}
+    bounds_exempt: ClassVar[dict[str, tuple[int, int]]] = {"first": (0, COUNT_MAX), "sealed": (0, COUNT_MAX)}
 
 
 class CorrectionRecorded(Event, frozen=True, tag="correction.recorded"):
@@ -159,6 +168,58 @@ class AccessRevoked(Event, frozen=True, tag="access.revoked"):
     name: str
 
 
+class RollSealed(Event, frozen=True, tag="roll.sealed"):
+    """A secret command of the game master (``--secret``): the log holds only a commitment to its
+    events, bound to its purpose and to this event's position (docs/verifiable-dice.md, "Secret
+    rolls"); its events take effect when ``roll.revealed`` appends them. ``first``/``engine_dice``:
+    the session's die counter it used, so that the next command's dice follow on."""
+
+    commitment: str
+    purpose: str
+    session: Count
+    first: Count = 0
+    engine_dice: Count = 0
+    #: ``roll``: a command rolled in secret; ``override``: a fudge under the ``sealed`` policy
+    kind: str = "roll"
+
+    bounds_exempt: ClassVar[dict[str, tuple[int, int]]] = {"first": (0, COUNT_MAX), "engine_dice": (0, COUNT_MAX)}
+
+
+class RollRevealed(Event, frozen=True, tag="roll.revealed"):
+    """The reveal of the secret command at position ``sealed``: the nonce and the exact text of its
+    events (what the commitment was computed over); the events themselves follow in the same command."""
+
+    sealed: Count
+    nonce: str
+    events: str
+
+    bounds_exempt: ClassVar[dict[str, tuple[int, int]]] = {"sealed": (0, COUNT_MAX)}
+
+
+class ResultOverridden(Event, frozen=True, tag="result.overridden"):
+    """The game master overrides a result (a fudge, ``cristal override``): the position overridden, the
+    values set and the reason, under the campaign's ``fudge_policy``; the ruleset's compensating events
+    follow in the same command (the projections apply them where the result is used)."""
+
+    position: Count
+    changes: dict[str, Any]
+    reason: str
+    policy: str = "disclosed"
+
+    bounds_exempt: ClassVar[dict[str, tuple[int, int]]] = {"position": (0, COUNT_MAX)}
+
+
+class RollRerolled(Event, frozen=True, tag="roll.rerolled"):
+    """The game master rolls again (``cristal reroll``): the record at ``position`` and its roll ``roll``
+    are replaced by the new roll of this command's record (its ``replaces`` names them), for ``reason``."""
+
+    position: Count
+    roll: Count
+    reason: str
+
+    bounds_exempt: ClassVar[dict[str, tuple[int, int]]] = {"position": (0, COUNT_MAX)}
+
+
 CORE_EVENTS: tuple[type[Event], ...] = (
     CampaignCreated,
     SettingChanged,
@@ -170,6 +231,10 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     DiceRecorded,
     AccessGranted,
     AccessRevoked,
+    RollSealed,
+    RollRevealed,
+    ResultOverridden,
+    RollRerolled,
 )
 
 

@@ -36,7 +36,7 @@ from .dice import BinOp, Dice, DiceError, Neg, Var, dice_in, engine_face, evalua
 from .errors import CristalError
 from .events import CampaignCreated, DiceRecorded
 from .ruleset import derive_seed
-from .session_dice import joined_salt
+from .session_dice import joined_salt, sealed_commitment
 
 if TYPE_CHECKING:
     from .store import Store
@@ -84,6 +84,9 @@ class FairnessReport(msgspec.Struct, kw_only=True):
     entered: int = 0
     pending: int = 0
     unverifiable: int = 0
+    #: secret rolls (``roll.sealed``) still sealed in an open session, and those revealed and checked
+    sealed: int = 0
+    revealed: int = 0
     mismatches: list[RollMismatch] = []
     problems: list[str] = []
 
@@ -194,6 +197,16 @@ class _Session(msgspec.Struct, kw_only=True):
     engine_dice: int = 0
 
 
+class _Sealed(msgspec.Struct, kw_only=True):
+    commitment: str
+    purpose: str
+    session: int | None
+    first: int
+    engine_dice: int
+    salt: str
+    revealed: bool = False
+
+
 class _Command(msgspec.Struct, kw_only=True):
     session: int | None
     first: int
@@ -219,10 +232,21 @@ def verify_rolls(campaign: CampaignLog, *, progress: Any = None) -> FairnessRepo
     codec = campaign.store.codec
     assert codec is not None  # a campaign's store decodes with the ruleset's codec
     total = campaign.store.last_position() if progress is not None else 0
+    sealed: dict[int, _Sealed] = {}
+    revealing: dict[str, int] = {}  # a command's correlation -> the sealed roll whose events it is appending
+    #: each reveal's sealed events as committed, and the events its command appended: [(stream, payload)]
+    reveals: dict[int, tuple[int, list[tuple[str, str]], list[tuple[str, str]]]] = {}
     for rec in campaign.store.read_all(decode=False):
         if progress is not None and not rec.position % 1000:
             progress(rec.position, total)
-        key = rec.correlation_id or rec.event_id
+        corr = rec.correlation_id or rec.event_id
+        if rec.type in ("roll.revealed", "session.ended"):
+            revealing.pop(corr, None)
+        elif corr in revealing:
+            reveals[revealing[corr]][2].append((rec.stream, rec.payload))
+        # the events a reveal appends are a command of their own (the one sealed), so each is checked
+        # against its own dice record even when a session's end reveals several
+        key = f"{corr}#{revealing[corr]}" if corr in revealing else corr
         cmd = commands.get(key)
         if cmd is None:
             cmd = commands[key] = _Command(session=rec.session, first=rec.position)
@@ -240,6 +264,22 @@ def verify_rolls(campaign: CampaignLog, *, progress: Any = None) -> FairnessRepo
             if ev.scheme == "entered" and sources != {"entered"} or ev.scheme != "entered" and sources != {"rolled"}:
                 problems.append(f"position {rec.position}: the dice record's faces do not all come from its "
                                 f"{'table' if ev.scheme == 'entered' else 'engine'}")
+            if ev.sealed:
+                sp = sealed.get(ev.sealed)
+                if sp is None or not sp.revealed or corr not in revealing:
+                    problems.append(f"position {rec.position}: a dice record of a secret roll outside its reveal")
+                    continue
+                if ev.scheme != "entered" and (ev.first != sp.first or count != sp.engine_dice):
+                    problems.append(f"position {rec.position}: the revealed roll's dice (n° {ev.first}, {count} "
+                                    f"engine dice) are not those sealed at position {ev.sealed} (n° {sp.first}, "
+                                    f"{sp.engine_dice})")
+                if ev.scheme == "session":
+                    records.append((rec.position, sp.session, ev, sp.salt))
+                elif ev.scheme == "entered":
+                    report.entered += len(ev.rolls)
+                else:
+                    problems.append(f"position {rec.position}: a secret roll's dice must come from its session")
+                continue
             if ev.scheme == "session":
                 s = sessions.get(rec.session) if rec.session is not None else None
                 if s is None or s.ended:
@@ -284,11 +324,57 @@ def verify_rolls(campaign: CampaignLog, *, progress: Any = None) -> FairnessRepo
                                 f"its first engine die")
             else:
                 s.salt = joined_salt(s.salt, payload.get("salt", ""))
+        elif rec.type == "roll.sealed":
+            s = sessions.get(rec.session) if rec.session is not None else None
+            if s is None or s.ended:
+                problems.append(f"position {rec.position}: a secret roll outside an open session")
+            else:
+                first, n = payload.get("first", 0), payload.get("engine_dice", 0)
+                if n and first != s.counter:
+                    problems.append(f"position {rec.position}: the secret roll starts at engine die n° {first} of "
+                                    f"session {rec.session} but n° {s.counter} was next")
+                s.counter = first + n if n else s.counter
+                sealed[rec.position] = _Sealed(commitment=payload.get("commitment", ""),
+                                               purpose=payload.get("purpose", ""), session=rec.session,
+                                               first=first, engine_dice=n, salt=s.salt)
+        elif rec.type == "roll.revealed":
+            at = payload.get("sealed")
+            sp = sealed.get(at) if isinstance(at, int) else None
+            if sp is None or sp.revealed:
+                problems.append(f"position {rec.position}: a reveal of position {at}, which holds no secret roll "
+                                f"{'left to reveal' if sp is not None else 'sealed'}")
+            elif sealed_commitment(at, sp.purpose, str(payload.get("nonce", "")),
+                                   str(payload.get("events", ""))) != sp.commitment:
+                problems.append(f"position {rec.position}: the reveal of the secret roll at position {at} does not "
+                                f"match its commitment (a forged reveal)")
+                sp.revealed = True
+            else:
+                sp.revealed = True
+                report.revealed += 1
+                try:
+                    committed = [(str(a), str(b)) for a, b in msgspec.json.decode(payload["events"])]
+                except (msgspec.DecodeError, TypeError, ValueError):
+                    committed = []
+                revealing[corr] = at
+                reveals[at] = (rec.position, committed, [])
         elif rec.type == "session.ended":
             s = sessions.get(payload.get("number", rec.session))
             if s is not None:
                 s.ended, s.reveal, s.engine_dice = True, payload.get("seed_reveal", ""), payload.get("engine_dice", 0)
         cmd.rolls.extend((rec.position, roll) for roll in stored_rolls(payload))
+
+    for at, sp in sorted(sealed.items()):
+        if sp.revealed:
+            continue
+        if sp.session is not None and sessions[sp.session].ended:
+            problems.append(f"position {at}: the secret roll was never revealed, although its session "
+                            f"{sp.session} has ended")
+        else:
+            report.sealed += 1
+    for at, (reveal_at, committed, appended) in sorted(reveals.items()):
+        if appended != committed:
+            problems.append(f"position {reveal_at}: the events the reveal of position {at} appended are not "
+                            f"the ones sealed there")
 
     verified: dict[int, bool] = {}
     for number, s in sorted(sessions.items()):

@@ -29,6 +29,10 @@ from .errors import RuleError
 from .events import CampaignCreated, Event
 from .records import RecordedEvent
 
+#: the campaign settings the core keeps beside the ruleset's (``fudge_policy``: what an override may
+#: do; see :data:`cristal_events.service.CORE_SETTINGS`): never handed to a ruleset's settings type
+CORE_SETTING_KEYS = frozenset({"fudge_policy"})
+
 
 class Emit(NamedTuple):
     """One event a decision wants appended, and the stream it belongs to."""
@@ -104,9 +108,9 @@ class Ruleset(ABC):
 
     def settings(self, header: CampaignCreated, overrides: dict[str, Any] | None = None) -> Any:
         """The ruleset's settings: its defaults, then the campaign's choices, validated."""
-        data = dict(header.settings)
+        data = {k: v for k, v in header.settings.items() if k not in CORE_SETTING_KEYS}
         if overrides:
-            data.update(overrides)
+            data.update({k: v for k, v in overrides.items() if k not in CORE_SETTING_KEYS})
         try:
             return msgspec.convert(data, self.settings_type)
         except msgspec.ValidationError as exc:

@@ -34,7 +34,11 @@ from .events import (
     DiceRecorded,
     DieRecord,
     NoteRecorded,
+    ResultOverridden,
     RollRecord,
+    RollRerolled,
+    RollRevealed,
+    RollSealed,
     SessionEnded,
     SessionSalted,
     SessionStarted,
@@ -44,9 +48,9 @@ from .events import (
 from .receipts import Receipt, ReceiptProblem, verify_receipts
 from .records import RecordedEvent
 from .rounding import MODES
-from .ruleset import Context, Emit, Ruleset
+from .ruleset import CORE_SETTING_KEYS, Context, Emit, Ruleset
 from .rulesets import get as get_ruleset
-from .session_dice import engine_dice, joined_salt
+from .session_dice import engine_dice, joined_salt, sealed_commitment
 from .store import Store, VerifyReport, new_event_id, new_event_ids
 from .version import __version__
 
@@ -137,6 +141,8 @@ class CoreState(msgspec.Struct, kw_only=True):
     seed_counter: int = 0
     #: the players' salt of the open session (session start --salt, then session salt)
     session_salt: str = ""
+    #: the positions of the secret rolls (``roll.sealed``) not revealed yet
+    sealed: list[int] = []
 
 
 class World(msgspec.Struct):
@@ -180,6 +186,57 @@ class Correct(msgspec.Struct, frozen=True, kw_only=True):
     changes: dict[str, Any] = {}
 
 
+class RevealRoll(msgspec.Struct, frozen=True, kw_only=True):
+    """Reveal the secret roll sealed at ``position`` (``cristal reveal``): its events take effect."""
+
+    position: int
+
+
+class Override(msgspec.Struct, frozen=True, kw_only=True):
+    """Override the result of the event at ``position`` (a fudge, ``cristal override``), under the
+    campaign's ``fudge_policy``: the ruleset's compensation applies it where the result is used."""
+
+    position: int
+    reason: str
+    changes: dict[str, Any] = {}
+
+
+class Reroll(msgspec.Struct, frozen=True, kw_only=True):
+    """The game master rolls again (``cristal reroll``) the roll ``roll`` (-1: the last one) of the dice
+    record at ``position``; the new roll names the one it replaces."""
+
+    position: int
+    reason: str
+    roll: int = -1
+
+
+#: the core's own campaign settings (beside the ruleset's): key -> (default, the values allowed)
+FUDGE_POLICIES = ("forbidden", "disclosed", "sealed")
+CORE_SETTINGS: dict[str, tuple[str, tuple[str, ...]]] = {"fudge_policy": ("disclosed", FUDGE_POLICIES)}
+assert set(CORE_SETTINGS) == CORE_SETTING_KEYS
+
+
+def core_setting(settings: dict[str, Any], key: str) -> str:
+    """A core setting's value in ``settings`` (its default in a campaign created before it existed)."""
+    value = settings.get(key)
+    return value if isinstance(value, str) else CORE_SETTINGS[key][0]
+
+
+def _check_core_setting(key: str, value: Any) -> str:
+    allowed = CORE_SETTINGS[key][1]
+    if value not in allowed:
+        raise RuleError(f"The setting {key} is one of {', '.join(allowed)}, not {value!r}.")
+    return str(value)
+
+
+#: the core's commands (a secret one must be a ruleset's rolling command)
+_CORE_COMMANDS = (StartSession, SaltSession, EndSession, RecordNote, ChangeSetting, Correct, RevealRoll,
+                  Override, Reroll)
+
+#: the streams of a fight: a roll there moves its turn order, so it cannot stay sealed
+FIGHT_STREAMS = ("combat:", "fight:")
+
+
 class GrantAccess(msgspec.Struct, frozen=True, kw_only=True):
     """Web access for ``name``; ``token_hash`` goes to the access table, never to the log."""
 
@@ -205,6 +262,7 @@ def codec_for(ruleset: Ruleset) -> Codec:
 
 DICE_SCHEME = "hmac-counter"
 SECRETS_SUFFIX = ".secrets"
+SEALED_SUFFIX = ".sealed"
 
 
 def secrets_path(campaign_path: str | os.PathLike[str]) -> Path:
@@ -212,7 +270,33 @@ def secrets_path(campaign_path: str | os.PathLike[str]) -> Path:
     return Path(str(campaign_path) + SECRETS_SUFFIX)
 
 
+def sealed_path(campaign_path: str | os.PathLike[str]) -> Path:
+    """The file beside the campaign that holds its sealed rolls until revealed (mode 0600)."""
+    return Path(str(campaign_path) + SEALED_SUFFIX)
+
+
+def _write_owner_only(path: Path, body: bytes, what: str) -> None:
+    """Replace ``path`` atomically with ``body``: a new file created with mode 0600, then renamed."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.unlink(missing_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, 0o600)  # whatever the umask
+            os.write(fd, body)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise CristalError(f"{what} could not be written to {path} ({exc.strerror or exc}).") from None
+
+
 def _fold_dice(core: CoreState, ev: DiceRecorded, position: int) -> CoreState:
+    if ev.sealed:  # a revealed secret roll's dice were counted when it was sealed
+        return msgspec.structs.replace(core, position=position)
     n = engine_dice(ev)
     if ev.scheme == "session":
         return msgspec.structs.replace(core, dice_counter=core.dice_counter + n, position=position)
@@ -231,6 +315,10 @@ _CORE_EVOLVERS: dict[type, Callable[[CoreState, Any, int], CoreState]] = {
     SessionSalted: lambda core, ev, position: msgspec.structs.replace(
         core, session_salt=joined_salt(core.session_salt, ev.salt), position=position),
     DiceRecorded: _fold_dice,
+    RollSealed: lambda core, ev, position: msgspec.structs.replace(
+        core, sealed=[*core.sealed, position], dice_counter=core.dice_counter + ev.engine_dice, position=position),
+    RollRevealed: lambda core, ev, position: msgspec.structs.replace(
+        core, sealed=[p for p in core.sealed if p != ev.sealed], position=position),
     SettingChanged: lambda core, ev, position: msgspec.structs.replace(
         core, settings={**core.settings, ev.key: ev.value}, position=position),
 }
@@ -264,6 +352,9 @@ class Campaign:
         #: and still exits 0: the command is in the log)
         self.warnings: list[str] = []
         self._secrets: dict[int, str] | None = None  # the secrets file, read once
+        #: the events a secret command will append when revealed (the game master's view of it)
+        self.last_sealed: list[RecordedEvent] = []
+        self._lost: list[int] = []  # sealed rolls a session end could not reveal (their file lost them)
 
     # ---------------------------------------------------------------- opening
     @classmethod
@@ -285,7 +376,13 @@ class Campaign:
 
     @classmethod
     def create(cls, path: str | os.PathLike[str], *, name: str, ruleset: str = "cristal", rounding: str = "round",
-               seed: int | None = None, settings: dict[str, Any] | None = None, actor: str = "GM") -> "Campaign":
+               seed: int | None = None, settings: dict[str, Any] | None = None, actor: str = "GM",
+               fudge_policy: str | None = None) -> "Campaign":
+        settings = dict(settings or {})
+        core = {key: _check_core_setting(key, settings.pop(key)) for key in CORE_SETTINGS if key in settings}
+        if fudge_policy is not None:
+            core["fudge_policy"] = _check_core_setting("fudge_policy", fudge_policy)
+        core = {key: core.get(key, default) for key, (default, _) in CORE_SETTINGS.items()}
         if rounding not in MODES:
             raise CristalError(f"Unknown rounding mode {rounding!r}; use 'round' or 'truncate'.")
         if not name.strip():
@@ -296,7 +393,7 @@ class Campaign:
         merged = {**rs.default_settings(), **(settings or {})}
         bounds.check(msgspec.structs.replace(header, settings=merged))  # past the log's bounds, before the rules' own
         validated = rs.settings(msgspec.structs.replace(header, settings=merged))
-        header = msgspec.structs.replace(header, settings=msgspec.to_builtins(validated))
+        header = msgspec.structs.replace(header, settings={**msgspec.to_builtins(validated), **core})
         bounds.check(header)  # a setting past the bounds (the seed: any 64-bit number)
         store = Store.create(path, codec_for(rs))
         store.append(CAMPAIGN_STREAM, [header], expected_version=0, actor=actor)
@@ -538,24 +635,162 @@ class Campaign:
             path.unlink(missing_ok=True)
             self._secrets = {}
             return
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
         body = msgspec.json.encode({"campaign_id": self.header.campaign_id,
                                     "sessions": {str(k): v for k, v in sessions.items()}})
-        try:
-            tmp.unlink(missing_ok=True)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            try:
-                if hasattr(os, "fchmod"):
-                    os.fchmod(fd, 0o600)  # whatever the umask
-                os.write(fd, body)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.replace(tmp, path)
-        except OSError as exc:
-            tmp.unlink(missing_ok=True)
-            raise CristalError(f"The dice secret could not be written to {path} ({exc.strerror or exc}).") from None
+        _write_owner_only(path, body, "The dice secret")
         self._secrets = dict(sessions)
+
+    # ------------------------------------------------------------ secret rolls
+    def sealed_file(self) -> Path:
+        """Where the sealed rolls' nonces and events are kept until revealed: ``<campaign>.sealed``
+        (mode 0600, beside the session secret; see :func:`sealed_path`)."""
+        return sealed_path(self.store.path)
+
+    def _read_sealed(self) -> dict[int, dict[str, str]]:
+        try:
+            data = msgspec.json.decode(self.sealed_file().read_bytes())
+        except (OSError, msgspec.DecodeError):
+            return {}
+        if not isinstance(data, dict) or data.get("campaign_id") != self.header.campaign_id:
+            return {}
+        rolls = data.get("rolls")
+        if not isinstance(rolls, dict):
+            return {}
+        return {int(k): v for k, v in rolls.items() if str(k).isdigit() and isinstance(v, dict)}
+
+    def _write_sealed(self, rolls: dict[int, dict[str, str]]) -> None:
+        path = self.sealed_file()
+        if not rolls:
+            path.unlink(missing_ok=True)
+            return
+        body = msgspec.json.encode({"campaign_id": self.header.campaign_id,
+                                    "rolls": {str(k): v for k, v in sorted(rolls.items())}})
+        _write_owner_only(path, body, "The sealed roll")
+
+    def sealed_rolls(self) -> list[int]:
+        """The positions of the secret rolls not revealed yet (folded from the log: anyone can count them)."""
+        return list(self.state().core.sealed)
+
+    def sealed_events(self, position: int) -> list[RecordedEvent]:
+        """What the secret roll sealed at ``position`` will append when revealed, for the game master's
+        eyes (read from the sealed file; empty when it is not kept there). Their positions are not
+        the ones they will take: each carries the sealed roll's."""
+        kept = self._read_sealed().get(position)
+        if kept is None:
+            return []
+        return [RecordedEvent(position, "", stream, 0, tag_of(type(ev)), type(ev).version,
+                              msgspec.json.encode(ev).decode(), "", None, "", None, None, "", "", ev)
+                for stream, ev in self._unseal(kept["events"])]
+
+    def _unseal(self, blob: str) -> list[tuple[str, Any]]:
+        """The sealed events of a blob: ``[[stream, event JSON], ...]`` decoded with this campaign's codec."""
+        codec = self.store.codec
+        assert codec is not None
+        out = []
+        for stream, text in msgspec.json.decode(blob, type=list[tuple[str, str]]):
+            tag = msgspec.json.decode(text).get("type", "")
+            out.append((stream, codec.decode(tag, codec.versions.get(tag, 1), text)))
+        return out
+
+    def _forget_sealed(self, positions: list[int]) -> None:
+        """Drop revealed rolls from the sealed file (they are in the log now)."""
+        try:
+            with self.store.transaction():
+                kept = self._read_sealed()
+                for p in positions:
+                    kept.pop(p, None)
+                self._write_sealed(kept)
+        except CristalError:
+            pass  # revealed in the log: a copy left in the owner's file gives nothing away
+
+    def _reveal(self, world: World, position: int, *, strict: bool = True) -> list[Emit] | None:
+        """The events revealing the roll sealed at ``position`` (None when its sealed file lost them,
+        or, not ``strict`` (a session's end, which must not be stopped by it), changed them)."""
+        kept = self._read_sealed().get(position)
+        original = self.store.get(position)
+        if kept is None or original is None or not isinstance(original.event, RollSealed):
+            return None
+        sealed = original.event
+        nonce, blob = kept.get("nonce", ""), kept.get("events", "")
+        if sealed_commitment(position, sealed.purpose, nonce, blob) != sealed.commitment:
+            if not strict:
+                return None
+            raise RuleError(f"The sealed file's copy of the secret roll at position {position} does not match "
+                            f"its commitment, so it is not revealed ({self.sealed_file()} was changed).")
+        events = self._unseal(blob)
+        return [Emit(CAMPAIGN_STREAM, RollRevealed(sealed=position, nonce=nonce, events=blob)),
+                *(Emit(stream, ev) for stream, ev in events)]
+
+    def _seal(self, world: World, command: Any, ctx: Context, emits: list[Emit], kind: str) -> list[Emit]:
+        """The one ``roll.sealed`` event standing for ``emits`` in the log; the nonce and the events go
+        to the sealed file (docs/verifiable-dice.md, "Secret rolls")."""
+        core = world.core
+        what = "An override under the 'sealed' fudge policy" if kind == "override" else "A secret roll"
+        if core.session is None:
+            raise RuleError(f"{what} is revealed at its session's end, so it needs an open session "
+                            "('cristal session start').")
+        for e in emits:
+            if e.stream.startswith(FIGHT_STREAMS):
+                raise RuleError(f"{what} cannot touch a fight: its turn order follows every roll, and every later "
+                                "command of the fight would depend on what stays sealed (roll openly, or enter the "
+                                "faces rolled behind the screen with --dice).")
+        position = self.store.last_position() + 1
+        purpose = f"{type(command).__name__} {msgspec.json.encode(command).decode()}"
+        dice = ctx._dice
+        if dice is not None and dice.used:
+            emits = [*emits, Emit(CAMPAIGN_STREAM, msgspec.structs.replace(self._dice_record(ctx, world), sealed=position))]
+        elif kind == "roll":
+            raise RuleError("--secret seals a roll, and this command rolled no dice.")
+        codec = self.store.codec
+        assert codec is not None
+        blob = msgspec.json.encode([[e.stream, msgspec.json.encode(e.event).decode()] for e in emits]).decode()
+        nonce = _random_hex(32)
+        last = emits[-1].event
+        count = engine_dice(last) if isinstance(last, DiceRecorded) else 0
+        first = last.first if isinstance(last, DiceRecorded) and count else core.dice_counter
+        sealed = RollSealed(commitment=sealed_commitment(position, purpose, nonce, blob), purpose=purpose,
+                            session=core.session, first=first, engine_dice=count, kind=kind)
+        self._write_sealed({**self._read_sealed(), position: {"nonce": nonce, "purpose": purpose, "events": blob}})
+        return [Emit(CAMPAIGN_STREAM, sealed)]
+
+    def _dice_record(self, ctx: Context, world: World) -> DiceRecorded:
+        """:func:`dice_record`, each re-roll's ``replaces`` found: one of the command's own rolls, or the
+        last record of the session (of the log, outside sessions) holding the roll an earlier command stored."""
+        record = dice_record(ctx)
+        dice = ctx._dice
+        if dice is None or not dice.replaced:
+            return record
+        kept = [i for i, (_, sides) in enumerate(dice.record) if sides]  # the record's rolls (with dice)
+        index = {i: n for n, i in enumerate(kept)}
+        rolls = list(record.rolls)
+        earlier: list[tuple[int, DiceRecorded]] | None = None
+        for i, target in dice.replaced.items():
+            if i not in index:
+                continue
+            where: tuple[int, int] | None = None
+            if isinstance(target, tuple):
+                where = target
+            else:
+                own = [n for j, n in index.items() if dice.record[j][0] is target]
+                if own:
+                    where = (0, own[0])
+                else:
+                    if earlier is None:
+                        span = self.store.session_span(world.core.session) if world.core.session else None
+                        after = span[0] - 1 if span else 0
+                        earlier = [(r.position, r.event) for r in self.store.read_all(after=after, type="dice.rolled")
+                                   if isinstance(r.event, DiceRecorded)]
+                    faces = list(target.faces)
+                    for pos, ev in reversed(earlier):
+                        found = [n for n, r in enumerate(ev.rolls)
+                                 if r.expr == target.expr and r.total == target.total and [d.face for d in r.dice] == faces]
+                        if found:
+                            where = (pos, found[-1])
+                            break
+            if where is not None:
+                rolls[index[i]] = msgspec.structs.replace(rolls[index[i]], replaces_position=where[0], replaces=where[1])
+        return msgspec.structs.replace(record, rolls=rolls)
+
 
     def _move_table_secrets(self) -> None:
         """Move an open session's secret out of the legacy ``session_secrets`` table (which a viewer of
@@ -593,37 +828,61 @@ class Campaign:
                        session=core.session, position=core.position, actor=actor, faces=faces,
                        **self._dice_source(core))
 
-    def execute(self, command: Any, *, actor: str = "GM", faces: Iterable[int] | None = None) -> list[RecordedEvent]:
+    def execute(self, command: Any, *, actor: str = "GM", faces: Iterable[int] | None = None,
+                secret: bool = False) -> list[RecordedEvent]:
         """Decide ``command`` against the current state and append its events atomically.
 
         ``faces`` are the dice faces rolled at the table, in the order the rule rolls them; without
         them the engine rolls with its seeded RNG. Raises a CristalError and appends nothing when
         the command is refused.
+
+        ``secret``: the game master's secret roll (``--secret``): the log gets one ``roll.sealed``
+        event, a commitment to the command's events, which the sealed file keeps until they are
+        revealed (:attr:`last_sealed` holds them for the game master's eyes). An :class:`Override`
+        under the ``sealed`` fudge policy is sealed so too.
         """
         faces_list = list(faces) if faces is not None else None
         bounds.check(command)
+        self.last_sealed = []
+        self._lost = []
         with self.store.transaction():
             world = self.state()
             ctx = self.context(world, actor=actor, faces=faces_list)
+            kind = "roll" if secret else None
+            if isinstance(command, Override) and core_setting(world.core.settings, "fudge_policy") == "sealed":
+                kind = "override"
+            if secret and isinstance(command, _CORE_COMMANDS):
+                raise RuleError(f"Only a rolling command can be secret, not {type(command).__name__}.")
             # a new session's secret is drawn here and handed to decide, which only commits to it;
             # the service writes it beside the campaign once decide has accepted the command
-            secret = _random_hex(32) if isinstance(command, StartSession) else None
-            emits, causes = self._decide(world, command, ctx, new_secret=secret)
+            new_secret = _random_hex(32) if isinstance(command, StartSession) else None
+            emits, causes = self._decide(world, command, ctx, new_secret=new_secret)
             for e in emits:  # a total the events carry (a balance, PV after) keeps the bounds too
                 bounds.check(e.event, name=tag_of(type(e.event)), sentence=bounds.EVENT)
             if ctx._dice is not None:
                 ctx._dice.finish()
-                if ctx._dice.used:  # at least one die was taken (a formula without dice needs no record)
-                    emits.append(Emit(CAMPAIGN_STREAM, dice_record(ctx)))
-                    causes.append(0 if len(emits) > 1 else None)
             elif faces_list:
                 raise RuleError("Dice faces were entered but this command rolls no dice.")
+            if kind is not None:
+                emits, causes = self._seal(world, command, ctx, emits, kind), [None]
+            elif ctx._dice is not None and ctx._dice.used:  # a formula without dice needs no record
+                emits.append(Emit(CAMPAIGN_STREAM, self._dice_record(ctx, world)))
+                causes.append(0 if len(emits) > 1 else None)
             session = self._session_for(world, command)
-            if secret is not None and session is not None:
-                self._write_secrets({session: secret})  # the only secret kept: no other session is open
+            if new_secret is not None and session is not None:
+                self._write_secrets({session: new_secret})  # the only secret kept: no other session is open
             recs = self._append(emits, causes, actor=actor, session=session)
-        if isinstance(command, EndSession) and recs and isinstance(ended := recs[0].event, SessionEnded):
+        revealed = [r.event.sealed for r in recs if isinstance(r.event, RollRevealed)]
+        if revealed:
+            self._forget_sealed(revealed)
+        ended = next((r.event for r in recs if isinstance(r.event, SessionEnded)), None)
+        if isinstance(command, EndSession) and ended is not None:
             self._forget_secret(ended.number)
+        if kind is not None and recs:
+            self.last_sealed = self.sealed_events(recs[0].position)
+        for position in self._lost:
+            self.warn(f"The secret roll at position {position} could not be revealed: {self.sealed_file()} no "
+                      "longer holds it as it was sealed, so it stays sealed for good (verify --rolls reports it)")
         self._after_commit(recs)
         if recs:
             for advice in self.ruleset.advise(world.rules, self.state().rules, recs):
@@ -696,14 +955,62 @@ class Campaign:
             case EndSession():
                 if core.session is None:
                     raise RuleError("No session is open.")
+                emits: list[Emit] = []
+                causes: list[int | None] = []
+                for position in core.sealed:  # every secret roll still sealed is revealed first
+                    revealed = self._reveal(world, position, strict=False)
+                    if revealed is None:
+                        self._lost.append(position)
+                        continue
+                    at = len(emits)
+                    emits += revealed
+                    causes += [None] + [at] * (len(revealed) - 1)
                 secret = self.session_secret(core.session) or ""
-                return [Emit(CAMPAIGN_STREAM, SessionEnded(number=core.session, seed_reveal=secret,
-                                                           engine_dice=core.dice_counter))], [None]
+                emits.append(Emit(CAMPAIGN_STREAM, SessionEnded(number=core.session, seed_reveal=secret,
+                                                                engine_dice=core.dice_counter)))
+                return emits, [*causes, None]
+            case RevealRoll():
+                if command.position not in core.sealed:
+                    raise RuleError(f"There is no sealed roll at position {command.position} "
+                                    "('cristal log --type roll.sealed' lists them).")
+                revealed = self._reveal(world, command.position)
+                if revealed is None:
+                    raise RuleError(f"The secret roll at position {command.position} cannot be revealed: "
+                                    f"{self.sealed_file()} no longer holds it, so it stays sealed for good "
+                                    "(verify --rolls reports it).")
+                return revealed, [None] + [0] * (len(revealed) - 1)
+            case Override():
+                policy = core_setting(core.settings, "fudge_policy")
+                if policy == "forbidden":
+                    raise RuleError("This campaign's fudge policy is 'forbidden': a result stands as rolled (the "
+                                    "table may change it with 'cristal settings --set fudge_policy=disclosed "
+                                    "--reason ...', which the log shows).")
+                if not command.reason.strip():
+                    raise RuleError("An override needs a reason (--reason).")
+                if not command.changes:
+                    raise RuleError("An override needs what it sets (--set FIELD=VALUE, e.g. --set damage=4).")
+                original = self.store.get(command.position)
+                if original is None:
+                    raise RuleError(f"There is no event at position {command.position}.")
+                if isinstance(original.event, CORE_EVENTS):
+                    raise RuleError(f"Position {command.position} holds a {original.type} event: override the "
+                                    "event that used the result (the attack, the damage, the save) as 'cristal log' "
+                                    "lists it.")
+                comp = self.ruleset.compensate(world.rules, original, dict(command.changes), ctx)
+                head = Emit(CAMPAIGN_STREAM, ResultOverridden(position=command.position, changes=dict(command.changes),
+                                                              reason=command.reason, policy=policy))
+                return [head, *comp], [None] + [0] * len(comp)
+            case Reroll():
+                return self._decide_reroll(command, ctx), [None]
             case RecordNote():
                 if not command.text.strip():
                     raise RuleError("A note needs some text.")
                 return [Emit(CAMPAIGN_STREAM, NoteRecorded(text=command.text, topic=command.topic))], [None]
             case ChangeSetting():
+                if command.key in CORE_SETTINGS:
+                    value = _check_core_setting(command.key, command.value)
+                    return [Emit(CAMPAIGN_STREAM, SettingChanged(key=command.key, value=value,
+                                                                 reason=command.reason))], [None]
                 if command.key == "rounding":
                     raise RuleError("The rounding mode is fixed for the whole campaign (seed 000, L23).")
                 if command.key not in self.ruleset.default_settings():
@@ -725,6 +1032,28 @@ class Campaign:
                 return self._decide_access(world, command), [None]
         emits = self.ruleset.decide(world.rules, command, ctx)
         return list(emits), [None] * len(emits)
+
+    def _decide_reroll(self, command: Reroll, ctx: Context) -> list[Emit]:
+        """A GM's "roll again": the same expression rolled anew (only its dice when it names a sheet
+        variable, which the record does not keep), its record naming the roll it replaces."""
+        from .dice import variables_in
+
+        if not command.reason.strip():
+            raise RuleError("A re-roll needs a reason (--reason).")
+        original = self.store.get(command.position)
+        if original is None or not isinstance(original.event, DiceRecorded):
+            raise RuleError(f"Position {command.position} is not a dice record; "
+                            "'cristal log --type dice.rolled' lists them.")
+        rolls = original.event.rolls
+        index = command.roll if command.roll >= 0 else len(rolls) - 1
+        if not 0 <= index < len(rolls):
+            raise RuleError(f"The dice record at position {command.position} has {len(rolls)} roll(s): "
+                            f"give --roll 0 to {len(rolls) - 1}.")
+        old = rolls[index]
+        expr = " + ".join(f"1d{d.sides}" for d in old.dice) if variables_in(old.expr) else old.expr
+        ctx.dice().roll(expr, purpose=f"reroll: {old.purpose}" if old.purpose else "reroll",
+                        rounding=ctx.rounding, replaces=(command.position, index))  # type: ignore[arg-type]
+        return [Emit(CAMPAIGN_STREAM, RollRerolled(position=command.position, roll=index, reason=command.reason))]
 
     def _decide_access(self, world: World, command: "GrantAccess | RevokeAccess") -> list[Emit]:
         """Access is decided here and its token row written in the command's own transaction."""
@@ -889,10 +1218,29 @@ _SCHEME_WORDS = {"session": "du moteur", "seed": "du moteur (graine publique)",
 def _dice_summary(ev: DiceRecorded) -> str:
     def one(r: RollRecord) -> str:
         faces = ", ".join(str(d.face) for d in r.dice)
-        return f"{r.expr} = {r.total} [{faces}]" + (f" ({r.purpose})" if r.purpose else "")
+        text = f"{r.expr} = {r.total} [{faces}]" + (f" ({r.purpose})" if r.purpose else "")
+        return text + _replaces_text(r)
 
     where = f", n° {ev.first}" if ev.scheme in ("session", "seed") else ""
     return f"Dés {_SCHEME_WORDS.get(ev.scheme, ev.scheme)}{where} : " + " ; ".join(one(r) for r in ev.rolls)
+
+
+def _replaces_text(r: RollRecord) -> str:
+    """`` ↺ remplace le jet 2 (position 812)``: the roll a re-roll replaces (empty for a first roll)."""
+    if r.replaces < 0:
+        return ""
+    where = f"position {r.replaces_position}" if r.replaces_position else "même commande"
+    return f" ↺ remplace le jet {r.replaces} ({where})"
+
+
+def _changes(changes: dict[str, Any]) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in changes.items())
+
+
+def _sealed_summary(ev: RollSealed) -> str:
+    what = "Dérogation scellée" if ev.kind == "override" else "Jet secret scellé"
+    dice = f", {ev.engine_dice} dé(s) du moteur dès le n° {ev.first}" if ev.engine_dice else ""
+    return f"{what} du MJ ({ev.purpose.split(' ', 1)[0]}{dice}) : engagement {ev.commitment[:16]}…"
 
 
 def _correction_summary(ev: CorrectionRecorded) -> str:
@@ -914,6 +1262,11 @@ _CORE_SUMMARIES: dict[type, Callable[[Any], str]] = {
                               + (" (MJ)" if ev.gm else f" pour {', '.join(ev.characters)}"),
     AccessRevoked: lambda ev: f"Accès à la table retiré à {ev.name}",
     SettingChanged: lambda ev: f"Réglage {ev.key} = {ev.value!r}" + (f" : {ev.reason}" if ev.reason else ""),
+    RollSealed: _sealed_summary,
+    RollRevealed: lambda ev: f"Jet secret de la position {ev.sealed} révélé (engagement vérifiable)",
+    ResultOverridden: lambda ev: f"Dérogation du MJ ({ev.policy}) au résultat de la position {ev.position} : "
+                                 f"{_changes(ev.changes)} — {ev.reason}",
+    RollRerolled: lambda ev: f"Le MJ relance le jet {ev.roll} de la position {ev.position} : {ev.reason}",
 }
 
 

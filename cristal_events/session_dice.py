@@ -8,6 +8,8 @@ it says. Both read them from here, so that the check never imports the service i
 
 from __future__ import annotations
 
+import hashlib
+
 from .events import DiceRecorded
 
 
@@ -19,3 +21,16 @@ def engine_dice(ev: DiceRecorded) -> int:
 def joined_salt(before: str, salt: str) -> str:
     """The session's salt after one more: the texts in log order, one a line."""
     return f"{before}\n{salt}" if before else salt
+
+
+#: the domain of a secret roll's commitment (changes if its input ever does)
+SEALED_DOMAIN = "cristal-events sealed roll v1"
+
+
+def sealed_commitment(position: int, purpose: str, nonce: str, events: str) -> str:
+    """The commitment a ``roll.sealed`` event stores (docs/verifiable-dice.md, "Secret rolls"):
+    SHA-256 of the domain, the event's position, the roll's purpose, the nonce and the exact text of
+    the sealed events, one a line. Binding the position and the purpose means a reveal cannot be
+    moved to another sealed roll, nor a roll sealed for one command revealed as another's."""
+    text = f"{SEALED_DOMAIN}\n{position}\n{purpose}\n{nonce}\n{events}"
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -749,6 +749,39 @@ class Store:
         except (sqlite3.Error, msgspec.DecodeError, AttributeError):
             return None
 
+    @staticmethod
+    def sealed_of(path: str | os.PathLike[str]) -> list[int]:
+        """The positions of the secret rolls (``roll.sealed``) of the last session that no
+        ``roll.revealed`` names, read from a campaign file without opening a Store (a peek, like
+        :meth:`ruleset_of`: every command's output shows the count); [] when it cannot be read.
+        Only the last session is read (through the session starts' index): a session's end reveals
+        every roll it still can, and ``verify --rolls`` names any that stayed sealed for good."""
+        p = Path(path)
+        if not p.is_file():
+            return []
+        try:
+            conn = sqlite3.connect(f"file:{p.resolve().as_posix()}?mode=ro", uri=True, timeout=1)
+            try:
+                start = conn.execute("SELECT MAX(position) FROM events INDEXED BY events_session_starts "
+                                     "WHERE type = 'session.started'").fetchone()[0]
+                if start is None:
+                    return []
+                rows = conn.execute("SELECT position, type, payload FROM events WHERE position > ? "
+                                    "AND type IN ('roll.sealed', 'roll.revealed') ORDER BY position",
+                                    (start,)).fetchall()
+            finally:
+                conn.close()
+            sealed: list[int] = []
+            for position, type_, payload in rows:
+                if type_ == "roll.sealed":
+                    sealed.append(position)
+                else:
+                    at = msgspec.json.decode(payload).get("sealed")
+                    sealed = [q for q in sealed if q != at]
+            return sealed
+        except (sqlite3.Error, msgspec.DecodeError, AttributeError):
+            return []
+
     def _rows(self, sql: str, args: list[Any], decode: bool, hashes: bool = True) -> Iterator[RecordedEvent]:
         codec = self.codec if decode else None
         # without the hash columns the SELECT returns 12 values and the two hashes are given here

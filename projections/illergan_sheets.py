@@ -10,6 +10,7 @@ from typing import Any
 
 import msgspec
 
+from cristal_events.ruleset import CORE_SETTING_KEYS
 from cristal_events.rulesets.illergan.ruleset import IllerganState
 from cristal_events.rulesets.illergan.settings import IllerganSettings
 from cristal_events.rulesets.illergan.sheet import sheet
@@ -36,7 +37,8 @@ class IllerganSheets(SheetsProjection):
 
     def rows(self, state: SheetsState) -> dict[str, list[dict[str, Any]]]:
         content = content_of(state.rules)
-        settings = msgspec.convert(state.settings, IllerganSettings)
+        settings = msgspec.convert({k: v for k, v in state.settings.items() if k not in CORE_SETTING_KEYS},
+                                   IllerganSettings)
         out = []
         for hero in state.rules.characters.values():
             data = sheet(hero, content, settings)

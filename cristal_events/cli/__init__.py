@@ -36,6 +36,7 @@ CORE = {
     "note": "campaign", "rebuild": "campaign", "correct": "correct", "replay": "replay", "audit": "audit",
     "export": "export", "import": "export", "demo": "demo", "script": "script", "sheet": "sheet",
     "characters": "sheet", "access": "cristal_events.web.cli", "serve": "cristal_events.web.cli", "settings": "settings",
+    "reveal": "secret", "override": "secret", "reroll": "secret",
 }
 
 
@@ -140,7 +141,9 @@ class CristalGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            out = super().invoke(ctx)
+            _sealed_notice(ctx)
+            return out
         except CristalError as exc:
             raise click.ClickException(visible(exc)) from None
         except sqlite3.Error as exc:  # anything the store did not translate (e.g. a page read mid-command)
@@ -160,6 +163,23 @@ class CristalGroup(click.Group):
                 f"Internal error ({type(exc).__name__}: {exc}); the log itself is transactional, "
                 "check it with 'cristal verify' and please report this."
             )) from None
+
+
+def _sealed_notice(ctx: click.Context) -> None:
+    """Every command's output ends, on stderr, with how many secret rolls are still sealed (the web
+    table passes it on as a warning): docs/verifiable-dice.md, "Secret rolls"."""
+    from ..store import Store
+    from .common import echo
+
+    db = (ctx.obj or {}).get("db") if isinstance(ctx.obj, dict) else None
+    sealed = Store.sealed_of(db) if db else []
+    if len(sealed) == 1:
+        echo(f"Warning: 1 secret roll is still sealed (position {sealed[0]}); 'session end' or "
+             "'cristal reveal POSITION' reveals it.", err=True)
+    elif sealed:
+        echo("Warning: {n} secret rolls are still sealed (positions {where}); 'session end' or "
+             "'cristal reveal POSITION' reveals them.".format(n=len(sealed), where=", ".join(map(str, sealed))),
+             err=True)
 
 
 @click.group(cls=CristalGroup)

@@ -55,4 +55,27 @@ def audit_xp(ctx: click.Context, character: str | None, as_json: bool) -> None:
         ctx.exit(1)
 
 
+@audit_group.command("dice")
+@json_option
+@click.pass_context
+def audit_dice(ctx: click.Context, as_json: bool) -> None:
+    """Every override of a result (a fudge) with its reason and policy, every re-roll and the roll it
+    replaces, and the secret rolls still sealed (docs/verifiable-dice.md).
+
+    Example: cristal audit dice --json
+    """
+    from ..jobs.fudges import dice_audit
+    from ..jobs.fudges import text_lines as dice_lines
+
+    camp = Campaign.open(ctx.obj["db"], readonly=True)
+    ctx.call_on_close(camp.close)
+    report = dice_audit(camp.store.read_all(hashes=False))
+    if as_json:
+        emit_json({"overrides": report.overrides, "rerolls": report.rerolls, "sealed": report.sealed,
+                   "counts": {"overrides": len(report.overrides), "rerolls": len(report.rerolls),
+                              "sealed": len(report.sealed)}})
+    else:
+        emit_lines(dice_lines(report))
+
+
 COMMANDS = [audit_group]

@@ -13,7 +13,7 @@ from ..receipts import Receipt, parse_receipt, read_receipts
 from ..records import RecordedEvent
 from ..rounding import MODES
 from ..rulesets import names as ruleset_names
-from ..service import Campaign, RecordNote
+from ..service import FUDGE_POLICIES, Campaign, RecordNote
 from .common import POSITION, SEED, actor, echo, emit_json, json_option, open_campaign, to_json, tty_progress
 from .settings import InitCommand
 
@@ -41,17 +41,25 @@ def _parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--seed", type=SEED, default=None, help="Seed of the engine's dice outside sessions (reproducible rolls).")
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="A ruleset setting the book leaves to the game master (listed below; docs/rulings.md).")
+@click.option("--fudge-policy", "fudge_policy", type=click.Choice(FUDGE_POLICIES), default="disclosed",
+              show_default=True,
+              help="What 'cristal override' may do: forbidden = refused; disclosed = shown to everyone at once; "
+                   "sealed = revealed with the session's secret rolls (changed later only by a visible "
+                   "'cristal settings --set fudge_policy=...').")
 @json_option
 @click.pass_context
 def init_cmd(ctx: click.Context, path: str | None, name: str, ruleset: str, rounding: str, seed: int | None,
-             settings: tuple[str, ...], as_json: bool) -> None:
+             settings: tuple[str, ...], fudge_policy: str, as_json: bool) -> None:
     """Create a new campaign file (PATH, default --db).
 
     Example: cristal init taverne.db --name "La Taverne" --ruleset cristal --rounding round --seed 7
     """
     target = path or ctx.obj["db"]
+    chosen = _parse_settings(settings)
+    policy = fudge_policy if ctx.get_parameter_source("fudge_policy") != click.core.ParameterSource.DEFAULT \
+        or "fudge_policy" not in chosen else None  # --set fudge_policy=... counts when --fudge-policy is not typed
     camp = Campaign.create(target, name=name, ruleset=ruleset, rounding=rounding, seed=seed,
-                           settings=_parse_settings(settings), actor=actor(ctx))
+                           settings=chosen, actor=actor(ctx), fudge_policy=policy)
     ctx.call_on_close(camp.close)
     if as_json:
         emit_json({"path": target, "campaign_id": camp.header.campaign_id, "ruleset": ruleset, "rounding": rounding,
@@ -115,14 +123,20 @@ def session_end(ctx: click.Context, as_json: bool) -> None:
     """End the open session (reveals its dice seed). Example: cristal session end"""
     camp = open_campaign(ctx, write=True)
     recs = camp.end_session(actor=actor(ctx))
-    ev = recs[0].event
+    end = recs[-1]  # after the reveals of the session's secret rolls
+    ev = end.event
     assert isinstance(ev, SessionEnded)
-    receipt = f"{recs[0].position}:{recs[0].hash}"  # keep it: 'cristal verify --receipt' checks it later
+    revealed = [r for r in recs if r.type == "roll.revealed"]
+    receipt = f"{end.position}:{end.hash}"  # keep it: 'cristal verify --receipt' checks it later
     if as_json:
-        emit_json({"session": ev.number, "position": recs[0].position, "seed_reveal": ev.seed_reveal,
-                   "receipt": receipt})
+        emit_json({"session": ev.number, "position": end.position, "seed_reveal": ev.seed_reveal,
+                   "receipt": receipt, "revealed": [r.event.sealed for r in revealed]})  # type: ignore[union-attr]
     else:
-        echo(f"Session {ev.number} ended at position {recs[0].position}.")
+        for r in recs[:-1]:
+            echo(f"{r.position:>6}  {camp.summarize(r)}")
+        if revealed:
+            echo(f"{len(revealed)} secret roll(s) revealed.")
+        echo(f"Session {ev.number} ended at position {end.position}.")
         echo(f"Reçu : {receipt}")
 
 
@@ -254,6 +268,9 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
                        f"{r['unverifiable']} without a public seed"
                        + (f"; {r['legacy']} checked with the legacy scheme (docs/verifiable-dice.md)." if r["legacy"]
                           else "."))
+            if r["revealed"] or r["sealed"]:
+                echo(f"OK: {r['revealed']} secret roll(s) revealed and checked against their commitments; "
+                     f"{r['sealed']} still sealed.")
     if problems:
         if not as_json:
             first = result.get("first_bad_position")

@@ -22,10 +22,31 @@ from ..errors import DiceError, RuleError
 from ..service import Campaign, RecordedEvent
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
+SECRET_KEY = "cristal.secret"
+
+
+def _remember_secret(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    ctx.meta[SECRET_KEY] = value
+    return value
+
+
+#: ``--secret``: the game master's secret roll (docs/verifiable-dice.md, "Secret rolls"); it reaches
+#: :func:`run` through the context, so no rolling command has to take it as a parameter
+secret_option = click.option(
+    "--secret", is_flag=True, expose_value=False, callback=_remember_secret,
+    help="The game master's secret roll: the log keeps only a commitment until 'session end' or "
+         "'cristal reveal POSITION'; only this output shows the faces.")
+
+
 def dice_option_with(help: str, metavar: str = "F[,F...]") -> Any:
     """The one ``--dice`` option (a string of faces, parsed by :func:`parse_faces` when the command
-    runs: :func:`run` does), with the sentence of the command's own dice."""
-    return click.option("--dice", "dice", metavar=metavar, default=None, help=help)
+    runs: :func:`run` does), with the sentence of the command's own dice, and ``--secret``."""
+    dice = click.option("--dice", "dice", metavar=metavar, default=None, help=help)
+
+    def both(fn: Any) -> Any:
+        return secret_option(dice(fn))
+
+    return both
 
 
 dice_option = dice_option_with("The faces rolled at the table, in the order the rule rolls them; without it the "
@@ -61,7 +82,10 @@ def run(ctx: click.Context, command: Any, as_json: bool, dice: str | None = None
     its lines after the events' (the combat commands show the combat so)."""
     faces = parse_faces(dice)  # what was typed is checked before the campaign is touched
     camp = open_campaign(ctx, write=True)
-    recs = camp.execute(command, actor=actor(ctx), faces=faces)
+    secret = bool(ctx.meta.get(SECRET_KEY))
+    recs = camp.execute(command, actor=actor(ctx), faces=faces, secret=secret)
+    if camp.last_sealed:  # a secret roll: its events, for the game master's eyes only
+        return _show_sealed(camp, recs, as_json)
     extra, show = then(camp) if then is not None else ({}, None)
     if as_json:
         if then is None:
@@ -75,6 +99,26 @@ def run(ctx: click.Context, command: Any, as_json: bool, dice: str | None = None
         echo(f"{r.position:>6}  {camp.summarize(r)}")
     if show is not None:
         show()
+    return recs
+
+
+def _show_sealed(camp: Campaign, recs: list[RecordedEvent], as_json: bool) -> list[RecordedEvent]:
+    """What a secret command prints: the ``roll.sealed`` event the log holds, then the events it
+    sealed (the faces), which only this output shows."""
+    position = recs[0].position if recs else 0
+    if as_json:
+        emit_json({"events": [{"position": r.position, "type": r.type, "event": msgspec.to_builtins(r.event),
+                               "summary": camp.summarize(r)} for r in recs],
+                   "sealed": {"position": position,
+                              "events": [{"type": r.type, "event": msgspec.to_builtins(r.event),
+                                          "summary": camp.summarize(r)} for r in camp.last_sealed]}})
+        return recs
+    for r in recs:
+        echo(f"{r.position:>6}  {camp.summarize(r)}")
+    echo(f"Secret roll sealed at position {position}: only you see what it did, until 'session end' or "
+         f"'cristal reveal {position}':")
+    for r in camp.last_sealed:
+        echo(f"{'sealed':>6}  {camp.summarize(r)}")
     return recs
 
 

@@ -61,17 +61,46 @@ class InitCommand(click.Command):
                 formatter.write_text(text)
 
 
+def core_rows(current: dict[str, Any]) -> list[dict[str, Any]]:
+    """The core's own settings (``fudge_policy``), rows like :func:`setting_rows`'."""
+    from ..service import CORE_SETTINGS, core_setting
+
+    meaning = {"fudge_policy": "What 'cristal override' may do: forbidden, disclosed (shown at once) or sealed "
+                               "(revealed with the session's secret rolls)"}
+    return [{"key": key, "type": "str", "value": core_setting(current, key), "default": default,
+             "line": "", "meaning": meaning.get(key, "")} for key, (default, _) in CORE_SETTINGS.items()]
+
+
 @click.command("settings")
+@click.option("--set", "change", default=None, metavar="KEY=VALUE",
+              help="Change one setting mid-campaign: a visible 'campaign.setting_changed' event (with --reason).")
+@click.option("--reason", default="", help="Why the setting changes (shown in the log).")
 @json_option
 @click.pass_context
-def settings_cmd(ctx: click.Context, as_json: bool) -> None:
-    """Every setting of the campaign's ruleset: its current value, its default and the book's line
-    (read-only; 'init --set KEY=VALUE' chooses them, docs/rulings.md explains them).
+def settings_cmd(ctx: click.Context, change: str | None, reason: str, as_json: bool) -> None:
+    """Every setting of the campaign: its current value, its default and the book's line ('init --set
+    KEY=VALUE' chooses them, docs/rulings.md explains them); --set KEY=VALUE changes one, visibly.
 
-    Example: cristal --db table.db settings --json
+    Example: cristal --db table.db settings --set fudge_policy=sealed --reason "the table agreed"
     """
+    if change is not None:
+        from ..service import ChangeSetting
+        from .campaign import _parse_settings
+        from .common import actor
+
+        ((key, value),) = _parse_settings((change,)).items()
+        camp = open_campaign(ctx, write=True)
+        recs = camp.execute(ChangeSetting(key=key, value=value, reason=reason), actor=actor(ctx))
+        if as_json:
+            emit_json([{"position": e.position, "type": e.type, "event": msgspec.to_builtins(e.event),
+                        "summary": camp.summarize(e)} for e in recs])
+        else:
+            for rec in recs:
+                echo(f"{rec.position:>6}  {camp.summarize(rec)}")
+        return
     camp = open_campaign(ctx, readonly=True)
-    rows = setting_rows(camp.ruleset, dict(camp.state().core.settings))
+    current = dict(camp.state().core.settings)
+    rows = setting_rows(camp.ruleset, current) + core_rows(current)
     if as_json:
         emit_json({"ruleset": camp.ruleset.name, "settings": rows})
         return

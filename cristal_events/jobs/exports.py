@@ -32,6 +32,8 @@ from ..exchange import check_jsonl, export_record, import_lines, line_row, trail
 from ..store import Store
 from ..xp_ledger import LedgerEntry
 from .diff import render_change
+from .fudges import dice_audit
+from .fudges import text_lines as _fudge_text
 from .walk import Step
 
 Progress = Callable[[int, int], None]
@@ -181,6 +183,13 @@ def _signed(n: int) -> str:
     return f"+{n}" if n > 0 else str(n)
 
 
+def fudge_lines(steps: Iterable[Step]) -> list[str]:
+    """The overrides, re-rolls and sealed rolls of the exported events (:mod:`.fudges`), as lines;
+    none when there is none of them (a recap without fudges keeps its shape)."""
+    report = dice_audit(s.rec for s in steps)
+    return _fudge_text(report) if report.overrides or report.rerolls or report.sealed else []
+
+
 def write_markdown(camp: Any, steps: Iterable[Step], out: TextIO, *,
                    ledger: Iterable[LedgerEntry] | None = None) -> int:
     """A recap per session: heading, who was there, XP earned and spent, events, combats as tables."""
@@ -190,6 +199,9 @@ def write_markdown(camp: Any, steps: Iterable[Step], out: TextIO, *,
     receipts = camp.session_receipts()
     out.write(f"# {md(camp.header.name)}\n\n")
     out.write(f"*{md(camp.ruleset.title)} — {len(steps)} événements — arrondi : {md(camp.header.rounding)}*\n")
+    fudges = fudge_lines(steps)
+    if fudges:
+        out.write("\n## Dés du MJ\n\n" + "".join(f"- {md(line.strip())}\n" for line in fudges))
     for key, group in session_groups(steps):
         first = group[0]
         if key is None:

@@ -14,7 +14,7 @@ from typing import Any, TextIO
 from ..display import visible
 from ..xp_ledger import LedgerEntry
 from .diff import render_change
-from .exports import character_names, combats, session_groups, xp_by_session
+from .exports import character_names, combats, fudge_lines, session_groups, xp_by_session
 from .walk import Step
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -154,6 +154,10 @@ def write_html(camp: Any, steps: Iterable[Step], out: TextIO, *,
       f"<style>{CSS}</style></head><body>\n")
     w(f"<h1>{title}</h1><p class=\"sub\">{esc(camp.ruleset.title)} — {len(steps)} événements — "
       f"arrondi : {esc(camp.header.rounding)}</p>\n")
+    fudges = fudge_lines(steps)
+    if fudges:
+        w('<section id="gm-dice"><h2>Dés du MJ</h2><ul>'
+          + "".join(f"<li>{esc(line.strip())}</li>" for line in fudges) + "</ul></section>\n")
     xp_points = xp_series(ledger) if ledger else series(camp, steps, "XP")
     pv_points = series(camp, steps, "PV")
     if xp_points or pv_points:

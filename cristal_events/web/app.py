@@ -54,7 +54,9 @@ FORMS: dict[str, Any] = {
     # Illergan's: a spell (in the fight when one is on), a skill check, the turn's initiative, a purchase
     "icast": lambda f: ["cast", f["fighter"], f["spell"], "--level", f["level"], *_opt(f, "fight"),
                         *_opt(f, "target"), *_opt(f, "damage"), *_opt(f, "dice")],
-    "check": lambda f: ["check", "skill", f["character"], f["what"], *_opt(f, "malus"), *_opt(f, "dice")],
+    "check": lambda f: ["check", "skill", f["character"], f["what"], *_opt(f, "malus"), *_opt(f, "dice"),
+                        *(["--secret"] if f.get("secret") else [])],
+    "reveal": lambda f: ["reveal", f["position"]],
     "initiative": lambda f: ["combat", "initiative", f["combat"], *_opt(f, "dice")],
     "ibuy": lambda f: _illergan_purchase(f),
     "correct": lambda f: ["correct", f["position"], "--reason", f.get("reason", ""),

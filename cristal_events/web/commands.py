@@ -170,6 +170,9 @@ def authorize(holder: dict[str, Any], parsed: Parsed) -> None:
         raise Refused(403, f"'{words}' with a file of the server runs only in the terminal.")
     if holder["gm"]:
         return
+    secret = next((p for p in parsed.command.params if p.name == "secret"), None)
+    if secret is not None and _given(parsed, secret):
+        raise Refused(403, "--secret is the game master's: a player's rolls are seen by the whole table.")
     if parsed.path not in PLAYER_COMMANDS:
         raise Refused(403, f"A player may not run '{words}'; ask the game master.")
     mine = set(holder["characters"])

@@ -206,3 +206,22 @@ def test_the_party_shows_the_illergan_numbers(iclient, ill):
     row = re.search(r'<tr data-character="lysa">(.*?)</tr>', html, re.S).group(1)
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", row)).strip()
     assert text == "Lysa (lysa) 30/30 30 52 150 Mage"
+
+
+def test_the_game_masters_check_form_rolls_in_secret_and_only_his_answer_shows_it(iclient, ill):
+    """Issue 21 item 1 in the web view: the GM ticks 'Secret' on a check; the log holds the seal, his
+    answer the outcome; a player's log shows the seal until the GM's reveal form opens it."""
+    csrf = login(iclient, ill, "mj")
+    before = event_count(ill.db)
+    r = iclient.post("/ui/command", data={"form": "check", "character": "thor", "what": "Esquive", "dice": "12",
+                                          "secret": "on", "csrf": csrf})
+    assert r.status_code == 200 and 'class="result sealed"' in r.text, r.text
+    assert "1 secret roll is still sealed" in r.text
+    rec = json.loads(cristal(ill.db, "log", "--after", str(before), "--json").splitlines()[0])
+    assert rec["type"] == "roll.sealed" and event_count(ill.db) == before + 1
+    player = iclient.get(f"/api/log?after={before}", headers=ill.headers("alice"))
+    assert "check.rolled" not in player.text and "roll.sealed" in player.text
+    csrf = login(iclient, ill, "mj")
+    shown = iclient.post("/ui/command", data={"form": "reveal", "position": str(rec["position"]), "csrf": csrf})
+    assert shown.status_code == 200 and 'class="result ok"' in shown.text, shown.text
+    assert "check.rolled" in iclient.get(f"/api/log?after={before}", headers=ill.headers("alice")).text

@@ -186,7 +186,7 @@ def roll_tie_break(dice: Dice, names: Sequence[str]) -> TieRounds:
         this: dict[str, Roll] = {}
         for name in contenders:
             try:
-                this[name] = dice.roll("1d6", purpose="tie-break")
+                this[name] = dice.roll("1d6", purpose="tie-break", replaces=rounds[-1][name] if rounds else None)
             except DiceError:
                 if dice.engine:
                     raise

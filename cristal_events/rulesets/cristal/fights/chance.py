@@ -76,6 +76,8 @@ def decide_reroll(state: CristalState, cmd: Reroll, ctx: Context) -> list[Emit]:
     if last.kind != "initiative" and cb.it[cmd.actor] != last.it_after:
         raise RuleError(f"{cmd.actor} has acted since that roll; Chance redoes a roll before acting again.")
     by = "gm" if cmd.gm else "player"
+    if last.roll is not None:
+        ctx.dice().replacing(last.roll)  # the reroll's first roll names the one it replaces (issue 21 item 3)
     return _REDO[last.kind](state, cb, cmd, ctx, last, left - 1, by)
 
 
