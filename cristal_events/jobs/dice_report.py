@@ -425,7 +425,7 @@ def _bar_chart(g: DiceGroup, *, width: int = 360, height: int = 150) -> str:
         if k <= 20 or face in (1, k) or face % 10 == 0:
             bars.append(f'<text x="{round(x + bw / 2, 1)}" y="{height - 8}" text-anchor="middle">{face}</text>')
     title = _html.escape(f"{group_title(g)} — {verdict(g)}")
-    return (f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+    return (f'<svg class="chart dice-chart" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
             f'viewBox="0 0 {width} {height}" role="img"><title>{title}</title>'
             f'<text x="{left}" y="12">{_html.escape(group_title(g))}</text>'
             f'<line x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}" stroke="#999"/>'
