@@ -34,9 +34,9 @@ def report_cmd(ctx: click.Context, session: int | None, character: str | None, a
     camp = open_campaign(ctx, readonly=True)
     if session is not None:
         session_range(camp, session)  # an unknown session is one sentence
-    if character is not None:
-        check_character(camp, character)
     report = dr.dice_report(camp.store.read_all(), session=session, character=character)
+    if character is not None and not report.commands:
+        check_character(camp, character)  # a fighter known by its numbers only (york) has commands, not a stream
     if as_json:
         emit_json(dr.report_json(report))
         return

@@ -15,7 +15,7 @@ and compares them with the uniform distribution:
   (:func:`run_tail`, exact for independent fair dice).
 
 **Which rolls count.** A command's character is the one its first ruleset event acts for: its
-``attacker``, ``caster``, ``character`` or ``fighter`` field, else its ``character:ID`` stream
+``attacker``, ``caster``, ``actor``, ``character`` or ``fighter`` field, else its ``character:ID`` stream
 (:func:`acting_character`); a command that acts for no one character (an initiative round, a note)
 counts in the whole report but in no character's. Every position :func:`sealed_positions` names is
 left out: the hook for secret rolls (a ``roll.sealed`` record is left out until its ``roll.revealed``),
@@ -44,7 +44,7 @@ from ..records import RecordedEvent
 #: a face's expected count below which faces are pooled (the usual rule for the chi-square test)
 MIN_EXPECTED = 5.0
 SOURCES = {"rolled": "engine", "entered": "table"}
-ACTING_FIELDS = ("attacker", "caster", "character", "fighter")
+ACTING_FIELDS = ("attacker", "caster", "actor", "character", "fighter")
 CHARACTER_STREAM = "character:"
 
 
@@ -238,7 +238,7 @@ def chi_square(counts: list[int]) -> tuple[float, list[Bin], bool] | None:
     for i in range(cells):
         low = i * size
         high = k if i == cells - 1 else low + size  # the remainder joins the last cell
-        bins.append(Bin(low=low + 1, high=high, observed=sum(counts[low:high]), expected=per * (high - low)))
+        bins.append(Bin(low=low + 1, high=high, observed=sum(counts[low:high]), expected=n * (high - low) / k))
     stat = sum((b.observed - b.expected) ** 2 / b.expected for b in bins)
     return stat, bins, size > 1
 
@@ -271,7 +271,7 @@ def group(sides: int, source: str, faces: list[int]) -> DiceGroup:
 
 # ----------------------------------------------------------------------------------- reading the log
 def acting_character(events: list[RecordedEvent]) -> str | None:
-    """The character a command acts for: the first ruleset event's ``attacker``, ``caster``,
+    """The character a command acts for: the first ruleset event's ``attacker``, ``caster``, ``actor``,
     ``character`` or ``fighter`` field, else its ``character:ID`` stream (see the module)."""
     for rec in events:
         if rec.type == "dice.rolled":
