@@ -251,8 +251,12 @@ def group(sides: int, source: str, faces: list[int]) -> DiceGroup:
     n = len(faces)
     tested = chi_square(counts)
     note = ""
+    bins: list[Bin] = []
+    stat: float | None = None
+    df: int | None = None
+    p: float | None = None
+    pooled = False
     if tested is None:
-        stat, bins, pooled, df, p = None, [], False, None, None
         note = (f"a d{sides} has a single face: nothing to test" if sides < 2 else
                 f"too few rolls for a chi-square test: {n} of d{sides}, at least {math.ceil(2 * MIN_EXPECTED)} needed")
     else:

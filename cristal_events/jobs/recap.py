@@ -318,7 +318,7 @@ def text_lines(recap: Recap) -> list[str]:
         if not f.table:
             continue
         out += ["", f"Combat « {f.name} » : Indice de Temps"]
-        for pos, actor, summary, duration, before, after in f.table:
+        for pos, actor, _summary, duration, before, after in f.table:
             out.append(f"  #{pos:<5} {recap.shown(actor)} +{duration} : IT "
                        + ", ".join(f"{recap.shown(c)} {before.get(c, '')}→{after.get(c, '')}" for c in after))
     if recap.view == "players" and any(recap.left_out.values()):

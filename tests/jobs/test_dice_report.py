@@ -84,7 +84,7 @@ def brute_tail(n: int, run: int, sides: int, hit) -> float:
     good = 0
     for seq in itertools.product(range(1, sides + 1), repeat=n):
         best = cur = 0
-        for i, f in enumerate(seq):
+        for i in range(len(seq)):
             cur = cur + 1 if hit(seq, i) else 0
             best = max(best, cur)
         good += best >= run
