@@ -315,8 +315,7 @@ def note_cmd(ctx: click.Context, text: str, topic: str, private: bool, as_json: 
     camp = open_campaign(ctx, write=True)
     recs = camp.execute(RecordNote(text=text, topic=topic, private=private), actor=actor(ctx))
     if as_json:
-        emit_json({"position": recs[0].position, "type": recs[0].type, "session": recs[0].session,
-                   "private": private})
+        emit_json({"position": recs[0].position, "type": recs[0].type, "session": recs[0].session})
     else:
         echo(f"Note recorded at position {recs[0].position}.")
 

@@ -53,8 +53,9 @@ def crypt(tmp_path_factory):
 
 
 def test_a_private_note_is_recorded_as_such_and_old_notes_decode_public(crypt):
-    res = cristal(crypt, "note", "x", "--private", "--json")
-    assert json.loads(res.output)["private"] is True
+    position = json.loads(cristal(crypt, "note", "x", "--private", "--json").output)["position"]
+    logged = [json.loads(line) for line in cristal(crypt, "log", "--json").output.splitlines()]
+    assert next(r for r in logged if r["position"] == position)["payload"]["private"] is True
     old = msgspec.json.decode(b'{"text": "une note d\'avant", "topic": ""}', type=NoteRecorded)
     assert old.private is False
 
