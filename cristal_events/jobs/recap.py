@@ -36,7 +36,7 @@ import msgspec
 
 from ..events import NoteRecorded
 from ..records import RecordedEvent
-from .dice_report import sealed_positions
+from . import dice_report
 from .exports import combats
 from .page import vital
 from .walk import CHARACTER_STREAM, Step, resolve_range, sessions, walk
@@ -179,7 +179,7 @@ def build(camp: Any, *, session: int, view: View) -> Recap:
     rules = steps[-1].after.rules
     chars = camp.ruleset.characters(rules)
     pcs = player_characters(chars)
-    sealed = sealed_positions(s.rec for s in steps)
+    sealed = dice_report.sealed_positions([s.rec for s in steps])  # the one hook for secret rolls
 
     # every participant: characters the session concerns, and every fighter of its fights
     seen: dict[str, None] = {}

@@ -84,6 +84,16 @@ def test_the_players_view_hides_private_notes_and_the_foes_numbers(crypt):
     assert data["left_out"] == {"private_notes": 1, "sealed": 0, "masked": 4}
 
 
+def test_a_sealed_roll_is_left_out_of_the_players_view_through_the_one_hook(crypt, monkeypatch):
+    from cristal_events.jobs import dice_report
+
+    monkeypatch.setattr(dice_report, "sealed_positions", lambda records: {86})  # Thor's dice against the ogre
+    players = json.loads(cristal(crypt, "recap", "--session", "4", "--view", "players", "--json").output)
+    gm = json.loads(cristal(crypt, "recap", "--session", "4", "--view", "gm", "--json").output)
+    assert 86 not in [e["position"] for e in players["events"]] and players["left_out"]["sealed"] == 1
+    assert 86 in [e["position"] for e in gm["events"]]
+
+
 def test_a_creature_is_a_foe_in_the_illergan_sample(tmp_path):
     db = tmp_path / "gue.db"
     run_script(load(SAMPLES / "illergan_gue_des_loups.toml"), db)
