@@ -30,6 +30,7 @@ Python API::
 
 from __future__ import annotations
 
+import functools
 import html as _html
 import math
 from collections.abc import Iterable, Iterator
@@ -125,6 +126,10 @@ def no_run_probability(n: int, run: int, p: float) -> float:
         return 0.0
     if n < run:
         return 1.0
+    # n // run disjoint blocks of `run` trials, each all successes with p^run: P(no run) is at most
+    # (1 − p^run)^(n // run); below 1e-18 it is 0 to a double, and the O(n) recurrence is skipped
+    if p < 1 and (n // run) * math.log1p(-(p ** run)) < -41.5:
+        return 0.0
     a = [1.0] * run + [1.0 - p ** run]
     k = (1.0 - p) * p ** run
     for m in range(run + 1, n + 1):
@@ -137,6 +142,7 @@ def run_tail(n: int, run: int, p: float) -> float:
     return 1.0 - no_run_probability(n, run, p)
 
 
+@functools.lru_cache(maxsize=256)
 def expected_longest_run(n: int, p: float) -> float:
     """The mean longest run of successes in ``n`` trials: Σ_{L≥1} P(longest ≥ L)."""
     if n <= 0 or p <= 0:
