@@ -270,8 +270,9 @@ def group(sides: int, source: str, faces: list[int]) -> DiceGroup:
         df = len(bins) - 1
         p = chi2_sf(stat, df)
         if pooled:
-            note = (f"faces pooled into {len(bins)} bins of neighbours (a face expected {n / sides:.2f} times, "
-                    f"under {MIN_EXPECTED:g}): {df} degrees of freedom")
+            ranges = ", ".join(f"{b.low}–{b.high}" for b in bins)
+            note = (f"faces pooled into {len(bins)} bins ({ranges}): a face is expected {n / sides:.2f} times, "
+                    f"under {MIN_EXPECTED:g}")
     return DiceGroup(sides=sides, source=source, rolls=n, counts={i + 1: c for i, c in enumerate(counts)},
                      expected=round(n / sides, 4) if sides else 0.0, bins=bins, pooled=pooled,
                      chi_square=None if stat is None else round(stat, 6), df=df,
@@ -401,14 +402,27 @@ def text_lines(report: DiceReport) -> list[str]:
     return [visible(line) for line in lines]
 
 
+def display_cells(g: DiceGroup) -> list[tuple[str, int, float]]:
+    """(faces, observed, expected) for a table: one column a face up to a d20, else ten ranges of faces."""
+    k = len(g.counts)
+    width = 1 if k <= 20 else math.ceil(k / 10)
+    cells = []
+    for low in range(1, k + 1, width):
+        high = min(low + width - 1, k)
+        observed = sum(g.counts[f] for f in range(low, high + 1))
+        cells.append((str(low) if low == high else f"{low}–{high}", observed, round(g.rolls * (high - low + 1) / k, 4)))
+    return cells
+
+
 def markdown(report: DiceReport, *, level: int = 2) -> str:
     """The report as a Markdown section (the timeline's Markdown export)."""
     h = "#" * level
     out = [f"{h} Dés : équité", "", f"*{visible(scope(report))}*", ""]
     for g in report.groups:
-        out += [f"{h}# {group_title(g)}", "", "| face | " + " | ".join(str(f) for f in g.counts) + " |",
-                "|---|" + "---|" * len(g.counts), "| observed | " + " | ".join(str(c) for c in g.counts.values()) + " |",
-                "| expected | " + " | ".join(f"{g.expected:g}" for _ in g.counts) + " |", "", f"- {verdict(g)}"]
+        cells = display_cells(g)
+        out += [f"{h}# {group_title(g)}", "", "| faces | " + " | ".join(c[0] for c in cells) + " |",
+                "|---|" + "---|" * len(cells), "| observed | " + " | ".join(str(c[1]) for c in cells) + " |",
+                "| expected | " + " | ".join(f"{c[2]:g}" for c in cells) + " |", "", f"- {verdict(g)}"]
         out += [f"- {streak_text(s)}" for s in g.streaks]
         out.append("")
     if not report.groups:

@@ -13,7 +13,6 @@ from typing import Any, TextIO
 
 from ..display import visible
 from ..xp_ledger import LedgerEntry
-from .dice_report import dice_report, html_section
 from .diff import render_change
 from .exports import character_names, combats, session_groups, xp_by_session
 from .walk import Step
@@ -166,9 +165,6 @@ def write_html(camp: Any, steps: Iterable[Step], out: TextIO, *,
             if cid in pv_points:
                 w(svg_chart(f"{name} — PV", pv_points[cid], colour="#c33"))
         w("</div></section>\n")
-    dice = dice_report(s.rec for s in steps)
-    if dice.groups:  # the fairness report's charts: one self-contained section (jobs/dice_report.py)
-        w(html_section(dice) + "\n")
     w('<section id="timeline"><h2>Chronologie</h2>\n')
     for key, group in session_groups(steps):
         info = group[0].session

@@ -73,7 +73,8 @@ def test_too_few_rolls_are_pooled_and_then_untested():
     assert pooled.pooled and pooled.df == 1
     assert [(b.low, b.high, b.observed, b.expected) for b in pooled.bins] == [(1, 9, 9, 5.4), (10, 20, 3, 6.6)]
     assert pooled.chi_square == pytest.approx((9 - 5.4) ** 2 / 5.4 + (3 - 6.6) ** 2 / 6.6)
-    assert "pooled into 2 bins" in pooled.note and "1 degrees of freedom" in pooled.note
+    assert pooled.note == "faces pooled into 2 bins (1–9, 10–20): a face is expected 0.60 times, under 5"
+    assert dr.verdict(pooled).startswith("chi-square 4.364, 1 degrees of freedom, p = 0.03671 (faces pooled")
     few = dr.group(20, "engine", [3, 7, 7])
     assert (few.chi_square, few.p_value, few.df) == (None, None, None)
     assert few.note == "too few rolls for a chi-square test: 3 of d20, at least 10 needed"
@@ -184,11 +185,21 @@ def test_a_sealed_record_is_left_out_through_the_one_hook(compagnie, monkeypatch
     assert (report.commands, report.dice, report.sealed) == (6, 12, 1)
 
 
-def test_the_exports_carry_the_report(compagnie, tmp_path):
+def test_the_markdown_export_carries_the_report_and_the_html_section_stands_alone(compagnie):
     md = cristal(compagnie, "export", "timeline", "--format", "md").output
     assert "## Dés : équité" in md and "### d20, table: 5 roll(s)" in md
-    page = tmp_path / "t.html"
-    assert cristal(compagnie, "export", "timeline", "--format", "html", "-o", str(page)).exit_code == 0
-    html = page.read_text()
-    assert html.count('<section id="dice-fairness">') == 1
-    assert html.count('<svg class="chart dice-chart"') == 4 and "<script" not in html
+    assert "| observed | 0 | 0 | 0 | 1 | 0 | 0 | 0 | 1 | 0 | 0 | 0 | 1 | 2 |" in md
+    report = dr.dice_report(_records(compagnie))
+    section = dr.html_section(report)
+    assert section.startswith('<section id="dice-fairness">') and section.endswith("</section>")
+    assert section.count('<svg class="chart dice-chart"') == 4  # d4, d6, d8, d20
+    assert "<script" not in section and "<style" not in section and "http://" not in section.replace(
+        'xmlns="http://www.w3.org/2000/svg"', "")
+    assert "<title>13 : 2</title>" in section  # the d20's bar of face 13
+
+
+def _records(db):
+    from cristal_events.service import Campaign
+
+    with Campaign.open(db, readonly=True) as camp:
+        return list(camp.store.read_all())
