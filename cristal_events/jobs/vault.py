@@ -88,15 +88,24 @@ def front_matter(path: Path) -> dict[str, Any] | None:
     return None
 
 
+def _shown(value: Any) -> Any:
+    """A front-matter value with the control characters of its texts shown visibly, as in every text output."""
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, list):
+        return [_shown(v) for v in value]
+    return value
+
+
 def _yaml(meta: dict[str, Any]) -> str:
     # JSON is YAML: a string is double-quoted with its escapes, a list is a flow sequence
-    lines = [f"{k}: {msgspec.json.encode(v).decode()}" for k, v in meta.items()]
+    lines = [f"{k}: {msgspec.json.encode(_shown(v)).decode()}" for k, v in meta.items()]
     return "---\n" + "\n".join(lines) + "\n---\n"
 
 
 def _label(text: str) -> str:
-    """A wikilink's label: no character that would end or split the link."""
-    return re.sub(r"[\[\]|#^]", " ", visible(text)).strip() or "?"
+    """A wikilink's label: no character that would end or split the link, nor any markup."""
+    return re.sub(r"[\[\]|#^<>&]", " ", visible(text)).strip() or "?"
 
 
 @dataclass

@@ -206,3 +206,22 @@ def test_refusals_are_one_sentence(crypt, tmp_path):
     res = cristal(crypt, "recap", "--session", "4", "--view", "gm", "--format", "md", "--out", str(afile))
     assert res.exit_code != 0 and afile.read_text() == "x"
     shutil.rmtree(tmp_path / "none", ignore_errors=True)
+
+
+def test_hostile_names_cannot_break_the_vault_or_the_terminal(tmp_path):
+    db = tmp_path / "h.db"
+    for args in (["init", str(db), "--name", "H"], ["session", "start", "--title", 'Nuit\x1b[2J | ]] "x": y'],
+                 ["character", "create", "thor", "--race", "Humain", "--name", "Thor]]|#\n<b>", "--player", "Alice"]):
+        assert cristal(db, *args).exit_code == 0
+    text = cristal(db, "recap", "--session", "1", "--view", "players").output
+    assert "\x1b" not in text and "Nuit\\x1b[2J" in text and "session en cours" in text
+    root = tmp_path / "vault"
+    assert cristal(db, "recap", "--session", "1", "--view", "players", "--format", "md", "--out", str(root)).exit_code == 0
+    assert sorted(p.name for p in root.glob("*.md")) == ["nuit-2j-x-y--s1.md", "thor-b--thor.md"]
+    notes = "".join(p.read_text() for p in root.glob("*.md"))
+    assert "\x1b" not in notes
+    bodies = "".join(p.read_text().split("\n---\n", 1)[1] for p in root.glob("*.md"))
+    assert "<b>" not in bodies and "&lt;b&gt;" in bodies  # no raw HTML below the front matter
+    assert vault_links(root)["nuit-2j-x-y--s1.md"] == {"thor-b--thor"}
+    meta = front_matter(root / "nuit-2j-x-y--s1.md")
+    assert meta is not None and meta["title"] == 'Nuit\\x1b[2J | ]] "x": y' and meta["receipt"] == ""
