@@ -17,6 +17,7 @@ from cristal_events.cli import cli
 from cristal_events.cli.script import load
 from cristal_events.cli.script import run as run_script
 from cristal_events.jobs import dice_report as dr
+from cristal_events.jobs import dice_stats
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_campaigns"
 
@@ -34,7 +35,7 @@ NIST = [
 @pytest.mark.parametrize("df,x,p", NIST, ids=[f"df{d}-p{p}" for d, _, p in NIST])
 def test_chi2_sf_meets_the_published_critical_values(df, x, p):
     # three printed decimals of x move p by at most the density times 0.0005: well under 1e-4
-    assert dr.chi2_sf(x, df) == pytest.approx(p, abs=1e-4)
+    assert dice_stats.chi2_sf(x, df) == pytest.approx(p, abs=1e-4)
 
 
 def closed_form_sf(x: float, df: int) -> float:
@@ -52,7 +53,7 @@ def closed_form_sf(x: float, df: int) -> float:
 @pytest.mark.parametrize("df", [1, 2, 3, 4, 5, 10, 19, 20])
 @pytest.mark.parametrize("x", [0.1, 0.9, 3.0, 7.3, 18.5, 40.0, 120.0])
 def test_chi2_sf_matches_the_closed_forms(df, x):
-    assert dr.chi2_sf(x, df) == pytest.approx(closed_form_sf(x, df), rel=1e-9, abs=1e-300)
+    assert dice_stats.chi2_sf(x, df) == pytest.approx(closed_form_sf(x, df), rel=1e-9, abs=1e-300)
 
 
 def test_fixed_faces_perfectly_uniform_and_all_ones():
@@ -95,15 +96,15 @@ def brute_tail(n: int, run: int, sides: int, hit) -> float:
 def test_run_probabilities_match_enumeration():
     # maxima of a d4 in 8 rolls: runs of "face == 4"
     for run in (1, 2, 3):
-        assert dr.run_tail(8, run, 1 / 4) == pytest.approx(brute_tail(8, run, 4, lambda s, i: s[i] == 4))
+        assert dice_stats.run_tail(8, run, 1 / 4) == pytest.approx(brute_tail(8, run, 4, lambda s, i: s[i] == 4))
     # the same face three times in a row among 6 rolls of a d3: two repeats in a row among the 5 pairs
     repeat = brute_tail(6, 2, 3, lambda s, i: i > 0 and s[i] == s[i - 1])
-    assert dr.run_tail(5, 2, 1 / 3) == pytest.approx(repeat)
-    assert dr.run_tail(10, 3, 0.5) == 520 / 1024
+    assert dice_stats.run_tail(5, 2, 1 / 3) == pytest.approx(repeat)
+    assert dice_stats.run_tail(10, 3, 0.5) == 520 / 1024
     # the mean longest run of heads in 12 flips, by enumeration
     mean = sum(max((len(r) for r in "".join(map(str, s)).split("0")), default=0)
                for s in itertools.product((0, 1), repeat=12)) / 2 ** 12
-    assert dr.expected_longest_run(12, 0.5) == pytest.approx(mean, abs=1e-8)
+    assert dice_stats.expected_longest_run(12, 0.5) == pytest.approx(mean, abs=1e-8)
 
 
 def cristal(db, *args):
