@@ -146,10 +146,15 @@ class CorrectionRecorded(Event, frozen=True, tag="correction.recorded"):
 
 
 class NoteRecorded(Event, frozen=True, tag="note.recorded"):
-    """Free text from the game master: a ruling, an error noted without retroactive change (§31.7)."""
+    """Free text from the game master: a ruling, an error noted without retroactive change (§31.7).
+
+    ``private`` (``note --private``): a note for the game master only, left out of the players' recap
+    (``cristal recap --view players``); older logs decode with the default, a public note.
+    """
 
     text: str
     topic: str = ""
+    private: bool = False
 
 
 class AccessGranted(Event, frozen=True, tag="access.granted"):

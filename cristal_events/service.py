@@ -172,6 +172,7 @@ class EndSession(msgspec.Struct, frozen=True, kw_only=True):
 class RecordNote(msgspec.Struct, frozen=True, kw_only=True):
     text: str
     topic: str = ""
+    private: bool = False
 
 
 class ChangeSetting(msgspec.Struct, frozen=True, kw_only=True):
@@ -1005,7 +1006,8 @@ class Campaign:
             case RecordNote():
                 if not command.text.strip():
                     raise RuleError("A note needs some text.")
-                return [Emit(CAMPAIGN_STREAM, NoteRecorded(text=command.text, topic=command.topic))], [None]
+                return [Emit(CAMPAIGN_STREAM, NoteRecorded(text=command.text, topic=command.topic,
+                                                                      private=command.private))], [None]
             case ChangeSetting():
                 if command.key in CORE_SETTINGS:
                     value = _check_core_setting(command.key, command.value)
@@ -1257,7 +1259,8 @@ _CORE_SUMMARIES: dict[type, Callable[[Any], str]] = {
     SessionSalted: lambda ev: f"Sel des joueurs ajouté aux dés de la session {ev.number} : « {ev.salt} »",
     DiceRecorded: _dice_summary,
     CorrectionRecorded: _correction_summary,
-    NoteRecorded: lambda ev: f"Note du MJ{' (' + ev.topic + ')' if ev.topic else ''} : {ev.text}",
+    NoteRecorded: lambda ev: (f"Note {'privée ' if ev.private else ''}du MJ{' (' + ev.topic + ')' if ev.topic else ''} : "
+                              f"{ev.text}"),
     AccessGranted: lambda ev: f"Accès à la table donné à {ev.name}"
                               + (" (MJ)" if ev.gm else f" pour {', '.join(ev.characters)}"),
     AccessRevoked: lambda ev: f"Accès à la table retiré à {ev.name}",

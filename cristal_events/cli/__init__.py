@@ -37,6 +37,7 @@ CORE = {
     "export": "export", "import": "export", "demo": "demo", "script": "script", "sheet": "sheet",
     "characters": "sheet", "access": "cristal_events.web.cli", "serve": "cristal_events.web.cli", "settings": "settings",
     "reveal": "secret", "override": "secret", "reroll": "secret",
+    "dice": "dice", "recap": "recap",
 }
 
 

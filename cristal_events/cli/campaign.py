@@ -320,15 +320,17 @@ def schema_cmd(ctx: click.Context, ruleset: str | None, as_json: bool) -> None:
 @click.command("note")
 @click.argument("text")
 @click.option("--topic", default="", help="What the note is about (a ruling, an error noted ...).")
+@click.option("--private", is_flag=True, help="For the game master only: left out of the players' recap.")
 @json_option
 @click.pass_context
-def note_cmd(ctx: click.Context, text: str, topic: str, as_json: bool) -> None:
-    """Record a game master's note or ruling in the log (never changes the past).
+def note_cmd(ctx: click.Context, text: str, topic: str, private: bool, as_json: bool) -> None:
+    """Record a game master's note or ruling in the log (never changes the past). A --private note is
+    left out of the players' view of 'cristal recap' (the log itself is the game master's).
 
     Example: cristal note "Thor's 600 XP should have been 60; corrected at position 14" --topic erreur
     """
     camp = open_campaign(ctx, write=True)
-    recs = camp.execute(RecordNote(text=text, topic=topic), actor=actor(ctx))
+    recs = camp.execute(RecordNote(text=text, topic=topic, private=private), actor=actor(ctx))
     if as_json:
         emit_json({"position": recs[0].position, "type": recs[0].type, "session": recs[0].session})
     else:

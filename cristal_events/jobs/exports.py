@@ -31,6 +31,8 @@ from ..errors import CristalError
 from ..exchange import check_jsonl, export_record, import_lines, line_row, trailer
 from ..store import Store
 from ..xp_ledger import LedgerEntry
+from .dice_report import dice_report
+from .dice_report import markdown as dice_markdown
 from .diff import render_change
 from .fudges import dice_audit
 from .fudges import text_lines as _fudge_text
@@ -236,6 +238,9 @@ def write_markdown(camp: Any, steps: Iterable[Step], out: TextIO, *,
                           _signed(r.duration)]
                 cells += [str(r.it_after.get(c, "")) for c in view.participants]
                 out.write("| " + " | ".join(cells) + " |\n")
+    dice = dice_report(s.rec for s in steps)
+    if dice.groups:  # the fairness report of the dice exported (jobs/dice_report.py)
+        out.write("\n" + dice_markdown(dice))
     return len(steps)
 
 

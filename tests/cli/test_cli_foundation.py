@@ -48,7 +48,7 @@ def test_log_filters_and_json(run):
     run("note", "hors session")
     records = [json.loads(line) for line in run("log", "--json", "--session", "1").output.splitlines()]
     assert [r["type"] for r in records] == ["session.started", "note.recorded", "session.ended"]
-    assert records[1]["payload"] == {"type": "note.recorded", "text": "un", "topic": ""}
+    assert records[1]["payload"] == {"type": "note.recorded", "text": "un", "topic": "", "private": False}
     assert {"position", "event_id", "stream", "version", "hash", "prev_hash", "recorded_at", "actor"} <= set(records[0])
     assert [json.loads(x)["position"] for x in run("log", "--json", "--after", "4").output.splitlines()] == [5]
     assert len(run("log", "--type", "note.recorded").output.splitlines()) == 2

@@ -293,3 +293,19 @@ def test_a_lost_sealed_file_leaves_the_roll_sealed_for_good_and_verify_names_it(
     problems = json.loads(cristal(db, "verify", "--rolls", "--json").stdout)["problems"]
     assert f"dice: position {position}: the secret roll was never revealed, although its session 1 has ended" \
         in problems
+
+
+def test_the_fairness_report_and_the_players_recap_leave_a_sealed_roll_out_and_count_it(tmp_path: Path) -> None:
+    db = tmp_path / "brume.db"
+    table(db)
+    position, outcome, face = secret_check(db)
+    report = json.loads(cristal(db, "dice", "report", "--json").stdout)
+    assert report["sealed"] == 1 and report["dice"] == 0  # the sealed check's d6 is not in the log yet
+    session = json.loads(cristal(db, "log", "--json").stdout.splitlines()[-1])["session"]
+    players = cristal(db, "recap", "--session", str(session), "--view", "players")
+    assert players.exit_code == 0, players.output
+    assert "jet de Forestier" not in players.stdout and "1 jet(s) secret(s)" in players.stdout
+    cristal(db, "reveal", str(position))
+    report = json.loads(cristal(db, "dice", "report", "--json").stdout)
+    assert report["sealed"] == 0 and report["dice"] == 1
+    assert outcome in cristal(db, "recap", "--session", str(session), "--view", "players").stdout

@@ -63,7 +63,7 @@ def test_replay_ranges_and_json_records(small, run):
     assert [(r["position"], r["session"], r["in_game_date"], r["type"]) for r in records] == [
         (4, 1, "3 Floréal", "campaign.setting_changed"), (5, 1, "3 Floréal", "note.recorded")]
     assert records[0]["changes"] == [{"path": ["settings", "chain_attacks"], "before": 2, "after": 3}]
-    assert records[1]["payload"] == {"type": "note.recorded", "text": "=1+1", "topic": ""}
+    assert records[1]["payload"] == {"type": "note.recorded", "text": "=1+1", "topic": "", "private": False}
 
 
 def test_replay_step_waits_between_events_and_q_stops(small, run):
