@@ -36,6 +36,7 @@ CORE = {
     "note": "campaign", "rebuild": "campaign", "correct": "correct", "replay": "replay", "audit": "audit",
     "export": "export", "import": "export", "demo": "demo", "script": "script", "sheet": "sheet",
     "characters": "sheet", "access": "cristal_events.web.cli", "serve": "cristal_events.web.cli", "settings": "settings",
+    "play": "cristal_events.console.cli",
 }
 
 
@@ -115,6 +116,14 @@ class CristalGroup(click.Group):
         return sorted(names)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        cmd = self._command(ctx, cmd_name)
+        if cmd is not None and ctx.resilient_parsing:  # a shell's Tab (or a lenient parse): names complete
+            from ..console.completion import attach
+
+            attach(cmd, ("cristal",))
+        return cmd
+
+    def _command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in CORE:
             return module_commands(CORE[cmd_name])[cmd_name]
         for rs in self._ruleset_for(ctx):
