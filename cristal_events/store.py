@@ -632,6 +632,13 @@ class Store:
                                 (name,)).fetchone()
         return None if row is None else (row[0], row[1], row[2])
 
+    def checkpoint_head(self, name: str) -> tuple[int, int] | None:
+        """Read model ``name``'s checkpoint ``(version, position)`` without its state (a campaign kept
+        open holds the state it wrote: the runner checks it is still the stored one)."""
+        row = self.conn.execute("SELECT version, position FROM projection_checkpoints WHERE name = ?",
+                                (name,)).fetchone()
+        return None if row is None else (row[0], row[1])
+
     def put_checkpoint(self, name: str, version: int, position: int, state: bytes | None) -> None:
         self.conn.execute("INSERT OR REPLACE INTO projection_checkpoints VALUES (?, ?, ?, ?)",
                           (name, version, position, state))

@@ -105,6 +105,9 @@ class CristalGroup(click.Group):
     """Core commands, plus the commands of the campaign's ruleset; CristalError -> one sentence."""
 
     def _ruleset_for(self, ctx: click.Context) -> list[str]:
+        shared = (ctx.find_root().obj or {}).get("shared_campaign")  # a face holding the campaign open knows it
+        if shared is not None and getattr(shared, "ruleset", None):
+            return [shared.ruleset]
         db = ctx.params.get("db") or ctx.meta.get("cristal.db") or os.environ.get("CRISTAL_DB", "campaign.db")
         found = campaign_ruleset(db)
         return [found] if found else ruleset_names()

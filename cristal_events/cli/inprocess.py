@@ -27,6 +27,12 @@ class Kept:
         self.campaign: Any = None
         self.attached = False
 
+    @property
+    def ruleset(self) -> str | None:
+        """The ruleset of the campaign once open (the click group picks the ruleset's commands by it
+        instead of reading the file's header again at each command)."""
+        return None if self.campaign is None else self.campaign.ruleset.name
+
     def __call__(self, write: bool) -> Any:
         from ..service import Campaign
 

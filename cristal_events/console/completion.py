@@ -146,6 +146,9 @@ def attach(cmd: click.Command, path: tuple[str, ...] = ()) -> None:
 
     click keeps a parameter's ``shell_complete=`` function in ``_custom_shell_complete``; the commands
     are declared in the rulesets' files, so the table sets it here rather than in each declaration."""
+    if getattr(cmd, "_cristal_completion", False):  # done once per command object
+        return
+    cmd._cristal_completion = True  # type: ignore[attr-defined]
     for param in cmd.params:
         kind = kind_of((*path, cmd.name or ""), param)
         if kind is not None and getattr(param, "_custom_shell_complete", None) is None:

@@ -52,6 +52,7 @@ class Console:
         self.kept = Kept(db)
         self.fight: str | None = None
         self.bar = ""
+        self._commands: list[str] | None = None
         self.campaign  # noqa: B018  # open it now: a file that is not a campaign is refused before the prompt
 
     @property
@@ -62,16 +63,22 @@ class Console:
         self.kept.close()
 
     # ------------------------------------------------------------------ reading a line
-    def commands(self) -> list[str]:
-        ctx = click.Context(self.root, info_name="cristal", obj={})
+    def context(self) -> click.Context:
+        ctx = click.Context(self.root, info_name="cristal", obj={"shared_campaign": self.kept})
         ctx.params = {"db": self.db}
-        return self.root.list_commands(ctx)
+        return ctx
+
+    def commands(self) -> list[str]:
+        """The campaign's commands (its ruleset's and the core's: they do not change while it is open)."""
+        if self._commands is None:
+            self._commands = self.root.list_commands(self.context())
+        return self._commands
 
     def is_command(self, word: str) -> bool:
         return word in self.commands()
 
     def resolve(self, words: list[str]) -> Resolved:
-        return resolve(self.root, self.db, words)
+        return resolve(self.root, self.db, words, {"shared_campaign": self.kept})
 
     def fights(self) -> list[str]:
         return completion.names(self.campaign, "fight")
@@ -146,9 +153,8 @@ class Console:
             if not self.is_command(alias):
                 echo(f"  {alias:20} {words}")
         echo("Commands (as after 'cristal --db CAMPAIGN'; 'help COMMAND' for one):")
-        ctx = click.Context(self.root, info_name="cristal", obj={})
-        ctx.params = {"db": self.db}
-        for name in self.root.list_commands(ctx):
+        ctx = self.context()
+        for name in self.commands():
             cmd = self.root.get_command(ctx, name)
             if cmd is not None and name != "play":
                 echo(f"  {name:20} {cmd.get_short_help_str(limit=56)}")

@@ -40,9 +40,10 @@ class Resolved:
         self.start = start
 
 
-def resolve(root: click.Group, db: str, words: list[str]) -> Resolved:
-    """Walk the click tree along ``words`` (a word that names no subcommand ends the walk)."""
-    ctx = click.Context(root, info_name="cristal", obj={}, resilient_parsing=True)
+def resolve(root: click.Group, db: str, words: list[str], obj: dict[str, Any] | None = None) -> Resolved:
+    """Walk the click tree along ``words`` (a word that names no subcommand ends the walk); ``obj``:
+    the root context's object (the campaign kept open, whose ruleset picks the commands)."""
+    ctx = click.Context(root, info_name="cristal", obj=obj or {}, resilient_parsing=True)
     ctx.params = {"db": db}
     cmd: click.Command = root
     path: list[str] = []
