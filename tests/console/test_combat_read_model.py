@@ -3,10 +3,10 @@ touched only (``CristalCombats.changed_rows``), and the table ends exactly as a 
 
 from __future__ import annotations
 
-from conftest import play
-
+from console_helpers import play
 from cristal_events.projections import runner
 from cristal_events.projections.cristal_combats import CristalCombats
+
 from cristal_events.service import Campaign
 
 COLUMNS = list(CristalCombats.state_tables["cristal_combatants"].columns)

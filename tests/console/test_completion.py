@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 
 import click
-from conftest import CRISTAL, ENV, play
+from console_helpers import CRISTAL, ENV, play
 
 from cristal_events.cli import core_commands, ruleset_commands
 from cristal_events.console import completion

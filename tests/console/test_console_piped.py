@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import last_position, play
+from console_helpers import last_position, play
 
 FIGHT = """\
 session start --title "Le retour"

@@ -11,7 +11,7 @@ import subprocess
 import termios
 import time
 
-from conftest import CRISTAL, ENV, last_position, play
+from console_helpers import CRISTAL, ENV, last_position, play
 
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[=>()][0-9A-Za-z]?|[\x00-\x08\x0e-\x1f]")
 
