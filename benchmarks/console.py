@@ -17,6 +17,8 @@ attack, one damage, one dice record appended, projections following), and one ``
 - one-shot, process: ``cristal --db DB ...`` as a new process (what the game master waits for at the
   terminal: interpreter start-up and imports included; fewer rounds, it is slow).
 
+The rounds run in ``--repeats`` blocks of each kind in turn (a console at the table has no other writer
+between its lines; the first line after a one-shot block catches up with what that block appended).
 Figures are p50 and p99 over the rounds; the baseline columns run in the same process and the same run.
 """
 
@@ -67,7 +69,7 @@ def one_shot(db: str, words: list[str]) -> None:
     assert code in (None, 0), words
 
 
-def bench(db: str, rounds: int, processes: int, profile: bool) -> dict[str, list[float]]:
+def bench(db: str, rounds: int, repeats: int, processes: int, profile: bool) -> dict[str, list[float]]:
     console = Console(db)
     times: dict[str, list[float]] = {k: [] for k in ("console attack", "console note", "one-shot attack",
                                                      "one-shot note", "process attack")}
@@ -78,27 +80,31 @@ def bench(db: str, rounds: int, processes: int, profile: bool) -> dict[str, list
         assert quiet(console.run_line, f"fight {fight}")[0] is True
         quiet(console.run_line, "note warm-up")
         profiler = cProfile.Profile() if profile else None
-        for i in range(rounds):
-            actor, target = whose_turn(console, fight)
-            t0 = time.perf_counter()
-            if profiler:
-                profiler.enable()
-            ok, _, err = quiet(console.run_line, f"attack {actor} {target} 10,1")
-            if profiler:
-                profiler.disable()
-            times["console attack"].append(time.perf_counter() - t0)
-            assert ok is True, err
-            t0 = time.perf_counter()
-            ok, _, err = quiet(console.run_line, f"note 'console {i}'")
-            times["console note"].append(time.perf_counter() - t0)
-            assert ok is True, err
-            actor, target = whose_turn(console, fight)
-            t0 = time.perf_counter()
-            quiet(one_shot, db, ["combat", "attack", fight, actor, target, "--dice", "10,1"])
-            times["one-shot attack"].append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            quiet(one_shot, db, ["note", f"one-shot {i}"])
-            times["one-shot note"].append(time.perf_counter() - t0)
+        block = max(1, rounds // repeats)
+        for start in range(0, rounds, block):  # blocks of each kind in turn: a console at the table has
+            n = min(block, rounds - start)      # no other writer between its lines, the one-shot CLI is one
+            for i in range(start, start + n):
+                actor, target = whose_turn(console, fight)
+                t0 = time.perf_counter()
+                if profiler:
+                    profiler.enable()
+                ok, _, err = quiet(console.run_line, f"attack {actor} {target} 10,1")
+                if profiler:
+                    profiler.disable()
+                times["console attack"].append(time.perf_counter() - t0)
+                assert ok is True, err
+                t0 = time.perf_counter()
+                ok, _, err = quiet(console.run_line, f"note 'console {i}'")
+                times["console note"].append(time.perf_counter() - t0)
+                assert ok is True, err
+            for i in range(start, start + n):
+                actor, target = whose_turn(console, fight)
+                t0 = time.perf_counter()
+                quiet(one_shot, db, ["combat", "attack", fight, actor, target, "--dice", "10,1"])
+                times["one-shot attack"].append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                quiet(one_shot, db, ["note", f"one-shot {i}"])
+                times["one-shot note"].append(time.perf_counter() - t0)
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         for _ in range(processes):
             actor, target = whose_turn(console, fight)
@@ -122,6 +128,7 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="*", default=[100_000, 1_000_000], help="events of each campaign")
     ap.add_argument("--db", default=None, help="an existing Lois du Cristal campaign (instead of --sizes)")
     ap.add_argument("--rounds", type=int, default=300)
+    ap.add_argument("--repeats", type=int, default=3, help="blocks of each kind, in turn")
     ap.add_argument("--processes", type=int, default=10, help="rounds of the one-shot CLI as a new process")
     ap.add_argument("--keep", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "cristal-console-bench"),
                     help="where the generated campaigns are kept between runs")
@@ -142,7 +149,7 @@ def main() -> None:
             targets.append((db, f"{n:,} events"))
     print(f"{'':28}{'p50 ms':>9}{'p99 ms':>9}   (console: campaign kept open; one-shot: opened per command)")
     for db, label in targets:
-        times = bench(db, args.rounds, args.processes, args.profile)
+        times = bench(db, args.rounds, args.repeats, args.processes, args.profile)
         print(f"-- {label} ({args.rounds} rounds; {args.processes} processes)")
         for k, xs in times.items():
             if xs:

@@ -573,7 +573,8 @@ class Store:
                            replace: bool = False) -> None:
         """Create each read table ``name -> (columns: name -> SQLite type, primary key)`` that does not
         exist yet (with ``replace``: drop and create it again, empty) through sqlite-utils."""
-        missing = tables if replace else {n: t for n, t in tables.items() if n not in self.table_names()}
+        existing = set() if replace else set(self.table_names())  # one look at the schema, not one per table
+        missing = tables if replace else {n: t for n, t in tables.items() if n not in existing}
         if not missing:
             return
         db = self.read_model_db()

@@ -118,10 +118,11 @@ class Console:
             return self.refuse(exc.format_message())
         except click.exceptions.Abort:
             return self.refuse("The command was interrupted; nothing more was written.")
-        if code == 0 and resolved.path == ("combat", "start"):  # a fight just started is the one at hand
-            pos = positionals(resolved.command, words, resolved.start)
-            if pos:
-                self.fight = words[pos[0]]
+        pos = positionals(resolved.command, words, resolved.start)
+        if code == 0 and pos and resolved.path == ("combat", "start"):  # a fight just started is the one at hand
+            self.fight = words[pos[0]]
+        elif code == 0 and pos and resolved.path == ("combat", "end") and words[pos[0]] == self.fight:
+            self.fight = None  # over: no command takes it any more
         return code == 0
 
     def refuse(self, sentence: str) -> bool:

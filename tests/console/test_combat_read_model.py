@@ -1,24 +1,24 @@
-"""The fight read model a console session keeps: each line catches up the combat rows of the fight it
-touched only (``CristalCombats.changed_rows``), and the table ends exactly as a full rebuild writes it."""
+"""The read models a console session keeps: each line catches up only the rows it changed (the combat
+rows of the fight it touched, ``CristalCombats.changed_rows``; the session it belongs to,
+``Sessions.changed_rows``), and the tables end exactly as a full rebuild writes them."""
 
 from __future__ import annotations
 
 from console_helpers import play
 from cristal_events.projections import runner
 from cristal_events.projections.cristal_combats import CristalCombats
+from cristal_events.projections.timeline import Sessions
 
 from cristal_events.service import Campaign
 
-COLUMNS = list(CristalCombats.state_tables["cristal_combatants"].columns)
 
-
-def stored_and_rebuilt(db) -> tuple[list[tuple], list[tuple]]:
+def stored_and_rebuilt(db, projection=CristalCombats, table="cristal_combatants") -> tuple[list[tuple], list[tuple]]:
+    columns = list(projection.state_tables[table].columns)
     camp = Campaign.open(db, readonly=True)
     try:
-        stored = camp.store.table_rows("cristal_combatants", COLUMNS, ("combat", "fighter"))
-        p = CristalCombats(camp)
-        rows = runner.expected_rows(camp, p)["cristal_combatants"]
-        rebuilt = sorted(tuple(map(runner._cell, runner._sequence(r, COLUMNS))) for r in rows)
+        stored = camp.store.table_rows(table, columns, list(projection.state_tables[table].pk))
+        rows = runner.expected_rows(camp, projection(camp))[table]
+        rebuilt = sorted(tuple(map(runner._cell, runner._sequence(r, columns))) for r in rows)
         return sorted(stored), rebuilt
     finally:
         camp.close()
@@ -40,3 +40,20 @@ combat end col
     assert stored == rebuilt
     assert {(r[0], r[1]) for r in stored} == {("pont", "brok"), ("pont", "ours")}  # col ended: its rows gone
     assert [r[3] for r in stored if r[1] == "ours"] == [30 - 6]  # the ours's PV after brok's 6 damage
+
+
+def test_sessions_opened_and_ended_line_by_line_leave_the_rows_a_rebuild_writes(brigands):
+    res = play(brigands, """\
+note 'entre deux sessions'
+session start --title "Le retour"
+note 'la brume'
+damage lia 1 --reason "Une ronce"
+session end
+session start --title "Le pont"
+note 'le pont'
+""")
+    assert res.returncode == 0, res.stderr
+    stored, rebuilt = stored_and_rebuilt(brigands, Sessions, "sessions")
+    assert stored == rebuilt
+    assert [(r[0], r[1], r[6]) for r in stored] == [(1, "Le relais des bûcherons", 0), (2, "L'embuscade du gué", 0),
+                                                    (3, "Le retour", 0), (4, "Le pont", 1)]
