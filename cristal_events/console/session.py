@@ -94,9 +94,11 @@ class Console:
         if not line or line.startswith("#"):
             return True
         try:
-            words = shlex.split(line)
+            words = shlex.split(line, comments=True)  # "# ..." ends a line (quoted, "#" is text)
         except ValueError:
             return self.refuse("The line has an unclosed quote; nothing was run.")
+        if not words:
+            return True
         head = words[0]
         if head in ("exit", "quit"):
             return LEAVE
