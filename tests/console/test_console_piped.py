@@ -89,3 +89,20 @@ def test_the_campaign_stays_open_yet_each_line_sees_what_another_writer_appended
         assert "col: next loup" in console.refresh_bar()
     finally:
         console.close()
+
+
+def test_an_illergan_fight_takes_the_current_fight_and_the_bar_shows_its_initiative(gue_des_loups, capsys):
+    from cristal_events.console.session import Console
+
+    console = Console(str(gue_des_loups))
+    try:
+        assert console.run_line("combat start bois thor lysa rat") is True
+        assert console.fight == "bois"
+        assert console.run_line("ini 40,12,77") is True  # combat initiative bois --dice 40,12,77
+        out = capsys.readouterr().out
+        assert "Tour 1 de « bois » : lysa 112, thor 110, rat 107" in out, out
+        assert console.refresh_bar() == ("No session open | bois: next lysa · lysa ini 112 PV 30 · "
+                                         "thor ini 110 PV 40 · rat ini 107 PV 0")  # the rat at 0/5 PV in the sample
+        assert console.run_line("combat end") is True and console.fight is None
+    finally:
+        console.close()
