@@ -640,6 +640,11 @@ class Store:
                                 (name,)).fetchone()
         return None if row is None else (row[0], row[1])
 
+    def move_checkpoint(self, name: str, version: int, position: int) -> None:
+        """Move read model ``name``'s checkpoint to ``position``, its stored state unchanged."""
+        self.conn.execute("UPDATE projection_checkpoints SET position = ? WHERE name = ? AND version = ?",
+                          (position, name, version))
+
     def put_checkpoint(self, name: str, version: int, position: int, state: bytes | None) -> None:
         self.conn.execute("INSERT OR REPLACE INTO projection_checkpoints VALUES (?, ?, ?, ?)",
                           (name, version, position, state))

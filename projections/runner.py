@@ -254,6 +254,12 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
                 if p.state_tables:
                     with store.savepoint():
                         _write_state(campaign, p, s)
+                if not p.world_state and s.start is not None and s.state is s.start and not s.problems:
+                    # nothing this read model folds changed its state (a fight's attack for the XP
+                    # ledger): the stored state stays, only its position moves (no blob rewritten)
+                    store.move_checkpoint(p.name, p.version, last)
+                    _written.setdefault(store, {})[p.name] = (p.version, last, s.state)
+                    continue
                 blob = None if p.world_state else msgspec.msgpack.encode(s.state)
             except Exception as exc:  # noqa: BLE001 - no checkpoint: the next catch-up folds it again
                 s.problems.append(f"read model {p.name} could not be written ({type(exc).__name__}: "

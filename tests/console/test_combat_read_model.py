@@ -57,3 +57,28 @@ note 'le pont'
     assert stored == rebuilt
     assert [(r[0], r[1], r[6]) for r in stored] == [(1, "Le relais des bûcherons", 0), (2, "L'embuscade du gué", 0),
                                                     (3, "Le retour", 0), (4, "Le pont", 1)]
+
+
+def test_after_a_console_fight_every_checkpoint_is_at_the_head_and_verify_finds_the_read_models_exact(brigands):
+    """An attack leaves the XP ledger's state as it was: its checkpoint moves without its state written
+    again, and the ledger still agrees with a rebuild."""
+    from click.testing import CliRunner
+
+    from cristal_events.cli import cli
+
+    res = play(brigands, """\
+combat start col --with lia,loup --it loup=4 --stat loup:DP=9 --stat loup:PV=10 --stat loup:ATT=2 --stat loup:DMG=1d6
+attack lia loup --weapon Arc --projectile Flèche --distance 10 15,4
+xp award lia 10 --reason "Le loup"
+attack loup lia 2
+""")
+    assert res.returncode == 0, res.stderr
+    camp = Campaign.open(brigands, readonly=True)
+    try:
+        last = camp.store.last_position()
+        assert {n: camp.store.checkpoint_head(n)[1] for n in ("cristal_ledger", "sessions", "timeline")} == \
+            dict.fromkeys(("cristal_ledger", "sessions", "timeline"), last)
+    finally:
+        camp.close()
+    res = CliRunner().invoke(cli, ["--db", str(brigands), "verify"])
+    assert res.exit_code == 0, res.output
