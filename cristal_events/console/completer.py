@@ -12,6 +12,7 @@ import click
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
+from ..errors import CristalError
 from . import completion
 from .words import ALIASES, fight_argument, positionals
 
@@ -95,7 +96,7 @@ class ConsoleCompleter(Completer):
                     break
         try:
             found = candidates(self.console, done, incomplete)
-        except click.ClickException:
+        except (click.ClickException, CristalError):  # nothing to offer while the campaign is unreadable
             return
         for name in found:
             yield Completion(quoted(name), start_position=start - len(text))

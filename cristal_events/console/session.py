@@ -23,6 +23,7 @@ import msgspec
 
 from ..cli.common import echo
 from ..cli.inprocess import Kept, invoke
+from ..errors import CristalError
 from . import completion
 from .words import ALIASES, Resolved, expand, positionals, resolve
 
@@ -43,11 +44,12 @@ def history_path(db: str) -> Path:
 class Console:
     """One campaign open at the table; :meth:`run_line` runs one line and says whether it was done."""
 
-    def __init__(self, db: str, *, actor: str = "GM"):
+    def __init__(self, db: str, *, actor: str = "GM", as_json: bool = False):
         from ..cli import cli
 
         self.db = db
         self.actor = actor
+        self.as_json = as_json  # every command with --json gets it (a script reads JSON Lines)
         self.root: click.Group = cli  # the cristal group (CristalGroup)
         self.kept = Kept(db)
         self.fight: str | None = None
@@ -115,9 +117,13 @@ class Console:
     def run_words(self, words: list[str]) -> bool:
         try:
             words, resolved = self.expand(words)
+            if self.as_json and "--json" not in words and any(p.name == "as_json" for p in resolved.command.params):
+                words.insert(resolved.start, "--json")
             code = invoke(self.kept, words, actor=self.actor)
         except click.ClickException as exc:
             return self.refuse(exc.format_message())
+        except CristalError as exc:  # reading the fights to expand the line (a campaign locked past the timeout)
+            return self.refuse(str(exc))
         except click.exceptions.Abort:
             return self.refuse("The command was interrupted; nothing more was written.")
         pos = positionals(resolved.command, words, resolved.start)
@@ -132,8 +138,17 @@ class Console:
         return False
 
     def set_fight(self, args: list[str]) -> bool:
+        try:
+            return self._set_fight(args)
+        except CristalError as exc:
+            return self.refuse(str(exc))
+
+    def _set_fight(self, args: list[str]) -> bool:
         if not args:
-            echo(f"Current fight: {self.fight}." if self.fight else "No current fight; 'fight NAME' sets one.")
+            if self.as_json:
+                click.echo(msgspec.json.encode({"fight": self.fight}).decode())
+            else:
+                echo(f"Current fight: {self.fight}." if self.fight else "No current fight; 'fight NAME' sets one.")
             return True
         if len(args) > 1:
             return self.refuse("'fight' takes one fight's name, like: fight gue.")
@@ -142,7 +157,10 @@ class Console:
             listed = ", ".join(known) or "none yet ('combat start NAME --with ...' starts one)"
             return self.refuse(f"No fight is named '{args[0]}'; fights: {listed}.")
         self.fight = args[0]
-        echo(f"Current fight: {self.fight}.")
+        if self.as_json:
+            click.echo(msgspec.json.encode({"fight": self.fight}).decode())
+        else:
+            echo(f"Current fight: {self.fight}.")
         return True
 
     def help(self, args: list[str]) -> bool:
@@ -254,9 +272,12 @@ class Console:
                 continue
             except EOFError:
                 break
-            if self.run_line(line) == LEAVE:
-                break
-            self.refresh_bar()
+            try:
+                if self.run_line(line) == LEAVE:
+                    break
+                self.refresh_bar()
+            except CristalError as exc:  # the campaign unreadable for a moment (locked): say it, go on
+                self.refuse(str(exc))
         return 0
 
 

@@ -106,3 +106,17 @@ def test_an_illergan_fight_takes_the_current_fight_and_the_bar_shows_its_initiat
         assert console.run_line("combat end") is True and console.fight is None
     finally:
         console.close()
+
+
+def test_with_json_every_line_prints_its_json(brigands):
+    import json
+    import subprocess
+
+    from console_helpers import CRISTAL, ENV
+
+    res = subprocess.run([*CRISTAL, "--db", str(brigands), "play", "--json"], input=FIGHT.replace("fight col\n", "")
+                         + "fight col\nnote 'la brume'\n", capture_output=True, text=True, env=ENV, timeout=120)
+    assert res.returncode == 0, res.stderr
+    lines = [json.loads(line) for line in res.stdout.splitlines()]
+    assert lines[-2] == {"fight": "col"}
+    assert lines[-1]["type"] == "note.recorded" and isinstance(lines[-1]["position"], int)
