@@ -573,7 +573,8 @@ class Store:
                            replace: bool = False) -> None:
         """Create each read table ``name -> (columns: name -> SQLite type, primary key)`` that does not
         exist yet (with ``replace``: drop and create it again, empty) through sqlite-utils."""
-        missing = tables if replace else {n: t for n, t in tables.items() if n not in self.table_names()}
+        existing = set() if replace else set(self.table_names())  # one look at the schema, not one per table
+        missing = tables if replace else {n: t for n, t in tables.items() if n not in existing}
         if not missing:
             return
         db = self.read_model_db()
@@ -631,6 +632,18 @@ class Store:
         row = self.conn.execute("SELECT version, position, state FROM projection_checkpoints WHERE name = ?",
                                 (name,)).fetchone()
         return None if row is None else (row[0], row[1], row[2])
+
+    def checkpoint_head(self, name: str) -> tuple[int, int] | None:
+        """Read model ``name``'s checkpoint ``(version, position)`` without its state (a campaign kept
+        open holds the state it wrote: the runner checks it is still the stored one)."""
+        row = self.conn.execute("SELECT version, position FROM projection_checkpoints WHERE name = ?",
+                                (name,)).fetchone()
+        return None if row is None else (row[0], row[1])
+
+    def move_checkpoint(self, name: str, version: int, position: int) -> None:
+        """Move read model ``name``'s checkpoint to ``position``, its stored state unchanged."""
+        self.conn.execute("UPDATE projection_checkpoints SET position = ? WHERE name = ? AND version = ?",
+                          (position, name, version))
 
     def put_checkpoint(self, name: str, version: int, position: int, state: bytes | None) -> None:
         self.conn.execute("INSERT OR REPLACE INTO projection_checkpoints VALUES (?, ?, ?, ?)",

@@ -75,14 +75,41 @@ class CristalCombats(Projection):
         return {"cristal_combat_log": [last[1]]}
 
     def rows(self, state: CristalState) -> dict[str, list[dict[str, Any]]]:
-        out = []
-        for name, cb in state.combats.items():
-            v = fights.view(state, name, self.campaign.header.rounding)
-            for p in v["participants"]:
-                out.append({"combat": name, "fighter": p["id"], "it": p["it"], "pv": p["pv"], "pm": p["pm"],
-                            "condition": p["condition"], "incanting": p["incanting"], "until_it": p["until"],
-                            "acts_next": int(p["next"]), "active": int(cb.active)})
-        return {"cristal_combatants": out}
+        return {"cristal_combatants": [row for name in state.combats for row in self._combat_rows(state, name)]}
+
+    def _combat_rows(self, state: CristalState, name: str) -> list[dict[str, Any]]:
+        cb = state.combats[name]
+        v = fights.view(state, name, self.campaign.header.rounding)
+        return [{"combat": name, "fighter": p["id"], "it": p["it"], "pv": p["pv"], "pm": p["pm"],
+                 "condition": p["condition"], "incanting": p["incanting"], "until_it": p["until"],
+                 "acts_next": int(p["next"]), "active": int(cb.active)} for p in v["participants"]]
+
+    def changed_rows(self, before: CristalState, after: CristalState) -> dict[str, tuple[list[Any], list[tuple[Any, ...]]]] | None:
+        """Only the combats a catch-up changed: a combat's view reads the combat and its fighters'
+        characters, so a combat whose record and fighters' characters are unchanged keeps its rows
+        (a command at the table touches one fight; the others are not drawn again). Anything else of
+        the state that changed (packs, crystals, corrections): every row again."""
+        def same(a: Any, b: Any) -> bool:
+            return a is b or a == b
+
+        for field in msgspec.structs.fields(CristalState):
+            if field.name not in ("combats", "characters") and not same(getattr(before, field.name),
+                                                                        getattr(after, field.name)):
+                return None
+        rows: list[Any] = []
+        gone: list[tuple[Any, ...]] = []
+        for name, cb in after.combats.items():
+            old = before.combats.get(name)
+            if old is not None and same(old, cb) and all(
+                    same(before.characters.get(f), after.characters.get(f)) for f in cb.fighters):
+                continue
+            rows.extend(self._combat_rows(after, name))
+            if old is not None:
+                gone.extend((name, f) for f in old.fighters if f not in cb.fighters)
+        for name, old in before.combats.items():
+            if name not in after.combats:
+                gone.extend((name, f) for f in old.fighters)
+        return {"cristal_combatants": (rows, gone)}
 
 
 PROJECTIONS = [CristalCombats]

@@ -7,6 +7,7 @@ as its rows, so a crash leaves either both or neither.
 from __future__ import annotations
 
 import sqlite3
+import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,18 @@ def _ensure_tables(campaign: Campaign, projs: Iterable[Projection]) -> None:
     campaign.store.create_read_tables(_specs(projs))
 
 
+#: the checkpoint states a campaign kept open wrote last, by read model: ``(version, position, state)``.
+#: A console or a web table runs many commands on one open Campaign; decoding the state of its last
+#: checkpoint again at each command (the XP ledger of a big campaign: several ms) is what it saves.
+#: The states are immutable values (pure folds), and an entry is used only while the stored checkpoint
+#: still has its version and position (another writer's catch-up moves it, a rollback leaves it behind).
+_written: weakref.WeakKeyDictionary[Any, dict[str, tuple[int, int, Any]]] = weakref.WeakKeyDictionary()
+
+
 def _checkpoint(campaign: Campaign, p: Projection) -> tuple[int, Any] | None:
+    kept = None if p.world_state else _written.get(campaign.store, {}).get(p.name)
+    if kept is not None and campaign.store.checkpoint_head(p.name) == (kept[0], kept[1]) and kept[0] == p.version:
+        return kept[1], kept[2]
     row = campaign.store.checkpoint(p.name)
     if row is None or row[0] != p.version:
         return None
@@ -242,6 +254,12 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
                 if p.state_tables:
                     with store.savepoint():
                         _write_state(campaign, p, s)
+                if not p.world_state and s.start is not None and s.state is s.start and not s.problems:
+                    # nothing this read model folds changed its state (a fight's attack for the XP
+                    # ledger): the stored state stays, only its position moves (no blob rewritten)
+                    store.move_checkpoint(p.name, p.version, last)
+                    _written.setdefault(store, {})[p.name] = (p.version, last, s.state)
+                    continue
                 blob = None if p.world_state else msgspec.msgpack.encode(s.state)
             except Exception as exc:  # noqa: BLE001 - no checkpoint: the next catch-up folds it again
                 s.problems.append(f"read model {p.name} could not be written ({type(exc).__name__}: "
@@ -249,6 +267,8 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
                 store.drop_checkpoint(p.name)
                 continue
             store.put_checkpoint(p.name, p.version, last, blob)
+            if blob is not None:
+                _written.setdefault(store, {})[p.name] = (p.version, last, s.state)
         for s in slots:
             found.extend(s.problems)
         if progress:

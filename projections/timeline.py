@@ -86,5 +86,19 @@ class Sessions(Projection):
         sessions = [*state.others.values(), *([state.current] if state.current else [])]
         return {"sessions": [msgspec.structs.astuple(s) for s in sessions]}
 
+    def changed_rows(self, before: SessionsState, after: SessionsState) -> dict[str, Any] | None:
+        """The sessions a catch-up changed: within one session only its row (the others are the same
+        map), after a change of session the rows that differ; a command on a long campaign does not
+        write every session's row again."""
+        def every(state: SessionsState) -> dict[int, Session]:
+            return {**state.others, **({state.current.number: state.current} if state.current else {})}
+
+        if before.others is after.others:
+            changed = [after.current] if after.current is not None and after.current != before.current else []
+            return {"sessions": ([msgspec.structs.astuple(s) for s in changed], [])}
+        old, new = every(before), every(after)
+        rows = [msgspec.structs.astuple(s) for n, s in new.items() if old.get(n) != s]
+        return {"sessions": (rows, [(n,) for n in old if n not in new])}
+
 
 PROJECTIONS = [Timeline, Sessions]

@@ -38,6 +38,7 @@ CORE = {
     "characters": "sheet", "access": "cristal_events.web.cli", "serve": "cristal_events.web.cli", "settings": "settings",
     "reveal": "secret", "override": "secret", "reroll": "secret",
     "dice": "dice", "recap": "recap",
+    "play": "cristal_events.console.cli",
 }
 
 
@@ -106,6 +107,9 @@ class CristalGroup(click.Group):
     """Core commands, plus the commands of the campaign's ruleset; CristalError -> one sentence."""
 
     def _ruleset_for(self, ctx: click.Context) -> list[str]:
+        shared = (ctx.find_root().obj or {}).get("shared_campaign")  # a face holding the campaign open knows it
+        if shared is not None and getattr(shared, "ruleset", None):
+            return [shared.ruleset]
         db = ctx.params.get("db") or ctx.meta.get("cristal.db") or os.environ.get("CRISTAL_DB", "campaign.db")
         found = campaign_ruleset(db)
         return [found] if found else ruleset_names()
@@ -117,6 +121,14 @@ class CristalGroup(click.Group):
         return sorted(names)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        cmd = self._command(ctx, cmd_name)
+        if cmd is not None and ctx.resilient_parsing:  # a shell's Tab (or a lenient parse): names complete
+            from ..console.completion import attach
+
+            attach(cmd, ("cristal",))
+        return cmd
+
+    def _command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in CORE:
             return module_commands(CORE[cmd_name])[cmd_name]
         for rs in self._ruleset_for(ctx):

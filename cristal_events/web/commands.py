@@ -18,6 +18,7 @@ from typing import Any
 import click
 import msgspec
 
+from ..cli.inprocess import Kept, invoke
 from ..display import visible
 
 #: what a player may run: the command path -> the parameters that name a character they act for (the
@@ -63,34 +64,24 @@ MAX_WORDS = 64
 MAX_WORD = 4000
 
 _lock = threading.Lock()  # click writes to the process's stdout: one command at a time
-_open: dict[str, Any] = {}  # db -> [Campaign, projections attached]: kept open across the commands
+_open: dict[str, Kept] = {}  # db -> the campaign kept open across the commands (shared with the console)
 
 
-def _shared(db: str) -> Any:
+def _shared(db: str) -> Kept:
     """What ``open_campaign`` of the commands uses in the server (``ctx.obj["shared_campaign"]``): one
-    Campaign per file kept open, its state in memory caught up with every writer's appends at each
-    command (:meth:`Campaign.state`), the projections attached at its first write. Called under _lock."""
-    def get(write: bool) -> Any:
-        from ..service import Campaign
-
-        entry = _open.get(db)
-        if entry is None:
-            entry = _open[db] = [Campaign.open(db, readonly=False), False]
-        if write and not entry[1]:
-            from cristal_events import projections
-
-            projections.attach(entry[0])
-            entry[1] = True
-        return entry[0]
-    return get
+    Campaign per file kept open (:class:`~cristal_events.cli.inprocess.Kept`). Called under _lock."""
+    kept = _open.get(db)
+    if kept is None:
+        kept = _open[db] = Kept(db)
+    return kept
 
 
 def close_shared(db: str) -> None:
     """Close the campaign kept open for ``db`` (the server stops)."""
     with _lock:
-        entry = _open.pop(db, None)
-        if entry is not None:
-            entry[0].close()
+        kept = _open.pop(db, None)
+        if kept is not None:
+            kept.close()
 
 
 class Refused(Exception):
@@ -206,7 +197,6 @@ def run(db: str, holder: dict[str, Any], argv: list[str], *, text: bool = False)
     """Authorize and run ``argv`` as ``holder``; a refusal raises :class:`Refused`. The answer is what
     ``--json`` prints (added when the command has it), or with ``text`` the terminal's text output
     as ``{"output": TEXT}`` (an export)."""
-    from ..cli import cli
 
     argv = check_words(argv)
     parsed = parse(db, argv)
@@ -218,11 +208,8 @@ def run(db: str, holder: dict[str, Any], argv: list[str], *, text: bool = False)
     out, err = io.StringIO(), io.StringIO()
     code = 0
     with _lock, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            cli.main(args=["--db", db, "--actor", holder["name"], *words], prog_name="cristal",
-                     standalone_mode=False, obj={"shared_campaign": _shared(db)})
-        except click.exceptions.Exit as exc:
-            code = exc.exit_code
+        try:  # the console's own runner (cristal_events.cli.inprocess): one way to run a command in-process
+            code = invoke(_shared(db), words, actor=holder["name"])
         except click.ClickException as exc:
             raise Refused(400, exc.format_message()) from None
         except click.exceptions.Abort:

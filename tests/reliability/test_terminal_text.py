@@ -95,7 +95,9 @@ def test_visible_output_is_inert_and_idempotent(text: str) -> None:
     shown = visible(text)
     assert not any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp", "Cs") and c not in JOINERS for c in shown)
     assert visible(shown) == shown
-    if not any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp", "Cs") and c not in JOINERS for c in text):
+    # (a character unassigned in this Python's Unicode may be a format character of a later version, which
+    # the pattern renders too, as the exhaustive test above allows: U+13439, Cf since Unicode 15)
+    if not any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Cn") and c not in JOINERS for c in text):
         assert shown == text
 
 

@@ -1,0 +1,66 @@
+"""Running the ``cristal`` click commands in this process over a campaign kept open: the one way the
+faces above the CLI (the table console, the web table) run a command line.
+
+:class:`Kept` is what ``open_campaign`` of the commands uses when ``ctx.obj["shared_campaign"]`` is
+set: one :class:`~cristal_events.service.Campaign` kept open across commands, its state in memory caught
+up at each command with every writer's appends (:meth:`Campaign.state`), the projections attached at
+its first write. :func:`invoke` runs the words of one command line (without ``cristal`` and ``--db``)
+through the same click group as the terminal, so the parser, the errors and the output are the
+terminal's own; a refusal raises the :class:`click.ClickException` whose sentence the terminal prints.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+#: a module of this package without commands of its own (the listing of core commands reads it)
+COMMANDS: list[click.Command] = []
+
+
+class Kept:
+    """One campaign file kept open for the commands run in this process."""
+
+    def __init__(self, db: str):
+        self.db = db
+        self.campaign: Any = None
+        self.attached = False
+
+    @property
+    def ruleset(self) -> str | None:
+        """The ruleset of the campaign once open (the click group picks the ruleset's commands by it
+        instead of reading the file's header again at each command)."""
+        return None if self.campaign is None else self.campaign.ruleset.name
+
+    def __call__(self, write: bool) -> Any:
+        from ..service import Campaign
+
+        if self.campaign is None:
+            self.campaign = Campaign.open(self.db, readonly=False)
+        if write and not self.attached:
+            from cristal_events import projections
+
+            projections.attach(self.campaign)
+            self.attached = True
+        return self.campaign
+
+    def close(self) -> None:
+        if self.campaign is not None:
+            self.campaign.close()
+            self.campaign = None
+            self.attached = False
+
+
+def invoke(kept: Kept, words: list[str], *, actor: str = "GM") -> int:
+    """Run ``cristal --db DB --actor ACTOR WORDS...`` in this process (its output goes to this process's
+    stdout and stderr); return its exit status. A refusal raises :class:`click.ClickException` (the
+    terminal's ``Error: ...`` sentence is its ``format_message()``); an interrupt :class:`click.Abort`."""
+    from . import cli
+
+    try:
+        code = cli.main(args=["--db", kept.db, "--actor", actor, *words], prog_name="cristal",
+                        standalone_mode=False, obj={"shared_campaign": kept})
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    return code if isinstance(code, int) else 0

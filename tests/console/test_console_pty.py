@@ -1,0 +1,92 @@
+"""``cristal play`` at a terminal (a pseudo-terminal): the prompt, Tab completion and the bottom bar."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import select
+import struct
+import subprocess
+import termios
+import time
+
+from console_helpers import CRISTAL, ENV, last_position, play
+
+ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[=>()][0-9A-Za-z]?|[\x00-\x08\x0e-\x1f]")
+
+
+class Terminal:
+    """The console on a pseudo-terminal of 120 x 30 answering as a terminal does; ``screen`` is what the
+    console wrote, escapes removed (a prompt's trailing space is a cursor move: prompts are matched without it)."""
+
+    def __init__(self, db):
+        self.master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))
+        env = {**ENV, "TERM": "xterm"}
+        self.proc = subprocess.Popen([*CRISTAL, "--db", str(db), "play"], stdin=slave, stdout=slave, stderr=slave,
+                                     env=env, close_fds=True)
+        os.close(slave)
+        self.raw = b""
+
+    @property
+    def screen(self) -> str:
+        return ANSI.sub("", self.raw.decode("utf-8", "replace"))
+
+    def wait_for(self, text: str, timeout: float = 60) -> str:
+        deadline = time.monotonic() + timeout
+        while text not in self.screen:
+            left = deadline - time.monotonic()
+            assert left > 0, f"{text!r} never appeared; the terminal shows:\n{self.screen[-3000:]}"
+            ready, _, _ = select.select([self.master], [], [], min(left, 0.5))
+            if ready:
+                try:
+                    chunk = os.read(self.master, 65536)
+                except OSError:  # the console left
+                    break
+                self.raw += chunk
+                for _ in range(chunk.count(b"\x1b[6n")):  # the cursor position request a terminal answers:
+                    os.write(self.master, b"\x1b[1;1R")  # prompt_toolkit draws its bottom bar once it knows
+        assert text in self.screen, self.screen[-3000:]
+        return self.screen
+
+    def type(self, keys: str) -> None:
+        os.write(self.master, keys.encode())
+
+    def close(self) -> int:
+        try:
+            return self.proc.wait(30)
+        finally:
+            os.close(self.master)
+
+
+def test_the_prompt_completes_an_id_and_shows_the_session_and_the_fight_in_its_bottom_bar(brigands):
+    assert play(brigands, 'session start --title "Le retour"\n'
+                          "combat start col --with lia,brok,loup --it loup=4 --stat loup:DP=9 --stat loup:PV=10\n"
+                ).returncode == 0
+    term = Terminal(brigands)
+    try:
+        term.wait_for("table>")
+        term.wait_for("Session 3 « Le retour »")  # the bottom bar: the open session
+        term.type("fight col\r")
+        term.wait_for("table col>")
+        # the bar now draws the fight's timeline: who acts next, each fighter's IT and PV
+        term.wait_for("col: next lia · lia IT 0 PV 6 · brok IT 0 PV 18 · loup IT 4 PV 10")
+        before = last_position(brigands)
+        term.type("sheet br\t")  # Tab completes the one id that starts with 'br'
+        term.wait_for("sheet brok")
+        term.type("\r")
+        term.wait_for("Brok")
+        term.type("attack lia lo\t")
+        term.wait_for("attack lia loup")
+        term.type(" --weapon Arc --projectile Flèche --distance 10 15,4\r")
+        term.wait_for("lia attaque loup")
+        term.wait_for("col: next brok")  # the bar follows the attack: lia's IT moved on
+        term.type("exit\r")
+        assert term.close() == 0
+    finally:
+        if term.proc.poll() is None:
+            term.proc.kill()
+    assert last_position(brigands) > before
+    history = (brigands.parent / "table.db.history").read_text(encoding="utf-8")
+    assert "+fight col" in history and "+attack lia loup --weapon Arc" in history  # the campaign's own history file
