@@ -24,7 +24,7 @@ from cristal_events.cli.common import (
 )
 from cristal_events.errors import CristalError, RuleError
 from cristal_events.rulesets.cristal import characters as C
-from cristal_events.rulesets.cristal.content import FIXED_STATES, _parse_file, provenance
+from cristal_events.rulesets.cristal.content import FIXED_STATES, parse_file, provenance
 
 SIGNED = {"ignore_unknown_options": True}
 
@@ -421,7 +421,7 @@ def content_load_cmd(ctx: click.Context, file: str, name: str | None, as_json: b
     from pathlib import Path
 
     path = Path(file)
-    data = _parse_file(path)
+    data = parse_file(path)
     if not isinstance(data, dict):
         raise CristalError(f"{path.name}: a pack must be a table with sections races, classes, techniques, items, spells.")
     run(ctx, C.LoadContentPack(name=name or path.name, data=data), as_json)

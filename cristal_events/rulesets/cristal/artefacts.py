@@ -23,7 +23,7 @@ from cristal_events.ruleset import Context, Emit
 from . import crystals as cr
 from . import equipment
 from . import magic as m
-from .characters.derive import _find_item, content_of, death_threshold, find, stable_of, stream_of
+from .characters.derive import content_of, death_threshold, find, find_item, stable_of, stream_of
 from .characters.model import Character
 from .state import CristalState
 
@@ -187,7 +187,7 @@ def _cast(state: CristalState, ch: Character, key: str, spends: list[m.EffectSpe
 
 def _owned(state: CristalState, ch: Character, owner: str, item: str) -> tuple[Character, Any]:
     holder = find(state, owner) if owner else ch
-    return holder, _find_item(holder, item)
+    return holder, find_item(holder, item)
 
 
 def decide_detect(state: CristalState, cmd: DetectMagic, ctx: Context) -> list[Emit]:
@@ -259,7 +259,7 @@ def decide_cast_on_item(state: CristalState, cmd: CastOnItem, ctx: Context) -> l
 
 def decide_activate(state: CristalState, cmd: ActivateItem, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
-    item = _find_item(ch, cmd.item)
+    item = find_item(ch, cmd.item)
     t = item.template
     if t.mag <= 0:
         raise RuleError(f"{item.name} is not magic (MAG 0, L1137): it has no power to set off.")
@@ -273,7 +273,7 @@ def decide_activate(state: CristalState, cmd: ActivateItem, ctx: Context) -> lis
 
 def decide_break(state: CristalState, cmd: BreakPotion, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
-    item = _find_item(ch, cmd.item)
+    item = find_item(ch, cmd.item)
     spec = item.template.potion
     if spec is None:
         raise RuleError(f"{item.name} is not a potion.")

@@ -527,7 +527,7 @@ def _decode_section(source: str, section: str, raw: Any) -> dict[str, Any]:
     return out
 
 
-def _content_from_sections(source: str, data: Any, *, only: str | None = None) -> Content:
+def content_from_sections(source: str, data: Any, *, only: str | None = None) -> Content:
     if only is not None:
         return Content(**{only: _decode_section(source, only, data)})
     if not isinstance(data, dict):
@@ -606,7 +606,7 @@ def overrides_of(current: Content, added: Content, data: Any, *, source: str,
     return {section: sorted(names, key=str.casefold) for section, names in out.items()}
 
 
-def _parse_file(path: Path) -> Any:
+def parse_file(path: Path) -> Any:
     """A pack file parsed (size, UTF-8, syntax and nesting checked by :func:`cristal_events.packs.read_pack`)."""
     return read_pack(path)
 
@@ -620,9 +620,9 @@ def load_pack(path: str | Path) -> Content:
             for suffix in (".json", ".toml"):
                 f = p / f"{section}{suffix}"
                 if f.exists():
-                    merged = merge(merged, _content_from_sections(f.name, _parse_file(f), only=section))
+                    merged = merge(merged, content_from_sections(f.name, parse_file(f), only=section))
         return merged
-    return _content_from_sections(p.name, _parse_file(p))
+    return content_from_sections(p.name, parse_file(p))
 
 
 def merge(base: Content, pack: Content) -> Content:

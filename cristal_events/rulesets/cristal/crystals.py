@@ -16,8 +16,8 @@ from cristal_events.errors import ContentError, RuleError, UnknownEntity
 from cristal_events.rolls import Roll
 
 from .magic import (
-    _SIMPLE_DICE,
     DATA,
+    SIMPLE_DICE,
     EffectSpend,
     VariableEffect,
     effect_outcome,
@@ -194,7 +194,7 @@ def store_in_crystal(
         return StoreResult(outcome="failed", crystal=crystal)
     if spell.pm > crystal.capacity:
         blast = _crystal_data().explosion
-        count = _SIMPLE_DICE.match(blast.die_per_pm)
+        count = SIMPLE_DICE.match(blast.die_per_pm)
         assert count is not None
         expr = f"{int(count['count'] or 1) * spell.pm}d{count['faces']}"
         return StoreResult(

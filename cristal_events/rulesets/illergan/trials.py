@@ -20,7 +20,7 @@ from cristal_events.ruleset import Context, Emit, on_event
 from . import checks, combat, gear, spellbook
 from .alcohol import EFFECTS
 from .fights import sacrifice, spend
-from .fights.fold import _wound
+from .fights.fold import with_wound
 from .state import (
     IllerganState,
     Turn,
@@ -393,7 +393,7 @@ def decide_condition(state: IllerganState, cmd: SetCondition, ctx: Context) -> l
 
 def evolve_fall(state: IllerganState, ev: FallTaken, rec: RecordedEvent) -> IllerganState:
     if ev.pv_lost:
-        state = put(state, _wound(state.characters[ev.character], ev.pv_lost, rec.position, "", ev.dead))
+        state = put(state, with_wound(state.characters[ev.character], ev.pv_lost, rec.position, "", ev.dead))
     return _turn(state, ev.fight, ev.character, ev.turn_after)
 
 

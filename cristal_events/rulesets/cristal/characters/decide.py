@@ -19,23 +19,23 @@ from .. import fixed as fixed_tables
 from ..content import (
     FIXED_STATES,
     ItemTemplate,
-    _content_from_sections,
+    content_from_sections,
     overrides_of,
     race_for_sex,
 )
 from ..state import CristalState
 from .derive import (
-    _find_item,
     content_of,
     current_fixed,
     death_threshold,
     equipped,
     find,
+    find_item,
     regeneration,
     stable_of,
     stream_of,
 )
-from .fold import _CORRECTABLE_FIELD
+from .fold import CORRECTABLE_FIELD
 from .model import (
     CONTENT_STREAM,
     HEAL_SOURCES,
@@ -335,7 +335,7 @@ def decide_equip(state: CristalState, cmd: EquipItem, ctx: Context) -> list[Emit
     fixed state below 0 the character "should not" use it (L871) and the GM decides: the equip needs
     ``gm_allowed`` (the GM's reason), with the penalties the GM adds (L871) applied while it is worn (D9)."""
     ch = find(state, cmd.character)
-    item = _find_item(ch, cmd.item)
+    item = find_item(ch, cmd.item)
     if item.equipped:
         raise RuleError(f"{item.name} is already equipped.")
     allowed = cmd.gm_allowed.strip()
@@ -367,7 +367,7 @@ def _penalty_key(name: str) -> str:
 
 def decide_unequip(state: CristalState, cmd: UnequipItem, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
-    item = _find_item(ch, cmd.item)
+    item = find_item(ch, cmd.item)
     if not item.equipped:
         raise RuleError(f"{item.name} is not equipped.")
     return _with_points(state, ch.id, [ItemUnequipped(character=ch.id, item=item.name)], ctx)
@@ -375,7 +375,7 @@ def decide_unequip(state: CristalState, cmd: UnequipItem, ctx: Context) -> list[
 
 def decide_drop(state: CristalState, cmd: DropItem, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
-    item = _find_item(ch, cmd.item)
+    item = find_item(ch, cmd.item)
     qty = item.qty if cmd.qty is None else cmd.qty
     if qty < 1 or qty > item.qty:
         raise RuleError(f"{ch.name} carries {item.qty} {item.name}; cannot drop {qty}.")
@@ -555,7 +555,7 @@ def decide_pack(state: CristalState, cmd: LoadContentPack, ctx: Context) -> list
     if not cmd.name.strip():
         raise RuleError("A content pack needs a name.")
     plain_id(cmd.name, "Content pack name")
-    added = _content_from_sections(cmd.name, cmd.data)
+    added = content_from_sections(cmd.name, cmd.data)
     for section in ("races", "classes", "techniques", "items", "spells"):
         for key in getattr(added, section):
             plain_id(key, f"The {section[:-1]} name")
@@ -582,7 +582,7 @@ def _amount_change(changes: dict[str, Any], original: int) -> int:
     return value
 
 
-def _compensator(field: str, sign: int, positive: bool) -> Any:
+def compensator(field: str, sign: int, positive: bool) -> Any:
     def compensate(state: CristalState, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
         ev = original.event
         ch = find(state, ev.character)  # type: ignore[union-attr]
@@ -590,7 +590,7 @@ def _compensator(field: str, sign: int, positive: bool) -> Any:
         if positive and value <= 0:
             raise RuleError(f"The corrected amount must be positive, not {value}.")
         delta = sign * (value - ev.amount)  # type: ignore[union-attr]
-        current = getattr(ch, _CORRECTABLE_FIELD[field])
+        current = getattr(ch, CORRECTABLE_FIELD[field])
         return [Emit(stream_of(ch.id), CharacterCorrected(character=ch.id, amends=original.position, field=field,
                                                           delta=delta, balance_after=current + delta))]
     return compensate

@@ -18,7 +18,7 @@ from ..content import (
     SENSES,
     Content,
     ItemTemplate,
-    _content_from_sections,
+    content_from_sections,
     load_core,
     merge,
     race_for_sex,
@@ -34,7 +34,7 @@ def _merged(key: bytes) -> Content:
     packs = msgspec.json.decode(key, type=list[ContentPack])
     content = load_core()
     for pack in packs:
-        content = merge(content, _content_from_sections(pack.name, pack.data))
+        content = merge(content, content_from_sections(pack.name, pack.data))
     return content
 
 
@@ -90,7 +90,7 @@ def effective_senses(ch: Character) -> dict[str, int]:
     return senses.effective(ch.senses, equipped(ch))
 
 
-def _find_item(ch: Character, name: str) -> OwnedItem:
+def find_item(ch: Character, name: str) -> OwnedItem:
     from ..content import did_you_mean, find_named
 
     item = find_named(ch.items, name, lambda i: i.name)
@@ -106,7 +106,7 @@ def stable_of(ch: Character, content: Content, rounding: str, weapon: str | None
     """The seven stable states (L244-L354) with the equipped ``weapon`` (None: the main weapon or bare hands)."""
     race = race_for_sex(content.race(ch.race), ch.sex)
     eq = equipped(ch)
-    w = _find_item(ch, weapon).template if weapon else main_weapon(ch)
+    w = find_item(ch, weapon).template if weapon else main_weapon(ch)
     if w is not None and w not in eq:
         raise RuleError(f"{w.name} must be equipped to attack with it (L877).")
     return stable.stable_states(race, ch.classes, current_fixed(ch), eq, weapon=w, mode=rounding,  # type: ignore[arg-type]

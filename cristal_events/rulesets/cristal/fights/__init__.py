@@ -50,7 +50,7 @@ from .decide import (
 )
 from .events import UPCASTERS as _EVENT_UPCASTERS
 from .fold import *
-from .fold import _APPLY, evolver
+from .fold import APPLY, evolver
 from .model import *
 from .model import (
     Attack,
@@ -119,7 +119,7 @@ def advise(before: CristalState, after: CristalState, events: list[Any]) -> list
 
 # =========================================================================== the part contract
 
-EVENTS: tuple[type, ...] = tuple(_APPLY)
+EVENTS: tuple[type, ...] = tuple(APPLY)
 DECIDERS: dict[type, Any] = {
     StartCombat: decide_start, JoinCombat: decide_join, RollInitiative: decide_initiative, NextTurn: decide_next,
     TakeAction: decide_act, PassTurn: decide_pass, Attack: decide_attack, CastSpell: decide_cast,

@@ -23,15 +23,15 @@ from .. import crystals as cr
 from .. import magic as m
 from ..state import CristalState
 from .common import (
-    _active,
-    _deconcentrate,
-    _fighter,
-    _finish,
-    _hurt,
-    _int,
-    _left,
-    _Scratch,
+    Scratch,
+    active,
+    deconcentrate,
+    fighter,
+    finish,
+    hurt_target,
+    int_or,
     numbers,
+    pool_left,
 )
 from .crystal_spells import seen
 from .model import (
@@ -45,24 +45,24 @@ from .model import (
     TieBroken,
     content,
 )
-from .spells import _apply_effects, _crystal_spell, _spends, _time_of
+from .spells import apply_effects, crystal_spell, effect_spends, time_of
 
 REDONE = ("attack", "damage", "concentration", "initiative", "duration", "effects", "tie-break", "explosion",
           "crystal")
 
 
 def decide_reroll(state: CristalState, cmd: Reroll, ctx: Context) -> list[Emit]:
-    cb = _active(state, cmd.combat)
-    f = _fighter(cb, cmd.actor)
+    cb = active(state, cmd.combat)
+    f = fighter(cb, cmd.actor)
     if not ctx.settings.chance_enabled:
         raise RuleError("The Chance rule is turned off in this campaign (setting chance_enabled).")
     nums = numbers(state, cb, cmd.actor, ctx.rounding)
-    chance = _int(nums.CHANCE)
+    chance = int_or(nums.CHANCE)
     if cmd.gm and chance >= 0:
         raise RuleError(f"{cmd.actor} has Chance {chance}; the GM orders rerolls only for a negative Chance (L58).")
     if not cmd.gm and chance < 0:
         raise RuleError(f"{cmd.actor} has Chance {chance}; only the GM decides when its dice are rerolled (L58).")
-    left = _left(state, nums, f, "chance")
+    left = pool_left(state, nums, f, "chance")
     if left < 1:
         raise RuleError(f"{cmd.actor} has no Chance reroll left today (L56).")
     last = f.last_roll
@@ -89,16 +89,16 @@ def _redo_attack(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, las
     roll = dice.roll("1d20", purpose="chance reroll")
     total = c.rounding.divide(last.att + roll.total, last.split, mode) if last.halved else last.att + roll.total  # type: ignore[arg-type]
     hit = total > last.dp
-    sc = _Scratch(state, cb, mode)
+    sc = Scratch(state, cb, mode)
     dmg_amount, dmg_roll = 0, None
     if hit:
         dealt = c.roll_damage(dice, last.dmg, mode, backstab=last.backstab)  # type: ignore[arg-type]
         dmg_amount, dmg_roll = dealt.amount, dealt.roll
-        _hurt(sc, dice, last.target, dmg_amount, f"attaque de {cmd.actor} (Chance)", mode, ctx.settings)
+        hurt_target(sc, dice, last.target, dmg_amount, f"attaque de {cmd.actor} (Chance)", mode, ctx.settings)
     swing = Swing(die=roll.total, total=total, hit=hit, roll=roll, damage=dmg_amount, damage_roll=dmg_roll)
     ev = Rerolled(name=cmd.combat, character=cmd.actor, target=last.target, swing=swing, left=left,
                   by=by, old=last.roll)  # type: ignore[arg-type]
-    return _finish(state, cmd.combat, [ev, *sc.events], mode)
+    return finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
 def _redo_damage(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
@@ -110,14 +110,14 @@ def _redo_damage(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, las
     dice = ctx.dice()
     dealt = c.roll_damage(dice, last.dmg, mode, backstab=last.backstab)  # type: ignore[arg-type]
     assert dealt.roll is not None
-    sc = _Scratch(state, cb, mode)
+    sc = Scratch(state, cb, mode)
     sc.change(last.target, last.amount - dealt.amount, f"dommages de {cmd.actor} rebrassés (Chance)")
     if dealt.amount > last.amount:
-        _deconcentrate(sc, dice, last.target, dealt.amount, ctx.settings)
+        deconcentrate(sc, dice, last.target, dealt.amount, ctx.settings)
     ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="damage", roll=dealt.roll, left=left, by=by,
                     old=last.roll, target=last.target, damage_before=last.amount,
                     damage=dealt.amount)  # type: ignore[arg-type]
-    return _finish(state, cmd.combat, [ev, *sc.events], mode)
+    return finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
 def _redo_concentration(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
@@ -133,15 +133,15 @@ def _redo_concentration(state: CristalState, cb: Combat, cmd: Reroll, ctx: Conte
                     old=last.roll, spell=last.spell, total=total, margin=total - last.spell_cnc,
                     success=success)  # type: ignore[arg-type]
     events: list[Event] = [ev]
-    sc = _Scratch(state, cb, mode)
+    sc = Scratch(state, cb, mode)
     if success and last.time != "incantation":
         spell = content(state).spell(last.spell)
         targets = [t for t in last.targets if cb.fighters[t].condition != "dead"]
-        results = _apply_effects(sc, dice, cmd.actor, spell.name, _spends(spell, last.spends), targets,
+        results = apply_effects(sc, dice, cmd.actor, spell.name, effect_spends(spell, last.spends), targets,
                                  dict(last.lowered_dm), mode)
         events.append(SpellReleased(name=cmd.combat, caster=cmd.actor, spell=spell.name, results=results,
                                     combustion=last.combustion))
-    return _finish(state, cmd.combat, [*events, *sc.events], mode)
+    return finish(state, cmd.combat, [*events, *sc.events], mode)
 
 
 def _redo_initiative(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
@@ -151,7 +151,7 @@ def _redo_initiative(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context,
     assert ini.roll is not None
     ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="initiative", roll=ini.roll, left=left, by=by,
                     old=last.roll, total=ini.it, it_before=cb.it[cmd.actor], it_after=ini.it)  # type: ignore[arg-type]
-    return _finish(state, cmd.combat, [ev], ctx.rounding)
+    return finish(state, cmd.combat, [ev], ctx.rounding)
 
 
 def _redo_duration(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
@@ -165,7 +165,7 @@ def _redo_duration(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, l
     ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="duration", roll=rolls[0], rolls=rolls, left=left,
                     by=by, old=last.roll, total=seconds, it_before=before,
                     it_after=before - last.amount + seconds)  # type: ignore[arg-type]
-    return _finish(state, cmd.combat, [ev], ctx.rounding)
+    return finish(state, cmd.combat, [ev], ctx.rounding)
 
 
 def _redo_effects(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
@@ -181,8 +181,8 @@ def _redo_effects(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, la
     if dead:
         raise RuleError(f"{dead[0]} is dead; the spell that struck it can no longer be rolled again.")
     dice = ctx.dice()
-    sc = _Scratch(state, cb, mode)
-    results = _apply_effects(sc, dice, cmd.actor, spell.name, _spends(spell, last.spends), targets,
+    sc = Scratch(state, cb, mode)
+    results = apply_effects(sc, dice, cmd.actor, spell.name, effect_spends(spell, last.spends), targets,
                              dict(last.lowered_dm), mode, hurt=False)
     rolled = [e.roll for r in results for e in r.effects if e.roll is not None]
     if not rolled:
@@ -192,11 +192,11 @@ def _redo_effects(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, la
         if cb.fighters[r.target].condition != "dead":
             sc.change(r.target, before - r.damage, f"{spell.name} de {cmd.actor} rebrassé (Chance)")
             if r.damage > before:
-                _deconcentrate(sc, dice, r.target, r.damage, ctx.settings)
+                deconcentrate(sc, dice, r.target, r.damage, ctx.settings)
     ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="effects", roll=rolled[0], left=left, by=by,
                     old=last.roll, spell=spell.name, results=results,
                     damage_before=sum(last.dealt.values()), damage=sum(r.damage for r in results))  # type: ignore[arg-type]
-    return _finish(state, cmd.combat, [ev, *sc.events], mode)
+    return finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
 def _redo_tie(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
@@ -219,7 +219,7 @@ def _redo_tie(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: 
     redone = RollRedone(name=cmd.combat, character=cmd.actor, kind="tie-break", roll=roll, left=left, by=by,
                         old=old, total=roll.total)  # type: ignore[arg-type]
     tie = TieBroken(name=cmd.combat, it=cb.tie_it, rounds=rounds, winner=c.tie_winner(rounds))
-    return _finish(state, cmd.combat, [redone, tie], ctx.rounding)
+    return finish(state, cmd.combat, [redone, tie], ctx.rounding)
 
 
 def _redo_explosion(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
@@ -228,14 +228,14 @@ def _redo_explosion(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, 
     within 6 m, so each one still alive has its PV moved by the difference (no DP nor DM)."""
     mode = ctx.rounding
     roll = ctx.dice().roll(last.dmg, purpose="chance reroll")
-    sc = _Scratch(state, cb, mode)
+    sc = Scratch(state, cb, mode)
     for fid in last.targets:
         if fid in cb.fighters and cb.fighters[fid].condition != "dead":
             sc.change(fid, last.amount - roll.total, f"explosion du cristal {last.crystal} rebrassée (Chance)")
     ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="explosion", roll=roll, left=left, by=by,
                     old=last.roll, crystal=last.crystal, targets=list(last.targets), damage_before=last.amount,
                     damage=roll.total, total=roll.total)  # type: ignore[arg-type]
-    return _finish(state, cmd.combat, [ev, *sc.events], mode)
+    return finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
 def _redo_crystal(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
@@ -245,11 +245,11 @@ def _redo_crystal(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, la
     Verrou now locks the crystal or not; Vision now shows what it holds or nothing."""
     if last.spell in _CLOSE_OPEN:
         return _CLOSE_OPEN[last.spell](state, cb, cmd, ctx, last, left, by)
-    spell = _crystal_spell(state, last.spell)
+    spell = crystal_spell(state, last.spell)
     roll = ctx.dice().roll("1d20", purpose="chance reroll")
     total = last.cnc + roll.total
     success = total >= spell.cnc
-    seconds = m.spell_durations(_time_of(spell, ""), spell.cnc, ctx.rounding, success=success).total  # type: ignore[arg-type]
+    seconds = m.spell_durations(time_of(spell, ""), spell.cnc, ctx.rounding, success=success).total  # type: ignore[arg-type]
     before = cb.it[cmd.actor]
     shown = ""
     crystal = state.crystals.get(last.crystal)
@@ -265,7 +265,7 @@ def _redo_crystal(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, la
                     old=last.roll, spell=spell.name, crystal=last.crystal, total=seconds, margin=total - spell.cnc,
                     success=success, it_before=before, it_after=before - last.amount + seconds,
                     seen=shown)  # type: ignore[arg-type]
-    return _finish(state, cmd.combat, [ev], ctx.rounding)
+    return finish(state, cmd.combat, [ev], ctx.rounding)
 
 
 def _redo_fermeture(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
@@ -275,7 +275,7 @@ def _redo_fermeture(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, 
     PM to the caster and those within 6 m, rolled here). The action lasts the stored spell's Temps, plus
     its combustion when both succeed: the IT moves by the difference."""
     mode = ctx.rounding
-    ferm = _crystal_spell(state, "fermeture_cristalline")
+    ferm = crystal_spell(state, "fermeture_cristalline")
     held = state.crystals.get(last.crystal)
     assert last.stored is not None
     if held is None or held.destroyed:
@@ -290,10 +290,10 @@ def _redo_fermeture(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, 
     result = cr.store_in_crystal(cr.Crystal(capacity=last.capacity), last.stored, spell_success=last.spell_ok,
                                  fermeture_success=success)
     spell = content(state).spell(last.stored.name)
-    seconds = m.spell_durations(_time_of(spell, last.time), spell.cnc, mode,  # type: ignore[arg-type]
+    seconds = m.spell_durations(time_of(spell, last.time), spell.cnc, mode,  # type: ignore[arg-type]
                                 success=last.spell_ok and success).total
     before = cb.it[cmd.actor]
-    sc = _Scratch(state, cb, mode)
+    sc = Scratch(state, cb, mode)
     blast, hit = None, []
     if result.outcome == "exploded" and result.explosion is not None:
         blast = cr.roll_explosion(dice, result.explosion).roll
@@ -306,7 +306,7 @@ def _redo_fermeture(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, 
                     success=success, it_before=before, it_after=before - last.amount + seconds,
                     outcome=result.outcome, blast=blast, targets=hit,
                     damage=blast.total if blast else 0)  # type: ignore[arg-type]
-    return _finish(state, cmd.combat, [ev, *sc.events], mode)
+    return finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
 def _redo_liberation(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
@@ -315,7 +315,7 @@ def _redo_liberation(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context,
     the crystal (its targets get back the PV its release took); a success now sets the stored spell off on
     the targets named at the release, with its own effect dice (no CNC nor PM for it, L1105)."""
     mode = ctx.rounding
-    lib = _crystal_spell(state, "liberation_cristalline")
+    lib = crystal_spell(state, "liberation_cristalline")
     held = state.crystals.get(last.crystal)
     stored = last.stored
     if held is None or held.destroyed or stored is None:
@@ -327,9 +327,9 @@ def _redo_liberation(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context,
     roll = dice.roll("1d20", purpose="chance reroll")
     total = last.cnc + roll.total
     success = total >= lib.cnc
-    seconds = m.spell_durations(_time_of(lib, ""), lib.cnc, mode, success=success).total  # type: ignore[arg-type]
+    seconds = m.spell_durations(time_of(lib, ""), lib.cnc, mode, success=success).total  # type: ignore[arg-type]
     before = cb.it[cmd.actor]
-    sc = _Scratch(state, cb, mode)
+    sc = Scratch(state, cb, mode)
     after: list[Event] = []
     if last.success and not success:  # the release is undone: what it dealt comes back
         for tid, dealt in last.dealt.items():
@@ -337,7 +337,7 @@ def _redo_liberation(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context,
                 sc.change(tid, dealt, f"{stored.name} du cristal {last.crystal} non libéré (Chance)")
     elif success and not last.success:
         targets = [t for t in last.targets if t in cb.fighters and cb.fighters[t].condition != "dead"]
-        results = _apply_effects(sc, dice, cmd.actor, stored.name, list(stored.spends), targets,
+        results = apply_effects(sc, dice, cmd.actor, stored.name, list(stored.spends), targets,
                                  dict(last.lowered_dm), mode)
         after.append(SpellReleased(name=cmd.combat, caster=cmd.actor, spell=stored.name, results=results,
                                    combustion=0, source="crystal"))
@@ -346,7 +346,7 @@ def _redo_liberation(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context,
                     success=success, it_before=before, it_after=before - last.amount + seconds,
                     released=stored.name if success else "", targets=list(last.targets),
                     damage_before=sum(last.dealt.values()))  # type: ignore[arg-type]
-    return _finish(state, cmd.combat, [ev, *after, *sc.events], mode)
+    return finish(state, cmd.combat, [ev, *after, *sc.events], mode)
 
 
 _CLOSE_OPEN: dict[str, Any] = {"fermeture_cristalline": _redo_fermeture, "liberation_cristalline": _redo_liberation}

@@ -24,7 +24,7 @@ from ....ruleset import Context, Emit
 from .. import combat as c
 from ..characters import CharacterCorrected, stream_of
 from ..state import CristalState
-from .common import _int, _need, numbers
+from .common import int_or, need, numbers
 from .model import AttackResolved, ConditionChanged, PvChanged, stream
 
 
@@ -48,11 +48,11 @@ def _compensate_pv(state: CristalState, combat: str, fid: str, delta: int, posit
         return [Emit(stream_of(fid), CharacterCorrected(character=fid, amends=position, field="pv", delta=delta,
                                                         balance_after=ch.pv + delta, what=cause, fixed=fixed))]
     nums = numbers(state, cb, fid, mode)
-    pv = _need(nums.PV, fid, "PV")
+    pv = need(nums.PV, fid, "PV")
     f = cb.fighters[fid]
     after = pv + delta
     # a typo is undone whatever it did: even a death it caused (L373 is about real deaths)
-    state_after = c.vital_state(after, race_pv=_int(nums.PVrace), con=_int(nums.CON),
+    state_after = c.vital_state(after, race_pv=int_or(nums.PVrace), con=int_or(nums.CON),
                                 was_unconscious=f.condition == "unconscious")
     events: list[Event] = [PvChanged(name=combat, character=fid, delta=delta, pv_after=after, cause=cause,
                                      amends=position, fixed=fixed)]

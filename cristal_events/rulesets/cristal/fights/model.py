@@ -211,7 +211,7 @@ class Reroll(msgspec.Struct, frozen=True, kw_only=True):
 class EndCombat(msgspec.Struct, frozen=True, kw_only=True):
     combat: str
 
-def _now(cb: Combat) -> int | None:
+def combat_now(cb: Combat) -> int | None:
     """The smallest IT among the conscious fighters: the fight's present moment."""
     it = cb.it
     return min([it[f.id] for f in cb.fighters.values() if f.condition == "conscious"], default=None)

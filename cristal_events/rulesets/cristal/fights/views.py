@@ -6,7 +6,7 @@ from typing import Any
 
 from ....errors import RuleError
 from ..state import CristalState
-from .decide import _combat, _int, numbers, whose_turn
+from .decide import combat_named, int_or, numbers, whose_turn
 from .model import (
     AbilityUsed,
     ActionTaken,
@@ -108,7 +108,7 @@ def log_entry(before: CristalState, after: CristalState, ev: Any) -> dict[str, A
 
 def view(state: CristalState, name: str, mode: str = "round") -> dict[str, Any]:
     """The combat state: participants with IT, PV/PM, condition, incantation; who acts next."""
-    cb = _combat(state, name)
+    cb = combat_named(state, name)
     try:
         nxt: str | None = whose_turn(state, name, mode) if cb.active else None
         why = ""
@@ -119,7 +119,7 @@ def view(state: CristalState, name: str, mode: str = "round") -> dict[str, Any]:
         nums = numbers(state, cb, f.id, mode)
         inc = f.incantation
         rows.append({"id": f.id, "it": cb.it[f.id], "pv": nums.PV, "pm": nums.PM,
-                     "ref": _int(nums.REF), "condition": f.condition,
+                     "ref": int_or(nums.REF), "condition": f.condition,
                      "incanting": inc.spell if inc else None, "until": inc.until if inc else None,
                      "next": f.id == nxt})
     return {"combat": name, "active": cb.active, "next": nxt, "waiting": why, "clock": cb.clock,

@@ -57,7 +57,7 @@ from .model import (
     SpendDestiny,
     StartFight,
     TakeAction,
-    _acuity,
+    acuity_pct,
 )
 
 
@@ -314,7 +314,7 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
         maluses.append(-content.entry("armours", plate).dex_malus)
     adresse = combat.effective_adresse(stat(a, "Adresse"), [m for m in maluses if m], settings)
     if "aveuglé" in a.conditions or "invisible" in t.conditions:  # I-L413: divided, after the maluses
-        adresse = int(checks.blinded_threshold(adresse, _acuity(a, "Acuité olfactive"), _acuity(a, "Acuité auditive"),
+        adresse = int(checks.blinded_threshold(adresse, acuity_pct(a, "Acuité olfactive"), acuity_pct(a, "Acuité auditive"),
                                                settings))
     if weapon is not None and weapon.fixed_damage is None:
         content.power_die(a.power_rank)  # a missing power die is named before any die is rolled
@@ -767,7 +767,7 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
             target_turn = defend(find_fight(state, cmd.fight), target, "blocage", against_magic=True)
     acuity = {"hearing": "Acuité auditive", "smell": "Acuité olfactive"}.get(cmd.sense)
     reach = magic.check_reach(cmd.sense, cmd.distance, energie=caster.characteristics.get("E", 0),
-                              acuity=_acuity(caster, acuity) if acuity else 0, settings=settings)
+                              acuity=acuity_pct(caster, acuity) if acuity else 0, settings=settings)
     res = magic.resistance(spell, stealth=cmd.stealth, spotted=cmd.spotted, accept=cmd.accept,
                            self_target=target is None or target.id == caster.id) if target is not None else "none"
     level = magic_level if settings.spell_threshold_level_source == "magic" else cmd.cast_level

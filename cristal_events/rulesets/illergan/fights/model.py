@@ -354,7 +354,7 @@ class EndFight(msgspec.Struct, frozen=True, kw_only=True):
     fight: str
 
 
-def _acuity(hero: Hero, name: str) -> int:
+def acuity_pct(hero: Hero, name: str) -> int:
     entry = hero.skills.get(name)
     return entry.pct if entry is not None else 0  # an acuity not shown is 0% (I-L441)
 
