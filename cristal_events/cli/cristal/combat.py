@@ -9,7 +9,7 @@ without it the engine rolls and records its dice.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 import click
 import msgspec
@@ -171,7 +171,7 @@ def next_cmd(ctx: click.Context, name: str, dice: str | None, as_json: bool) -> 
 @json_option
 @click.pass_context
 def act_cmd(ctx: click.Context, name: str, fighter: str, what: str, seconds: int | None, action: str, times: int,
-            aid: str, move_m: float | None, pace: str, movement: str, dice: str | None, as_json: bool) -> None:
+            aid: str, move_m: float | None, pace: Literal["cruise", "top"], movement: str, dice: str | None, as_json: bool) -> None:
     """Any action; its duration is added to the actor's IT.
 
     --dice: the faces of a rolled duration (chercher_sac = [1d4]+4: one d4; each repetition rolls again).
@@ -460,11 +460,13 @@ def align_cmd(ctx: click.Context, name: str, fighter: str, target: str, heal: in
 
     Example: cristal combat align taverne paladin thor --heal 6
     """
-    if (heal is None) == (harm is None):
+    if heal is not None and harm is None:
+        cmd = F.UseAlignment(combat=name, actor=fighter, target=target, kind="heal", points=heal)
+    elif harm is not None and heal is None:
+        cmd = F.UseAlignment(combat=name, actor=fighter, target=target, kind="harm", points=harm)
+    else:
         raise RuleError("Give either --heal N or --harm N.")
-    kind = "heal" if heal is not None else "harm"
-    _run(ctx, F.UseAlignment(combat=name, actor=fighter, target=target, kind=kind,
-                             points=heal if heal is not None else harm), as_json, dice)  # type: ignore[arg-type]
+    _run(ctx, cmd, as_json, dice)
 
 
 @combat_group.command("reroll")

@@ -7,7 +7,7 @@ Each command parses its arguments into a command Struct of :mod:`.heroes`, runs 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import click
 import msgspec
@@ -134,7 +134,7 @@ def character_group() -> None:
 def create_cmd(ctx: click.Context, character_id: str, name: str, race: str, class_name: str, heritage: str,
                stats: tuple[str, ...], pv: int, pm: int, rn: int, cult: str | None, god: str | None,
                magics: tuple[str, ...], spells: tuple[str, ...], skills: tuple[str, ...],
-               languages: tuple[str, ...], traits: tuple[str, ...], alc_min: int, hand: str, gift_face: int | None,
+               languages: tuple[str, ...], traits: tuple[str, ...], alc_min: int, hand: Literal["gauche", "droite"], gift_face: int | None,
                kits: tuple[str, ...], starls: str, fp: int, power_rank: int, player: str, dice: str | None,
                as_json: bool) -> None:
     """Create a hero: race, class and heritage from the pack, 2 destiny points, the d8 gift, cult and
@@ -145,7 +145,7 @@ def create_cmd(ctx: click.Context, character_id: str, name: str, race: str, clas
     camp = open_campaign(ctx, write=True)
     ratio = content_of(camp.state().rules).pack.coin_ratio or 30
     choices = Choices(name=name or character_id, race=race, class_name=class_name, heritage=heritage, cult=cult,
-                      god=god, magics=magics, alc_min=alc_min, preferred_hand=hand, languages=languages,  # type: ignore[arg-type]
+                      god=god, magics=magics, alc_min=alc_min, preferred_hand=hand, languages=languages,
                       traits=traits, skills=skills)
     cmd = H.CreateHero(character=character_id, choices=choices, characteristics=pairs(stats, "--stat"), pv=pv, pm=pm,
                        rn=rn, player=player, gift_face=gift_face, fp=fp, power_rank=power_rank, kit=kits,
@@ -386,13 +386,13 @@ def money_convert_cmd(ctx: click.Context, amount: str, as_json: bool) -> None:
               help="Wear one armour piece bought alone; it protects its zone only (I-L75-77).")
 @json_option
 @click.pass_context
-def equip_cmd(ctx: click.Context, character_id: str, slot: str, item: str, piece: str | None, as_json: bool) -> None:
+def equip_cmd(ctx: click.Context, character_id: str, slot: Literal["weapon", "armour", "shield"], item: str, piece: str | None, as_json: bool) -> None:
     """Hold a weapon, wear an armour or a piece of one, or carry a shield the hero carries (I-L47-48;
     ITEM "none" to remove it). The Dex and Dep maluses are the cuirasse's (I-L78).
 
     Example: cristal equip thor armour "Cotte de mailles" --piece casque
     """
-    run(ctx, H.Equip(character=character_id, slot=slot, item=None if item == "none" else item,  # type: ignore[arg-type]
+    run(ctx, H.Equip(character=character_id, slot=slot, item=None if item == "none" else item,
                      piece=piece), as_json)
 
 

@@ -26,12 +26,13 @@ from cristal_events.rulesets.illergan import fights as F
 from cristal_events.rulesets.illergan import spellbook as S
 from cristal_events.rulesets.illergan import tavern as T
 from cristal_events.rulesets.illergan import trials as R
+from cristal_events.rulesets.illergan.combat import Defence
 from cristal_events.rulesets.illergan.state import content_of
 
 from .common import pairs, starls
 
 SIGNED = {"ignore_unknown_options": True}
-DEFENCES = ["esquive", "parade", "blocage", "vivacite_elfique", "magique"]
+DEFENCES: list[Defence] = ["esquive", "parade", "blocage", "vivacite_elfique", "magique"]
 
 
 # ---------------------------------------------------------------------------- checks
@@ -178,13 +179,13 @@ def fall_cmd(ctx: click.Context, character_id: str, height: float, fight: str, a
 @click.option("--reason", default="", help="What caused it.")
 @json_option
 @click.pass_context
-def condition_cmd(ctx: click.Context, character_id: str, condition: str, off: bool, reason: str, as_json: bool) -> None:
+def condition_cmd(ctx: click.Context, character_id: str, condition: R.ConditionName, off: bool, reason: str, as_json: bool) -> None:
     """Blind: Dex, Agilité and Adresse rolls divided by 5 − (1 per 50% of olfactory + auditory acuities);
     invisible: whoever attacks him does so as if blind (I-L413).
 
     Example: cristal condition thor aveuglé --reason "sable dans les yeux"
     """
-    run(ctx, R.SetCondition(character=character_id, condition=condition, on=not off, reason=reason), as_json)  # type: ignore[arg-type]
+    run(ctx, R.SetCondition(character=character_id, condition=condition, on=not off, reason=reason), as_json)
 
 
 # ---------------------------------------------------------------------------- fights
@@ -261,7 +262,7 @@ def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[str, ..
 @click.pass_context
 def combat_attack_cmd(ctx: click.Context, fight: str, attacker: str, target: str, weapon: str | None, unarmed: bool,
                       hands: int, off_hand: bool, distance: float | None, power_dice: int | None, flat: bool,
-                      zone: str | None, defence: str | None, defender: str, defended: bool, action: str,
+                      zone: str | None, defence: Defence | None, defender: str, defended: bool, action: F.AttackSlot,
                       thrown: bool, letalite: int | None, defence_pct: int | None, also: tuple[str, ...],
                       dice: str | None, as_json: bool) -> None:
     """Attack: Dé100 ≤ Adresse hits (01-02 critical and a new Dé100 for the zone, 99-100 fumble); damage
@@ -287,13 +288,14 @@ def _other_target(text: str) -> F.OtherTarget:
     if not parts[0] or len(parts) > 3 or (len(parts) > 1 and parts[1] not in DEFENCES):
         raise CristalError(f"--also takes ID[:DEFENCE[:ok|PCT]] with a defence among {', '.join(DEFENCES)}, "
                            f"not {text!r}.")
+    defence = next(d for d in DEFENCES if d == parts[1]) if len(parts) > 1 else None
     if len(parts) < 3:
-        return F.OtherTarget(target=parts[0], defence=parts[1] if len(parts) > 1 else None)  # type: ignore[arg-type]
+        return F.OtherTarget(target=parts[0], defence=defence)
     if parts[2] == "ok":
-        return F.OtherTarget(target=parts[0], defence=parts[1], defended=True)  # type: ignore[arg-type]
+        return F.OtherTarget(target=parts[0], defence=defence, defended=True)
     if not parts[2].isdigit():
         raise CristalError(f"--also ends with ok or a defence %, not {parts[2]!r}.")
-    return F.OtherTarget(target=parts[0], defence=parts[1], defence_pct=int(parts[2]))  # type: ignore[arg-type]  # type: ignore[arg-type]
+    return F.OtherTarget(target=parts[0], defence=defence, defence_pct=int(parts[2]))
 
 
 @combat_group.command("act")
@@ -305,7 +307,7 @@ def _other_target(text: str) -> F.OtherTarget:
 @click.option("--by", default="", help="knocked_down by this combatant's physical action: limited by Vit (I-L416).")
 @json_option
 @click.pass_context
-def combat_act_cmd(ctx: click.Context, fight: str, character_id: str, action: str, what: str, by: str,
+def combat_act_cmd(ctx: click.Context, fight: str, character_id: str, action: F.Action, what: str, by: str,
                    as_json: bool) -> None:
     """Spend an action of the turn: 1 major, 1 minor and 1 skill (a second skill takes the minor); forgo the
     major for 2 more minors; gain an extra major from an effect; knocked down loses a major (I-L241-265, I-L416).
@@ -313,7 +315,7 @@ def combat_act_cmd(ctx: click.Context, fight: str, character_id: str, action: st
     Example: cristal combat act gue thor minor --what "se relever"
     Example: cristal combat act gue gob knocked_down --by thor
     """
-    run(ctx, F.TakeAction(fight=fight, character=character_id, action=action, what=what, by=by), as_json)  # type: ignore[arg-type]
+    run(ctx, F.TakeAction(fight=fight, character=character_id, action=action, what=what, by=by), as_json)
 
 
 @combat_group.command("move")
@@ -389,13 +391,13 @@ def combat_poison_cmd(ctx: click.Context, fight: str, character_id: str, poison:
 @click.option("--against-magic", is_flag=True, help="Against magic damage: only a block (I-L439).")
 @json_option
 @click.pass_context
-def combat_defend_cmd(ctx: click.Context, fight: str, character_id: str, defence: str, for_ally: bool,
+def combat_defend_cmd(ctx: click.Context, fight: str, character_id: str, defence: Defence, for_ally: bool,
                       against_magic: bool, as_json: bool) -> None:
     """Record a defence outside an attack of the log, within the per-turn limit (I-L543, I-L553).
 
     Example: cristal combat defend gue lysa magique --for-ally
     """
-    run(ctx, F.Defend(fight=fight, character=character_id, defence=defence, for_ally=for_ally,  # type: ignore[arg-type]
+    run(ctx, F.Defend(fight=fight, character=character_id, defence=defence, for_ally=for_ally,
                       against_magic=against_magic), as_json)
 
 
@@ -461,8 +463,8 @@ def _secondaries(items: tuple[str, ...]) -> tuple[F.SecondaryCast, ...]:
 @json_option
 @click.pass_context
 def cast_cmd(ctx: click.Context, caster: str, spell: str, cast_level: int, fight: str, modifiers: tuple[int, ...],
-             whisper: bool, target: str, damage: int, blocked: bool, action: str, secondaries: tuple[str, ...],
-             on_primary: str, primary_level: int, sense: str, distance: float | None, stealth: bool, spotted: bool,
+             whisper: bool, target: str, damage: int, blocked: bool, action: F.CastSlot, secondaries: tuple[str, ...],
+             on_primary: str, primary_level: int, sense: F.Sense, distance: float | None, stealth: bool, spotted: bool,
              accept: bool | None, gagged: bool, paralysed: bool, without_canalisateur: bool, not_relevant: bool,
              duration: int, in_minutes: bool, concentrate: bool, dice: str | None, as_json: bool) -> None:
     """Cast a spell: Dé100 ≤ magic level is a critical ([50 + 10 × Dé10]% of the PM back), from 95 (+1 per
@@ -472,10 +474,10 @@ def cast_cmd(ctx: click.Context, caster: str, spell: str, cast_level: int, fight
     Example: cristal cast lysa Embrasement --level 1 --fight gue --target gobelin --damage 30 --distance 10 --dice 1,7
     """
     run(ctx, F.CastSpell(caster=caster, spell=spell, cast_level=cast_level, fight=fight, modifiers_pct=modifiers,
-                         whispered=whisper, target=target, damage=damage, blocked=blocked,  # type: ignore[arg-type]
+                         whispered=whisper, target=target, damage=damage, blocked=blocked,
                          action=action, secondaries=_secondaries(secondaries), on_primary=on_primary,
                          on_primary_level=primary_level,
-                         sense=sense, distance=distance, stealth=stealth, spotted=spotted,  # type: ignore[arg-type]
+                         sense=sense, distance=distance, stealth=stealth, spotted=spotted,
                          accept=accept, gagged=gagged, paralysed=paralysed, canalisateur=not without_canalisateur,
                          relevant=not not_relevant, duration=duration,
                          duration_unit="minutes" if in_minutes else "tours", concentrate=concentrate), as_json, dice)

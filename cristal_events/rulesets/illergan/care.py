@@ -29,7 +29,7 @@ from .state import Hero, IllerganState, Turn, content_of, fight_stream, find, fi
 
 
 # ============================================================================ events
-class ConsumableUsed(Event, tag="care.consumable_used", kw_only=True):
+class ConsumableUsed(Event, frozen=True, tag="care.consumable_used", kw_only=True):
     character: str
     item: str  # the object used up, as carried
     target: str = ""  # "" = the user himself
@@ -43,7 +43,7 @@ class ConsumableUsed(Event, tag="care.consumable_used", kw_only=True):
     turn_after: Turn | None = None
 
 
-class Recovered(Event, tag="care.recovered", kw_only=True):
+class Recovered(Event, frozen=True, tag="care.recovered", kw_only=True):
     character: str
     source: Literal["soin", "repos", "autre"]
     reason: str

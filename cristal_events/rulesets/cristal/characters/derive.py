@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 
 from cristal_events.errors import RuleError, UnknownEntity
+from cristal_events.rounding import as_mode
 
 from .. import alignment as align_rules
 from .. import crystals, equipment, progression, senses, stable
@@ -109,7 +110,7 @@ def stable_of(ch: Character, content: Content, rounding: str, weapon: str | None
     w = find_item(ch, weapon).template if weapon else main_weapon(ch)
     if w is not None and w not in eq:
         raise RuleError(f"{w.name} must be equipped to attack with it (L877).")
-    return stable.stable_states(race, ch.classes, current_fixed(ch), eq, weapon=w, mode=rounding,  # type: ignore[arg-type]
+    return stable.stable_states(race, ch.classes, current_fixed(ch), eq, weapon=w, mode=as_mode(rounding),
                                 content=content)
 
 
@@ -125,7 +126,7 @@ def main_weapon(ch: Character) -> ItemTemplate | None:
 def regeneration(ch: Character, content: Content, rounding: str, minimum_one: bool = False) -> int:
     """PV regenerated per day (L491): PVmax x the race's %, optionally at least 1 (D28)."""
     race = race_for_sex(content.race(ch.race), ch.sex)
-    value = stable.regeneration_per_day(race, stable_of(ch, content, rounding).PVmax, rounding)  # type: ignore[arg-type]
+    value = stable.regeneration_per_day(race, stable_of(ch, content, rounding).PVmax, as_mode(rounding))
     return max(1, value) if minimum_one and value < 1 else value
 
 
@@ -173,7 +174,7 @@ def sheet(ch: Character, content: Content, rounding: str, *, regeneration_minimu
     for t in equipped(ch):
         if _is_weapon(t) and t.kind != "propulsor":
             w = stable.stable_states(race, ch.classes, current_fixed(ch), equipped(ch), weapon=t,
-                                     mode=rounding, content=content)  # type: ignore[arg-type]
+                                     mode=as_mode(rounding), content=content)
             weapons.append({"name": t.name, "ATT": w.ATT, "DMG": w.DMG, "IT": t.it if t.it is not None else 6})
     weight = equipment.carried_weight([(i.template, i.qty) for i in ch.items], gold_coins=ch.gold)
     load = equipment.load(eff["FRC"], weight)

@@ -135,5 +135,5 @@ EVOLVERS: dict[type, Any] = {cls: evolver(cls) for cls in EVENTS}
 SUMMARIES: dict[type, Any] = ({cls: summarize for cls in EVENTS} | {RollRedone: summarize_redone}
                               | {cls: _crystal_spells.summarize for cls in _crystal_spells.SUMMARY})
 COMPENSATORS: dict[type, Any] = dict(_corrections.COMPENSATORS)
-UPCASTERS: dict[tuple[str, int], Any] = dict(_EVENT_UPCASTERS)
+UPCASTERS = dict(_EVENT_UPCASTERS)  # the events' upcasters (a name the star imports bring too)
 

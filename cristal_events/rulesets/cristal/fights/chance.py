@@ -39,6 +39,7 @@ from .model import (
     LastRoll,
     Reroll,
     Rerolled,
+    RerolledBy,
     RollRedone,
     SpellReleased,
     Swing,
@@ -56,7 +57,7 @@ def decide_reroll(state: CristalState, cmd: Reroll, ctx: Context) -> list[Emit]:
     f = fighter(cb, cmd.actor)
     if not ctx.settings.chance_enabled:
         raise RuleError("The Chance rule is turned off in this campaign (setting chance_enabled).")
-    nums = numbers(state, cb, cmd.actor, ctx.rounding)
+    nums = numbers(state, cb, cmd.actor, ctx.mode)
     chance = int_or(nums.CHANCE)
     if cmd.gm and chance >= 0:
         raise RuleError(f"{cmd.actor} has Chance {chance}; the GM orders rerolls only for a negative Chance (L58).")
@@ -75,40 +76,40 @@ def decide_reroll(state: CristalState, cmd: Reroll, ctx: Context) -> list[Emit]:
         raise RuleError("The fight has begun; an initiative roll can no longer be redone (L1315).")
     if last.kind != "initiative" and cb.it[cmd.actor] != last.it_after:
         raise RuleError(f"{cmd.actor} has acted since that roll; Chance redoes a roll before acting again.")
-    by = "gm" if cmd.gm else "player"
+    by: RerolledBy = "gm" if cmd.gm else "player"
     return _REDO[last.kind](state, cb, cmd, ctx, last, left - 1, by)
 
 
 def _redo_attack(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-                 by: str) -> list[Emit]:
+                 by: RerolledBy) -> list[Emit]:
     """A new d20 for the last attack (halved for a chained one); the damage dice if it now hits."""
-    mode = ctx.rounding
+    mode = ctx.mode
     if cb.fighters[last.target].condition == "dead":
         raise RuleError(f"{last.target} is dead and can no longer be attacked.")
     dice = ctx.dice()
     roll = dice.roll("1d20", purpose="chance reroll")
-    total = c.rounding.divide(last.att + roll.total, last.split, mode) if last.halved else last.att + roll.total  # type: ignore[arg-type]
+    total = c.rounding.divide(last.att + roll.total, last.split, mode) if last.halved else last.att + roll.total
     hit = total > last.dp
     sc = Scratch(state, cb, mode)
     dmg_amount, dmg_roll = 0, None
     if hit:
-        dealt = c.roll_damage(dice, last.dmg, mode, backstab=last.backstab)  # type: ignore[arg-type]
+        dealt = c.roll_damage(dice, last.dmg, mode, backstab=last.backstab)
         dmg_amount, dmg_roll = dealt.amount, dealt.roll
         hurt_target(sc, dice, last.target, dmg_amount, f"attaque de {cmd.actor} (Chance)", mode, ctx.settings)
     swing = Swing(die=roll.total, total=total, hit=hit, roll=roll, damage=dmg_amount, damage_roll=dmg_roll)
     ev = Rerolled(name=cmd.combat, character=cmd.actor, target=last.target, swing=swing, left=left,
-                  by=by, old=last.roll)  # type: ignore[arg-type]
+                  by=by, old=last.roll)
     return finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
 def _redo_damage(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-                 by: str) -> list[Emit]:
+                 by: RerolledBy) -> list[Emit]:
     """New DMG dice: the target's PV move by the difference; more damage may deconcentrate it (L972)."""
-    mode = ctx.rounding
+    mode = ctx.mode
     if cb.fighters[last.target].condition == "dead":
         raise RuleError(f"{last.target} is dead; the damage that struck it can no longer be redone.")
     dice = ctx.dice()
-    dealt = c.roll_damage(dice, last.dmg, mode, backstab=last.backstab)  # type: ignore[arg-type]
+    dealt = c.roll_damage(dice, last.dmg, mode, backstab=last.backstab)
     assert dealt.roll is not None
     sc = Scratch(state, cb, mode)
     sc.change(last.target, last.amount - dealt.amount, f"dommages de {cmd.actor} rebrassés (Chance)")
@@ -116,22 +117,22 @@ def _redo_damage(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, las
         deconcentrate(sc, dice, last.target, dealt.amount, ctx.settings)
     ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="damage", roll=dealt.roll, left=left, by=by,
                     old=last.roll, target=last.target, damage_before=last.amount,
-                    damage=dealt.amount)  # type: ignore[arg-type]
+                    damage=dealt.amount)
     return finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
 def _redo_concentration(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-                        by: str) -> list[Emit]:
+                        by: RerolledBy) -> list[Emit]:
     """A new d20 for the cast: the PM stay paid; an incantation starts or stops; an INSTANTANÉ or SIMULTANÉ
     spell that now succeeds goes off at once (its effect dice follow)."""
-    mode = ctx.rounding
+    mode = ctx.mode
     dice = ctx.dice()
     roll = dice.roll("1d20", purpose="chance reroll")
     total = last.cnc + last.penalty + roll.total
     success = total >= last.spell_cnc
     ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="concentration", roll=roll, left=left, by=by,
                     old=last.roll, spell=last.spell, total=total, margin=total - last.spell_cnc,
-                    success=success)  # type: ignore[arg-type]
+                    success=success)
     events: list[Event] = [ev]
     sc = Scratch(state, cb, mode)
     if success and last.time != "incantation":
@@ -145,17 +146,17 @@ def _redo_concentration(state: CristalState, cb: Combat, cmd: Reroll, ctx: Conte
 
 
 def _redo_initiative(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-                     by: str) -> list[Emit]:
+                     by: RerolledBy) -> list[Emit]:
     """A new d6: IT = base IT - ([1d6] + REF x 2) again (L1319)."""
     ini = c.roll_initiative(ctx.dice(), last.ref, last.base_it)
     assert ini.roll is not None
     ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="initiative", roll=ini.roll, left=left, by=by,
-                    old=last.roll, total=ini.it, it_before=cb.it[cmd.actor], it_after=ini.it)  # type: ignore[arg-type]
-    return finish(state, cmd.combat, [ev], ctx.rounding)
+                    old=last.roll, total=ini.it, it_before=cb.it[cmd.actor], it_after=ini.it)
+    return finish(state, cmd.combat, [ev], ctx.mode)
 
 
 def _redo_duration(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-                   by: str) -> list[Emit]:
+                   by: RerolledBy) -> list[Emit]:
     """New duration dice (a table action "[1d4]", L1225-L1258): the roller's IT moves by the difference."""
     assert last.roll is not None
     dice = ctx.dice()
@@ -164,17 +165,17 @@ def _redo_duration(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, l
     before = cb.it[cmd.actor]
     ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="duration", roll=rolls[0], rolls=rolls, left=left,
                     by=by, old=last.roll, total=seconds, it_before=before,
-                    it_after=before - last.amount + seconds)  # type: ignore[arg-type]
-    return finish(state, cmd.combat, [ev], ctx.rounding)
+                    it_after=before - last.amount + seconds)
+    return finish(state, cmd.combat, [ev], ctx.mode)
 
 
 def _redo_effects(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-                  by: str) -> list[Emit]:
+                  by: RerolledBy) -> list[Emit]:
     """New effect dice of the spell just released (its Dommage ...): each target's PV move by the
     difference; more damage may deconcentrate a target that incants (L972)."""
     if not last.spell or not last.spends:
         raise RuleError(f"{cmd.actor}'s last spell effects cannot be rolled again (their spends are not known).")
-    mode = ctx.rounding
+    mode = ctx.mode
     spell = content(state).spell(last.spell)
     targets = [t for t in last.targets if t in cb.fighters]
     dead = [t for t in targets if cb.fighters[t].condition == "dead" and last.dealt.get(t)]
@@ -195,12 +196,12 @@ def _redo_effects(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, la
                 deconcentrate(sc, dice, r.target, r.damage, ctx.settings)
     ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="effects", roll=rolled[0], left=left, by=by,
                     old=last.roll, spell=spell.name, results=results,
-                    damage_before=sum(last.dealt.values()), damage=sum(r.damage for r in results))  # type: ignore[arg-type]
+                    damage_before=sum(last.dealt.values()), damage=sum(r.damage for r in results))
     return finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
 def _redo_tie(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-              by: str) -> list[Emit]:
+              by: RerolledBy) -> list[Emit]:
     """A new d6 for the roller's die of the tie-break's last round (L1202); level again at the top, those
     level roll further rounds. Only before any of the tied combatants has acted."""
     rounds = [dict(r) for r in cb.tie_rounds]
@@ -217,16 +218,16 @@ def _redo_tie(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: 
     if len(level) > 1:
         rounds.extend(c.roll_tie_break(dice, level))
     redone = RollRedone(name=cmd.combat, character=cmd.actor, kind="tie-break", roll=roll, left=left, by=by,
-                        old=old, total=roll.total)  # type: ignore[arg-type]
+                        old=old, total=roll.total)
     tie = TieBroken(name=cmd.combat, it=cb.tie_it, rounds=rounds, winner=c.tie_winner(rounds))
-    return finish(state, cmd.combat, [redone, tie], ctx.rounding)
+    return finish(state, cmd.combat, [redone, tie], ctx.mode)
 
 
 def _redo_explosion(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-                    by: str) -> list[Emit]:
+                    by: RerolledBy) -> list[Emit]:
     """New dice for an over-capacity blast ([1d4] per PM, L1093): its one total hit the caster and everyone
     within 6 m, so each one still alive has its PV moved by the difference (no DP nor DM)."""
-    mode = ctx.rounding
+    mode = ctx.mode
     roll = ctx.dice().roll(last.dmg, purpose="chance reroll")
     sc = Scratch(state, cb, mode)
     for fid in last.targets:
@@ -234,12 +235,12 @@ def _redo_explosion(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, 
             sc.change(fid, last.amount - roll.total, f"explosion du cristal {last.crystal} rebrassée (Chance)")
     ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="explosion", roll=roll, left=left, by=by,
                     old=last.roll, crystal=last.crystal, targets=list(last.targets), damage_before=last.amount,
-                    damage=roll.total, total=roll.total)  # type: ignore[arg-type]
+                    damage=roll.total, total=roll.total)
     return finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
 def _redo_crystal(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-                  by: str) -> list[Emit]:
+                  by: RerolledBy) -> list[Emit]:
     """A new d20 for Verrou or Vision Cristalline (L1119-L1135): the PM stay paid; the action lasts the
     Temps and the combustion on a success, the Temps alone on a failure, so the IT moves by the difference;
     Verrou now locks the crystal or not; Vision now shows what it holds or nothing."""
@@ -249,7 +250,7 @@ def _redo_crystal(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, la
     roll = ctx.dice().roll("1d20", purpose="chance reroll")
     total = last.cnc + roll.total
     success = total >= spell.cnc
-    seconds = m.spell_durations(time_of(spell, ""), spell.cnc, ctx.rounding, success=success).total  # type: ignore[arg-type]
+    seconds = m.spell_durations(time_of(spell, ""), spell.cnc, ctx.mode, success=success).total
     before = cb.it[cmd.actor]
     shown = ""
     crystal = state.crystals.get(last.crystal)
@@ -264,17 +265,17 @@ def _redo_crystal(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, la
     ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="crystal", roll=roll, left=left, by=by,
                     old=last.roll, spell=spell.name, crystal=last.crystal, total=seconds, margin=total - spell.cnc,
                     success=success, it_before=before, it_after=before - last.amount + seconds,
-                    seen=shown)  # type: ignore[arg-type]
-    return finish(state, cmd.combat, [ev], ctx.rounding)
+                    seen=shown)
+    return finish(state, cmd.combat, [ev], ctx.mode)
 
 
 def _redo_fermeture(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-                    by: str) -> list[Emit]:
+                    by: RerolledBy) -> list[Emit]:
     """A new d20 for Fermeture Cristalline (L1077, L1115): the PM stay paid; both spells must succeed, so the
     spell is now stored or not, and a spell above the crystal's capacity now explodes it (L1093: [1d4] per
     PM to the caster and those within 6 m, rolled here). The action lasts the stored spell's Temps, plus
     its combustion when both succeed: the IT moves by the difference."""
-    mode = ctx.rounding
+    mode = ctx.mode
     ferm = crystal_spell(state, "fermeture_cristalline")
     held = state.crystals.get(last.crystal)
     assert last.stored is not None
@@ -290,7 +291,7 @@ def _redo_fermeture(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, 
     result = cr.store_in_crystal(cr.Crystal(capacity=last.capacity), last.stored, spell_success=last.spell_ok,
                                  fermeture_success=success)
     spell = content(state).spell(last.stored.name)
-    seconds = m.spell_durations(time_of(spell, last.time), spell.cnc, mode,  # type: ignore[arg-type]
+    seconds = m.spell_durations(time_of(spell, last.time), spell.cnc, mode,
                                 success=last.spell_ok and success).total
     before = cb.it[cmd.actor]
     sc = Scratch(state, cb, mode)
@@ -305,16 +306,16 @@ def _redo_fermeture(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, 
                     old=last.roll, spell=ferm.name, crystal=last.crystal, total=seconds, margin=total - ferm.cnc,
                     success=success, it_before=before, it_after=before - last.amount + seconds,
                     outcome=result.outcome, blast=blast, targets=hit,
-                    damage=blast.total if blast else 0)  # type: ignore[arg-type]
+                    damage=blast.total if blast else 0)
     return finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
 def _redo_liberation(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-                     by: str) -> list[Emit]:
+                     by: RerolledBy) -> list[Emit]:
     """A new d20 for Libération Cristalline (L1099-L1105): the PM stay paid. A failure now keeps the spell in
     the crystal (its targets get back the PV its release took); a success now sets the stored spell off on
     the targets named at the release, with its own effect dice (no CNC nor PM for it, L1105)."""
-    mode = ctx.rounding
+    mode = ctx.mode
     lib = crystal_spell(state, "liberation_cristalline")
     held = state.crystals.get(last.crystal)
     stored = last.stored
@@ -327,7 +328,7 @@ def _redo_liberation(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context,
     roll = dice.roll("1d20", purpose="chance reroll")
     total = last.cnc + roll.total
     success = total >= lib.cnc
-    seconds = m.spell_durations(time_of(lib, ""), lib.cnc, mode, success=success).total  # type: ignore[arg-type]
+    seconds = m.spell_durations(time_of(lib, ""), lib.cnc, mode, success=success).total
     before = cb.it[cmd.actor]
     sc = Scratch(state, cb, mode)
     after: list[Event] = []
@@ -345,7 +346,7 @@ def _redo_liberation(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context,
                     old=last.roll, spell=lib.name, crystal=last.crystal, total=seconds, margin=total - lib.cnc,
                     success=success, it_before=before, it_after=before - last.amount + seconds,
                     released=stored.name if success else "", targets=list(last.targets),
-                    damage_before=sum(last.dealt.values()))  # type: ignore[arg-type]
+                    damage_before=sum(last.dealt.values()))
     return finish(state, cmd.combat, [ev, *after, *sc.events], mode)
 
 
@@ -378,7 +379,7 @@ _REDONE_TEXT: dict[str, Any] = {
 }
 
 
-_OUTCOME = {"stored": ", sort emmagasiné", "failed": ", rien d'emmagasiné", "exploded": ", le cristal explose"}
+_OUTCOME: dict[str, str] = {"stored": ", sort emmagasiné", "failed": ", rien d'emmagasiné", "exploded": ", le cristal explose"}
 
 
 def summarize_redone(rec: Any) -> str:

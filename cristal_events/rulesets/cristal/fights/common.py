@@ -11,6 +11,7 @@ from ....bounds import as_int
 from ....dice import Dice, parse
 from ....errors import DiceError, RuleError, UnknownEntity
 from ....events import Event
+from ....rounding import RoundingMode, as_mode
 from ....ruleset import Emit
 from .. import alignment as al
 from .. import characters, progression
@@ -19,7 +20,7 @@ from .. import magic as m
 from ..content import ItemTemplate, SpellDef, race_for_sex
 from ..equipment import effective_fixed
 from ..stable import stable_states
-from ..state import CristalState
+from ..state import Condition, CristalState
 from .fold import apply
 from .model import (
     STAT_KEYS,
@@ -99,7 +100,7 @@ _NUMBER_FIELDS = frozenset(CombatNumbers.__struct_fields__)
 Numbers = Callable[[str], CombatNumbers]  # a combatant's numbers by id, for one decision
 
 
-def numbers_of(state: CristalState, cb: Combat, mode: str) -> Numbers:
+def numbers_of(state: CristalState, cb: Combat, mode: RoundingMode) -> Numbers:
     """The numbers of the combatants of ``cb``, each built once (one decision reads them many times:
     the turn order, the attacker, the target, the damage)."""
     memo: dict[str, CombatNumbers] = {}
@@ -112,7 +113,7 @@ def numbers_of(state: CristalState, cb: Combat, mode: str) -> Numbers:
     return of
 
 
-def _own_numbers(state: CristalState, ch: characters.Character, mode: str) -> CombatNumbers:
+def _own_numbers(state: CristalState, ch: characters.Character, mode: RoundingMode) -> CombatNumbers:
     """A character's numbers from its stable and fixed states (the same rules as its sheet, L244-L354)."""
     pack = content(state)
     st = characters.stable_of(ch, pack, mode)
@@ -120,7 +121,7 @@ def _own_numbers(state: CristalState, ch: characters.Character, mode: str) -> Co
     worn = characters.equipped(ch)
     fixed = effective_fixed(characters.current_fixed(ch), worn)
     bare = stable_states(race, ch.classes, characters.current_fixed(ch), worn, weapon=None,
-                         mode=mode, content=pack)  # type: ignore[arg-type]
+                         mode=mode, content=pack)
     main = characters.main_weapon(ch)
     vol_max = progression.class_bonuses(pack, ch.classes).points.get("Vol", 0)
     used = ch.pools_used
@@ -136,7 +137,7 @@ def _own_numbers(state: CristalState, ch: characters.Character, mode: str) -> Co
     )
 
 
-def numbers(state: CristalState, cb: Combat, fid: str, mode: str) -> CombatNumbers:
+def numbers(state: CristalState, cb: Combat, fid: str, mode: RoundingMode) -> CombatNumbers:
     """Everything known about a combatant: its own numbers, then the GM's numbers, then current PV/PM."""
     f = fighter(cb, fid)
     ch = state.characters.get(fid)
@@ -200,7 +201,7 @@ def check_stats(state: CristalState, fid: str, stats: dict[str, int | str]) -> d
 
 # =========================================================================== the timeline
 
-def timeline(state: CristalState, cb: Combat, mode: str, nums: Numbers | None = None) -> tuple[c.Combatant, ...]:
+def timeline(state: CristalState, cb: Combat, mode: RoundingMode, nums: Numbers | None = None) -> tuple[c.Combatant, ...]:
     """The fight as the pure timeline sees it (unconscious and dead fighters are skipped); ``nums``:
     the decision's numbers (:func:`numbers_of`)."""
     of = nums or numbers_of(state, cb, mode)
@@ -218,7 +219,7 @@ def valid_ties(cb: Combat) -> dict[str, int]:
 def whose_turn(state: CristalState, name: str, mode: str = "round", nums: Numbers | None = None) -> str:
     """Who acts now: the smallest IT, then the higher REF, then the recorded tie-break die (L1200-L1202)."""
     cb = combat_named(state, name)
-    line = timeline(state, cb, mode, nums)
+    line = timeline(state, cb, as_mode(mode), nums)
     tied = c.tied_for_dice(line)
     ties = valid_ties(cb)
     if tied and any(t not in ties for t in tied):
@@ -228,7 +229,7 @@ def whose_turn(state: CristalState, name: str, mode: str = "round", nums: Number
 
 
 
-def turn(state: CristalState, cb: Combat, fid: str, mode: str, *, releasing: bool = False,
+def turn(state: CristalState, cb: Combat, fid: str, mode: RoundingMode, *, releasing: bool = False,
           nums: Numbers | None = None) -> Fighter:
     f = fighter(cb, fid)
     if f.condition != "conscious":
@@ -246,11 +247,11 @@ def turn(state: CristalState, cb: Combat, fid: str, mode: str, *, releasing: boo
 class Scratch:
     """PV, PM and conditions as they change during one decision, and the events that record it."""
 
-    def __init__(self, state: CristalState, cb: Combat, mode: str):
+    def __init__(self, state: CristalState, cb: Combat, mode: RoundingMode):
         self.state, self.cb, self.mode = state, cb, mode
         self.nums = numbers_of(state, cb, mode)  # the decision's numbers, each combatant's built once
         self.pv: dict[str, int] = {}
-        self.cond: dict[str, str] = {}
+        self.cond: dict[str, Condition] = {}
         self.events: list[Event] = []
 
     def pv_of(self, fid: str) -> int:
@@ -258,14 +259,14 @@ class Scratch:
             self.pv[fid] = need(self.nums(fid).PV, fid, "PV")
         return self.pv[fid]
 
-    def cond_of(self, fid: str) -> str:
+    def cond_of(self, fid: str) -> Condition:
         return self.cond.get(fid, self.cb.fighters[fid].condition)
 
     def change(self, fid: str, delta: int, cause: str, *, cap: int | None = None) -> None:
         if self.cond_of(fid) == "dead" or delta == 0:
             return
         nums = self.nums(fid)
-        before = c.Vitals(pv=self.pv_of(fid), state=self.cond_of(fid))  # type: ignore[arg-type]
+        before = c.Vitals(pv=self.pv_of(fid), state=self.cond_of(fid))
         after = c.change_pv(before, delta, race_pv=int_or(nums.PVrace), con=int_or(nums.CON), pv_max=cap)
         self.pv[fid] = after.pv
         self.events.append(PvChanged(name=self.cb.name, character=fid, delta=after.pv - before.pv,
@@ -276,7 +277,7 @@ class Scratch:
                                                 pv=after.pv))
 
 
-def hurt_target(sc: Scratch, dice: Dice, tid: str, damage: int, cause: str, mode: str, settings: Any = None) -> None:
+def hurt_target(sc: Scratch, dice: Dice, tid: str, damage: int, cause: str, mode: RoundingMode, settings: Any = None) -> None:
     """Damage, then deconcentration of a target hit during its incantation (L969-L972)."""
     sc.change(tid, -damage, cause)
     deconcentrate(sc, dice, tid, damage, settings)
@@ -316,7 +317,7 @@ def _time_of(spell: SpellDef, override: str, remembered: str = "") -> m.SpellTim
     return m.parse_spell_time(raw)
 
 
-def finish(state: CristalState, name: str, events: list[Event], mode: str) -> list[Emit]:
+def finish(state: CristalState, name: str, events: list[Event], mode: RoundingMode) -> list[Emit]:
     """Fold the decision's events, then let the unconscious bleed for the time that passed (L371)."""
     after = state
     for ev in events:

@@ -47,9 +47,9 @@ def _cast(state: CristalState, cb: Combat, actor: str, key: str, penalties: list
     """Pay and roll a crystal spell; the seconds it takes (Temps + combustion on a success)."""
     spell = crystal_spell(state, key)
     require_known(state, actor, spell.name)
-    sc = Scratch(state, cb, ctx.rounding)
+    sc = Scratch(state, cb, ctx.mode)
     res = pay(sc, actor, sc.nums(actor), spell.pm_base, spell.cnc, [], ctx.dice(), ctx, penalties, 0, None)
-    dur = m.spell_durations(time_of(spell, ""), spell.cnc, ctx.rounding, success=res.success)  # type: ignore[arg-type]
+    dur = m.spell_durations(time_of(spell, ""), spell.cnc, ctx.mode, success=res.success)
     sc.events.append(PmSpent(name=cb.name, character=actor, pm=res.pm_before - res.pm_after, pm_after=res.pm_after))
     sc.change(actor, -res.pv_damage, f"{spell.name} : PM puisés sous 0")
     return sc, res, dur.total
@@ -57,28 +57,28 @@ def _cast(state: CristalState, cb: Combat, actor: str, key: str, penalties: list
 
 def decide_lock(state: CristalState, cmd: LockCrystal, ctx: Context) -> list[Emit]:
     cb = active(state, cmd.combat)
-    turn(state, cb, cmd.actor, ctx.rounding)
+    turn(state, cb, cmd.actor, ctx.mode)
     cr.lock_crystal(_crystal(state, cmd.crystal), cmd.actor)  # holds a spell, not locked yet
     sc, res, seconds = _cast(state, cb, cmd.actor, "verrou_cristallin", list(cmd.penalties), ctx)
     ev = CrystalLocked(name=cmd.combat, caster=cmd.actor, crystal=cmd.crystal, success=res.success,
                        roll=res.concentration.roll, pm_cost=res.pm_cost, pm_after=res.pm_after, seconds=seconds,
                        overdraw_pv=res.pv_damage, cnc_total=res.concentration.total)
-    return finish(state, cmd.combat, [ev, *sc.events], ctx.rounding)
+    return finish(state, cmd.combat, [ev, *sc.events], ctx.mode)
 
 
 def decide_unlock(state: CristalState, cmd: UnlockCrystal, ctx: Context) -> list[Emit]:
     cb = active(state, cmd.combat)
-    turn(state, cb, cmd.actor, ctx.rounding)
+    turn(state, cb, cmd.actor, ctx.mode)
     if cmd.seconds < 0:
         raise RuleError(f"An action cannot last {cmd.seconds} seconds.")
     cr.unlock_crystal(_crystal(state, cmd.crystal), cmd.actor)
     ev = CrystalUnlocked(name=cmd.combat, caster=cmd.actor, crystal=cmd.crystal, seconds=cmd.seconds)
-    return finish(state, cmd.combat, [ev], ctx.rounding)
+    return finish(state, cmd.combat, [ev], ctx.mode)
 
 
 def decide_inspect(state: CristalState, cmd: InspectCrystal, ctx: Context) -> list[Emit]:
     cb = active(state, cmd.combat)
-    turn(state, cb, cmd.actor, ctx.rounding)
+    turn(state, cb, cmd.actor, ctx.mode)
     crystal = _crystal(state, cmd.crystal)
     sc, res, seconds = _cast(state, cb, cmd.actor, "vision_cristalline", list(cmd.penalties), ctx)
     locked, stored = crystal.locked_by is not None, None
@@ -90,7 +90,7 @@ def decide_inspect(state: CristalState, cmd: InspectCrystal, ctx: Context) -> li
                           locked=res.success and locked,
                           spell=stored.name if stored else "", pm=stored.pm if stored else 0,
                           spends={s.effect.name: s.pm for s in stored.spends} if stored else {})
-    return finish(state, cmd.combat, [ev, *sc.events], ctx.rounding)
+    return finish(state, cmd.combat, [ev, *sc.events], ctx.mode)
 
 
 # --------------------------------------------------------------------------- read side

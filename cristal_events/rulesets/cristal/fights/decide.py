@@ -8,17 +8,17 @@ from ....dice import parse
 from ....display import plain_id
 from ....errors import DiceError, RuleError, UnknownEntity
 from ....rolls import Roll
+from ....rounding import RoundingMode
 from ....ruleset import Context, Emit
 from .. import alignment as al
 from .. import combat as c
 from ..content import ItemTemplate, RaceWeapon, did_you_mean, find_named
 from ..stable import dmg as stable_dmg
 from ..state import CristalState
-from .common import (  # noqa: F401
+from .common import (
     Scratch,
     active,
     check_stats,
-    combat_named,
     fighter,
     finish,
     hurt_target,
@@ -31,7 +31,6 @@ from .common import (  # noqa: F401
     turn,
     valid_ties,
     voleur_check,
-    whose_turn,
 )
 from .fold import apply
 from .model import (
@@ -81,7 +80,7 @@ def tie_first(decide: Any) -> Any:
         cb = state.combats.get(cmd.combat)
         if cb is None or not cb.active or ctx.faces is None or not _level_it(cb):
             return decide(state, cmd, ctx)
-        tied = c.tied_for_dice(timeline(state, cb, ctx.rounding))
+        tied = c.tied_for_dice(timeline(state, cb, ctx.mode))
         ties = valid_ties(cb)
         if not tied or all(t in ties for t in tied):
             return decide(state, cmd, ctx)
@@ -132,10 +131,10 @@ def decide_join(state: CristalState, cmd: JoinCombat, ctx: Context) -> list[Emit
     if cmd.fighter in cb.fighters:
         raise RuleError(f"{cmd.fighter} is already in the combat {cmd.combat!r}.")
     its = [cb.it[f.id] for f in cb.fighters.values() if f.condition == "conscious"]
-    it = cmd.it if cmd.it is not None else c.newcomer_it(its, ctx.rounding)  # type: ignore[arg-type]
+    it = cmd.it if cmd.it is not None else c.newcomer_it(its, ctx.mode)
     ev = CombatJoined(name=cmd.combat, fighter=_entry(state, cmd.fighter, it, dict(cmd.stats)),
                       averaged=cmd.it is None)
-    return finish(state, cmd.combat, [ev], ctx.rounding)
+    return finish(state, cmd.combat, [ev], ctx.mode)
 
 
 def decide_initiative(state: CristalState, cmd: RollInitiative, ctx: Context) -> list[Emit]:
@@ -144,12 +143,12 @@ def decide_initiative(state: CristalState, cmd: RollInitiative, ctx: Context) ->
         raise RuleError("Initiative is rolled only once, at the very start of the combat (L1315).")
     ids = list(cmd.fighters) or list(cb.fighters)
     dice = ctx.dice()
-    results = []
+    results: list[InitiativeResult] = []
     for fid in ids:
         f = fighter(cb, fid)
         if f.initiative or fid in [r.id for r in results]:
             raise RuleError(f"{fid} has already rolled initiative in this combat.")
-        ini = c.roll_initiative(dice, int_or(numbers(state, cb, fid, ctx.rounding).REF), cb.it[fid])
+        ini = c.roll_initiative(dice, int_or(numbers(state, cb, fid, ctx.mode).REF), cb.it[fid])
         assert ini.roll is not None
         results.append(InitiativeResult(id=fid, base_it=ini.base_it, ref=ini.ref, die=ini.die, it=ini.it,
                                         roll=ini.roll))
@@ -158,7 +157,7 @@ def decide_initiative(state: CristalState, cmd: RollInitiative, ctx: Context) ->
 
 def decide_next(state: CristalState, cmd: NextTurn, ctx: Context) -> list[Emit]:
     cb = active(state, cmd.combat)
-    line = timeline(state, cb, ctx.rounding)
+    line = timeline(state, cb, ctx.mode)
     tied = c.tied_for_dice(line)
     ties = valid_ties(cb)
     if not tied or all(t in ties for t in tied):
@@ -171,13 +170,13 @@ def decide_next(state: CristalState, cmd: NextTurn, ctx: Context) -> list[Emit]:
 
 def decide_act(state: CristalState, cmd: TakeAction, ctx: Context) -> list[Emit]:
     cb = active(state, cmd.combat)
-    turn(state, cb, cmd.actor, ctx.rounding)
+    turn(state, cb, cmd.actor, ctx.mode)
     given = (cmd.seconds is not None) + bool(cmd.action) + (cmd.move_m is not None)
     if given != 1:
         raise RuleError("Give the action's duration in seconds, a key of the duration table, or a move in metres: one of them.")
     rolls: list[Roll] = []
     if cmd.move_m is not None:
-        seconds, label = _move_seconds(state, cb, cmd, ctx.rounding)
+        seconds, label = _move_seconds(state, cb, cmd, cmd.move_m, ctx.mode)
     elif cmd.action:
         d = c.action_duration(cmd.action, ctx.dice() if isinstance(c.action(cmd.action).duration, str) else None,
                               times=cmd.times)
@@ -192,10 +191,10 @@ def decide_act(state: CristalState, cmd: TakeAction, ctx: Context) -> list[Emit]
             raise RuleError(f"{cmd.aid} is {target.condition}; only an unconscious character can be helped.")
     ev = ActionTaken(name=cmd.combat, actor=cmd.actor, what=cmd.what or label, seconds=seconds, action=cmd.action,
                      rolls=rolls, aided=cmd.aid)
-    return finish(state, cmd.combat, [ev], ctx.rounding)
+    return finish(state, cmd.combat, [ev], ctx.mode)
 
 
-def _move_seconds(state: CristalState, cb: Combat, cmd: TakeAction, mode: str) -> tuple[int, str]:
+def _move_seconds(state: CristalState, cb: Combat, cmd: TakeAction, move_m: float, mode: RoundingMode) -> tuple[int, str]:
     """A move at the race's cruise or top speed: t = 3.6 × d / v (L1286-L1290, D11)."""
     race_name = numbers(state, cb, cmd.actor, mode).race
     if not isinstance(race_name, str) or not race_name:
@@ -210,16 +209,16 @@ def _move_seconds(state: CristalState, cb: Combat, cmd: TakeAction, mode: str) -
                         f"{', '.join(m.mode for m in race.movement)}.")
     kmh = move.cruise_kmh if cmd.pace == "cruise" else move.top_kmh
     pace = "vitesse de croisière" if cmd.pace == "cruise" else "vitesse de pointe"
-    return c.travel_seconds(cmd.move_m, kmh, mode), f"{move.mode} {cmd.move_m:g} m ({pace}, {kmh:g} km/h)"
+    return c.travel_seconds(move_m, kmh, mode), f"{move.mode} {move_m:g} m ({pace}, {kmh:g} km/h)"
 
 
 def decide_pass(state: CristalState, cmd: PassTurn, ctx: Context) -> list[Emit]:
     cb = active(state, cmd.combat)
-    turn(state, cb, cmd.actor, ctx.rounding)
-    line = c.pass_turn(timeline(state, cb, ctx.rounding), cmd.actor, tie_rolls=valid_ties(cb))
+    turn(state, cb, cmd.actor, ctx.mode)
+    line = c.pass_turn(timeline(state, cb, ctx.mode), cmd.actor, tie_rolls=valid_ties(cb))
     new_it = next(x.it for x in line if x.name == cmd.actor)
     ev = TurnPassed(name=cmd.combat, actor=cmd.actor, seconds=new_it - cb.it[cmd.actor])
-    return finish(state, cmd.combat, [ev], ctx.rounding)
+    return finish(state, cmd.combat, [ev], ctx.mode)
 
 
 def _arms(state: CristalState, fid: str, weapon: ItemTemplate | None, projectile: ItemTemplate | None,
@@ -307,7 +306,7 @@ def _carried(state: CristalState, fid: str, name: str) -> ItemTemplate | None:
 
 
 def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
-    mode = ctx.rounding
+    mode = ctx.mode
     cb = active(state, cmd.combat)
     sc = Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
     f = turn(state, cb, cmd.actor, mode, nums=sc.nums)
@@ -341,7 +340,7 @@ def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
         # the attacker's own ATT and DMG (its main weapon, or the GM's numbers); bare-handed, the IT of
         # the race's natural attack, else 6 (L1263)
         att, weapon_att = need(a.ATT, cmd.actor, "ATT"), 0
-        dmg = a.DMG if a.DMG is not None else stable_dmg(frc, None, mode)[0]  # type: ignore[arg-type]
+        dmg = a.DMG if a.DMG is not None else stable_dmg(frc, None, mode)[0]
         own_it = a.IT
         if natural is not None:
             dmg = natural.dmg if natural.dmg and _is_dice(natural.dmg) else dmg
@@ -361,7 +360,7 @@ def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
             seconds = c.attack_duration(projectile.it, p_it) if projectile.it is not None else c.attack_duration(p_it)
         else:
             assert weapon is not None
-            dmg = stable_dmg(frc, weapon, mode)[0]  # type: ignore[arg-type]
+            dmg = stable_dmg(frc, weapon, mode)[0]
             seconds = c.attack_duration(weapon.it)
     vol = voleur_check(state, a, f, "Attaque de dos") if cmd.back else 0
     dice = ctx.dice()
@@ -392,7 +391,7 @@ def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
 
 def decide_ability(state: CristalState, cmd: UseAbility, ctx: Context) -> list[Emit]:
     cb = active(state, cmd.combat)
-    f = turn(state, cb, cmd.actor, ctx.rounding)
+    f = turn(state, cb, cmd.actor, ctx.mode)
     if cmd.seconds < 0:
         raise RuleError(f"An action cannot last {cmd.seconds} seconds.")
     if cmd.target:
@@ -402,14 +401,14 @@ def decide_ability(state: CristalState, cmd: UseAbility, ctx: Context) -> list[E
     name = find(content(state).class_def("Voleur"), cmd.ability).name
     if name == "Attaque de dos":
         raise RuleError("Attaque de dos is an attack: use 'combat attack ... --back'.")
-    cost = voleur_check(state, numbers(state, cb, cmd.actor, ctx.rounding), f, name)
+    cost = voleur_check(state, numbers(state, cb, cmd.actor, ctx.mode), f, name)
     ev = AbilityUsed(name=cmd.combat, actor=cmd.actor, ability=name, cost=cost, seconds=cmd.seconds,
                      target=cmd.target)
-    return finish(state, cmd.combat, [ev], ctx.rounding)
+    return finish(state, cmd.combat, [ev], ctx.mode)
 
 
 def decide_align(state: CristalState, cmd: UseAlignment, ctx: Context) -> list[Emit]:
-    mode = ctx.rounding
+    mode = ctx.mode
     cb = active(state, cmd.combat)
     sc = Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
     f = turn(state, cb, cmd.actor, mode, nums=sc.nums)

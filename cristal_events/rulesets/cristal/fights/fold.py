@@ -151,7 +151,7 @@ def _ev_tie(state: CristalState, ev: TieBroken) -> _Folded:
 
 def _ev_action(state: CristalState, ev: ActionTaken) -> _Folded:
     cb = state.combats[ev.name]
-    rolled = {"last_roll": LastRoll(kind="duration", it_after=cb.it[ev.actor] + ev.seconds, roll=ev.rolls[0],
+    rolled: dict[str, Any] = {"last_roll": LastRoll(kind="duration", it_after=cb.it[ev.actor] + ev.seconds, roll=ev.rolls[0],
                                     times=len(ev.rolls), amount=ev.seconds)} if ev.rolls else {}
     cb = _add_it(cb, ev.actor, ev.seconds, **rolled)
     if ev.aided:

@@ -8,7 +8,11 @@ from .. import characters
 from ..content import Content
 
 # the combat state lives in ``..state`` with the rest of the ruleset's state; re-exported here
-from ..state import Combat, CristalState, Fighter, Incantation, LastAttack, LastRoll  # noqa: F401
+from ..state import Combat, CristalState
+from ..state import Fighter as Fighter
+from ..state import Incantation as Incantation
+from ..state import LastAttack as LastAttack
+from ..state import LastRoll as LastRoll
 from .events import *  # noqa: F403  (re-exported: ``from .model import AttackResolved`` works)
 
 STAT_KEYS = ("ATT", "DP", "DM", "CNC", "DMG", "PV", "PM", "PVmax", "PMmax", "REF", "CON", "FRC", "PVrace", "race",

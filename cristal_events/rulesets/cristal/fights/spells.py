@@ -9,6 +9,7 @@ import msgspec
 from ....dice import Dice
 from ....errors import RuleError, UnknownEntity
 from ....events import Event
+from ....rounding import RoundingMode
 from ....ruleset import Context, Emit
 from .. import alignment as al
 from .. import combat as c
@@ -65,7 +66,7 @@ def effect_spends(spell: SpellDef, given: dict[str, int]) -> list[m.EffectSpend]
 
 
 def apply_effects(sc: Scratch, dice: Dice, caster: str, spell_name: str, spends: list[m.EffectSpend],
-                   targets: list[str], lowered: dict[str, int], mode: str, *, hurt: bool = True) -> list[TargetResult]:
+                   targets: list[str], lowered: dict[str, int], mode: RoundingMode, *, hurt: bool = True) -> list[TargetResult]:
     """Effects per target after its DM (L1024-L1036); DMG effects hurt, each target rolls its own dice
     (``hurt=False``: the results only, for a Chance reroll that moves the PV by the difference)."""
     results = []
@@ -115,17 +116,17 @@ def _worst_alignment(nums: CombatNumbers, sc: Scratch, targets: list[str], beyon
     return min(pens, default=0)
 
 
-def _combustion_on_success(spell: SpellDef, time: m.SpellTime, mode: str, accompanying: int | None) -> int:
+def _combustion_on_success(spell: SpellDef, time: m.SpellTime, mode: RoundingMode, accompanying: int | None) -> int:
     """The combustion a successful cast pays (L1271, D23), kept for a Chance reroll of a failed roll."""
     if time.kind == "simultane":
         return accompanying or 0
     if spell.combustion is not None:
         return spell.combustion
-    return m.spell_durations(time, spell.cnc, mode).combustion  # type: ignore[arg-type]
+    return m.spell_durations(time, spell.cnc, mode).combustion
 
 
 def decide_cast(state: CristalState, cmd: CastSpell, ctx: Context) -> list[Emit]:
-    mode = ctx.rounding
+    mode = ctx.mode
     cb = active(state, cmd.combat)
     sc = Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
     turn(state, cb, cmd.actor, mode, nums=sc.nums)
@@ -146,7 +147,7 @@ def decide_cast(state: CristalState, cmd: CastSpell, ctx: Context) -> list[Emit]
     res = pay(sc, cmd.actor, nums, spell.pm_base, spell.cnc, spends, dice, ctx, list(cmd.penalties),
                _worst_alignment(nums, sc, list(cmd.targets), ctx.settings.alignment_beyond_20), spell.pm_max)
     chk = res.concentration
-    dur = m.spell_durations(time, spell.cnc, mode, success=chk.success, accompanying_seconds=cmd.accompanying)  # type: ignore[arg-type]
+    dur = m.spell_durations(time, spell.cnc, mode, success=chk.success, accompanying_seconds=cmd.accompanying)
     if spell.combustion is not None and chk.success and time.kind != "simultane":
         dur = m.SpellDurations(incantation=dur.incantation, combustion=spell.combustion)
     on_success = _combustion_on_success(spell, time, mode, cmd.accompanying)
@@ -169,7 +170,7 @@ def decide_cast(state: CristalState, cmd: CastSpell, ctx: Context) -> list[Emit]
 
 
 def decide_release(state: CristalState, cmd: ReleaseSpell, ctx: Context) -> list[Emit]:
-    mode = ctx.rounding
+    mode = ctx.mode
     cb = active(state, cmd.combat)
     sc = Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
     f = turn(state, cb, cmd.actor, mode, releasing=True, nums=sc.nums)
@@ -209,7 +210,7 @@ def _blast_zone(cb: Any, actor: str, within: list[str]) -> list[str]:
 
 
 def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list[Emit]:
-    mode = ctx.rounding
+    mode = ctx.mode
     cb = active(state, cmd.combat)
     sc = Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
     turn(state, cb, cmd.actor, mode, nums=sc.nums)
@@ -247,7 +248,7 @@ def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list
     stored = cr.StoredSpell(name=spell.name, pm=first.pm_cost, spends=tuple(spends))
     result = cr.store_in_crystal(crystal, stored, spell_success=first.success, fermeture_success=second.success)
     # Fermeture is SIMULTANÉ: its combustion is the stored spell's cast (D23); a failure pays the incantation only
-    dur = m.spell_durations(time, spell.cnc, mode, success=first.success and second.success)  # type: ignore[arg-type]
+    dur = m.spell_durations(time, spell.cnc, mode, success=first.success and second.success)
     explosion, blast = "", None
     if result.outcome == "exploded" and result.explosion is not None:
         blast = cr.roll_explosion(dice, result.explosion)
@@ -275,7 +276,7 @@ def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list
 
 
 def decide_release_crystal(state: CristalState, cmd: ReleaseCrystal, ctx: Context) -> list[Emit]:
-    mode = ctx.rounding
+    mode = ctx.mode
     cb = active(state, cmd.combat)
     sc = Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
     turn(state, cb, cmd.actor, mode, nums=sc.nums)
@@ -291,7 +292,7 @@ def decide_release_crystal(state: CristalState, cmd: ReleaseCrystal, ctx: Contex
     nums = sc.nums(cmd.actor)
     dice = ctx.dice()
     res = pay(sc, cmd.actor, nums, lib.pm_base, lib.cnc, [], dice, ctx, list(cmd.penalties), 0, None)
-    dur = m.spell_durations(time_of(lib, ""), lib.cnc, mode, success=res.success)  # type: ignore[arg-type]
+    dur = m.spell_durations(time_of(lib, ""), lib.cnc, mode, success=res.success)
     ev = CrystalReleased(name=cmd.combat, caster=cmd.actor, crystal=cmd.crystal, success=res.success,
                          roll=res.concentration.roll, pm_cost=res.pm_cost, pm_after=res.pm_after, seconds=dur.total,
                          spell=stored.name if res.success else "", overdraw_pv=res.pv_damage,
@@ -337,7 +338,7 @@ def fresh_potion(item: Any, day: int | None, fade_days: int) -> None:
 
 
 def decide_potion(state: CristalState, cmd: UsePotion, ctx: Context) -> list[Emit]:
-    mode = ctx.rounding
+    mode = ctx.mode
     cb = active(state, cmd.combat)
     sc = Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
     turn(state, cb, cmd.actor, mode, nums=sc.nums)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ....errors import RuleError
+from ....rounding import as_mode
 from ..state import CristalState
-from .decide import combat_named, int_or, numbers, whose_turn
+from .common import combat_named, int_or, numbers, whose_turn
 from .model import (
     AbilityUsed,
     ActionTaken,
@@ -33,6 +34,11 @@ from .model import (
 )
 
 # =========================================================================== summaries
+
+#: what ``from .views import *`` gives the package: the package builds its own TURN_EVENTS and log_entry
+#: over these (adding the crystal spells')
+__all__ = ["summarize", "view"]
+
 
 def _swing_text(s: Swing) -> str:
     return f"{s.total} ({'touché, ' + str(s.damage) + ' dommages' if s.hit else 'manqué'})"
@@ -116,7 +122,7 @@ def view(state: CristalState, name: str, mode: str = "round") -> dict[str, Any]:
         nxt, why = None, str(exc)
     rows = []
     for f in sorted(cb.fighters.values(), key=lambda f: (cb.it[f.id], f.id)):
-        nums = numbers(state, cb, f.id, mode)
+        nums = numbers(state, cb, f.id, as_mode(mode))
         inc = f.incantation
         rows.append({"id": f.id, "it": cb.it[f.id], "pv": nums.PV, "pm": nums.PM,
                      "ref": int_or(nums.REF), "condition": f.condition,
