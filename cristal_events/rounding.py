@@ -15,6 +15,16 @@ RoundingMode = Literal["round", "truncate"]
 MODES: tuple[str, ...] = ("round", "truncate")
 
 
+def as_mode(text: str) -> RoundingMode:
+    """``text`` (a campaign header's rounding, checked against :data:`MODES` when the campaign was created)
+    as the rules take it; anything else is the error :func:`apply` raises."""
+    if text == "round":
+        return "round"
+    if text == "truncate":
+        return "truncate"
+    raise ValueError(f"unknown rounding mode {text!r}")
+
+
 def to_fraction(value: int | float | str | Fraction) -> Fraction:
     """Exact value of ``value`` (a float goes through its shortest decimal repr: 0.1 -> 1/10)."""
     if isinstance(value, Fraction):

@@ -20,7 +20,7 @@ entry-point group).
 
 import hashlib
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, TypeVar, overload
 
 import msgspec
 
@@ -28,6 +28,7 @@ from .dice import Dice
 from .errors import RuleError
 from .events import CampaignCreated, Event
 from .records import RecordedEvent
+from .rounding import RoundingMode, as_mode
 
 #: the campaign settings the core keeps beside the ruleset's (``fudge_policy``: what an override may
 #: do; see :data:`cristal_events.service.CORE_SETTINGS`): never handed to a ruleset's settings type
@@ -75,6 +76,32 @@ class Context(msgspec.Struct):
             else:
                 self._dice = Dice.keyed(self.dice_key.encode(), self.dice_salt, self.dice_first)
         return self._dice
+
+    @property
+    def mode(self) -> RoundingMode:
+        """``rounding`` typed as the rules take it (:func:`cristal_events.rounding.as_mode`)."""
+        return as_mode(self.rounding)
+
+
+E = TypeVar("E", bound=Event)
+E2 = TypeVar("E2", bound=Event)
+E3 = TypeVar("E3", bound=Event)
+E4 = TypeVar("E4", bound=Event)
+
+
+@overload
+def event_of(original: RecordedEvent, cls: type[E]) -> E: ...
+@overload
+def event_of(original: RecordedEvent, cls: tuple[type[E], type[E2], type[E3]]) -> E | E2 | E3: ...
+@overload
+def event_of(original: RecordedEvent, cls: tuple[type[E], type[E2], type[E3], type[E4]]) -> E | E2 | E3 | E4: ...
+def event_of(original: RecordedEvent, cls: Any) -> Any:
+    """The event a compensator amends, as the class its table entry was registered for (``cls``, or one
+    of them): the compensators are looked up by the event's class, so another class is a wiring error."""
+    ev = original.event
+    if not isinstance(ev, cls):
+        raise TypeError(f"position {original.position} holds a {type(ev).__name__}, not a {cls}")
+    return ev
 
 
 def derive_seed(material: str, position: int) -> int:

@@ -18,7 +18,7 @@ from .common import POSITION, SEED, actor, echo, emit_json, json_option, open_ca
 from .settings import InitCommand
 
 
-def _parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
+def parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")
@@ -55,7 +55,7 @@ def init_cmd(ctx: click.Context, path: str | None, name: str, ruleset: str, roun
     Example: cristal init taverne.db --name "La Taverne" --ruleset cristal --rounding round --seed 7
     """
     target = path or ctx.obj["db"]
-    chosen = _parse_settings(settings)
+    chosen = parse_settings(settings)
     policy = fudge_policy if ctx.get_parameter_source("fudge_policy") != click.core.ParameterSource.DEFAULT \
         or "fudge_policy" not in chosen else None  # --set fudge_policy=... counts when --fudge-policy is not typed
     camp = Campaign.create(target, name=name, ruleset=ruleset, rounding=rounding, seed=seed,

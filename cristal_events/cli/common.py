@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 import msgspec
 
 from .. import bounds
 from ..display import inert_json, visible
-from ..errors import DiceError, RuleError
+from ..errors import DiceError
 from ..service import Campaign, RecordedEvent
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
@@ -39,18 +39,14 @@ secret_option = click.option(
 
 
 def dice_option_with(help: str, metavar: str = "F[,F...]") -> Any:
-    """The one ``--dice`` option (a string of faces, parsed by :func:`parse_faces` when the command
-    runs: :func:`run` does), with the sentence of the command's own dice, and ``--secret``."""
-    dice = click.option("--dice", "dice", metavar=metavar, default=None, help=help)
+    """The one ``--dice`` option (faces ``13,4,4`` parsed by the click type :data:`FACES` into a list of
+    ints before the campaign is touched), with the sentence of the command's own dice, and ``--secret``."""
+    dice = click.option("--dice", "dice", type=FACES, metavar=metavar, default=None, help=help)
 
     def both(fn: Any) -> Any:
         return secret_option(dice(fn))
 
     return both
-
-
-dice_option = dice_option_with("The faces rolled at the table, in the order the rule rolls them; without it the "
-                               "engine rolls.")
 
 
 def open_campaign(ctx: click.Context, *, write: bool = False, readonly: bool = False) -> Campaign:
@@ -71,19 +67,18 @@ def open_campaign(ctx: click.Context, *, write: bool = False, readonly: bool = F
     return camp
 
 
-def run(ctx: click.Context, command: Any, as_json: bool, dice: str | None = None, *,
+def run(ctx: click.Context, command: Any, as_json: bool, dice: list[int] | None = None, *,
         then: Callable[[Campaign], tuple[dict[str, Any], Callable[[], None]]] | None = None) -> list[RecordedEvent]:
     """Execute ``command`` on the campaign of ``--db`` (its read models following) with the faces of
-    ``--dice`` (``"13,4,4"``; None: the engine rolls), and print what was recorded: a line
+    ``--dice`` (``[13, 4, 4]``, parsed by :data:`FACES`; None: the engine rolls), and print what was recorded: a line
     ``position  summary`` per event, or with ``--json`` the list of the events.
 
     ``then(camp)``, when given, is what to show after the events, as ``(json, print_text)``: the JSON
     becomes ``{"events": [...], **json}`` (each event without its stream) and ``print_text()`` prints
     its lines after the events' (the combat commands show the combat so)."""
-    faces = parse_faces(dice)  # what was typed is checked before the campaign is touched
     camp = open_campaign(ctx, write=True)
     secret = bool(ctx.meta.get(SECRET_KEY))
-    recs = camp.execute(command, actor=actor(ctx), faces=faces, secret=secret)
+    recs = camp.execute(command, actor=actor(ctx), faces=dice, secret=secret)
     if camp.last_sealed:  # a secret roll: its events, for the game master's eyes only
         return _show_sealed(camp, recs, as_json)
     extra, show = then(camp) if then is not None else ({}, None)
@@ -198,64 +193,103 @@ def emit_lines(lines: Iterable[str], *, err: bool = False) -> None:
         echo(line, err=err)
 
 
-def whole_number(text: str, what: str) -> int:
-    """``"+3"`` -> 3 (ASCII digits, an optional sign, within the bounds of :mod:`cristal_events.bounds`);
-    anything else is one sentence naming ``what``."""
-    return bounds.parse_int(text, what)
-
-
-def real_number(text: str, what: str) -> float:
-    """``"2,5"`` -> 2.5 (finite, within the bounds); anything else is one sentence naming ``what``."""
-    return bounds.parse_real(text, what)
-
-
-def int_pairs(items: tuple[str, ...], option: str, example: str, *,
-              quote: Callable[[str], str] = "'{}'".format) -> dict[str, int]:
-    """``("FRC=+1", "CHAR=-1")`` -> {"FRC": 1, "CHAR": -1}: the one KEY=N parser of the command line;
-    ``example`` shows the expected form, ``quote`` how the refusal quotes what was typed."""
-    out: dict[str, int] = {}
-    for pair in items:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key.strip():
-            raise RuleError(f"{option} expects {example}, got {quote(pair)}.")
-        out[key.strip()] = whole_number(raw, f"{option} {key.strip()}")
-    return out
+def refuse_value(sentence: str, ctx: click.Context | None) -> NoReturn:
+    """A value the command line cannot take: click's usage error (exit 2, nothing written) whose message is
+    exactly ``sentence`` (the web and console faces show it as is)."""
+    raise click.UsageError(sentence, ctx)
 
 
 class BoundedInt(click.ParamType):
-    """A click type: :func:`~cristal_events.bounds.parse_int` from ``lo`` to ``hi``."""
+    """A click type: :func:`~cristal_events.bounds.parse_int` from ``lo`` to ``hi``. Without ``what`` a bad
+    value is click's "Invalid value for '--opt': ..."; with it (:meth:`named`), the sentence names ``what``
+    ("XP amount '6O' is not a whole number.")."""
 
     name = "integer"
 
-    def __init__(self, lo: int = -bounds.LIMIT, hi: int = bounds.LIMIT):
-        self.lo, self.hi = lo, hi
+    def __init__(self, lo: int = -bounds.LIMIT, hi: int = bounds.LIMIT, what: str = ""):
+        self.lo, self.hi, self.what = lo, hi, what
+
+    def named(self, what: str) -> BoundedInt:
+        """The same bounds, a refusal naming ``what``."""
+        return BoundedInt(self.lo, self.hi, what)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
         if isinstance(value, int) and not isinstance(value, bool):
             text: Any = str(value)
         else:
             text = value
-        what = param.get_error_hint(ctx) if param is not None and ctx is not None else "Value"
+        what = self.what or (param.get_error_hint(ctx) if param is not None and ctx is not None else "Value")
         try:
             return bounds.parse_int(text, what, lo=self.lo, hi=self.hi)
         except bounds.OutOfBounds as exc:
+            if self.what:
+                refuse_value(str(exc), ctx)
             self.fail(str(exc).removeprefix(f"{what} "), param, ctx)
 
 
 class BoundedReal(click.ParamType):
-    """A click type: :func:`~cristal_events.bounds.parse_real` from ``lo`` to ``hi``."""
+    """A click type: :func:`~cristal_events.bounds.parse_real` from ``lo`` to ``hi`` (``what``: as
+    :class:`BoundedInt`)."""
 
     name = "number"
 
-    def __init__(self, lo: float = -bounds.REAL_LIMIT, hi: float = bounds.REAL_LIMIT):
-        self.lo, self.hi = lo, hi
+    def __init__(self, lo: float = -bounds.REAL_LIMIT, hi: float = bounds.REAL_LIMIT, what: str = ""):
+        self.lo, self.hi, self.what = lo, hi, what
+
+    def named(self, what: str) -> BoundedReal:
+        """The same bounds, a refusal naming ``what``."""
+        return BoundedReal(self.lo, self.hi, what)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
-        what = param.get_error_hint(ctx) if param is not None and ctx is not None else "Value"
+        what = self.what or (param.get_error_hint(ctx) if param is not None and ctx is not None else "Value")
         try:
             return bounds.parse_real(value, what, lo=self.lo, hi=self.hi)
         except bounds.OutOfBounds as exc:
+            if self.what:
+                refuse_value(str(exc), ctx)
             self.fail(str(exc).removeprefix(f"{what} "), param, ctx)
+
+
+class IntPair(click.ParamType):
+    """A click type, the one KEY=N parser of the command line: ``"FRC=+1"`` -> ``("FRC", 1)``; a
+    ``multiple=True`` option gives a tuple of pairs (``dict(pairs)``: a later KEY wins). ``example`` shows
+    the expected form, ``quote`` how the refusal quotes what was typed; the sentence names the option
+    ("--set expects STAT=N like FRC=+1, got 'FRC'.", "--set FRC 'x' is not a whole number.")."""
+
+    name = "KEY=N"
+
+    def __init__(self, example: str, *, quote: Callable[[str], str] = "'{}'".format):
+        self.example, self.quote = example, quote
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple[str, int]:
+        if isinstance(value, tuple):  # a default already parsed
+            return value
+        option = param.opts[0] if param is not None and param.opts else "Value"
+        key, sep, raw = str(value).partition("=")
+        if not sep or not key.strip():
+            refuse_value(f"{option} expects {self.example}, got {self.quote(str(value))}.", ctx)
+        try:
+            return key.strip(), bounds.parse_int(raw, f"{option} {key.strip()}")
+        except bounds.OutOfBounds as exc:
+            refuse_value(str(exc), ctx)
+
+
+class Faces(click.ParamType):
+    """A click type, the faces of ``--dice``: ``"13,4,4"`` (or ``;``) -> ``[13, 4, 4]`` by
+    :func:`parse_faces`; a malformed list is its one sentence ("--dice face 'x' is not a whole number;
+    give faces like 13,4,4.")."""
+
+    name = "faces"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> list[int]:
+        if isinstance(value, list):
+            return value
+        try:
+            faces = parse_faces(str(value))
+        except DiceError as exc:
+            refuse_value(str(exc), ctx)
+        assert faces is not None  # parse_faces gives None only for None
+        return faces
 
 
 #: the click types of the command line's numbers
@@ -264,6 +298,10 @@ REAL = BoundedReal()
 POSITION = BoundedInt(0, bounds.POSITION_LIMIT)
 SESSION = BoundedInt(1, bounds.POSITION_LIMIT)
 SEED = BoundedInt(bounds.SEED_MIN, bounds.SEED_MAX)
+FACES = Faces()
+
+dice_option = dice_option_with("The faces rolled at the table, in the order the rule rolls them; without it the "
+                               "engine rolls.")
 
 
 def tty_progress(label: str) -> Callable[[int, int], None] | None:

@@ -85,10 +85,10 @@ def settings_cmd(ctx: click.Context, change: str | None, reason: str, as_json: b
     """
     if change is not None:
         from ..service import ChangeSetting
-        from .campaign import _parse_settings
+        from .campaign import parse_settings
         from .common import actor
 
-        ((key, value),) = _parse_settings((change,)).items()
+        ((key, value),) = parse_settings((change,)).items()
         camp = open_campaign(ctx, write=True)
         recs = camp.execute(ChangeSetting(key=key, value=value, reason=reason), actor=actor(ctx))
         if as_json:

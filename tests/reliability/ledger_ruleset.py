@@ -100,7 +100,7 @@ def _spend(state: LedgerState, cmd: SpendXp, ctx: Context) -> list[Emit]:
 
 def _roll(state: LedgerState, cmd: RollDice, ctx: Context) -> list[Emit]:
     dice = ctx.dice()
-    rolls = [dice.roll(e, rounding=ctx.rounding, purpose="test") for e in cmd.exprs]  # type: ignore[arg-type]
+    rolls = [dice.roll(e, rounding=ctx.mode, purpose="test") for e in cmd.exprs]
     return [Emit(f"character:{cmd.character}", DiceRolled(character=cmd.character, rolls=rolls))]
 
 

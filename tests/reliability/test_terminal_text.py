@@ -172,7 +172,8 @@ def test_errors_quoting_user_input_show_it_visibly(cristal_db: Path) -> None:
     for args, code in [(("sheet", HOSTILE), 1), (("xp", "award", HOSTILE, "5", "--reason", "x"), 1),
                        (("combat", "show", HOSTILE), 1), (("log", "--session", HOSTILE), 2), ((HOSTILE,), 2),
                        (("sheet", "thor", "--" + HOSTILE), 2), (("--" + HOSTILE, "log"), 2),
-                       (("gold", "thor", HOSTILE, "--reason", "x"), 1)]:
+                       # a bad number is refused by its click type (issue 15 item 7): exit 2, was 1
+                       (("gold", "thor", HOSTILE, "--reason", "x"), 2)]:
         out, err = run(*args, code=code)  # inert (checked by run); the value is quoted visibly
         assert "Error:" in err and "Thor\\x1b[2J\\x1b]0;pwned\\x07\\r" in err, (args, err)
     assert log_fingerprint(cristal_db) == before
@@ -272,8 +273,10 @@ def test_every_illergan_text_output_shows_hostile_text_visibly(tmp_path: Path) -
         assert out.strip() and not err, args
         if shows:
             assert FRAGMENT in out, (args, out)
-    for args in (("sheet", HOSTILE), ("money", "convert", HOSTILE), ("xp", "award", HOSTILE, "5", "--reason", "x")):
-        _, err = run(*args, code=1)
+    # a malformed amount of Starls is refused by its click type (issue 15 item 7): exit 2, was 1
+    for args, code in ((("sheet", HOSTILE), 1), (("money", "convert", HOSTILE), 2),
+                       (("xp", "award", HOSTILE, "5", "--reason", "x"), 1)):
+        _, err = run(*args, code=code)
         assert "Thor\\x1b[2J\\x1b]0;pwned\\x07\\r" in err, (args, err)
 
 

@@ -12,25 +12,27 @@ from typing import Any
 import click
 
 from cristal_events.cli.common import (
+    INT,
+    REAL,
+    IntPair,
     dice_option_with,
     echo,
     emit_json,
-    int_pairs,
     json_option,
     open_campaign,
-    real_number,
     run,
-    whole_number,
 )
 from cristal_events.errors import CristalError, RuleError
 from cristal_events.rulesets.cristal import characters as C
-from cristal_events.rulesets.cristal.content import FIXED_STATES, _parse_file, provenance
+from cristal_events.rulesets.cristal.content import FIXED_STATES, parse_file, provenance
 
 SIGNED = {"ignore_unknown_options": True}
 
 
-def _pairs(pairs: tuple[str, ...], option: str) -> dict[str, int]:
-    return int_pairs(pairs, option, "STAT=N like FRC=+1")
+#: a fixed-state adjustment ``STAT=N`` (--set, --mod, --penalty) and a potion's ``NAME=PM``
+STAT_PAIR = IntPair("STAT=N like FRC=+1")
+PM_PAIR = IntPair("NAME=PM")
+XP_AMOUNT = INT.named("XP amount")
 
 
 # ---------------------------------------------------------------------------- character
@@ -47,26 +49,26 @@ def character_group() -> None:
 @click.option("--race", required=True, help="Humain, Elfe, Nain or a race of a loaded content pack.")
 @click.option("--name", default="", help="The character's name (default: the id).")
 @click.option("--sex", default="", help="F or M (matters only through the race's sex adjustments, L413).")
-@click.option("--set", "adjust", multiple=True, metavar="STAT=N",
+@click.option("--set", "adjust", type=STAT_PAIR, multiple=True, metavar="STAT=N",
               help="A fixed-state adjustment the GM allows at creation (L1466), e.g. FRC=+1 INT=-1.")
 @click.option("--roll", "roll_adj", is_flag=True, help="Roll [1d4 -2] on each fixed state (L1466).")
-@click.option("--alignment", default="0", help="Starting alignment (0 by the book, L1464).")
-@click.option("--luck", default="0", help="Chance, the optional rule (L56).")
-@click.option("--gold", default="0", help="Starting gold in PO (50 to 200 suggested, L1474).")
+@click.option("--alignment", type=INT.named("Alignment"), default=0, help="Starting alignment (0 by the book, L1464).")
+@click.option("--luck", type=INT.named("Chance"), default=0, help="Chance, the optional rule (L56).")
+@click.option("--gold", type=INT.named("Gold"), default=0, help="Starting gold in PO (50 to 200 suggested, L1474).")
 @click.option("--player", default="", help="The player's name.")
 @dice_option_with("Faces of the --roll dice, FRC to CHAR.")
 @json_option
 @click.pass_context
-def create_cmd(ctx: click.Context, character_id: str, race: str, name: str, sex: str, adjust: tuple[str, ...],
-               roll_adj: bool, alignment: str, luck: str, gold: str, player: str, dice: str | None,
+def create_cmd(ctx: click.Context, character_id: str, race: str, name: str, sex: str, adjust: tuple[tuple[str, int], ...],
+               roll_adj: bool, alignment: int, luck: int, gold: int, player: str, dice: list[int] | None,
                as_json: bool) -> None:
     """Create a character: race bases plus the GM's adjustments, senses from the race.
 
     Example: cristal character create lia --race Elfe --sex F --set INT=+1 --set CHAR=-1
     """
-    cmd = C.CreateCharacter(id=character_id, race=race, name=name, sex=sex, adjustments=_pairs(adjust, "--set"),
-                            roll_adjustments=roll_adj, alignment=whole_number(alignment, "Alignment"),
-                            luck=whole_number(luck, "Chance"), gold=whole_number(gold, "Gold"), player=player)
+    cmd = C.CreateCharacter(id=character_id, race=race, name=name, sex=sex, adjustments=dict(adjust),
+                            roll_adjustments=roll_adj, alignment=alignment,
+                            luck=luck, gold=gold, player=player)
     run(ctx, cmd, as_json, dice)
 
 
@@ -97,21 +99,21 @@ def check_group() -> None:
 @check_group.command("technique")
 @click.argument("character_id")
 @click.argument("technique")
-@click.option("--difficulty", default="5", show_default=True,
+@click.option("--difficulty", type=INT.named("Difficulty"), default=5, show_default=True,
               help="The obstacle's difficulty: 5 standard (L770), 10 a raging river.")
 @click.option("--reason", default="", help="What the character attempts.")
 @dice_option_with("One face: the 1d6.")
 @json_option
 @click.pass_context
-def check_technique_cmd(ctx: click.Context, character_id: str, technique: str, difficulty: str, reason: str,
-                        dice: str | None, as_json: bool) -> None:
+def check_technique_cmd(ctx: click.Context, character_id: str, technique: str, difficulty: int, reason: str,
+                        dice: list[int] | None, as_json: bool) -> None:
     """A Technique roll: level + adjustment + 1d6 >= difficulty (L766). A character without the technique
     rolls at level 0 and without adjustment (L774); the GM may still rule that a failure (L776).
 
     Example: cristal check technique lia Forestier --difficulty 8 --dice 4
     """
     run(ctx, C.CheckTechnique(character=character_id, technique=technique,
-                              difficulty=whole_number(difficulty, "Difficulty"), reason=reason), as_json, dice)
+                              difficulty=difficulty, reason=reason), as_json, dice)
 
 
 @check_group.command("sur-effort")
@@ -121,7 +123,7 @@ def check_technique_cmd(ctx: click.Context, character_id: str, technique: str, d
 @dice_option_with("One face: the band's die (1d2 to 1d12 by the state's value, L239-L242).")
 @json_option
 @click.pass_context
-def sur_effort_cmd(ctx: click.Context, character_id: str, stat: str, reason: str, dice: str | None,
+def sur_effort_cmd(ctx: click.Context, character_id: str, stat: str, reason: str, dice: list[int] | None,
                    as_json: bool) -> None:
     """A Sur-Effort (L233-L242): the band's die added to one fixed state for one action only (it is gone
     when the action ends); the event records the table value reached (FRC 4 lifts 240 kg, L235).
@@ -153,7 +155,7 @@ def award_cmd(ctx: click.Context, args: tuple[str, ...], all_: bool, reason: str
     """
     if not args:
         raise RuleError("xp award needs an AMOUNT (and character ids or --all).")
-    ids, amount = tuple(args[:-1]), whole_number(args[-1], "XP amount")
+    ids, amount = tuple(args[:-1]), XP_AMOUNT.convert(args[-1], None, ctx)  # the variadic ids come first
     run(ctx, C.AwardXp(characters=ids, all=all_, amount=amount, reason=reason), as_json)
 
 
@@ -162,10 +164,10 @@ def award_cmd(ctx: click.Context, args: tuple[str, ...], all_: bool, reason: str
 @click.argument("kind", type=click.Choice(["level", "technique", "spell"]))
 @click.argument("name")
 @click.option("--stat", default=None, help="For a level: the fixed state that gains +1 (L66).")
-@click.option("--cost", default=None, help="For a spell: the GM's price when the book prints none.")
+@click.option("--cost", type=INT.named("Cost"), default=None, help="For a spell: the GM's price when the book prints none.")
 @json_option
 @click.pass_context
-def buy_cmd(ctx: click.Context, character_id: str, kind: str, name: str, stat: str | None, cost: str | None,
+def buy_cmd(ctx: click.Context, character_id: str, kind: str, name: str, stat: str | None, cost: int | None,
             as_json: bool) -> None:
     """Spend XP on a global level (to CLASS), a technique's next level, or a spell.
 
@@ -178,7 +180,7 @@ def buy_cmd(ctx: click.Context, character_id: str, kind: str, name: str, stat: s
     elif kind == "technique":
         cmd = C.BuyTechnique(character=character_id, technique=name)
     else:
-        cmd = C.LearnSpell(character=character_id, spell=name, cost=whole_number(cost, "Cost") if cost is not None else None)
+        cmd = C.LearnSpell(character=character_id, spell=name, cost=cost)
     run(ctx, cmd, as_json)
 
 
@@ -194,35 +196,35 @@ def item_group() -> None:
 @item_group.command("add", context_settings=SIGNED)
 @click.argument("character_id")
 @click.argument("item")
-@click.option("--qty", default="1", help="Quantity (QTÉ).")
+@click.option("--qty", type=INT.named("Quantity"), default=1, help="Quantity (QTÉ).")
 @click.option("--from-pack", is_flag=True, help="Take the item from the content pack (the default without properties).")
 @click.option("--category", default=None, help="Principale, Projectiles, Poisons, Objets de Valeurs, Cristal Magique, Autres.")
-@click.option("--att", default=None, help="ATT bonus when used.")
+@click.option("--att", type=INT.named("--att"), default=None, help="ATT bonus when used.")
 @click.option("--dmg", default=None, help="DMG, e.g. 1d8.")
-@click.option("--mag", default=None, help="The item's own MAG.")
-@click.option("--dp", default=None, help="DP when worn.")
-@click.option("--dm", default=None, help="DM bonus to the wearer.")
-@click.option("--mod", "mods", multiple=True, metavar="STATE=N", help="Bonus/Handicap, e.g. FRC=-6 (L865).")
-@click.option("--weight", default=None, help="Poids in kg.")
-@click.option("--it", default=None, help="Seconds to use it (IT).")
+@click.option("--mag", type=INT.named("--mag"), default=None, help="The item's own MAG.")
+@click.option("--dp", type=INT.named("--dp"), default=None, help="DP when worn.")
+@click.option("--dm", type=INT.named("--dm"), default=None, help="DM bonus to the wearer.")
+@click.option("--mod", "mods", type=STAT_PAIR, multiple=True, metavar="STATE=N", help="Bonus/Handicap, e.g. FRC=-6 (L865).")
+@click.option("--weight", type=REAL.named("--weight (kg)"), default=None, help="Poids in kg.")
+@click.option("--it", type=INT.named("--it"), default=None, help="Seconds to use it (IT).")
 @click.option("--special", default=None, help="Spéciale (free text).")
-@click.option("--crystal-pm", "crystal_pm", default=None,
+@click.option("--crystal-pm", "crystal_pm", type=INT.named("--crystal-pm"), default=None,
               help="A Cristal Magique's PM max (L919); price and size from the band table (L1083-L1089).")
-@click.option("--price", default=None, help="Prix in PO (a crystal's defaults to its band's).")
+@click.option("--price", type=INT.named("--price"), default=None, help="Prix in PO (a crystal's defaults to its band's).")
 @click.option("--manual", is_flag=True, help="A manual magic item: its power must be understood to be used (L1145).")
 @click.option("--potion", "potion_spell", default=None, help="A potion holding this spell (at most 15 PM, L1184).")
-@click.option("--potion-effect", "potion_effects", multiple=True, metavar="NAME=PM",
+@click.option("--potion-effect", "potion_effects", type=PM_PAIR, multiple=True, metavar="NAME=PM",
               help="The PM of the potion's spell per variable effect (fixed when made, L1177).")
 @click.option("--trigger", type=click.Choice(["ingestion", "contact", "ouverture"]), default="ingestion",
               help="What sets the potion off (L1173-L1175).")
-@click.option("--brewed", default=None, help="The in-game day the potion was made (it fades after potion_fade_days, L1182).")
+@click.option("--brewed", type=INT.named("--brewed (in-game day)"), default=None, help="The in-game day the potion was made (it fades after potion_fade_days, L1182).")
 @json_option
 @click.pass_context
-def item_add_cmd(ctx: click.Context, character_id: str, item: str, qty: str, from_pack: bool, category: str | None,
-                 att: str | None, dmg: str | None, mag: str | None, dp: str | None, dm: str | None,
-                 mods: tuple[str, ...], weight: str | None, it: str | None, special: str | None,
-                 crystal_pm: str | None, price: str | None, manual: bool, potion_spell: str | None,
-                 potion_effects: tuple[str, ...], trigger: str, brewed: str | None, as_json: bool) -> None:
+def item_add_cmd(ctx: click.Context, character_id: str, item: str, qty: int, from_pack: bool, category: str | None,
+                 att: int | None, dmg: str | None, mag: int | None, dp: int | None, dm: int | None,
+                 mods: tuple[tuple[str, int], ...], weight: float | None, it: int | None, special: str | None,
+                 crystal_pm: int | None, price: int | None, manual: bool, potion_spell: str | None,
+                 potion_effects: tuple[tuple[str, int], ...], trigger: str, brewed: int | None, as_json: bool) -> None:
     """Give an item to a character, from the content pack or described by its properties.
 
     A magic item has MAG > 0 (its own DM = MAG, L851); only it can raise DM (L861). A crystal is written
@@ -234,9 +236,9 @@ def item_add_cmd(ctx: click.Context, character_id: str, item: str, qty: str, fro
     """
     props: dict[str, Any] = {}
     if potion_spell is not None:
-        props["potion"] = {"spell": potion_spell, "spends": int_pairs(potion_effects, "--potion-effect", "NAME=PM"),
+        props["potion"] = {"spell": potion_spell, "spends": dict(potion_effects),
                            "trigger": trigger,
-                           "brewed_day": None if brewed is None else whole_number(brewed, "--brewed (in-game day)")}
+                           "brewed_day": brewed}
     elif potion_effects or brewed is not None:
         raise RuleError("--potion-effect and --brewed describe a potion: name its spell with --potion.")
     if manual:
@@ -244,7 +246,7 @@ def item_add_cmd(ctx: click.Context, character_id: str, item: str, qty: str, fro
     for key, raw in (("att", att), ("mag", mag), ("dp", dp), ("dm", dm), ("it", it), ("crystal_pm", crystal_pm),
                      ("price_po", price)):
         if raw is not None:
-            props[key] = whole_number(raw, f"--{key.removesuffix('_po').replace('_', '-')}")
+            props[key] = raw
     if dmg is not None:
         props["dmg"] = dmg
     if category is not None:
@@ -252,12 +254,12 @@ def item_add_cmd(ctx: click.Context, character_id: str, item: str, qty: str, fro
     if special is not None:
         props["special"] = special
     if weight is not None:
-        props["weight_kg"] = real_number(weight, "--weight (kg)")
+        props["weight_kg"] = weight
     if mods:
-        props["modifiers"] = _pairs(mods, "--mod")
+        props["modifiers"] = dict(mods)
     if from_pack and props:
         raise RuleError("Give either --from-pack or item properties, not both.")
-    run(ctx, C.AddItem(character=character_id, item=item, qty=whole_number(qty, "Quantity"),
+    run(ctx, C.AddItem(character=character_id, item=item, qty=qty,
                         properties=props or None), as_json)
 
 
@@ -266,11 +268,11 @@ def item_add_cmd(ctx: click.Context, character_id: str, item: str, qty: str, fro
 @click.argument("item")
 @click.option("--gm-allow", "gm_allow", default="", metavar="REASON",
               help="The GM lets the character use an item whose handicap leaves a fixed state below 0 (L801, L871).")
-@click.option("--penalty", "penalties", multiple=True, metavar="STATE=N",
+@click.option("--penalty", "penalties", type=STAT_PAIR, multiple=True, metavar="STATE=N",
               help="A penalty the GM adds while it is worn (L871), e.g. ATT=-2; with --gm-allow.")
 @json_option
 @click.pass_context
-def item_equip_cmd(ctx: click.Context, character_id: str, item: str, gm_allow: str, penalties: tuple[str, ...],
+def item_equip_cmd(ctx: click.Context, character_id: str, item: str, gm_allow: str, penalties: tuple[tuple[str, int], ...],
                    as_json: bool) -> None:
     """Equip an item (EQ, L877). An item whose handicap leaves a fixed state below 0 "should not" be used
     (L871), yet no item is ever forbidden (L801): the GM allows it with --gm-allow and adds penalties.
@@ -278,7 +280,7 @@ def item_equip_cmd(ctx: click.Context, character_id: str, item: str, gm_allow: s
     Example: cristal item equip thor "Épée à deux mains" --gm-allow "Il insiste" --penalty ATT=-2
     """
     run(ctx, C.EquipItem(character=character_id, item=item, gm_allowed=gm_allow,
-                         penalties=_pairs(penalties, "--penalty")), as_json)
+                         penalties=dict(penalties)), as_json)
 
 
 @item_group.command("unequip")
@@ -294,105 +296,105 @@ def item_unequip_cmd(ctx: click.Context, character_id: str, item: str, as_json: 
 @item_group.command("drop")
 @click.argument("character_id")
 @click.argument("item")
-@click.option("--qty", default=None, help="How many (default: all).")
+@click.option("--qty", type=INT.named("Quantity"), default=None, help="How many (default: all).")
 @click.option("--reason", default="", help="Why (sold, lost, thrown ...).")
 @json_option
 @click.pass_context
-def item_drop_cmd(ctx: click.Context, character_id: str, item: str, qty: str | None, reason: str,
+def item_drop_cmd(ctx: click.Context, character_id: str, item: str, qty: int | None, reason: str,
                   as_json: bool) -> None:
     """Drop, sell or lose an item. Example: cristal item drop thor "Flèche" --qty 3 --reason "tirées" """
-    run(ctx, C.DropItem(character=character_id, item=item, qty=whole_number(qty, "Quantity") if qty is not None else None,
+    run(ctx, C.DropItem(character=character_id, item=item, qty=qty,
                          reason=reason), as_json)
 
 
 # ---------------------------------------------------------------------------- gold, health, alignment, states
 @click.command("gold", context_settings=SIGNED)
 @click.argument("character_id")
-@click.argument("amount")
+@click.argument("amount", type=INT.named("Gold amount"))
 @click.option("--reason", default="", help="Why (required).")
 @json_option
 @click.pass_context
-def gold_cmd(ctx: click.Context, character_id: str, amount: str, reason: str, as_json: bool) -> None:
+def gold_cmd(ctx: click.Context, character_id: str, amount: int, reason: str, as_json: bool) -> None:
     """Add (+N) or pay (-N) gold pieces. Example: cristal gold thor -15 --reason "Chambre à l'auberge" """
-    run(ctx, C.ChangeGold(character=character_id, amount=whole_number(amount, "Gold amount"), reason=reason), as_json)
+    run(ctx, C.ChangeGold(character=character_id, amount=amount, reason=reason), as_json)
 
 
 @click.command("rest")
 @click.argument("character_ids", nargs=-1)
 @click.option("--all", "all_", is_flag=True, help="Every living character.")
-@click.option("--days", default="1", show_default=True, help="Days of rest.")
+@click.option("--days", type=INT.named("Days"), default=1, show_default=True, help="Days of rest.")
 @json_option
 @click.pass_context
-def rest_cmd(ctx: click.Context, character_ids: tuple[str, ...], all_: bool, days: str, as_json: bool) -> None:
+def rest_cmd(ctx: click.Context, character_ids: tuple[str, ...], all_: bool, days: int, as_json: bool) -> None:
     """Rest: PV regenerate the race's % of PVmax a day, PM are full, daily pools renew (L367, L377, L491).
 
     Example: cristal rest --all --days 2
     """
-    run(ctx, C.Rest(characters=character_ids, all=all_, days=whole_number(days, "Days")), as_json)
+    run(ctx, C.Rest(characters=character_ids, all=all_, days=days), as_json)
 
 
 @click.command("damage", context_settings=SIGNED)
 @click.argument("character_id")
-@click.argument("amount")
+@click.argument("amount", type=INT.named("Damage"))
 @click.option("--reason", default="", help="What hurt (required).")
 @json_option
 @click.pass_context
-def damage_cmd(ctx: click.Context, character_id: str, amount: str, reason: str, as_json: bool) -> None:
+def damage_cmd(ctx: click.Context, character_id: str, amount: int, reason: str, as_json: bool) -> None:
     """PV lost outside combat (a fall, a trap). Example: cristal damage thor 4 --reason "Chute" """
-    run(ctx, C.Damage(character=character_id, amount=whole_number(amount, "Damage"), reason=reason), as_json)
+    run(ctx, C.Damage(character=character_id, amount=amount, reason=reason), as_json)
 
 
 @click.command("heal", context_settings=SIGNED)
 @click.argument("character_id")
-@click.argument("amount")
+@click.argument("amount", type=INT.named("Healing"))
 @click.option("--source", default="", help="What heals, one of: natural, care, alignment (with --by), divine; never magic (L1190).")
 @click.option("--by", "healer", default="", help="The healer's id (alignment healing uses their pool, L1419).")
 @click.option("--reason", default="", help="Why (required).")
 @json_option
 @click.pass_context
-def heal_cmd(ctx: click.Context, character_id: str, amount: str, source: str, healer: str, reason: str,
+def heal_cmd(ctx: click.Context, character_id: str, amount: int, source: str, healer: str, reason: str,
              as_json: bool) -> None:
     """Heal PV up to PVmax, recording who or what healed.
 
     Example: cristal heal thor 6 --source alignment --by lia --reason "Imposition des mains"
     """
-    run(ctx, C.Heal(character=character_id, amount=whole_number(amount, "Healing"), source=source, reason=reason,
+    run(ctx, C.Heal(character=character_id, amount=amount, source=source, reason=reason,
                      healer=healer), as_json)
 
 
 @click.command("alignment", context_settings=SIGNED)
 @click.argument("character_id")
-@click.argument("amount")
+@click.argument("amount", type=INT.named("Alignment change"))
 @click.option("--reason", default="", help="The deed (required).")
 @json_option
 @click.pass_context
-def alignment_cmd(ctx: click.Context, character_id: str, amount: str, reason: str, as_json: bool) -> None:
+def alignment_cmd(ctx: click.Context, character_id: str, amount: int, reason: str, as_json: bool) -> None:
     """Change a character's alignment by ±N (L1369). Example: cristal alignment thor +1 --reason "Sauve l'enfant" """
-    run(ctx, C.ChangeAlignment(character=character_id, amount=whole_number(amount, "Alignment change"), reason=reason),
+    run(ctx, C.ChangeAlignment(character=character_id, amount=amount, reason=reason),
          as_json)
 
 
 @click.command("state", context_settings=SIGNED)
 @click.argument("character_id")
 @click.argument("stat", required=False)
-@click.argument("delta", required=False)
+@click.argument("delta", type=INT.named("Alteration"), required=False)
 @click.option("--until", default="", help="When it ends (free text: 'antidote', 'session 4' ...).")
-@click.option("--end", "end", default=None, help="End the alteration applied at this position instead.")
+@click.option("--end", "end", type=INT.named("Position"), default=None, help="End the alteration applied at this position instead.")
 @click.option("--reason", default="", help="The cause (required for a new alteration).")
 @json_option
 @click.pass_context
-def state_cmd(ctx: click.Context, character_id: str, stat: str | None, delta: str | None, until: str,
-              end: str | None, reason: str, as_json: bool) -> None:
+def state_cmd(ctx: click.Context, character_id: str, stat: str | None, delta: int | None, until: str,
+              end: int | None, reason: str, as_json: bool) -> None:
     """A temporary alteration of a fixed state (L1468), or --end one.
 
     Example: cristal state thor FRC -3 --until antidote --reason "Poison du serpent"
     """
     if end is not None:
-        run(ctx, C.EndAlteration(character=character_id, since=whole_number(end, "Position"), reason=reason), as_json)
+        run(ctx, C.EndAlteration(character=character_id, since=end, reason=reason), as_json)
         return
     if stat is None or delta is None:
         raise RuleError("state needs STAT and DELTA (e.g. FRC -3), or --end POSITION.")
-    run(ctx, C.AlterState(character=character_id, stat=stat, delta=whole_number(delta, "Alteration"), until=until,
+    run(ctx, C.AlterState(character=character_id, stat=stat, delta=delta, until=until,
                            reason=reason), as_json)
 
 
@@ -421,7 +423,7 @@ def content_load_cmd(ctx: click.Context, file: str, name: str | None, as_json: b
     from pathlib import Path
 
     path = Path(file)
-    data = _parse_file(path)
+    data = parse_file(path)
     if not isinstance(data, dict):
         raise CristalError(f"{path.name}: a pack must be a table with sections races, classes, techniques, items, spells.")
     run(ctx, C.LoadContentPack(name=name or path.name, data=data), as_json)
@@ -474,15 +476,15 @@ def ability_cmd(ctx: click.Context, character_id: str, ability: str, target: str
 
 @click.command("bleed")
 @click.argument("character_id")
-@click.argument("minutes")
+@click.argument("minutes", type=INT.named("Minutes"))
 @json_option
 @click.pass_context
-def bleed_cmd(ctx: click.Context, character_id: str, minutes: str, as_json: bool) -> None:
+def bleed_cmd(ctx: click.Context, character_id: str, minutes: int, as_json: bool) -> None:
     """MINUTES an unconscious character spends unaided outside a fight: 1 PV a minute until death (L371).
 
     Example: cristal bleed thor 5
     """
-    run(ctx, C.Bleed(character=character_id, minutes=whole_number(minutes, "Minutes")), as_json)
+    run(ctx, C.Bleed(character=character_id, minutes=minutes), as_json)
 
 
 COMMANDS = [character_group, check_group, xp_group, item_group, gold_cmd, rest_cmd, damage_cmd, heal_cmd, alignment_cmd,

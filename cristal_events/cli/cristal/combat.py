@@ -9,23 +9,24 @@ without it the engine rolls and records its dice.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 import click
 import msgspec
 
+from cristal_events import bounds
 from cristal_events.cli.common import (
     INT,
     REAL,
+    IntPair,
     dice_option_with,
     echo,
     emit_json,
-    int_pairs,
     json_option,
     open_campaign,
     read_model_rows,
+    refuse_value,
     run,
-    whole_number,
 )
 from cristal_events.errors import RuleError, UnknownEntity
 from cristal_events.rulesets.cristal import fights as F
@@ -41,26 +42,47 @@ def _split(values: tuple[str, ...]) -> list[str]:
     return [v.strip() for raw in values for v in raw.split(",") if v.strip()]
 
 
-def _pairs(values: tuple[str, ...], option: str) -> dict[str, int]:
-    return int_pairs(values, option, "NAME=N", quote=repr)
+#: ``ID=N`` / ``NAME=PM`` (--it, --effect, --lower-dm)
+PAIR = IntPair("NAME=N", quote=repr)
 
 
-def _stats(values: tuple[str, ...], fighter: str | None = None) -> dict[str, dict[str, int | str]]:
-    """``ID:KEY=VALUE`` (or ``KEY=VALUE`` for ``join``) -> {id: {KEY: value}}."""
-    out: dict[str, dict[str, int | str]] = {}
-    for item in values:
-        who, colon, rest = item.partition(":") if fighter is None else (fighter, ":", item)
+class StatEntry(click.ParamType):
+    """A click type, a GM number of a combatant: ``ID:KEY=VALUE`` (``start``) or ``KEY=VALUE`` (``join``,
+    ``with_id=False``) -> ``(id, key, value)``; a VALUE of digits is a whole number within the bounds of the
+    log, any other VALUE stays text (a DMG like 1d6+1, a race)."""
+
+    name = "ID:KEY=VALUE"
+
+    def __init__(self, *, with_id: bool = True):
+        self.with_id = with_id
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple[str, str, int | str]:
+        if isinstance(value, tuple):
+            return value
+        item = str(value)
+        who, colon, rest = item.partition(":") if self.with_id else ("-", ":", item)
         key, sep, raw = rest.partition("=")
         if not colon or not sep or not who.strip() or not key.strip():
-            form = "ID:KEY=VALUE like york:DP=10" if fighter is None else "KEY=VALUE like DP=10"
-            raise RuleError(f"--stat expects {form}, got {item!r}.")
+            form = "ID:KEY=VALUE like york:DP=10" if self.with_id else "KEY=VALUE like DP=10"
+            refuse_value(f"--stat expects {form}, got {item!r}.", ctx)
         raw = raw.strip()
-        number = re.fullmatch(r"[+-]?[0-9]+", raw, re.ASCII) is not None
-        out.setdefault(who.strip(), {})[key.strip()] = whole_number(raw, f"--stat {key.strip()}") if number else raw
+        if re.fullmatch(r"[+-]?[0-9]+", raw, re.ASCII) is None:
+            return who.strip(), key.strip(), raw
+        try:
+            return who.strip(), key.strip(), bounds.parse_int(raw, f"--stat {key.strip()}")
+        except bounds.OutOfBounds as exc:
+            refuse_value(str(exc), ctx)
+
+
+def _stats(values: tuple[tuple[str, str, int | str], ...]) -> dict[str, dict[str, int | str]]:
+    """``(id, KEY, value)`` entries -> {id: {KEY: value}} (a later KEY wins)."""
+    out: dict[str, dict[str, int | str]] = {}
+    for who, key, value in values:
+        out.setdefault(who, {})[key] = value
     return out
 
 
-def _run(ctx: click.Context, command: Any, as_json: bool, dice: str | None = None) -> None:
+def _run(ctx: click.Context, command: Any, as_json: bool, dice: list[int] | None = None) -> None:
     """:func:`~cristal_events.cli.common.run`, then the combat as it stands (JSON ``combat``, text: whose turn)."""
     def then(camp: Any) -> tuple[dict[str, Any], Any]:
         state = camp.state().rules
@@ -91,18 +113,18 @@ def combat_group() -> None:
 @click.argument("name")
 @click.option("--with", "fighters", multiple=True, required=True, metavar="ID[,ID...]",
               help="The combatants: characters, or extras described with --stat.")
-@click.option("--it", "its", multiple=True, metavar="ID=N", help="A base IT set by the GM (initiative method 1, L1317).")
-@click.option("--stat", "stats", multiple=True, metavar="ID:KEY=VALUE",
+@click.option("--it", "its", type=PAIR, multiple=True, metavar="ID=N", help="A base IT set by the GM (initiative method 1, L1317).")
+@click.option("--stat", "stats", type=StatEntry(), multiple=True, metavar="ID:KEY=VALUE",
               help=f"A GM number (overrides the sheet): {', '.join(F.STAT_KEYS)}.")
 @json_option
 @click.pass_context
-def start_cmd(ctx: click.Context, name: str, fighters: tuple[str, ...], its: tuple[str, ...],
-              stats: tuple[str, ...], as_json: bool) -> None:
+def start_cmd(ctx: click.Context, name: str, fighters: tuple[str, ...], its: tuple[tuple[str, int], ...],
+              stats: tuple[tuple[str, str, int | str], ...], as_json: bool) -> None:
     """Start the combat NAME; every IT is 0 unless set.
 
     Example: cristal combat start taverne --with thor,york --it york=2 --stat york:DP=10 --stat york:PV=15
     """
-    _run(ctx, F.StartCombat(combat=name, fighters=_split(fighters), its=_pairs(its, "--it"), stats=_stats(stats)),
+    _run(ctx, F.StartCombat(combat=name, fighters=_split(fighters), its=dict(its), stats=_stats(stats)),
          as_json)
 
 
@@ -110,16 +132,16 @@ def start_cmd(ctx: click.Context, name: str, fighters: tuple[str, ...], its: tup
 @click.argument("name")
 @click.argument("fighter")
 @click.option("--it", type=INT, default=None, help="Its IT (default: the average IT of those present, L1220).")
-@click.option("--stat", "stats", multiple=True, metavar="KEY=VALUE", help="A GM number, as for start.")
+@click.option("--stat", "stats", type=StatEntry(with_id=False), multiple=True, metavar="KEY=VALUE", help="A GM number, as for start.")
 @json_option
 @click.pass_context
-def join_cmd(ctx: click.Context, name: str, fighter: str, it: int | None, stats: tuple[str, ...],
+def join_cmd(ctx: click.Context, name: str, fighter: str, it: int | None, stats: tuple[tuple[str, str, int | str], ...],
              as_json: bool) -> None:
     """A newcomer joins the fight.
 
     Example: cristal combat join taverne gustave
     """
-    _run(ctx, F.JoinCombat(combat=name, fighter=fighter, it=it, stats=_stats(stats, fighter).get(fighter, {})),
+    _run(ctx, F.JoinCombat(combat=name, fighter=fighter, it=it, stats={key: value for _, key, value in stats}),
          as_json)
 
 
@@ -129,7 +151,7 @@ def join_cmd(ctx: click.Context, name: str, fighter: str, it: int | None, stats:
 @_dice
 @json_option
 @click.pass_context
-def initiative_cmd(ctx: click.Context, name: str, fighters: tuple[str, ...], dice: str | None, as_json: bool) -> None:
+def initiative_cmd(ctx: click.Context, name: str, fighters: tuple[str, ...], dice: list[int] | None, as_json: bool) -> None:
     """Initiative rolls: IT = base IT - ([1d6] + REF x 2) (L1319), once, at the start.
 
     --dice: one d6 per combatant, in the order named (default: the order they joined).
@@ -144,7 +166,7 @@ def initiative_cmd(ctx: click.Context, name: str, fighters: tuple[str, ...], dic
 @_dice
 @json_option
 @click.pass_context
-def next_cmd(ctx: click.Context, name: str, dice: str | None, as_json: bool) -> None:
+def next_cmd(ctx: click.Context, name: str, dice: list[int] | None, as_json: bool) -> None:
     """Who acts now: the smallest IT; ties go to the higher REF, then to a recorded die (L1202).
 
     --dice (only on a tie of IT and REF): one d6 per tied combatant in join order, then rerolls.
@@ -171,7 +193,7 @@ def next_cmd(ctx: click.Context, name: str, dice: str | None, as_json: bool) -> 
 @json_option
 @click.pass_context
 def act_cmd(ctx: click.Context, name: str, fighter: str, what: str, seconds: int | None, action: str, times: int,
-            aid: str, move_m: float | None, pace: str, movement: str, dice: str | None, as_json: bool) -> None:
+            aid: str, move_m: float | None, pace: Literal["cruise", "top"], movement: str, dice: list[int] | None, as_json: bool) -> None:
     """Any action; its duration is added to the actor's IT.
 
     --dice: the faces of a rolled duration (chercher_sac = [1d4]+4: one d4; each repetition rolls again).
@@ -188,7 +210,7 @@ def act_cmd(ctx: click.Context, name: str, fighter: str, what: str, seconds: int
 @_turn_dice
 @json_option
 @click.pass_context
-def pass_cmd(ctx: click.Context, name: str, fighter: str, dice: str | None, as_json: bool) -> None:
+def pass_cmd(ctx: click.Context, name: str, fighter: str, dice: list[int] | None, as_json: bool) -> None:
     """Pass: +1 IT at a time until the actor no longer holds the turn (L1292).
 
     --dice: none, but a tie-break's d6 when the next actors are tied on IT and REF.
@@ -214,7 +236,7 @@ def pass_cmd(ctx: click.Context, name: str, fighter: str, dice: str | None, as_j
 @json_option
 @click.pass_context
 def attack_cmd(ctx: click.Context, name: str, fighter: str, target: str, weapon: str, projectile: str,
-               distance: int | None, chain: bool, back: bool, natural: str, dice: str | None, as_json: bool) -> None:
+               distance: int | None, chain: bool, back: bool, natural: str, dice: list[int] | None, as_json: bool) -> None:
     """ATT + 1d20 > DP (L1334); on a hit the DMG roll is taken from the target's PV.
 
     --dice: the d20, then the damage dice if it hits (a d8 weapon: 2 faces on a hit); with --chain the
@@ -230,20 +252,20 @@ def attack_cmd(ctx: click.Context, name: str, fighter: str, target: str, weapon:
 @click.argument("name")
 @click.argument("fighter")
 @click.argument("spell")
-@click.option("--effect", "effects", multiple=True, metavar="NAME=PM", help="PM put in a variable effect.")
+@click.option("--effect", "effects", type=PAIR, multiple=True, metavar="NAME=PM", help="PM put in a variable effect.")
 @click.option("--target", "targets", multiple=True, metavar="ID", help="A target (each opposes its DM).")
 @click.option("--penalty", "penalties", multiple=True, metavar="KEY",
               help="A CNC situation: armure_rigide, armure_lourde, main_occupee, pieds_lies, mains_liees, baillonne.")
-@click.option("--lower-dm", "lowered", multiple=True, metavar="ID=N", help="A target that welcomes the spell lowers its DM.")
+@click.option("--lower-dm", "lowered", type=PAIR, multiple=True, metavar="ID=N", help="A target that welcomes the spell lowers its DM.")
 @click.option("--time", "time_", default="", help="The spell's Temps when the book does not print it (seconds or INSTANTANÉ).")
 @click.option("--with-action", "accompanying", type=INT, default=None,
               help="SIMULTANÉ: seconds of the accompanying action (replaces the combustion).")
 @_turn_dice
 @json_option
 @click.pass_context
-def cast_cmd(ctx: click.Context, name: str, fighter: str, spell: str, effects: tuple[str, ...],
-             targets: tuple[str, ...], penalties: tuple[str, ...], lowered: tuple[str, ...], time_: str,
-             accompanying: int | None, dice: str | None, as_json: bool) -> None:
+def cast_cmd(ctx: click.Context, name: str, fighter: str, spell: str, effects: tuple[tuple[str, int], ...],
+             targets: tuple[str, ...], penalties: tuple[str, ...], lowered: tuple[tuple[str, int], ...], time_: str,
+             accompanying: int | None, dice: list[int] | None, as_json: bool) -> None:
     """Cast a spell: pay the PM, roll CNC + 1d20 >= the spell's CNC; the incantation is added at once.
 
     With an incantation the effects wait for 'combat release'; INSTANTANÉ and SIMULTANÉ go off at once.
@@ -254,8 +276,8 @@ def cast_cmd(ctx: click.Context, name: str, fighter: str, spell: str, effects: t
 
     Example: cristal combat cast duel xar "Rayon Magique" --effect Distance=3 --effect Dommage=8 --target taz --time INSTANTANÉ --dice 8,4
     """
-    _run(ctx, F.CastSpell(combat=name, actor=fighter, spell=spell, effects=_pairs(effects, "--effect"),
-                          targets=_split(targets), penalties=_split(penalties), lowered_dm=_pairs(lowered, "--lower-dm"),
+    _run(ctx, F.CastSpell(combat=name, actor=fighter, spell=spell, effects=dict(effects),
+                          targets=_split(targets), penalties=_split(penalties), lowered_dm=dict(lowered),
                           time=time_, accompanying=accompanying), as_json, dice)
 
 
@@ -265,7 +287,7 @@ def cast_cmd(ctx: click.Context, name: str, fighter: str, spell: str, effects: t
 @_turn_dice
 @json_option
 @click.pass_context
-def release_cmd(ctx: click.Context, name: str, fighter: str, dice: str | None, as_json: bool) -> None:
+def release_cmd(ctx: click.Context, name: str, fighter: str, dice: list[int] | None, as_json: bool) -> None:
     """The incantation is over: the effects apply per target after its DM, then the combustion (L1269-L1271).
 
     --dice: the effect dice, target by target, effect by effect: the dice each effect's PM buy on its
@@ -281,7 +303,7 @@ def release_cmd(ctx: click.Context, name: str, fighter: str, dice: str | None, a
 @click.argument("fighter")
 @click.argument("crystal")
 @click.argument("spell")
-@click.option("--effect", "effects", multiple=True, metavar="NAME=PM", help="PM put in a variable effect.")
+@click.option("--effect", "effects", type=PAIR, multiple=True, metavar="NAME=PM", help="PM put in a variable effect.")
 @click.option("--capacity", type=INT, default=None,
               help="The crystal's capacity in PM (first use; a crystal the caster carries gives its own PM max).")
 @click.option("--penalty", "penalties", multiple=True, metavar="KEY", help="A CNC situation (see cast).")
@@ -291,9 +313,9 @@ def release_cmd(ctx: click.Context, name: str, fighter: str, dice: str | None, a
 @_turn_dice
 @json_option
 @click.pass_context
-def store_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, spell: str, effects: tuple[str, ...],
+def store_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, spell: str, effects: tuple[tuple[str, int], ...],
               capacity: int | None, penalties: tuple[str, ...], time_: str, within: tuple[str, ...],
-              dice: str | None, as_json: bool) -> None:
+              dice: list[int] | None, as_json: bool) -> None:
     """Cast SPELL with Fermeture Cristalline into CRYSTAL: both must succeed; over capacity it explodes (L1093).
 
     The caster must know both spells (L1077). An explosion deals [1d4] per PM of the spell, one total to the
@@ -303,7 +325,7 @@ def store_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, spell: 
     Example: cristal combat store duel xar bleu "Rayon Magique" --effect Distance=3 --effect Dommage=8 --capacity 9 --time 4 --dice 8,12
     """
     _run(ctx, F.StoreInCrystal(combat=name, actor=fighter, crystal=crystal, spell=spell,
-                               effects=_pairs(effects, "--effect"), capacity=capacity, penalties=_split(penalties),
+                               effects=dict(effects), capacity=capacity, penalties=_split(penalties),
                                time=time_, within=_split(within)), as_json, dice)
 
 
@@ -312,13 +334,13 @@ def store_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, spell: 
 @click.argument("fighter")
 @click.argument("crystal")
 @click.option("--target", "targets", multiple=True, metavar="ID", help="A target of the stored spell.")
-@click.option("--lower-dm", "lowered", multiple=True, metavar="ID=N", help="A target lowers its DM.")
+@click.option("--lower-dm", "lowered", type=PAIR, multiple=True, metavar="ID=N", help="A target lowers its DM.")
 @click.option("--penalty", "penalties", multiple=True, metavar="KEY", help="A CNC situation (see cast).")
 @_turn_dice
 @json_option
 @click.pass_context
 def unleash_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, targets: tuple[str, ...],
-                lowered: tuple[str, ...], penalties: tuple[str, ...], dice: str | None, as_json: bool) -> None:
+                lowered: tuple[tuple[str, int], ...], penalties: tuple[str, ...], dice: list[int] | None, as_json: bool) -> None:
     """Libération Cristalline: release the spell stored in CRYSTAL (no CNC roll nor PM for it, L1105).
 
     --dice: Libération Cristalline's d20, then the stored spell's effect dice target by target.
@@ -326,7 +348,7 @@ def unleash_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, targe
     Example: cristal combat unleash duel xar bleu --target taz --dice 11,2
     """
     _run(ctx, F.ReleaseCrystal(combat=name, actor=fighter, crystal=crystal, targets=_split(targets),
-                               lowered_dm=_pairs(lowered, "--lower-dm"), penalties=_split(penalties)), as_json, dice)
+                               lowered_dm=dict(lowered), penalties=_split(penalties)), as_json, dice)
 
 
 @combat_group.command("lock")
@@ -338,7 +360,7 @@ def unleash_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, targe
 @json_option
 @click.pass_context
 def lock_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, penalties: tuple[str, ...],
-             dice: str | None, as_json: bool) -> None:
+             dice: list[int] | None, as_json: bool) -> None:
     """Verrou Cristallin on CRYSTAL (5 PM, CNC 16, 60 s): only FIGHTER can then release its spell (L1129-L1135).
 
     --dice: the d20 of concentration.
@@ -357,7 +379,7 @@ def lock_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, penaltie
 @_turn_dice
 @json_option
 @click.pass_context
-def unlock_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, seconds: int, dice: str | None,
+def unlock_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, seconds: int, dice: list[int] | None,
                as_json: bool) -> None:
     """Lift FIGHTER's own Verrou Cristallin from CRYSTAL: only the mage who laid it can (L1135); no PM, no roll.
 
@@ -377,7 +399,7 @@ def unlock_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, second
 @json_option
 @click.pass_context
 def inspect_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, penalties: tuple[str, ...],
-                dice: str | None, as_json: bool) -> None:
+                dice: list[int] | None, as_json: bool) -> None:
     """Vision Cristalline on CRYSTAL (1 PM, CNC 8, 20 s): the stored spell and its PM per effect (L1119-L1125).
 
     A Verrou Cristallin hides the spell (L1135). --dice: the d20 of concentration.
@@ -392,7 +414,7 @@ def inspect_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, penal
 @click.argument("name")
 @click.argument("fighter")
 @click.argument("spell")
-@click.option("--effect", "effects", multiple=True, metavar="NAME=PM", help="The PM of the potion's spell per effect.")
+@click.option("--effect", "effects", type=PAIR, multiple=True, metavar="NAME=PM", help="The PM of the potion's spell per effect.")
 @click.option("--trigger", type=click.Choice(["ingestion", "contact", "ouverture"]), default="ingestion",
               show_default=True, help="ingestion = drink it (8 s); contact/ouverture = set it off on --target.")
 @click.option("--target", default="", help="Who the potion acts on (default: the one who drinks it).")
@@ -403,8 +425,8 @@ def inspect_cmd(ctx: click.Context, name: str, fighter: str, crystal: str, penal
 @_turn_dice
 @json_option
 @click.pass_context
-def potion_cmd(ctx: click.Context, name: str, fighter: str, spell: str, effects: tuple[str, ...], trigger: str,
-               target: str, seconds: int | None, carried: bool, day: int | None, dice: str | None,
+def potion_cmd(ctx: click.Context, name: str, fighter: str, spell: str, effects: tuple[tuple[str, int], ...], trigger: str,
+               target: str, seconds: int | None, carried: bool, day: int | None, dice: list[int] | None,
                as_json: bool) -> None:
     """Drink (8 s) or trigger a potion holding SPELL (at most 15 PM, L1184).
 
@@ -418,7 +440,7 @@ def potion_cmd(ctx: click.Context, name: str, fighter: str, spell: str, effects:
         _run(ctx, F.UsePotion(combat=name, actor=fighter, spell="", item=spell, target=target, seconds=seconds,
                               day=day), as_json, dice)
         return
-    _run(ctx, F.UsePotion(combat=name, actor=fighter, spell=spell, effects=_pairs(effects, "--effect"),
+    _run(ctx, F.UsePotion(combat=name, actor=fighter, spell=spell, effects=dict(effects),
                           trigger=trigger, target=target, seconds=seconds), as_json, dice)
 
 
@@ -432,7 +454,7 @@ def potion_cmd(ctx: click.Context, name: str, fighter: str, spell: str, effects:
 @json_option
 @click.pass_context
 def ability_cmd(ctx: click.Context, name: str, fighter: str, ability: str, seconds: int, target: str,
-                dice: str | None, as_json: bool) -> None:
+                dice: list[int] | None, as_json: bool) -> None:
     """A Voleur ability in a fight, paid from the day's Vol* points (L728-L741); outside a fight: 'voleur'.
 
     --dice: none, but a tie-break's d6 when the next actors are tied on IT and REF.
@@ -453,18 +475,20 @@ def ability_cmd(ctx: click.Context, name: str, fighter: str, ability: str, secon
 @json_option
 @click.pass_context
 def align_cmd(ctx: click.Context, name: str, fighter: str, target: str, heal: int | None, harm: int | None,
-              dice: str | None, as_json: bool) -> None:
+              dice: list[int] | None, as_json: bool) -> None:
     """The alignment pool by touch: 1 PV per second, at most 20 per action, no DP nor DM (L1417-L1421).
 
     --dice: none, but a tie-break's d6 when the next actors are tied on IT and REF.
 
     Example: cristal combat align taverne paladin thor --heal 6
     """
-    if (heal is None) == (harm is None):
+    if heal is not None and harm is None:
+        cmd = F.UseAlignment(combat=name, actor=fighter, target=target, kind="heal", points=heal)
+    elif harm is not None and heal is None:
+        cmd = F.UseAlignment(combat=name, actor=fighter, target=target, kind="harm", points=harm)
+    else:
         raise RuleError("Give either --heal N or --harm N.")
-    kind = "heal" if heal is not None else "harm"
-    _run(ctx, F.UseAlignment(combat=name, actor=fighter, target=target, kind=kind,
-                             points=heal if heal is not None else harm), as_json, dice)  # type: ignore[arg-type]
+    _run(ctx, cmd, as_json, dice)
 
 
 @combat_group.command("reroll")
@@ -474,7 +498,7 @@ def align_cmd(ctx: click.Context, name: str, fighter: str, target: str, heal: in
 @_dice
 @json_option
 @click.pass_context
-def reroll_cmd(ctx: click.Context, name: str, fighter: str, gm: bool, dice: str | None, as_json: bool) -> None:
+def reroll_cmd(ctx: click.Context, name: str, fighter: str, gm: bool, dice: list[int] | None, as_json: bool) -> None:
     """Chance: redo FIGHTER's last roll, any kind (L56-L58); both stay in the log.
 
     Attack d20, damage dice, concentration d20, initiative d6, a released spell's effect dice, a table

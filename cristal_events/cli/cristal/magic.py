@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import click
 
-from cristal_events.cli.common import INT, dice_option_with, int_pairs, json_option, run
+from cristal_events.cli.common import INT, IntPair, dice_option_with, json_option, run
 from cristal_events.rulesets.cristal import artefacts as A
 
+#: the PM put in a variable effect: ``NAME=PM``
+PM_PAIR = IntPair("NAME=PM")
 _dice = dice_option_with("The d20 of concentration rolled at the table; without it the engine rolls.")
 
 
@@ -27,7 +29,7 @@ def magic_group() -> None:
 @_dice
 @json_option
 @click.pass_context
-def detect_cmd(ctx: click.Context, character_id: str, item: str, owner: str, dice: str | None, as_json: bool) -> None:
+def detect_cmd(ctx: click.Context, character_id: str, item: str, owner: str, dice: list[int] | None, as_json: bool) -> None:
     """Cast Détection Magique (1 PM, CNC 4, L1151) on a carried item: on a success, its MAG if it is magic.
 
     --dice: one d20 (concentration: CNC + d20 >= 4).
@@ -45,7 +47,7 @@ def detect_cmd(ctx: click.Context, character_id: str, item: str, owner: str, dic
 @_dice
 @json_option
 @click.pass_context
-def analyse_cmd(ctx: click.Context, character_id: str, item: str, pm: int, owner: str, dice: str | None,
+def analyse_cmd(ctx: click.Context, character_id: str, item: str, pm: int, owner: str, dice: list[int] | None,
                 as_json: bool) -> None:
     """Cast Analyse Magique (2 PM + the Magie PM, CNC 8, L1161): with 4 PM per MAG and a success, the
     caster understands the artefact and can set off a manual one.
@@ -90,13 +92,13 @@ def break_cmd(ctx: click.Context, character_id: str, item: str, reason: str, as_
 @click.argument("character_id")
 @click.argument("item")
 @click.argument("spell")
-@click.option("--effect", "effects", multiple=True, metavar="NAME=PM", help="PM put in a variable effect.")
+@click.option("--effect", "effects", type=PM_PAIR, multiple=True, metavar="NAME=PM", help="PM put in a variable effect.")
 @click.option("--owner", default="", help="The character who carries the item (default: the caster).")
 @_dice
 @json_option
 @click.pass_context
-def target_cmd(ctx: click.Context, character_id: str, item: str, spell: str, effects: tuple[str, ...], owner: str,
-               dice: str | None, as_json: bool) -> None:
+def target_cmd(ctx: click.Context, character_id: str, item: str, spell: str, effects: tuple[tuple[str, int], ...], owner: str,
+               dice: list[int] | None, as_json: bool) -> None:
     """Cast SPELL against an item: its own DM = its MAG reduces the effects (L851, L1024-L1034).
 
     --dice: the d20 of concentration, then the dice of each effect left after the item's DM.
@@ -104,7 +106,7 @@ def target_cmd(ctx: click.Context, character_id: str, item: str, spell: str, eff
     Example: cristal magic target lia "Bouclier runique" "Boule de Feu" --owner thor --effect Dommage=8 --dice 15,3,4
     """
     run(ctx, A.CastOnItem(character=character_id, item=item, spell=spell, owner=owner,
-                          effects=int_pairs(effects, "--effect", "NAME=PM")), as_json, dice)
+                          effects=dict(effects)), as_json, dice)
 
 
 COMMANDS = [magic_group]

@@ -6,6 +6,8 @@ I-L249); ``recover`` records PV and PM a healing spell, a rest or care gives bac
 
 from __future__ import annotations
 
+from typing import Literal
+
 import click
 
 from cristal_events.cli.common import INT, json_option, run
@@ -36,13 +38,13 @@ def use_cmd(ctx: click.Context, character_id: str, item: str, target: str, fight
 @click.option("--reason", required=True, help="The spell, the rest or the care.")
 @json_option
 @click.pass_context
-def recover_cmd(ctx: click.Context, character_id: str, pv: int, pm: int, source: str, reason: str,
+def recover_cmd(ctx: click.Context, character_id: str, pv: int, pm: int, source: Literal["soin", "repos", "autre"], reason: str,
                 as_json: bool) -> None:
     """PV and PM given back by a healing spell, a rest or care, up to the maximum (ruling I19).
 
     Example: cristal recover thor --pv 12 --source soin --reason "Main apaisante"
     """
-    run(ctx, K.Recover(character=character_id, pv=pv, pm=pm, source=source, reason=reason), as_json)  # type: ignore[arg-type]
+    run(ctx, K.Recover(character=character_id, pv=pv, pm=pm, source=source, reason=reason), as_json)
 
 
 COMMANDS = [use_cmd, recover_cmd]

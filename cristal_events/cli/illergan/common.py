@@ -1,30 +1,61 @@
-"""Helpers of the Illergan commands: parse KEY=N pairs and Starls amounts."""
+"""Click types of the Illergan commands: KEY=N pairs and amounts of Starls."""
+
+from __future__ import annotations
 
 import re
+from typing import Any, NamedTuple
+
+import click
 
 from cristal_events import bounds
-from cristal_events.cli.common import int_pairs, whole_number
+from cristal_events.cli.common import IntPair, refuse_value
 from cristal_events.errors import RuleError
 
 _STARLS = re.compile(r"^\s*([+-]?)\s*((?:\d+\s*'\s*[OAC]\s*)+)$", re.IGNORECASE | re.ASCII)
 _COIN = re.compile(r"(\d+)\s*'\s*([OAC])", re.IGNORECASE | re.ASCII)
 
-
-def pairs(items: tuple[str, ...], option: str) -> dict[str, int]:
-    """``("Fo=4", "Dex=50")`` -> {"Fo": 4, "Dex": 50}."""
-    return int_pairs(items, option, "NAME=N like Fo=4")
+#: ``NAME=N`` (--stat Fo=4, --body, --spell, --hidden, --malus, --secondary): ``dict(pairs)``
+PAIR = IntPair("NAME=N like Fo=4")
 
 
-def starls(text: str, ratio: int) -> int:
-    """``"+2'A 15'C"`` -> copper Starls (1'O = 30'A, 1'A = 30'C, I-L24); a bare number is copper."""
-    t = text.strip()
-    if re.fullmatch(r"[+-]?[0-9]+", t, re.ASCII):
-        return whole_number(t, "Amount of Starls")
-    m = _STARLS.match(t)
-    if m is None:
-        raise RuleError(f"'{text}' is not an amount of Starls; write it like 2'O 15'A 10'C or -75'C.")
-    value = {"O": ratio * ratio, "A": ratio, "C": 1}
-    total = sum(whole_number(n, "Amount of Starls") * value[c.upper()] for n, c in _COIN.findall(m.group(2)))
-    if total > bounds.LIMIT:
-        raise RuleError(f"'{text}' is {total}'C, beyond the bounds of the log ({bounds.LIMIT:_}'C).")
-    return -total if m.group(1) == "-" else total
+class Coins(NamedTuple):
+    """An amount of Starls as typed (``"+2'A 15'C"``: not negative, 2'A and 15'C; a bare number is copper):
+    its value in copper depends on the campaign's coin ratio (:meth:`copper`)."""
+
+    text: str
+    negative: bool
+    counts: tuple[tuple[str, int], ...]  # (coin letter O, A or C, how many), as typed
+
+    def copper(self, ratio: int) -> int:
+        """Copper Starls (1'O = ratio'A, 1'A = ratio'C, I-L24); beyond the bounds of the log is one sentence."""
+        value = {"O": ratio * ratio, "A": ratio, "C": 1}
+        total = sum(n * value[c] for c, n in self.counts)
+        if total > bounds.LIMIT:
+            raise RuleError(f"'{self.text}' is {total}'C, beyond the bounds of the log ({bounds.LIMIT:_}'C).")
+        return -total if self.negative else total
+
+
+class StarlsType(click.ParamType):
+    """A click type: ``"2'O 15'A 10'C"``, ``"-75'C"`` or a bare number of copper -> :class:`Coins`."""
+
+    name = "STARLS"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Coins:
+        if isinstance(value, Coins):
+            return value
+        text = str(value)
+        t = text.strip()
+        try:
+            if re.fullmatch(r"[+-]?[0-9]+", t, re.ASCII):
+                n = bounds.parse_int(t, "Amount of Starls")
+                return Coins(text, n < 0, (("C", abs(n)),))
+            m = _STARLS.match(t)
+            if m is None:
+                refuse_value(f"'{text}' is not an amount of Starls; write it like 2'O 15'A 10'C or -75'C.", ctx)
+            counts = tuple((c.upper(), bounds.parse_int(n, "Amount of Starls")) for n, c in _COIN.findall(m.group(2)))
+        except bounds.OutOfBounds as exc:
+            refuse_value(str(exc), ctx)
+        return Coins(text, m.group(1) == "-", counts)
+
+
+STARLS = StarlsType()

@@ -7,7 +7,7 @@ Each command parses its arguments into a command Struct of :mod:`.heroes`, runs 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import click
 import msgspec
@@ -20,7 +20,6 @@ from cristal_events.cli.common import (
     json_option,
     open_campaign,
     run,
-    whole_number,
 )
 from cristal_events.errors import ContentError, CristalError
 from cristal_events.rulesets.illergan import heroes as H
@@ -30,7 +29,7 @@ from cristal_events.rulesets.illergan.locations import Body
 from cristal_events.rulesets.illergan.money import from_copper
 from cristal_events.rulesets.illergan.state import content_of
 
-from .common import pairs, starls
+from .common import PAIR, STARLS, Coins
 
 SIGNED = {"ignore_unknown_options": True}
 
@@ -109,7 +108,7 @@ def character_group() -> None:
 @click.option("--race", required=True, help="A race of the content pack.")
 @click.option("--class", "class_name", required=True, help="A class of the content pack.")
 @click.option("--heritage", required=True, help="A heritage of the content pack (400 xp, I-L352).")
-@click.option("--stat", "stats", multiple=True, metavar="NAME=N", help="Each characteristic: Fo Dex Vit Vol Mana E Cha Sav Dep Agilité Adresse.")
+@click.option("--stat", "stats", type=PAIR, multiple=True, metavar="NAME=N", help="Each characteristic: Fo Dex Vit Vol Mana E Cha Sav Dep Agilité Adresse.")
 @click.option("--pv", required=True, type=INT, help="Starting PV (the GM's value: the text has no formula, G12).")
 @click.option("--pm", default=0, type=INT, show_default=True, help="Starting PM (G12).")
 @click.option("--rn", default=0, type=INT, show_default=True, help="Résistance Naturelle in % (G12).")
@@ -124,7 +123,7 @@ def character_group() -> None:
 @click.option("--hand", type=click.Choice(["droite", "gauche"]), default="droite", show_default=True, help="Preferred hand.")
 @click.option("--gift", "gift_face", type=INT, default=None, help="The d8 face of the gift when rolled at the table (I-L380).")
 @click.option("--kit", "kits", multiple=True, help="A starting kit profile: mage, guerrier, roublard, archer, paladin ... (I-L164).")
-@click.option("--starls", default="0", help="Starting Starls, e.g. \"2'O 15'A\".")
+@click.option("--starls", type=STARLS, default="0", help="Starting Starls, e.g. \"2'O 15'A\".")
 @click.option("--fp", default=1, type=INT, show_default=True, help="Facteur de puissance (I-L294).")
 @click.option("--rank", "power_rank", default=1, type=INT, show_default=True, help="Rang de puissance (I-L297).")
 @click.option("--player", default="", help="The player's name.")
@@ -132,10 +131,10 @@ def character_group() -> None:
 @json_option
 @click.pass_context
 def create_cmd(ctx: click.Context, character_id: str, name: str, race: str, class_name: str, heritage: str,
-               stats: tuple[str, ...], pv: int, pm: int, rn: int, cult: str | None, god: str | None,
+               stats: tuple[tuple[str, int], ...], pv: int, pm: int, rn: int, cult: str | None, god: str | None,
                magics: tuple[str, ...], spells: tuple[str, ...], skills: tuple[str, ...],
-               languages: tuple[str, ...], traits: tuple[str, ...], alc_min: int, hand: str, gift_face: int | None,
-               kits: tuple[str, ...], starls: str, fp: int, power_rank: int, player: str, dice: str | None,
+               languages: tuple[str, ...], traits: tuple[str, ...], alc_min: int, hand: Literal["gauche", "droite"], gift_face: int | None,
+               kits: tuple[str, ...], starls: Coins, fp: int, power_rank: int, player: str, dice: list[int] | None,
                as_json: bool) -> None:
     """Create a hero: race, class and heritage from the pack, 2 destiny points, the d8 gift, cult and
     faith, magics at level 1, 400 heritage xp, charge limit [10 + Fo].
@@ -145,22 +144,20 @@ def create_cmd(ctx: click.Context, character_id: str, name: str, race: str, clas
     camp = open_campaign(ctx, write=True)
     ratio = content_of(camp.state().rules).pack.coin_ratio or 30
     choices = Choices(name=name or character_id, race=race, class_name=class_name, heritage=heritage, cult=cult,
-                      god=god, magics=magics, alc_min=alc_min, preferred_hand=hand, languages=languages,  # type: ignore[arg-type]
+                      god=god, magics=magics, alc_min=alc_min, preferred_hand=hand, languages=languages,
                       traits=traits, skills=skills)
-    cmd = H.CreateHero(character=character_id, choices=choices, characteristics=pairs(stats, "--stat"), pv=pv, pm=pm,
+    cmd = H.CreateHero(character=character_id, choices=choices, characteristics=dict(stats), pv=pv, pm=pm,
                        rn=rn, player=player, gift_face=gift_face, fp=fp, power_rank=power_rank, kit=kits,
-                       copper=_starls(starls, ratio), spells=spells)
+                       copper=starls.copper(ratio), spells=spells)
     run(ctx, cmd, as_json, dice)
 
 
-def _starls(text: str, ratio: int) -> int:
-    return starls(text, ratio)
 
 
 @character_group.command("creature")
 @click.argument("character_id")
 @click.option("--name", default="", help="The creature's name (default: the id).")
-@click.option("--stat", "stats", multiple=True, metavar="NAME=N", help="At least Fo, Dex, Vol, Vit and Adresse.")
+@click.option("--stat", "stats", type=PAIR, multiple=True, metavar="NAME=N", help="At least Fo, Dex, Vol, Vit and Adresse.")
 @click.option("--pv", required=True, type=INT, help="Its PV.")
 @click.option("--rn", default=0, type=INT, show_default=True, help="Its Résistance Naturelle in %.")
 @click.option("--pm", default=0, type=INT, show_default=True, help="Its PM.")
@@ -168,7 +165,7 @@ def _starls(text: str, ratio: int) -> int:
 @click.option("--rank", "power_rank", default=1, type=INT, show_default=True, help="Rang de puissance.")
 @click.option("--weapon", default=None, help="A weapon of the pack.")
 @click.option("--armour", default=None, help="An armour of the pack.")
-@click.option("--body", "body", multiple=True, metavar="PART=N",
+@click.option("--body", "body", type=PAIR, multiple=True, metavar="PART=N",
               help="A non-humanoid body (I-L630): anterior_left, anterior_right, posterior_left, posterior_right, "
                    "wings_left, wings_right, tails, heads.")
 @click.option("--natural-weapon", "natural_weapons", multiple=True,
@@ -176,13 +173,13 @@ def _starls(text: str, ratio: int) -> int:
 @click.option("--attacks", "attacks_per_turn", default=0, type=INT, show_default=True,
               help="The bestiary's fixed number of attacks a turn, in its one major action (I-L447, I-L452).")
 @click.option("--family", default="", help="The bestiary family; végétal: an animated plant (I-L625-628).")
-@click.option("--spell", "spells", multiple=True, metavar="SPELL=LEVEL",
+@click.option("--spell", "spells", type=PAIR, multiple=True, metavar="SPELL=LEVEL",
               help="A spell of the creature and the level shown in brackets (its own magic, I-L619-623).")
 @json_option
 @click.pass_context
-def creature_cmd(ctx: click.Context, character_id: str, name: str, stats: tuple[str, ...], pv: int, rn: int, pm: int,
-                 fp: int, power_rank: int, weapon: str | None, armour: str | None, body: tuple[str, ...],
-                 natural_weapons: tuple[str, ...], attacks_per_turn: int, family: str, spells: tuple[str, ...],
+def creature_cmd(ctx: click.Context, character_id: str, name: str, stats: tuple[tuple[str, int], ...], pv: int, rn: int, pm: int,
+                 fp: int, power_rank: int, weapon: str | None, armour: str | None, body: tuple[tuple[str, int], ...],
+                 natural_weapons: tuple[str, ...], attacks_per_turn: int, family: str, spells: tuple[tuple[str, int], ...],
                  as_json: bool) -> None:
     """Create a creature of the game master (humanoid unless --body is given).
 
@@ -190,15 +187,15 @@ def creature_cmd(ctx: click.Context, character_id: str, name: str, stats: tuple[
     """
     shape = None
     if body:
-        parts = pairs(body, "--body")
+        parts = dict(body)
         unknown = [k for k in parts if k not in Body.__struct_fields__]
         if unknown:
             raise CristalError(f"Unknown body part {unknown[0]!r}; use {', '.join(Body.__struct_fields__)}.")
         shape = Body(**{"heads": 1, **parts})
-    cmd = H.CreateCreature(character=character_id, name=name or character_id, characteristics=pairs(stats, "--stat"),
+    cmd = H.CreateCreature(character=character_id, name=name or character_id, characteristics=dict(stats),
                            pv=pv, rn=rn, pm=pm, fp=fp, power_rank=power_rank, weapon=weapon, armour=armour, body=shape,
                            natural_weapons=natural_weapons, attacks_per_turn=attacks_per_turn, family=family,
-                           spells=pairs(spells, "--spell"))
+                           spells=dict(spells))
     run(ctx, cmd, as_json)
 
 
@@ -213,13 +210,13 @@ def xp_group() -> None:
 
 @xp_group.command("award", context_settings=SIGNED)
 @click.argument("character_id")
-@click.argument("amount")
+@click.argument("amount", type=INT.named("The amount"))
 @click.option("--reason", required=True, help="Why (I-L590: the GM notes the actions rewarded).")
 @json_option
 @click.pass_context
-def xp_award_cmd(ctx: click.Context, character_id: str, amount: str, reason: str, as_json: bool) -> None:
+def xp_award_cmd(ctx: click.Context, character_id: str, amount: int, reason: str, as_json: bool) -> None:
     """Give xp to a hero. Example: cristal xp award thor 150 --reason "Les gobelins du gué" """
-    run(ctx, H.AwardXp(character=character_id, amount=whole_number(amount, "The amount"), reason=reason), as_json)
+    run(ctx, H.AwardXp(character=character_id, amount=amount, reason=reason), as_json)
 
 
 _pool = click.option("--heritage", is_flag=True, help="Pay with the heritage xp (its constraints apply, I-L352).")
@@ -318,59 +315,59 @@ def money_group() -> None:
 
 @money_group.command("change", context_settings=SIGNED)
 @click.argument("character_id")
-@click.argument("amount")
+@click.argument("amount", type=STARLS)
 @click.option("--reason", required=True, help="Why the Starls change hands.")
 @json_option
 @click.pass_context
-def money_change_cmd(ctx: click.Context, character_id: str, amount: str, reason: str, as_json: bool) -> None:
+def money_change_cmd(ctx: click.Context, character_id: str, amount: Coins, reason: str, as_json: bool) -> None:
     """Add (or, with a minus sign, take) Starls. Example: cristal money change thor "-1'A" --reason "une chambre" """
     camp = open_campaign(ctx, write=True)
     ratio = content_of(camp.state().rules).pack.coin_ratio or 30
-    run(ctx, H.ChangeMoney(character=character_id, amount_c=starls(amount, ratio), reason=reason), as_json)
+    run(ctx, H.ChangeMoney(character=character_id, amount_c=amount.copper(ratio), reason=reason), as_json)
 
 
 @money_group.command("buy")
 @click.argument("character_id")
 @click.argument("item")
 @click.option("--piece", default=None, help="One armour piece only: cuirasse (40%) or another piece (20%) (I-L79).")
-@click.option("--price", default=None, help="A negotiated price in Starls instead of the list price.")
+@click.option("--price", type=STARLS, default=None, help="A negotiated price in Starls instead of the list price.")
 @json_option
 @click.pass_context
-def money_buy_cmd(ctx: click.Context, character_id: str, item: str, piece: str | None, price: str | None,
+def money_buy_cmd(ctx: click.Context, character_id: str, item: str, piece: str | None, price: Coins | None,
                   as_json: bool) -> None:
     """Buy an item of the pack at its list price. Example: cristal money buy thor "Cotte de mailles" --piece cuirasse"""
     camp = open_campaign(ctx, write=True)
     ratio = content_of(camp.state().rules).pack.coin_ratio or 30
     run(ctx, H.Trade(character=character_id, item=item, piece=piece,
-                     price_c=None if price is None else starls(price, ratio)), as_json)
+                     price_c=None if price is None else price.copper(ratio)), as_json)
 
 
 @money_group.command("sell")
 @click.argument("character_id")
 @click.argument("item")
-@click.option("--price", default=None, help="The negotiated price in Starls (default: 25% of the new price, I-L26).")
+@click.option("--price", type=STARLS, default=None, help="The negotiated price in Starls (default: 25% of the new price, I-L26).")
 @click.option("--jewel", is_flag=True, help="A jewel keeps its value (I-L27).")
 @click.option("--piece", default=None, help="One armour piece bought alone: 25% of its 40% / 20% price (I-L26, I-L79).")
 @json_option
 @click.pass_context
-def money_sell_cmd(ctx: click.Context, character_id: str, item: str, price: str | None, jewel: bool,
+def money_sell_cmd(ctx: click.Context, character_id: str, item: str, price: Coins | None, jewel: bool,
                    piece: str | None, as_json: bool) -> None:
     """Sell a carried item (worn or held, it is taken off). Example: cristal money sell thor "Cotte de mailles" --piece casque"""
     camp = open_campaign(ctx, write=True)
     ratio = content_of(camp.state().rules).pack.coin_ratio or 30
     run(ctx, H.Trade(character=character_id, item=item, sell=True, jewel=jewel, piece=piece,
-                     price_c=None if price is None else starls(price, ratio)), as_json)
+                     price_c=None if price is None else price.copper(ratio)), as_json)
 
 
 @money_group.command("convert", context_settings=SIGNED)
-@click.argument("amount")
+@click.argument("amount", type=STARLS)
 @json_option
 @click.pass_context
-def money_convert_cmd(ctx: click.Context, amount: str, as_json: bool) -> None:
+def money_convert_cmd(ctx: click.Context, amount: Coins, as_json: bool) -> None:
     """Show an amount in the largest coins (nothing is recorded). Example: cristal money convert "2260'C" """
     camp = open_campaign(ctx)
     content = content_of(camp.state().rules)
-    copper = starls(amount, content.pack.coin_ratio or 30)
+    copper = amount.copper(content.pack.coin_ratio or 30)
     coins = from_copper(copper, content)
     if as_json:
         emit_json({"copper": copper, "O": coins.O, "A": coins.A, "C": coins.C})
@@ -386,29 +383,29 @@ def money_convert_cmd(ctx: click.Context, amount: str, as_json: bool) -> None:
               help="Wear one armour piece bought alone; it protects its zone only (I-L75-77).")
 @json_option
 @click.pass_context
-def equip_cmd(ctx: click.Context, character_id: str, slot: str, item: str, piece: str | None, as_json: bool) -> None:
+def equip_cmd(ctx: click.Context, character_id: str, slot: Literal["weapon", "armour", "shield"], item: str, piece: str | None, as_json: bool) -> None:
     """Hold a weapon, wear an armour or a piece of one, or carry a shield the hero carries (I-L47-48;
     ITEM "none" to remove it). The Dex and Dep maluses are the cuirasse's (I-L78).
 
     Example: cristal equip thor armour "Cotte de mailles" --piece casque
     """
-    run(ctx, H.Equip(character=character_id, slot=slot, item=None if item == "none" else item,  # type: ignore[arg-type]
+    run(ctx, H.Equip(character=character_id, slot=slot, item=None if item == "none" else item,
                      piece=piece), as_json)
 
 
 @click.command("carry", context_settings=SIGNED)
 @click.argument("character_id")
 @click.argument("item")
-@click.argument("qty")
+@click.argument("qty", type=INT.named("The quantity"))
 @click.option("--reason", default="", help="Where it comes from or where it is left.")
 @json_option
 @click.pass_context
-def carry_cmd(ctx: click.Context, character_id: str, item: str, qty: str, reason: str, as_json: bool) -> None:
+def carry_cmd(ctx: click.Context, character_id: str, item: str, qty: int, reason: str, as_json: bool) -> None:
     """Pick up objects (or, with a minus sign, leave them): the bag and satchel hold [10 + Fo] charges (I-L43).
 
     Example: cristal carry thor "Corde de 10 mètres" 1 --reason "le grenier du moulin"
     """
-    run(ctx, H.Carry(character=character_id, item=item, qty=whole_number(qty, "The quantity"), reason=reason), as_json)
+    run(ctx, H.Carry(character=character_id, item=item, qty=qty, reason=reason), as_json)
 
 
 COMMANDS = [content_group, character_group, xp_group, money_group, equip_cmd, carry_cmd]

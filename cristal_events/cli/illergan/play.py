@@ -7,8 +7,12 @@ or the engine's seeded dice, and prints what was recorded (``--json`` for script
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import click
 
+from cristal_events import bounds
 from cristal_events.cli.common import (
     INT,
     REAL,
@@ -18,6 +22,7 @@ from cristal_events.cli.common import (
     json_option,
     open_campaign,
     read_model_rows,
+    refuse_value,
     run,
 )
 from cristal_events.errors import CristalError
@@ -26,12 +31,41 @@ from cristal_events.rulesets.illergan import fights as F
 from cristal_events.rulesets.illergan import spellbook as S
 from cristal_events.rulesets.illergan import tavern as T
 from cristal_events.rulesets.illergan import trials as R
+from cristal_events.rulesets.illergan.combat import Defence
 from cristal_events.rulesets.illergan.state import content_of
 
-from .common import pairs, starls
+from .common import PAIR, STARLS, Coins
 
 SIGNED = {"ignore_unknown_options": True}
-DEFENCES = ["esquive", "parade", "blocage", "vivacite_elfique", "magique"]
+DEFENCES: list[Defence] = ["esquive", "parade", "blocage", "vivacite_elfique", "magique"]
+
+
+class OtherTargetType(click.ParamType):
+    """A click type: ``lysa``, ``lysa:parade:ok`` or ``lysa:esquive:60`` -> :class:`~.fights.OtherTarget`
+    (I-L292); the defence % is plain digits within the bounds of the log (the rules check the rest)."""
+
+    name = "ID[:DEFENCE[:ok|PCT]]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> F.OtherTarget:
+        if isinstance(value, F.OtherTarget):
+            return value
+        text = str(value)
+        parts = [p.strip() for p in text.split(":")]
+        if not parts[0] or len(parts) > 3 or (len(parts) > 1 and parts[1] not in DEFENCES):
+            refuse_value(f"--also takes ID[:DEFENCE[:ok|PCT]] with a defence among {', '.join(DEFENCES)}, "
+                         f"not {text!r}.", ctx)
+        defence = next(d for d in DEFENCES if d == parts[1]) if len(parts) > 1 else None
+        if len(parts) < 3:
+            return F.OtherTarget(target=parts[0], defence=defence)
+        if parts[2] == "ok":
+            return F.OtherTarget(target=parts[0], defence=defence, defended=True)
+        if not re.fullmatch(r"[0-9]+", parts[2], re.ASCII):
+            refuse_value(f"--also ends with ok or a defence %, not {parts[2]!r}.", ctx)
+        try:
+            pct = bounds.parse_int(parts[2], "--also defence %")
+        except bounds.OutOfBounds as exc:
+            refuse_value(str(exc), ctx)
+        return F.OtherTarget(target=parts[0], defence=defence, defence_pct=pct)
 
 
 # ---------------------------------------------------------------------------- checks
@@ -54,7 +88,7 @@ def check_group() -> None:
 @json_option
 @click.pass_context
 def check_skill_cmd(ctx: click.Context, character_id: str, what: str, malus: int, with_characteristic: bool,
-                    bonus: int, dice: str | None, as_json: bool) -> None:
+                    bonus: int, dice: list[int] | None, as_json: bool) -> None:
     """Roll a skill, an acuity (minor information when only the malus failed it, I-L492) or a characteristic.
 
     Example: cristal check skill lysa "Acuité visuelle" --malus 20 --dice 35
@@ -65,19 +99,19 @@ def check_skill_cmd(ctx: click.Context, character_id: str, what: str, malus: int
 
 @check_group.command("search")
 @click.argument("character_id")
-@click.option("--hidden", multiple=True, metavar="OBJECT=MALUS", required=True,
+@click.option("--hidden", type=PAIR, multiple=True, metavar="OBJECT=MALUS", required=True,
               help="A hidden object and its malus (0 to 200).")
 @click.option("--acuity", default="Acuité visuelle", show_default=True, help="The acuity used.")
 @dice_option
 @json_option
 @click.pass_context
-def check_search_cmd(ctx: click.Context, character_id: str, hidden: tuple[str, ...], acuity: str, dice: str | None,
+def check_search_cmd(ctx: click.Context, character_id: str, hidden: tuple[tuple[str, int], ...], acuity: str, dice: list[int] | None,
                      as_json: bool) -> None:
     """Search a zone: found iff Dé100 < Dex + Acuité − Malus (I-L101).
 
     Example: cristal check search thor --hidden coffre=20 --hidden clé=50
     """
-    run(ctx, R.RollCheck(character=character_id, kind="search", what=acuity, hidden=pairs(hidden, "--hidden")),
+    run(ctx, R.RollCheck(character=character_id, kind="search", what=acuity, hidden=dict(hidden)),
         as_json, dice)
 
 
@@ -88,7 +122,7 @@ def check_search_cmd(ctx: click.Context, character_id: str, hidden: tuple[str, .
 @dice_option
 @json_option
 @click.pass_context
-def check_skinning_cmd(ctx: click.Context, character_id: str, malus: int, part: str, dice: str | None,
+def check_skinning_cmd(ctx: click.Context, character_id: str, malus: int, part: str, dice: list[int] | None,
                        as_json: bool) -> None:
     """Skin a corpse: success iff Dé100 < Dex + Anatomie − Malus (I-L104).
 
@@ -106,7 +140,7 @@ def check_skinning_cmd(ctx: click.Context, character_id: str, malus: int, part: 
 @json_option
 @click.pass_context
 def check_lockpick_cmd(ctx: click.Context, character_id: str, lock: str | None, malus: int, lock_name: str,
-                       dice: str | None, as_json: bool) -> None:
+                       dice: list[int] | None, as_json: bool) -> None:
     """Pick a lock with a crochet: success iff Dé100 ≤ (Dex + Sav)/2 − Malus (I-L106); the lock type's time,
     maximum attempts and backlash on a failure (I-L108).
 
@@ -128,7 +162,7 @@ def check_lockpick_cmd(ctx: click.Context, character_id: str, lock: str | None, 
 @json_option
 @click.pass_context
 def strike_cmd(ctx: click.Context, character_id: str, what: str, ps: int, sr: int, weapon: str | None, unarmed: bool,
-               fight: str, dice: str | None, as_json: bool) -> None:
+               fight: str, dice: list[int] | None, as_json: bool) -> None:
     """Strike an object to break it: [damage − SR] off its PS, broken at 0 PS (I-L407-409).
 
     Example: cristal strike thor "porte de chêne" --ps 30 --sr 20 --dice 4
@@ -147,7 +181,7 @@ def strike_cmd(ctx: click.Context, character_id: str, what: str, ps: int, sr: in
 @json_option
 @click.pass_context
 def throw_cmd(ctx: click.Context, character_id: str, what: str, distance: float, max_range: float, fight: str,
-              dice: str | None, as_json: bool) -> None:
+              dice: list[int] | None, as_json: bool) -> None:
     """Throw an object: it lands |50 − Dé100| / 10 m from its target (I-L400-405).
 
     Example: cristal throw thor "une pierre" --distance 8 --range 15 --dice 30
@@ -178,13 +212,13 @@ def fall_cmd(ctx: click.Context, character_id: str, height: float, fight: str, a
 @click.option("--reason", default="", help="What caused it.")
 @json_option
 @click.pass_context
-def condition_cmd(ctx: click.Context, character_id: str, condition: str, off: bool, reason: str, as_json: bool) -> None:
+def condition_cmd(ctx: click.Context, character_id: str, condition: R.ConditionName, off: bool, reason: str, as_json: bool) -> None:
     """Blind: Dex, Agilité and Adresse rolls divided by 5 − (1 per 50% of olfactory + auditory acuities);
     invisible: whoever attacks him does so as if blind (I-L413).
 
     Example: cristal condition thor aveuglé --reason "sable dans les yeux"
     """
-    run(ctx, R.SetCondition(character=character_id, condition=condition, on=not off, reason=reason), as_json)  # type: ignore[arg-type]
+    run(ctx, R.SetCondition(character=character_id, condition=condition, on=not off, reason=reason), as_json)
 
 
 # ---------------------------------------------------------------------------- fights
@@ -208,14 +242,14 @@ def combat_start_cmd(ctx: click.Context, fight: str, participants: tuple[str, ..
 
 @combat_group.command("initiative")
 @click.argument("fight")
-@click.option("--malus", "maluses", multiple=True, metavar="ID=N", help="A situation malus 0 to 100 (I-L5).")
+@click.option("--malus", "maluses", type=PAIR, multiple=True, metavar="ID=N", help="A situation malus 0 to 100 (I-L5).")
 @click.option("--unspotted", multiple=True, metavar="ID=A,B",
               help="A stealthy attacker and those who have not spotted him: he goes before them (I-L8).")
 @dice_option
 @json_option
 @click.pass_context
-def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[str, ...], unspotted: tuple[str, ...],
-                          dice: str | None, as_json: bool) -> None:
+def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[tuple[str, int], ...], unspotted: tuple[str, ...],
+                          dice: list[int] | None, as_json: bool) -> None:
     """Roll initiative for a new turn: [Dex + Vol + Dé100] − malus; 50 or less does nothing (I-L3-8).
 
     Example: cristal combat initiative gue --malus gobelin=10 --dice 40,12,77
@@ -226,7 +260,7 @@ def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[str, ..
         if not sep or not who.strip() or not rest.strip():
             raise CristalError(f"--unspotted takes ID=A,B like thor=gob,loup, not {item!r}.")
         hidden[who.strip()] = tuple(x.strip() for x in rest.split(",") if x.strip())
-    run(ctx, F.RollInitiative(fight=fight, maluses=pairs(maluses, "--malus"), unspotted_by=hidden), as_json, dice)
+    run(ctx, F.RollInitiative(fight=fight, maluses=dict(maluses), unspotted_by=hidden), as_json, dice)
 
 
 @combat_group.command("attack")
@@ -242,7 +276,7 @@ def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[str, ..
 @click.option("--thrown", is_flag=True, help="Throw a pure melee weapon as a last resort: −40 Dex (I-L99).")
 @click.option("--letalite", type=INT, default=None,
               help="A coup précis of this Létalité: its critical Hémorragie is −[Létalité × 2] PV a turn (I-L507).")
-@click.option("--also", multiple=True, metavar="ID[:DEFENCE[:ok|PCT]]",
+@click.option("--also", type=OtherTargetType(), multiple=True, metavar="ID[:DEFENCE[:ok|PCT]]",
               help="Another target of the same attack, with its own defence: ok = succeeded, PCT = rolled (I-L292).")
 @click.option("--power-dice", type=INT, default=None, help="Fewer power dice for a non-lethal blow (I-L457).")
 @click.option("--flat", is_flag=True, help="The flat of the weapon: Fo / 3, contondant (I-L458).")
@@ -261,9 +295,9 @@ def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[str, ..
 @click.pass_context
 def combat_attack_cmd(ctx: click.Context, fight: str, attacker: str, target: str, weapon: str | None, unarmed: bool,
                       hands: int, off_hand: bool, distance: float | None, power_dice: int | None, flat: bool,
-                      zone: str | None, defence: str | None, defender: str, defended: bool, action: str,
-                      thrown: bool, letalite: int | None, defence_pct: int | None, also: tuple[str, ...],
-                      dice: str | None, as_json: bool) -> None:
+                      zone: str | None, defence: Defence | None, defender: str, defended: bool, action: F.AttackSlot,
+                      thrown: bool, letalite: int | None, defence_pct: int | None, also: tuple[F.OtherTarget, ...],
+                      dice: list[int] | None, as_json: bool) -> None:
     """Attack: Dé100 ≤ Adresse hits (01-02 critical and a new Dé100 for the zone, 99-100 fumble); damage
     [Fo × 10] + semi-open power dice, minus the zone's SR, minus RN %, rounded up (I-L267-318).
 
@@ -277,23 +311,8 @@ def combat_attack_cmd(ctx: click.Context, fight: str, attacker: str, target: str
     run(ctx, F.Attack(fight=fight, attacker=attacker, target=target, weapon="" if unarmed else weapon, hands=hands,
                       off_hand=off_hand, distance=distance, thrown=thrown, power_dice=power_dice, flat=flat, zone=zone,
                       defended=defended, defence=defence, defence_pct=defence_pct, defender=defender, action=action,
-                      others=tuple(_other_target(x) for x in also), letalite=letalite),
+                      others=also, letalite=letalite),
         as_json, dice)
-
-
-def _other_target(text: str) -> F.OtherTarget:
-    """``lysa``, ``lysa:parade:ok`` or ``lysa:esquive:60`` (I-L292)."""
-    parts = [p.strip() for p in text.split(":")]
-    if not parts[0] or len(parts) > 3 or (len(parts) > 1 and parts[1] not in DEFENCES):
-        raise CristalError(f"--also takes ID[:DEFENCE[:ok|PCT]] with a defence among {', '.join(DEFENCES)}, "
-                           f"not {text!r}.")
-    if len(parts) < 3:
-        return F.OtherTarget(target=parts[0], defence=parts[1] if len(parts) > 1 else None)  # type: ignore[arg-type]
-    if parts[2] == "ok":
-        return F.OtherTarget(target=parts[0], defence=parts[1], defended=True)  # type: ignore[arg-type]
-    if not parts[2].isdigit():
-        raise CristalError(f"--also ends with ok or a defence %, not {parts[2]!r}.")
-    return F.OtherTarget(target=parts[0], defence=parts[1], defence_pct=int(parts[2]))  # type: ignore[arg-type]  # type: ignore[arg-type]
 
 
 @combat_group.command("act")
@@ -305,7 +324,7 @@ def _other_target(text: str) -> F.OtherTarget:
 @click.option("--by", default="", help="knocked_down by this combatant's physical action: limited by Vit (I-L416).")
 @json_option
 @click.pass_context
-def combat_act_cmd(ctx: click.Context, fight: str, character_id: str, action: str, what: str, by: str,
+def combat_act_cmd(ctx: click.Context, fight: str, character_id: str, action: F.Action, what: str, by: str,
                    as_json: bool) -> None:
     """Spend an action of the turn: 1 major, 1 minor and 1 skill (a second skill takes the minor); forgo the
     major for 2 more minors; gain an extra major from an effect; knocked down loses a major (I-L241-265, I-L416).
@@ -313,7 +332,7 @@ def combat_act_cmd(ctx: click.Context, fight: str, character_id: str, action: st
     Example: cristal combat act gue thor minor --what "se relever"
     Example: cristal combat act gue gob knocked_down --by thor
     """
-    run(ctx, F.TakeAction(fight=fight, character=character_id, action=action, what=what, by=by), as_json)  # type: ignore[arg-type]
+    run(ctx, F.TakeAction(fight=fight, character=character_id, action=action, what=what, by=by), as_json)
 
 
 @combat_group.command("move")
@@ -352,7 +371,7 @@ def combat_move_cmd(ctx: click.Context, fight: str, character_id: str, metres: f
 @json_option
 @click.pass_context
 def combat_fly_cmd(ctx: click.Context, fight: str, character_id: str, land: bool, means: str,
-                   passengers: tuple[str, ...], hover: str, held: str, dice: str | None, as_json: bool) -> None:
+                   passengers: tuple[str, ...], hover: str, held: str, dice: list[int] | None, as_json: bool) -> None:
     """Take off: a pure Dex roll, a minor action either way; success doubles the movement left (I-L558).
     In flight all the movement must be used each turn unless a bonus allows hovering (I-L564); a flyer held
     from the ground (--held-by) lands at the end of his turn (I-L565).
@@ -389,13 +408,13 @@ def combat_poison_cmd(ctx: click.Context, fight: str, character_id: str, poison:
 @click.option("--against-magic", is_flag=True, help="Against magic damage: only a block (I-L439).")
 @json_option
 @click.pass_context
-def combat_defend_cmd(ctx: click.Context, fight: str, character_id: str, defence: str, for_ally: bool,
+def combat_defend_cmd(ctx: click.Context, fight: str, character_id: str, defence: Defence, for_ally: bool,
                       against_magic: bool, as_json: bool) -> None:
     """Record a defence outside an attack of the log, within the per-turn limit (I-L543, I-L553).
 
     Example: cristal combat defend gue lysa magique --for-ally
     """
-    run(ctx, F.Defend(fight=fight, character=character_id, defence=defence, for_ally=for_ally,  # type: ignore[arg-type]
+    run(ctx, F.Defend(fight=fight, character=character_id, defence=defence, for_ally=for_ally,
                       against_magic=against_magic), as_json)
 
 
@@ -421,9 +440,9 @@ def combat_end_cmd(ctx: click.Context, fight: str, as_json: bool) -> None:
     run(ctx, F.EndFight(fight=fight), as_json)
 
 
-def _secondaries(items: tuple[str, ...]) -> tuple[F.SecondaryCast, ...]:
+def _secondaries(items: tuple[tuple[str, int], ...]) -> tuple[F.SecondaryCast, ...]:
     """``("Flamme vive=1",)`` -> the secondary spells and their levels (I-L226-228)."""
-    return tuple(F.SecondaryCast(spell=name, level=level) for name, level in pairs(items, "--secondary").items())
+    return tuple(F.SecondaryCast(spell=name, level=level) for name, level in dict(items).items())
 
 
 @click.command("cast")
@@ -439,7 +458,7 @@ def _secondaries(items: tuple[str, ...]) -> tuple[F.SecondaryCast, ...]:
               help="The target blocked it: its shield's SRM, then its PS, the rest by Volonté (I-L439).")
 @click.option("--action", type=click.Choice(["major", "minor", "extra_major"]), default="major", show_default=True,
               help="In a fight: the action it takes (an amélioration spell may be minor, I-L253).")
-@click.option("--secondary", "secondaries", multiple=True,
+@click.option("--secondary", "secondaries", type=PAIR, multiple=True,
               help="A secondary spell cast with this primary, NAME=LEVEL (≤ the primary's level, I-L226-237).")
 @click.option("--on-primary", default="", help="SPELL is a secondary added to this primary cast at an earlier turn (I-L227).")
 @click.option("--primary-level", type=INT, default=0, help="The cast level of that earlier primary.")
@@ -461,10 +480,10 @@ def _secondaries(items: tuple[str, ...]) -> tuple[F.SecondaryCast, ...]:
 @json_option
 @click.pass_context
 def cast_cmd(ctx: click.Context, caster: str, spell: str, cast_level: int, fight: str, modifiers: tuple[int, ...],
-             whisper: bool, target: str, damage: int, blocked: bool, action: str, secondaries: tuple[str, ...],
-             on_primary: str, primary_level: int, sense: str, distance: float | None, stealth: bool, spotted: bool,
+             whisper: bool, target: str, damage: int, blocked: bool, action: F.CastSlot, secondaries: tuple[tuple[str, int], ...],
+             on_primary: str, primary_level: int, sense: F.Sense, distance: float | None, stealth: bool, spotted: bool,
              accept: bool | None, gagged: bool, paralysed: bool, without_canalisateur: bool, not_relevant: bool,
-             duration: int, in_minutes: bool, concentrate: bool, dice: str | None, as_json: bool) -> None:
+             duration: int, in_minutes: bool, concentrate: bool, dice: list[int] | None, as_json: bool) -> None:
     """Cast a spell: Dé100 ≤ magic level is a critical ([50 + 10 × Dé10]% of the PM back), from 95 (+1 per
     level above 5) a counter-effect (Dé20), 100 always fails (I-L520-527). Only a learned spell (I-L17);
     an altération or projection target rolls Volonté (Dé100 ≤ Vol) unless the mage is stealthy (I-L462).
@@ -472,10 +491,10 @@ def cast_cmd(ctx: click.Context, caster: str, spell: str, cast_level: int, fight
     Example: cristal cast lysa Embrasement --level 1 --fight gue --target gobelin --damage 30 --distance 10 --dice 1,7
     """
     run(ctx, F.CastSpell(caster=caster, spell=spell, cast_level=cast_level, fight=fight, modifiers_pct=modifiers,
-                         whispered=whisper, target=target, damage=damage, blocked=blocked,  # type: ignore[arg-type]
+                         whispered=whisper, target=target, damage=damage, blocked=blocked,
                          action=action, secondaries=_secondaries(secondaries), on_primary=on_primary,
                          on_primary_level=primary_level,
-                         sense=sense, distance=distance, stealth=stealth, spotted=spotted,  # type: ignore[arg-type]
+                         sense=sense, distance=distance, stealth=stealth, spotted=spotted,
                          accept=accept, gagged=gagged, paralysed=paralysed, canalisateur=not without_canalisateur,
                          relevant=not not_relevant, duration=duration,
                          duration_unit="minutes" if in_minutes else "tours", concentrate=concentrate), as_json, dice)
@@ -495,10 +514,10 @@ def spell_group() -> None:
 @click.argument("spell")
 @click.option("--teacher", required=True, help="A mage of the campaign (checked: knows it, Enseignement magique, "
                                                "higher level) or the name of a teacher of the world.")
-@click.option("--price", default=None, help="The price agreed, e.g. \"2'O\" (default: [minimum level]'O, I-L443).")
+@click.option("--price", type=STARLS, default=None, help="The price agreed, e.g. \"2'O\" (default: [minimum level]'O, I-L443).")
 @json_option
 @click.pass_context
-def spell_learn_cmd(ctx: click.Context, character_id: str, spell: str, teacher: str, price: str | None,
+def spell_learn_cmd(ctx: click.Context, character_id: str, spell: str, teacher: str, price: Coins | None,
                     as_json: bool) -> None:
     """Learn a spell of a known magic whose minimum level the magic has reached (I-L443, TX-20).
 
@@ -507,7 +526,7 @@ def spell_learn_cmd(ctx: click.Context, character_id: str, spell: str, teacher: 
     price_c = None
     if price is not None:
         camp = open_campaign(ctx, write=True)
-        price_c = starls(price, content_of(camp.state().rules).pack.coin_ratio or 30)
+        price_c = price.copper(content_of(camp.state().rules).pack.coin_ratio or 30)
     run(ctx, S.LearnSpell(character=character_id, spell=spell, teacher=teacher, price_c=price_c), as_json)
 
 
@@ -648,7 +667,7 @@ def faith_adjust_cmd(ctx: click.Context, character_id: str, pfb: int, pf: int, r
 @dice_option
 @json_option
 @click.pass_context
-def drink_cmd(ctx: click.Context, character_id: str, beverage: str, alc: int | None, shift: int, dice: str | None,
+def drink_cmd(ctx: click.Context, character_id: str, beverage: str, alc: int | None, shift: int, dice: list[int] | None,
               as_json: bool) -> None:
     """Drink: Alc rises, thresholds cross, an event die every 3 Alc from Gaieté (I-L121-159).
 

@@ -23,7 +23,7 @@ from cristal_events.ruleset import Context, Emit
 from . import crystals as cr
 from . import equipment
 from . import magic as m
-from .characters.derive import _find_item, content_of, death_threshold, find, stable_of, stream_of
+from .characters.derive import content_of, death_threshold, find, find_item, stable_of, stream_of
 from .characters.model import Character
 from .state import CristalState
 
@@ -74,7 +74,7 @@ class CastOnItem(msgspec.Struct, frozen=True, kw_only=True):
 
 
 # ============================================================================ events
-class MagicDetected(Event, tag="magic.detected", kw_only=True):
+class MagicDetected(Event, frozen=True, tag="magic.detected", kw_only=True):
     """Détection Magique cast on an item: on a success ``magic`` says whether it is, and ``mag`` its MAG."""
 
     character: str
@@ -94,7 +94,7 @@ class MagicDetected(Event, tag="magic.detected", kw_only=True):
     mag: int | None = None
 
 
-class MagicAnalysed(Event, tag="magic.analysed", kw_only=True):
+class MagicAnalysed(Event, frozen=True, tag="magic.analysed", kw_only=True):
     """Analyse Magique cast on an artefact: ``understood`` when the roll succeeded with 4 PM per MAG (L1167)."""
 
     character: str
@@ -114,13 +114,13 @@ class MagicAnalysed(Event, tag="magic.analysed", kw_only=True):
     understood: bool = False
 
 
-class ItemActivated(Event, tag="item.activated", kw_only=True):
+class ItemActivated(Event, frozen=True, tag="item.activated", kw_only=True):
     character: str
     item: str
     what: str = ""
 
 
-class PotionBroken(Event, tag="potion.broken", kw_only=True):
+class PotionBroken(Event, frozen=True, tag="potion.broken", kw_only=True):
     """One vial lost; a contact or ouverture potion goes off on its holder (the liquid touches them, the air
     reaches it, L1174-L1177): ``set_off``; the GM applies its effects."""
 
@@ -140,7 +140,7 @@ class ItemEffect(msgspec.Struct, frozen=True, kw_only=True):
     roll: Roll | None = None
 
 
-class SpellOnItem(Event, tag="magic.spell_on_item", kw_only=True):
+class SpellOnItem(Event, frozen=True, tag="magic.spell_on_item", kw_only=True):
     """A spell against an item: ``item_dm`` is the item's MAG (L851, 0 for a non-magic item), ``effects``
     what is left of each effect after it (L1024-L1034); the GM rules what the effects do to the item."""
 
@@ -179,7 +179,7 @@ def _cast(state: CristalState, ch: Character, key: str, spends: list[m.EffectSpe
         raise RuleError(f"{ch.name} is dead (L373); casting is refused.")
     _knows(ch, content.spell(spell.name).name)
     race = content.race(ch.race)
-    res = m.cast_spell(caster_pm=ch.pm, caster_cnc=stable_of(ch, content, ctx.rounding).CNC, base_pm=spell.base_pm,
+    res = m.cast_spell(caster_pm=ch.pm, caster_cnc=stable_of(ch, content, ctx.mode).CNC, base_pm=spell.base_pm,
                        spell_cnc=spell.cnc, spends=spends, dice=ctx.dice(), allow_overdraw=ctx.settings.pm_overdraw,
                        magic_capable=race.pm_initial > 0)
     return res, ch.pv - res.pv_damage < death_threshold(ch, content)
@@ -187,7 +187,7 @@ def _cast(state: CristalState, ch: Character, key: str, spends: list[m.EffectSpe
 
 def _owned(state: CristalState, ch: Character, owner: str, item: str) -> tuple[Character, Any]:
     holder = find(state, owner) if owner else ch
-    return holder, _find_item(holder, item)
+    return holder, find_item(holder, item)
 
 
 def decide_detect(state: CristalState, cmd: DetectMagic, ctx: Context) -> list[Emit]:
@@ -240,7 +240,7 @@ def decide_cast_on_item(state: CristalState, cmd: CastOnItem, ctx: Context) -> l
     if missing:
         raise RuleError(f"{spell.name} needs PM in every variable effect (L993); missing: {', '.join(missing)}.")
     dice = ctx.dice()
-    res = m.cast_spell(caster_pm=ch.pm, caster_cnc=stable_of(ch, content, ctx.rounding).CNC, base_pm=spell.pm_base,
+    res = m.cast_spell(caster_pm=ch.pm, caster_cnc=stable_of(ch, content, ctx.mode).CNC, base_pm=spell.pm_base,
                        spell_cnc=spell.cnc, spends=spends, dice=dice, pm_max=spell.pm_max,
                        allow_overdraw=ctx.settings.pm_overdraw, magic_capable=content.race(ch.race).pm_initial > 0)
     chk = res.concentration
@@ -259,7 +259,7 @@ def decide_cast_on_item(state: CristalState, cmd: CastOnItem, ctx: Context) -> l
 
 def decide_activate(state: CristalState, cmd: ActivateItem, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
-    item = _find_item(ch, cmd.item)
+    item = find_item(ch, cmd.item)
     t = item.template
     if t.mag <= 0:
         raise RuleError(f"{item.name} is not magic (MAG 0, L1137): it has no power to set off.")
@@ -273,7 +273,7 @@ def decide_activate(state: CristalState, cmd: ActivateItem, ctx: Context) -> lis
 
 def decide_break(state: CristalState, cmd: BreakPotion, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
-    item = _find_item(ch, cmd.item)
+    item = find_item(ch, cmd.item)
     spec = item.template.potion
     if spec is None:
         raise RuleError(f"{item.name} is not a potion.")

@@ -500,7 +500,7 @@ def metres_per_second(kmh: float | Fraction) -> Fraction:
     return to_fraction(kmh) * 10 / 36
 
 
-def travel_seconds(distance_m: float | Fraction, kmh: float | Fraction, mode: str) -> int:
+def travel_seconds(distance_m: float | Fraction, kmh: float | Fraction, mode: RoundingMode) -> int:
     """Seconds to cover ``distance_m`` at ``kmh``: t = 3.6 × d / v (D11).
 
     The book prints ``distance / vitesse / 3.6`` (L1290), which gives 0.46 s for 5 m at 3 km/h; the

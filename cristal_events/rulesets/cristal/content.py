@@ -51,7 +51,7 @@ class _Entry(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """Base of every pack entry: hand-written, so unknown fields are errors."""
 
 
-class Movement(_Entry, kw_only=True):
+class Movement(_Entry, frozen=True, kw_only=True):
     """``Mode (Vitesse de Croisière, Vitesse de Pointe, Attribut Variable)`` (L461), speeds in km/h."""
 
     mode: str
@@ -60,7 +60,7 @@ class Movement(_Entry, kw_only=True):
     variable: float | None = None
 
 
-class RaceWeapon(_Entry, kw_only=True):
+class RaceWeapon(_Entry, frozen=True, kw_only=True):
     """A line of the race weapon table: Naturelle, Préférer or Peut Utiliser (L524-L527)."""
 
     kind: Literal["Naturelle", "Préférer", "Peut Utiliser"]
@@ -71,7 +71,7 @@ class RaceWeapon(_Entry, kw_only=True):
     recovery_s: int | None = None  # seconds before it can be used again, e.g. a snake's venom 3 h (L469)
 
 
-class Race(_Entry, kw_only=True):
+class Race(_Entry, frozen=True, kw_only=True):
     """A race (L399-L501): initial states, fixed-state bases, senses, level scale.
 
     ``sex_adjustments`` holds the book's notation ``[PV Initiaux : 10 (Femelle = 8)]`` as
@@ -114,7 +114,7 @@ class Race(_Entry, kw_only=True):
             raise ValueError("field 'level_limit' must be at least 1")
 
 
-class ClassColumn(_Entry, kw_only=True):
+class ClassColumn(_Entry, frozen=True, kw_only=True):
     """One column of a class table: ``flat`` bonus, ``percent`` bonus, or daily ``points`` (PH, L662)."""
 
     name: str
@@ -122,7 +122,7 @@ class ClassColumn(_Entry, kw_only=True):
     kind: Literal["flat", "percent", "points"]
 
 
-class Pattern(_Entry, kw_only=True):
+class Pattern(_Entry, frozen=True, kw_only=True):
     """Closed form of a column, used beyond the printed rows: ``step * floor((level + offset) / per)``."""
 
     step: int
@@ -133,7 +133,7 @@ class Pattern(_Entry, kw_only=True):
         return self.step * ((level + self.offset) // self.per)
 
 
-class Ability(_Entry, kw_only=True):
+class Ability(_Entry, frozen=True, kw_only=True):
     """A special ability paid from a class's daily points (L664-L668), e.g. Voleur's Vol*."""
 
     name: str
@@ -143,7 +143,7 @@ class Ability(_Entry, kw_only=True):
     description: str = ""
 
 
-class ClassDef(_Entry, kw_only=True):
+class ClassDef(_Entry, frozen=True, kw_only=True):
     """A class (L628-L741): its bonus table (one row per level, not cumulative, L650)."""
 
     name: str
@@ -169,14 +169,14 @@ class ClassDef(_Entry, kw_only=True):
             raise ValueError(f"field 'table' has a column '{extra[0]}' that 'columns' does not declare")
 
 
-class Restriction(_Entry, kw_only=True):
+class Restriction(_Entry, frozen=True, kw_only=True):
     """Who may learn a Technique (L757): a race among ``races`` and/or class levels."""
 
     races: list[str] = []
     classes: dict[str, int] = {}
 
 
-class Technique(_Entry, kw_only=True):
+class Technique(_Entry, frozen=True, kw_only=True):
     """A Technique (L743-L799): XP factor, optional restriction, adjustment formula like ``OBS / 3``."""
 
     name: str
@@ -205,7 +205,7 @@ class PotionSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     brewed_day: int | None = None
 
 
-class ItemTemplate(_Entry, kw_only=True):
+class ItemTemplate(_Entry, frozen=True, kw_only=True):
     """An item's sheet line (L828-L879). ``modifiers`` is the Bonus/Handicap per state (signed).
 
     ``dm`` is the bonus given to the wearer; a magic item's own DM is its ``mag`` (L851, D7).
@@ -249,7 +249,7 @@ class ItemTemplate(_Entry, kw_only=True):
         parse_amount(self.dmg, allow_sum=True)
 
 
-class VariableEffect(_Entry, kw_only=True):
+class VariableEffect(_Entry, frozen=True, kw_only=True):
     """A row of a spell's Effet Variable table (L997-L1014): Nom, Échelle, Unité, Réduction."""
 
     name: str
@@ -261,14 +261,14 @@ class VariableEffect(_Entry, kw_only=True):
         parse_scale(self.scale)
 
 
-class Predefined(_Entry, kw_only=True):
+class Predefined(_Entry, frozen=True, kw_only=True):
     """A spell's Prédéfini description (L976): fixed allocation and total PM."""
 
     description: str
     allocation: dict[str, int]
 
 
-class SpellDef(_Entry, kw_only=True):
+class SpellDef(_Entry, frozen=True, kw_only=True):
     """A spell (L1099-L1167). ``time`` is seconds, ``INSTANTANÉ`` or ``SIMULTANÉ`` (L964-L967);
     None when the book does not print it. ``combustion`` None means the rule CNC / 2 (L1271).
     ``inferred`` lists the fields the book does not print (see ``notes``).
@@ -518,7 +518,7 @@ def _decode_section(source: str, section: str, raw: Any) -> dict[str, Any]:
                 raise ContentError(f"{source}: {noun} {label}: field '{OVERRIDE}' must be true or false.")
             entry = {k: v for k, v in entry.items() if k != OVERRIDE}
         try:
-            value = msgspec.convert(entry, kind)
+            value: Any = msgspec.convert(entry, kind)  # the section's own struct class (all have a name)
         except msgspec.ValidationError as err:
             raise ContentError(f"{source}: {noun} {label}: {_field_message(err)}.") from None
         if any(k.casefold() == value.name.casefold() for k in out):
@@ -527,7 +527,7 @@ def _decode_section(source: str, section: str, raw: Any) -> dict[str, Any]:
     return out
 
 
-def _content_from_sections(source: str, data: Any, *, only: str | None = None) -> Content:
+def content_from_sections(source: str, data: Any, *, only: str | None = None) -> Content:
     if only is not None:
         return Content(**{only: _decode_section(source, only, data)})
     if not isinstance(data, dict):
@@ -606,7 +606,7 @@ def overrides_of(current: Content, added: Content, data: Any, *, source: str,
     return {section: sorted(names, key=str.casefold) for section, names in out.items()}
 
 
-def _parse_file(path: Path) -> Any:
+def parse_file(path: Path) -> Any:
     """A pack file parsed (size, UTF-8, syntax and nesting checked by :func:`cristal_events.packs.read_pack`)."""
     return read_pack(path)
 
@@ -620,9 +620,9 @@ def load_pack(path: str | Path) -> Content:
             for suffix in (".json", ".toml"):
                 f = p / f"{section}{suffix}"
                 if f.exists():
-                    merged = merge(merged, _content_from_sections(f.name, _parse_file(f), only=section))
+                    merged = merge(merged, content_from_sections(f.name, parse_file(f), only=section))
         return merged
-    return _content_from_sections(p.name, _parse_file(p))
+    return content_from_sections(p.name, parse_file(p))
 
 
 def merge(base: Content, pack: Content) -> Content:

@@ -16,8 +16,8 @@ from cristal_events.errors import ContentError, RuleError, UnknownEntity
 from cristal_events.rolls import Roll
 
 from .magic import (
-    _SIMPLE_DICE,
     DATA,
+    SIMPLE_DICE,
     EffectSpend,
     VariableEffect,
     effect_outcome,
@@ -194,7 +194,7 @@ def store_in_crystal(
         return StoreResult(outcome="failed", crystal=crystal)
     if spell.pm > crystal.capacity:
         blast = _crystal_data().explosion
-        count = _SIMPLE_DICE.match(blast.die_per_pm)
+        count = SIMPLE_DICE.match(blast.die_per_pm)
         assert count is not None
         expr = f"{int(count['count'] or 1) * spell.pm}d{count['faces']}"
         return StoreResult(
@@ -286,6 +286,8 @@ def analyse_magique(item_mag: int, magie_pm: int, *, concentration_success: bool
 # --------------------------------------------------------------------------- potions
 
 PotionTrigger = Literal["ingestion", "contact", "ouverture"]
+#: the triggers a Potion event can carry (the data's ``triggers`` name them, L1173-L1175)
+POTION_TRIGGERS: tuple[PotionTrigger, ...] = ("ingestion", "contact", "ouverture")
 
 
 class Potion(msgspec.Struct, frozen=True, kw_only=True):
@@ -309,9 +311,12 @@ def make_potion(spell: StoredSpell, trigger: str) -> Potion:
     rules = _crystal_data().potion
     if trigger not in rules.triggers:
         raise RuleError(f"A potion is triggered by {', '.join(rules.triggers)}, not {trigger!r}.")
+    kind = next((t for t in POTION_TRIGGERS if t == trigger), None)
+    if kind is None:
+        raise RuleError(f"A potion is triggered by {', '.join(POTION_TRIGGERS)}, not {trigger!r}.")
     if spell.pm > rules.max_pm:
         raise RuleError(f"A potion holds at most {rules.max_pm} PM; {spell.name} has {spell.pm}.")
-    return Potion(spell=spell, trigger=trigger, used=False)  # type: ignore[arg-type]
+    return Potion(spell=spell, trigger=kind, used=False)
 
 
 def trigger_potion(potion: Potion, how: str, target: str) -> PotionRelease | None:

@@ -116,7 +116,7 @@ def range_penalty(range_m: int, distance_m: int | Fraction) -> int:
     return -int(excess // 2) if excess > 0 else 0
 
 
-def _add_dmg(a: str, b: str) -> str:
+def add_dmg(a: str, b: str) -> str:
     parts = [p for p in (a.strip(), b.strip()) if p and p != "0"]
     return "+".join(parts) if parts else "0"
 
@@ -140,7 +140,7 @@ def ranged_weapon(projectile: ItemTemplate, propulsor: ItemTemplate | None, *, f
     if propulsor.kind != "propulsor" or propulsor.range_m is None:
         raise RuleError(f"{propulsor.name} is not a propulsor.")
     its: Sequence[int] = [i for i in (projectile.it, propulsor.it) if i is not None]
-    return RangedWeapon(att=projectile.att + propulsor.att, dmg=_add_dmg(projectile.dmg, propulsor.dmg),
+    return RangedWeapon(att=projectile.att + propulsor.att, dmg=add_dmg(projectile.dmg, propulsor.dmg),
                         range_m=propulsor.range_m, it=sum(its) if its else None)
 
 

@@ -146,7 +146,9 @@ def _show(value: object) -> str:
     """A table value as the book prints it: French decimal comma, "-" for none."""
     if value is None:
         return "-"
-    f = Fraction(value)  # type: ignore[arg-type]
+    if not isinstance(value, int | float | Fraction | str):
+        raise TypeError(f"{value!r} is not a table value")
+    f = Fraction(value)
     if f.denominator == 1:
         return str(f.numerator)
     return f"{float(f):.3f}".rstrip("0").rstrip(".").replace(".", ",")

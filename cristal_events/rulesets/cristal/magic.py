@@ -82,7 +82,7 @@ class EffectOutcome(msgspec.Struct, frozen=True, kw_only=True):
 
 
 _FRACTION_SCALE = re.compile(r"^\(?\s*(?P<amount>[^()/]+?)\s*\)?\s*/\s*(?P<den>\d+)$")
-_SIMPLE_DICE = re.compile(r"^(?P<count>\d*)d(?P<faces>\d+)$")
+SIMPLE_DICE = re.compile(r"^(?P<count>\d*)d(?P<faces>\d+)$")
 
 
 def parse_scale(text: str | int) -> Scale:
@@ -135,7 +135,7 @@ def spell_pm_cost(base_pm: int, spends: Sequence[EffectSpend], pm_max: int | Non
 def _scaled_amount(scale: Scale, steps: int) -> str:
     if steps <= 0:
         return "0"
-    dice = _SIMPLE_DICE.match(scale.amount)
+    dice = SIMPLE_DICE.match(scale.amount)
     if dice:
         count = int(dice["count"] or 1)
         return f"{count * steps}d{dice['faces']}"

@@ -26,7 +26,7 @@ import msgspec
 from cristal_events.errors import RuleError
 from cristal_events.rounding import RoundingMode, divide, percent
 from cristal_events.rulesets.cristal.content import Content, ItemTemplate, Race, load_core
-from cristal_events.rulesets.cristal.equipment import _add_dmg, effective_fixed, wearer_dm
+from cristal_events.rulesets.cristal.equipment import add_dmg, effective_fixed, wearer_dm
 from cristal_events.rulesets.cristal.progression import ClassBonuses, class_bonuses
 
 
@@ -81,7 +81,7 @@ def dmg(fixed: Mapping[str, int], weapon: ItemTemplate | None, mode: RoundingMod
     bonus = frc_bonus(fixed["FRC"], weapon.frc_required, mode)
     if bonus == 0:
         return weapon.dmg, 0
-    return (_add_dmg(weapon.dmg, str(bonus)) if bonus > 0 else f"{weapon.dmg}{bonus}"), bonus
+    return (add_dmg(weapon.dmg, str(bonus)) if bonus > 0 else f"{weapon.dmg}{bonus}"), bonus
 
 
 def cnc(fixed: Mapping[str, int], bonuses: ClassBonuses, equipped: Sequence[ItemTemplate]) -> int:

@@ -209,7 +209,8 @@ def _drink(i: int, s: AlcState, d: Drink, th: Thresholds, dice: Dice, content: C
         roll = dice.roll(content.pack.alc_event_die[b], purpose=f"alcohol event ({b})")
         result = min(max(roll.total + d.shift, 1), 24)
         action, d4, coma = event_action(result, content)
-        rolls, nearest = (roll,), 0
+        rolls: tuple[Roll, ...] = (roll,)
+        nearest = 0
         if d4:
             r4 = dice.roll("1d4", purpose="nearest person")
             rolls, nearest = (roll, r4), r4.total

@@ -29,7 +29,7 @@ from .state import Hero, IllerganState, Turn, content_of, fight_stream, find, fi
 
 
 # ============================================================================ events
-class ConsumableUsed(Event, tag="care.consumable_used", kw_only=True):
+class ConsumableUsed(Event, frozen=True, tag="care.consumable_used", kw_only=True):
     character: str
     item: str  # the object used up, as carried
     target: str = ""  # "" = the user himself
@@ -43,7 +43,7 @@ class ConsumableUsed(Event, tag="care.consumable_used", kw_only=True):
     turn_after: Turn | None = None
 
 
-class Recovered(Event, tag="care.recovered", kw_only=True):
+class Recovered(Event, frozen=True, tag="care.recovered", kw_only=True):
     character: str
     source: Literal["soin", "repos", "autre"]
     reason: str
@@ -94,7 +94,7 @@ def decide_use(state: IllerganState, cmd: UseConsumable, ctx: Context) -> list[E
         fight = find_fight(state, cmd.fight)
         if hero.id not in fight.participants:
             raise RuleError(f"{hero.name} does not take part in the fight '{fight.name}'.")
-        if not any(slot == "belt" for slot in (gear._listed(k, content_of(state).pack.item_slots) for k in hero.items)):
+        if not any(slot == "belt" for slot in (gear.listed(k, content_of(state).pack.item_slots) for k in hero.items)):
             raise RuleError(f"In a fight a consumable is used from the belt (I-L249); {hero.name} carries none.")
         turn_after = spend(fight, hero, "minor", ctx.settings)
     pv, pm = _gain(target, effect.pv, effect.pm)

@@ -23,7 +23,7 @@ class Check(msgspec.Struct, frozen=True, kw_only=True):
     """One Dé100 roll against a threshold."""
 
     face: int
-    threshold: int | Fraction
+    threshold: int | float | Fraction  # a blind hero's threshold may be a decimal (I-L413)
     success: bool
     critical: bool = False
     fumble: bool = False
@@ -39,7 +39,7 @@ def _face(face: int) -> int:
     return face
 
 
-def skill_check(face: int, threshold: int | Fraction, *, critical_ceiling: int = 2) -> Check:
+def skill_check(face: int, threshold: int | float | Fraction, *, critical_ceiling: int = 2) -> Check:
     """Skill roll: 01-02 (or up to the class ceiling, I-L502) always succeed, 99-100 always fail (I-L488).
 
     >>> skill_check(2, 0).success, skill_check(99, 150).success, skill_check(40, 40).success
@@ -132,7 +132,8 @@ def casting_range_by_sense(sense: str, energie: int, acuity: int = 0, settings: 
             return cast_range(energie)
         case "hearing" | "smell":
             r = sense_range(acuity)
-            return min(r, cast_range(energie)) if settings.sense_range_capped_by_cast_range else r
+            cap = cast_range(energie)
+            return cap if settings.sense_range_capped_by_cast_range and cap < r else r
         case "touch":
             return 0
     raise RuleError(f"Unknown sense {sense!r}; use sight, hearing, smell or touch.")

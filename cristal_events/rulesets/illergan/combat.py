@@ -223,7 +223,7 @@ def roll_attack(dice: Dice, adresse: int, content: Content, *, critical_ceiling:
                 settings: IllerganSettings = DEFAULT) -> Attack:
     r = dice.roll("1d100", purpose="attack")
     a = attack(r.total, adresse, content, critical_ceiling=critical_ceiling, settings=settings)
-    rolls = (r,)
+    rolls: tuple[Roll, ...] = (r,)
     if a.critical and a.hit:
         z = dice.roll("1d100", purpose="hit location")
         a = msgspec.structs.replace(a, zone=critical_zone(z.total, content))

@@ -40,13 +40,13 @@ class _Entry(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     pass
 
 
-class _Named(_Entry, kw_only=True):
+class _Named(_Entry, frozen=True, kw_only=True):
     """A named (or faced) entry of a pack; ``override`` lets it replace what the text or an earlier pack states."""
 
     override: bool = False
 
 
-class Acuities(_Entry, kw_only=True):
+class Acuities(_Entry, frozen=True, kw_only=True):
     """The three acuities in % (I-L12-13, I-L327)."""
 
     visual: int = 0
@@ -54,14 +54,14 @@ class Acuities(_Entry, kw_only=True):
     olfactory: int = 0
 
 
-class Race(_Named, kw_only=True):
+class Race(_Named, frozen=True, kw_only=True):
     name: str
     race_skill: str = ""
     acuities: Acuities | None = None
     description: str = ""
 
 
-class ClassDef(_Named, kw_only=True):
+class ClassDef(_Named, frozen=True, kw_only=True):
     name: str
     religious: bool = False
     chooses_god: bool = False
@@ -74,7 +74,7 @@ class ClassDef(_Named, kw_only=True):
     critical_ceiling: int = 2
 
 
-class Heritage(_Named, kw_only=True):
+class Heritage(_Named, frozen=True, kw_only=True):
     name: str
     xp: int = 400
     imposed_skills: tuple[str, ...] = ()
@@ -82,7 +82,7 @@ class Heritage(_Named, kw_only=True):
     spend_limits: dict[str, int] = {}
 
 
-class Skill(_Named, kw_only=True):
+class Skill(_Named, frozen=True, kw_only=True):
     name: str
     rank: Literal[0, 1, 2] | None = None
     type: SkillType | None = None
@@ -91,18 +91,18 @@ class Skill(_Named, kw_only=True):
     weapon_mastery: bool = False
 
 
-class Gift(_Named, kw_only=True):
+class Gift(_Named, frozen=True, kw_only=True):
     face: int
     name: str
     effect: str = ""
 
 
-class CounterEffect(_Named, kw_only=True):
+class CounterEffect(_Named, frozen=True, kw_only=True):
     face: int
     effect: str
 
 
-class SR(_Entry, kw_only=True):
+class SR(_Entry, frozen=True, kw_only=True):
     """Seuil de Résistance per damage type (I-L424, A14)."""
 
     P: int = 0
@@ -110,7 +110,7 @@ class SR(_Entry, kw_only=True):
     C: int = 0
 
 
-class Armour(_Named, kw_only=True):
+class Armour(_Named, frozen=True, kw_only=True):
     name: str
     type: Literal["Guerrier", "Gardien", "Mage", "Mage de mêlée", "Roublard"] | None = None
     facture: int = 1
@@ -121,7 +121,7 @@ class Armour(_Named, kw_only=True):
     components: tuple[str, ...] = ()
 
 
-class Weapon(_Named, kw_only=True):
+class Weapon(_Named, frozen=True, kw_only=True):
     name: str
     grip: Grip = "one"
     damage_type: DamageType = "T"
@@ -132,7 +132,7 @@ class Weapon(_Named, kw_only=True):
     price_c: int = 0
 
 
-class Shield(_Named, kw_only=True):
+class Shield(_Named, frozen=True, kw_only=True):
     name: str
     sr: int
     srm: int
@@ -140,13 +140,13 @@ class Shield(_Named, kw_only=True):
     price_c: int = 0
 
 
-class Cult(_Named, kw_only=True):
+class Cult(_Named, frozen=True, kw_only=True):
     name: str
     harmonisation: str = ""
     gods: tuple[str, ...] = ()
 
 
-class Spell(_Named, kw_only=True):
+class Spell(_Named, frozen=True, kw_only=True):
     name: str
     magic: str
     min_level: int
@@ -156,7 +156,7 @@ class Spell(_Named, kw_only=True):
     superior_effect_level: int | None = None
 
 
-class DivinePower(_Named, kw_only=True):
+class DivinePower(_Named, frozen=True, kw_only=True):
     """A divine power (PD) of a cult: levels 1 to 5 (I-L603); its PF cost per cast level is GM data (Part D)."""
 
     name: str
@@ -166,7 +166,7 @@ class DivinePower(_Named, kw_only=True):
     description: str = ""
 
 
-class LockType(_Named, kw_only=True):
+class LockType(_Named, frozen=True, kw_only=True):
     name: str
     minutes: int | None = None
     malus: int | None = None
@@ -176,7 +176,7 @@ class LockType(_Named, kw_only=True):
     breaks_pick: bool = False  # the backlash breaks the crochet, I-L108
 
 
-class EventRow(_Entry, kw_only=True):
+class EventRow(_Entry, frozen=True, kw_only=True):
     low: int
     high: int
     action: str
@@ -184,13 +184,13 @@ class EventRow(_Entry, kw_only=True):
     coma: bool = False
 
 
-class ZoneRow(_Entry, kw_only=True):
+class ZoneRow(_Entry, frozen=True, kw_only=True):
     low: int
     high: int
     zone: str
 
 
-class KitItem(_Entry, kw_only=True):
+class KitItem(_Entry, frozen=True, kw_only=True):
     name: str
     qty: int = 1
     note: str = ""

@@ -24,7 +24,7 @@ from .state import Hero, IllerganState, Turn, content_of, fight_stream, find, fi
 
 
 # ============================================================================ events
-class PowerInvoked(Event, tag="faith.power_invoked", kw_only=True):
+class PowerInvoked(Event, frozen=True, tag="faith.power_invoked", kw_only=True):
     character: str
     power: str
     cult: str
@@ -41,7 +41,7 @@ class PowerInvoked(Event, tag="faith.power_invoked", kw_only=True):
     turn_after: Turn | None = None
 
 
-class FaithRenewed(Event, tag="faith.renewed", kw_only=True):
+class FaithRenewed(Event, frozen=True, tag="faith.renewed", kw_only=True):
     """The Harmonisation prayer (or a new day, ``faith_renewal=new_day``): PF back to the day's number."""
 
     character: str
@@ -50,7 +50,7 @@ class FaithRenewed(Event, tag="faith.renewed", kw_only=True):
     pf_after: int
 
 
-class FaithAdjusted(Event, tag="faith.adjusted", kw_only=True):
+class FaithAdjusted(Event, frozen=True, tag="faith.adjusted", kw_only=True):
     """PFb granted for pious acts, or PFb / PF taken for impious ones (I-L597)."""
 
     character: str
@@ -80,7 +80,7 @@ class Harmonise(msgspec.Struct, frozen=True, kw_only=True):
     sunset: str = ""  # HH:MM, for the Déesse Noire (G32)
 
 
-class CultChanged(Event, tag="faith.cult_changed", kw_only=True):
+class CultChanged(Event, frozen=True, tag="faith.cult_changed", kw_only=True):
     """A new cult: the first one's levels lost (I-L571, I-L580), or added by an Ancêtres worshipper (I-L573, I-L582)."""
     character: str
     cult: str
@@ -93,7 +93,7 @@ class CultChanged(Event, tag="faith.cult_changed", kw_only=True):
     reason: str = ""
 
 
-class PowerLearned(Event, tag="faith.power_learned", kw_only=True):
+class PowerLearned(Event, frozen=True, tag="faith.power_learned", kw_only=True):
     """A divine power learned from a book or a faithful of level 6 or more (I-L611)."""
     character: str
     power: str

@@ -71,9 +71,9 @@ def load(hero: Hero, content: Content, *, items: dict[str, int] | None = None, w
     for piece, name in pieces.items():
         take(piece_label(name, piece))
     _stow(bag, content)
-    containers = {_listed(name, content.pack.item_slots) for name in bag}
+    containers = {listed(name, content.pack.item_slots) for name in bag}
     for name, count in list(bag.items()):
-        slot = _listed(name, content.pack.item_slots)
+        slot = listed(name, content.pack.item_slots)
         if slot is None:
             continue
         if slot in UNCOUNTED or (slot in CONTAINED and CONTAINED[slot] in containers):
@@ -157,7 +157,7 @@ def base(name: str) -> str:
     return name.split(" (", 1)[0]
 
 
-def _listed(name: str, table: dict[str, Any]) -> Any:
+def listed(name: str, table: dict[str, Any]) -> Any:
     return table.get(name, table.get(base(name)))
 
 

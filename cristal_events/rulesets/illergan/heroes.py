@@ -18,7 +18,7 @@ from cristal_events.errors import ContentError, RuleError
 from cristal_events.events import Event
 from cristal_events.records import RecordedEvent
 from cristal_events.rolls import Roll
-from cristal_events.ruleset import Context, Emit, on_event
+from cristal_events.ruleset import Context, Emit, event_of, on_event
 
 from . import character as creation
 from . import gear
@@ -44,7 +44,7 @@ from .state import (
 
 
 # ============================================================================ events
-class PackLoaded(Event, tag="content.pack_loaded", kw_only=True):
+class PackLoaded(Event, frozen=True, tag="content.pack_loaded", kw_only=True):
     """A game-master pack, carried whole so that replay does not depend on the file. ``overrides`` names,
     by section, the entries it replaces (each marked ``"override": true`` in the pack)."""
 
@@ -53,19 +53,19 @@ class PackLoaded(Event, tag="content.pack_loaded", kw_only=True):
     overrides: dict[str, list[str]] = {}
 
 
-class HeroCreated(Event, tag="hero.created", kw_only=True):
+class HeroCreated(Event, frozen=True, tag="hero.created", kw_only=True):
     character: str
     character_data: Hero
     gift_roll: Roll | None = None
     kit: dict[str, int] = {}
 
 
-class CreatureCreated(Event, tag="hero.creature_created", kw_only=True):
+class CreatureCreated(Event, frozen=True, tag="hero.creature_created", kw_only=True):
     character: str
     character_data: Hero
 
 
-class XpAwarded(Event, tag="xp.awarded", kw_only=True):
+class XpAwarded(Event, frozen=True, tag="xp.awarded", kw_only=True):
     character: str
     amount: int
     reason: str
@@ -75,7 +75,7 @@ class XpAwarded(Event, tag="xp.awarded", kw_only=True):
 XpKind = Literal["skill", "pp", "magic", "characteristic", "faith"]
 
 
-class XpSpent(Event, tag="xp.spent", kw_only=True):
+class XpSpent(Event, frozen=True, tag="xp.spent", kw_only=True):
     """One purchase: a skill %, pp, a magic, a characteristic point or a faith level."""
 
     character: str
@@ -94,7 +94,7 @@ class XpSpent(Event, tag="xp.spent", kw_only=True):
     unlocked_rank: int | None = None
 
 
-class HeroCorrected(Event, tag="hero.corrected", kw_only=True):
+class HeroCorrected(Event, frozen=True, tag="hero.corrected", kw_only=True):
     character: str
     amends: int
     field: Literal["xp", "copper"]
@@ -102,7 +102,7 @@ class HeroCorrected(Event, tag="hero.corrected", kw_only=True):
     reason: str = ""
 
 
-class MoneyChanged(Event, tag="money.changed", kw_only=True):
+class MoneyChanged(Event, frozen=True, tag="money.changed", kw_only=True):
     character: str
     amount_c: int
     reason: str
@@ -112,14 +112,14 @@ class MoneyChanged(Event, tag="money.changed", kw_only=True):
     reference_c: int | None = None
 
 
-class Equipped(Event, tag="hero.equipped", kw_only=True):
+class Equipped(Event, frozen=True, tag="hero.equipped", kw_only=True):
     character: str
     slot: Literal["weapon", "armour", "shield"]
     item: str | None
     piece: str | None = None  # one armour piece (I-L77): cuirasse, casque, brassards, jambières
 
 
-class ItemsCarried(Event, tag="hero.items_carried", kw_only=True):
+class ItemsCarried(Event, frozen=True, tag="hero.items_carried", kw_only=True):
     """Objects picked up (loot, a gift) or left behind, outside a purchase or a sale."""
 
     character: str
@@ -684,7 +684,7 @@ def _amount(changes: dict[str, Any], original: int) -> int:
 
 
 def compensate_award(state: IllerganState, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
-    ev: XpAwarded = original.event  # type: ignore[assignment]
+    ev = event_of(original, XpAwarded)
     find(state, ev.character)
     value = _amount(changes, ev.amount)
     if value <= 0:
@@ -694,7 +694,7 @@ def compensate_award(state: IllerganState, original: RecordedEvent, changes: dic
 
 
 def compensate_money(state: IllerganState, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
-    ev: MoneyChanged = original.event  # type: ignore[assignment]
+    ev = event_of(original, MoneyChanged)
     find(state, ev.character)
     value = _amount(changes, ev.amount_c)
     return [Emit(stream_of(ev.character), HeroCorrected(character=ev.character, amends=original.position,

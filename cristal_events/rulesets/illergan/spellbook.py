@@ -26,7 +26,7 @@ TEACHING_SKILL = "Enseignement magique"  # I-L443
 
 
 # ============================================================================ events
-class SpellLearned(Event, tag="magic.spell_learned", kw_only=True):
+class SpellLearned(Event, frozen=True, tag="magic.spell_learned", kw_only=True):
     character: str
     spell: str
     magic: str
@@ -36,7 +36,7 @@ class SpellLearned(Event, tag="magic.spell_learned", kw_only=True):
     copper_after: int
 
 
-class ConcentrationBroken(Event, tag="magic.concentration_broken", kw_only=True):
+class ConcentrationBroken(Event, frozen=True, tag="magic.concentration_broken", kw_only=True):
     caster: str
     spell: str
     holder: str  # whose active spell it is
@@ -44,7 +44,7 @@ class ConcentrationBroken(Event, tag="magic.concentration_broken", kw_only=True)
     turns_left: int
 
 
-class SpellCancelled(Event, tag="magic.spell_cancelled", kw_only=True):
+class SpellCancelled(Event, frozen=True, tag="magic.spell_cancelled", kw_only=True):
     caster: str
     spell: str
     holder: str

@@ -233,7 +233,7 @@ def put(state: IllerganState, hero: Hero) -> IllerganState:
     return msgspec.structs.replace(state, characters={**state.characters, hero.id: hero})
 
 
-def plain(value: int | Fraction) -> int | float:
+def plain(value: int | float | Fraction) -> int | float:
     """A rule's exact value as the JSON of an event can hold it."""
     v = Fraction(value)
     return int(v) if v.denominator == 1 else float(v)

@@ -46,7 +46,7 @@ class Happening(msgspec.Struct, frozen=True, kw_only=True):
     detail: str = ""
 
 
-class DrinkConsumed(Event, tag="alcohol.drink_consumed", kw_only=True):
+class DrinkConsumed(Event, frozen=True, tag="alcohol.drink_consumed", kw_only=True):
     character: str
     beverage: str
     alc_gained: int
@@ -63,7 +63,7 @@ class Sobering(msgspec.Struct, frozen=True, kw_only=True):
     happenings: list[Happening] = []
 
 
-class TimePassed(Event, tag="clock.time_passed", kw_only=True):
+class TimePassed(Event, frozen=True, tag="clock.time_passed", kw_only=True):
     minutes: int
     sobering: list[Sobering] = []
     reason: str = ""

@@ -20,7 +20,7 @@ from cristal_events.ruleset import Context, Emit, on_event
 from . import checks, combat, gear, spellbook
 from .alcohol import EFFECTS
 from .fights import sacrifice, spend
-from .fights.fold import _wound
+from .fights.fold import with_wound
 from .state import (
     IllerganState,
     Turn,
@@ -34,14 +34,16 @@ from .state import (
     stream_of,
 )
 
-CONDITIONS = ("aveuglé", "invisible")
+#: the conditions a GM sets (I-L413)
+ConditionName = Literal["aveuglé", "invisible"]
+CONDITIONS: tuple[ConditionName, ...] = ("aveuglé", "invisible")
 BLIND_STATS = ("Dex", "Agilité", "Adresse")  # I-L413
 
 SKILL_KINDS = ("skill", "search", "skinning", "lockpick")  # the rolls of a skill (I-L494)
 CheckKind = Literal["skill", "acuity", "characteristic", "search", "skinning", "lockpick"]
 
 
-class CheckRolled(Event, tag="check.rolled", kw_only=True):
+class CheckRolled(Event, frozen=True, tag="check.rolled", kw_only=True):
     character: str
     kind: CheckKind
     what: str
@@ -64,7 +66,7 @@ class CheckRolled(Event, tag="check.rolled", kw_only=True):
     pick_broken: bool = False
 
 
-class ObjectThrown(Event, tag="check.object_thrown", kw_only=True):
+class ObjectThrown(Event, frozen=True, tag="check.object_thrown", kw_only=True):
     character: str
     what: str
     distance: float
@@ -75,7 +77,7 @@ class ObjectThrown(Event, tag="check.object_thrown", kw_only=True):
     turn_after: Turn | None = None
 
 
-class FallTaken(Event, tag="check.fall_taken", kw_only=True):
+class FallTaken(Event, frozen=True, tag="check.fall_taken", kw_only=True):
     character: str
     height: float
     safe_height: float
@@ -88,7 +90,7 @@ class FallTaken(Event, tag="check.fall_taken", kw_only=True):
     turn_after: Turn | None = None
 
 
-class ObjectStruck(Event, tag="check.object_struck", kw_only=True):
+class ObjectStruck(Event, frozen=True, tag="check.object_struck", kw_only=True):
     """A blow at an object: [damage − SR] off its PS, rounded up; broken at 0 PS (I-L407-409). The
     object's PS and SR are the game master's estimate (the text's table is missing)."""
 
@@ -105,7 +107,7 @@ class ObjectStruck(Event, tag="check.object_struck", kw_only=True):
     turn_after: Turn | None = None
 
 
-class ConditionChanged(Event, tag="check.condition_changed", kw_only=True):
+class ConditionChanged(Event, frozen=True, tag="check.condition_changed", kw_only=True):
     character: str
     condition: str
     on: bool
@@ -155,7 +157,7 @@ class TakeFall(msgspec.Struct, frozen=True, kw_only=True):
 
 class SetCondition(msgspec.Struct, frozen=True, kw_only=True):
     character: str
-    condition: Literal["aveuglé", "invisible"]
+    condition: ConditionName
     on: bool = True
     reason: str = ""
 
@@ -185,7 +187,7 @@ def _check(hero: Any, cmd: RollCheck, ctx: Context, state: IllerganState) -> Che
     content = content_of(state)
     dice = ctx.dice()
     if cmd.what in hero.characteristics:
-        threshold = stat(hero, cmd.what)
+        threshold: int | float = stat(hero, cmd.what)
         if cmd.what in BLIND_STATS and "aveuglé" in hero.conditions:
             threshold = blinded(hero, threshold, ctx.settings)
         threshold -= cmd.malus
@@ -393,7 +395,7 @@ def decide_condition(state: IllerganState, cmd: SetCondition, ctx: Context) -> l
 
 def evolve_fall(state: IllerganState, ev: FallTaken, rec: RecordedEvent) -> IllerganState:
     if ev.pv_lost:
-        state = put(state, _wound(state.characters[ev.character], ev.pv_lost, rec.position, "", ev.dead))
+        state = put(state, with_wound(state.characters[ev.character], ev.pv_lost, rec.position, "", ev.dead))
     return _turn(state, ev.fight, ev.character, ev.turn_after)
 
 

@@ -30,9 +30,9 @@ from cristal_events.events import SessionStarted
 
 from .decide import *
 from .decide import (
-    _compensator,
     compensate_created,
     compensate_purchase,
+    compensator,
     decide_add_item,
     decide_alignment,
     decide_alter,
@@ -59,7 +59,6 @@ from .decide import (
 from .derive import *
 from .fold import *
 from .fold import (
-    _set_equipped,
     evolve_ability,
     evolve_alignment,
     evolve_alteration_ended,
@@ -81,6 +80,7 @@ from .fold import (
     evolve_session_started,
     evolve_spell,
     evolve_technique,
+    set_equipped,
 )
 from .model import *
 from .model import (
@@ -147,7 +147,7 @@ DECIDERS: dict[type, Any] = {
 EVOLVERS: dict[type, Any] = {
     CharacterCreated: evolve_created, XpAwarded: evolve_award, LevelBought: evolve_level,
     TechniqueBought: evolve_technique, SpellLearned: evolve_spell, ItemAdded: evolve_item_added,
-    ItemEquipped: lambda s, e, r: _set_equipped(s, e, True), ItemUnequipped: lambda s, e, r: _set_equipped(s, e, False),
+    ItemEquipped: lambda s, e, r: set_equipped(s, e, True), ItemUnequipped: lambda s, e, r: set_equipped(s, e, False),
     ItemDropped: evolve_dropped, GoldChanged: evolve_gold, Rested: evolve_rested, DamageTaken: evolve_damaged,
     Healed: evolve_healed, AlignmentChanged: evolve_alignment, StateAltered: evolve_altered,
     AlterationEnded: evolve_alteration_ended, CharacterCorrected: evolve_corrected, ContentPackLoaded: evolve_pack,
@@ -155,10 +155,10 @@ EVOLVERS: dict[type, Any] = {
     CharacterRetired: evolve_retired, AbilityPracticed: evolve_ability,
 }
 COMPENSATORS: dict[type, Any] = {
-    XpAwarded: _compensator("xp", 1, True),
-    GoldChanged: _compensator("gold", 1, False),
-    AlignmentChanged: _compensator("alignment", 1, False),
-    DamageTaken: _compensator("pv", -1, True),
+    XpAwarded: compensator("xp", 1, True),
+    GoldChanged: compensator("gold", 1, False),
+    AlignmentChanged: compensator("alignment", 1, False),
+    DamageTaken: compensator("pv", -1, True),
     LevelBought: compensate_purchase,
     TechniqueBought: compensate_purchase,
     SpellLearned: compensate_purchase,

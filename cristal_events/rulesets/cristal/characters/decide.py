@@ -11,7 +11,7 @@ from cristal_events.display import plain_id
 from cristal_events.errors import RuleError, UnknownEntity
 from cristal_events.records import RecordedEvent
 from cristal_events.rolls import Roll
-from cristal_events.ruleset import Context, Emit
+from cristal_events.ruleset import Context, Emit, event_of
 
 from .. import alignment as align_rules
 from .. import crystals, equipment, magic, progression
@@ -19,23 +19,23 @@ from .. import fixed as fixed_tables
 from ..content import (
     FIXED_STATES,
     ItemTemplate,
-    _content_from_sections,
+    content_from_sections,
     overrides_of,
     race_for_sex,
 )
 from ..state import CristalState
 from .derive import (
-    _find_item,
     content_of,
     current_fixed,
     death_threshold,
     equipped,
     find,
+    find_item,
     regeneration,
     stable_of,
     stream_of,
 )
-from .fold import _CORRECTABLE_FIELD
+from .fold import CORRECTABLE_FIELD
 from .model import (
     CONTENT_STREAM,
     HEAL_SOURCES,
@@ -145,8 +145,8 @@ def _points(state: CristalState, cid: str, events: list[Any], ctx: Context) -> l
     ch, was = after.characters.get(cid), state.characters.get(cid)
     if ch is None or was is None:
         return []
-    st = stable_of(ch, content_of(after), ctx.rounding)
-    old = stable_of(was, content_of(state), ctx.rounding)
+    st = stable_of(ch, content_of(after), ctx.mode)
+    old = stable_of(was, content_of(state), ctx.mode)
     dpv, dpm = min(0, st.PVmax - ch.pv), min(0, st.PMmax - ch.pm)
     why = "cap"
     if ch.creating:
@@ -180,12 +180,12 @@ def decide_create(state: CristalState, cmd: CreateCharacter, ctx: Context) -> li
     if cmd.roll_adjustments:  # L1466: the GM may allow [1d4 -2] on each fixed state
         dice = ctx.dice()
         for s in FIXED_STATES:
-            roll = dice.roll("1d4-2", rounding=ctx.rounding, purpose=f"creation {s}")  # type: ignore[arg-type]
+            roll = dice.roll("1d4-2", rounding=ctx.mode, purpose=f"creation {s}")
             rolls.append(roll)
             adjustments[s] = adjustments.get(s, 0) + roll.total
     fixed = {s: race.fixed[s] + adjustments.get(s, 0) for s in FIXED_STATES}
     draft = Character(id=cid, name=cmd.name or cid, race=race.name, sex=sex_word, fixed=fixed)
-    st = stable_of(draft, content, ctx.rounding)
+    st = stable_of(draft, content, ctx.mode)
     ev = CharacterCreated(
         character=cid, name=cmd.name or cid, race=race.name, sex=sex_word, player=cmd.player,
         race_fixed=dict(race.fixed), adjustments={k: v for k, v in adjustments.items() if v},
@@ -226,10 +226,10 @@ def decide_level(state: CristalState, cmd: BuyLevel, ctx: Context) -> list[Emit]
                      global_level=nxt, stat=stat, cost_charged=cost, cost_required=cost, balance_after=balance,
                      level_limit=race.level_limit)
     if ch.creating:  # L1478, L1482: a level bought at creation leaves the character at PVmax / PMmax
-        before = stable_of(ch, content, ctx.rounding)
+        before = stable_of(ch, content, ctx.mode)
         after = stable_of(msgspec.structs.replace(ch, classes={**ch.classes, cls.name: ev.class_level},
                                                   fixed={**ch.fixed, stat: ch.fixed.get(stat, 0) + 1}),
-                          content, ctx.rounding)
+                          content, ctx.mode)
         ev = msgspec.structs.replace(ev, pv_gain=max(0, after.PVmax - before.PVmax),
                                      pm_gain=max(0, after.PMmax - before.PMmax))
     return [Emit(stream_of(ch.id), ev)]
@@ -335,7 +335,7 @@ def decide_equip(state: CristalState, cmd: EquipItem, ctx: Context) -> list[Emit
     fixed state below 0 the character "should not" use it (L871) and the GM decides: the equip needs
     ``gm_allowed`` (the GM's reason), with the penalties the GM adds (L871) applied while it is worn (D9)."""
     ch = find(state, cmd.character)
-    item = _find_item(ch, cmd.item)
+    item = find_item(ch, cmd.item)
     if item.equipped:
         raise RuleError(f"{item.name} is already equipped.")
     allowed = cmd.gm_allowed.strip()
@@ -367,7 +367,7 @@ def _penalty_key(name: str) -> str:
 
 def decide_unequip(state: CristalState, cmd: UnequipItem, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
-    item = _find_item(ch, cmd.item)
+    item = find_item(ch, cmd.item)
     if not item.equipped:
         raise RuleError(f"{item.name} is not equipped.")
     return _with_points(state, ch.id, [ItemUnequipped(character=ch.id, item=item.name)], ctx)
@@ -375,7 +375,7 @@ def decide_unequip(state: CristalState, cmd: UnequipItem, ctx: Context) -> list[
 
 def decide_drop(state: CristalState, cmd: DropItem, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
-    item = _find_item(ch, cmd.item)
+    item = find_item(ch, cmd.item)
     qty = item.qty if cmd.qty is None else cmd.qty
     if qty < 1 or qty > item.qty:
         raise RuleError(f"{ch.name} carries {item.qty} {item.name}; cannot drop {qty}.")
@@ -401,8 +401,8 @@ def decide_rest(state: CristalState, cmd: Rest, ctx: Context) -> list[Emit]:
     out = []
     for ch in chars:
         _alive(ch, "resting")
-        st = stable_of(ch, content, ctx.rounding)
-        regen = regeneration(ch, content, ctx.rounding, ctx.settings.regeneration_minimum_one)
+        st = stable_of(ch, content, ctx.mode)
+        regen = regeneration(ch, content, ctx.mode, ctx.settings.regeneration_minimum_one)
         gained = max(0, min(st.PVmax, ch.pv + regen * cmd.days) - ch.pv)
         out.append(Emit(stream_of(ch.id), Rested(character=ch.id, days=cmd.days, regen_per_day=regen,
                                                  pv_gained=gained, pm_gained=max(0, st.PMmax - ch.pm))))
@@ -444,7 +444,7 @@ def decide_heal(state: CristalState, cmd: Heal, ctx: Context) -> list[Emit]:
     reason = _need_reason(cmd.reason, "Healing")
     source = heal_source(cmd.source)
     content = content_of(state)
-    pv_max = stable_of(ch, content, ctx.rounding).PVmax
+    pv_max = stable_of(ch, content, ctx.mode).PVmax
     pool_used = 0
     if source == "alignment":
         if not cmd.healer:
@@ -493,7 +493,7 @@ def decide_end_alteration(state: CristalState, cmd: EndAlteration, ctx: Context)
     if ctx.settings.points_return_when_state_ends and (alt.pv_capped or alt.pm_capped) and len(out) == 1:
         from . import EVOLVERS
         after = EVOLVERS[AlterationEnded](state, ended, _At(ctx.position + 1)).characters[ch.id]
-        st = stable_of(after, content_of(state), ctx.rounding)
+        st = stable_of(after, content_of(state), ctx.mode)
         dpv = max(0, min(alt.pv_capped, st.PVmax - after.pv))
         dpm = max(0, min(alt.pm_capped, st.PMmax - after.pm))
         if dpv or dpm:
@@ -508,7 +508,7 @@ def decide_ready(state: CristalState, cmd: MarkReady, ctx: Context) -> list[Emit
     if not ch.creating:
         raise RuleError(f"{ch.name} is no longer being created: the creation phase closed (with 'character ready' "
                         "or the first session).")
-    st = stable_of(ch, content_of(state), ctx.rounding)
+    st = stable_of(ch, content_of(state), ctx.mode)
     return [Emit(stream_of(ch.id), CharacterReady(character=ch.id, pv_delta=st.PVmax - ch.pv, pm_delta=st.PMmax - ch.pm,
                                                   pv_max=st.PVmax, pm_max=st.PMmax))]
 
@@ -523,8 +523,8 @@ def decide_check_technique(state: CristalState, cmd: CheckTechnique, ctx: Contex
     tech = content_of(state).technique(cmd.technique)
     level = ch.techniques.get(tech.name, 0)
     fixed = equipment.effective_fixed(current_fixed(ch), equipped(ch))
-    roll = ctx.dice().roll("1d6", rounding=ctx.rounding, purpose=f"technique {tech.name}")  # type: ignore[arg-type]
-    adjustment = progression.technique_adjustment(tech, fixed, ctx.rounding) if level >= 1 else 0  # type: ignore[arg-type]
+    roll = ctx.dice().roll("1d6", rounding=ctx.mode, purpose=f"technique {tech.name}")
+    adjustment = progression.technique_adjustment(tech, fixed, ctx.mode) if level >= 1 else 0
     total = level + adjustment + roll.total
     return [Emit(stream_of(ch.id), TechniqueChecked(
         character=ch.id, technique=tech.name, level=level, adjustment=adjustment, face=roll.total, total=total,
@@ -540,7 +540,7 @@ def decide_sur_effort(state: CristalState, cmd: SurEffort, ctx: Context) -> list
     stat = _stat(cmd.stat)
     score = equipment.effective_fixed(current_fixed(ch), equipped(ch))[stat]
     die = fixed_tables.sur_effort_die(score)
-    roll = ctx.dice().roll(die, rounding=ctx.rounding, purpose=f"Sur-Effort {stat}")  # type: ignore[arg-type]
+    roll = ctx.dice().roll(die, rounding=ctx.mode, purpose=f"Sur-Effort {stat}")
     value = score + roll.total
     before = after = ""
     if stat in fixed_tables.TABLE_COLUMNS:
@@ -555,7 +555,7 @@ def decide_pack(state: CristalState, cmd: LoadContentPack, ctx: Context) -> list
     if not cmd.name.strip():
         raise RuleError("A content pack needs a name.")
     plain_id(cmd.name, "Content pack name")
-    added = _content_from_sections(cmd.name, cmd.data)
+    added = content_from_sections(cmd.name, cmd.data)
     for section in ("races", "classes", "techniques", "items", "spells"):
         for key in getattr(added, section):
             plain_id(key, f"The {section[:-1]} name")
@@ -582,15 +582,15 @@ def _amount_change(changes: dict[str, Any], original: int) -> int:
     return value
 
 
-def _compensator(field: str, sign: int, positive: bool) -> Any:
+def compensator(field: str, sign: int, positive: bool) -> Any:
     def compensate(state: CristalState, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
-        ev = original.event
-        ch = find(state, ev.character)  # type: ignore[union-attr]
-        value = _amount_change(changes, ev.amount)  # type: ignore[union-attr]
+        ev = event_of(original, (XpAwarded, GoldChanged, AlignmentChanged, DamageTaken))
+        ch = find(state, ev.character)
+        value = _amount_change(changes, ev.amount)
         if positive and value <= 0:
             raise RuleError(f"The corrected amount must be positive, not {value}.")
-        delta = sign * (value - ev.amount)  # type: ignore[union-attr]
-        current = getattr(ch, _CORRECTABLE_FIELD[field])
+        delta = sign * (value - ev.amount)
+        current = getattr(ch, CORRECTABLE_FIELD[field])
         return [Emit(stream_of(ch.id), CharacterCorrected(character=ch.id, amends=original.position, field=field,
                                                           delta=delta, balance_after=current + delta))]
     return compensate
@@ -611,31 +611,31 @@ def compensate_purchase(state: CristalState, original: RecordedEvent, changes: d
 
     The purchase itself stands; a later correction of the same purchase starts from the last corrected charge.
     """
-    ev = original.event
-    ch = find(state, ev.character)  # type: ignore[union-attr]
+    ev = event_of(original, (LevelBought, TechniqueBought, SpellLearned))
+    ch = find(state, ev.character)
     if set(changes) != {"cost"}:
         raise RuleError("A purchase can only be corrected with --set cost=N (the XP it should have cost).")
     raw = changes["cost"]
     value = as_int(raw)
     if value is None or value < 0:
         raise RuleError(f"cost must be a whole number of XP, 0 or more, not {raw!r}.")
-    before = ch.charges.get(original.position, ev.cost_charged)  # type: ignore[union-attr]
+    before = ch.charges.get(original.position, ev.cost_charged)
     if value == before:
         raise RuleError(f"The purchase at position {original.position} already costs {before} XP; nothing to correct.")
     delta = before - value
     return [Emit(stream_of(ch.id), CharacterCorrected(
         character=ch.id, amends=original.position, field="xp", delta=delta, balance_after=ch.xp + delta,
         what=_purchase_label(ev), cost_before=before, cost_after=value,
-        cost_required=ev.cost_required))]  # type: ignore[union-attr]
+        cost_required=ev.cost_required))]
 
 
 def compensate_created(state: CristalState, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
     """A character created by mistake: ``correct POS --reason ...`` (no --set) retires it, visibly."""
-    ev = original.event
+    ev = event_of(original, CharacterCreated)
     if changes:
         raise RuleError("A character's creation is corrected only by retiring it (no --set); "
                         "create it again with the right numbers.")
-    ch = find(state, ev.character)  # type: ignore[union-attr]
+    ch = find(state, ev.character)
     fights = sorted(n for n, cb in state.combats.items() if ch.id in cb.fighters)
     if fights:
         raise RuleError(f"{ch.id} is in the fight {fights[0]!r}; end it before retiring the character.")

@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 
 from cristal_events.errors import RuleError, UnknownEntity
+from cristal_events.rounding import as_mode
 
 from .. import alignment as align_rules
 from .. import crystals, equipment, progression, senses, stable
@@ -18,7 +19,7 @@ from ..content import (
     SENSES,
     Content,
     ItemTemplate,
-    _content_from_sections,
+    content_from_sections,
     load_core,
     merge,
     race_for_sex,
@@ -34,7 +35,7 @@ def _merged(key: bytes) -> Content:
     packs = msgspec.json.decode(key, type=list[ContentPack])
     content = load_core()
     for pack in packs:
-        content = merge(content, _content_from_sections(pack.name, pack.data))
+        content = merge(content, content_from_sections(pack.name, pack.data))
     return content
 
 
@@ -90,7 +91,7 @@ def effective_senses(ch: Character) -> dict[str, int]:
     return senses.effective(ch.senses, equipped(ch))
 
 
-def _find_item(ch: Character, name: str) -> OwnedItem:
+def find_item(ch: Character, name: str) -> OwnedItem:
     from ..content import did_you_mean, find_named
 
     item = find_named(ch.items, name, lambda i: i.name)
@@ -106,10 +107,10 @@ def stable_of(ch: Character, content: Content, rounding: str, weapon: str | None
     """The seven stable states (L244-L354) with the equipped ``weapon`` (None: the main weapon or bare hands)."""
     race = race_for_sex(content.race(ch.race), ch.sex)
     eq = equipped(ch)
-    w = _find_item(ch, weapon).template if weapon else main_weapon(ch)
+    w = find_item(ch, weapon).template if weapon else main_weapon(ch)
     if w is not None and w not in eq:
         raise RuleError(f"{w.name} must be equipped to attack with it (L877).")
-    return stable.stable_states(race, ch.classes, current_fixed(ch), eq, weapon=w, mode=rounding,  # type: ignore[arg-type]
+    return stable.stable_states(race, ch.classes, current_fixed(ch), eq, weapon=w, mode=as_mode(rounding),
                                 content=content)
 
 
@@ -125,7 +126,7 @@ def main_weapon(ch: Character) -> ItemTemplate | None:
 def regeneration(ch: Character, content: Content, rounding: str, minimum_one: bool = False) -> int:
     """PV regenerated per day (L491): PVmax x the race's %, optionally at least 1 (D28)."""
     race = race_for_sex(content.race(ch.race), ch.sex)
-    value = stable.regeneration_per_day(race, stable_of(ch, content, rounding).PVmax, rounding)  # type: ignore[arg-type]
+    value = stable.regeneration_per_day(race, stable_of(ch, content, rounding).PVmax, as_mode(rounding))
     return max(1, value) if minimum_one and value < 1 else value
 
 
@@ -173,7 +174,7 @@ def sheet(ch: Character, content: Content, rounding: str, *, regeneration_minimu
     for t in equipped(ch):
         if _is_weapon(t) and t.kind != "propulsor":
             w = stable.stable_states(race, ch.classes, current_fixed(ch), equipped(ch), weapon=t,
-                                     mode=rounding, content=content)  # type: ignore[arg-type]
+                                     mode=as_mode(rounding), content=content)
             weapons.append({"name": t.name, "ATT": w.ATT, "DMG": w.DMG, "IT": t.it if t.it is not None else 6})
     weight = equipment.carried_weight([(i.template, i.qty) for i in ch.items], gold_coins=ch.gold)
     load = equipment.load(eff["FRC"], weight)

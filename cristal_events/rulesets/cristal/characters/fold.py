@@ -130,7 +130,7 @@ def evolve_item_added(state: CristalState, ev: ItemAdded, rec: RecordedEvent) ->
     return _update(state, ch.id, items=items)
 
 
-def _set_equipped(state: CristalState, ev: ItemEquipped | ItemUnequipped, flag: bool) -> CristalState:
+def set_equipped(state: CristalState, ev: ItemEquipped | ItemUnequipped, flag: bool) -> CristalState:
     ch = _ch(state, ev)
     if ch is None:
         return state
@@ -245,14 +245,14 @@ def evolve_session_started(state: CristalState, ev: SessionStarted, rec: Recorde
     return msgspec.structs.replace(state, characters=chars)
 
 
-_CORRECTABLE_FIELD = {"xp": "xp", "gold": "gold", "pv": "pv", "alignment": "alignment"}
+CORRECTABLE_FIELD = {"xp": "xp", "gold": "gold", "pv": "pv", "alignment": "alignment"}
 
 
 def evolve_corrected(state: CristalState, ev: CharacterCorrected, rec: RecordedEvent) -> CristalState:
     ch = _ch(state, ev)
-    if ch is None or ev.field not in _CORRECTABLE_FIELD:
+    if ch is None or ev.field not in CORRECTABLE_FIELD:
         return state
-    attr = _CORRECTABLE_FIELD[ev.field]
+    attr = CORRECTABLE_FIELD[ev.field]
     changes: dict[str, Any] = {attr: getattr(ch, attr) + ev.delta}
     if ev.cost_after is not None:
         changes["charges"] = {**ch.charges, ev.amends: ev.cost_after}

@@ -12,7 +12,10 @@ from ..content import (
 )
 
 # the character held in the state and the loaded packs live in ``..state``; re-exported here
-from ..state import Alteration, Character, ContentPack, OwnedItem  # noqa: F401
+from ..state import Alteration as Alteration
+from ..state import Character as Character
+from ..state import ContentPack as ContentPack
+from ..state import OwnedItem as OwnedItem
 
 CONTENT_STREAM = "content"
 # words of a source that is magic: magic never heals a living being (L1190), in no wording
@@ -30,7 +33,7 @@ HEAL_SOURCES: dict[str, str] = {
 
 
 # ============================================================================ events
-class CharacterCreated(Event, tag="character.created", kw_only=True):
+class CharacterCreated(Event, frozen=True, tag="character.created", kw_only=True):
     """A new character (L1446-L1482): race bases + the GM's adjustments, senses from the race."""
 
     character: str
@@ -53,14 +56,14 @@ class CharacterCreated(Event, tag="character.created", kw_only=True):
     level_limit: int | None = None
 
 
-class XpAwarded(Event, tag="xp.awarded", kw_only=True):
+class XpAwarded(Event, frozen=True, tag="xp.awarded", kw_only=True):
     character: str
     amount: int
     reason: str
     balance_after: int
 
 
-class LevelBought(Event, tag="xp.level_bought", kw_only=True):
+class LevelBought(Event, frozen=True, tag="xp.level_bought", kw_only=True):
     """One Global Level bought (L60-L66, L395): to ``class_name``, +1 to ``stat``."""
 
     character: str
@@ -77,7 +80,7 @@ class LevelBought(Event, tag="xp.level_bought", kw_only=True):
     pm_gain: int = 0
 
 
-class TechniqueBought(Event, tag="xp.technique_bought", kw_only=True):
+class TechniqueBought(Event, frozen=True, tag="xp.technique_bought", kw_only=True):
     character: str
     technique: str
     level: int
@@ -87,7 +90,7 @@ class TechniqueBought(Event, tag="xp.technique_bought", kw_only=True):
     balance_after: int
 
 
-class SpellLearned(Event, tag="xp.spell_learned", kw_only=True):
+class SpellLearned(Event, frozen=True, tag="xp.spell_learned", kw_only=True):
     character: str
     spell: str
     cost_charged: int
@@ -95,14 +98,14 @@ class SpellLearned(Event, tag="xp.spell_learned", kw_only=True):
     balance_after: int
 
 
-class ItemAdded(Event, tag="item.added", kw_only=True):
+class ItemAdded(Event, frozen=True, tag="item.added", kw_only=True):
     character: str
     item: ItemTemplate
     qty: int
     source: str = "pack"  # pack | custom
 
 
-class ItemEquipped(Event, tag="item.equipped", kw_only=True):
+class ItemEquipped(Event, frozen=True, tag="item.equipped", kw_only=True):
     """An item equipped; ``gm_allowed`` is the GM's reason for letting a disabling handicap pass (L871,
     D9) and ``penalties`` the penalties the GM added for it, applied while the item is equipped."""
 
@@ -112,26 +115,26 @@ class ItemEquipped(Event, tag="item.equipped", kw_only=True):
     penalties: dict[str, int] = {}
 
 
-class ItemUnequipped(Event, tag="item.unequipped", kw_only=True):
+class ItemUnequipped(Event, frozen=True, tag="item.unequipped", kw_only=True):
     character: str
     item: str
 
 
-class ItemDropped(Event, tag="item.dropped", kw_only=True):
+class ItemDropped(Event, frozen=True, tag="item.dropped", kw_only=True):
     character: str
     item: str
     qty: int
     reason: str = ""
 
 
-class GoldChanged(Event, tag="gold.changed", kw_only=True):
+class GoldChanged(Event, frozen=True, tag="gold.changed", kw_only=True):
     character: str
     amount: int
     reason: str
     balance_after: int
 
 
-class Rested(Event, tag="character.rested", kw_only=True):
+class Rested(Event, frozen=True, tag="character.rested", kw_only=True):
     """Days of rest (L367, L377, L491): PV regenerate, PM full after a night, daily pools renew."""
 
     character: str
@@ -142,7 +145,7 @@ class Rested(Event, tag="character.rested", kw_only=True):
     pools_renewed: bool = True
 
 
-class DamageTaken(Event, tag="character.damaged", kw_only=True):
+class DamageTaken(Event, frozen=True, tag="character.damaged", kw_only=True):
     character: str
     amount: int
     reason: str
@@ -151,7 +154,7 @@ class DamageTaken(Event, tag="character.damaged", kw_only=True):
     dead: bool = False
 
 
-class Healed(Event, tag="character.healed", kw_only=True):
+class Healed(Event, frozen=True, tag="character.healed", kw_only=True):
     """PV healed outside combat; ``source`` says by what (magic never heals, L1186)."""
 
     character: str
@@ -163,14 +166,14 @@ class Healed(Event, tag="character.healed", kw_only=True):
     pool_used: int = 0
 
 
-class AlignmentChanged(Event, tag="alignment.changed", kw_only=True):
+class AlignmentChanged(Event, frozen=True, tag="alignment.changed", kw_only=True):
     character: str
     amount: int
     reason: str
     alignment_after: int
 
 
-class StateAltered(Event, tag="character.state_altered", kw_only=True):
+class StateAltered(Event, frozen=True, tag="character.state_altered", kw_only=True):
     character: str
     stat: str
     delta: int
@@ -178,13 +181,13 @@ class StateAltered(Event, tag="character.state_altered", kw_only=True):
     reason: str
 
 
-class AlterationEnded(Event, tag="character.alteration_ended", kw_only=True):
+class AlterationEnded(Event, frozen=True, tag="character.alteration_ended", kw_only=True):
     character: str
     since: int
     reason: str = ""
 
 
-class PointsSet(Event, tag="character.points_set", kw_only=True):
+class PointsSet(Event, frozen=True, tag="character.points_set", kw_only=True):
     """Current PV / PM moved by a change of PVmax / PMmax: ``reason`` "creation" moves them with the maxima
     during the creation phase (L1482), "cap" brings them down to a lowered maximum (L328, L342), "restore"
     gives back what an alteration's cap took when it ends (setting ``points_return_when_state_ends``)."""
@@ -197,7 +200,7 @@ class PointsSet(Event, tag="character.points_set", kw_only=True):
     reason: str
 
 
-class CharacterReady(Event, tag="character.ready", kw_only=True):
+class CharacterReady(Event, frozen=True, tag="character.ready", kw_only=True):
     """The creation phase closes (L1448-L1482): PV = PVmax and PM = PMmax; explicit or at the first session."""
 
     character: str
@@ -207,7 +210,7 @@ class CharacterReady(Event, tag="character.ready", kw_only=True):
     pm_max: int = 0
 
 
-class TechniqueChecked(Event, tag="technique.checked", kw_only=True):
+class TechniqueChecked(Event, frozen=True, tag="technique.checked", kw_only=True):
     """A Jet de Technique (L763-L776): ``[level + adjustment + 1d6] >= difficulty``; untrained: level 0,
     no adjustment (L774)."""
 
@@ -223,7 +226,7 @@ class TechniqueChecked(Event, tag="technique.checked", kw_only=True):
     reason: str = ""
 
 
-class SurEffortMade(Event, tag="character.sur_effort", kw_only=True):
+class SurEffortMade(Event, frozen=True, tag="character.sur_effort", kw_only=True):
     """A Sur-Effort the GM granted (L233-L242): the band's die added to one fixed state for one action
     only (it is gone when the action ends), with the table value it reaches (L235)."""
 
@@ -239,7 +242,7 @@ class SurEffortMade(Event, tag="character.sur_effort", kw_only=True):
     reason: str
 
 
-class CharacterCorrected(Event, tag="character.corrected", kw_only=True):
+class CharacterCorrected(Event, frozen=True, tag="character.corrected", kw_only=True):
     """The compensating event of a correction: ``delta`` added to ``field`` (xp, gold, pv, alignment).
 
     For a purchase whose charge was wrong, ``what`` names it, ``cost_before`` / ``cost_after`` are the
@@ -259,7 +262,7 @@ class CharacterCorrected(Event, tag="character.corrected", kw_only=True):
     fixed: dict[str, int] = {}  # a fight's correction after the fight: the corrected values (die, damage, delta)
 
 
-class CharacterRetired(Event, tag="character.retired", kw_only=True):
+class CharacterRetired(Event, frozen=True, tag="character.retired", kw_only=True):
     """A character created by mistake, withdrawn by a correction of its ``character.created`` (at
     ``amends``): it leaves the party, the sheets and the fights; its history stays in the log."""
 
@@ -268,7 +271,7 @@ class CharacterRetired(Event, tag="character.retired", kw_only=True):
     name: str = ""
 
 
-class AbilityPracticed(Event, tag="character.ability_used", kw_only=True):
+class AbilityPracticed(Event, frozen=True, tag="character.ability_used", kw_only=True):
     """A class ability used outside a fight, "à tout moment au cours du jeu" (L664), paid from the
     day's points of its class (Voleur's Vol*, L666-L668)."""
 
@@ -282,7 +285,7 @@ class AbilityPracticed(Event, tag="character.ability_used", kw_only=True):
     reason: str = ""
 
 
-class ContentPackLoaded(Event, tag="content.pack_loaded", kw_only=True):
+class ContentPackLoaded(Event, frozen=True, tag="content.pack_loaded", kw_only=True):
     """A campaign content pack, carried whole so that replay does not depend on the file. ``overrides``
     names, by section, the entries it replaces (each marked ``"override": true`` in the pack)."""
 

@@ -50,7 +50,7 @@ from .decide import (
 )
 from .events import UPCASTERS as _EVENT_UPCASTERS
 from .fold import *
-from .fold import _APPLY, evolver
+from .fold import APPLY, evolver
 from .model import *
 from .model import (
     Attack,
@@ -119,7 +119,7 @@ def advise(before: CristalState, after: CristalState, events: list[Any]) -> list
 
 # =========================================================================== the part contract
 
-EVENTS: tuple[type, ...] = tuple(_APPLY)
+EVENTS: tuple[type, ...] = tuple(APPLY)
 DECIDERS: dict[type, Any] = {
     StartCombat: decide_start, JoinCombat: decide_join, RollInitiative: decide_initiative, NextTurn: decide_next,
     TakeAction: decide_act, PassTurn: decide_pass, Attack: decide_attack, CastSpell: decide_cast,
@@ -135,5 +135,5 @@ EVOLVERS: dict[type, Any] = {cls: evolver(cls) for cls in EVENTS}
 SUMMARIES: dict[type, Any] = ({cls: summarize for cls in EVENTS} | {RollRedone: summarize_redone}
                               | {cls: _crystal_spells.summarize for cls in _crystal_spells.SUMMARY})
 COMPENSATORS: dict[type, Any] = dict(_corrections.COMPENSATORS)
-UPCASTERS: dict[tuple[str, int], Any] = dict(_EVENT_UPCASTERS)
+UPCASTERS = dict(_EVENT_UPCASTERS)  # the events' upcasters (a name the star imports bring too)
 

@@ -23,15 +23,15 @@ from .. import crystals as cr
 from .. import magic as m
 from ..state import CristalState
 from .common import (
-    _active,
-    _deconcentrate,
-    _fighter,
-    _finish,
-    _hurt,
-    _int,
-    _left,
-    _Scratch,
+    Scratch,
+    active,
+    deconcentrate,
+    fighter,
+    finish,
+    hurt_target,
+    int_or,
     numbers,
+    pool_left,
 )
 from .crystal_spells import seen
 from .model import (
@@ -39,30 +39,31 @@ from .model import (
     LastRoll,
     Reroll,
     Rerolled,
+    RerolledBy,
     RollRedone,
     SpellReleased,
     Swing,
     TieBroken,
     content,
 )
-from .spells import _apply_effects, _crystal_spell, _spends, _time_of
+from .spells import apply_effects, crystal_spell, effect_spends, time_of
 
 REDONE = ("attack", "damage", "concentration", "initiative", "duration", "effects", "tie-break", "explosion",
           "crystal")
 
 
 def decide_reroll(state: CristalState, cmd: Reroll, ctx: Context) -> list[Emit]:
-    cb = _active(state, cmd.combat)
-    f = _fighter(cb, cmd.actor)
+    cb = active(state, cmd.combat)
+    f = fighter(cb, cmd.actor)
     if not ctx.settings.chance_enabled:
         raise RuleError("The Chance rule is turned off in this campaign (setting chance_enabled).")
-    nums = numbers(state, cb, cmd.actor, ctx.rounding)
-    chance = _int(nums.CHANCE)
+    nums = numbers(state, cb, cmd.actor, ctx.mode)
+    chance = int_or(nums.CHANCE)
     if cmd.gm and chance >= 0:
         raise RuleError(f"{cmd.actor} has Chance {chance}; the GM orders rerolls only for a negative Chance (L58).")
     if not cmd.gm and chance < 0:
         raise RuleError(f"{cmd.actor} has Chance {chance}; only the GM decides when its dice are rerolled (L58).")
-    left = _left(state, nums, f, "chance")
+    left = pool_left(state, nums, f, "chance")
     if left < 1:
         raise RuleError(f"{cmd.actor} has no Chance reroll left today (L56).")
     last = f.last_roll
@@ -75,89 +76,89 @@ def decide_reroll(state: CristalState, cmd: Reroll, ctx: Context) -> list[Emit]:
         raise RuleError("The fight has begun; an initiative roll can no longer be redone (L1315).")
     if last.kind != "initiative" and cb.it[cmd.actor] != last.it_after:
         raise RuleError(f"{cmd.actor} has acted since that roll; Chance redoes a roll before acting again.")
-    by = "gm" if cmd.gm else "player"
+    by: RerolledBy = "gm" if cmd.gm else "player"
     if last.roll is not None:
         ctx.dice().replacing(last.roll)  # the reroll's first roll names the one it replaces (issue 21 item 3)
     return _REDO[last.kind](state, cb, cmd, ctx, last, left - 1, by)
 
 
 def _redo_attack(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-                 by: str) -> list[Emit]:
+                 by: RerolledBy) -> list[Emit]:
     """A new d20 for the last attack (halved for a chained one); the damage dice if it now hits."""
-    mode = ctx.rounding
+    mode = ctx.mode
     if cb.fighters[last.target].condition == "dead":
         raise RuleError(f"{last.target} is dead and can no longer be attacked.")
     dice = ctx.dice()
     roll = dice.roll("1d20", purpose="chance reroll")
-    total = c.rounding.divide(last.att + roll.total, last.split, mode) if last.halved else last.att + roll.total  # type: ignore[arg-type]
+    total = c.rounding.divide(last.att + roll.total, last.split, mode) if last.halved else last.att + roll.total
     hit = total > last.dp
-    sc = _Scratch(state, cb, mode)
+    sc = Scratch(state, cb, mode)
     dmg_amount, dmg_roll = 0, None
     if hit:
-        dealt = c.roll_damage(dice, last.dmg, mode, backstab=last.backstab)  # type: ignore[arg-type]
+        dealt = c.roll_damage(dice, last.dmg, mode, backstab=last.backstab)
         dmg_amount, dmg_roll = dealt.amount, dealt.roll
-        _hurt(sc, dice, last.target, dmg_amount, f"attaque de {cmd.actor} (Chance)", mode, ctx.settings)
+        hurt_target(sc, dice, last.target, dmg_amount, f"attaque de {cmd.actor} (Chance)", mode, ctx.settings)
     swing = Swing(die=roll.total, total=total, hit=hit, roll=roll, damage=dmg_amount, damage_roll=dmg_roll)
     ev = Rerolled(name=cmd.combat, character=cmd.actor, target=last.target, swing=swing, left=left,
-                  by=by, old=last.roll)  # type: ignore[arg-type]
-    return _finish(state, cmd.combat, [ev, *sc.events], mode)
+                  by=by, old=last.roll)
+    return finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
 def _redo_damage(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-                 by: str) -> list[Emit]:
+                 by: RerolledBy) -> list[Emit]:
     """New DMG dice: the target's PV move by the difference; more damage may deconcentrate it (L972)."""
-    mode = ctx.rounding
+    mode = ctx.mode
     if cb.fighters[last.target].condition == "dead":
         raise RuleError(f"{last.target} is dead; the damage that struck it can no longer be redone.")
     dice = ctx.dice()
-    dealt = c.roll_damage(dice, last.dmg, mode, backstab=last.backstab)  # type: ignore[arg-type]
+    dealt = c.roll_damage(dice, last.dmg, mode, backstab=last.backstab)
     assert dealt.roll is not None
-    sc = _Scratch(state, cb, mode)
+    sc = Scratch(state, cb, mode)
     sc.change(last.target, last.amount - dealt.amount, f"dommages de {cmd.actor} rebrassés (Chance)")
     if dealt.amount > last.amount:
-        _deconcentrate(sc, dice, last.target, dealt.amount, ctx.settings)
+        deconcentrate(sc, dice, last.target, dealt.amount, ctx.settings)
     ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="damage", roll=dealt.roll, left=left, by=by,
                     old=last.roll, target=last.target, damage_before=last.amount,
-                    damage=dealt.amount)  # type: ignore[arg-type]
-    return _finish(state, cmd.combat, [ev, *sc.events], mode)
+                    damage=dealt.amount)
+    return finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
 def _redo_concentration(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-                        by: str) -> list[Emit]:
+                        by: RerolledBy) -> list[Emit]:
     """A new d20 for the cast: the PM stay paid; an incantation starts or stops; an INSTANTANÉ or SIMULTANÉ
     spell that now succeeds goes off at once (its effect dice follow)."""
-    mode = ctx.rounding
+    mode = ctx.mode
     dice = ctx.dice()
     roll = dice.roll("1d20", purpose="chance reroll")
     total = last.cnc + last.penalty + roll.total
     success = total >= last.spell_cnc
     ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="concentration", roll=roll, left=left, by=by,
                     old=last.roll, spell=last.spell, total=total, margin=total - last.spell_cnc,
-                    success=success)  # type: ignore[arg-type]
+                    success=success)
     events: list[Event] = [ev]
-    sc = _Scratch(state, cb, mode)
+    sc = Scratch(state, cb, mode)
     if success and last.time != "incantation":
         spell = content(state).spell(last.spell)
         targets = [t for t in last.targets if cb.fighters[t].condition != "dead"]
-        results = _apply_effects(sc, dice, cmd.actor, spell.name, _spends(spell, last.spends), targets,
+        results = apply_effects(sc, dice, cmd.actor, spell.name, effect_spends(spell, last.spends), targets,
                                  dict(last.lowered_dm), mode)
         events.append(SpellReleased(name=cmd.combat, caster=cmd.actor, spell=spell.name, results=results,
                                     combustion=last.combustion))
-    return _finish(state, cmd.combat, [*events, *sc.events], mode)
+    return finish(state, cmd.combat, [*events, *sc.events], mode)
 
 
 def _redo_initiative(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-                     by: str) -> list[Emit]:
+                     by: RerolledBy) -> list[Emit]:
     """A new d6: IT = base IT - ([1d6] + REF x 2) again (L1319)."""
     ini = c.roll_initiative(ctx.dice(), last.ref, last.base_it)
     assert ini.roll is not None
     ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="initiative", roll=ini.roll, left=left, by=by,
-                    old=last.roll, total=ini.it, it_before=cb.it[cmd.actor], it_after=ini.it)  # type: ignore[arg-type]
-    return _finish(state, cmd.combat, [ev], ctx.rounding)
+                    old=last.roll, total=ini.it, it_before=cb.it[cmd.actor], it_after=ini.it)
+    return finish(state, cmd.combat, [ev], ctx.mode)
 
 
 def _redo_duration(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-                   by: str) -> list[Emit]:
+                   by: RerolledBy) -> list[Emit]:
     """New duration dice (a table action "[1d4]", L1225-L1258): the roller's IT moves by the difference."""
     assert last.roll is not None
     dice = ctx.dice()
@@ -166,25 +167,25 @@ def _redo_duration(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, l
     before = cb.it[cmd.actor]
     ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="duration", roll=rolls[0], rolls=rolls, left=left,
                     by=by, old=last.roll, total=seconds, it_before=before,
-                    it_after=before - last.amount + seconds)  # type: ignore[arg-type]
-    return _finish(state, cmd.combat, [ev], ctx.rounding)
+                    it_after=before - last.amount + seconds)
+    return finish(state, cmd.combat, [ev], ctx.mode)
 
 
 def _redo_effects(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-                  by: str) -> list[Emit]:
+                  by: RerolledBy) -> list[Emit]:
     """New effect dice of the spell just released (its Dommage ...): each target's PV move by the
     difference; more damage may deconcentrate a target that incants (L972)."""
     if not last.spell or not last.spends:
         raise RuleError(f"{cmd.actor}'s last spell effects cannot be rolled again (their spends are not known).")
-    mode = ctx.rounding
+    mode = ctx.mode
     spell = content(state).spell(last.spell)
     targets = [t for t in last.targets if t in cb.fighters]
     dead = [t for t in targets if cb.fighters[t].condition == "dead" and last.dealt.get(t)]
     if dead:
         raise RuleError(f"{dead[0]} is dead; the spell that struck it can no longer be rolled again.")
     dice = ctx.dice()
-    sc = _Scratch(state, cb, mode)
-    results = _apply_effects(sc, dice, cmd.actor, spell.name, _spends(spell, last.spends), targets,
+    sc = Scratch(state, cb, mode)
+    results = apply_effects(sc, dice, cmd.actor, spell.name, effect_spends(spell, last.spends), targets,
                              dict(last.lowered_dm), mode, hurt=False)
     rolled = [e.roll for r in results for e in r.effects if e.roll is not None]
     if not rolled:
@@ -194,15 +195,15 @@ def _redo_effects(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, la
         if cb.fighters[r.target].condition != "dead":
             sc.change(r.target, before - r.damage, f"{spell.name} de {cmd.actor} rebrassé (Chance)")
             if r.damage > before:
-                _deconcentrate(sc, dice, r.target, r.damage, ctx.settings)
+                deconcentrate(sc, dice, r.target, r.damage, ctx.settings)
     ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="effects", roll=rolled[0], left=left, by=by,
                     old=last.roll, spell=spell.name, results=results,
-                    damage_before=sum(last.dealt.values()), damage=sum(r.damage for r in results))  # type: ignore[arg-type]
-    return _finish(state, cmd.combat, [ev, *sc.events], mode)
+                    damage_before=sum(last.dealt.values()), damage=sum(r.damage for r in results))
+    return finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
 def _redo_tie(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-              by: str) -> list[Emit]:
+              by: RerolledBy) -> list[Emit]:
     """A new d6 for the roller's die of the tie-break's last round (L1202); level again at the top, those
     level roll further rounds. Only before any of the tied combatants has acted."""
     rounds = [dict(r) for r in cb.tie_rounds]
@@ -219,39 +220,39 @@ def _redo_tie(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: 
     if len(level) > 1:
         rounds.extend(c.roll_tie_break(dice, level))
     redone = RollRedone(name=cmd.combat, character=cmd.actor, kind="tie-break", roll=roll, left=left, by=by,
-                        old=old, total=roll.total)  # type: ignore[arg-type]
+                        old=old, total=roll.total)
     tie = TieBroken(name=cmd.combat, it=cb.tie_it, rounds=rounds, winner=c.tie_winner(rounds))
-    return _finish(state, cmd.combat, [redone, tie], ctx.rounding)
+    return finish(state, cmd.combat, [redone, tie], ctx.mode)
 
 
 def _redo_explosion(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-                    by: str) -> list[Emit]:
+                    by: RerolledBy) -> list[Emit]:
     """New dice for an over-capacity blast ([1d4] per PM, L1093): its one total hit the caster and everyone
     within 6 m, so each one still alive has its PV moved by the difference (no DP nor DM)."""
-    mode = ctx.rounding
+    mode = ctx.mode
     roll = ctx.dice().roll(last.dmg, purpose="chance reroll")
-    sc = _Scratch(state, cb, mode)
+    sc = Scratch(state, cb, mode)
     for fid in last.targets:
         if fid in cb.fighters and cb.fighters[fid].condition != "dead":
             sc.change(fid, last.amount - roll.total, f"explosion du cristal {last.crystal} rebrassée (Chance)")
     ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="explosion", roll=roll, left=left, by=by,
                     old=last.roll, crystal=last.crystal, targets=list(last.targets), damage_before=last.amount,
-                    damage=roll.total, total=roll.total)  # type: ignore[arg-type]
-    return _finish(state, cmd.combat, [ev, *sc.events], mode)
+                    damage=roll.total, total=roll.total)
+    return finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
 def _redo_crystal(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-                  by: str) -> list[Emit]:
+                  by: RerolledBy) -> list[Emit]:
     """A new d20 for Verrou or Vision Cristalline (L1119-L1135): the PM stay paid; the action lasts the
     Temps and the combustion on a success, the Temps alone on a failure, so the IT moves by the difference;
     Verrou now locks the crystal or not; Vision now shows what it holds or nothing."""
     if last.spell in _CLOSE_OPEN:
         return _CLOSE_OPEN[last.spell](state, cb, cmd, ctx, last, left, by)
-    spell = _crystal_spell(state, last.spell)
+    spell = crystal_spell(state, last.spell)
     roll = ctx.dice().roll("1d20", purpose="chance reroll")
     total = last.cnc + roll.total
     success = total >= spell.cnc
-    seconds = m.spell_durations(_time_of(spell, ""), spell.cnc, ctx.rounding, success=success).total  # type: ignore[arg-type]
+    seconds = m.spell_durations(time_of(spell, ""), spell.cnc, ctx.mode, success=success).total
     before = cb.it[cmd.actor]
     shown = ""
     crystal = state.crystals.get(last.crystal)
@@ -266,18 +267,18 @@ def _redo_crystal(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, la
     ev = RollRedone(name=cmd.combat, character=cmd.actor, kind="crystal", roll=roll, left=left, by=by,
                     old=last.roll, spell=spell.name, crystal=last.crystal, total=seconds, margin=total - spell.cnc,
                     success=success, it_before=before, it_after=before - last.amount + seconds,
-                    seen=shown)  # type: ignore[arg-type]
-    return _finish(state, cmd.combat, [ev], ctx.rounding)
+                    seen=shown)
+    return finish(state, cmd.combat, [ev], ctx.mode)
 
 
 def _redo_fermeture(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-                    by: str) -> list[Emit]:
+                    by: RerolledBy) -> list[Emit]:
     """A new d20 for Fermeture Cristalline (L1077, L1115): the PM stay paid; both spells must succeed, so the
     spell is now stored or not, and a spell above the crystal's capacity now explodes it (L1093: [1d4] per
     PM to the caster and those within 6 m, rolled here). The action lasts the stored spell's Temps, plus
     its combustion when both succeed: the IT moves by the difference."""
-    mode = ctx.rounding
-    ferm = _crystal_spell(state, "fermeture_cristalline")
+    mode = ctx.mode
+    ferm = crystal_spell(state, "fermeture_cristalline")
     held = state.crystals.get(last.crystal)
     assert last.stored is not None
     if held is None or held.destroyed:
@@ -292,10 +293,10 @@ def _redo_fermeture(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, 
     result = cr.store_in_crystal(cr.Crystal(capacity=last.capacity), last.stored, spell_success=last.spell_ok,
                                  fermeture_success=success)
     spell = content(state).spell(last.stored.name)
-    seconds = m.spell_durations(_time_of(spell, last.time), spell.cnc, mode,  # type: ignore[arg-type]
+    seconds = m.spell_durations(time_of(spell, last.time), spell.cnc, mode,
                                 success=last.spell_ok and success).total
     before = cb.it[cmd.actor]
-    sc = _Scratch(state, cb, mode)
+    sc = Scratch(state, cb, mode)
     blast, hit = None, []
     if result.outcome == "exploded" and result.explosion is not None:
         blast = cr.roll_explosion(dice, result.explosion).roll
@@ -307,17 +308,17 @@ def _redo_fermeture(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, 
                     old=last.roll, spell=ferm.name, crystal=last.crystal, total=seconds, margin=total - ferm.cnc,
                     success=success, it_before=before, it_after=before - last.amount + seconds,
                     outcome=result.outcome, blast=blast, targets=hit,
-                    damage=blast.total if blast else 0)  # type: ignore[arg-type]
-    return _finish(state, cmd.combat, [ev, *sc.events], mode)
+                    damage=blast.total if blast else 0)
+    return finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
 def _redo_liberation(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: LastRoll, left: int,
-                     by: str) -> list[Emit]:
+                     by: RerolledBy) -> list[Emit]:
     """A new d20 for Libération Cristalline (L1099-L1105): the PM stay paid. A failure now keeps the spell in
     the crystal (its targets get back the PV its release took); a success now sets the stored spell off on
     the targets named at the release, with its own effect dice (no CNC nor PM for it, L1105)."""
-    mode = ctx.rounding
-    lib = _crystal_spell(state, "liberation_cristalline")
+    mode = ctx.mode
+    lib = crystal_spell(state, "liberation_cristalline")
     held = state.crystals.get(last.crystal)
     stored = last.stored
     if held is None or held.destroyed or stored is None:
@@ -329,9 +330,9 @@ def _redo_liberation(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context,
     roll = dice.roll("1d20", purpose="chance reroll")
     total = last.cnc + roll.total
     success = total >= lib.cnc
-    seconds = m.spell_durations(_time_of(lib, ""), lib.cnc, mode, success=success).total  # type: ignore[arg-type]
+    seconds = m.spell_durations(time_of(lib, ""), lib.cnc, mode, success=success).total
     before = cb.it[cmd.actor]
-    sc = _Scratch(state, cb, mode)
+    sc = Scratch(state, cb, mode)
     after: list[Event] = []
     if last.success and not success:  # the release is undone: what it dealt comes back
         for tid, dealt in last.dealt.items():
@@ -339,7 +340,7 @@ def _redo_liberation(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context,
                 sc.change(tid, dealt, f"{stored.name} du cristal {last.crystal} non libéré (Chance)")
     elif success and not last.success:
         targets = [t for t in last.targets if t in cb.fighters and cb.fighters[t].condition != "dead"]
-        results = _apply_effects(sc, dice, cmd.actor, stored.name, list(stored.spends), targets,
+        results = apply_effects(sc, dice, cmd.actor, stored.name, list(stored.spends), targets,
                                  dict(last.lowered_dm), mode)
         after.append(SpellReleased(name=cmd.combat, caster=cmd.actor, spell=stored.name, results=results,
                                    combustion=0, source="crystal"))
@@ -347,8 +348,8 @@ def _redo_liberation(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context,
                     old=last.roll, spell=lib.name, crystal=last.crystal, total=seconds, margin=total - lib.cnc,
                     success=success, it_before=before, it_after=before - last.amount + seconds,
                     released=stored.name if success else "", targets=list(last.targets),
-                    damage_before=sum(last.dealt.values()))  # type: ignore[arg-type]
-    return _finish(state, cmd.combat, [ev, *after, *sc.events], mode)
+                    damage_before=sum(last.dealt.values()))
+    return finish(state, cmd.combat, [ev, *after, *sc.events], mode)
 
 
 _CLOSE_OPEN: dict[str, Any] = {"fermeture_cristalline": _redo_fermeture, "liberation_cristalline": _redo_liberation}
@@ -380,7 +381,7 @@ _REDONE_TEXT: dict[str, Any] = {
 }
 
 
-_OUTCOME = {"stored": ", sort emmagasiné", "failed": ", rien d'emmagasiné", "exploded": ", le cristal explose"}
+_OUTCOME: dict[str, str] = {"stored": ", sort emmagasiné", "failed": ", rien d'emmagasiné", "exploded": ", le cristal explose"}
 
 
 def summarize_redone(rec: Any) -> str:

@@ -11,6 +11,7 @@ from ....bounds import as_int
 from ....dice import Dice, parse
 from ....errors import DiceError, RuleError, UnknownEntity
 from ....events import Event
+from ....rounding import RoundingMode, as_mode
 from ....ruleset import Emit
 from .. import alignment as al
 from .. import characters, progression
@@ -19,8 +20,8 @@ from .. import magic as m
 from ..content import ItemTemplate, SpellDef, race_for_sex
 from ..equipment import effective_fixed
 from ..stable import stable_states
-from ..state import CristalState
-from .fold import _apply
+from ..state import Condition, CristalState
+from .fold import apply
 from .model import (
     STAT_KEYS,
     Bled,
@@ -29,14 +30,14 @@ from .model import (
     Deconcentrated,
     Fighter,
     PvChanged,
-    _now,
+    combat_now,
     content,
     stream,
 )
 
 # =========================================================================== reading the numbers
 
-def _combat(state: CristalState, name: str) -> Combat:
+def combat_named(state: CristalState, name: str) -> Combat:
     cb = state.combats.get(name)
     if cb is None:
         raise UnknownEntity(f"There is no combat named {name!r} in progress; start one with 'combat start' "
@@ -44,14 +45,14 @@ def _combat(state: CristalState, name: str) -> Combat:
     return cb
 
 
-def _active(state: CristalState, name: str) -> Combat:
-    cb = _combat(state, name)
+def active(state: CristalState, name: str) -> Combat:
+    cb = combat_named(state, name)
     if not cb.active:
         raise RuleError(f"The combat {name!r} has ended.")
     return cb
 
 
-def _fighter(cb: Combat, fid: str) -> Fighter:
+def fighter(cb: Combat, fid: str) -> Fighter:
     f = cb.fighters.get(fid)
     if f is None:
         from ..content import did_you_mean
@@ -99,7 +100,7 @@ _NUMBER_FIELDS = frozenset(CombatNumbers.__struct_fields__)
 Numbers = Callable[[str], CombatNumbers]  # a combatant's numbers by id, for one decision
 
 
-def numbers_of(state: CristalState, cb: Combat, mode: str) -> Numbers:
+def numbers_of(state: CristalState, cb: Combat, mode: RoundingMode) -> Numbers:
     """The numbers of the combatants of ``cb``, each built once (one decision reads them many times:
     the turn order, the attacker, the target, the damage)."""
     memo: dict[str, CombatNumbers] = {}
@@ -112,7 +113,7 @@ def numbers_of(state: CristalState, cb: Combat, mode: str) -> Numbers:
     return of
 
 
-def _own_numbers(state: CristalState, ch: characters.Character, mode: str) -> CombatNumbers:
+def _own_numbers(state: CristalState, ch: characters.Character, mode: RoundingMode) -> CombatNumbers:
     """A character's numbers from its stable and fixed states (the same rules as its sheet, L244-L354)."""
     pack = content(state)
     st = characters.stable_of(ch, pack, mode)
@@ -120,7 +121,7 @@ def _own_numbers(state: CristalState, ch: characters.Character, mode: str) -> Co
     worn = characters.equipped(ch)
     fixed = effective_fixed(characters.current_fixed(ch), worn)
     bare = stable_states(race, ch.classes, characters.current_fixed(ch), worn, weapon=None,
-                         mode=mode, content=pack)  # type: ignore[arg-type]
+                         mode=mode, content=pack)
     main = characters.main_weapon(ch)
     vol_max = progression.class_bonuses(pack, ch.classes).points.get("Vol", 0)
     used = ch.pools_used
@@ -136,18 +137,18 @@ def _own_numbers(state: CristalState, ch: characters.Character, mode: str) -> Co
     )
 
 
-def numbers(state: CristalState, cb: Combat, fid: str, mode: str) -> CombatNumbers:
+def numbers(state: CristalState, cb: Combat, fid: str, mode: RoundingMode) -> CombatNumbers:
     """Everything known about a combatant: its own numbers, then the GM's numbers, then current PV/PM."""
-    f = _fighter(cb, fid)
+    f = fighter(cb, fid)
     ch = state.characters.get(fid)
     out = _own_numbers(state, ch, mode) if ch is not None else CombatNumbers()
-    given = {k: v for k, v in f.stats.items() if k in _NUMBER_FIELDS}  # the GM's numbers (_check_stats)
+    given = {k: v for k, v in f.stats.items() if k in _NUMBER_FIELDS}  # the GM's numbers (check_stats)
     if given:
         out = msgspec.structs.replace(out, **given)
     if isinstance(f.stats.get("race"), str):  # a race the GM named: its PV and PM bases, unless known
         race = content(state).race(str(f.stats["race"]))
-        out = msgspec.structs.replace(out, PVrace=_int(out.PVrace, race.pv_initial),
-                                      PMrace=_int(out.PMrace, race.pm_initial))
+        out = msgspec.structs.replace(out, PVrace=int_or(out.PVrace, race.pv_initial),
+                                      PMrace=int_or(out.PMrace, race.pm_initial))
     return msgspec.structs.replace(out, PV=_current(ch, f, out.PV, out.PVmax, "pv", "PV"),
                                    PM=_current(ch, f, out.PM, out.PMmax, "pm", "PM"))
 
@@ -164,19 +165,19 @@ def _current(ch: characters.Character | None, f: Fighter, given: int | None, mos
     return given if given is not None else most
 
 
-def _need(value: Any, fid: str, key: str) -> Any:
+def need(value: Any, fid: str, key: str) -> Any:
     """A number the rule needs: refused, naming the ``--stat`` that gives it, when it is not known."""
     if value is None:
         raise RuleError(f"No {key} is known for {fid}; give it with --stat {fid}:{key}=N.")
     return value
 
 
-def _int(value: int | None, default: int = 0) -> int:
+def int_or(value: int | None, default: int = 0) -> int:
     """A number that may be unknown, ``default`` then."""
     return value if value is not None else default
 
 
-def _check_stats(state: CristalState, fid: str, stats: dict[str, int | str]) -> dict[str, int | str]:
+def check_stats(state: CristalState, fid: str, stats: dict[str, int | str]) -> dict[str, int | str]:
     out: dict[str, int | str] = {}
     for key, value in stats.items():
         canon = next((k for k in STAT_KEYS if k.casefold() == key.casefold()), None)
@@ -200,27 +201,27 @@ def _check_stats(state: CristalState, fid: str, stats: dict[str, int | str]) -> 
 
 # =========================================================================== the timeline
 
-def timeline(state: CristalState, cb: Combat, mode: str, nums: Numbers | None = None) -> tuple[c.Combatant, ...]:
+def timeline(state: CristalState, cb: Combat, mode: RoundingMode, nums: Numbers | None = None) -> tuple[c.Combatant, ...]:
     """The fight as the pure timeline sees it (unconscious and dead fighters are skipped); ``nums``:
     the decision's numbers (:func:`numbers_of`)."""
     of = nums or numbers_of(state, cb, mode)
     return tuple(
-        c.Combatant(name=f.id, it=cb.it[f.id], ref=_int(of(f.id).REF),
+        c.Combatant(name=f.id, it=cb.it[f.id], ref=int_or(of(f.id).REF),
                     active=f.condition == "conscious")
         for f in cb.fighters.values()
     )
 
 
-def _valid_ties(cb: Combat) -> dict[str, int]:
+def valid_ties(cb: Combat) -> dict[str, int]:
     return {k: v for k, v in cb.tie_rolls.items() if cb.tie_it is not None and cb.it.get(k) == cb.tie_it}
 
 
 def whose_turn(state: CristalState, name: str, mode: str = "round", nums: Numbers | None = None) -> str:
     """Who acts now: the smallest IT, then the higher REF, then the recorded tie-break die (L1200-L1202)."""
-    cb = _combat(state, name)
-    line = timeline(state, cb, mode, nums)
+    cb = combat_named(state, name)
+    line = timeline(state, cb, as_mode(mode), nums)
     tied = c.tied_for_dice(line)
-    ties = _valid_ties(cb)
+    ties = valid_ties(cb)
     if tied and any(t not in ties for t in tied):
         raise RuleError(f"{' and '.join(tied)} are tied on IT and REF; run 'combat next {name}' to roll the tie-break, "
                         "or give its d6 first in the command's --dice.")
@@ -228,9 +229,9 @@ def whose_turn(state: CristalState, name: str, mode: str = "round", nums: Number
 
 
 
-def _turn(state: CristalState, cb: Combat, fid: str, mode: str, *, releasing: bool = False,
+def turn(state: CristalState, cb: Combat, fid: str, mode: RoundingMode, *, releasing: bool = False,
           nums: Numbers | None = None) -> Fighter:
-    f = _fighter(cb, fid)
+    f = fighter(cb, fid)
     if f.condition != "conscious":
         raise RuleError(f"{fid} is {f.condition} and cannot act.")
     actor = whose_turn(state, cb.name, mode, nums)
@@ -243,30 +244,30 @@ def _turn(state: CristalState, cb: Combat, fid: str, mode: str, *, releasing: bo
 
 # =========================================================================== consequences
 
-class _Scratch:
+class Scratch:
     """PV, PM and conditions as they change during one decision, and the events that record it."""
 
-    def __init__(self, state: CristalState, cb: Combat, mode: str):
+    def __init__(self, state: CristalState, cb: Combat, mode: RoundingMode):
         self.state, self.cb, self.mode = state, cb, mode
         self.nums = numbers_of(state, cb, mode)  # the decision's numbers, each combatant's built once
         self.pv: dict[str, int] = {}
-        self.cond: dict[str, str] = {}
+        self.cond: dict[str, Condition] = {}
         self.events: list[Event] = []
 
     def pv_of(self, fid: str) -> int:
         if fid not in self.pv:
-            self.pv[fid] = _need(self.nums(fid).PV, fid, "PV")
+            self.pv[fid] = need(self.nums(fid).PV, fid, "PV")
         return self.pv[fid]
 
-    def cond_of(self, fid: str) -> str:
+    def cond_of(self, fid: str) -> Condition:
         return self.cond.get(fid, self.cb.fighters[fid].condition)
 
     def change(self, fid: str, delta: int, cause: str, *, cap: int | None = None) -> None:
         if self.cond_of(fid) == "dead" or delta == 0:
             return
         nums = self.nums(fid)
-        before = c.Vitals(pv=self.pv_of(fid), state=self.cond_of(fid))  # type: ignore[arg-type]
-        after = c.change_pv(before, delta, race_pv=_int(nums.PVrace), con=_int(nums.CON), pv_max=cap)
+        before = c.Vitals(pv=self.pv_of(fid), state=self.cond_of(fid))
+        after = c.change_pv(before, delta, race_pv=int_or(nums.PVrace), con=int_or(nums.CON), pv_max=cap)
         self.pv[fid] = after.pv
         self.events.append(PvChanged(name=self.cb.name, character=fid, delta=after.pv - before.pv,
                                      pv_after=after.pv, cause=cause))
@@ -276,13 +277,13 @@ class _Scratch:
                                                 pv=after.pv))
 
 
-def _hurt(sc: _Scratch, dice: Dice, tid: str, damage: int, cause: str, mode: str, settings: Any = None) -> None:
+def hurt_target(sc: Scratch, dice: Dice, tid: str, damage: int, cause: str, mode: RoundingMode, settings: Any = None) -> None:
     """Damage, then deconcentration of a target hit during its incantation (L969-L972)."""
     sc.change(tid, -damage, cause)
-    _deconcentrate(sc, dice, tid, damage, settings)
+    deconcentrate(sc, dice, tid, damage, settings)
 
 
-def _deconcentrate(sc: _Scratch, dice: Dice, tid: str, damage: int, settings: Any = None) -> None:
+def deconcentrate(sc: Scratch, dice: Dice, tid: str, damage: int, settings: Any = None) -> None:
     """A caster hit for ``damage`` during its incantation loses the spell when it exceeds the margin (L972)."""
     inc = sc.cb.fighters[tid].incantation
     if inc is None or damage <= 0 or any(isinstance(e, Deconcentrated) and e.caster == tid for e in sc.events):
@@ -298,7 +299,7 @@ def _deconcentrate(sc: _Scratch, dice: Dice, tid: str, damage: int, settings: An
                                         roll=roll))
 
 
-def _item(state: CristalState, name: str) -> ItemTemplate | None:
+def item_named(state: CristalState, name: str) -> ItemTemplate | None:
     return content(state).item(name) if name else None
 
 
@@ -316,14 +317,14 @@ def _time_of(spell: SpellDef, override: str, remembered: str = "") -> m.SpellTim
     return m.parse_spell_time(raw)
 
 
-def _finish(state: CristalState, name: str, events: list[Event], mode: str) -> list[Emit]:
+def finish(state: CristalState, name: str, events: list[Event], mode: RoundingMode) -> list[Emit]:
     """Fold the decision's events, then let the unconscious bleed for the time that passed (L371)."""
     after = state
     for ev in events:
-        after = _apply(after, ev)
+        after = apply(after, ev)
     cb = after.combats[name]
     before_clock = state.combats[name].clock if name in state.combats else 0
-    now = _now(cb)
+    now = combat_now(cb)
     passed = (now - before_clock) if now is not None else 0
     extra: list[Event] = []
     if passed > 0:
@@ -331,9 +332,9 @@ def _finish(state: CristalState, name: str, events: list[Event], mode: str) -> l
             if f.condition != "unconscious" or f.aided:
                 continue
             nums = numbers(after, cb, f.id, mode)
-            pv = _need(nums.PV, f.id, "PV")
+            pv = need(nums.PV, f.id, "PV")
             v = c.bleed(c.Vitals(pv=pv, state="unconscious", bleed_seconds=f.bleed_seconds), passed,
-                        race_pv=_int(nums.PVrace), con=_int(nums.CON))
+                        race_pv=int_or(nums.PVrace), con=int_or(nums.CON))
             extra.append(Bled(name=name, character=f.id, seconds=passed, pv_lost=pv - v.pv, pv_after=v.pv,
                               carry=v.bleed_seconds))
             if v.state != "unconscious":
@@ -341,27 +342,27 @@ def _finish(state: CristalState, name: str, events: list[Event], mode: str) -> l
     return [Emit(stream(name), ev) for ev in [*events, *extra]]
 
 
-def _left(state: CristalState, nums: CombatNumbers, f: Fighter, pool: str) -> int:
+def pool_left(state: CristalState, nums: CombatNumbers, f: Fighter, pool: str) -> int:
     """What is left today of a daily pool: the character's (its own numbers) or the extra's (GM numbers)."""
     own = state.characters.get(f.id) is not None
     match pool:
         case "Vol":
             if own and "VOL" not in f.stats:
-                return _int(nums.VOL_LEFT)
-            level = _int(nums.VOLEUR)
+                return int_or(nums.VOL_LEFT)
+            level = int_or(nums.VOLEUR)
             per_day = content(state).class_def("Voleur").patterns["Vol*"].value(level) if level else 0
-            return _int(nums.VOL, per_day) - f.vol_spent
+            return int_or(nums.VOL, per_day) - f.vol_spent
         case "alignment":
             if own and "ALIGN" not in f.stats:
-                return _int(nums.ALIGN_LEFT)
-            return al.daily_pool(_int(nums.ALIGN)) - f.align_spent
+                return int_or(nums.ALIGN_LEFT)
+            return al.daily_pool(int_or(nums.ALIGN)) - f.align_spent
         case _:
             if own and "CHANCE" not in f.stats:
-                return _int(nums.CHANCE_LEFT)
-            return max(al.chance_rerolls(_int(nums.CHANCE))) - f.rerolls  # the player's or the GM's (D16)
+                return int_or(nums.CHANCE_LEFT)
+            return max(al.chance_rerolls(int_or(nums.CHANCE))) - f.rerolls  # the player's or the GM's (D16)
 
 
-def _voleur_check(state: CristalState, nums: CombatNumbers, f: Fighter, ability: str) -> int:
+def voleur_check(state: CristalState, nums: CombatNumbers, f: Fighter, ability: str) -> int:
     cls = content(state).class_def("Voleur")
-    return progression.check_ability(cls, ability, _int(nums.VOLEUR), _left(state, nums, f, "Vol")).cost
+    return progression.check_ability(cls, ability, int_or(nums.VOLEUR), pool_left(state, nums, f, "Vol")).cost
 

@@ -19,12 +19,12 @@ from ....bounds import as_int
 from ....errors import RuleError
 from ....events import Event
 from ....records import RecordedEvent
-from ....rounding import divide
-from ....ruleset import Context, Emit
+from ....rounding import RoundingMode, divide
+from ....ruleset import Context, Emit, event_of
 from .. import combat as c
 from ..characters import CharacterCorrected, stream_of
 from ..state import CristalState
-from .common import _int, _need, numbers
+from .common import int_or, need, numbers
 from .model import AttackResolved, ConditionChanged, PvChanged, stream
 
 
@@ -36,7 +36,7 @@ def _whole(changes: dict[str, Any], key: str) -> int:
 
 
 def _compensate_pv(state: CristalState, combat: str, fid: str, delta: int, position: int,
-                   cause: str, mode: str, fixed: dict[str, int]) -> list[Emit]:
+                   cause: str, mode: RoundingMode, fixed: dict[str, int]) -> list[Emit]:
     """``delta`` PV given back (or taken) to ``fid`` for the event at ``position``, now ``fixed``."""
     if delta == 0:
         raise RuleError(f"The event at position {position} already comes to that; nothing to correct.")
@@ -48,11 +48,11 @@ def _compensate_pv(state: CristalState, combat: str, fid: str, delta: int, posit
         return [Emit(stream_of(fid), CharacterCorrected(character=fid, amends=position, field="pv", delta=delta,
                                                         balance_after=ch.pv + delta, what=cause, fixed=fixed))]
     nums = numbers(state, cb, fid, mode)
-    pv = _need(nums.PV, fid, "PV")
+    pv = need(nums.PV, fid, "PV")
     f = cb.fighters[fid]
     after = pv + delta
     # a typo is undone whatever it did: even a death it caused (L373 is about real deaths)
-    state_after = c.vital_state(after, race_pv=_int(nums.PVrace), con=_int(nums.CON),
+    state_after = c.vital_state(after, race_pv=int_or(nums.PVrace), con=int_or(nums.CON),
                                 was_unconscious=f.condition == "unconscious")
     events: list[Event] = [PvChanged(name=combat, character=fid, delta=delta, pv_after=after, cause=cause,
                                      amends=position, fixed=fixed)]
@@ -63,7 +63,7 @@ def _compensate_pv(state: CristalState, combat: str, fid: str, delta: int, posit
 
 def compensate_attack(state: CristalState, original: RecordedEvent, changes: dict[str, Any],
                       ctx: Context) -> list[Emit]:
-    ev: AttackResolved = original.event  # type: ignore[assignment]
+    ev = event_of(original, AttackResolved)
     keys = set(changes)
     if not keys or keys - {"die", "damage"}:
         raise RuleError("An attack is corrected with --set die=N (its d20) and/or --set damage=N (the PV it took).")
@@ -99,24 +99,24 @@ def compensate_attack(state: CristalState, original: RecordedEvent, changes: dic
     what.append(f"dommages {old_damage} → {damage}")
     cause = f"correction de l'attaque de {ev.attacker} (position {original.position}) : {', '.join(what)}"
     fixed = {"damage": damage, **({"die": die} if len(ev.swings) == 1 else {})}
-    return _compensate_pv(state, ev.name, ev.target, old_damage - damage, original.position, cause, ctx.rounding,
+    return _compensate_pv(state, ev.name, ev.target, old_damage - damage, original.position, cause, ctx.mode,
                           fixed)
 
 
 def _hits(ev: AttackResolved, die: int, ctx: Context) -> bool:
-    total = divide(ev.att + die, 2, ctx.rounding) if ev.chain else ev.att + die  # type: ignore[arg-type]
+    total = divide(ev.att + die, 2, ctx.mode) if ev.chain else ev.att + die
     return total > ev.dp
 
 
 def compensate_pv(state: CristalState, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
-    ev: PvChanged = original.event  # type: ignore[assignment]
+    ev = event_of(original, PvChanged)
     if set(changes) != {"delta"}:
         raise RuleError("A PV change is corrected with --set delta=N (the PV change it should have been, "
                         "negative for damage).")
     delta = _whole(changes, "delta")
     was = state.corrections.get(original.position, {}).get("delta", ev.delta)
     cause = f"correction de la position {original.position} : {was:+d} → {delta:+d} PV"
-    return _compensate_pv(state, ev.name, ev.character, delta - was, original.position, cause, ctx.rounding,
+    return _compensate_pv(state, ev.name, ev.character, delta - was, original.position, cause, ctx.mode,
                           {"delta": delta})
 
 

@@ -19,7 +19,7 @@ from ....ruleset import Context, Emit
 from .. import crystals as cr
 from .. import magic as m
 from ..state import CristalState
-from .common import _active, _finish, _Scratch, _turn
+from .common import Scratch, active, finish, turn
 from .model import (
     Combat,
     CrystalInspected,
@@ -30,7 +30,7 @@ from .model import (
     PmSpent,
     UnlockCrystal,
 )
-from .spells import _crystal_spell, _pay, _time_of, require_known
+from .spells import crystal_spell, pay, require_known, time_of
 
 
 def _crystal(state: CristalState, name: str) -> cr.Crystal:
@@ -43,42 +43,42 @@ def _crystal(state: CristalState, name: str) -> cr.Crystal:
 
 
 def _cast(state: CristalState, cb: Combat, actor: str, key: str, penalties: list[str], ctx: Context) -> tuple[
-        _Scratch, m.CastResult, int]:
+        Scratch, m.CastResult, int]:
     """Pay and roll a crystal spell; the seconds it takes (Temps + combustion on a success)."""
-    spell = _crystal_spell(state, key)
+    spell = crystal_spell(state, key)
     require_known(state, actor, spell.name)
-    sc = _Scratch(state, cb, ctx.rounding)
-    res = _pay(sc, actor, sc.nums(actor), spell.pm_base, spell.cnc, [], ctx.dice(), ctx, penalties, 0, None)
-    dur = m.spell_durations(_time_of(spell, ""), spell.cnc, ctx.rounding, success=res.success)  # type: ignore[arg-type]
+    sc = Scratch(state, cb, ctx.mode)
+    res = pay(sc, actor, sc.nums(actor), spell.pm_base, spell.cnc, [], ctx.dice(), ctx, penalties, 0, None)
+    dur = m.spell_durations(time_of(spell, ""), spell.cnc, ctx.mode, success=res.success)
     sc.events.append(PmSpent(name=cb.name, character=actor, pm=res.pm_before - res.pm_after, pm_after=res.pm_after))
     sc.change(actor, -res.pv_damage, f"{spell.name} : PM puisés sous 0")
     return sc, res, dur.total
 
 
 def decide_lock(state: CristalState, cmd: LockCrystal, ctx: Context) -> list[Emit]:
-    cb = _active(state, cmd.combat)
-    _turn(state, cb, cmd.actor, ctx.rounding)
+    cb = active(state, cmd.combat)
+    turn(state, cb, cmd.actor, ctx.mode)
     cr.lock_crystal(_crystal(state, cmd.crystal), cmd.actor)  # holds a spell, not locked yet
     sc, res, seconds = _cast(state, cb, cmd.actor, "verrou_cristallin", list(cmd.penalties), ctx)
     ev = CrystalLocked(name=cmd.combat, caster=cmd.actor, crystal=cmd.crystal, success=res.success,
                        roll=res.concentration.roll, pm_cost=res.pm_cost, pm_after=res.pm_after, seconds=seconds,
                        overdraw_pv=res.pv_damage, cnc_total=res.concentration.total)
-    return _finish(state, cmd.combat, [ev, *sc.events], ctx.rounding)
+    return finish(state, cmd.combat, [ev, *sc.events], ctx.mode)
 
 
 def decide_unlock(state: CristalState, cmd: UnlockCrystal, ctx: Context) -> list[Emit]:
-    cb = _active(state, cmd.combat)
-    _turn(state, cb, cmd.actor, ctx.rounding)
+    cb = active(state, cmd.combat)
+    turn(state, cb, cmd.actor, ctx.mode)
     if cmd.seconds < 0:
         raise RuleError(f"An action cannot last {cmd.seconds} seconds.")
     cr.unlock_crystal(_crystal(state, cmd.crystal), cmd.actor)
     ev = CrystalUnlocked(name=cmd.combat, caster=cmd.actor, crystal=cmd.crystal, seconds=cmd.seconds)
-    return _finish(state, cmd.combat, [ev], ctx.rounding)
+    return finish(state, cmd.combat, [ev], ctx.mode)
 
 
 def decide_inspect(state: CristalState, cmd: InspectCrystal, ctx: Context) -> list[Emit]:
-    cb = _active(state, cmd.combat)
-    _turn(state, cb, cmd.actor, ctx.rounding)
+    cb = active(state, cmd.combat)
+    turn(state, cb, cmd.actor, ctx.mode)
     crystal = _crystal(state, cmd.crystal)
     sc, res, seconds = _cast(state, cb, cmd.actor, "vision_cristalline", list(cmd.penalties), ctx)
     locked, stored = crystal.locked_by is not None, None
@@ -90,7 +90,7 @@ def decide_inspect(state: CristalState, cmd: InspectCrystal, ctx: Context) -> li
                           locked=res.success and locked,
                           spell=stored.name if stored else "", pm=stored.pm if stored else 0,
                           spends={s.effect.name: s.pm for s in stored.spends} if stored else {})
-    return _finish(state, cmd.combat, [ev, *sc.events], ctx.rounding)
+    return finish(state, cmd.combat, [ev, *sc.events], ctx.mode)
 
 
 # --------------------------------------------------------------------------- read side

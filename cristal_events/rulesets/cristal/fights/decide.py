@@ -8,32 +8,31 @@ from ....dice import parse
 from ....display import plain_id
 from ....errors import DiceError, RuleError, UnknownEntity
 from ....rolls import Roll
+from ....rounding import RoundingMode
 from ....ruleset import Context, Emit
 from .. import alignment as al
 from .. import combat as c
 from ..content import ItemTemplate, RaceWeapon, did_you_mean, find_named
 from ..stable import dmg as stable_dmg
 from ..state import CristalState
-from .common import (  # noqa: F401
-    _active,
-    _check_stats,
-    _combat,
-    _fighter,
-    _finish,
-    _hurt,
-    _int,
-    _item,
-    _left,
-    _need,
-    _Scratch,
-    _turn,
-    _valid_ties,
-    _voleur_check,
+from .common import (
+    Scratch,
+    active,
+    check_stats,
+    fighter,
+    finish,
+    hurt_target,
+    int_or,
+    item_named,
+    need,
     numbers,
+    pool_left,
     timeline,
-    whose_turn,
+    turn,
+    valid_ties,
+    voleur_check,
 )
-from .fold import _apply
+from .fold import apply
 from .model import (
     AbilityUsed,
     ActionTaken,
@@ -81,14 +80,14 @@ def tie_first(decide: Any) -> Any:
         cb = state.combats.get(cmd.combat)
         if cb is None or not cb.active or ctx.faces is None or not _level_it(cb):
             return decide(state, cmd, ctx)
-        tied = c.tied_for_dice(timeline(state, cb, ctx.rounding))
-        ties = _valid_ties(cb)
+        tied = c.tied_for_dice(timeline(state, cb, ctx.mode))
+        ties = valid_ties(cb)
         if not tied or all(t in ties for t in tied):
             return decide(state, cmd, ctx)
         broken = decide_next(state, NextTurn(combat=cmd.combat), ctx)
         after = state
         for e in broken:
-            after = _apply(after, e.event)
+            after = apply(after, e.event)
         return [*broken, *decide(after, cmd, ctx)]
 
     decide_after_tie.__name__ = decide.__name__
@@ -100,7 +99,7 @@ def _entry(state: CristalState, fid: str, it: int, stats: dict[str, int | str]) 
     if not fid.strip():
         raise RuleError("A combatant needs an id.")
     plain_id(fid, "Combatant id")
-    checked = _check_stats(state, fid, stats)
+    checked = check_stats(state, fid, stats)
     ch = state.characters.get(fid)
     if ch is not None and ch.dead:
         raise RuleError(f"{fid} is dead (L373) and cannot fight.")
@@ -128,28 +127,28 @@ def decide_start(state: CristalState, cmd: StartCombat, ctx: Context) -> list[Em
 
 
 def decide_join(state: CristalState, cmd: JoinCombat, ctx: Context) -> list[Emit]:
-    cb = _active(state, cmd.combat)
+    cb = active(state, cmd.combat)
     if cmd.fighter in cb.fighters:
         raise RuleError(f"{cmd.fighter} is already in the combat {cmd.combat!r}.")
     its = [cb.it[f.id] for f in cb.fighters.values() if f.condition == "conscious"]
-    it = cmd.it if cmd.it is not None else c.newcomer_it(its, ctx.rounding)  # type: ignore[arg-type]
+    it = cmd.it if cmd.it is not None else c.newcomer_it(its, ctx.mode)
     ev = CombatJoined(name=cmd.combat, fighter=_entry(state, cmd.fighter, it, dict(cmd.stats)),
                       averaged=cmd.it is None)
-    return _finish(state, cmd.combat, [ev], ctx.rounding)
+    return finish(state, cmd.combat, [ev], ctx.mode)
 
 
 def decide_initiative(state: CristalState, cmd: RollInitiative, ctx: Context) -> list[Emit]:
-    cb = _active(state, cmd.combat)
+    cb = active(state, cmd.combat)
     if cb.actions:
         raise RuleError("Initiative is rolled only once, at the very start of the combat (L1315).")
     ids = list(cmd.fighters) or list(cb.fighters)
     dice = ctx.dice()
-    results = []
+    results: list[InitiativeResult] = []
     for fid in ids:
-        f = _fighter(cb, fid)
+        f = fighter(cb, fid)
         if f.initiative or fid in [r.id for r in results]:
             raise RuleError(f"{fid} has already rolled initiative in this combat.")
-        ini = c.roll_initiative(dice, _int(numbers(state, cb, fid, ctx.rounding).REF), cb.it[fid])
+        ini = c.roll_initiative(dice, int_or(numbers(state, cb, fid, ctx.mode).REF), cb.it[fid])
         assert ini.roll is not None
         results.append(InitiativeResult(id=fid, base_it=ini.base_it, ref=ini.ref, die=ini.die, it=ini.it,
                                         roll=ini.roll))
@@ -157,10 +156,10 @@ def decide_initiative(state: CristalState, cmd: RollInitiative, ctx: Context) ->
 
 
 def decide_next(state: CristalState, cmd: NextTurn, ctx: Context) -> list[Emit]:
-    cb = _active(state, cmd.combat)
-    line = timeline(state, cb, ctx.rounding)
+    cb = active(state, cmd.combat)
+    line = timeline(state, cb, ctx.mode)
     tied = c.tied_for_dice(line)
-    ties = _valid_ties(cb)
+    ties = valid_ties(cb)
     if not tied or all(t in ties for t in tied):
         c.next_actor(line, ties)  # "No combatant is able to act." when all are down
         return []
@@ -170,14 +169,14 @@ def decide_next(state: CristalState, cmd: NextTurn, ctx: Context) -> list[Emit]:
 
 
 def decide_act(state: CristalState, cmd: TakeAction, ctx: Context) -> list[Emit]:
-    cb = _active(state, cmd.combat)
-    _turn(state, cb, cmd.actor, ctx.rounding)
+    cb = active(state, cmd.combat)
+    turn(state, cb, cmd.actor, ctx.mode)
     given = (cmd.seconds is not None) + bool(cmd.action) + (cmd.move_m is not None)
     if given != 1:
         raise RuleError("Give the action's duration in seconds, a key of the duration table, or a move in metres: one of them.")
     rolls: list[Roll] = []
     if cmd.move_m is not None:
-        seconds, label = _move_seconds(state, cb, cmd, ctx.rounding)
+        seconds, label = _move_seconds(state, cb, cmd, cmd.move_m, ctx.mode)
     elif cmd.action:
         d = c.action_duration(cmd.action, ctx.dice() if isinstance(c.action(cmd.action).duration, str) else None,
                               times=cmd.times)
@@ -187,15 +186,15 @@ def decide_act(state: CristalState, cmd: TakeAction, ctx: Context) -> list[Emit]
             raise RuleError(f"An action cannot last {cmd.seconds} seconds.")
         seconds, label = cmd.seconds, ""
     if cmd.aid:
-        target = _fighter(cb, cmd.aid)
+        target = fighter(cb, cmd.aid)
         if target.condition != "unconscious":
             raise RuleError(f"{cmd.aid} is {target.condition}; only an unconscious character can be helped.")
     ev = ActionTaken(name=cmd.combat, actor=cmd.actor, what=cmd.what or label, seconds=seconds, action=cmd.action,
                      rolls=rolls, aided=cmd.aid)
-    return _finish(state, cmd.combat, [ev], ctx.rounding)
+    return finish(state, cmd.combat, [ev], ctx.mode)
 
 
-def _move_seconds(state: CristalState, cb: Combat, cmd: TakeAction, mode: str) -> tuple[int, str]:
+def _move_seconds(state: CristalState, cb: Combat, cmd: TakeAction, move_m: float, mode: RoundingMode) -> tuple[int, str]:
     """A move at the race's cruise or top speed: t = 3.6 × d / v (L1286-L1290, D11)."""
     race_name = numbers(state, cb, cmd.actor, mode).race
     if not isinstance(race_name, str) or not race_name:
@@ -210,16 +209,16 @@ def _move_seconds(state: CristalState, cb: Combat, cmd: TakeAction, mode: str) -
                         f"{', '.join(m.mode for m in race.movement)}.")
     kmh = move.cruise_kmh if cmd.pace == "cruise" else move.top_kmh
     pace = "vitesse de croisière" if cmd.pace == "cruise" else "vitesse de pointe"
-    return c.travel_seconds(cmd.move_m, kmh, mode), f"{move.mode} {cmd.move_m:g} m ({pace}, {kmh:g} km/h)"
+    return c.travel_seconds(move_m, kmh, mode), f"{move.mode} {move_m:g} m ({pace}, {kmh:g} km/h)"
 
 
 def decide_pass(state: CristalState, cmd: PassTurn, ctx: Context) -> list[Emit]:
-    cb = _active(state, cmd.combat)
-    _turn(state, cb, cmd.actor, ctx.rounding)
-    line = c.pass_turn(timeline(state, cb, ctx.rounding), cmd.actor, tie_rolls=_valid_ties(cb))
+    cb = active(state, cmd.combat)
+    turn(state, cb, cmd.actor, ctx.mode)
+    line = c.pass_turn(timeline(state, cb, ctx.mode), cmd.actor, tie_rolls=valid_ties(cb))
     new_it = next(x.it for x in line if x.name == cmd.actor)
     ev = TurnPassed(name=cmd.combat, actor=cmd.actor, seconds=new_it - cb.it[cmd.actor])
-    return _finish(state, cmd.combat, [ev], ctx.rounding)
+    return finish(state, cmd.combat, [ev], ctx.mode)
 
 
 def _arms(state: CristalState, fid: str, weapon: ItemTemplate | None, projectile: ItemTemplate | None,
@@ -303,15 +302,15 @@ def _carried(state: CristalState, fid: str, name: str) -> ItemTemplate | None:
         return None
     ch = state.characters.get(fid)
     own = find_named(ch.items, name, lambda i: i.name) if ch is not None else None
-    return own.template if own is not None else _item(state, name)
+    return own.template if own is not None else item_named(state, name)
 
 
 def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
-    mode = ctx.rounding
-    cb = _active(state, cmd.combat)
-    sc = _Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
-    f = _turn(state, cb, cmd.actor, mode, nums=sc.nums)
-    target = _fighter(cb, cmd.target)
+    mode = ctx.mode
+    cb = active(state, cmd.combat)
+    sc = Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
+    f = turn(state, cb, cmd.actor, mode, nums=sc.nums)
+    target = fighter(cb, cmd.target)
     if target.condition == "dead":
         raise RuleError(f"{cmd.target} is dead and can no longer be attacked.")
     if cmd.target == cmd.actor:
@@ -331,17 +330,17 @@ def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
         if not ranged:
             raise RuleError("A melee attack has no range; --distance needs --projectile or a thrown weapon.")
         reach = propulsor.range_m if propulsor is not None else None
-        penalty = c.range_penalty(cmd.distance, frc=_int(a.FRC) if reach is None else None, propulsor_range_m=reach)
-    dp = _need(t.DP, cmd.target, "DP")
-    align_pen = al.penalty(al.reaction(_int(a.ALIGN), _int(t.ALIGN)), ctx.settings.alignment_beyond_20)
-    frc = {"FRC": _int(a.FRC)}
+        penalty = c.range_penalty(cmd.distance, frc=int_or(a.FRC) if reach is None else None, propulsor_range_m=reach)
+    dp = need(t.DP, cmd.target, "DP")
+    align_pen = al.penalty(al.reaction(int_or(a.ALIGN), int_or(t.ALIGN)), ctx.settings.alignment_beyond_20)
+    frc = {"FRC": int_or(a.FRC)}
     natural = _natural(state, cb, cmd, a.race, weapon is not None or projectile is not None)
     ready_at = None
     if weapon is None and projectile is None:
         # the attacker's own ATT and DMG (its main weapon, or the GM's numbers); bare-handed, the IT of
         # the race's natural attack, else 6 (L1263)
-        att, weapon_att = _need(a.ATT, cmd.actor, "ATT"), 0
-        dmg = a.DMG if a.DMG is not None else stable_dmg(frc, None, mode)[0]  # type: ignore[arg-type]
+        att, weapon_att = need(a.ATT, cmd.actor, "ATT"), 0
+        dmg = a.DMG if a.DMG is not None else stable_dmg(frc, None, mode)[0]
         own_it = a.IT
         if natural is not None:
             dmg = natural.dmg if natural.dmg and _is_dice(natural.dmg) else dmg
@@ -352,7 +351,7 @@ def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
             own_it = _race_it(state, a.race)
         seconds = c.attack_duration(own_it)
     else:
-        att = a.ATT0 if a.ATT0 is not None and "ATT" not in f.stats else _need(a.ATT, cmd.actor, "ATT")
+        att = a.ATT0 if a.ATT0 is not None and "ATT" not in f.stats else need(a.ATT, cmd.actor, "ATT")
         weapon_att = sum(i.att for i in (weapon, projectile) if i is not None)
         if projectile is not None:  # no FRC bonus for projectiles; the propulsor's DMG bonus adds (L1340, L1346)
             extra = propulsor.dmg if propulsor is not None and propulsor.dmg.strip() not in ("", "0") else ""
@@ -361,9 +360,9 @@ def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
             seconds = c.attack_duration(projectile.it, p_it) if projectile.it is not None else c.attack_duration(p_it)
         else:
             assert weapon is not None
-            dmg = stable_dmg(frc, weapon, mode)[0]  # type: ignore[arg-type]
+            dmg = stable_dmg(frc, weapon, mode)[0]
             seconds = c.attack_duration(weapon.it)
-    vol = _voleur_check(state, a, f, "Attaque de dos") if cmd.back else 0
+    vol = voleur_check(state, a, f, "Attaque de dos") if cmd.back else 0
     dice = ctx.dice()
     if cmd.chain:
         checks = list(c.roll_chained_attack(dice, att, dp, mode, weapon_att=weapon_att, range_penalty=penalty,
@@ -377,7 +376,7 @@ def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
         if chk.hit and sc.cond_of(cmd.target) != "dead":
             hit = c.roll_damage(dice, dmg, mode, backstab=cmd.back)
             dmg_amount, dmg_roll = hit.amount, hit.roll
-            _hurt(sc, dice, cmd.target, dmg_amount, f"attaque de {cmd.actor}", mode, ctx.settings)
+            hurt_target(sc, dice, cmd.target, dmg_amount, f"attaque de {cmd.actor}", mode, ctx.settings)
         swings.append(Swing(die=chk.die, total=chk.total, hit=chk.hit, roll=chk.roll, damage=dmg_amount,
                             damage_roll=dmg_roll))
     ev = AttackResolved(name=cmd.combat, attacker=cmd.actor, target=cmd.target, att=checks[0].att, dp=dp,
@@ -387,50 +386,50 @@ def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
                         vol_spent=vol, dmg=dmg,
                         projectiles_used=len(swings) if projectile is not None and cmd.actor in state.characters
                         else 0, natural=_natural_name(natural), ready_at=ready_at)
-    return _finish(state, cmd.combat, [ev, *sc.events], mode)
+    return finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
 def decide_ability(state: CristalState, cmd: UseAbility, ctx: Context) -> list[Emit]:
-    cb = _active(state, cmd.combat)
-    f = _turn(state, cb, cmd.actor, ctx.rounding)
+    cb = active(state, cmd.combat)
+    f = turn(state, cb, cmd.actor, ctx.mode)
     if cmd.seconds < 0:
         raise RuleError(f"An action cannot last {cmd.seconds} seconds.")
     if cmd.target:
-        _fighter(cb, cmd.target)
+        fighter(cb, cmd.target)
     from ..progression import ability as find
 
     name = find(content(state).class_def("Voleur"), cmd.ability).name
     if name == "Attaque de dos":
         raise RuleError("Attaque de dos is an attack: use 'combat attack ... --back'.")
-    cost = _voleur_check(state, numbers(state, cb, cmd.actor, ctx.rounding), f, name)
+    cost = voleur_check(state, numbers(state, cb, cmd.actor, ctx.mode), f, name)
     ev = AbilityUsed(name=cmd.combat, actor=cmd.actor, ability=name, cost=cost, seconds=cmd.seconds,
                      target=cmd.target)
-    return _finish(state, cmd.combat, [ev], ctx.rounding)
+    return finish(state, cmd.combat, [ev], ctx.mode)
 
 
 def decide_align(state: CristalState, cmd: UseAlignment, ctx: Context) -> list[Emit]:
-    mode = ctx.rounding
-    cb = _active(state, cmd.combat)
-    sc = _Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
-    f = _turn(state, cb, cmd.actor, mode, nums=sc.nums)
-    target = _fighter(cb, cmd.target)
+    mode = ctx.mode
+    cb = active(state, cmd.combat)
+    sc = Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
+    f = turn(state, cb, cmd.actor, mode, nums=sc.nums)
+    target = fighter(cb, cmd.target)
     if target.condition == "dead":
         raise RuleError(f"{cmd.target} is dead; the alignment pool cannot reach it.")
     a, t = sc.nums(cmd.actor), sc.nums(cmd.target)
-    align = _int(a.ALIGN)
+    align = int_or(a.ALIGN)
     if (align > 0) != (cmd.kind == "heal") and align != 0:
         raise RuleError(f"{cmd.actor} is {'blessed' if align > 0 else 'cursed'} and can only "
                         f"{'heal' if align > 0 else 'harm'} (L1417).")
-    pv_max = _int(t.PVmax, sc.pv_of(cmd.target)) if ctx.settings.alignment_heal_caps_at_pvmax else 10**9
-    use = al.use_pool(align, cmd.points, _left(state, a, f, "alignment"), sc.pv_of(cmd.target), pv_max)
+    pv_max = int_or(t.PVmax, sc.pv_of(cmd.target)) if ctx.settings.alignment_heal_caps_at_pvmax else 10**9
+    use = al.use_pool(align, cmd.points, pool_left(state, a, f, "alignment"), sc.pv_of(cmd.target), pv_max)
     ev = AlignmentUsed(name=cmd.combat, actor=cmd.actor, target=cmd.target, kind=cmd.kind, points=cmd.points,
                        seconds=use.it_seconds, remaining=use.remaining)
     sc.change(cmd.target, use.pv_after - sc.pv_of(cmd.target), f"alignement de {cmd.actor}",
               cap=pv_max if cmd.kind == "heal" else None)
-    return _finish(state, cmd.combat, [ev, *sc.events], mode)
+    return finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
 def decide_end(state: CristalState, cmd: EndCombat, ctx: Context) -> list[Emit]:
-    _active(state, cmd.combat)
+    active(state, cmd.combat)
     return [Emit(stream(cmd.combat), CombatEnded(name=cmd.combat))]
 

@@ -20,6 +20,9 @@ class FighterEntry(msgspec.Struct, frozen=True, kw_only=True):
     it: int
     stats: dict[str, int | str] = {}
 
+#: who spends the Chance reroll (L56): the player (Chance > 0) or the GM (Chance < 0)
+RerolledBy = Literal["player", "gm"]
+
 
 class InitiativeResult(msgspec.Struct, frozen=True, kw_only=True):
     id: str
@@ -30,14 +33,14 @@ class InitiativeResult(msgspec.Struct, frozen=True, kw_only=True):
     roll: Roll
 
 
-class CombatStarted(Event, tag="combat.started"):
+class CombatStarted(Event, frozen=True, tag="combat.started"):
     """The fight begins; base ITs set by the game master (initiative method 1, L1317)."""
 
     name: str
     fighters: list[FighterEntry]
 
 
-class CombatJoined(Event, tag="combat.joined"):
+class CombatJoined(Event, frozen=True, tag="combat.joined"):
     """A newcomer: the average IT of those present unless the GM set one (L1220, D24)."""
 
     name: str
@@ -45,14 +48,14 @@ class CombatJoined(Event, tag="combat.joined"):
     averaged: bool = False
 
 
-class InitiativeRolled(Event, tag="combat.initiative_rolled"):
+class InitiativeRolled(Event, frozen=True, tag="combat.initiative_rolled"):
     """``IT = base - ([1d6] + REF x 2)`` for each roller (L1319)."""
 
     name: str
     results: list[InitiativeResult]
 
 
-class TieBroken(Event, tag="combat.tie_broken"):
+class TieBroken(Event, frozen=True, tag="combat.tie_broken"):
     """Equal IT and REF: each rolled 1d6, highest acts first (L1202); those level at the top rolled
     again. v2: ``rounds`` keeps every round's faces (v1's ``rolls`` kept only each one's last die)."""
 
@@ -82,7 +85,7 @@ def upcast_tie_broken_v1(payload: dict[str, Any]) -> dict[str, Any]:
 UPCASTERS = {("combat.tie_broken", 1): upcast_tie_broken_v1}
 
 
-class ActionTaken(Event, tag="combat.action_taken"):
+class ActionTaken(Event, frozen=True, tag="combat.action_taken"):
     """Any action; its duration is added to the actor's IT (L1206-L1259)."""
 
     name: str
@@ -94,7 +97,7 @@ class ActionTaken(Event, tag="combat.action_taken"):
     aided: str = ""
 
 
-class TurnPassed(Event, tag="combat.turn_passed"):
+class TurnPassed(Event, frozen=True, tag="combat.turn_passed"):
     """+1 IT at a time until the actor no longer holds the turn (L1292, D25)."""
 
     name: str
@@ -111,7 +114,7 @@ class Swing(msgspec.Struct, frozen=True, kw_only=True):
     damage_roll: Roll | None = None
 
 
-class AttackResolved(Event, tag="combat.attack_resolved"):
+class AttackResolved(Event, frozen=True, tag="combat.attack_resolved"):
     """``ATT + 1d20 > DP`` (L1334), damage on a hit (L1354); IT += the weapon's IT (L1261)."""
 
     name: str
@@ -135,7 +138,7 @@ class AttackResolved(Event, tag="combat.attack_resolved"):
     ready_at: int | None = None  # ... which recovers until this IT (L469)
 
 
-class SpellCast(Event, tag="combat.spell_cast"):
+class SpellCast(Event, frozen=True, tag="combat.spell_cast"):
     """PM paid and the concentration rolled (L1040-L1046); the incantation is added at once (L1267)."""
 
     name: str
@@ -179,7 +182,7 @@ class TargetResult(msgspec.Struct, frozen=True, kw_only=True):
     damage: int = 0
 
 
-class SpellReleased(Event, tag="combat.spell_released"):
+class SpellReleased(Event, frozen=True, tag="combat.spell_released"):
     """The effects go off per target after its DM (L1024-L1036), then the combustion is added (L1271)."""
 
     name: str
@@ -190,7 +193,7 @@ class SpellReleased(Event, tag="combat.spell_released"):
     source: str = "spell"  # spell | crystal | potion
 
 
-class Deconcentrated(Event, tag="combat.deconcentrated"):
+class Deconcentrated(Event, frozen=True, tag="combat.deconcentrated"):
     """Hit during the incantation for more than the margin: the spell is lost (L969-L972, D5)."""
 
     name: str
@@ -201,7 +204,7 @@ class Deconcentrated(Event, tag="combat.deconcentrated"):
     roll: Roll | None = None
 
 
-class PvChanged(Event, tag="combat.pv_changed"):
+class PvChanged(Event, frozen=True, tag="combat.pv_changed"):
     """A character's PV change in the fight (damage, overdraw, alignment, explosion)."""
 
     name: str
@@ -213,7 +216,7 @@ class PvChanged(Event, tag="combat.pv_changed"):
     fixed: dict[str, int] = {}  # ... and the corrected values (die, damage, delta)
 
 
-class PmSpent(Event, tag="combat.pm_spent"):
+class PmSpent(Event, frozen=True, tag="combat.pm_spent"):
     """PM paid for a spell (floored at 0; the rest is paid in PV, L379)."""
 
     name: str
@@ -222,7 +225,7 @@ class PmSpent(Event, tag="combat.pm_spent"):
     pm_after: int
 
 
-class ConditionChanged(Event, tag="combat.condition_changed"):
+class ConditionChanged(Event, frozen=True, tag="combat.condition_changed"):
     """Unconscious below 0 PV, awake above 0, dead below -(race PV + 2 CON) (L369-L373, D8)."""
 
     name: str
@@ -231,7 +234,7 @@ class ConditionChanged(Event, tag="combat.condition_changed"):
     pv: int
 
 
-class Bled(Event, tag="combat.bled"):
+class Bled(Event, frozen=True, tag="combat.bled"):
     """An unconscious character loses 1 PV per 60 s of the fight's time, unaided (L371)."""
 
     name: str
@@ -242,7 +245,7 @@ class Bled(Event, tag="combat.bled"):
     carry: int
 
 
-class CrystalStored(Event, tag="combat.crystal_stored"):
+class CrystalStored(Event, frozen=True, tag="combat.crystal_stored"):
     """A spell cast with Fermeture Cristalline (L1077, L1091-L1093, L1115): stored, failed or exploded."""
 
     name: str
@@ -270,7 +273,7 @@ class CrystalStored(Event, tag="combat.crystal_stored"):
     zone: list[str] = []  # who a blast would hit (the caster, then those named within 6 m, L1093)
 
 
-class CrystalReleased(Event, tag="combat.crystal_released"):
+class CrystalReleased(Event, frozen=True, tag="combat.crystal_released"):
     """Libération Cristalline (L1099-L1105): its own 2 PM and CNC 5 roll; the stored spell needs neither."""
 
     name: str
@@ -288,7 +291,7 @@ class CrystalReleased(Event, tag="combat.crystal_released"):
     lowered_dm: dict[str, int] = {}
 
 
-class CrystalLocked(Event, tag="combat.crystal_locked"):
+class CrystalLocked(Event, frozen=True, tag="combat.crystal_locked"):
     """Verrou Cristallin cast on a crystal holding a spell (L1129-L1135): 5 PM, CNC 16, 60 s.
 
     On a success only ``caster`` can release the stored spell; a failure loses the PM (L1022).
@@ -306,7 +309,7 @@ class CrystalLocked(Event, tag="combat.crystal_locked"):
     cnc_total: int | None = None  # the concentration total (CNC + penalties + d20), for a Chance reroll
 
 
-class CrystalUnlocked(Event, tag="combat.crystal_unlocked"):
+class CrystalUnlocked(Event, frozen=True, tag="combat.crystal_unlocked"):
     """The mage who laid a Verrou Cristallin lifts it (L1135): no PM, no roll; the GM's duration."""
 
     name: str
@@ -315,7 +318,7 @@ class CrystalUnlocked(Event, tag="combat.crystal_unlocked"):
     seconds: int = 0
 
 
-class CrystalInspected(Event, tag="combat.crystal_inspected"):
+class CrystalInspected(Event, frozen=True, tag="combat.crystal_inspected"):
     """Vision Cristalline (L1119-L1125): 1 PM, CNC 8, 20 s, touching the crystal; on a success the stored
     spell and its PM per variable effect (``spell`` empty: the crystal is empty; ``locked``: a Verrou hides it)."""
 
@@ -335,7 +338,7 @@ class CrystalInspected(Event, tag="combat.crystal_inspected"):
     spends: dict[str, int] = {}
 
 
-class PotionUsed(Event, tag="combat.potion_used"):
+class PotionUsed(Event, frozen=True, tag="combat.potion_used"):
     """A potion drunk (8 s) or triggered on a target (L1169-L1177)."""
 
     name: str
@@ -348,7 +351,7 @@ class PotionUsed(Event, tag="combat.potion_used"):
     item: str = ""  # the carried potion used up (single use, L1181); "" for a potion the GM describes
 
 
-class AbilityUsed(Event, tag="combat.ability_used"):
+class AbilityUsed(Event, frozen=True, tag="combat.ability_used"):
     """A Voleur ability paid from the day's Vol* points (L728-L741)."""
 
     name: str
@@ -359,7 +362,7 @@ class AbilityUsed(Event, tag="combat.ability_used"):
     target: str = ""
 
 
-class AlignmentUsed(Event, tag="combat.alignment_used"):
+class AlignmentUsed(Event, frozen=True, tag="combat.alignment_used"):
     """The alignment pool by touch: 1 PV per second, at most 20 per action (L1417-L1421)."""
 
     name: str
@@ -371,7 +374,7 @@ class AlignmentUsed(Event, tag="combat.alignment_used"):
     remaining: int
 
 
-class Rerolled(Event, tag="combat.rerolled"):
+class Rerolled(Event, frozen=True, tag="combat.rerolled"):
     """Chance: the last attack roll of a character redone; both rolls stay in the log (L56-L58)."""
 
     name: str
@@ -379,11 +382,11 @@ class Rerolled(Event, tag="combat.rerolled"):
     target: str
     swing: Swing
     left: int
-    by: Literal["player", "gm"] = "player"
+    by: RerolledBy = "player"
     old: Roll | None = None
 
 
-class RollRedone(Event, tag="combat.roll_redone"):
+class RollRedone(Event, frozen=True, tag="combat.roll_redone"):
     """Chance on a damage, concentration, initiative, duration, spell-effect, tie-break, crystal explosion or crystal spell roll (L56-L58): the new roll replaces the old one
     ("en ignorant le résultat actuel"); both stay in the log. ``by`` the player (Chance > 0) or the GM (< 0)."""
 
@@ -392,7 +395,7 @@ class RollRedone(Event, tag="combat.roll_redone"):
     kind: Literal["damage", "concentration", "initiative", "duration", "effects", "tie-break", "explosion", "crystal"]
     roll: Roll
     left: int
-    by: Literal["player", "gm"] = "player"
+    by: RerolledBy = "player"
     old: Roll | None = None
     target: str = ""
     damage_before: int = 0
@@ -413,7 +416,7 @@ class RollRedone(Event, tag="combat.roll_redone"):
     released: str = ""  # crystal (Libération Cristalline): the spell the new roll releases ("" none)
 
 
-class CombatEnded(Event, tag="combat.ended"):
+class CombatEnded(Event, frozen=True, tag="combat.ended"):
     """Every IT goes back to 0 (L1222)."""
 
     name: str

@@ -2,7 +2,7 @@
 
 Each event's fold returns ``(state, combat)``: the state with any change to the characters or the
 crystals, and the new version of the event's combat (None when the fight ended), built with one
-copy of each map that changes; :func:`_apply` moves the combat's clock and puts it in the state once.
+copy of each map that changes; :func:`apply` moves the combat's clock and puts it in the state once.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from .model import (
     Swing,
     TieBroken,
     TurnPassed,
-    _now,
+    combat_now,
 )
 
 _replace = msgspec.structs.replace
@@ -151,7 +151,7 @@ def _ev_tie(state: CristalState, ev: TieBroken) -> _Folded:
 
 def _ev_action(state: CristalState, ev: ActionTaken) -> _Folded:
     cb = state.combats[ev.name]
-    rolled = {"last_roll": LastRoll(kind="duration", it_after=cb.it[ev.actor] + ev.seconds, roll=ev.rolls[0],
+    rolled: dict[str, Any] = {"last_roll": LastRoll(kind="duration", it_after=cb.it[ev.actor] + ev.seconds, roll=ev.rolls[0],
                                     times=len(ev.rolls), amount=ev.seconds)} if ev.rolls else {}
     cb = _add_it(cb, ev.actor, ev.seconds, **rolled)
     if ev.aided:
@@ -460,7 +460,7 @@ def _ev_ended(state: CristalState, ev: CombatEnded) -> _Folded:
     return _replace(state, combats={k: v for k, v in state.combats.items() if k != ev.name}), None
 
 
-_APPLY: dict[type, Any] = {
+APPLY: dict[type, Any] = {
     CombatStarted: _ev_started, CombatJoined: _ev_joined, InitiativeRolled: _ev_initiative, TieBroken: _ev_tie,
     ActionTaken: _ev_action, TurnPassed: _ev_passed, AttackResolved: _ev_attack, SpellCast: _ev_cast,
     SpellReleased: _ev_released, Deconcentrated: _ev_deconcentrated, PvChanged: _ev_pv, PmSpent: _ev_pm,
@@ -471,8 +471,8 @@ _APPLY: dict[type, Any] = {
 }
 
 
-def _apply(state: CristalState, ev: Any) -> CristalState:
-    return _finish(*_APPLY[type(ev)](state, ev))
+def apply(state: CristalState, ev: Any) -> CristalState:
+    return _finish(*APPLY[type(ev)](state, ev))
 
 
 def _finish(state: CristalState, cb: Combat | None) -> CristalState:
@@ -480,7 +480,7 @@ def _finish(state: CristalState, cb: Combat | None) -> CristalState:
     if cb is None:
         return state
     if cb.active:
-        now = _now(cb)
+        now = combat_now(cb)
         if now is not None and now > cb.clock:
             cb = _replace(cb, clock=now)
     return _replace(state, combats={**state.combats, cb.name: cb})
@@ -488,5 +488,5 @@ def _finish(state: CristalState, cb: Combat | None) -> CristalState:
 
 def evolver(cls: type) -> Any:
     """The part's evolver for the events of class ``cls`` (``fn(state, event, rec)``), its fold found once."""
-    fold = _APPLY[cls]
+    fold = APPLY[cls]
     return lambda state, ev, rec: _finish(*fold(state, ev))

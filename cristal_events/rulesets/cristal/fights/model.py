@@ -8,7 +8,11 @@ from .. import characters
 from ..content import Content
 
 # the combat state lives in ``..state`` with the rest of the ruleset's state; re-exported here
-from ..state import Combat, CristalState, Fighter, Incantation, LastAttack, LastRoll  # noqa: F401
+from ..state import Combat, CristalState
+from ..state import Fighter as Fighter
+from ..state import Incantation as Incantation
+from ..state import LastAttack as LastAttack
+from ..state import LastRoll as LastRoll
 from .events import *  # noqa: F403  (re-exported: ``from .model import AttackResolved`` works)
 
 STAT_KEYS = ("ATT", "DP", "DM", "CNC", "DMG", "PV", "PM", "PVmax", "PMmax", "REF", "CON", "FRC", "PVrace", "race",
@@ -211,7 +215,7 @@ class Reroll(msgspec.Struct, frozen=True, kw_only=True):
 class EndCombat(msgspec.Struct, frozen=True, kw_only=True):
     combat: str
 
-def _now(cb: Combat) -> int | None:
+def combat_now(cb: Combat) -> int | None:
     """The smallest IT among the conscious fighters: the fight's present moment."""
     it = cb.it
     return min([it[f.id] for f in cb.fighters.values() if f.condition == "conscious"], default=None)

@@ -9,6 +9,7 @@ import msgspec
 from ....dice import Dice
 from ....errors import RuleError, UnknownEntity
 from ....events import Event
+from ....rounding import RoundingMode
 from ....ruleset import Context, Emit
 from .. import alignment as al
 from .. import combat as c
@@ -16,7 +17,7 @@ from .. import crystals as cr
 from .. import magic as m
 from ..content import SpellDef
 from ..state import CristalState
-from .common import CombatNumbers, _active, _fighter, _finish, _hurt, _int, _need, _Scratch, _turn
+from .common import CombatNumbers, Scratch, active, fighter, finish, hurt_target, int_or, need, turn
 from .model import (
     CastSpell,
     CrystalReleased,
@@ -49,7 +50,7 @@ def _spell_effects(spell: SpellDef) -> dict[str, m.VariableEffect]:
             for e in spell.effects}
 
 
-def _spends(spell: SpellDef, given: dict[str, int]) -> list[m.EffectSpend]:
+def effect_spends(spell: SpellDef, given: dict[str, int]) -> list[m.EffectSpend]:
     known = _spell_effects(spell)
     out = []
     for key, pm in given.items():
@@ -64,14 +65,14 @@ def _spends(spell: SpellDef, given: dict[str, int]) -> list[m.EffectSpend]:
     return out
 
 
-def _apply_effects(sc: _Scratch, dice: Dice, caster: str, spell_name: str, spends: list[m.EffectSpend],
-                   targets: list[str], lowered: dict[str, int], mode: str, *, hurt: bool = True) -> list[TargetResult]:
+def apply_effects(sc: Scratch, dice: Dice, caster: str, spell_name: str, spends: list[m.EffectSpend],
+                   targets: list[str], lowered: dict[str, int], mode: RoundingMode, *, hurt: bool = True) -> list[TargetResult]:
     """Effects per target after its DM (L1024-L1036); DMG effects hurt, each target rolls its own dice
     (``hurt=False``: the results only, for a Chance reroll that moves the PV by the difference)."""
     results = []
     for tid in targets:
         nums = sc.nums(tid)
-        dm = _int(nums.DM)
+        dm = int_or(nums.DM)
         outcomes = m.reduce_effects(spends, dm, lowered_dm=lowered.get(tid))
         effects, damage = [], 0
         for out in outcomes:
@@ -83,11 +84,11 @@ def _apply_effects(sc: _Scratch, dice: Dice, caster: str, spell_name: str, spend
                                         value=value, roll=roll))
         results.append(TargetResult(target=tid, dm=lowered.get(tid, dm), effects=effects, damage=damage))
         if damage and hurt:
-            _hurt(sc, dice, tid, damage, f"{spell_name} de {caster}", mode)
+            hurt_target(sc, dice, tid, damage, f"{spell_name} de {caster}", mode)
     return results
 
 
-def _time_of(spell: SpellDef, override: str, remembered: str = "") -> m.SpellTime:
+def time_of(spell: SpellDef, override: str, remembered: str = "") -> m.SpellTime:
     """The spell's Temps: the one given now, else the book's, else the one given the last time the
     spell was cast in this campaign (``CristalState.spell_times``)."""
     raw: Any = override or spell.time
@@ -101,52 +102,52 @@ def _time_of(spell: SpellDef, override: str, remembered: str = "") -> m.SpellTim
     return m.parse_spell_time(raw)
 
 
-def _pay(sc: _Scratch, caster: str, nums: CombatNumbers, base_pm: int, spell_cnc: int,
+def pay(sc: Scratch, caster: str, nums: CombatNumbers, base_pm: int, spell_cnc: int,
          spends: list[m.EffectSpend], dice: Dice, ctx: Context, penalties: list[str], align_pen: int,
          pm_max: int | None) -> m.CastResult:
-    pm = _need(nums.PM, caster, "PM")
-    return m.cast_spell(caster_pm=pm, caster_cnc=_need(nums.CNC, caster, "CNC"), base_pm=base_pm, spell_cnc=spell_cnc,
+    pm = need(nums.PM, caster, "PM")
+    return m.cast_spell(caster_pm=pm, caster_cnc=need(nums.CNC, caster, "CNC"), base_pm=base_pm, spell_cnc=spell_cnc,
                         spends=spends, dice=dice, pm_max=pm_max, situations=penalties, alignment_penalty=align_pen,
                         allow_overdraw=ctx.settings.pm_overdraw, magic_capable=nums.PMrace != 0)
 
 
-def _worst_alignment(nums: CombatNumbers, sc: _Scratch, targets: list[str], beyond_20: str = "half") -> int:
-    pens = [al.penalty(al.reaction(_int(nums.ALIGN), _int(sc.nums(t).ALIGN)), beyond_20) for t in targets]
+def _worst_alignment(nums: CombatNumbers, sc: Scratch, targets: list[str], beyond_20: str = "half") -> int:
+    pens = [al.penalty(al.reaction(int_or(nums.ALIGN), int_or(sc.nums(t).ALIGN)), beyond_20) for t in targets]
     return min(pens, default=0)
 
 
-def _combustion_on_success(spell: SpellDef, time: m.SpellTime, mode: str, accompanying: int | None) -> int:
+def _combustion_on_success(spell: SpellDef, time: m.SpellTime, mode: RoundingMode, accompanying: int | None) -> int:
     """The combustion a successful cast pays (L1271, D23), kept for a Chance reroll of a failed roll."""
     if time.kind == "simultane":
         return accompanying or 0
     if spell.combustion is not None:
         return spell.combustion
-    return m.spell_durations(time, spell.cnc, mode).combustion  # type: ignore[arg-type]
+    return m.spell_durations(time, spell.cnc, mode).combustion
 
 
 def decide_cast(state: CristalState, cmd: CastSpell, ctx: Context) -> list[Emit]:
-    mode = ctx.rounding
-    cb = _active(state, cmd.combat)
-    sc = _Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
-    _turn(state, cb, cmd.actor, mode, nums=sc.nums)
+    mode = ctx.mode
+    cb = active(state, cmd.combat)
+    sc = Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
+    turn(state, cb, cmd.actor, mode, nums=sc.nums)
     spell = content(state).spell(cmd.spell)
     require_known(state, cmd.actor, spell.name)
     for tid in cmd.targets:
-        if _fighter(cb, tid).condition == "dead":
+        if fighter(cb, tid).condition == "dead":
             raise RuleError(f"{tid} is dead; a spell cannot target it.")
     stray = sorted(set(cmd.lowered_dm) - set(cmd.targets))
     if stray:
         raise RuleError(f"{stray[0]} lowers its DM but is not a target of the spell.")
-    spends = _spends(spell, dict(cmd.effects))
-    time = _time_of(spell, cmd.time, state.spell_times.get(spell.name, ""))
+    spends = effect_spends(spell, dict(cmd.effects))
+    time = time_of(spell, cmd.time, state.spell_times.get(spell.name, ""))
     if time.kind == "simultane" and cmd.accompanying is None:
         raise RuleError(f"{spell.name} is SIMULTANÉ: give the duration of the accompanying action (--with-action S).")
     nums = sc.nums(cmd.actor)
     dice = ctx.dice()
-    res = _pay(sc, cmd.actor, nums, spell.pm_base, spell.cnc, spends, dice, ctx, list(cmd.penalties),
+    res = pay(sc, cmd.actor, nums, spell.pm_base, spell.cnc, spends, dice, ctx, list(cmd.penalties),
                _worst_alignment(nums, sc, list(cmd.targets), ctx.settings.alignment_beyond_20), spell.pm_max)
     chk = res.concentration
-    dur = m.spell_durations(time, spell.cnc, mode, success=chk.success, accompanying_seconds=cmd.accompanying)  # type: ignore[arg-type]
+    dur = m.spell_durations(time, spell.cnc, mode, success=chk.success, accompanying_seconds=cmd.accompanying)
     if spell.combustion is not None and chk.success and time.kind != "simultane":
         dur = m.SpellDurations(incantation=dur.incantation, combustion=spell.combustion)
     on_success = _combustion_on_success(spell, time, mode, cmd.accompanying)
@@ -162,29 +163,29 @@ def decide_cast(state: CristalState, cmd: CastSpell, ctx: Context) -> list[Emit]
     sc.change(cmd.actor, -res.pv_damage, f"{spell.name} : PM puisés sous 0")
     head: list[Event] = [cast]
     if chk.success and dur.incantation == 0 and sc.cond_of(cmd.actor) == "conscious":
-        results = _apply_effects(sc, dice, cmd.actor, spell.name, spends, list(cmd.targets), dict(cmd.lowered_dm), mode)
+        results = apply_effects(sc, dice, cmd.actor, spell.name, spends, list(cmd.targets), dict(cmd.lowered_dm), mode)
         head.append(SpellReleased(name=cmd.combat, caster=cmd.actor, spell=spell.name, results=results,
                                   combustion=dur.combustion))
-    return _finish(state, cmd.combat, [*head, *sc.events], mode)
+    return finish(state, cmd.combat, [*head, *sc.events], mode)
 
 
 def decide_release(state: CristalState, cmd: ReleaseSpell, ctx: Context) -> list[Emit]:
-    mode = ctx.rounding
-    cb = _active(state, cmd.combat)
-    sc = _Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
-    f = _turn(state, cb, cmd.actor, mode, releasing=True, nums=sc.nums)
+    mode = ctx.mode
+    cb = active(state, cmd.combat)
+    sc = Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
+    f = turn(state, cb, cmd.actor, mode, releasing=True, nums=sc.nums)
     inc = f.incantation
     if inc is None:
         raise RuleError(f"{cmd.actor} is not incanting any spell.")
     spell = content(state).spell(inc.spell)
-    spends = [s for s in _spends(spell, inc.spends)]
+    spends = [s for s in effect_spends(spell, inc.spends)]
     targets = [t for t in inc.targets if cb.fighters[t].condition != "dead"]
-    results = _apply_effects(sc, ctx.dice(), cmd.actor, spell.name, spends, targets, dict(inc.lowered_dm), mode)
+    results = apply_effects(sc, ctx.dice(), cmd.actor, spell.name, spends, targets, dict(inc.lowered_dm), mode)
     ev = SpellReleased(name=cmd.combat, caster=cmd.actor, spell=spell.name, results=results, combustion=inc.combustion)
-    return _finish(state, cmd.combat, [ev, *sc.events], mode)
+    return finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
-def _crystal_spell(state: CristalState, key: str) -> SpellDef:
+def crystal_spell(state: CristalState, key: str) -> SpellDef:
     return content(state).spell(cr.crystal_spell(key).name)
 
 
@@ -202,17 +203,17 @@ def _blast_zone(cb: Any, actor: str, within: list[str]) -> list[str]:
     within the radius (in that order, each once); a dead one takes nothing more."""
     out = [actor]
     for fid in within:
-        f = _fighter(cb, fid)
+        f = fighter(cb, fid)
         if fid not in out and f.condition != "dead":
             out.append(fid)
     return out
 
 
 def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list[Emit]:
-    mode = ctx.rounding
-    cb = _active(state, cmd.combat)
-    sc = _Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
-    _turn(state, cb, cmd.actor, mode, nums=sc.nums)
+    mode = ctx.mode
+    cb = active(state, cmd.combat)
+    sc = Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
+    turn(state, cb, cmd.actor, mode, nums=sc.nums)
     crystals = getattr(state, "crystals", {})
     crystal = crystals.get(cmd.crystal)
     if crystal is None:
@@ -231,23 +232,23 @@ def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list
         raise RuleError(f"The crystal {cmd.crystal!r} already holds {crystal.stored.name}; release it first.")
     spell = content(state).spell(cmd.spell)
     require_known(state, cmd.actor, spell.name)
-    require_known(state, cmd.actor, _crystal_spell(state, "fermeture_cristalline").name)  # L1077: both spells
+    require_known(state, cmd.actor, crystal_spell(state, "fermeture_cristalline").name)  # L1077: both spells
     for fid in cmd.within:
-        _fighter(cb, fid)  # L1093: a combatant within the blast's 6 m
-    spends = _spends(spell, dict(cmd.effects))
-    time = _time_of(spell, cmd.time, state.spell_times.get(spell.name, ""))
+        fighter(cb, fid)  # L1093: a combatant within the blast's 6 m
+    spends = effect_spends(spell, dict(cmd.effects))
+    time = time_of(spell, cmd.time, state.spell_times.get(spell.name, ""))
     nums = sc.nums(cmd.actor)
     dice = ctx.dice()
-    first = _pay(sc, cmd.actor, nums, spell.pm_base, spell.cnc, spends, dice, ctx, list(cmd.penalties), 0,
+    first = pay(sc, cmd.actor, nums, spell.pm_base, spell.cnc, spends, dice, ctx, list(cmd.penalties), 0,
                  spell.pm_max)
-    ferm = _crystal_spell(state, "fermeture_cristalline")
+    ferm = crystal_spell(state, "fermeture_cristalline")
     ferm_pm = cr.fermeture_pm(first.pm_cost)
     nums2 = msgspec.structs.replace(nums, PM=first.pm_after)
-    second = _pay(sc, cmd.actor, nums2, ferm_pm, ferm.cnc, [], dice, ctx, list(cmd.penalties), 0, None)
+    second = pay(sc, cmd.actor, nums2, ferm_pm, ferm.cnc, [], dice, ctx, list(cmd.penalties), 0, None)
     stored = cr.StoredSpell(name=spell.name, pm=first.pm_cost, spends=tuple(spends))
     result = cr.store_in_crystal(crystal, stored, spell_success=first.success, fermeture_success=second.success)
     # Fermeture is SIMULTANÉ: its combustion is the stored spell's cast (D23); a failure pays the incantation only
-    dur = m.spell_durations(time, spell.cnc, mode, success=first.success and second.success)  # type: ignore[arg-type]
+    dur = m.spell_durations(time, spell.cnc, mode, success=first.success and second.success)
     explosion, blast = "", None
     if result.outcome == "exploded" and result.explosion is not None:
         blast = cr.roll_explosion(dice, result.explosion)
@@ -265,33 +266,33 @@ def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list
                        fermeture_cnc=second.concentration.total,
                        time=cmd.time or state.spell_times.get(spell.name, ""),
                        zone=_blast_zone(cb, cmd.actor, list(cmd.within)))
-    sc.events.append(PmSpent(name=cmd.combat, character=cmd.actor, pm=_need(nums.PM, cmd.actor, "PM") - pm_after, pm_after=pm_after))
+    sc.events.append(PmSpent(name=cmd.combat, character=cmd.actor, pm=need(nums.PM, cmd.actor, "PM") - pm_after, pm_after=pm_after))
     sc.change(cmd.actor, -overdraw, "Fermeture Cristalline : PM puisés sous 0")
     if blast is not None and blast.roll is not None:
         # L1093: one total hits everyone within 6 m, no DP nor DM: the caster and those the GM names
         for fid in zone:
             sc.change(fid, -blast.roll.total, f"explosion du cristal {cmd.crystal}")
-    return _finish(state, cmd.combat, [ev, *sc.events], mode)
+    return finish(state, cmd.combat, [ev, *sc.events], mode)
 
 
 def decide_release_crystal(state: CristalState, cmd: ReleaseCrystal, ctx: Context) -> list[Emit]:
-    mode = ctx.rounding
-    cb = _active(state, cmd.combat)
-    sc = _Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
-    _turn(state, cb, cmd.actor, mode, nums=sc.nums)
+    mode = ctx.mode
+    cb = active(state, cmd.combat)
+    sc = Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
+    turn(state, cb, cmd.actor, mode, nums=sc.nums)
     crystal = getattr(state, "crystals", {}).get(cmd.crystal)
     if crystal is None:
         raise UnknownEntity(f"There is no crystal named {cmd.crystal!r}.")
     _, stored = cr.release_crystal(crystal, cmd.actor)
     for tid in cmd.targets:
-        if _fighter(cb, tid).condition == "dead":
+        if fighter(cb, tid).condition == "dead":
             raise RuleError(f"{tid} is dead; a spell cannot target it.")
-    lib = _crystal_spell(state, "liberation_cristalline")
+    lib = crystal_spell(state, "liberation_cristalline")
     require_known(state, cmd.actor, lib.name)
     nums = sc.nums(cmd.actor)
     dice = ctx.dice()
-    res = _pay(sc, cmd.actor, nums, lib.pm_base, lib.cnc, [], dice, ctx, list(cmd.penalties), 0, None)
-    dur = m.spell_durations(_time_of(lib, ""), lib.cnc, mode, success=res.success)  # type: ignore[arg-type]
+    res = pay(sc, cmd.actor, nums, lib.pm_base, lib.cnc, [], dice, ctx, list(cmd.penalties), 0, None)
+    dur = m.spell_durations(time_of(lib, ""), lib.cnc, mode, success=res.success)
     ev = CrystalReleased(name=cmd.combat, caster=cmd.actor, crystal=cmd.crystal, success=res.success,
                          roll=res.concentration.roll, pm_cost=res.pm_cost, pm_after=res.pm_after, seconds=dur.total,
                          spell=stored.name if res.success else "", overdraw_pv=res.pv_damage,
@@ -302,11 +303,11 @@ def decide_release_crystal(state: CristalState, cmd: ReleaseCrystal, ctx: Contex
     sc.change(cmd.actor, -res.pv_damage, "Libération Cristalline : PM puisés sous 0")
     head: list[Event] = [ev]
     if res.success:
-        results = _apply_effects(sc, dice, cmd.actor, stored.name, list(stored.spends), list(cmd.targets),
+        results = apply_effects(sc, dice, cmd.actor, stored.name, list(stored.spends), list(cmd.targets),
                                  dict(cmd.lowered_dm), mode)
         head.append(SpellReleased(name=cmd.combat, caster=cmd.actor, spell=stored.name, results=results,
                                   combustion=0, source="crystal"))
-    return _finish(state, cmd.combat, [*head, *sc.events], mode)
+    return finish(state, cmd.combat, [*head, *sc.events], mode)
 
 
 def carried_potion(state: CristalState, actor: str, name: str) -> Any:
@@ -337,10 +338,10 @@ def fresh_potion(item: Any, day: int | None, fade_days: int) -> None:
 
 
 def decide_potion(state: CristalState, cmd: UsePotion, ctx: Context) -> list[Emit]:
-    mode = ctx.rounding
-    cb = _active(state, cmd.combat)
-    sc = _Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
-    _turn(state, cb, cmd.actor, mode, nums=sc.nums)
+    mode = ctx.mode
+    cb = active(state, cmd.combat)
+    sc = Scratch(state, cb, mode)  # the decision's numbers: each combatant's built once
+    turn(state, cb, cmd.actor, mode, nums=sc.nums)
     item, trigger, spell_name, given = "", cmd.trigger, cmd.spell, dict(cmd.effects)
     if cmd.item:
         carried = carried_potion(state, cmd.actor, cmd.item)
@@ -349,11 +350,11 @@ def decide_potion(state: CristalState, cmd: UsePotion, ctx: Context) -> list[Emi
         item, trigger = carried.name, carried.template.potion.trigger
         spell_name, given = carried.template.potion.spell, dict(carried.template.potion.spends)
     spell = content(state).spell(spell_name)
-    spends = _spends(spell, given)
+    spends = effect_spends(spell, given)
     potion = cr.make_potion(cr.StoredSpell(name=spell.name, pm=m.spell_pm_cost(spell.pm_base, spends),
                                          spends=tuple(spends)), trigger)
     target = cmd.target or cmd.actor
-    if _fighter(cb, target).condition == "dead":
+    if fighter(cb, target).condition == "dead":
         raise RuleError(f"{target} is dead; a potion cannot act on it.")
     released = cr.trigger_potion(potion, trigger, target)
     assert released is not None
@@ -363,8 +364,8 @@ def decide_potion(state: CristalState, cmd: UsePotion, ctx: Context) -> list[Emi
         seconds = c.action_duration("boire_potion" if trigger == "ingestion" else "lancer_item").seconds
     ev = PotionUsed(name=cmd.combat, actor=cmd.actor, spell=spell.name, pm=potion.spell.pm, trigger=trigger,
                     target=target, seconds=seconds, item=item)
-    results = _apply_effects(sc, ctx.dice(), cmd.actor, spell.name, spends, [target], {}, mode)
+    results = apply_effects(sc, ctx.dice(), cmd.actor, spell.name, spends, [target], {}, mode)
     rel = SpellReleased(name=cmd.combat, caster=cmd.actor, spell=spell.name, results=results, combustion=0,
                         source="potion")
-    return _finish(state, cmd.combat, [ev, rel, *sc.events], mode)
+    return finish(state, cmd.combat, [ev, rel, *sc.events], mode)
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ....errors import RuleError
+from ....rounding import as_mode
 from ..state import CristalState
-from .decide import _combat, _int, numbers, whose_turn
+from .common import combat_named, int_or, numbers, whose_turn
 from .model import (
     AbilityUsed,
     ActionTaken,
@@ -33,6 +34,11 @@ from .model import (
 )
 
 # =========================================================================== summaries
+
+#: what ``from .views import *`` gives the package: the package builds its own TURN_EVENTS and log_entry
+#: over these (adding the crystal spells')
+__all__ = ["summarize", "view"]
+
 
 def _swing_text(s: Swing) -> str:
     return f"{s.total} ({'touché, ' + str(s.damage) + ' dommages' if s.hit else 'manqué'})"
@@ -108,7 +114,7 @@ def log_entry(before: CristalState, after: CristalState, ev: Any) -> dict[str, A
 
 def view(state: CristalState, name: str, mode: str = "round") -> dict[str, Any]:
     """The combat state: participants with IT, PV/PM, condition, incantation; who acts next."""
-    cb = _combat(state, name)
+    cb = combat_named(state, name)
     try:
         nxt: str | None = whose_turn(state, name, mode) if cb.active else None
         why = ""
@@ -116,10 +122,10 @@ def view(state: CristalState, name: str, mode: str = "round") -> dict[str, Any]:
         nxt, why = None, str(exc)
     rows = []
     for f in sorted(cb.fighters.values(), key=lambda f: (cb.it[f.id], f.id)):
-        nums = numbers(state, cb, f.id, mode)
+        nums = numbers(state, cb, f.id, as_mode(mode))
         inc = f.incantation
         rows.append({"id": f.id, "it": cb.it[f.id], "pv": nums.PV, "pm": nums.PM,
-                     "ref": _int(nums.REF), "condition": f.condition,
+                     "ref": int_or(nums.REF), "condition": f.condition,
                      "incanting": inc.spell if inc else None, "until": inc.until if inc else None,
                      "next": f.id == nxt})
     return {"combat": name, "active": cb.active, "next": nxt, "waiting": why, "clock": cb.clock,

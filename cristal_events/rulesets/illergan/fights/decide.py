@@ -13,6 +13,7 @@ from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit
 
 from .. import alcohol, checks, combat, gear, magic, spellbook
+from ..content import DamageType
 from ..locations import limb_gone, nonhumanoid_zone
 from ..state import (
     ActiveSpell,
@@ -57,7 +58,7 @@ from .model import (
     SpendDestiny,
     StartFight,
     TakeAction,
-    _acuity,
+    acuity_pct,
 )
 
 
@@ -196,6 +197,7 @@ def decide_initiative(state: IllerganState, cmd: RollInitiative, ctx: Context) -
         dex, vol, malus = stat(hero, "Dex") - handicap(hero, fight.name, fight.turn + 1), stat(hero, "Vol"), cmd.maluses.get(c, 0)
         combat.initiative_score(dex, vol, 1, malus)  # the malus is checked before rolling
         ini = combat.roll_initiative(dice, c, dex, vol, malus)
+        assert ini.roll is not None  # the engine rolled it just now
         results.append(ini)
         entries.append(InitiativeEntry(character=c, dex=dex, vol=vol, malus=malus, score=ini.score, acts=ini.acts,
                                        roll=ini.roll))
@@ -314,7 +316,7 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
         maluses.append(-content.entry("armours", plate).dex_malus)
     adresse = combat.effective_adresse(stat(a, "Adresse"), [m for m in maluses if m], settings)
     if "aveuglé" in a.conditions or "invisible" in t.conditions:  # I-L413: divided, after the maluses
-        adresse = int(checks.blinded_threshold(adresse, _acuity(a, "Acuité olfactive"), _acuity(a, "Acuité auditive"),
+        adresse = int(checks.blinded_threshold(adresse, acuity_pct(a, "Acuité olfactive"), acuity_pct(a, "Acuité auditive"),
                                                settings))
     if weapon is not None and weapon.fixed_damage is None:
         content.power_die(a.power_rank)  # a missing power die is named before any die is rolled
@@ -380,7 +382,7 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
                 "defence": "", "defender": "", "defender_turn_after": None, **of}))
             for ot, o, oz, ored, od, oth, of in others]
     fo: int | Fraction = stat(a, "Fo")
-    dtype = weapon.damage_type if weapon else "C"
+    dtype: DamageType = weapon.damage_type if weapon else "C"
     power: tuple[Roll, ...] = ()
     if cmd.flat:
         fo, dtype = combat.flat_of_weapon_fo(int(fo)), "C"
@@ -411,7 +413,7 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
 
 
 def _damage_on(state: IllerganState, content: Any, settings: Any, a: Hero, t: Hero, zone: str,
-               damage: int | Fraction, dtype: str, critical: bool, defended: bool, defence: str | None,
+               damage: int | Fraction, dtype: DamageType, critical: bool, defended: bool, defence: str | None,
                defender: str, letalite: int | None = None) -> dict[str, Any]:
     """The damage of a hit on one target: a successful block through the shield first (I-L273, A13), then
     the zone's SR and the RN (I-L279-281), the limb or the death (I-L318), the critical's rider (I-L506)."""
@@ -436,7 +438,7 @@ def _damage_on(state: IllerganState, content: Any, settings: Any, a: Hero, t: He
     wound = combat.apply_pv_loss(t.pv, lost, zone, destiny_points=t.destiny_points)
     rider = None
     if critical and lost > 0 and t.family != "végétal":  # I-L506 "la cible subit"; no physical alteration on a plant (I-L628)
-        rider = combat.critical_rider(dtype, attacker_fo=int(stat(a, "Fo")), precise=letalite is not None,  # type: ignore[arg-type]
+        rider = combat.critical_rider(dtype, attacker_fo=int(stat(a, "Fo")), precise=letalite is not None,
                                       letalite=letalite, settings=settings)
     return {"damage_type": dtype, "damage": plain(damage), "sr": plain(sr), "rn": t.rn, "pv_lost": wound.pv_lost,
             "pv_after": wound.pv_after, "limb_lost": wound.limb_lost, "dead": wound.dead, "rider": rider,
@@ -767,7 +769,7 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
             target_turn = defend(find_fight(state, cmd.fight), target, "blocage", against_magic=True)
     acuity = {"hearing": "Acuité auditive", "smell": "Acuité olfactive"}.get(cmd.sense)
     reach = magic.check_reach(cmd.sense, cmd.distance, energie=caster.characteristics.get("E", 0),
-                              acuity=_acuity(caster, acuity) if acuity else 0, settings=settings)
+                              acuity=acuity_pct(caster, acuity) if acuity else 0, settings=settings)
     res = magic.resistance(spell, stealth=cmd.stealth, spotted=cmd.spotted, accept=cmd.accept,
                            self_target=target is None or target.id == caster.id) if target is not None else "none"
     level = magic_level if settings.spell_threshold_level_source == "magic" else cmd.cast_level
@@ -794,7 +796,8 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
     pp_before = known.pp if known is not None else 0
     level_after = magic.magic_level_for_pp(pp_before + pp, content, settings) if pp else magic_level
     fields: dict[str, Any] = {}
-    if target is not None and cmd.damage and launch.outcome != "counter" and res != "refused" and cmd.blocked:
+    if (target is not None and cmd.damage and launch.outcome != "counter" and res != "refused" and cmd.blocked
+            and target.shield):  # a block without a shield was refused above (I-L547)
         shield = content.entry("shields", target.shield)
         ps = target.shield_ps if target.shield_ps is not None else shield.ps
         b = magic.block_magic(cmd.damage, srm=shield.srm, shield_ps=ps, vol=stat(target, "Vol"), settings=settings)

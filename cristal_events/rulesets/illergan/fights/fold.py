@@ -65,7 +65,7 @@ def _turns(state: IllerganState, fight: str, **after: Turn | None) -> IllerganSt
     return _fight(state, msgspec.structs.replace(f, turns={**f.turns, **changes}))
 
 
-def _wound(hero: Hero, lost: int, position: int, limb: str, dead: bool) -> Hero:
+def with_wound(hero: Hero, lost: int, position: int, limb: str, dead: bool) -> Hero:
     changes: dict[str, Any] = {"pv": hero.pv - lost}
     if limb:
         changes["limbs_lost"] = (*hero.limbs_lost, limb)
@@ -86,7 +86,7 @@ def evolve_attack(state: IllerganState, ev: AttackResolved, rec: RecordedEvent) 
                                                    shield=None if ev.shield_destroyed else holder.shield))
     if not ev.pv_lost and not ev.limb_lost:
         return state
-    target = _wound(state.characters[ev.target], ev.pv_lost, rec.position, ev.limb_lost, ev.dead)
+    target = with_wound(state.characters[ev.target], ev.pv_lost, rec.position, ev.limb_lost, ev.dead)
     if ev.rider is not None and ev.rider.turns and not ev.dead and ev.fight in state.fights:
         first, last = combat.rider_turns(state.fights[ev.fight].turn, ev.rider)
         target = msgspec.structs.replace(target, afflictions=(*target.afflictions, Affliction(
@@ -96,7 +96,7 @@ def evolve_attack(state: IllerganState, ev: AttackResolved, rec: RecordedEvent) 
 
 
 def evolve_affliction(state: IllerganState, ev: AfflictionTicked, rec: RecordedEvent) -> IllerganState:
-    return put(state, _wound(state.characters[ev.character], ev.pv_lost, rec.position, "", ev.dead))
+    return put(state, with_wound(state.characters[ev.character], ev.pv_lost, rec.position, "", ev.dead))
 
 
 def evolve_action(state: IllerganState, ev: ActionTaken | DefenceUsed, rec: RecordedEvent) -> IllerganState:
@@ -163,7 +163,7 @@ def evolve_cast(state: IllerganState, ev: SpellCast, rec: RecordedEvent) -> Ille
         kept = tuple(a for a in holder.active_spells if a.spell != ev.active.spell)
         state = put(state, msgspec.structs.replace(holder, active_spells=(*kept, ev.active)))
     if ev.target and ev.pv_lost:
-        state = put(state, _wound(state.characters[ev.target], ev.pv_lost, rec.position, "", ev.dead))
+        state = put(state, with_wound(state.characters[ev.target], ev.pv_lost, rec.position, "", ev.dead))
     return state
 
 

@@ -12,10 +12,14 @@ from ..state import ActiveSpell, Hero, Turn
 
 Action = Literal["major", "minor", "skill", "forgo_major", "extra_major", "knocked_down", "disarmed", "pick_up"]
 AttackSlot = Literal["major", "extra_major"]
+#: the action a spell cast in a fight takes (I-L253, I-L261, I-L265)
+CastSlot = Literal["major", "minor", "extra_major"]
+#: how a spell's target is located (I-L10-15)
+Sense = Literal["sight", "hearing", "smell", "touch"]
 
 
 # ============================================================================ events
-class FightStarted(Event, tag="fight.started", kw_only=True):
+class FightStarted(Event, frozen=True, tag="fight.started", kw_only=True):
     fight: str
     participants: list[str]
 
@@ -30,7 +34,7 @@ class InitiativeEntry(msgspec.Struct, frozen=True, kw_only=True):
     roll: Roll
 
 
-class InitiativeRolled(Event, tag="fight.initiative_rolled", kw_only=True):
+class InitiativeRolled(Event, frozen=True, tag="fight.initiative_rolled", kw_only=True):
     fight: str
     turn: int
     entries: list[InitiativeEntry]
@@ -40,7 +44,7 @@ class InitiativeRolled(Event, tag="fight.initiative_rolled", kw_only=True):
     kept: bool = False  # initiative_reroll_each_turn=false: the last order and who acts are kept, no die (A1)
 
 
-class AttackResolved(Event, tag="fight.attack_resolved", kw_only=True):
+class AttackResolved(Event, frozen=True, tag="fight.attack_resolved", kw_only=True):
     fight: str
     attacker: str
     target: str
@@ -79,7 +83,7 @@ class AttackResolved(Event, tag="fight.attack_resolved", kw_only=True):
     same_attack_as: str = ""  # the first target, when this is the same attack on another target (I-L292)
 
 
-class AfflictionTicked(Event, tag="fight.affliction_ticked", kw_only=True):
+class AfflictionTicked(Event, frozen=True, tag="fight.affliction_ticked", kw_only=True):
     """A critical's Hémorragie at the start of one of the victim's turns (I-L507, A37), or the ticks
     left when the fight ends."""
 
@@ -92,7 +96,7 @@ class AfflictionTicked(Event, tag="fight.affliction_ticked", kw_only=True):
     dead: bool = False
 
 
-class ActionTaken(Event, tag="fight.action_taken", kw_only=True):
+class ActionTaken(Event, frozen=True, tag="fight.action_taken", kw_only=True):
     """A major, minor or skill action other than an attack or a spell (I-L246-259), a forgone major
     action (I-L243), an extra major action from an effect (I-L265) or a knock-down (I-L416)."""
 
@@ -104,7 +108,7 @@ class ActionTaken(Event, tag="fight.action_taken", kw_only=True):
     by: str = ""
 
 
-class Moved(Event, tag="fight.moved", kw_only=True):
+class Moved(Event, frozen=True, tag="fight.moved", kw_only=True):
     """Movement in a fight: the Dep before the attack, or the Sprint as the major action (I-L258-263);
     vertical metres count too and may spill into the next turn (I-L428); doubled in flight (I-L560-561)."""
 
@@ -122,7 +126,7 @@ class Moved(Event, tag="fight.moved", kw_only=True):
 FLYING, HOVERING, HELD = "en vol", "vol stationnaire", "retenu au sol"  # the flight's conditions (I-L556-565)
 
 
-class FlightChanged(Event, tag="fight.flight_changed", kw_only=True):
+class FlightChanged(Event, frozen=True, tag="fight.flight_changed", kw_only=True):
     """A take-off (pure Dex roll, a minor action either way, success doubles the movement left, I-L558)
     or a landing."""
 
@@ -142,7 +146,7 @@ class FlightChanged(Event, tag="fight.flight_changed", kw_only=True):
     forced: bool = False  # the forced landing at the end of the held flyer's turn (I-L565)
 
 
-class PoisonApplied(Event, tag="fight.poison_applied", kw_only=True):
+class PoisonApplied(Event, frozen=True, tag="fight.poison_applied", kw_only=True):
     """A poison's irreducible PV loss per turn (no armour, RN or Volonté), for its turns; poisons add up
     over their common turns (I-L415)."""
 
@@ -154,7 +158,7 @@ class PoisonApplied(Event, tag="fight.poison_applied", kw_only=True):
     last_turn: int
 
 
-class DefenceUsed(Event, tag="fight.defence_used", kw_only=True):
+class DefenceUsed(Event, frozen=True, tag="fight.defence_used", kw_only=True):
     """A defence outside an attack of the log, e.g. a magic defence after a failed parry (I-L553)."""
 
     fight: str
@@ -164,7 +168,7 @@ class DefenceUsed(Event, tag="fight.defence_used", kw_only=True):
     turn_after: Turn
 
 
-class DestinyPointSpent(Event, tag="fight.destiny_point_spent", kw_only=True):
+class DestinyPointSpent(Event, frozen=True, tag="fight.destiny_point_spent", kw_only=True):
     character: str
     cancels: int  # the position of the wound cancelled
     pv_restored: int
@@ -182,7 +186,7 @@ class SecondaryCast(msgspec.Struct, frozen=True, kw_only=True):
     cost: int = 0
 
 
-class SpellCast(Event, tag="magic.spell_cast", kw_only=True):
+class SpellCast(Event, frozen=True, tag="magic.spell_cast", kw_only=True):
     caster: str
     fight: str = ""
     magic: str
@@ -227,7 +231,7 @@ class SpellCast(Event, tag="magic.spell_cast", kw_only=True):
     stacking: str = ""  # "replaced" the same spell, or "cancelled" by a higher one (I-L514)
 
 
-class FightEnded(Event, tag="fight.ended", kw_only=True):
+class FightEnded(Event, frozen=True, tag="fight.ended", kw_only=True):
     fight: str
 
 
@@ -332,11 +336,11 @@ class CastSpell(msgspec.Struct, frozen=True, kw_only=True):
     target: str = ""
     damage: int = 0  # the spell's raw magic damage (G25: the spell lists are the game master's)
     blocked: bool = False  # the target blocked with its shield: SRM, then PS, the rest by Volonté (I-L439)
-    action: Literal["major", "minor", "extra_major"] = "major"  # in a fight (I-L253, I-L261, I-L265)
+    action: CastSlot = "major"  # in a fight (I-L253, I-L261, I-L265)
     secondaries: tuple[SecondaryCast, ...] = ()  # secondary spells cast with this primary (I-L226)
     on_primary: str = ""  # ``spell`` is a secondary added to this primary cast at an earlier turn (I-L227) ...
     on_primary_level: int = 0  # ... at this cast level
-    sense: Literal["sight", "hearing", "smell", "touch"] = "sight"  # how the target is located (I-L10-15)
+    sense: Sense = "sight"  # how the target is located (I-L10-15)
     distance: float | None = None  # metres to the target or the zone's centre (I-L161, I-L467)
     stealth: bool = False  # cast stealthily: the target perceives the mage with none of its senses (I-L20)
     spotted: bool = False  # ... but the target spotted him all the same (I-L462)
@@ -354,7 +358,7 @@ class EndFight(msgspec.Struct, frozen=True, kw_only=True):
     fight: str
 
 
-def _acuity(hero: Hero, name: str) -> int:
+def acuity_pct(hero: Hero, name: str) -> int:
     entry = hero.skills.get(name)
     return entry.pct if entry is not None else 0  # an acuity not shown is 0% (I-L441)
 
