@@ -107,7 +107,7 @@ def thin(points: list[tuple[int, int]], limit: int = MAX_POINTS) -> list[tuple[i
     return out
 
 
-def nice_ticks(lo: int, hi: int, count: int = 4) -> list[int]:
+def nice_ticks(lo: int, hi: int, count: int = 5) -> list[int]:
     """Round values from ``lo`` to ``hi`` for an axis (0, 50, 100 ...)."""
     span = max(hi - lo, 1)
     raw = span / count
@@ -156,6 +156,9 @@ def svg_chart(title: str, points: list[tuple[int, int]], *, marks: list[tuple[in
             path.append(f"{X(p)},{Y(points[i - 1][1])}")
         path.append(f"{X(p)},{Y(v)}")
     inside = [(n, p) for n, p in marks if x0 <= p <= x1]
+    started = [(n, p) for n, p in marks if p < x0]
+    if started and (not inside or inside[0][1] > x0):  # the session the line starts in, at its left end
+        inside.insert(0, (started[-1][0], x0))
     every = max(1, math.ceil(len(inside) / 8))
     lines = "".join(f'<line class="mark" x1="{X(p)}" y1="{top}" x2="{X(p)}" y2="{height - bottom}"/>'
                     for n, p in inside) if len(inside) <= 60 else ""
@@ -303,6 +306,21 @@ def _sessions_table(pages: list[SessionPage], link: Callable[[SessionPage], str]
             + "".join(rows) + "</table></section>\n")
 
 
+def sparkline(title: str, points: list[tuple[int, int]], *, colour: str, width: int = 120, height: int = 26) -> str:
+    """A small line of ``points`` for the index's table (its lowest and highest values as text)."""
+    if len({p for p, _ in points}) < 2 or len({v for _, v in points}) < 2:
+        return ""
+    points = thin(points, 40)
+    x0, x1 = points[0][0], points[-1][0]
+    ys = [v for _, v in points]
+    lo, hi = min(ys), max(ys)
+    sx, sy = (width - 2) / (x1 - x0), (height - 4) / (hi - lo)
+    path = " ".join(f"{round(1 + (p - x0) * sx)},{round(height - 2 - (v - lo) * sy)}" for p, v in points)
+    return (f'<svg class="spark" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img">'
+            f"<title>{esc(title)} : de {lo} à {hi}, #{x0} à #{x1}</title>"
+            f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{path}"/></svg>')
+
+
 def _characters_table(chars: list[CharacterPage], link: Callable[[CharacterPage], str] | None) -> str:
     rows = []
     for c in chars:
@@ -310,9 +328,12 @@ def _characters_table(chars: list[CharacterPage], link: Callable[[CharacterPage]
         xp = c.xp[-1][1] if c.xp else ""
         pv = c.pv[-1][1] if c.pv else ""
         rows.append(f"<tr><td>{name}</td><td><code>{esc(c.cid)}</code></td><td class=\"num\">#{c.first}–#{c.last}</td>"
-                    f'<td class="num">{xp}</td><td class="num">{pv}</td></tr>')
-    return ('<section id="characters"><h2>Personnages</h2><table><tr><th>Nom</th><th>Id</th><th>Positions</th>'
-            "<th>XP (dernier)</th><th>PV (dernier)</th></tr>" + "".join(rows) + "</table></section>\n")
+                    f'<td class="num">{xp}</td><td>{sparkline(c.name + " — XP", c.xp, colour="#36a")}</td>'
+                    f'<td class="num">{pv}</td><td>{sparkline(c.name + " — PV", c.pv, colour="#c33")}</td></tr>')
+    return ('<section id="characters"><h2>Personnages</h2><p class="meta">Le nom mène aux courbes d\'XP et de PV '
+            "du personnage, sessions marquées.</p><table><tr><th>Nom</th><th>Id</th><th>Positions</th>"
+            '<th colspan="2">XP (dernier, évolution)</th><th colspan="2">PV (dernier, évolution)</th></tr>'
+            + "".join(rows) + "</table></section>\n")
 
 
 def _charts(c: CharacterPage, marks: list[tuple[int, int]]) -> str:

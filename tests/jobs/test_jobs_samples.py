@@ -99,9 +99,11 @@ def test_markdown_recap_of_session_one(built):
     assert table[2:5] == [
         "| IT avant Thor | IT avant york | Au tour de | Action | Durée | IT après Thor | IT après york |",
         "|---|---|---|---|---|---|---|",
-        "| 0 | 2 | Thor | thor attaque york (Épée longue) : ATT 1 contre DP 10, 14 (touché, 6 dommages) (+6) | +6 | 6 | 2 |",
-    ]
-    assert table[14] == ("| 23 | 22 | york | Boule de Feu de york se libère : thor 10 dommages (+8) | +8 | 23 | 30 |")
+        "| 0 | 2 | Thor | Thor attaque York à l'épée longue : ATT 1 + d20 13 = 14 &gt; DP 10, touché ; 6 dégâts, "
+        "PV 15 → 9 ; IT 0 → 6 | +6 | 6 | 2 |",
+    ]  # the narration: names, the d20 face, what each number is (issue 18 item 5)
+    assert table[14] == ("| 23 | 22 | york | Boule de Feu de York se libère : Thor (DM 0) : Dommage 4d6 = 10 DMG, "
+                         "10 dégâts, PV 16 → 6 ; combustion 8 s ; IT 22 → 30 | +8 | 23 | 30 |")
 
 
 def test_replay_of_xar_against_taz(built):
@@ -206,13 +208,15 @@ def test_jsonl_csv_and_html_of_the_sample(built, tmp_path):
     assert [r[0] for r in rows[1:6]] == ["5", "8", "11", "16", "43"]
     assert rows[1][7] == "Gustave (Nain) créé : PV 16, PM 2"
 
-    page = tmp_path / "t.html"
-    cristal(built, "export", "timeline", "--format", "html", "-o", str(page))
-    html = page.read_text()
-    assert html.count('<section class="combat">') == 3
-    assert html.count('<svg class="chart"') == 6  # XP and PV of Thor, Xar, Gustave
-    assert "<title>Thor — XP</title>" in html and "<title>Gustave — PV</title>" in html
-    assert "<script" not in html
+    site = tmp_path / "site"
+    cristal(built, "export", "timeline", "--format", "html", "-o", str(site))
+    sessions = "".join(p.read_text() for p in sorted(site.glob("session-*.html")))
+    assert sessions.count('<section class="combat">') == 3
+    charts = "".join(p.read_text() for p in sorted(site.glob("personnage-*.html")))
+    assert charts.count('<svg class="chart"') == 5  # XP and PV of Thor and Gustave, XP of Xar
+    assert '<p class="nochart">Xar — PV : 6 (à #4, sans changement à tracer).</p>' in charts  # one value: no chart
+    assert "<title>Thor — XP</title>" in charts and "<title>Gustave — PV</title>" in charts
+    assert "<script" not in sessions + charts + (site / "index.html").read_text()
 
 
 def test_replay_never_writes(built):
