@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -97,6 +98,7 @@ def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, sessio
     """
 
     site = fmt == "html" and output is not None
+    target: Path | None
     if site:
         target = check_folder(output or "", campaign=ctx.obj["db"])
     else:

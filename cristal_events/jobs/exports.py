@@ -137,7 +137,7 @@ class CombatView:
 ACTOR_FIELDS = ("actor", "attacker", "caster")
 
 
-def _instant_actor(s: Step, participants: Iterable[str]) -> str | None:
+def _instant_actor(s: Step, participants: dict[str, int]) -> str | None:
     """The fighter an event names as acting (``actor``, ``attacker``, ``caster``), when it is one."""
     payload = msgspec.json.decode(s.rec.payload)
     for key in ACTOR_FIELDS:

@@ -14,6 +14,7 @@ from typing import Any
 import click
 import msgspec
 
+from cristal_events.cli import views
 from cristal_events.cli.common import (
     INT,
     REAL,
@@ -28,7 +29,6 @@ from cristal_events.cli.common import (
     run,
     whole_number,
 )
-from cristal_events.cli import views
 from cristal_events.errors import RuleError, UnknownEntity
 from cristal_events.rulesets.cristal import fights as F
 
