@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import html as _html
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -39,7 +39,7 @@ details.changes ul{margin:.2rem 0;font-family:monospace}
 table{border-collapse:collapse;margin:.6rem 0;font-size:.9rem}th,td{border:1px solid #ccc;padding:.2rem .5rem;text-align:left}
 th{background:#f0efe8}td.num{text-align:right;font-family:monospace}
 .charts{display:flex;flex-wrap:wrap;gap:1rem}.chart{background:#fff;border:1px solid #ddd;padding:.3rem}
-.nochart{color:#555;font-style:italic}svg text{font-size:10px;fill:#444}svg .mark{stroke:#bbb;stroke-dasharray:2,3}
+td.receipt{max-width:14rem;word-break:break-all;font-size:.75rem}.nochart{color:#555;font-style:italic}svg text{font-size:10px;fill:#444}svg .mark{stroke:#bbb;stroke-dasharray:2,3}
 """
 MAX_POINTS = 300  # a chart draws at most this many points (the extremes of each stretch are kept)
 _Progress = Callable[[int, int], None]
@@ -118,7 +118,7 @@ def nice_ticks(lo: int, hi: int, count: int = 5) -> list[int]:
     return list(range(first, hi + 1, step))
 
 
-def chart_or_sentence(title: str, points: list[tuple[int, int]], marks: list[tuple[int, int]], *,
+def chart_or_sentence(title: str, points: list[tuple[int, int]], marks: Sequence[tuple[int, int]], *,
                       colour: str) -> str:
     """The chart of ``points``, or a sentence when fewer than two distinct points would make one."""
     if len({p for p, _ in points}) < 2 or len({v for _, v in points}) < 2:
@@ -130,7 +130,7 @@ def chart_or_sentence(title: str, points: list[tuple[int, int]], marks: list[tup
     return svg_chart(title, points, marks=marks, colour=colour)
 
 
-def svg_chart(title: str, points: list[tuple[int, int]], *, marks: list[tuple[int, int]] = (),  # type: ignore[assignment]
+def svg_chart(title: str, points: list[tuple[int, int]], *, marks: Sequence[tuple[int, int]] = (),
               width: int = 420, height: int = 190, colour: str = "#c33") -> str:
     """A step line of ``points`` (position, value) as inline SVG: a value axis with round ticks, the log
     positions along the bottom, a dashed mark where each session (``marks``: number, first position)
@@ -300,7 +300,7 @@ def _sessions_table(pages: list[SessionPage], link: Callable[[SessionPage], str]
         rows.append(f'<tr><td><a href="{link(p)}">{esc(p.heading)}</a></td><td>{esc(p.date)}</td>'
                     f'<td class="num">{p.events}</td><td class="num">#{p.first}–#{p.last}</td>'
                     f'<td>{", ".join(esc(w) for w in p.present)}</td><td>{esc(p.trades)}</td>'
-                    f"<td><code>{esc(p.receipt[:24] + '…' if len(p.receipt) > 24 else p.receipt)}</code></td></tr>")
+                    f'<td class="receipt"><code>{esc(p.receipt)}</code></td></tr>')
     return ('<section id="sessions"><h2>Sessions</h2><table><tr><th>Session</th><th>Date en jeu</th>'
             "<th>Événements</th><th>Positions</th><th>Présents</th><th>XP gagnés / dépensés</th><th>Reçu</th></tr>"
             + "".join(rows) + "</table></section>\n")
