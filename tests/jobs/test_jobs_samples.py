@@ -106,6 +106,17 @@ def test_markdown_recap_of_session_one(built):
                          "10 dégâts, PV 16 → 6 ; combustion 8 s ; IT 22 → 30 | +8 | 23 | 30 |")
 
 
+def test_an_instant_cast_has_its_row_in_the_combat_table(built):
+    """Xar's Rayon Magique is instantaneous (IT +0): its cast is a row of the table, before its release."""
+    out = cristal(built, "export", "timeline", "--format", "md", "--session", "3").output.splitlines()
+    table = out[out.index("### Combat : maison") + 4:]
+    assert table[:2] == [
+        "| 0 | 2 | Xar | Xar lance Rayon Magique sur Taz (11 PM, PM 15 → 4) : CNC 4 + d20 8 = 12 ≥ CNC du sort 7, "
+        "réussi ; effets immédiats | 0 | 0 | 2 |",
+        "| 0 | 2 | Xar | Rayon Magique de Xar se libère : Taz (DM 3) : Distance 15 Mètres, Dommage 1d6 = 4 DMG, "
+        "4 dégâts, PV 12 → 8 ; combustion 4 s ; IT 0 → 4 | +4 | 4 | 2 |"]
+
+
 def test_replay_of_xar_against_taz(built):
     """TV-15 (L1052-L1069): 11 PM, CNC 4 + 8 = 12 >= 7, Taz's DM 3 leaves [1d6] of 4d6."""
     out = cristal(built, "replay", "--session", "3", "--character", "xar").output.splitlines()
@@ -216,6 +227,10 @@ def test_jsonl_csv_and_html_of_the_sample(built, tmp_path):
     assert charts.count('<svg class="chart"') == 5  # XP and PV of Thor and Gustave, XP of Xar
     assert '<p class="nochart">Xar — PV : 6 (à #4, sans changement à tracer).</p>' in charts  # one value: no chart
     assert "<title>Thor — XP</title>" in charts and "<title>Gustave — PV</title>" in charts
+    thor = next(p.read_text() for p in site.glob("personnage-*.html") if "<h1>Thor</h1>" in p.read_text())
+    # real axes: round value ticks, the positions along the bottom, a dashed mark where each session begins
+    assert '<text x="39" y="' in thor and ">800</text>" in thor and ">#6</text>" in thor and ">#74</text>" in thor
+    assert [f">S{n}</text>" in thor for n in (1, 2, 3)] == [True] * 3 and thor.count('class="mark"') >= 4
     assert "<script" not in sessions + charts + (site / "index.html").read_text()
 
 
