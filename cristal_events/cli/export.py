@@ -106,8 +106,8 @@ def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, sessio
     camp = Campaign.open(ctx.obj["db"], readonly=True)
     ctx.call_on_close(camp.close)
     if target is None:
-        export_timeline(camp, fmt, sys.stdout, session=session, character=character,
-                        progress=tty_progress("export"))
+        export_timeline(camp, fmt, sys.stdout, session=session, character=character,  # a bar only beside a pipe
+                        progress=None if sys.stdout.isatty() else tty_progress("export"))
         return
     if site:
         with output_folder(target) as emit:
