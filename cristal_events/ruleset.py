@@ -201,8 +201,13 @@ class Ruleset(ABC):
         return []
 
     def party_line(self, row: dict[str, Any]) -> str:
-        """One row of :meth:`party` on one line (``characters``)."""
+        """One row of :meth:`party` on one line."""
         return "  ".join(f"{v}" for v in row.values())
+
+    def party_cells(self, row: dict[str, Any]) -> list[tuple[str, str]]:
+        """One row of :meth:`party` as ``(header, value)`` cells, the character's name first: what
+        ``characters`` lays out in 80 columns (:func:`cristal_events.cli.views.party_lines`)."""
+        return [(str(k), str(v)) for k, v in row.items()]
 
     def admit(self, state: Any, rec: RecordedEvent) -> str | None:
         """Why the ruleset event ``rec`` could not have been decided on ``state``, in one sentence, or None.

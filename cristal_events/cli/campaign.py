@@ -168,13 +168,22 @@ def log_cmd(ctx: click.Context, stream: str | None, type_: str | None, session: 
 
     Example: cristal log --session 2 --stream character:thor
     """
+    import sys
+
     camp = Campaign.open(ctx.obj["db"], readonly=True)
     ctx.call_on_close(camp.close)
-    for rec in camp.store.read_all(after=after, stream=stream, type=type_, session=session):
+    progress = None if sys.stdout.isatty() else tty_progress("log")  # to a file or a pipe: the bar on stderr
+    last = camp.store.last_position()
+    total = max(last - after, 0)
+    for n, rec in enumerate(camp.store.read_all(after=after, stream=stream, type=type_, session=session)):
+        if progress is not None and n % 1000 == 999:
+            progress(rec.position - after, total)
         if as_json:
             click.echo(to_json(record_json(camp, rec)))
         else:
             echo(log_line(camp, rec))
+    if progress is not None:
+        progress(total, total)
 
 
 def _given_receipts(receipt: tuple[str, ...], receipts_file: str | None) -> list[Receipt]:

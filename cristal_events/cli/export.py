@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
 
 from ..errors import CristalError
 from ..jobs import exports
-from ..jobs.outputs import check_output, output_file
-from ..jobs.page import write_html
+from ..jobs.outputs import check_folder, check_output, output_file, output_folder
+from ..jobs.page import write_html, write_site
 from ..jobs.walk import resolve_range, walk
 from ..service import Campaign
 from ..xp_ledger import LedgerEntry
@@ -41,6 +42,8 @@ def export_timeline(camp: Campaign, fmt: str, out: Any, *, session: int | None =
             return exports.write_csv(steps, out)
         case "md":
             return exports.write_markdown(camp, steps, out, ledger=_session_rows(camp, session, character))
+        case "html" if callable(out):  # a folder: the site (index, a page per session and per character)
+            return write_site(camp, steps, out, ledger=_session_rows(camp, session, character))
         case "html":
             return write_html(camp, steps, out, ledger=_session_rows(camp, session, character))
     raise CristalError(f"Unknown export format {fmt!r}; use one of {', '.join(exports.FORMATS)}.")
@@ -56,15 +59,16 @@ def _session_rows(camp: Campaign, session: int | None, character: str | None) ->
 def export_group() -> None:
     """Export the campaign.
 
-    Example: cristal export timeline --format html -o chronique.html
+    Example: cristal export timeline --format html -o chronique
     """
 
 
 @export_group.command("timeline")
 @click.option("--format", "fmt", type=click.Choice(exports.FORMATS), required=True,
               help="jsonl: verifiable and importable; csv: spreadsheets; md: a recap per session; "
-                   "html: one self-contained page with charts.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="The file to write (default: stdout).")
+                   "html: a self-contained site in the folder -o names (one page on stdout).")
+@click.option("-o", "--output", type=click.Path(), default=None,
+              help="The file to write (default: stdout); for html, the folder of the site.")
 @click.option("--session", type=POSITION, default=None, help="Only this session.")
 @click.option("--character", default=None, metavar="ID", help="Only the events that concern this character.")
 @click.option("--force", is_flag=True,
@@ -82,17 +86,37 @@ def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, sessio
 
     With -o the file is written beside its name and renamed over it at the end. It never replaces a
     campaign (any SQLite file), nor, without --force, an existing file that is not a previous export
-    of the same format (a JSONL of exported events, a CSV with this header row, a Markdown or HTML
-    file ending with the export's marker comment).
+    of the same format (a JSONL of exported events, a CSV with this header row, a Markdown file
+    ending with the export's marker comment).
+
+    HTML with -o writes a folder: index.html (the sessions, the characters), one page per session and
+    one per character with its charts; no script, no network. The folder must be new, empty or a
+    previous HTML export, and a file in it that an export did not write is never replaced, even
+    with --force. Without -o, HTML is the same content on one page.
 
     Example: cristal export timeline --format md --session 2 -o session2.md
     """
 
-    target = check_output(output, fmt, campaign=ctx.obj["db"], force=force) if output is not None else None
+    site = fmt == "html" and output is not None
+    target: Path | None
+    if site:
+        target = check_folder(output or "", campaign=ctx.obj["db"])
+    else:
+        target = check_output(output, fmt, campaign=ctx.obj["db"], force=force) if output is not None else None
     camp = Campaign.open(ctx.obj["db"], readonly=True)
     ctx.call_on_close(camp.close)
     if target is None:
-        export_timeline(camp, fmt, sys.stdout, session=session, character=character)
+        export_timeline(camp, fmt, sys.stdout, session=session, character=character,  # a bar only beside a pipe
+                        progress=None if sys.stdout.isatty() else tty_progress("export"))
+        return
+    if site:
+        with output_folder(target) as emit:
+            n = export_timeline(camp, fmt, emit, session=session, character=character,
+                                progress=tty_progress("export"))
+        if as_json:
+            emit_json({"path": output, "format": fmt, "events": n, "index": str(target / "index.html")})
+        else:
+            echo(f"Wrote {n} events to {target / 'index.html'} and its pages ({fmt}).", err=True)
         return
     with output_file(target, fmt) as fh:
         n = export_timeline(camp, fmt, fh, session=session, character=character,

@@ -12,6 +12,7 @@ import msgspec
 from ..errors import RuleError
 from ..service import Campaign
 from .common import POSITION, echo, emit_json, json_option, open_campaign
+from .views import party_lines
 
 
 def _world(ctx: click.Context, at: int | None, session: int | None) -> tuple[Campaign, Any, Any]:
@@ -65,8 +66,8 @@ def characters_cmd(ctx: click.Context, as_json: bool) -> None:
         return
     if not rows:
         echo("No character yet.")
-    for r in rows:
-        echo(camp.ruleset.party_line(r))
+    for line in party_lines([camp.ruleset.party_cells(r) for r in rows]):
+        echo(line)
 
 
 COMMANDS = [sheet_cmd, characters_cmd]

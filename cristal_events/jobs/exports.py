@@ -29,6 +29,7 @@ import msgspec
 from ..display import inert_json, visible
 from ..errors import CristalError
 from ..exchange import check_jsonl, export_record, import_lines, line_row, trailer
+from ..records import RecordedEvent
 from ..store import Store
 from ..xp_ledger import LedgerEntry
 from .dice_report import dice_report
@@ -127,6 +128,7 @@ class CombatRow:
     duration: int
     it_before: dict[str, int]
     it_after: dict[str, int]
+    told: str = ""  # the narration: names, dice faces, what each number is
 
 
 @dataclass
@@ -136,9 +138,23 @@ class CombatView:
     rows: list[CombatRow]
 
 
+#: the payload fields naming who acts, for an action that took no time (an instant spell: IT +0)
+ACTOR_FIELDS = ("actor", "attacker", "caster")
+
+
+def _instant_actor(s: Step, participants: dict[str, int]) -> str | None:
+    """The fighter an event names as acting (``actor``, ``attacker``, ``caster``), when it is one."""
+    payload = msgspec.json.decode(s.rec.payload)
+    for key in ACTOR_FIELDS:
+        if isinstance(payload, dict) and payload.get(key) in participants:
+            return str(payload[key])
+    return None
+
+
 def combats(steps: Iterable[Step]) -> list[CombatView]:
     """Each combat stream as the book's table (L1300): IT before, who acts, the action, its duration, IT
-    after; one row per event that added time to one combatant's IT."""
+    after; one row per event that added time to one combatant's IT, or that names a fighter acting
+    while no IT moved (a spell cast whose incantation is 0 s)."""
     views: dict[str, CombatView] = {}
     for s in steps:
         if not s.rec.stream.startswith("combat:"):
@@ -150,10 +166,14 @@ def combats(steps: Iterable[Step]) -> list[CombatView]:
             if cid not in view.participants:
                 view.participants.append(cid)
         moved = [c for c in after if c in before and after[c] > before[c]]
+        if not moved and before and before == after:
+            instant = _instant_actor(s, before)
+            moved = [instant] if instant is not None else []
         if len(moved) != 1:
             continue  # the book's table has one row per action: an event that took someone's time
         actor = moved[0]
-        view.rows.append(CombatRow(s.rec.position, s.summary, actor, after[actor] - before[actor], before, after))
+        view.rows.append(CombatRow(s.rec.position, s.summary, actor, after[actor] - before[actor], before, after,
+                                   s.told))
     return list(views.values())
 
 
@@ -188,7 +208,12 @@ def _signed(n: int) -> str:
 def fudge_lines(steps: Iterable[Step]) -> list[str]:
     """The overrides, re-rolls and sealed rolls of the exported events (:mod:`.fudges`), as lines;
     none when there is none of them (a recap without fudges keeps its shape)."""
-    report = dice_audit(s.rec for s in steps)
+    return fudge_record_lines(s.rec for s in steps)
+
+
+def fudge_record_lines(recs: Iterable[RecordedEvent]) -> list[str]:
+    """:func:`fudge_lines` over the records themselves (the HTML site keeps only those it needs)."""
+    report = dice_audit(recs)
     return _fudge_text(report) if report.overrides or report.rerolls or report.sealed else []
 
 
@@ -234,7 +259,7 @@ def write_markdown(camp: Any, steps: Iterable[Step], out: TextIO, *,
             out.write("|" + "---|" * len(head) + "\n")
             for r in view.rows:
                 cells = [str(r.it_before.get(c, "")) for c in view.participants]
-                cells += [md(names.get(r.actor, r.actor)), md(r.summary),
+                cells += [md(names.get(r.actor, r.actor)), md(r.told or r.summary),
                           _signed(r.duration)]
                 cells += [str(r.it_after.get(c, "")) for c in view.participants]
                 out.write("| " + " | ".join(cells) + " |\n")

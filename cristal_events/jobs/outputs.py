@@ -17,7 +17,7 @@ campaign being exported, its ``-wal``/``-shm``/``-journal`` companions) is refus
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
@@ -124,3 +124,93 @@ def output_file(path: Path, fmt: str) -> Iterator[TextIO]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+# ----------------------------------------------------------------------------- a folder (the HTML site)
+MANIFEST = ".cristal-export.json"  # the names of the files an HTML export wrote in its folder
+
+
+def _manifest(folder: Path) -> set[str]:
+    """The file names a previous export recorded in ``folder`` (plain names only; anything else in the
+    manifest is ignored, so a hand-edited manifest cannot point an export outside its folder)."""
+    try:
+        data = msgspec.json.decode((folder / MANIFEST).read_bytes())
+    except (OSError, msgspec.DecodeError):
+        return set()
+    files = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(files, list):
+        return set()
+    return {f for f in files if isinstance(f, str) and f and "/" not in f and "\\" not in f and not f.startswith(".")}
+
+
+def check_folder(output: str, *, campaign: str | os.PathLike[str] | None = None) -> Path:
+    """Refuse, in one sentence, a folder an HTML export must not write to; return it as a Path.
+
+    A new folder (its parent must exist), an empty one, or a previous HTML export (it holds the
+    manifest) may be written; a file, or a folder holding anything else, is refused, with or without
+    ``--force``: the export never writes over files it did not write."""
+    if not output.strip():
+        raise CristalError("-o needs a folder name for an HTML export; nothing was written.")
+    path = Path(output)
+    if campaign is not None and path.exists() and Path(campaign).exists() and os.path.samefile(path, campaign):
+        raise CristalError(f"{path} is the campaign being exported; an export never writes over it; "
+                           "nothing was written.")
+    if path.exists() and not path.is_dir():
+        raise CristalError(f"{path} is a file; an HTML export writes a folder (an index and a page per session): "
+                           "give -o a new or empty folder; nothing was written.")
+    if not path.exists() and not path.parent.is_dir():
+        raise CristalError(f"The folder {path.parent} does not exist; nothing was written.")
+    if path.is_dir() and not (path / MANIFEST).is_file() and any(path.iterdir()):
+        raise CristalError(f"{path} is a folder that is neither empty nor a previous HTML export; choose a new "
+                           "or empty folder; nothing was written.")
+    return path
+
+
+@contextmanager
+def output_folder(path: Path, fmt: str = "html") -> Iterator[Callable[[str, str], None]]:
+    """Yield ``emit(name, text)``: each file is written in a hidden folder beside ``path``; when the
+    block succeeds they are moved into ``path`` (created if need be), the files of the previous export
+    that this one no longer writes are removed, and the manifest lists what is there now. A name that
+    exists in ``path`` without being in the previous export's manifest is refused, and nothing is moved."""
+    staging = path.with_name(f".{path.name}.part-{os.urandom(4).hex()}")
+    written: list[str] = []
+
+    def emit(name: str, text: str) -> None:
+        with open(staging / name, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+            fh.write(f"{marker(fmt)}\n")
+        written.append(name)
+
+    try:
+        staging.mkdir()
+    except OSError as exc:
+        raise CristalError(f"Cannot write {path}: {exc.strerror}; nothing was written.") from None
+    try:
+        yield emit
+        path.mkdir(exist_ok=True)
+        before = _manifest(path)
+        clash = next((n for n in written if (path / n).exists() and n not in before), None)
+        if clash is not None:
+            raise CristalError(f"{path / clash} was not written by an export; move it away or choose another "
+                               "folder; nothing was written.")
+        _write_manifest(path, sorted(before | set(written)))  # first, so an interruption forgets nothing
+        for name in written:
+            os.replace(staging / name, path / name)
+        for name in sorted(before - set(written)):  # pages a previous export wrote and this one does not
+            old = path / name
+            if old.is_file() and previous_export(old, fmt):
+                old.unlink()
+        _write_manifest(path, sorted(written))
+    except OSError as exc:
+        raise CristalError(f"Cannot write {path}: {exc.strerror}; the folder may hold a part of the export; "
+                           "export again.") from None
+    finally:
+        for leftover in staging.iterdir() if staging.is_dir() else ():
+            leftover.unlink()
+        staging.rmdir() if staging.is_dir() else None
+
+
+def _write_manifest(folder: Path, files: list[str]) -> None:
+    tmp = folder / f"{MANIFEST}.part-{os.urandom(4).hex()}"
+    tmp.write_bytes(msgspec.json.encode({"export": "cristal-events timeline", "format": "html", "files": files}))
+    os.replace(tmp, folder / MANIFEST)

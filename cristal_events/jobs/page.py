@@ -1,6 +1,13 @@
-"""The timeline as one self-contained HTML page: sessions, combat timelines, XP and PV charts in SVG.
+"""The timeline in HTML: a small self-contained site (``-o FOLDER``) or, on standard output, one page.
 
-No script, no network: the page carries its CSS inline and a Content-Security-Policy that forbids
+The site (:func:`write_site`) is an ``index.html`` (the sessions, the characters, links), one page
+per session (its events told in the book's terms, each event's state changes folded in a
+``<details>`` disclosure, each combat as the book's table) and one page per character (its XP and
+PV charts). A page of a big campaign stays small, so it opens at once; the index of a 200,000-event
+campaign is a few hundred kilobytes. The one page (:func:`write_html`) holds the same sections in
+one file, for a small campaign, a pipe or the web table's download.
+
+No script, no network: each page carries its CSS inline and a Content-Security-Policy that forbids
 scripts, and every text a user typed goes through :func:`esc`, so a character named
 ``<script>alert(1)</script>`` is shown as text and never runs.
 """
@@ -8,29 +15,36 @@ scripts, and every text a user typed goes through :func:`esc`, so a character na
 from __future__ import annotations
 
 import html as _html
-from collections.abc import Iterable
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from ..display import visible
+from ..records import RecordedEvent
 from ..xp_ledger import LedgerEntry
+from .dice_report import dice_report, html_section
 from .diff import render_change
-from .exports import character_names, combats, fudge_lines, session_groups, xp_by_session
+from .exports import combats, fudge_record_lines, xp_by_session
 from .walk import Step
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 CSS = """
-body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:1100px;color:#222;background:#fdfcf8}
-h1{margin-bottom:.2rem}.sub{color:#666;margin-top:0}
+body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:1100px;padding:0 1rem;color:#222;background:#fdfcf8}
+h1{margin-bottom:.2rem}.sub{color:#666;margin-top:0}nav{margin:.6rem 0;color:#666}nav a{margin-right:1rem}
 .session{border-left:4px solid #6a4;padding:.2rem 1rem;margin:1.5rem 0;background:#fff}
 .session h2{margin:.4rem 0}.meta{color:#555}
 ol.events{list-style:none;padding-left:0}ol.events li{margin:.3rem 0}
 .pos{font-family:monospace;color:#888;margin-right:.4rem}.actor{font-size:.8rem;background:#eee;border-radius:3px;padding:0 .3rem;margin-right:.4rem}
-ul.changes{margin:.1rem 0 .3rem 4rem;color:#555;font-size:.85rem;font-family:monospace}
+details.changes{margin:.1rem 0 .3rem 4rem;color:#555;font-size:.85rem}details.changes summary{cursor:pointer;color:#888}
+details.changes ul{margin:.2rem 0;font-family:monospace}
 table{border-collapse:collapse;margin:.6rem 0;font-size:.9rem}th,td{border:1px solid #ccc;padding:.2rem .5rem;text-align:left}
 th{background:#f0efe8}td.num{text-align:right;font-family:monospace}
 .charts{display:flex;flex-wrap:wrap;gap:1rem}.chart{background:#fff;border:1px solid #ddd;padding:.3rem}
-svg text{font-size:10px;fill:#444}
+td.receipt{max-width:14rem;word-break:break-all;font-size:.75rem}.nochart{color:#555;font-style:italic}svg text{font-size:10px;fill:#444}svg .mark{stroke:#bbb;stroke-dasharray:2,3}
 """
+MAX_POINTS = 300  # a chart draws at most this many points (the extremes of each stretch are kept)
+_Progress = Callable[[int, int], None]
 
 
 def esc(text: Any) -> str:
@@ -55,15 +69,20 @@ def series(camp: Any, steps: list[Step], key: str) -> dict[str, list[tuple[int, 
     """Per character, the points (position, value) where ``key`` changed."""
     out: dict[str, list[tuple[int, int]]] = {}
     for s in steps:
-        for cid in s.characters:
-            char = camp.ruleset.characters(s.after.rules).get(cid)
-            value = vital(char, key) if char is not None else None
-            if value is None:
-                continue
-            pts = out.setdefault(cid, [])
-            if not pts or pts[-1][1] != value:
-                pts.append((s.rec.position, value))
+        _add_points(camp, s, key, out)
     return out
+
+
+def _add_points(camp: Any, s: Step, key: str, out: dict[str, list[tuple[int, int]]]) -> None:
+    chars = camp.ruleset.characters(s.after.rules) if s.characters else {}
+    for cid in s.characters:
+        char = chars.get(cid)
+        value = vital(char, key) if char is not None else None
+        if value is None:
+            continue
+        pts = out.setdefault(cid, [])
+        if not pts or pts[-1][1] != value:
+            pts.append((s.rec.position, value))
 
 
 def xp_series(ledger: Iterable[LedgerEntry]) -> dict[str, list[tuple[int, int]]]:
@@ -75,10 +94,51 @@ def xp_series(ledger: Iterable[LedgerEntry]) -> dict[str, list[tuple[int, int]]]
     return out
 
 
-def svg_chart(title: str, points: list[tuple[int, int]], *, width: int = 320, height: int = 160,
-              colour: str = "#c33") -> str:
-    """A step line of ``points`` (position, value) with its axes, as inline SVG."""
-    left, right, top, bottom = 40, 10, 18, 22
+def thin(points: list[tuple[int, int]], limit: int = MAX_POINTS) -> list[tuple[int, int]]:
+    """At most about ``limit`` points: the lowest and the highest of each stretch, in order, and the last."""
+    if len(points) <= limit:
+        return points
+    size = math.ceil(len(points) / (limit // 2))
+    out: list[tuple[int, int]] = []
+    for i in range(0, len(points), size):
+        chunk = points[i:i + size]
+        lo, hi = min(chunk, key=lambda p: p[1]), max(chunk, key=lambda p: p[1])
+        out.extend(sorted({lo, hi}))
+    if out[-1] != points[-1]:
+        out.append(points[-1])
+    return out
+
+
+def nice_ticks(lo: int, hi: int, count: int = 5) -> list[int]:
+    """Round values from ``lo`` to ``hi`` for an axis (0, 50, 100 ...)."""
+    span = max(hi - lo, 1)
+    raw = span / count
+    mag = 10 ** math.floor(math.log10(raw)) if raw >= 1 else 1
+    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+    step = max(int(step), 1)
+    first = math.ceil(lo / step) * step
+    return list(range(first, hi + 1, step))
+
+
+def chart_or_sentence(title: str, points: list[tuple[int, int]], marks: Sequence[tuple[int, int]], *,
+                      colour: str) -> str:
+    """The chart of ``points``, or a sentence when fewer than two distinct points would make one."""
+    if len({p for p, _ in points}) < 2 or len({v for _, v in points}) < 2:
+        if not points:
+            return ""
+        value, first, last = points[-1][1], points[0][0], points[-1][0]
+        where = f"à #{first}" if first == last else f"de #{first} à #{last}"
+        return f'<p class="nochart">{esc(title)} : {value} ({where}, sans changement à tracer).</p>'
+    return svg_chart(title, points, marks=marks, colour=colour)
+
+
+def svg_chart(title: str, points: list[tuple[int, int]], *, marks: Sequence[tuple[int, int]] = (),
+              width: int = 420, height: int = 190, colour: str = "#c33") -> str:
+    """A step line of ``points`` (position, value) as inline SVG: a value axis with round ticks, the log
+    positions along the bottom, a dashed mark where each session (``marks``: number, first position)
+    begins, labelled S1, S2 ... (thinned when there are many)."""
+    points = thin(points)
+    left, right, top, bottom = 44, 12, 30, 34
     xs = [p for p, _ in points]
     ys = [v for _, v in points]
     x0, x1 = min(xs), max(xs)
@@ -97,29 +157,42 @@ def svg_chart(title: str, points: list[tuple[int, int]], *, width: int = 320, he
         if i:
             path.append(f"{X(p)},{Y(points[i - 1][1])}")
         path.append(f"{X(p)},{Y(v)}")
-    if len(points) == 1:
-        path.append(f"{width - right},{Y(ys[0])}")
-    dots = "".join(f'<circle cx="{X(p)}" cy="{Y(v)}" r="2.5" fill="{colour}"><title>#{p} : {v}</title></circle>'
-                   for p, v in points)
+    inside = [(n, p) for n, p in marks if x0 <= p <= x1]
+    started = [(n, p) for n, p in marks if p < x0]
+    if started and (not inside or inside[0][1] > x0):  # the session the line starts in, at its left end
+        inside.insert(0, (started[-1][0], x0))
+    every = max(1, math.ceil(len(inside) / 8))
+    lines = "".join(f'<line class="mark" x1="{X(p)}" y1="{top}" x2="{X(p)}" y2="{height - bottom}"/>'
+                    for n, p in inside) if len(inside) <= 60 else ""
+    labels = "".join(f'<text x="{X(p)}" y="{top - 4}" text-anchor="middle">S{n}</text>'
+                     for i, (n, p) in enumerate(inside) if i % every == 0)
+    yticks = "".join(f'<line x1="{left - 3}" y1="{Y(t)}" x2="{left}" y2="{Y(t)}" stroke="#999"/>'
+                     f'<text x="{left - 5}" y="{Y(t) + 3}" text-anchor="end">{t}</text>'
+                     for t in nice_ticks(y0, y1))
+    dots = ("".join(f'<circle cx="{X(p)}" cy="{Y(v)}" r="2.5" fill="{colour}"><title>#{p} : {v}</title></circle>'
+                    for p, v in points) if len(points) <= 40 else "")
     return (
         f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img"><title>{esc(title)}</title>'
-        f'<text x="{left}" y="12">{esc(title)}</text>'
+        f'<text x="{left}" y="12" font-weight="bold">{esc(title)}</text>{lines}{labels}'
         f'<line x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}" stroke="#999"/>'
-        f'<line x1="{left}" y1="{Y(0)}" x2="{width - right}" y2="{Y(0)}" stroke="#999"/>'
-        f'<text x="{left - 4}" y="{Y(y1) + 4}" text-anchor="end">{y1}</text>'
-        f'<text x="{left - 4}" y="{Y(y0) + 4}" text-anchor="end">{y0}</text>'
-        f'<text x="{left}" y="{height - 6}">#{x0}</text>'
-        f'<text x="{width - right}" y="{height - 6}" text-anchor="end">#{x1}</text>'
+        f'<line x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}" stroke="#999"/>{yticks}'
+        f'<text x="{left}" y="{height - bottom + 13}">#{x0}</text>'
+        f'<text x="{width - right}" y="{height - bottom + 13}" text-anchor="end">#{x1}</text>'
+        f'<text x="{(left + width - right) // 2}" y="{height - 4}" text-anchor="middle">position dans le journal'
+        f' (S : début de session)</text>'
         f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{" ".join(path)}"/>{dots}</svg>'
     )
 
 
+# ------------------------------------------------------------------------------------ sections
 def _event_item(s: Step) -> str:
     changes = "".join(f"<li>{esc(render_change(c))}</li>" for c in s.changes)
-    ul = f'<ul class="changes">{changes}</ul>' if changes else ""
+    n = len(s.changes)
+    folded = (f'<details class="changes"><summary>{n} changement{"s" if n > 1 else ""} de l\'état</summary>'
+              f"<ul>{changes}</ul></details>") if changes else ""
     return (f'<li id="e{s.rec.position}" data-type="{esc(s.rec.type)}"><span class="pos">#{s.rec.position}</span>'
-            f'<span class="actor">{esc(s.rec.actor)}</span><span class="summary" title="{esc(s.told)}">{esc(s.summary)}</span>{ul}</li>')
+            f'<span class="actor">{esc(s.rec.actor)}</span><span class="summary">{esc(s.told)}</span>{folded}</li>')
 
 
 def _combat_table(view: Any, names: dict[str, str]) -> str:
@@ -131,69 +204,276 @@ def _combat_table(view: Any, names: dict[str, str]) -> str:
     for r in view.rows:
         before = "".join(f'<td class="num">{esc(r.it_before.get(c, ""))}</td>' for c in view.participants)
         after = "".join(f'<td class="num">{esc(r.it_after.get(c, ""))}</td>' for c in view.participants)
-        dur = f"+{r.duration}"
-        body.append(f"<tr>{before}<td>{esc(names.get(r.actor, r.actor))}</td><td>{esc(r.summary)}</td>"
-                    f'<td class="num">{esc(dur)}</td>{after}</tr>')
+        body.append(f"<tr>{before}<td>{esc(names.get(r.actor, r.actor))}</td><td>{esc(r.told)}</td>"
+                    f'<td class="num">+{esc(r.duration)}</td>{after}</tr>')
     return (f'<section class="combat"><h3>Combat : {esc(view.name)}</h3><table>{head}{"".join(body)}</table>'
             "</section>")
 
 
+@dataclass
+class SessionPage:
+    """What the index says of one session (or one stretch of the log outside any session)."""
+
+    key: int | None
+    file: str
+    heading: str
+    date: str
+    events: int
+    first: int
+    last: int
+    present: list[str]
+    trades: str
+    receipt: str
+
+
+@dataclass
+class CharacterPage:
+    cid: str
+    file: str
+    name: str
+    first: int = 0
+    last: int = 0
+    xp: list[tuple[int, int]] = field(default_factory=list)
+    pv: list[tuple[int, int]] = field(default_factory=list)
+
+
+def _groups(steps: Iterable[Step]) -> Iterator[tuple[int | None, list[Step]]]:
+    """Consecutive steps grouped by session (None: outside any session), one group at a time."""
+    key: object = object()
+    group: list[Step] = []
+    for s in steps:
+        k = s.session.number if s.session else None
+        if group and k != key:
+            yield key, group  # type: ignore[misc]
+            group = []
+        key = k
+        group.append(s)
+    if group:
+        yield key, group  # type: ignore[misc]
+
+
+def _names(camp: Any, group: list[Step]) -> dict[str, str]:
+    chars = camp.ruleset.characters(group[-1].after.rules)
+    return {cid: str(getattr(c, "name", cid) or cid) for cid, c in chars.items()}
+
+
+def _session_section(key: int | None, group: list[Step], names: dict[str, str], xp: dict[Any, Any],
+                     receipts: dict[int, str], file: str) -> tuple[SessionPage, str]:
+    info = group[0].session
+    if key is None:
+        heading = "Hors session"
+    else:
+        assert info is not None  # a group with a session number has its session
+        heading = f"Session {key}" + (f" : {info.title}" if info.title else "")
+    date = info.in_game_date if info else ""
+    present: dict[str, None] = {}
+    for s in group:
+        present.update(dict.fromkeys(s.characters))
+    who = [names.get(c, c) for c in present]
+    trades = " ; ".join(f"{names.get(c, c)} +{e} / −{sp}" for c, (e, sp) in xp.get(key, {}).items())
+    receipt = str(receipts[key]) if key in receipts else ""
+    page = SessionPage(key, file, heading, date, len(group), group[0].rec.position, group[-1].rec.position,
+                       who, trades, receipt)
+    sid = f"s{key}" if key is not None else f"hors-session-{page.first}"
+    meta = (f'<p class="meta">Date en jeu : {esc(date)}</p>' if date else "")
+    meta += f'<p class="meta">Présents : {", ".join(esc(w) for w in who)}</p>' if who else ""
+    meta += f'<p class="meta">XP gagnés / dépensés : {esc(trades)}</p>' if trades else ""
+    meta += (f'<p class="meta receipt">Reçu : <code>{esc(receipt)}</code></p>' if receipt else "")
+    body = [f'<section class="session" id="{sid}"><h2>{esc(heading)}</h2>{meta}'
+            f'<p class="meta">Positions #{page.first} à #{page.last} ; les changements de l\'état de chaque '
+            f"événement sont repliés sous lui.</p><ol class=\"events\">"]
+    body.extend(_event_item(s) for s in group)
+    body.append("</ol>")
+    body.extend(_combat_table(v, names) for v in combats(group))
+    body.append("</section>\n")
+    return page, "".join(body)
+
+
+def _head(title: str) -> str:
+    return ('<!DOCTYPE html>\n<html lang="fr"><head><meta charset="utf-8">'
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{title}</title>'
+            f"<style>{CSS}</style></head><body>\n")
+
+
+def _sessions_table(pages: list[SessionPage], link: Callable[[SessionPage], str]) -> str:
+    rows = []
+    for p in pages:
+        rows.append(f'<tr><td><a href="{link(p)}">{esc(p.heading)}</a></td><td>{esc(p.date)}</td>'
+                    f'<td class="num">{p.events}</td><td class="num">#{p.first}–#{p.last}</td>'
+                    f'<td>{", ".join(esc(w) for w in p.present)}</td><td>{esc(p.trades)}</td>'
+                    f'<td class="receipt"><code>{esc(p.receipt)}</code></td></tr>')
+    return ('<section id="sessions"><h2>Sessions</h2><table><tr><th>Session</th><th>Date en jeu</th>'
+            "<th>Événements</th><th>Positions</th><th>Présents</th><th>XP gagnés / dépensés</th><th>Reçu</th></tr>"
+            + "".join(rows) + "</table></section>\n")
+
+
+def sparkline(title: str, points: list[tuple[int, int]], *, colour: str, width: int = 120, height: int = 26) -> str:
+    """A small line of ``points`` for the index's table (its lowest and highest values as text)."""
+    if len({p for p, _ in points}) < 2 or len({v for _, v in points}) < 2:
+        return ""
+    points = thin(points, 40)
+    x0, x1 = points[0][0], points[-1][0]
+    ys = [v for _, v in points]
+    lo, hi = min(ys), max(ys)
+    sx, sy = (width - 2) / (x1 - x0), (height - 4) / (hi - lo)
+    path = " ".join(f"{round(1 + (p - x0) * sx)},{round(height - 2 - (v - lo) * sy)}" for p, v in points)
+    return (f'<svg class="spark" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img">'
+            f"<title>{esc(title)} : de {lo} à {hi}, #{x0} à #{x1}</title>"
+            f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{path}"/></svg>')
+
+
+def _characters_table(chars: list[CharacterPage], link: Callable[[CharacterPage], str] | None) -> str:
+    rows = []
+    for c in chars:
+        name = f'<a href="{link(c)}">{esc(c.name)}</a>' if link else f'<a href="#c-{esc(c.cid)}">{esc(c.name)}</a>'
+        xp = c.xp[-1][1] if c.xp else ""
+        pv = c.pv[-1][1] if c.pv else ""
+        rows.append(f"<tr><td>{name}</td><td><code>{esc(c.cid)}</code></td><td class=\"num\">#{c.first}–#{c.last}</td>"
+                    f'<td class="num">{xp}</td><td>{sparkline(c.name + " — XP", c.xp, colour="#36a")}</td>'
+                    f'<td class="num">{pv}</td><td>{sparkline(c.name + " — PV", c.pv, colour="#c33")}</td></tr>')
+    return ('<section id="characters"><h2>Personnages</h2><p class="meta">Le nom mène aux courbes d\'XP et de PV '
+            "du personnage, sessions marquées.</p><table><tr><th>Nom</th><th>Id</th><th>Positions</th>"
+            '<th colspan="2">XP (dernier, évolution)</th><th colspan="2">PV (dernier, évolution)</th></tr>'
+            + "".join(rows) + "</table></section>\n")
+
+
+def _charts(c: CharacterPage, marks: list[tuple[int, int]]) -> str:
+    parts = [chart_or_sentence(f"{c.name} — XP", c.xp, marks, colour="#36a"),
+             chart_or_sentence(f"{c.name} — PV", c.pv, marks, colour="#c33")]
+    return f'<div class="charts">{"".join(p for p in parts if p)}</div>'
+
+
+#: the records the dice sections read
+_DICE_TYPES = frozenset({"dice.rolled", "roll.sealed", "roll.revealed", "result.overridden"})
+
+
+class _Collector:
+    """The index's material, gathered while the steps go by (the steps themselves are not kept)."""
+
+    def __init__(self, camp: Any, ledger: list[LedgerEntry]):
+        self.camp, self.ledger = camp, ledger
+        self.xp = xp_by_session(ledger)
+        self.receipts = camp.session_receipts()
+        self.xp_points = xp_series(ledger) if ledger else None
+        self.pv: dict[str, list[tuple[int, int]]] = {}
+        self.xp_walk: dict[str, list[tuple[int, int]]] = {}
+        self.seen: dict[str, list[int]] = {}
+        self.names: dict[str, str] = {}
+        self.pages: list[SessionPage] = []
+        self.marks: list[tuple[int, int]] = []
+        self.count = 0
+        # the records the game master's dice sections read (the fairness report and the overrides,
+        # re-rolls and sealed rolls): only those, so a long campaign's steps are still not kept
+        self.dice: list[RecordedEvent] = []
+
+    def group(self, key: int | None, group: list[Step], file: str) -> str:
+        names = _names(self.camp, group)
+        self.names.update(names)
+        for s in group:
+            if s.rec.type in _DICE_TYPES:
+                self.dice.append(s.rec)
+            _add_points(self.camp, s, "PV", self.pv)
+            if self.xp_points is None:
+                _add_points(self.camp, s, "XP", self.xp_walk)
+            for cid in s.characters:
+                span = self.seen.setdefault(cid, [s.rec.position, s.rec.position])
+                span[1] = s.rec.position
+        self.count += len(group)
+        if key is not None:
+            self.marks.append((key, group[0].rec.position))
+        page, html = _session_section(key, group, names, self.xp, self.receipts, file)
+        self.pages.append(page)
+        return html
+
+    def characters(self) -> list[CharacterPage]:
+        xp = self.xp_points if self.xp_points is not None else self.xp_walk
+        ids = [c for c in self.seen if c in self.names]
+        out = []
+        for i, cid in enumerate(sorted(ids, key=lambda c: (self.names[c].casefold(), c))):
+            span = self.seen[cid]
+            out.append(CharacterPage(cid, f"personnage-{i + 1}.html", self.names[cid], span[0], span[1],
+                                     xp.get(cid, []), self.pv.get(cid, [])))
+        return out
+
+    def dice_sections(self) -> str:
+        """The GM's dice (overrides, re-rolls, rolls still sealed) when there are any, then the
+        fairness report's charts (:func:`.dice_report.html_section`) when any die was rolled."""
+        out = []
+        fudges = fudge_record_lines(self.dice)
+        if fudges:
+            out.append('<section id="gm-dice"><h2>Dés du MJ</h2><ul>'
+                       + "".join(f"<li>{esc(line.strip())}</li>" for line in fudges) + "</ul></section>\n")
+        report = dice_report(self.dice)
+        if report.dice or report.sealed:
+            out.append(html_section(report) + "\n")
+        return "".join(out)
+
+    def subtitle(self) -> str:
+        return (f"<h1>{esc(self.camp.header.name)}</h1><p class=\"sub\">{esc(self.camp.ruleset.title)} — "
+                f"{self.count} événements — arrondi : {esc(self.camp.header.rounding)}</p>\n")
+
+
 def write_html(camp: Any, steps: Iterable[Step], out: TextIO, *,
                ledger: Iterable[LedgerEntry] | None = None) -> int:
-    """The whole page; returns the number of events shown."""
-    steps = list(steps)
-    ledger = list(ledger or [])
-    names = character_names(camp, steps)
-    xp = xp_by_session(ledger)
-    receipts = camp.session_receipts()
-    title = esc(camp.header.name)
+    """The whole timeline on one page (standard output, the demo, the web table's download): the
+    sessions and the characters with their charts, then every session; returns the number of events."""
+    col = _Collector(camp, list(ledger or []))
+    sections = [col.group(key, group, "") for key, group in _groups(steps)]
+    chars = col.characters()
     w = out.write
-    w('<!DOCTYPE html>\n<html lang="fr"><head><meta charset="utf-8">'
-      f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-      f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{title} — chronologie</title>'
-      f"<style>{CSS}</style></head><body>\n")
-    w(f"<h1>{title}</h1><p class=\"sub\">{esc(camp.ruleset.title)} — {len(steps)} événements — "
-      f"arrondi : {esc(camp.header.rounding)}</p>\n")
-    fudges = fudge_lines(steps)
-    if fudges:
-        w('<section id="gm-dice"><h2>Dés du MJ</h2><ul>'
-          + "".join(f"<li>{esc(line.strip())}</li>" for line in fudges) + "</ul></section>\n")
-    xp_points = xp_series(ledger) if ledger else series(camp, steps, "XP")
-    pv_points = series(camp, steps, "PV")
-    if xp_points or pv_points:
-        w('<section id="charts"><h2>Personnages : XP et PV</h2><div class="charts">')
-        for cid in sorted(set(xp_points) | set(pv_points), key=lambda c: names.get(c, c)):
-            name = names.get(cid, cid)
-            if cid in xp_points:
-                w(svg_chart(f"{name} — XP", xp_points[cid], colour="#36a"))
-            if cid in pv_points:
-                w(svg_chart(f"{name} — PV", pv_points[cid], colour="#c33"))
-        w("</div></section>\n")
-    w('<section id="timeline"><h2>Chronologie</h2>\n')
-    for key, group in session_groups(steps):
-        info = group[0].session
-        if key is None:
-            heading = "Hors session"
-        else:
-            assert info is not None  # a group with a session number has its session
-            heading = f"Session {key}" + (f" : {info.title}" if info.title else "")
-        date = f'<p class="meta">Date en jeu : {esc(info.in_game_date)}</p>' if info and info.in_game_date else ""
-        present: dict[str, None] = {}
-        for s in group:
-            present.update(dict.fromkeys(s.characters))
-        who = (f'<p class="meta">Présents : {", ".join(esc(names.get(c, c)) for c in present)}</p>'
-               if present else "")
-        trades = ""
-        if xp.get(key):
-            trades = ('<p class="meta">XP gagnés / dépensés : ' + " ; ".join(
-                f"{esc(names.get(c, c))} +{e} / −{sp}" for c, (e, sp) in xp[key].items()) + "</p>")
-        sid = f"s{key}" if key is not None else "hors-session"
-        receipt = (f'<p class="meta receipt">Reçu : <code>{esc(receipts[key])}</code></p>'
-                   if key in receipts else "")  # the receipt of the session's end (an open one has none)
-        w(f'<section class="session" id="{sid}"><h2>{esc(heading)}</h2>{date}{who}{trades}{receipt}<ol class="events">')
-        w("".join(_event_item(s) for s in group))
-        w("</ol>")
-        w("".join(_combat_table(v, names) for v in combats(group)))
+    w(_head(f"{esc(camp.header.name)} — chronologie"))
+    w(col.subtitle())
+    w(_sessions_table(col.pages, lambda p: f"#s{p.key}" if p.key is not None else f"#hors-session-{p.first}"))
+    if chars:
+        w(_characters_table(chars, None))
+        w('<section id="charts"><h2>Personnages : XP et PV</h2>')
+        for c in chars:
+            w(f'<h3 id="c-{esc(c.cid)}">{esc(c.name)}</h3>{_charts(c, col.marks)}')
         w("</section>\n")
+    w(col.dice_sections())
+    w('<section id="timeline"><h2>Chronologie</h2>\n')
+    w("".join(sections))
     w("</section></body></html>\n")
-    return len(steps)
+    return col.count
+
+
+def write_site(camp: Any, steps: Iterable[Step], emit: Callable[[str, str], None], *,
+               ledger: Iterable[LedgerEntry] | None = None) -> int:
+    """The timeline as a small site: ``emit(name, html)`` receives ``index.html``, one
+    ``session-N.html`` per session (``hors-session-POS.html`` for a stretch outside any session) and
+    one ``personnage-N.html`` per character; returns the number of events. Each session page is
+    written as soon as its session is walked, so memory holds one session at a time."""
+    col = _Collector(camp, list(ledger or []))
+    title = esc(camp.header.name)
+    held: tuple[str, str, SessionPage, str | None] | None = None  # a page waits for its next's name
+    for key, group in _groups(steps):
+        file = f"session-{key}.html" if key is not None else f"hors-session-{group[0].rec.position}.html"
+        section = col.group(key, group, file)
+        if held is not None:
+            _emit_session(emit, title, held, file)
+        held = (file, section, col.pages[-1], held[0] if held else None)
+    if held is not None:
+        _emit_session(emit, title, held, None)
+    chars = col.characters()
+    for c in chars:
+        emit(c.file, _head(f"{esc(c.name)} — {title}") + f'<nav><a href="index.html">↑ {title}</a></nav>'
+             f"<h1>{esc(c.name)}</h1><p class=\"sub\"><code>{esc(c.cid)}</code> — positions #{c.first} à #{c.last}"
+             f"</p>{_charts(c, col.marks)}</body></html>\n")
+    index = [_head(f"{title} — chronologie"), col.subtitle(),
+             '<nav><a href="#sessions">Sessions</a><a href="#characters">Personnages</a></nav>',
+             _sessions_table(col.pages, lambda p: p.file),
+             _characters_table(chars, lambda c: c.file) if chars else "", col.dice_sections(), "</body></html>\n"]
+    emit("index.html", "".join(index))
+    return col.count
+
+
+def _emit_session(emit: Callable[[str, str], None], title: str,
+                  held: tuple[str, str, SessionPage, str | None], following: str | None) -> None:
+    file, section, page, preceding = held
+    nav = [f'<a href="index.html">↑ {title}</a>']
+    if preceding:
+        nav.append(f'<a href="{preceding}">← précédente</a>')
+    if following:
+        nav.append(f'<a href="{following}">suivante →</a>')
+    emit(file, _head(f"{esc(page.heading)} — {title}") + f"<nav>{''.join(nav)}</nav>{section}</body></html>\n")

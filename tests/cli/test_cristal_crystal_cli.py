@@ -48,7 +48,7 @@ def test_vision_cristalline_shows_the_spell_and_its_pm_per_effect(crystal):
                                                                      {"Distance": 3, "Dommage": 8})
     assert ev["pm_cost"] == 1 and ev["seconds"] == 24  # 20 s + combustion 8 / 2 (L1119, L1271)
     assert combat_it(crystal, "xar") == it + 24
-    assert data["events"][0]["summary"].endswith("Rayon Magique (11 PM : Distance 3 PM, Dommage 8 PM) (+24)")
+    assert data["events"][0]["summary"].endswith("Rayon Magique (11 PM : Distance 3 PM, Dommage 8 PM) ; IT +24")
 
 
 def test_verrou_cristallin_locks_out_others_and_hides_the_spell(crystal):

@@ -45,7 +45,7 @@ def _check(db: Path, end_of_first: int, xp: str) -> None:
     text = invoke(db, "sheet", "thor", "--session", "1").stdout
     assert text == invoke(db, "sheet", "thor", "--at", str(end_of_first)).stdout and xp in text
     party = invoke(db, "characters").stdout.splitlines()
-    assert len(party) == 1 and party[0].startswith("thor ")
+    assert len(party) == 2 and party[0].startswith("Nom ") and " thor " in party[1]  # a header, one row
 
 
 def test_a_cristal_sheet_at_the_end_of_a_session(tmp_path: Path) -> None:

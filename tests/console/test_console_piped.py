@@ -23,7 +23,8 @@ def test_a_scripted_fight_uses_the_current_fight_and_the_aliases(brigands):
     assert any("1d20 = 15 [15] (attack) ; 1d6 = 4 [4] (damage)" in line for line in out), res.stdout
     assert any("brok attaque loup (Hache de combat)" in line and "6 dommages" in line for line in out), res.stdout
     # 'show' is 'combat show col': the loup at 0 PV, acting next on the smallest IT
-    assert "* loup            4     0        conscious" in out, res.stdout
+    # combat show's IT timeline (cli/views.py): the loup acts next, at IT 4, PV 0
+    assert any(line.startswith("▶ loup IT    4 ") and "PV 0 " in line for line in out), res.stdout
 
 
 def test_a_refused_line_prints_its_sentence_writes_nothing_and_the_console_goes_on(brigands):

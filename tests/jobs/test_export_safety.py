@@ -83,8 +83,7 @@ def test_another_campaign_or_a_companion_file_is_never_an_output(camp_db, tmp_pa
         1, f"Error: {camp_db}-wal belongs to the campaign being exported; nothing was written.\n")
 
 
-@pytest.mark.parametrize("fmt, name", [("md", "notes.md"), ("html", "index.html"), ("csv", "budget.csv"),
-                                       ("jsonl", "data.jsonl")])
+@pytest.mark.parametrize("fmt, name", [("md", "notes.md"), ("csv", "budget.csv"), ("jsonl", "data.jsonl")])
 def test_a_users_file_is_replaced_only_with_force(camp_db, tmp_path, fmt, name):
     mine = tmp_path / name
     mine.write_text("mes notes de MJ, à ne pas perdre\n")
@@ -97,7 +96,7 @@ def test_a_users_file_is_replaced_only_with_force(camp_db, tmp_path, fmt, name):
     assert "mes notes" not in mine.read_text()
 
 
-@pytest.mark.parametrize("fmt", ["jsonl", "csv", "md", "html"])
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "md"])
 def test_a_previous_export_of_the_same_format_is_replaced(camp_db, tmp_path, fmt):
     out = tmp_path / f"t.{fmt}"
     assert export(camp_db, fmt, str(out)).exit_code == 0
@@ -125,13 +124,87 @@ def test_an_empty_file_may_be_written(camp_db, tmp_path):
     assert export(camp_db, "md", str(out)).exit_code == 0
 
 
-def test_markdown_and_html_end_with_the_export_marker(camp_db, tmp_path):
-    md, html = tmp_path / "t.md", tmp_path / "t.html"
+def test_markdown_and_every_html_page_end_with_the_export_marker(camp_db, tmp_path):
+    md, site = tmp_path / "t.md", tmp_path / "site"
     assert export(camp_db, "md", str(md)).exit_code == 0
-    assert export(camp_db, "html", str(html)).exit_code == 0
+    assert export(camp_db, "html", str(site)).exit_code == 0
     assert md.read_text().endswith("\n<!-- cristal-events export timeline md -->\n")
-    assert html.read_text().startswith("<!DOCTYPE html>")
-    assert html.read_text().endswith("\n<!-- cristal-events export timeline html -->\n")
+    pages = sorted(site.glob("*.html"))
+    assert "index.html" in [p.name for p in pages] and len(pages) > 1
+    for page in pages:
+        assert page.read_text().startswith("<!DOCTYPE html>")
+        assert page.read_text().endswith("<!-- cristal-events export timeline html -->\n")
+
+
+# ------------------------------------------------------------------------------ the HTML site's folder
+def test_html_refuses_a_folder_holding_other_files_even_with_force(camp_db, tmp_path):
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    (folder / "index.html").write_text("<p>ma page</p>")
+    for force in ((), ("--force",)):
+        result = export(camp_db, "html", str(folder), *force)
+        assert (result.exit_code, result.output) == (
+            1, f"Error: {folder} is a folder that is neither empty nor a previous HTML export; choose a new or "
+               "empty folder; nothing was written.\n")
+    assert sorted(p.name for p in folder.iterdir()) == ["index.html"]
+    assert (folder / "index.html").read_text() == "<p>ma page</p>"
+    assert not [p for p in tmp_path.iterdir() if ".part-" in p.name]
+
+
+def test_html_refuses_a_file_as_its_folder(camp_db, tmp_path):
+    page = tmp_path / "t.html"
+    page.write_text("<p>ma page</p>")
+    result = export(camp_db, "html", str(page), "--force")
+    assert (result.exit_code, result.output) == (
+        1, f"Error: {page} is a file; an HTML export writes a folder (an index and a page per session): give -o "
+           "a new or empty folder; nothing was written.\n")
+    assert page.read_text() == "<p>ma page</p>"
+
+
+def test_html_replaces_its_previous_export_and_leaves_a_users_files_alone(camp_db, tmp_path):
+    site = tmp_path / "site"
+    assert export(camp_db, "html", str(site)).exit_code == 0
+    first = {p.name for p in site.iterdir()}
+    assert ".cristal-export.json" in first and "index.html" in first
+    (site / "notes.txt").write_text("à moi")
+    camp = open_campaign(camp_db)
+    camp.execute(RecordNote(text="Encore une"))
+    camp.close()
+    result = export(camp_db, "html", str(site))
+    assert result.exit_code == 0, result.output
+    assert (site / "notes.txt").read_text() == "à moi"
+    assert "Encore une" in "".join(p.read_text() for p in site.glob("*.html"))
+    assert not [p for p in tmp_path.iterdir() if ".part-" in p.name]
+
+
+def test_html_never_replaces_a_file_it_did_not_write_in_its_folder(camp_db, tmp_path):
+    site = tmp_path / "site"
+    assert export(camp_db, "html", str(site)).exit_code == 0
+    page = next(p for p in site.glob("session-*.html"))
+    manifest = json.loads((site / ".cristal-export.json").read_text())
+    manifest["files"].remove(page.name)  # as if the user had put a page of that name there himself
+    (site / ".cristal-export.json").write_text(json.dumps(manifest))
+    page.write_text("<p>la mienne</p>")
+    result = export(camp_db, "html", str(site), "--force")
+    assert (result.exit_code, result.output) == (
+        1, f"Error: {page} was not written by an export; move it away or choose another folder; nothing was "
+           "written.\n")
+    assert page.read_text() == "<p>la mienne</p>"
+
+
+def test_a_page_the_previous_export_wrote_and_this_one_does_not_is_removed(camp_db, tmp_path):
+    site = tmp_path / "site"
+    assert export(camp_db, "html", str(site)).exit_code == 0
+    stale = site / "session-99.html"
+    stale.write_text("<p>ancienne</p>\n<!-- cristal-events export timeline html -->\n")
+    manifest = json.loads((site / ".cristal-export.json").read_text())
+    (site / ".cristal-export.json").write_text(json.dumps({**manifest, "files": manifest["files"] + [stale.name,
+                                                                                                "../t.md"]}))
+    (tmp_path / "t.md").write_text("hors du dossier")
+    assert export(camp_db, "html", str(site)).exit_code == 0
+    assert not stale.exists()
+    assert (tmp_path / "t.md").read_text() == "hors du dossier"  # a manifest never points outside its folder
+    assert stale.name not in json.loads((site / ".cristal-export.json").read_text())["files"]
 
 
 def test_a_users_part_file_is_not_clobbered(camp_db, tmp_path):

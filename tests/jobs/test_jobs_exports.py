@@ -194,10 +194,11 @@ def test_markdown_recap_escapes_user_text(small, run):
 
 
 def test_html_is_self_contained_and_escapes_user_text(small, run, tmp_path):
-    out = tmp_path / "t.html"
+    out = tmp_path / "site"
     result = run("export", "timeline", "--format", "html", "-o", str(out))
     assert result.exit_code == 0
-    page = out.read_text()
+    page = "".join(p.read_text() for p in sorted(out.glob("*.html")))
+    assert run("export", "timeline", "--format", "html").output.count("<script") == 0  # the one page too
     assert "<script" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "Les &lt;b&gt;Loups&lt;/b&gt;" in page

@@ -99,9 +99,22 @@ def test_markdown_recap_of_session_one(built):
     assert table[2:5] == [
         "| IT avant Thor | IT avant york | Au tour de | Action | Durée | IT après Thor | IT après york |",
         "|---|---|---|---|---|---|---|",
-        "| 0 | 2 | Thor | thor attaque york (Épée longue) : ATT 1 contre DP 10, 14 (touché, 6 dommages) (+6) | +6 | 6 | 2 |",
-    ]
-    assert table[14] == ("| 23 | 22 | york | Boule de Feu de york se libère : thor 10 dommages (+8) | +8 | 23 | 30 |")
+        "| 0 | 2 | Thor | Thor attaque York à l'épée longue : ATT 1 + d20 13 = 14 &gt; DP 10, touché ; 6 dégâts, "
+        "PV 15 → 9 ; IT 0 → 6 | +6 | 6 | 2 |",
+    ]  # the narration: names, the d20 face, what each number is (issue 18 item 5)
+    assert table[14] == ("| 23 | 22 | york | Boule de Feu de York se libère : Thor (DM 0) : Dommage 4d6 = 10 DMG, "
+                         "10 dégâts, PV 16 → 6 ; combustion 8 s ; IT 22 → 30 | +8 | 23 | 30 |")
+
+
+def test_an_instant_cast_has_its_row_in_the_combat_table(built):
+    """Xar's Rayon Magique is instantaneous (IT +0): its cast is a row of the table, before its release."""
+    out = cristal(built, "export", "timeline", "--format", "md", "--session", "3").output.splitlines()
+    table = out[out.index("### Combat : maison") + 4:]
+    assert table[:2] == [
+        "| 0 | 2 | Xar | Xar lance Rayon Magique sur Taz (11 PM, PM 15 → 4) : CNC 4 + d20 8 = 12 ≥ CNC du sort 7, "
+        "réussi ; effets immédiats | 0 | 0 | 2 |",
+        "| 0 | 2 | Xar | Rayon Magique de Xar se libère : Taz (DM 3) : Distance 15 Mètres, Dommage 1d6 = 4 DMG, "
+        "4 dégâts, PV 12 → 8 ; combustion 4 s ; IT 0 → 4 | +4 | 4 | 2 |"]
 
 
 def test_replay_of_xar_against_taz(built):
@@ -206,13 +219,19 @@ def test_jsonl_csv_and_html_of_the_sample(built, tmp_path):
     assert [r[0] for r in rows[1:6]] == ["5", "8", "11", "16", "43"]
     assert rows[1][7] == "Gustave (Nain) créé : PV 16, PM 2"
 
-    page = tmp_path / "t.html"
-    cristal(built, "export", "timeline", "--format", "html", "-o", str(page))
-    html = page.read_text()
-    assert html.count('<section class="combat">') == 3
-    assert html.count('<svg class="chart"') == 6  # XP and PV of Thor, Xar, Gustave
-    assert "<title>Thor — XP</title>" in html and "<title>Gustave — PV</title>" in html
-    assert "<script" not in html
+    site = tmp_path / "site"
+    cristal(built, "export", "timeline", "--format", "html", "-o", str(site))
+    sessions = "".join(p.read_text() for p in sorted(site.glob("session-*.html")))
+    assert sessions.count('<section class="combat">') == 3
+    charts = "".join(p.read_text() for p in sorted(site.glob("personnage-*.html")))
+    assert charts.count('<svg class="chart"') == 5  # XP and PV of Thor and Gustave, XP of Xar
+    assert '<p class="nochart">Xar — PV : 6 (à #4, sans changement à tracer).</p>' in charts  # one value: no chart
+    assert "<title>Thor — XP</title>" in charts and "<title>Gustave — PV</title>" in charts
+    thor = next(p.read_text() for p in site.glob("personnage-*.html") if "<h1>Thor</h1>" in p.read_text())
+    # real axes: round value ticks, the positions along the bottom, a dashed mark where each session begins
+    assert '<text x="39" y="' in thor and ">800</text>" in thor and ">#6</text>" in thor and ">#74</text>" in thor
+    assert [f">S{n}</text>" in thor for n in (1, 2, 3)] == [True] * 3 and thor.count('class="mark"') >= 4
+    assert "<script" not in sessions + charts + (site / "index.html").read_text()
 
 
 def test_replay_never_writes(built):

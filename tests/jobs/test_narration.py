@@ -190,7 +190,7 @@ def test_replay_text_and_json_carry_the_narration(compagnie):
     js = runner.invoke(cli, ["--db", str(compagnie), "replay", "--from", "60", "--until", "60", "--json"])
     record = json.loads(js.output.splitlines()[0])
     assert (record["summary"], record["narration"]) == (
-        "gustave attaque rodrigue : ATT 8 contre DP 18, 21 (touché, 8 dommages) (+6)",
+        "gustave attaque rodrigue : ATT 8 contre DP 18 : d20 13 → 21 (touché, 8 dommages) ; IT +6",
         "Gustave attaque Rodrigue : ATT 8 + d20 13 = 21 > DP 18, touché ; 8 dégâts, PV 20 → 12 ; IT 0 → 6")
 
 
@@ -199,7 +199,7 @@ def test_markdown_and_html_exports_show_the_narration(compagnie, tmp_path):
     md = runner.invoke(cli, ["--db", str(compagnie), "export", "timeline", "--format", "md", "--session", "3"])
     assert ("- `#60` Gustave attaque Rodrigue : ATT 8 + d20 13 = 21 &gt; DP 18, touché ; 8 dégâts, PV 20 → 12 ; "
             "IT 0 → 6") in md.output.splitlines()
-    page = tmp_path / "t.html"
-    runner.invoke(cli, ["--db", str(compagnie), "export", "timeline", "--format", "html", "-o", str(page)])
-    assert ('<span class="summary" title="Gustave attaque Rodrigue : ATT 8 + d20 13 = 21 &gt; DP 18, touché ; '
-            '8 dégâts, PV 20 → 12 ; IT 0 → 6">gustave attaque rodrigue') in page.read_text()
+    site = tmp_path / "site"
+    runner.invoke(cli, ["--db", str(compagnie), "export", "timeline", "--format", "html", "-o", str(site)])
+    assert ('<span class="summary">Gustave attaque Rodrigue : ATT 8 + d20 13 = 21 &gt; DP 18, touché ; '
+            '8 dégâts, PV 20 → 12 ; IT 0 → 6</span>') in (site / "session-3.html").read_text()

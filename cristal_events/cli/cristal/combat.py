@@ -15,6 +15,7 @@ import click
 import msgspec
 
 from cristal_events import bounds
+from cristal_events.cli import views
 from cristal_events.cli.common import (
     INT,
     REAL,
@@ -22,6 +23,7 @@ from cristal_events.cli.common import (
     dice_option_with,
     echo,
     emit_json,
+    emit_lines,
     json_option,
     open_campaign,
     read_model_rows,
@@ -542,16 +544,13 @@ def show_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
     if as_json:
         emit_json(v)
         return
-    echo(f"Combat « {name} »" + ("" if v["active"] else " (terminé)"))
-    echo(f"{'':2}{'id':<12}{'IT':>5}{'PV':>6}{'PM':>6}  condition")
-    for p in v["participants"]:
-        inc = f", incante {p['incanting']} jusqu'à IT {p['until']}" if p["incanting"] else ""
-        mark = "* " if p["next"] else "  "
-        pv = "" if p["pv"] is None else p["pv"]
-        pm = "" if p["pm"] is None else p["pm"]
-        echo(f"{mark}{p['id']:<12}{p['it']:>5}{pv:>6}{pm:>6}  {p['condition']}{inc}")
-    if v["active"]:
-        echo(f"Next: {v['next'] or v['waiting']}")
+    names = views.display_names(camp.ruleset.characters(camp.state().rules))
+    fighters = [views.Fighter(names.get(p["id"], p["id"]), p["it"], "" if p["pv"] is None else str(p["pv"]),
+                              "" if p["pm"] is None else str(p["pm"]), p["condition"] + (
+                                  f", incante {p['incanting']} jusqu'à IT {p['until']}" if p["incanting"] else ""),
+                              bool(p["next"])) for p in v["participants"]]
+    emit_lines(views.timeline_lines(f"Combat « {name} »" + ("" if v["active"] else " (terminé)"), fighters,
+                                    after=v["waiting"] if v["active"] and not v["next"] else ""))
 
 
 @combat_group.command("log")
@@ -574,13 +573,7 @@ def log_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
     if as_json:
         emit_json(rows)
         return
-    ids = list(rows[-1]["it_after"]) if rows else []
-    echo("IT avant".ljust(6 * len(ids)) + "  Au tour de  Durée  IT après   Action")
-    echo("".join(f"{i[:5]:>6}" for i in ids) + "             " + "      " + "".join(f"{i[:5]:>6}" for i in ids))
-    for r in rows:
-        before = "".join(f"{r['it_before'].get(i, ''):>6}" for i in ids)
-        after = "".join(f"{r['it_after'].get(i, ''):>6}" for i in ids)
-        echo(f"{before}  {r['actor']:<10} {r['duration']:>+5}  {after}   {r['action']}")
+    emit_lines(views.combat_log_lines(rows, views.display_names(camp.ruleset.characters(camp.state().rules))))
 
 
 COMMANDS = [combat_group]

@@ -96,6 +96,9 @@ class CristalRuleset(ComposedRuleset):
     def party_line(self, row: dict[str, Any]) -> str:
         return sheet_text.party_line(row)
 
+    def party_cells(self, row: dict[str, Any]) -> list[tuple[str, str]]:
+        return sheet_text.party_cells(row)
+
     def advise(self, before: CristalState, after: CristalState, recs: list[RecordedEvent]) -> list[str]:
         return fights.advise(before, after, [r.event for r in recs])
 

@@ -65,6 +65,16 @@ def render(s: dict[str, Any]) -> list[str]:
     return lines
 
 
+def party_cells(r: dict[str, Any]) -> list[tuple[str, str]]:
+    """One character of the party as ``(header, value)`` cells, its name first (``cristal characters``
+    lays them out: :func:`cristal_events.cli.views.party_lines`)."""
+    classes = ", ".join(f"{k} {v}" for k, v in r["classes"].items()) or "-"
+    return [("Nom", str(r["name"])), ("Id", str(r["id"])), ("Race", str(r["race"])), ("Niv.", f"N{r['global_level']}"),
+            ("Classes", classes), ("PV", f"{r['variable']['PV']}/{r['stable']['PVmax']}"),
+            ("PM", f"{r['variable']['PM']}/{r['stable']['PMmax']}"), ("XP", str(r["variable"]["XP"])),
+            ("État", str(r["status"]))]
+
+
 def party_line(r: dict[str, Any]) -> str:
     """One character of the party on one line."""
     classes = ", ".join(f"{k} {v}" for k, v in r["classes"].items()) or "-"

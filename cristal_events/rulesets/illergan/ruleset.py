@@ -52,6 +52,9 @@ class IllerganRuleset(ComposedRuleset):
     def party_line(self, row: dict[str, Any]) -> str:
         return sheet_text.party_line(row)
 
+    def party_cells(self, row: dict[str, Any]) -> list[tuple[str, str]]:
+        return sheet_text.party_cells(row)
+
     def admit(self, state: IllerganState, rec: RecordedEvent) -> str | None:
         """The import check of one event (see :meth:`Ruleset.admit`): the streams these rules write
         (``character:ID`` opened by hero.created or hero.creature_created, ``fight:NAME`` by

@@ -51,6 +51,14 @@ def render(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def party_cells(r: dict[str, Any]) -> list[tuple[str, str]]:
+    """One hero or creature as ``(header, value)`` cells, its name first (``cristal characters`` lays
+    them out: :func:`cristal_events.cli.views.party_lines`)."""
+    return [("Nom", str(r["name"])), ("Id", str(r["id"])), ("Type", str(r["kind"])), ("Classe", str(r["class"] or "-")),
+            ("PV", f"{r['pv']}/{r['pv_max']}"), ("PM", str(r["pm"])), ("XP", str(r["xp"])),
+            ("Destin", str(r["destiny_points"])), ("État", "MORT" if r["dead"] else "")]
+
+
 def party_line(r: dict[str, Any]) -> str:
     """One hero or creature on one line."""
     return (f"{r['id']:<12} {r['name']:<16} {r['kind']:<9} {r['class']:<12} PV {r['pv']}/{r['pv_max']}  "

@@ -113,10 +113,10 @@ def seen(locked: bool, spell: str, pm: int, spends: dict[str, int]) -> str:
 
 SUMMARY: dict[type, Any] = {
     CrystalLocked: lambda e: f"{e.caster} pose un Verrou Cristallin sur le cristal {e.crystal} : "
-                             + ("réussi" if e.success else "échec") + f" (+{e.seconds})",
-    CrystalUnlocked: lambda e: f"{e.caster} lève son Verrou Cristallin du cristal {e.crystal} (+{e.seconds})",
+                             + ("réussi" if e.success else "échec") + f" ; IT +{e.seconds}",
+    CrystalUnlocked: lambda e: f"{e.caster} lève son Verrou Cristallin du cristal {e.crystal} ; IT +{e.seconds}",
     CrystalInspected: lambda e: f"{e.caster} : Vision Cristalline sur le cristal {e.crystal} : {_seen(e)}"
-                                f" (+{e.seconds})",
+                                f" ; IT +{e.seconds}",
 }
 
 

@@ -41,7 +41,8 @@ __all__ = ["summarize", "view"]
 
 
 def _swing_text(s: Swing) -> str:
-    return f"{s.total} ({'touché, ' + str(s.damage) + ' dommages' if s.hit else 'manqué'})"
+    """The d20 face, the total it made (ATT + d20) and the outcome: ``d20 13 → 14 (touché, 6 dommages)``."""
+    return f"d20 {s.die} → {s.total} ({'touché, ' + str(s.damage) + ' dommages' if s.hit else 'manqué'})"
 
 
 _SUMMARY: dict[type, Any] = {
@@ -53,18 +54,18 @@ _SUMMARY: dict[type, Any] = {
     TieBroken: lambda e: f"Égalité à IT {e.it} : " + " ; puis ".join(
         ", ".join(f"{k} {r.total}" for k, r in this.items()) for this in e.rounds)
                          + f" ; {e.winner} agit",
-    ActionTaken: lambda e: f"{e.actor} : {e.what or e.action} (+{e.seconds})",
-    TurnPassed: lambda e: f"{e.actor} passe son tour (+{e.seconds})",
+    ActionTaken: lambda e: f"{e.actor} : {e.what or e.action} ; IT +{e.seconds}",
+    TurnPassed: lambda e: f"{e.actor} passe son tour ; IT +{e.seconds}",
     AttackResolved: lambda e: f"{e.attacker} attaque {e.target}"
                               + (f" ({e.weapon or e.projectile or e.natural})"
                                  if e.weapon or e.projectile or e.natural else "")
-                              + f" : ATT {e.att} contre DP {e.dp}, " + ", ".join(_swing_text(s) for s in e.swings)
-                              + f" (+{e.seconds})",
-    SpellCast: lambda e: f"{e.caster} lance {e.spell} ({e.pm_cost} PM) : CNC {e.total} contre {e.spell_cnc}, "
-                         + ("réussi" if e.success else "échoué") + f" (+{e.incantation})",
+                              + f" : ATT {e.att} contre DP {e.dp} : " + ", ".join(_swing_text(s) for s in e.swings)
+                              + f" ; IT +{e.seconds}",
+    SpellCast: lambda e: f"{e.caster} lance {e.spell} ({e.pm_cost} PM) : CNC {e.cnc} + d20 {e.die} = {e.total} contre {e.spell_cnc}, "
+                         + ("réussi" if e.success else "échoué") + f" ; IT +{e.incantation}",
     SpellReleased: lambda e: f"{e.spell} de {e.caster} se libère : "
                              + (", ".join(f"{r.target} {r.damage} dommages" for r in e.results) or "sans cible")
-                             + (f" (+{e.combustion})" if e.source == "spell" else ""),
+                             + (f" ; IT +{e.combustion}" if e.source == "spell" else ""),
     Deconcentrated: lambda e: f"{e.caster} est déconcentré ({e.damage} > {e.margin}) : {e.spell} est perdu",
     PvChanged: lambda e: f"{e.character} : {e.delta:+d} PV → {e.pv_after} ({e.cause})",
     PmSpent: lambda e: f"{e.character} dépense {e.pm} PM → {e.pm_after}",
@@ -72,14 +73,14 @@ _SUMMARY: dict[type, Any] = {
     Bled: lambda e: f"{e.character} perd {e.pv_lost} PV en {e.seconds} s d'inconscience → {e.pv_after}",
     CrystalStored: lambda e: f"{e.caster} enferme {e.spell} ({e.pm} PM) dans le cristal {e.crystal} : "
                              + dict(stored="emmagasiné", failed="échec", exploded="explosion " + e.explosion)[e.outcome]
-                             + f" (+{e.seconds})",
+                             + f" ; IT +{e.seconds}",
     CrystalReleased: lambda e: f"{e.caster} libère le cristal {e.crystal} : "
-                               + (e.spell if e.success else "échec") + f" (+{e.seconds})",
-    PotionUsed: lambda e: f"{e.actor} : potion de {e.spell} ({e.trigger}) sur {e.target} (+{e.seconds})",
+                               + (e.spell if e.success else "échec") + f" ; IT +{e.seconds}",
+    PotionUsed: lambda e: f"{e.actor} : potion de {e.spell} ({e.trigger}) sur {e.target} ; IT +{e.seconds}",
     AbilityUsed: lambda e: f"{e.actor} : {e.ability} ({e.cost} Vol*)" + (f" sur {e.target}" if e.target else "")
-                           + f" (+{e.seconds})",
+                           + f" ; IT +{e.seconds}",
     AlignmentUsed: lambda e: f"{e.actor} {'soigne' if e.kind == 'heal' else 'blesse'} {e.target} de {e.points} PV"
-                             f" (+{e.seconds})",
+                             f" ; IT +{e.seconds}",
     Rerolled: lambda e: f"{e.character} utilise sa Chance contre {e.target} : {_swing_text(e.swing)}",
     CombatEnded: lambda e: f"Fin du combat « {e.name} » : IT remis à 0",
 }

@@ -1,0 +1,67 @@
+"""The HTML export of a 200,000-event campaign (the benchmark generator's) is a site a browser opens
+at once: its index is under 2 MB and every page opened loads in under 2 s in headless Chromium, by
+the browser's own navigation timing (issue 18 item 5). Slow: it generates the campaign once."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+from pathlib import Path
+
+import pytest
+from chromium import browser, console_errors, load_ms
+from click.testing import CliRunner
+
+from cristal_events.cli import cli
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+ROOT = Path(__file__).resolve().parents[2]
+EVENTS = 200_000
+INDEX_LIMIT = 2 * 1024 * 1024
+LOAD_LIMIT_MS = 2000.0
+
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("bench_generator", ROOT / "benchmarks" / "generator.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_generator"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("big")
+    db = tmp / "big.db"
+    _generator().generate(db, EVENTS, quiet=True)
+    out = tmp / "site"
+    done = CliRunner().invoke(cli, ["--db", str(db), "export", "timeline", "--format", "html", "-o", str(out)],
+                              catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    return out
+
+
+def test_the_index_of_a_200k_event_campaign_is_under_2_mb_and_lists_every_session(site):
+    index = site / "index.html"
+    assert index.stat().st_size < INDEX_LIMIT, f"index.html is {index.stat().st_size} bytes"
+    text = index.read_text()
+    sessions = sorted(site.glob("session-*.html"))
+    assert len(sessions) > 100  # the generated campaign has hundreds of sessions, each its own page
+    assert all(f'href="{p.name}"' in text for p in sessions)
+    characters = sorted(site.glob("personnage-*.html"))
+    assert characters and all(f'href="{p.name}"' in text for p in characters)
+
+
+def test_the_index_and_pages_open_in_chromium_in_under_2_s(site):
+    sessions = sorted(site.glob("session-*.html"), key=lambda p: p.stat().st_size)
+    characters = sorted(site.glob("personnage-*.html"))
+    rng = random.Random(18)
+    pages = [site / "index.html", sessions[-1], sessions[len(sessions) // 2], *rng.sample(sessions, 2),
+             *rng.sample(characters, 2)]
+    with browser() as driver:
+        times = {p.name: load_ms(driver, p.as_uri()) for p in pages}
+        assert console_errors(driver) == []
+    slow = {name: ms for name, ms in times.items() if ms >= LOAD_LIMIT_MS}
+    assert slow == {}, f"pages over {LOAD_LIMIT_MS:.0f} ms: {slow} (all: {times})"
