@@ -11,8 +11,11 @@ share one transaction per session to keep generation time reasonable.
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import shutil
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -206,6 +209,36 @@ def extend(path: str | Path, events: int, *, quiet: bool = False) -> None:
     with store.transaction():
         camp.write_snapshot(world)
     camp.close()
+
+
+CACHE = Path(tempfile.gettempdir()) / "cristal-bench-campaigns"
+
+
+def cached(events: int, *, seed: int = 1, template: int = 20_000, quiet: bool = False) -> str:
+    """The path of a generated campaign of ``events`` events, generated once per size and seed and kept
+    under the temporary directory (``CACHE``), so that a benchmark run (or the next one) does not
+    generate the same campaign twice. A campaign bigger than ``template`` starts from a copy of the
+    cached template (the played part) and is extended from there, as :func:`generate` would do.
+    The caller copies the file before writing to it."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / f"seed{seed}-{events}.db"
+    if path.exists():
+        return str(path)
+    part = CACHE / f"seed{seed}-{events}.part.db"
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(part) + suffix).unlink(missing_ok=True)
+    if events > template:
+        shutil.copyfile(cached(template, seed=seed, template=template, quiet=quiet), part)
+        extend(part, events, quiet=quiet)
+    else:
+        play(part, events, seed=seed, quiet=quiet)
+    from cristal_events import open_campaign
+
+    camp = open_campaign(part)  # fold the WAL into the file, so that one file is the whole campaign
+    camp.store.checkpoint_wal()
+    camp.close()
+    os.replace(part, path)
+    return str(path)
 
 
 if __name__ == "__main__":
