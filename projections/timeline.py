@@ -82,6 +82,21 @@ class Sessions(Projection):
                       open=0 if rec.type == "session.ended" else cur.open)
         return SessionsState(current=cur, others=others)
 
+    def changed_rows(self, before: SessionsState, after: SessionsState) -> dict[str, Any] | None:
+        """The sessions the fold replaced (it is persistent: an untouched session is the same object),
+        instead of every session of the campaign again after each command."""
+        if before is after:
+            return {}
+        if before.others is after.others:
+            old = {before.current.number: before.current} if before.current else {}
+            new = {after.current.number: after.current} if after.current else {}
+        else:
+            old = {**before.others, **({before.current.number: before.current} if before.current else {})}
+            new = {**after.others, **({after.current.number: after.current} if after.current else {})}
+        rows = [msgspec.structs.astuple(s) for n, s in new.items() if old.get(n) is not s]
+        gone = [(n,) for n in old if n not in new and n not in after.others]
+        return {"sessions": (rows, gone)}
+
     def rows(self, state: SessionsState) -> dict[str, list[tuple[Any, ...]]]:
         sessions = [*state.others.values(), *([state.current] if state.current else [])]
         return {"sessions": [msgspec.structs.astuple(s) for s in sessions]}
