@@ -223,6 +223,7 @@ def cached(events: int, *, seed: int = 1, template: int = 20_000, quiet: bool = 
     CACHE.mkdir(parents=True, exist_ok=True)
     path = CACHE / f"seed{seed}-{events}.db"
     if path.exists():
+        with_read_models(path)
         return str(path)
     part = CACHE / f"seed{seed}-{events}.part.db"
     for suffix in ("", "-wal", "-shm"):
@@ -234,11 +235,23 @@ def cached(events: int, *, seed: int = 1, template: int = 20_000, quiet: bool = 
         play(part, events, seed=seed, quiet=quiet)
     from cristal_events import open_campaign
 
-    camp = open_campaign(part)  # fold the WAL into the file, so that one file is the whole campaign
-    camp.store.checkpoint_wal()
-    camp.close()
+    with_read_models(part)
     os.replace(part, path)
     return str(path)
+
+
+def with_read_models(path: str | Path) -> None:
+    """Build the read models of the campaign at ``path`` unless they are built (a campaign played at a
+    table has them: its commands catch them up) and fold the WAL into the file, so that one file is
+    the whole campaign and a copy of it starts its first command without a rebuild."""
+    from cristal_events import open_campaign
+    from cristal_events.projections import runner
+
+    camp = open_campaign(path)
+    if camp.store.checkpoint("timeline") is None:
+        runner.rebuild(camp)
+    camp.store.checkpoint_wal()
+    camp.close()
 
 
 if __name__ == "__main__":

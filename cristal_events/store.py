@@ -636,6 +636,13 @@ class Store:
         self.conn.execute("INSERT OR REPLACE INTO projection_checkpoints VALUES (?, ?, ?, ?)",
                           (name, version, position, state))
 
+    def advance_checkpoint(self, name: str, version: int, position: int) -> None:
+        """Move read model ``name``'s checkpoint to ``position``, its stored state kept as it is. An
+        UPDATE leaves the state's pages alone where INSERT OR REPLACE writes the whole row again: a
+        140 kB state (the sessions of a 1M-event campaign) is 150 kB of WAL per command otherwise."""
+        self.conn.execute("UPDATE projection_checkpoints SET version = ?, position = ? WHERE name = ?",
+                          (version, position, name))
+
     def drop_checkpoint(self, name: str) -> None:
         self.conn.execute("DELETE FROM projection_checkpoints WHERE name = ?", (name,))
 

@@ -155,12 +155,13 @@ class _Slot:
     """One projection being folded: its hooks, its state and the append rows not yet inserted."""
 
     __slots__ = ("projection", "evolve", "appended", "handles", "after", "state", "start", "pending", "count",
-                 "problems")
+                 "problems", "blob")
 
     def __init__(self, p: Projection, after: int, state: Any, start: Any = None):
         self.projection, self.after, self.state, self.count = p, after, state, 0
         self.problems: list[str] = []  # the events it could not fold (one sentence each)
         self.start = start  # the checkpointed state the fold starts from (None after a clear)
+        self.blob: bytes | None = None  # the stored checkpoint's blob when this process encoded it from ``start``
         self.evolve = p.evolve
         self.appended = p.appended if p.append_tables else None
         self.handles = p.handles
@@ -396,8 +397,11 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
                 _clear(campaign, p)
                 cp = (0, p.initial())
             if cp[0] < last:
-                slots.append(_Slot(p, cp[0], cp[1], start))
-                _kept.get(campaign, {}).pop(p.name, None)  # folded from here on: no longer the checkpoint's
+                slot = _Slot(p, cp[0], cp[1], start)
+                kept = _kept.get(campaign, {}).pop(p.name, None)  # folded from here on: not the checkpoint's
+                if kept is not None and kept[1] is start:
+                    slot.blob = kept[0][2]
+                slots.append(slot)
             counts[p.name] = 0
         if not slots:
             return counts
@@ -435,13 +439,17 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
                 if p.state_tables:
                     with store.savepoint():
                         _write_state(campaign, p, s)
-                blob = None if p.world_state else msgspec.msgpack.encode(s.state)
+                same = s.blob is not None and s.state is s.start  # nothing folded changed it
+                blob = None if p.world_state else (s.blob if same else msgspec.msgpack.encode(s.state))
             except Exception as exc:  # noqa: BLE001 - no checkpoint: the next catch-up folds it again
                 s.problems.append(f"read model {p.name} could not be written ({type(exc).__name__}: "
                                   f"{str(exc).rstrip('.')})")
                 store.drop_checkpoint(p.name)
                 continue
-            store.put_checkpoint(p.name, p.version, last, blob)
+            if same:  # the stored blob stays as it is: an UPDATE of the position rewrites none of its pages
+                store.advance_checkpoint(p.name, p.version, last)
+            else:
+                store.put_checkpoint(p.name, p.version, last, blob)
             _keep(campaign, p, last, blob, s.state)
         for s in slots:
             found.extend(s.problems)

@@ -85,3 +85,19 @@ def test_the_kept_state_is_used_only_while_it_is_the_checkpoint(camp):
     state = runner._checkpoint(camp, p)[1]
 
     assert state != "stale" and state.current is not None
+
+
+def test_an_unchanged_state_moves_its_checkpoint_without_writing_the_state_again(camp, monkeypatch):
+    camp.execute(RecordNote(text="une"))  # the states are now kept, as this process encoded them
+    advanced, put = [], []
+    real_advance, real_put = camp.store.advance_checkpoint, camp.store.put_checkpoint
+    monkeypatch.setattr(camp.store, "advance_checkpoint", lambda n, v, pos: advanced.append(n) or real_advance(n, v, pos))
+    monkeypatch.setattr(camp.store, "put_checkpoint", lambda n, v, pos, b: put.append(n) or real_put(n, v, pos, b))
+    before = camp.store.checkpoint("sessions")
+    camp.execute(RecordNote(text="deux"))  # outside any session: the sessions' state does not change
+    after = camp.store.checkpoint("sessions")
+    assert "sessions" in advanced and "sessions" not in put
+    assert after == (before[0], camp.store.last_position(), before[2])
+    camp.start_session("Soirée 9")  # it changes: written again
+    assert "sessions" in put
+    assert runner.verify(camp) == []
