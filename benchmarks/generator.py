@@ -233,7 +233,6 @@ def cached(events: int, *, seed: int = 1, template: int = 20_000, quiet: bool = 
         extend(part, events, quiet=quiet)
     else:
         play(part, events, seed=seed, quiet=quiet)
-    from cristal_events import open_campaign
 
     with_read_models(part)
     os.replace(part, path)
@@ -244,8 +243,9 @@ def with_read_models(path: str | Path) -> None:
     """Build the read models of the campaign at ``path`` unless they are built (a campaign played at a
     table has them: its commands catch them up) and fold the WAL into the file, so that one file is
     the whole campaign and a copy of it starts its first command without a rebuild."""
-    from cristal_events import open_campaign
     from cristal_events.projections import runner
+
+    from cristal_events import open_campaign
 
     camp = open_campaign(path)
     if camp.store.checkpoint("timeline") is None:
