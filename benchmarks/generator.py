@@ -11,8 +11,11 @@ share one transaction per session to keep generation time reasonable.
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import shutil
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -205,6 +208,49 @@ def extend(path: str | Path, events: int, *, quiet: bool = False) -> None:
                 camp.write_snapshot(world)
     with store.transaction():
         camp.write_snapshot(world)
+    camp.close()
+
+
+CACHE = Path(tempfile.gettempdir()) / "cristal-bench-campaigns"
+
+
+def cached(events: int, *, seed: int = 1, template: int = 20_000, quiet: bool = False) -> str:
+    """The path of a generated campaign of ``events`` events, generated once per size and seed and kept
+    under the temporary directory (``CACHE``), so that a benchmark run (or the next one) does not
+    generate the same campaign twice. A campaign bigger than ``template`` starts from a copy of the
+    cached template (the played part) and is extended from there, as :func:`generate` would do.
+    The caller copies the file before writing to it."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / f"seed{seed}-{events}.db"
+    if path.exists():
+        with_read_models(path)
+        return str(path)
+    part = CACHE / f"seed{seed}-{events}.part.db"
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(part) + suffix).unlink(missing_ok=True)
+    if events > template:
+        shutil.copyfile(cached(template, seed=seed, template=template, quiet=quiet), part)
+        extend(part, events, quiet=quiet)
+    else:
+        play(part, events, seed=seed, quiet=quiet)
+
+    with_read_models(part)
+    os.replace(part, path)
+    return str(path)
+
+
+def with_read_models(path: str | Path) -> None:
+    """Build the read models of the campaign at ``path`` unless they are built (a campaign played at a
+    table has them: its commands catch them up) and fold the WAL into the file, so that one file is
+    the whole campaign and a copy of it starts its first command without a rebuild."""
+    from cristal_events.projections import runner
+
+    from cristal_events import open_campaign
+
+    camp = open_campaign(path)
+    if camp.store.checkpoint("timeline") is None:
+        runner.rebuild(camp)
+    camp.store.checkpoint_wal()
     camp.close()
 
 

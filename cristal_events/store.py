@@ -641,7 +641,9 @@ class Store:
         return None if row is None else (row[0], row[1])
 
     def move_checkpoint(self, name: str, version: int, position: int) -> None:
-        """Move read model ``name``'s checkpoint to ``position``, its stored state unchanged."""
+        """Move read model ``name``'s checkpoint to ``position``, its stored state unchanged. An
+        UPDATE leaves the state's pages alone where INSERT OR REPLACE writes the whole row again: a
+        140 kB state (the sessions of a 1M-event campaign) is 150 kB of WAL per command otherwise."""
         self.conn.execute("UPDATE projection_checkpoints SET position = ? WHERE name = ? AND version = ?",
                           (position, name, version))
 

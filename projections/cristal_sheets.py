@@ -44,6 +44,8 @@ class CristalSheets(SheetsProjection):
     def changed_rows(self, before: SheetsState, after: SheetsState) -> dict[str, Any] | None:
         """The sheets of the characters the fold replaced (the fold is persistent: an untouched
         character is the same object); every sheet when the settings or the content packs changed."""
+        if before is after:  # the catch-up folded no event of the rules (a note, a session)
+            return {}
         if before.settings != after.settings or before.rules.packs != after.rules.packs:
             return None
         old, new = before.rules.characters, after.rules.characters

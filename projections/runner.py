@@ -6,9 +6,13 @@ as its rows, so a crash leaves either both or neither.
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
+import tempfile
+import time
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -218,6 +222,158 @@ def _write_state(campaign: Campaign, p: Projection, s: _Slot) -> None:
         _insert(campaign, table, rows, spec, s.problems, p.name)
 
 
+#: a rebuild of at least this many events folds the read models that keep a state of their own in a
+#: second process (see :func:`_fold_beside`); below it a fork costs more than it saves
+PARALLEL_REBUILD_MIN = 20_000
+
+#: the cell values a row may carry from the second process unchanged (msgpack keeps each as it is)
+_PLAIN = (type(None), bool, int, float, str, bytes)
+
+
+class _Done(msgspec.Struct, array_like=True):
+    """The second process's last word on one projection it folded (its rows came before, in frames)."""
+
+    state_rows: dict[str, list[tuple[Any, ...]]]  #: its state tables' rows
+    blob: bytes  #: its state, as the checkpoint keeps it
+    count: int
+    problems: list[str]  #: what it could not fold, one sentence each
+
+
+#: one frame of the second process: (projection, table, rows) or, last, every projection's _Done
+_Frame = tuple[str, str, list[tuple[Any, ...]]] | dict[str, _Done]
+
+
+def _plain_rows(rows: list[Any], table: Any) -> list[Any]:
+    """``rows`` as lists of plain cells in column order, nested values as the JSON text
+    :func:`_insert_all` would store; ValueError for a cell msgpack would not give back as it is."""
+    enc = msgspec.json.encode
+    out = []
+    for v in _values(rows, list(table.columns)):
+        row = [enc(c).decode() if isinstance(c, _NESTED) else c for c in v]
+        for c in row:
+            if type(c) not in _PLAIN or (type(c) is int and not -(1 << 63) <= c < (1 << 64)):
+                raise ValueError(f"a cell of type {type(c).__name__}")
+        out.append(row)
+    return out
+
+
+def _free_core() -> bool:
+    """Whether a second process would find a core of its own: this process may run on two or more
+    and the load average of the last minute leaves at least one of them idle. On a busy machine the
+    two processes share the cores the others leave, and a rebuild in two processes measured 1.4 to
+    1.7 x slower than in one (benchmarks/README.md, "Levers, A/B")."""
+    if not hasattr(os, "fork"):
+        return False
+    try:
+        cores = len(os.sched_getaffinity(0))
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return False
+    return cores > 1 and load <= cores - 1
+
+
+class _ChildFailed(Exception):
+    """The second process of a rebuild ended without its last frame."""
+
+
+def _fold_beside(campaign: Campaign, slots: list[_Slot], until: int) -> Iterator[_Frame]:
+    """Fold ``slots`` (a rebuild of read models whose state is their own, not the rules') in a forked
+    child on its own read-only connection, while this process folds the others. Returns the child's
+    frames as it writes them: (projection, table, rows) every 20,000 events, then one dict of every
+    projection's :class:`_Done`; reading them waits for the child where needed and raises
+    :class:`_ChildFailed` if it ends without its last frame (the caller then folds them itself).
+
+    The child writes to an unnamed temporary file (each frame in one ``os.write``, the reader using
+    ``os.pread``, so that the two never share a file offset), so it never waits for this process,
+    which may still be folding; it never touches this process's connection and leaves by ``os._exit``.
+
+    Why: a rebuild is bound by one core's Python (the rules fold, the timeline's summaries, the
+    combat log); a second core folds the timeline, sessions and ledger at the same time
+    (benchmarks/README.md, "Levers, A/B"). The rows are inserted by this process, which holds the
+    write transaction, with the same :func:`_insert` (and its skipped-row sentences) as a rebuild in
+    one process."""
+    from cristal_events.store import Store
+
+    out = tempfile.TemporaryFile()
+    fd = out.fileno()
+    try:
+        pid = os.fork()
+    except OSError:
+        out.close()
+        raise _ChildFailed from None
+    if pid == 0:  # pragma: no cover - the child's coverage is not collected
+        code = 1
+        try:
+            store = Store.open(campaign.store.path, campaign.store.codec, readonly=True)
+            encode = msgspec.msgpack.Encoder().encode
+
+            def write(frame: Any) -> None:
+                data = encode(frame)
+                view = memoryview(len(data).to_bytes(8, "little") + data)
+                while view:
+                    view = view[os.write(fd, view):]
+
+            def flush() -> None:  # every 20,000 events: the rows go to the file, not to memory
+                for s in slots:
+                    spec = s.projection.append_tables
+                    for table, rows in s.pending.items():
+                        if rows:
+                            write((s.projection.name, table, _plain_rows(rows, spec[table])))
+                            rows.clear()
+
+            _fold(store, slots, until, flush)
+            flush()
+            write({s.projection.name: _Done({t: _plain_rows(rows, s.projection.state_tables[t])
+                                             for t, rows in s.projection.rows(s.state).items()},
+                                            msgspec.msgpack.encode(s.state), s.count, s.problems)
+                   for s in slots})
+            code = 0
+        finally:
+            os._exit(code)
+    return _frames(out, pid)
+
+
+def _frames(out: Any, pid: int) -> Iterator[_Frame]:
+    """The frames the child ``pid`` writes to ``out``, each as soon as it is whole."""
+    decode = msgspec.msgpack.Decoder(_Frame).decode
+    fd, pos, status, pause = out.fileno(), 0, None, 0.0005
+
+    def read(n: int) -> bytes | None:  # n bytes at pos, or None while the child has not written them
+        data = os.pread(fd, n, pos)
+        return data if len(data) == n else None
+
+    try:
+        while True:
+            head = read(8)
+            data = head and os.pread(fd, int.from_bytes(head, "little"), pos + 8)
+            if head and data is not None and len(data) == int.from_bytes(head, "little"):
+                pos += 8 + len(data)
+                frame = decode(data)
+                yield frame
+                if isinstance(frame, dict):
+                    break
+                continue
+            if status is not None:  # ended, and everything it wrote has been read
+                raise _ChildFailed
+            done, code = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = code  # read once more: its last frame may have come just before it ended
+            else:
+                time.sleep(pause)
+        if status is None:
+            _, status = os.waitpid(pid, 0)
+        if status != 0:
+            raise _ChildFailed
+    finally:
+        if status is None:  # the caller stopped early (an error): the child is of no more use
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+        out.close()
+
+
 def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress: Progress | None,
          problems: list[str] | None = None) -> dict[str, int]:
     store = campaign.store
@@ -245,8 +401,26 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
                     _insert(campaign, table, rows, s.projection.append_tables[table], s.problems, s.projection.name)
                     rows.clear()
 
+        beside = [s for s in slots if not s.projection.world_state]
+        frames = None
+        if rebuild and last >= PARALLEL_REBUILD_MIN and beside and len(beside) < len(slots) and _free_core():
+            try:
+                frames = _fold_beside(campaign, beside, last)
+                slots = [s for s in slots if s.projection.world_state]
+            except _ChildFailed:
+                frames = None
         _fold(store, slots, last, flush, progress)
         flush()
+        found_beside: list[str] = []
+        if frames is not None:
+            try:
+                found_beside = _write_beside(campaign, beside, frames, last, counts)
+            except _ChildFailed:  # the child failed: empty what it sent, and fold its read models here
+                for s in beside:
+                    _clear(campaign, s.projection)
+                _fold(store, beside, last)
+                slots = slots + beside
+                flush()
         for s in slots:
             p = s.projection
             counts[p.name] = s.count
@@ -271,6 +445,7 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
                 _written.setdefault(store, {})[p.name] = (p.version, last, s.state)
         for s in slots:
             found.extend(s.problems)
+        found.extend(found_beside)
         if progress:
             total = last - min(s.after for s in slots)
             progress(total, total)
@@ -279,6 +454,39 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
     elif found:  # a caller that asked for no list still learns of it, once the rest is written
         raise ReadModelsBehind(f"The read models are up to date except what they could not hold: {'; '.join(found)}.")
     return counts
+
+
+def _write_beside(campaign: Campaign, beside: list[_Slot], frames: Iterator[_Frame], last: int,
+                  counts: dict[str, int]) -> list[str]:
+    """Insert the rows the second process folded (:func:`_fold_beside`) and checkpoint its read
+    models (their event counts into ``counts``); what they could not fold or hold, one sentence each,
+    in the order of ``beside``."""
+    store = campaign.store
+    specs = {s.projection.name: s.projection for s in beside}
+    problems: dict[str, list[str]] = {name: [] for name in specs}
+    for frame in frames:
+        if isinstance(frame, tuple):
+            name, table, rows = frame
+            _insert(campaign, table, rows, specs[name].append_tables[table], problems[name], name)
+            continue
+        for name, done in frame.items():
+            p, found = specs[name], problems[name]
+            found[:0] = done.problems
+            counts[name] = done.count
+            try:
+                if p.state_tables:
+                    with store.savepoint():
+                        for table in p.state_tables:
+                            store.clear_rows(table)
+                        for table, rows in done.state_rows.items():
+                            _insert(campaign, table, rows, p.state_tables[table], found, name)
+            except Exception as exc:  # noqa: BLE001 - no checkpoint: the next catch-up folds it again
+                found.append(f"read model {name} could not be written ({type(exc).__name__}: "
+                             f"{str(exc).rstrip('.')})")
+                store.drop_checkpoint(name)
+            else:
+                store.put_checkpoint(name, p.version, last, done.blob)
+    return [line for name in specs for line in problems[name]]
 
 
 def catch_up(campaign: Campaign, *, progress: Progress | None = None,

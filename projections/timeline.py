@@ -90,6 +90,9 @@ class Sessions(Projection):
         """The sessions a catch-up changed: within one session only its row (the others are the same
         map), after a change of session the rows that differ; a command on a long campaign does not
         write every session's row again."""
+        if before is after:
+            return {}
+
         def every(state: SessionsState) -> dict[int, Session]:
             return {**state.others, **({state.current.number: state.current} if state.current else {})}
 

@@ -1,0 +1,131 @@
+"""A/B measurements of the design levers of issue 20 (benchmarks/README.md, "Levers, A/B").
+
+    python benchmarks/levers.py rebuild --events 100000 --rounds 7
+    python benchmarks/levers.py command --events 100000 --rounds 5
+
+``rebuild``: a rebuild of every read model folding the read models that keep a state of their own
+(timeline, sessions, ledger) in a second process (A) against one process (B: the same code with
+``runner.PARALLEL_REBUILD_MIN`` out of reach), the two taking turns in each round, on two copies of a
+generated campaign (``generator.cached``). Prints the median of each and their ratio.
+
+``command``: ``note TEXT`` through the web table's in-process API path (``web.commands.run``, a
+campaign kept open), p50 of ``--commands`` commands, with every command lever (A) and with each one
+taken back in turn: the combat view built again when no rules event was folded
+(``CristalCombats.changed_rows``), every session row rewritten (``Sessions.changed_rows``), the
+checkpointed states decoded again (``runner._written`` emptied before each command). The variants take
+turns in each round, each on its own copy of the campaign; the figure is the median over rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent), str(HERE)]
+
+import baseline as B
+import generator
+from cristal_events.projections import runner
+
+from cristal_events import open_campaign
+
+
+def rebuild_ab(events: int, rounds: int) -> tuple[float, float]:
+    """(median seconds of a rebuild with the second process, without it)."""
+    folder = tempfile.mkdtemp(prefix="cristal-levers-")
+    try:
+        src = generator.cached(events, quiet=True)
+        a_db, b_db = os.path.join(folder, "a.db"), os.path.join(folder, "b.db")
+        shutil.copyfile(src, a_db)
+        shutil.copyfile(src, b_db)
+        a, b = open_campaign(a_db), open_campaign(b_db)
+        threshold = runner.PARALLEL_REBUILD_MIN
+
+        free = runner._free_core
+        runner._free_core = lambda: True  # A always forks, whatever the load: the lever itself is measured
+
+        def parallel() -> None:
+            runner.PARALLEL_REBUILD_MIN = threshold
+            runner.rebuild(a)
+
+        def serial() -> None:
+            runner.PARALLEL_REBUILD_MIN = 1 << 62
+            runner.rebuild(b)
+
+        print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
+        ta, tb = B.median_times([parallel, serial], rounds)
+        print(f"load average after: {os.getloadavg()[0]:.1f}", file=sys.stderr)
+        runner.PARALLEL_REBUILD_MIN, runner._free_core = threshold, free
+        a.close()
+        b.close()
+        return ta, tb
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def command_ab(events: int, rounds: int, commands_per_round: int) -> dict[str, float]:
+    """Median over ``rounds`` of each variant's p50 seconds (see the module's docstring)."""
+    import statistics
+    import time
+
+    from cristal_events.projections import base, cristal_combats, timeline
+
+    from cristal_events.web import commands
+
+    gm = {"name": "GM", "gm": True, "characters": []}
+    src = generator.cached(events, quiet=True)
+    folder = tempfile.mkdtemp(prefix="cristal-levers-")
+    combats, sessions = cristal_combats.CristalCombats.changed_rows, timeline.Sessions.changed_rows
+    variants = {"every lever": {}, "without the combats' shortcut": {"combats": True},
+                "without the sessions' changed rows": {"sessions": True}, "without the kept states": {"kept": True}}
+    out: dict[str, list[float]] = {k: [] for k in variants}
+    try:
+        for r in range(rounds):
+            names = list(variants) if r % 2 == 0 else list(variants)[::-1]
+            for name in names:
+                off = variants[name]
+                cristal_combats.CristalCombats.changed_rows = base.Projection.changed_rows if off.get("combats") else combats
+                timeline.Sessions.changed_rows = base.Projection.changed_rows if off.get("sessions") else sessions
+                db = os.path.join(folder, "c.db")
+                shutil.copyfile(src, db)
+                commands.run(db, gm, ["note", "warm-up"])
+                times = []
+                for i in range(commands_per_round):
+                    if off.get("kept"):
+                        runner._written.clear()
+                    t0 = time.perf_counter()
+                    commands.run(db, gm, ["note", f"bench {i}"])
+                    times.append(time.perf_counter() - t0)
+                commands.close_shared(db)
+                out[name].append(statistics.median(times))
+    finally:
+        cristal_combats.CristalCombats.changed_rows, timeline.Sessions.changed_rows = combats, sessions
+        shutil.rmtree(folder, ignore_errors=True)
+    return {k: statistics.median(v) for k, v in out.items()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("lever", choices=["rebuild", "command"])
+    ap.add_argument("--commands", type=int, default=200, help="commands timed in each round (command)")
+    ap.add_argument("--events", type=int, default=100_000)
+    ap.add_argument("--rounds", type=int, default=7)
+    a = ap.parse_args()
+    if a.lever == "rebuild":
+        ta, tb = rebuild_ab(a.events, a.rounds)
+        print(f"rebuild of {a.events:,} events, medians of {a.rounds}: second process {ta:.3f} s, "
+              f"one process {tb:.3f} s, {tb / ta:.2f} x faster")
+    else:
+        print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
+        for name, t in command_ab(a.events, a.rounds, a.commands).items():
+            print(f"note on the {a.events:,}-event campaign, API path, {name}: {t * 1000:.2f} ms p50")
+        print(f"load average after: {os.getloadavg()[0]:.1f}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
