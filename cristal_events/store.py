@@ -43,6 +43,8 @@ from .events import Event
 from .records import RecordedEvent  # the envelope is the kernel's; re-exported for old callers
 
 GENESIS = "0" * 64
+#: a ``--db`` target naming a PostgreSQL campaign starts with one of these (cristal_events/store_pg.py)
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 #: the constraint failures of an append whose stream or position another writer took first
 _MOVED = (sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY)
 #: the columns of a row's canonical array, the input of its hash, in order
@@ -644,6 +646,11 @@ class Store:
         """The raw payload of a campaign file's first event (its ``campaign.created`` header), read
         through a short read-only connection without migrating or checking the file; None when the
         file is not a readable campaign. For the CLI, which picks the ruleset before opening."""
+        if is_postgres(path):
+            from .store_pg import PgStore
+
+            return PgStore.peek_header(path)  # type: ignore[arg-type]
+
         p = Path(path)
         if not p.is_file():
             return None
@@ -661,6 +668,11 @@ class Store:
     def peek_last_position(path: str | os.PathLike[str]) -> int:
         """The last position of a campaign file read through a short read-only connection, without
         migrating or checking it (0 when it has no events). Raises sqlite3.Error for an unreadable file."""
+        if is_postgres(path):
+            from .store_pg import PgStore
+
+            return PgStore.peek_last_position(path)  # type: ignore[arg-type]
+
         conn = _connect(Path(path), "ro", None)  # the usual busy timeout (CRISTAL_BUSY_TIMEOUT, 5 s)
         try:
             return conn.execute("SELECT COALESCE(MAX(position), 0) FROM events").fetchone()[0]
@@ -736,6 +748,11 @@ class Store:
     def ruleset_of(path: str | os.PathLike[str]) -> str | None:
         """The ruleset named in a campaign file's first event, or None when it cannot be read (no file,
         not a campaign): a peek that opens no Store, takes no lock and applies no migration."""
+        if is_postgres(path):
+            from .store_pg import PgStore
+
+            return PgStore.ruleset_of(path)  # type: ignore[arg-type]
+
         p = Path(path)
         if not p.is_file():
             return None
@@ -877,6 +894,11 @@ class Store:
         """The live holder of a token (as :meth:`access_by_hash`) read through a short read-only
         connection, for the web table, which checks every request without holding the file open; None
         for an unknown or revoked token or an unreadable file."""
+        if is_postgres(path):
+            from .store_pg import PgStore
+
+            return PgStore.peek_access(path, token_hash)  # type: ignore[arg-type]
+
         try:
             conn = _connect(Path(path), "ro", None)
             try:
@@ -892,6 +914,11 @@ class Store:
     def peek_last_stream(path: str | os.PathLike[str], prefix: str) -> str | None:
         """The stream of the last event whose stream starts with ``prefix`` (e.g. ``combat:``), read
         through a short read-only connection; None when there is none."""
+        if is_postgres(path):
+            from .store_pg import PgStore
+
+            return PgStore.peek_last_stream(path, prefix)  # type: ignore[arg-type]
+
         conn = _connect(Path(path), "ro", None)
         try:
             row = conn.execute("SELECT stream FROM events WHERE stream LIKE ? ESCAPE '\\' "
@@ -1104,3 +1131,28 @@ def _connect(path: Path, mode: str, timeout: float | None) -> sqlite3.Connection
     conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
     conn.execute("PRAGMA synchronous = NORMAL")
     return conn
+
+
+def is_postgres(target: object) -> bool:
+    """Whether a campaign target is a PostgreSQL URL (else it is an SQLite file's path)."""
+    return isinstance(target, str) and target.startswith(POSTGRES_SCHEMES)
+
+
+def open_store(target: str | os.PathLike[str], codec: Codec | None = None, *, timeout: float | None = None,
+               readonly: bool = False) -> Any:
+    """The store of an existing campaign: an SQLite file's :class:`Store`, or for a ``postgresql://``
+    URL a :class:`cristal_events.store_pg.PgStore` (the same surface; psycopg is imported only then)."""
+    if is_postgres(target):
+        from .store_pg import PgStore
+
+        return PgStore.open(str(target), codec, timeout=timeout, readonly=readonly)
+    return Store.open(target, codec, timeout=timeout, readonly=readonly)
+
+
+def create_store(target: str | os.PathLike[str], codec: Codec | None = None, *, timeout: float | None = None) -> Any:
+    """A new, empty campaign's store, on the backend its target names (see :func:`open_store`)."""
+    if is_postgres(target):
+        from .store_pg import PgStore
+
+        return PgStore.create(str(target), codec, timeout=timeout)
+    return Store.create(target, codec, timeout=timeout)
