@@ -62,8 +62,10 @@ def pg_cluster():
 
 
 @pytest.fixture
-def pg_url(pg_cluster):
-    """A fresh, empty database owned by the engine's role (not a superuser); its URL."""
+def pg_url(pg_cluster, tmp_path, monkeypatch):
+    """A fresh, empty database owned by the engine's role (not a superuser); its URL. The dice secrets
+    of its campaigns go to the test's own folder (CRISTAL_SECRETS_DIR)."""
+    monkeypatch.setenv("CRISTAL_SECRETS_DIR", str(tmp_path / "secrets"))
     url = pg_cluster.new_database()
     yield url
     pg_cluster.drop_database(url)

@@ -212,9 +212,9 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
             camp = Campaign.open(ctx.obj["db"], readonly=True)
         except (EventDecodeError, NotACampaign):
             # a tampered header can make the campaign unreadable: the chain still names the position
-            from ..store import Store
+            from ..store import open_store
 
-            store = Store.open(ctx.obj["db"], readonly=True)
+            store = open_store(ctx.obj["db"], readonly=True)
             ctx.call_on_close(store.close)
             bare = store.verify()
             if bare.ok:
