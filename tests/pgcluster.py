@@ -136,3 +136,12 @@ def with_campaign(url: str, campaign: str) -> str:
     parts = urlsplit(url)
     query = [(k, v) for k, v in parse_qsl(parts.query) if k != "campaign"] + [("campaign", campaign)]
     return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def without_campaign(url: str) -> tuple[str, str]:
+    """A campaign's URL as (the database's libpq URL, the campaign's schema)."""
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query)
+    name = next((v for k, v in query if k == "campaign"), "default")
+    rest = [(k, v) for k, v in query if k != "campaign"]
+    return urlunsplit(parts._replace(query=urlencode(rest))), f"cristal_{name}"
