@@ -267,6 +267,11 @@ class PgStore:
     def close(self) -> None:
         self.conn.close()
 
+    def drop_campaign(self) -> None:
+        """Remove this campaign's schema (a copy that could not finish; its log is not a campaign's yet)."""
+        self._rollback()
+        self._sql(f'DROP SCHEMA "{_ident(self.target.schema)}" CASCADE')
+
     # ------------------------------------------------------------ transactions
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -35,7 +35,7 @@ CORE = {
     "schema": "campaign",
     "note": "campaign", "rebuild": "campaign", "correct": "correct", "replay": "replay", "audit": "audit",
     "export": "export", "import": "export", "demo": "demo", "script": "script", "sheet": "sheet",
-    "characters": "sheet", "access": "cristal_events.web.cli", "serve": "cristal_events.web.cli", "settings": "settings",
+    "characters": "sheet", "copy": "copy", "access": "cristal_events.web.cli", "serve": "cristal_events.web.cli", "settings": "settings",
 }
 
 
