@@ -191,6 +191,28 @@ def campaigns(target: str) -> list[str]:
     return [r[0][len(SCHEMA_PREFIX):] for r in rows]
 
 
+def campaign_of_token(target: str, token_hash: str) -> str | None:
+    """The campaign of the database ``target`` names whose live access holds ``token_hash`` (one
+    query over every campaign's access table), or None. For ``cristal serve --all``, which routes
+    each request to the campaign of its token."""
+    names = campaigns(target)
+    if not names:
+        return None
+    t = parse_target(target)
+    sql = " UNION ALL ".join(
+        f"SELECT %s FROM \"{_ident(SCHEMA_PREFIX + n)}\".access_tokens WHERE token_hash = %s AND revoked_at IS NULL"
+        for n in names)
+    args: list[Any] = [x for n in names for x in (n, token_hash)]
+    conn = connect(t, timeout=2)
+    try:
+        row = conn.execute(sql + " LIMIT 1", args).fetchone()
+    except Exception:  # noqa: BLE001 - a campaign of an older engine without the table: nothing to route to
+        return None
+    finally:
+        conn.close()
+    return row[0] if row else None
+
+
 class PgStore:
     """An append-only event log in one schema of a PostgreSQL database (see the module's docstring)."""
 
