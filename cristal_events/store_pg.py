@@ -306,8 +306,8 @@ class PgStore:
                 self._depth -= 1
             return
         try:
-            self.conn.execute("BEGIN")
-            self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock,))
+            # one round trip: two statements of the simple query protocol (the key is this module's integer)
+            self.conn.execute(f"BEGIN; SELECT pg_advisory_xact_lock({int(self._lock)})")
         except Exception as exc:  # noqa: BLE001
             self._rollback()
             raise translate(exc, self.path) from None
@@ -365,12 +365,11 @@ class PgStore:
                         raise ConcurrencyConflict(
                             f"{len(known)} of the {len(ids)} event ids are already stored; a retry must resend the same batch."
                         )
-                current = self.stream_version(stream)
+                current, position, prev = self._state_of(stream)
                 if expected_version is not None and current != expected_version:
                     raise ConcurrencyConflict(
                         f"Stream {stream} is at version {current}, not {expected_version}: someone else wrote first; retry."
                     )
-                position, prev = self._head()
                 when = recorded_at or utc_now()
                 rows = []
                 enc, sha = _hash_encoder.encode, hashlib.sha256
@@ -426,13 +425,16 @@ class PgStore:
         return n
 
     def _insert(self, rows: list[tuple[Any, ...]]) -> None:
-        """A command's few rows in one multi-row INSERT; a batch with COPY. The head moves with them."""
+        """A command's few rows in one multi-row INSERT that moves the head too (one statement, one
+        round trip); a batch with COPY, then the head."""
         if len(rows) >= _COPY_FROM:
             self._copy(rows)
-        else:
-            marks = ",".join(["(%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)"] * len(rows))
-            self.conn.execute(f"INSERT INTO events ({_COLUMNS}) VALUES {marks}", list(itertools.chain.from_iterable(rows)))
-        self.conn.execute("UPDATE log_head SET position = GREATEST(position, %s)", (rows[-1][0],))
+            self.conn.execute("UPDATE log_head SET position = GREATEST(position, %s)", (rows[-1][0],))
+            return
+        marks = ",".join(["(%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)"] * len(rows))
+        self.conn.execute(f"WITH head AS (UPDATE log_head SET position = GREATEST(position, %s)) "
+                          f"INSERT INTO events ({_COLUMNS}) VALUES {marks}",
+                          [rows[-1][0], *itertools.chain.from_iterable(rows)])
 
     def _copy(self, rows: Sequence[tuple[Any, ...]]) -> None:
         """COPY in binary format with the column types set once: psycopg packs each row in C, no SQL
@@ -445,6 +447,16 @@ class PgStore:
 
     def _positions_of(self, ids: Sequence[str]) -> dict[str, int]:
         return dict(self._sql("SELECT event_id, position FROM events WHERE event_id = ANY(%s)", (list(ids),)).fetchall())
+
+    def _state_of(self, stream: str) -> tuple[int, int, str]:
+        """(the stream's version, the head's position, its hash) in one statement (one round trip)."""
+        version, seq, last, h = self._sql(
+            "SELECT (SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = %s), (SELECT position FROM log_head), "
+            "e.position, e.hash FROM (SELECT 1) one LEFT JOIN LATERAL "
+            "(SELECT position, hash FROM events ORDER BY position DESC LIMIT 1) e ON true", (stream,)).fetchone()
+        if last is None:
+            return version, seq, GENESIS
+        return version, max(seq, last), h
 
     def _head(self) -> tuple[int, str]:
         seq = self._sql("SELECT position FROM log_head").fetchone()[0]
