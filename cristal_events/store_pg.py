@@ -124,15 +124,17 @@ def _psycopg() -> Any:
     return psycopg
 
 
-def connect(target: Target, *, timeout: float | None = None) -> Any:
-    """An autocommit connection to the target's database; the campaign's schema first on its search_path."""
+def connect(target: Target, *, timeout: float | None = None, readonly: bool = False) -> Any:
+    """An autocommit connection to the target's database; the campaign's schema first on its search_path
+    (``readonly``: every transaction read-only, as SQLite's ``mode=ro``)."""
     psycopg = _psycopg()
     if timeout is None:
         timeout = float(os.environ.get("CRISTAL_BUSY_TIMEOUT", "5"))
     lock_ms = max(1, int(timeout * 1000))
     try:
         return psycopg.connect(target.conninfo, autocommit=True, connect_timeout=max(2, int(timeout)),
-                               options=f"-c search_path={target.schema} -c lock_timeout={lock_ms}")
+                               options=f"-c search_path={target.schema} -c lock_timeout={lock_ms}"
+                                       + (" -c default_transaction_read_only=on" if readonly else ""))
     except psycopg.Error as exc:
         raise StoreUnavailable(f"The PostgreSQL server of {target.shown} cannot be reached: "
                                f"{_first_line(exc)}; nothing was written.") from None
@@ -265,7 +267,7 @@ class PgStore:
              readonly: bool = False) -> PgStore:
         """Open an existing campaign, applying pending migrations (unless read-only)."""
         t = parse_target(target)
-        conn = connect(t, timeout=timeout)
+        conn = connect(t, timeout=timeout, readonly=readonly)
         try:
             has = conn.execute("SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
                                "WHERE n.nspname = %s AND c.relname = 'schema_migrations'", (t.schema,)).fetchone()
