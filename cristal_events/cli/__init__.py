@@ -164,7 +164,7 @@ class CristalGroup(click.Group):
 
 @click.group(cls=CristalGroup)
 @click.option("--db", envvar="CRISTAL_DB", default="campaign.db", show_default=True, metavar="PATH",
-              help="The campaign file (env CRISTAL_DB).")
+              help="The campaign: an SQLite file, or a postgresql://...?campaign=NAME URL (env CRISTAL_DB).")
 @click.option("--actor", envvar="CRISTAL_ACTOR", default="GM", show_default=True,
               help="Who records the events: GM or a player's name (env CRISTAL_ACTOR).")
 @click.version_option(__version__, prog_name="cristal")

@@ -45,7 +45,7 @@ def _parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.pass_context
 def init_cmd(ctx: click.Context, path: str | None, name: str, ruleset: str, rounding: str, seed: int | None,
              settings: tuple[str, ...], as_json: bool) -> None:
-    """Create a new campaign file (PATH, default --db).
+    """Create a new campaign file (PATH, default --db), or a campaign in PostgreSQL (a postgresql://...?campaign=NAME URL).
 
     Example: cristal init taverne.db --name "La Taverne" --ruleset cristal --rounding round --seed 7
     """

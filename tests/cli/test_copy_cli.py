@@ -84,3 +84,16 @@ def test_copy_refuses_an_existing_destination_or_a_source_that_does_not_verify(t
     from cristal_events.store_pg import campaigns
 
     assert campaigns(pg_url) == ["taverne"]
+
+
+def test_a_jsonl_export_imports_into_postgresql_with_the_same_hashes(tmp_path, pg_url):
+    first = str(tmp_path / "taverne.db")
+    _build(first)
+    assert _run("--db", first, "session", "end").exit_code == 0  # an export to import is of ended sessions
+    export = tmp_path / "t.jsonl"
+    assert _run("--db", first, "export", "timeline", "--format", "jsonl", "-o", str(export)).exit_code == 0
+    pg = with_campaign(pg_url, "importee")
+    out = _run("import", str(export), pg)
+    assert out.exit_code == 0 and "Imported" in out.output, out.output
+    assert _hashes(pg) == _hashes(first)
+    assert _run("--db", pg, "verify").exit_code == 0
