@@ -30,6 +30,7 @@ import hashlib
 import itertools
 import os
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -180,16 +181,39 @@ def _lock_key(schema: str) -> int:
     return int.from_bytes(hashlib.sha256(schema.encode()).digest()[:8], "big") >> 1
 
 
+_peeks: dict[str, Any] = {}
+_peeks_lock = threading.Lock()
+
+
+def peek_rows(target: Target, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    """The rows of one read through a read-only connection kept per campaign for the peeks: the web
+    table asks who holds a token and where the log ends on every request and every 0.2 s of a live
+    page, and a new connection costs the server a process each time. A connection the server closed
+    is opened again once."""
+    psycopg = _psycopg()
+    key = target.url()
+    for attempt in (0, 1):
+        with _peeks_lock:
+            conn = _peeks.get(key)
+            if conn is None or conn.closed:
+                conn = _peeks[key] = connect(target, timeout=2, readonly=True)
+        try:
+            return conn.execute(sql, args).fetchall()
+        except psycopg.OperationalError:
+            with _peeks_lock:
+                _peeks.pop(key, None)
+            conn.close()
+            if attempt:
+                raise
+    return []
+
+
 def campaigns(target: str) -> list[str]:
     """The names of the campaigns of the database a PostgreSQL URL names, sorted."""
-    t = parse_target(target)
-    conn = connect(t)
-    try:
-        rows = conn.execute("SELECT n.nspname FROM pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid "
-                            "WHERE c.relname = 'events' AND c.relkind = 'r' AND n.nspname LIKE %s ORDER BY 1",
-                            (SCHEMA_PREFIX.replace("_", "\\_") + "%",)).fetchall()
-    finally:
-        conn.close()
+    rows = peek_rows(parse_target(target),
+                     "SELECT n.nspname FROM pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid "
+                     "WHERE c.relname = 'events' AND c.relkind = 'r' AND n.nspname LIKE %s ORDER BY 1",
+                     (SCHEMA_PREFIX.replace("_", "\\_") + "%",))
     return [r[0][len(SCHEMA_PREFIX):] for r in rows]
 
 
@@ -205,14 +229,11 @@ def campaign_of_token(target: str, token_hash: str) -> str | None:
         f"SELECT %s FROM \"{_ident(SCHEMA_PREFIX + n)}\".access_tokens WHERE token_hash = %s AND revoked_at IS NULL"
         for n in names)
     args: list[Any] = [x for n in names for x in (n, token_hash)]
-    conn = connect(t, timeout=2)
     try:
-        row = conn.execute(sql + " LIMIT 1", args).fetchone()
+        rows = peek_rows(t, sql + " LIMIT 1", args)
     except Exception:  # noqa: BLE001 - a campaign of an older engine without the table: nothing to route to
         return None
-    finally:
-        conn.close()
-    return row[0] if row else None
+    return rows[0][0] if rows else None
 
 
 class PgStore:
@@ -715,18 +736,12 @@ class PgStore:
     # ------------------------------------------------------------ peeks (the CLI, the web table)
     @staticmethod
     def _peek(target: str, sql: str, args: Sequence[Any] = ()) -> Any:
-        """One row read through a short connection; None when the campaign cannot be read."""
+        """One row read through the campaign's peek connection (:func:`peek_rows`); None when it cannot be read."""
         try:
-            t = parse_target(target)
-            conn = connect(t, timeout=2)
-        except CristalError:
+            rows = peek_rows(parse_target(target), sql, args)
+        except Exception:  # noqa: BLE001 - no server, or not a campaign (no such schema or table): nothing to peek at
             return None
-        try:
-            return conn.execute(sql, args).fetchone()
-        except Exception:  # noqa: BLE001 - not a campaign (no such schema or table): nothing to peek at
-            return None
-        finally:
-            conn.close()
+        return rows[0] if rows else None
 
     @staticmethod
     def peek_header(target: str) -> str | None:
