@@ -51,7 +51,7 @@ from .rounding import MODES
 from .ruleset import CORE_SETTING_KEYS, Context, Emit, Ruleset
 from .rulesets import get as get_ruleset
 from .session_dice import engine_dice, joined_salt, sealed_commitment
-from .store import Store, VerifyReport, new_event_id, new_event_ids
+from .store import Store, VerifyReport, create_store, new_event_id, new_event_ids, open_store
 from .version import __version__
 
 CAMPAIGN_STREAM = "campaign"
@@ -360,7 +360,7 @@ class Campaign:
     # ---------------------------------------------------------------- opening
     @classmethod
     def open(cls, path: str | os.PathLike[str], *, readonly: bool = False, timeout: float | None = None) -> "Campaign":
-        store = Store.open(path, readonly=readonly, timeout=timeout)
+        store = open_store(path, readonly=readonly, timeout=timeout)
         first = next(store.read_all(decode=False, until=1), None)
         if first is None or first.type != "campaign.created":
             store.close()
@@ -396,7 +396,7 @@ class Campaign:
         validated = rs.settings(msgspec.structs.replace(header, settings=merged))
         header = msgspec.structs.replace(header, settings={**msgspec.to_builtins(validated), **core})
         bounds.check(header)  # a setting past the bounds (the seed: any 64-bit number)
-        store = Store.create(path, codec_for(rs))
+        store = create_store(path, codec_for(rs))
         store.append(CAMPAIGN_STREAM, [header], expected_version=0, actor=actor)
         return cls(store, rs, header)
 
@@ -604,7 +604,8 @@ class Campaign:
     # ------------------------------------------------------------ dice secrets
     def secrets_file(self) -> Path:
         """Where the open session's secret is kept: ``<campaign>.secrets`` (see :func:`secrets_path`)."""
-        return secrets_path(self.store.path)
+        # a PostgreSQL campaign keeps it in a file outside the database (PgStore.secrets_base)
+        return secrets_path(getattr(self.store, "secrets_base", self.store.path))
 
     def _read_secrets(self) -> dict[int, str]:
         try:
@@ -645,7 +646,7 @@ class Campaign:
     def sealed_file(self) -> Path:
         """Where the sealed rolls' nonces and events are kept until revealed: ``<campaign>.sealed``
         (mode 0600, beside the session secret; see :func:`sealed_path`)."""
-        return sealed_path(self.store.path)
+        return sealed_path(getattr(self.store, "secrets_base", self.store.path))
 
     def _read_sealed(self) -> dict[int, dict[str, str]]:
         try:

@@ -43,6 +43,8 @@ from .events import Event
 from .records import RecordedEvent  # the envelope is the kernel's; re-exported for old callers
 
 GENESIS = "0" * 64
+#: a ``--db`` target naming a PostgreSQL campaign starts with one of these (cristal_events/store_pg.py)
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 #: the constraint failures of an append whose stream or position another writer took first
 _MOVED = (sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY)
 #: the columns of a row's canonical array, the input of its hash, in order
@@ -585,12 +587,12 @@ class Store:
 
     def clear_rows(self, table: str) -> None:
         """Delete every row of read table ``table``."""
-        self.conn.execute(f'DELETE FROM "{_ident(table)}"')
+        self.conn.execute(f'DELETE FROM "{ident(table)}"')
 
     def delete_rows(self, table: str, pk: Sequence[str], keys: Iterable[Sequence[Any]]) -> None:
         """Delete the rows of read table ``table`` whose primary key ``pk`` is one of ``keys``."""
-        where = " AND ".join(f'"{_ident(c)}" = ?' for c in pk)
-        self.conn.executemany(f'DELETE FROM "{_ident(table)}" WHERE {where}', keys)
+        where = " AND ".join(f'"{ident(c)}" = ?' for c in pk)
+        self.conn.executemany(f'DELETE FROM "{ident(table)}" WHERE {where}', keys)
 
     def replace_rows(self, table: str, columns: Sequence[str], values: Sequence[Sequence[Any]]) -> None:
         """INSERT OR REPLACE ``values`` (sequences in ``columns`` order) into read table ``table`` with
@@ -600,7 +602,7 @@ class Store:
             return
         cols = list(columns)
         per = max(1, min(500, self.conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // len(cols)))
-        head = f'INSERT OR REPLACE INTO "{_ident(table)}" ({", ".join(chr(34) + _ident(c) + chr(34) for c in cols)}) VALUES '
+        head = f'INSERT OR REPLACE INTO "{ident(table)}" ({", ".join(chr(34) + ident(c) + chr(34) for c in cols)}) VALUES '
         marks = "(" + ",".join("?" * len(cols)) + ")"
         for i in range(0, len(values), per):
             part = values[i:i + per]
@@ -613,19 +615,19 @@ class Store:
         if not t.exists():
             return []
         return [tuple(r[c] for c in columns) for r in t.rows_where(
-            select=", ".join(f'"{_ident(c)}"' for c in columns), order_by=", ".join(f'"{_ident(c)}"' for c in order_by))]
+            select=", ".join(f'"{ident(c)}"' for c in columns), order_by=", ".join(f'"{ident(c)}"' for c in order_by))]
 
     @contextmanager
     def savepoint(self, name: str = "read_model_row") -> Iterator[None]:
         """A SAVEPOINT inside the caller's transaction: what fails inside it is rolled back alone."""
-        self.conn.execute(f"SAVEPOINT {_ident(name)}")
+        self.conn.execute(f"SAVEPOINT {ident(name)}")
         try:
             yield
         except BaseException:
-            self.conn.execute(f"ROLLBACK TO {_ident(name)}")
-            self.conn.execute(f"RELEASE {_ident(name)}")
+            self.conn.execute(f"ROLLBACK TO {ident(name)}")
+            self.conn.execute(f"RELEASE {ident(name)}")
             raise
-        self.conn.execute(f"RELEASE {_ident(name)}")
+        self.conn.execute(f"RELEASE {ident(name)}")
 
     def checkpoint(self, name: str) -> tuple[int, int, bytes | None] | None:
         """Read model ``name``'s checkpoint ``(version, position, state)``, or None."""
@@ -659,6 +661,11 @@ class Store:
         """The raw payload of a campaign file's first event (its ``campaign.created`` header), read
         through a short read-only connection without migrating or checking the file; None when the
         file is not a readable campaign. For the CLI, which picks the ruleset before opening."""
+        if is_postgres(path):
+            from .store_pg import PgStore
+
+            return PgStore.peek_header(path)  # type: ignore[arg-type]
+
         p = Path(path)
         if not p.is_file():
             return None
@@ -676,6 +683,11 @@ class Store:
     def peek_last_position(path: str | os.PathLike[str]) -> int:
         """The last position of a campaign file read through a short read-only connection, without
         migrating or checking it (0 when it has no events). Raises sqlite3.Error for an unreadable file."""
+        if is_postgres(path):
+            from .store_pg import PgStore
+
+            return PgStore.peek_last_position(path)  # type: ignore[arg-type]
+
         conn = _connect(Path(path), "ro", None)  # the usual busy timeout (CRISTAL_BUSY_TIMEOUT, 5 s)
         try:
             return conn.execute("SELECT COALESCE(MAX(position), 0) FROM events").fetchone()[0]
@@ -751,6 +763,11 @@ class Store:
     def ruleset_of(path: str | os.PathLike[str]) -> str | None:
         """The ruleset named in a campaign file's first event, or None when it cannot be read (no file,
         not a campaign): a peek that opens no Store, takes no lock and applies no migration."""
+        if is_postgres(path):
+            from .store_pg import PgStore
+
+            return PgStore.ruleset_of(path)  # type: ignore[arg-type]
+
         p = Path(path)
         if not p.is_file():
             return None
@@ -771,6 +788,11 @@ class Store:
         :meth:`ruleset_of`: every command's output shows the count); [] when it cannot be read.
         Only the last session is read (through the session starts' index): a session's end reveals
         every roll it still can, and ``verify --rolls`` names any that stayed sealed for good."""
+        if is_postgres(path):
+            from .store_pg import PgStore
+
+            return PgStore.sealed_of(path)  # type: ignore[arg-type]
+
         p = Path(path)
         if not p.is_file():
             return []
@@ -912,19 +934,24 @@ class Store:
         """The live (not revoked) access of ``name``, without its hash; None when there is none."""
         row = self.conn.execute("SELECT name, characters, gm, granted_at FROM access_tokens "
                                 "WHERE name = ? AND revoked_at IS NULL", (name,)).fetchone()
-        return _access_row(row) if row else None
+        return access_row(row) if row else None
 
     def access_by_hash(self, token_hash: str) -> dict[str, Any] | None:
         """The live holder of the token whose SHA-256 is ``token_hash``, without the hash; or None."""
         row = self.conn.execute("SELECT name, characters, gm, granted_at FROM access_tokens "
                                 "WHERE token_hash = ? AND revoked_at IS NULL", (token_hash,)).fetchone()
-        return _access_row(row) if row else None
+        return access_row(row) if row else None
 
     @staticmethod
     def peek_access(path: str | os.PathLike[str], token_hash: str) -> dict[str, Any] | None:
         """The live holder of a token (as :meth:`access_by_hash`) read through a short read-only
         connection, for the web table, which checks every request without holding the file open; None
         for an unknown or revoked token or an unreadable file."""
+        if is_postgres(path):
+            from .store_pg import PgStore
+
+            return PgStore.peek_access(path, token_hash)  # type: ignore[arg-type]
+
         try:
             conn = _connect(Path(path), "ro", None)
             try:
@@ -934,12 +961,17 @@ class Store:
                 conn.close()
         except sqlite3.Error:
             return None
-        return _access_row(row) if row else None
+        return access_row(row) if row else None
 
     @staticmethod
     def peek_last_stream(path: str | os.PathLike[str], prefix: str) -> str | None:
         """The stream of the last event whose stream starts with ``prefix`` (e.g. ``combat:``), read
         through a short read-only connection; None when there is none."""
+        if is_postgres(path):
+            from .store_pg import PgStore
+
+            return PgStore.peek_last_stream(path, prefix)  # type: ignore[arg-type]
+
         conn = _connect(Path(path), "ro", None)
         try:
             row = conn.execute("SELECT stream FROM events WHERE stream LIKE ? ESCAPE '\\' "
@@ -954,10 +986,10 @@ class Store:
         """Every holder, revoked ones too (``revoked_at``), never a hash."""
         rows = self.conn.execute("SELECT name, characters, gm, granted_at, revoked_at FROM access_tokens "
                                  "ORDER BY name").fetchall()
-        return [{**_access_row(r[:4]), "revoked_at": r[4]} for r in rows]
+        return [{**access_row(r[:4]), "revoked_at": r[4]} for r in rows]
 
 
-def _access_row(row: Sequence[Any]) -> dict[str, Any]:
+def access_row(row: Sequence[Any]) -> dict[str, Any]:
     return {"name": row[0], "characters": msgspec.json.decode(row[1]), "gm": bool(row[2]), "granted_at": row[3]}
 
 
@@ -988,11 +1020,11 @@ class _Stretch(msgspec.Struct, array_like=True):
     problem: str = ""
 
 
-def _missing(expected: int, found: int) -> str:
+def gap_problem(expected: int, found: int) -> str:
     return f"position {expected} is missing (next stored event is {found}): an event was removed"
 
 
-def _unlinked(position: int) -> str:
+def unlinked_problem(position: int) -> str:
     return f"position {position} does not follow the previous event (chain broken: reordered or removed)"
 
 
@@ -1033,9 +1065,9 @@ def _walk(conn: sqlite3.Connection, lo: int, hi: int | None, *, in_sql: bool, ti
             continue
         pos, h = r[1], r[-1]
         if pos != expected:
-            out.first_bad, out.problem = expected, _missing(expected, pos)
+            out.first_bad, out.problem = expected, gap_problem(expected, pos)
         elif r[0] != prev:
-            out.first_bad, out.problem = pos, _unlinked(pos)
+            out.first_bad, out.problem = pos, unlinked_problem(pos)
         elif (sha(r[2]).hexdigest() if in_sql else sha(enc(r[:13])).hexdigest()) != h and \
                 (not in_sql or _row_digest(conn, pos) != h):
             out.first_bad = pos
@@ -1055,9 +1087,9 @@ def _join(stretches: list[_Stretch]) -> tuple[int, int | None, int, list[str]]:
             continue
         pos, link = s.first
         if pos != expected:
-            first_bad, problem = expected, _missing(expected, pos)
+            first_bad, problem = expected, gap_problem(expected, pos)
         elif link != prev:
-            first_bad, problem = pos, _unlinked(pos)
+            first_bad, problem = pos, unlinked_problem(pos)
         elif s.first_bad is not None:
             first_bad, problem = s.first_bad, s.problem
         else:
@@ -1131,7 +1163,7 @@ def _short_switch_interval(seconds: float = 0.0005) -> Iterator[None]:
                 sys.setswitchinterval(_switch["saved"])
 
 
-def _ident(name: str) -> str:
+def ident(name: str) -> str:
     """A table, column or savepoint name put in SQL text: read models name their own tables, so a
     name holding a double quote is a bug, refused before it reaches SQLite."""
     if '"' in name or "\x00" in name:
@@ -1152,3 +1184,28 @@ def _connect(path: Path, mode: str, timeout: float | None) -> sqlite3.Connection
     conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
     conn.execute("PRAGMA synchronous = NORMAL")
     return conn
+
+
+def is_postgres(target: object) -> bool:
+    """Whether a campaign target is a PostgreSQL URL (else it is an SQLite file's path)."""
+    return isinstance(target, str) and target.startswith(POSTGRES_SCHEMES)
+
+
+def open_store(target: str | os.PathLike[str], codec: Codec | None = None, *, timeout: float | None = None,
+               readonly: bool = False) -> Any:
+    """The store of an existing campaign: an SQLite file's :class:`Store`, or for a ``postgresql://``
+    URL a :class:`cristal_events.store_pg.PgStore` (the same surface; psycopg is imported only then)."""
+    if is_postgres(target):
+        from .store_pg import PgStore
+
+        return PgStore.open(str(target), codec, timeout=timeout, readonly=readonly)
+    return Store.open(target, codec, timeout=timeout, readonly=readonly)
+
+
+def create_store(target: str | os.PathLike[str], codec: Codec | None = None, *, timeout: float | None = None) -> Any:
+    """A new, empty campaign's store, on the backend its target names (see :func:`open_store`)."""
+    if is_postgres(target):
+        from .store_pg import PgStore
+
+        return PgStore.create(str(target), codec, timeout=timeout)
+    return Store.create(target, codec, timeout=timeout)

@@ -44,3 +44,38 @@ class Cli:
 @pytest.fixture
 def run(db_path):
     return Cli(db_path)
+
+
+# --- PostgreSQL (issue 20): one server per test session, a fresh database per test -----------------
+@pytest.fixture(scope="session")
+def pg_cluster():
+    """The server of CRISTAL_TEST_POSTGRES, or a temporary PostgreSQL 15 cluster started here (stopped
+    at the end); without either the PostgreSQL tests FAIL with one sentence, they never skip."""
+    from pgcluster import Cluster, ClusterMissing
+
+    try:
+        cluster = Cluster.from_env()
+    except ClusterMissing as exc:
+        pytest.fail(f"No PostgreSQL server for the PostgreSQL tests: {exc}", pytrace=False)
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def pg_url(pg_cluster, tmp_path, monkeypatch):
+    """A fresh, empty database owned by the engine's role (not a superuser); its URL. The dice secrets
+    of its campaigns go to the test's own folder (CRISTAL_SECRETS_DIR)."""
+    monkeypatch.setenv("CRISTAL_SECRETS_DIR", str(tmp_path / "secrets"))
+    url = pg_cluster.new_database()
+    yield url
+    pg_cluster.drop_database(url)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request, tmp_path):
+    """A campaign target on each backend: an SQLite file's path, or a PostgreSQL URL naming a campaign."""
+    if request.param == "sqlite":
+        return str(tmp_path / "campaign.db")
+    from pgcluster import with_campaign
+
+    return with_campaign(request.getfixturevalue("pg_url"), "taverne")

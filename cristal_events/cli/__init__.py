@@ -35,7 +35,7 @@ CORE = {
     "schema": "campaign",
     "note": "campaign", "rebuild": "campaign", "correct": "correct", "replay": "replay", "audit": "audit",
     "export": "export", "import": "export", "demo": "demo", "script": "script", "sheet": "sheet",
-    "characters": "sheet", "access": "cristal_events.web.cli", "serve": "cristal_events.web.cli", "settings": "settings",
+    "characters": "sheet", "copy": "copy", "access": "cristal_events.web.cli", "serve": "cristal_events.web.cli", "settings": "settings",
     "reveal": "secret", "override": "secret", "reroll": "secret",
     "dice": "dice", "recap": "recap",
     "play": "cristal_events.console.cli",
@@ -197,7 +197,7 @@ def _sealed_notice(ctx: click.Context) -> None:
 
 @click.group(cls=CristalGroup)
 @click.option("--db", envvar="CRISTAL_DB", default="campaign.db", show_default=True, metavar="PATH",
-              help="The campaign file (env CRISTAL_DB).")
+              help="The campaign: an SQLite file, or a postgresql://...?campaign=NAME URL (env CRISTAL_DB).")
 @click.option("--actor", envvar="CRISTAL_ACTOR", default="GM", show_default=True,
               help="Who records the events: GM or a player's name (env CRISTAL_ACTOR).")
 @click.version_option(__version__, prog_name="cristal")

@@ -50,7 +50,7 @@ def parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.pass_context
 def init_cmd(ctx: click.Context, path: str | None, name: str, ruleset: str, rounding: str, seed: int | None,
              settings: tuple[str, ...], fudge_policy: str, as_json: bool) -> None:
-    """Create a new campaign file (PATH, default --db).
+    """Create a new campaign file (PATH, default --db), or a campaign in PostgreSQL (a postgresql://...?campaign=NAME URL).
 
     Example: cristal init taverne.db --name "La Taverne" --ruleset cristal --rounding round --seed 7
     """
@@ -235,9 +235,9 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
             camp = Campaign.open(ctx.obj["db"], readonly=True)
         except (EventDecodeError, NotACampaign):
             # a tampered header can make the campaign unreadable: the chain still names the position
-            from ..store import Store
+            from ..store import open_store
 
-            store = Store.open(ctx.obj["db"], readonly=True)
+            store = open_store(ctx.obj["db"], readonly=True)
             ctx.call_on_close(store.close)
             bare = store.verify()
             if bare.ok:

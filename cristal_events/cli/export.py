@@ -133,7 +133,7 @@ def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, sessio
 @json_option
 @click.pass_context
 def import_cmd(ctx: click.Context, file: str, path: str | None, as_json: bool) -> None:
-    """Create a new campaign (PATH, default --db) from a whole-campaign JSONL export.
+    """Create a new campaign (PATH, default --db: a file or a postgresql:// URL) from a whole-campaign JSONL export.
 
     The whole file is checked first, writing nothing: it must verify (and match its receipt line),
     every event is validated and folded by the campaign's rules, and its last session must be ended;
@@ -149,8 +149,21 @@ def import_cmd(ctx: click.Context, file: str, path: str | None, as_json: bool) -
             catch_up(camp, progress=tty_progress("read models"))
 
     target = path or ctx.obj["db"]
-    result = exports.import_jsonl(file, target, progress=tty_progress("import"),
-                                  prepare=read_models)
+    from ..store import is_postgres
+
+    if is_postgres(target):  # checked and built as a file first, then copied whole (cristal copy)
+        import tempfile
+        from pathlib import Path
+
+        from ..jobs.copy import copy_campaign
+
+        with tempfile.TemporaryDirectory(prefix="cristal-import-") as folder:
+            built = str(Path(folder) / "import.db")
+            result = exports.import_jsonl(file, built, progress=tty_progress("import"))
+            copy_campaign(built, target, progress=tty_progress("read models"))
+    else:
+        result = exports.import_jsonl(file, target, progress=tty_progress("import"),
+                                      prepare=read_models)
     if as_json:
         emit_json(result.__dict__)
     else:

@@ -401,7 +401,7 @@ class Ran:
     output: str
 
 
-def last_position(db: Path) -> int:
+def last_position(db: Path | str) -> int:
     return Store.peek_last_position(db)
 
 
@@ -424,9 +424,14 @@ def invoke_cli(argv: list[str]) -> tuple[int, str, str]:
 def run(script: Script, db: str | Path, *, actor: str = "GM") -> list[Ran]:
     """Build the campaign ``db`` (a new file) from ``script``; return what each step appended."""
     check(script)
-    db = Path(db)
-    if db.exists():
-        raise ScriptError(f"{db} already exists; a script builds a new campaign.")
+    from ..store import is_postgres, open_store
+
+    pg = is_postgres(str(db))  # a PostgreSQL campaign's URL stays text (init refuses one that exists)
+    if not pg:
+        db = Path(db)
+        if db.exists():
+            raise ScriptError(f"{db} already exists; a script builds a new campaign.")
+    created = False
     h = script.header
     init = ["init", "--name", h["name"], "--ruleset", script.ruleset, "--rounding", str(h.get("rounding", "round"))]
     if "seed" in h:
@@ -443,6 +448,7 @@ def run(script: Script, db: str | Path, *, actor: str = "GM") -> list[Ran]:
         code, _, err = invoke_cli(["--db", str(db), "--actor", actor, *init])
         if code:
             raise _fail(script.path, 1, f"the campaign could not be created ({err.removeprefix('Error: ')})")
+        created = True
         for step in script.steps:
             before = last_position(db)
             argv = ["--db", str(db), "--actor", step.actor or actor, *step_argv(step, resolve)]
@@ -455,8 +461,14 @@ def run(script: Script, db: str | Path, *, actor: str = "GM") -> list[Ran]:
                 labels[step.label] = before + 1
             done.append(Ran(step.line, step.run, (before + 1, after), out))
     except BaseException:
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(db) + suffix).unlink(missing_ok=True)
+        if pg:
+            if created:  # the campaign this script began is removed, as a file would be
+                store = open_store(str(db))
+                store.drop_campaign()
+                store.close()
+        else:
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(db) + suffix).unlink(missing_ok=True)
         raise
     return done
 

@@ -95,7 +95,12 @@ def _caught_up(camp: Any, ledger: Any) -> sqlite_utils.db.Table | None:
 def ledger_rows(camp: Any, ledger: Any, *, progress: Progress | None = None) -> list[LedgerEntry]:
     """The ``xp_ledger`` entries of the whole log in position order: the caught-up table's, or (when
     the read model is behind) the rows a rebuild of ``ledger`` would write, computed in memory."""
-    table = _caught_up(camp, ledger)
+    if not hasattr(camp.store, "read_model_db"):  # a PostgreSQL campaign: the store reads the table itself
+        if camp.store.read_model_current(ledger.name, ledger.version):
+            return [from_row(r) for r in camp.store.read_model_rows(LEDGER_TABLE, order_by=("position",))]
+        table = None
+    else:
+        table = _caught_up(camp, ledger)
     if table is not None:
         return [from_row(r) for r in table.rows_where(order_by="position")]
     from ..projections import runner  # only when the read model is behind: a caught-up table needs no fold

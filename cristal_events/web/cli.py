@@ -119,14 +119,20 @@ def revoke_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
 @click.option("--host", default=DEFAULT_HOST, show_default=True,
               help="The address to listen on; anything but a loopback address opens the table to the network.")
 @click.option("--port", type=click.IntRange(1, 65535), default=DEFAULT_PORT, show_default=True)
+@click.option("--all", "all_campaigns", is_flag=True,
+              help="Serve every campaign of the PostgreSQL database --db names (each request goes to the "
+                   "campaign of its token, or of its /c/NAME/ path).")
 @json_option
 @click.pass_context
-def serve_cmd(ctx: click.Context, host: str, port: int, as_json: bool) -> None:
+def serve_cmd(ctx: click.Context, host: str, port: int, all_campaigns: bool, as_json: bool) -> None:
     """Serve the campaign to the table's browsers: the game master's and the players' pages, and the
     HTTP API (docs/api.md). Each holder opens the URL 'cristal access grant' printed.
 
     Example: cristal --db taverne.db serve --port 8019
     """
+    if all_campaigns:
+        _serve_all(ctx, host, port, as_json)
+        return
     try:
         import uvicorn
 
@@ -146,6 +152,34 @@ def serve_cmd(ctx: click.Context, host: str, port: int, as_json: bool) -> None:
         echo(f"Serving {visible(ctx.obj['db'])} on http://{host}:{port}/ (Ctrl-C stops).")
     app = create_app(ctx.obj["db"])
     uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def _serve_all(ctx: click.Context, host: str, port: int, as_json: bool) -> None:
+    """``serve --all``: every campaign of a PostgreSQL database (cristal_events/web/hosting.py)."""
+    from ..errors import CristalError
+    from ..store import is_postgres
+
+    if not is_postgres(ctx.obj["db"]):
+        raise CristalError("'serve --all' serves the campaigns of a PostgreSQL database; give --db postgresql://...")
+    try:
+        import uvicorn
+
+        from .hosting import create_host_app
+    except ModuleNotFoundError as exc:
+        raise click.ClickException(f"'cristal serve' needs the web extra ({exc.name} is missing): "
+                                   "pip install 'cristal-events[web]'.") from None
+    from ..store_pg import campaigns
+
+    names = campaigns(ctx.obj["db"])
+    if as_json:
+        emit_json({"db": ctx.obj["db"], "host": host, "port": port, "campaigns": names})
+    else:
+        echo(f"Serving {len(names)} campaign(s) of {visible(ctx.obj['db'])} on http://{host}:{port}/ "
+             f"({', '.join(names) or 'none yet'}; each at /c/NAME/ or by its token; Ctrl-C stops).")
+    if not is_loopback(host):
+        echo(f"Warning: serving on {host} opens the tables to the network; anyone who reaches them still needs a token.",
+             err=True)
+    uvicorn.run(create_host_app(ctx.obj["db"]), host=host, port=port, log_level="warning")
 
 
 COMMANDS = [access_group, serve_cmd]

@@ -123,6 +123,7 @@ def test_wheel_installs_inside_its_namespace_beside_packages_of_the_same_name(tm
     assert {t for t in tops if not t.endswith(".dist-info")} == {"cristal_events"}
     names = zipfile.ZipFile(wheel).namelist()
     assert "cristal_events/migrations/0001_event_log.sql" in names
+    assert "cristal_events/migrations/postgres/0001_event_log.sql" in names  # the PostgreSQL schema (issue 20)
     assert "cristal_events/sample_campaigns/compagnie_du_cristal.toml" in names
     assert "cristal_events/projections/runner.py" in names
 

@@ -29,7 +29,7 @@ def _ledger_ruleset_registered():
 def child_env(**extra: str) -> dict[str, str]:
     """The environment of a worker process: this checkout and this folder importable."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(HERE), env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(HERE), str(HERE.parent), env.get("PYTHONPATH", "")])
     env.update(extra)
     return env
 

@@ -1,4 +1,6 @@
-"""Crash (SIGKILL at random moments) and concurrency (4 writers, 1 reader) against one campaign."""
+"""Crash (SIGKILL at random moments) and concurrency (4 writers, 1 reader) against one campaign, on
+both backends (issue 20, item 3): an SQLite file, and a PostgreSQL campaign whose writers are
+serialized by its advisory lock."""
 
 from __future__ import annotations
 
@@ -20,7 +22,15 @@ KILLS = 50
 pytestmark = pytest.mark.slow
 
 
-def _stored_commands(path: Path) -> Counter[str]:
+def _stored_commands(path: Path | str) -> Counter[str]:
+    """The correlation ids of the stored events, read on a raw connection of the backend's own driver."""
+    if isinstance(path, str) and path.startswith("postgresql://"):
+        import psycopg
+        from pgcluster import without_campaign
+
+        url, schema = without_campaign(path)
+        with psycopg.connect(url, options=f"-c search_path={schema}") as pg:
+            return Counter(c for (c,) in pg.execute("SELECT correlation_id FROM events"))
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         return Counter(c for (c,) in conn.execute("SELECT correlation_id FROM events"))
@@ -28,7 +38,25 @@ def _stored_commands(path: Path) -> Counter[str]:
         conn.close()
 
 
-def test_sigkill_loses_no_acknowledged_append_and_leaves_no_half_command(ledger_db: Path) -> None:
+@pytest.fixture(params=["sqlite", "postgres"])
+def ledger_target(request, ledger_db: Path) -> Path | str:
+    """The ledger campaign of ``ledger_db`` on an SQLite file, or the same set-up on PostgreSQL."""
+    if request.param == "sqlite":
+        return ledger_db
+    import ledger_ruleset
+    from pgcluster import with_campaign
+
+    from cristal_events import init_campaign
+
+    url = with_campaign(request.getfixturevalue("pg_url"), "ledger")
+    camp = init_campaign(url, name="Fiabilité", ruleset="ledger", seed=42)
+    camp.execute(ledger_ruleset.AwardXp(character="thor", amount=100, reason="départ"))
+    camp.close()
+    return url
+
+
+def test_sigkill_loses_no_acknowledged_append_and_leaves_no_half_command(ledger_target: Path | str) -> None:
+    ledger_db = ledger_target
     rng = random.Random(8)
     acknowledged: dict[str, int] = {}
     kills = 0
@@ -66,8 +94,10 @@ def test_sigkill_loses_no_acknowledged_append_and_leaves_no_half_command(ledger_
     assert len(acknowledged) > KILLS // 2  # the loop really appended between the kills
 
 
-def test_four_writers_and_a_reader_lose_nothing_and_never_see_half_a_command(ledger_db: Path) -> None:
-    stop = ledger_db.with_suffix(".stop")
+def test_four_writers_and_a_reader_lose_nothing_and_never_see_half_a_command(ledger_target: Path | str,
+                                                                            tmp_path: Path) -> None:
+    ledger_db = ledger_target
+    stop = tmp_path / "readers.stop"
     reader = worker("read", str(ledger_db), str(stop))
     writers = [worker("write", str(ledger_db), str(w), "250") for w in range(4)]
     outputs = [p.communicate(timeout=240) for p in writers]

@@ -18,6 +18,7 @@ import sqlite3
 import sys
 import time
 from collections import Counter
+from typing import Any
 
 import ledger_ruleset as L
 
@@ -70,7 +71,14 @@ def write(db: str, worker: str, n: str) -> None:
 
 def read(db: str, stopfile: str) -> None:
     reads = torn = 0
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+    if db.startswith("postgresql://"):  # a PostgreSQL campaign: each SELECT (autocommit) sees one snapshot
+        import psycopg
+        from pgcluster import without_campaign
+
+        url, schema = without_campaign(db)
+        conn: Any = psycopg.connect(url, autocommit=True, options=f"-c search_path={schema}")
+    else:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
     while not os.path.exists(stopfile) or reads == 0:
         parts: Counter[str] = Counter()
         want: dict[str, int] = {}

@@ -19,8 +19,8 @@ from cristal_events.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: the modules that may execute SQL text: the store, and the migrations it applies
-SQL_MODULES = {"cristal_events/store.py", "cristal_events/migrate.py"}
+#: the modules that may execute SQL text: the store (SQLite, PostgreSQL), and the migrations it applies
+SQL_MODULES = {"cristal_events/store.py", "cristal_events/migrate.py", "cristal_events/store_pg.py"}
 #: the two ruleset CLIs' SQL (the Illergan XP list, the combat log) gets its own Store methods on the
 #: ruleset-CLI branch of issue 15, merged beside this one; nothing else is allowed here
 RULESET_CLI_SQL = {"cristal_events/rulesets/illergan/cli_play.py", "cristal_events/rulesets/cristal/cli_combat.py"}
