@@ -25,6 +25,7 @@ from typing import Any
 import msgspec
 
 from .errors import OutOfBounds
+from .i18n import _
 
 #: the largest magnitude of any whole number a command, an event or an import may carry
 LIMIT = 10**9
@@ -88,8 +89,8 @@ def check(obj: Any, *, name: str | None = None, sentence: str = COMMAND) -> None
         for field, (lo, hi) in exempt.items():
             value = data.pop(field, None)
             if type(value) is int and not lo <= value <= hi:
-                raise OutOfBounds(f"{name or type(obj).__name__}.{field} = {value} is beyond its bounds "
-                                  f"({_bound(lo)} to {_bound(hi)}); nothing was written.")
+                raise OutOfBounds(_("{value}.{field} = {value2} is beyond its bounds ({bound} to {bound2}); "
+                                    "nothing was written.").format(value=name or type(obj).__name__, field=field, value2=value, bound=_bound(lo), bound2=_bound(hi)))
     hit = _find(data, "")
     if hit is not None:
         number = hit[1]
@@ -124,12 +125,12 @@ def parse_int(text: Any, what: str, *, lo: int = -LIMIT, hi: int = LIMIT) -> int
     script's digits), from ``lo`` to ``hi``; anything else is one sentence naming ``what``."""
     t = str(text).strip()
     if not _INT_TEXT.fullmatch(t):
-        raise OutOfBounds(f"{what} '{text}' is not a whole number.")
+        raise OutOfBounds(_("{what} '{text}' is not a whole number.").format(what=what, text=text))
     if len(t) > 30:  # int() of a huge string is slow, and the number is out of bounds anyway
-        raise OutOfBounds(f"{what} '{t[:20]}…' is too large (from {_bound(lo)} to {_bound(hi)}).")
+        raise OutOfBounds(_("{what} '{t}…' is too large (from {bound} to {bound2}).").format(what=what, t=t[:20], bound=_bound(lo), bound2=_bound(hi)))
     n = int(t)
     if not lo <= n <= hi:
-        raise OutOfBounds(f"{what} {n} is out of bounds (from {_bound(lo)} to {_bound(hi)}).")
+        raise OutOfBounds(_("{what} {n} is out of bounds (from {bound} to {bound2}).").format(what=what, n=n, bound=_bound(lo), bound2=_bound(hi)))
     return n
 
 
@@ -138,10 +139,10 @@ def parse_real(text: Any, what: str, *, lo: float = -REAL_LIMIT, hi: float = REA
     never NaN or an infinity, from ``lo`` to ``hi``."""
     t = str(text).strip()
     if len(t) > 60 or not _REAL_TEXT.fullmatch(t):
-        raise OutOfBounds(f"{what} '{text}' is not a number (digits 0-9, an optional sign and decimal point).")
+        raise OutOfBounds(_("{what} '{text}' is not a number (digits 0-9, an optional sign and decimal point).").format(what=what, text=text))
     x = float(t.replace(",", "."))
     if not (lo <= x <= hi):
-        raise OutOfBounds(f"{what} {t} is out of bounds (from {_bound(lo)} to {_bound(hi)}).")
+        raise OutOfBounds(_("{what} {t} is out of bounds (from {bound} to {bound2}).").format(what=what, t=t, bound=_bound(lo), bound2=_bound(hi)))
     return x
 
 

@@ -30,6 +30,7 @@ from .events import (
     SessionStarted,
     SettingChanged,
 )
+from .i18n import _
 from .receipts import Receipt, parse_receipt, verify_receipts
 from .records import RecordedEvent
 from .rounding import MODES
@@ -85,7 +86,7 @@ def verify_jsonl(path: str | os.PathLike[str], receipts: Iterable[Receipt] = ())
     try:
         fh = open(path, "rb")
     except OSError as exc:
-        raise CristalError(f"Cannot read {path}: {exc.strerror}.") from None
+        raise CristalError(_("Cannot read {path}: {strerror}.").format(path=path, strerror=exc.strerror)) from None
     with fh:
         for lineno, raw in enumerate(fh, 1):
             if not raw.strip():
@@ -413,7 +414,7 @@ def check_jsonl(path: str | os.PathLike[str], *, progress: Any = None, every: in
         fh = open(path, "rb")
         total = os.fstat(fh.fileno()).st_size
     except OSError as exc:
-        raise CristalError(f"Cannot read {path}: {exc.strerror}.") from None
+        raise CristalError(_("Cannot read {path}: {strerror}.").format(path=path, strerror=exc.strerror)) from None
     with fh:
         done = 0
         for lineno, raw in enumerate(fh, 1):
@@ -431,7 +432,7 @@ def import_lines(path: str | os.PathLike[str]) -> Any:
     try:
         fh = open(path, "rb")
     except OSError as exc:
-        raise CristalError(f"Cannot read {path}: {exc.strerror}.") from None
+        raise CristalError(_("Cannot read {path}: {strerror}.").format(path=path, strerror=exc.strerror)) from None
     with fh:
         for lineno, raw in enumerate(fh, 1):
             if not raw.strip():

@@ -27,6 +27,7 @@ import msgspec
 from .dice import Dice
 from .errors import RuleError
 from .events import CampaignCreated, Event
+from .i18n import _
 from .records import RecordedEvent
 
 
@@ -110,7 +111,7 @@ class Ruleset(ABC):
         try:
             return msgspec.convert(data, self.settings_type)
         except msgspec.ValidationError as exc:
-            raise RuleError(f"Invalid {self.name} campaign setting: {exc}.") from None
+            raise RuleError(_("Invalid {name} campaign setting: {exc}.").format(name=self.name, exc=exc)) from None
 
     def default_settings(self) -> dict[str, Any]:
         return msgspec.to_builtins(msgspec.convert({}, self.settings_type))
@@ -124,10 +125,10 @@ class Ruleset(ABC):
         """The state after one more event (pure)."""
 
     def decide(self, state: Any, command: Any, ctx: Context) -> list[Emit]:
-        raise RuleError(f"The {self.title or self.name} rules do not know the command {type(command).__name__}.")
+        raise RuleError(_("The {value} rules do not know the command {name}.").format(value=self.title or self.name, name=type(command).__name__))
 
     def compensate(self, state: Any, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
-        raise RuleError(f"Events of type {original.type} cannot be corrected with the {self.name} rules.")
+        raise RuleError(_("Events of type {type} cannot be corrected with the {name} rules.").format(type=original.type, name=self.name))
 
     def summarize(self, rec: RecordedEvent) -> str:
         return rec.type
@@ -159,7 +160,7 @@ class Ruleset(ABC):
     def sheet(self, state: Any, character_id: str, *, settings: Any, rounding: str) -> dict[str, Any]:
         """The sheet of one character of ``state`` (plain data: ``sheet --json``), with the campaign's
         typed ``settings`` as they stand at that point; an unknown id is a RuleError."""
-        raise RuleError(f"The {self.title or self.name} rules keep no character sheets.")
+        raise RuleError(_("The {value} rules keep no character sheets.").format(value=self.title or self.name))
 
     def render_sheet(self, sheet: dict[str, Any]) -> list[str]:
         """:meth:`sheet` as terminal lines in the book's terms (``sheet``)."""
@@ -268,13 +269,13 @@ class ComposedRuleset(Ruleset):
     def decide(self, state: Any, command: Any, ctx: Context) -> list[Emit]:
         fn = self._deciders.get(type(command))
         if fn is None:
-            raise RuleError(f"The {self.title} rules do not know the command {type(command).__name__}.")
+            raise RuleError(_("The {title} rules do not know the command {name}.").format(title=self.title, name=type(command).__name__))
         return fn(state, command, ctx)
 
     def compensate(self, state: Any, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
         fn = self._compensators.get(type(original.event))
         if fn is None:
-            raise RuleError(f"Events of type {original.type} cannot be corrected; record a note instead.")
+            raise RuleError(_("Events of type {type} cannot be corrected; record a note instead.").format(type=original.type))
         return fn(state, original, changes, ctx)
 
     def summarize(self, rec: RecordedEvent) -> str:

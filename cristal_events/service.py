@@ -41,6 +41,7 @@ from .events import (
     SettingChanged,
     tag_of,
 )
+from .i18n import _
 from .receipts import Receipt, ReceiptProblem, verify_receipts
 from .records import RecordedEvent
 from .rounding import MODES
@@ -272,7 +273,7 @@ class Campaign:
         first = next(store.read_all(decode=False, until=1), None)
         if first is None or first.type != "campaign.created":
             store.close()
-            raise NotACampaign(f"{path} holds no campaign (its log does not start with campaign.created).")
+            raise NotACampaign(_("{path} holds no campaign (its log does not start with campaign.created).").format(path=path))
         header_ruleset = msgspec.json.decode(first.payload).get("ruleset", "")
         ruleset = get_ruleset(header_ruleset)
         store.codec = codec_for(ruleset)
@@ -287,9 +288,9 @@ class Campaign:
     def create(cls, path: str | os.PathLike[str], *, name: str, ruleset: str = "cristal", rounding: str = "round",
                seed: int | None = None, settings: dict[str, Any] | None = None, actor: str = "GM") -> "Campaign":
         if rounding not in MODES:
-            raise CristalError(f"Unknown rounding mode {rounding!r}; use 'round' or 'truncate'.")
+            raise CristalError(_("Unknown rounding mode {rounding!r}; use 'round' or 'truncate'.").format(rounding=rounding))
         if not name.strip():
-            raise CristalError("A campaign needs a name.")
+            raise CristalError(_("A campaign needs a name."))
         rs = get_ruleset(ruleset)
         header = CampaignCreated(campaign_id=new_event_id(), name=name, ruleset=ruleset, rounding=rounding,
                                  seed=seed, settings={}, engine_version=__version__)
@@ -355,7 +356,7 @@ class Campaign:
     def state_at_session_end(self, session: int) -> World:
         span = self.store.session_span(session)
         if span is None:
-            raise CristalError(f"Session {session} has no events.")
+            raise CristalError(_("Session {session} has no events.").format(session=session))
         return self.state_at(span[1])
 
     def _state_key(self) -> str:
@@ -371,8 +372,8 @@ class Campaign:
         for pos, event_hash, digest, blob in self.store.snapshots(key, upto=position, newest_first=True):
             flaw = self._snapshot_flaw(key, pos, event_hash, digest, blob)
             if flaw is not None:
-                self.warn(f"{flaw}; it was ignored and the state folded from the log "
-                          "(run 'cristal verify', then 'cristal rebuild')")
+                self.warn(_("{flaw}; it was ignored and the state folded from the log (run 'cristal verify', "
+                            "then 'cristal rebuild')").format(flaw=flaw))
                 continue
             world = self._decode_snapshot(blob)
             if world is not None and world.core.position == pos:
@@ -554,7 +555,7 @@ class Campaign:
             os.replace(tmp, path)
         except OSError as exc:
             tmp.unlink(missing_ok=True)
-            raise CristalError(f"The dice secret could not be written to {path} ({exc.strerror or exc}).") from None
+            raise CristalError(_("The dice secret could not be written to {path} ({value}).").format(path=path, value=exc.strerror or exc)) from None
         self._secrets = dict(sessions)
 
     def _move_table_secrets(self) -> None:
@@ -617,7 +618,7 @@ class Campaign:
                     emits.append(Emit(CAMPAIGN_STREAM, dice_record(ctx)))
                     causes.append(0 if len(emits) > 1 else None)
             elif faces_list:
-                raise RuleError("Dice faces were entered but this command rolls no dice.")
+                raise RuleError(_("Dice faces were entered but this command rolls no dice."))
             session = self._session_for(world, command)
             if secret is not None and session is not None:
                 self._write_secrets({session: secret})  # the only secret kept: no other session is open
@@ -647,8 +648,8 @@ class Campaign:
                 problems.extend(p for p in out if isinstance(p, str))
         if problems:
             where = recs[-1].position if recs else self.store.last_position()
-            self.warn(f"Recorded (position {where}) but {'; '.join(problems)}; "
-                      "run 'cristal rebuild' once the cause is fixed.")
+            self.warn(_("Recorded (position {where}) but {items}; run 'cristal rebuild' once the cause is "
+                        "fixed.").format(where=where, items='; '.join(problems)))
 
     def _forget_secret(self, number: int) -> None:
         """Drop a revealed secret from the secrets file (it is in the log now), under the write lock so
@@ -675,48 +676,48 @@ class Campaign:
         match command:
             case StartSession():
                 if core.session is not None:
-                    raise RuleError(f"Session {core.session} is still open; end it before starting another.")
+                    raise RuleError(_("Session {session} is still open; end it before starting another.").format(session=core.session))
                 number = core.sessions + 1
                 if new_secret is None:
-                    raise RuleError("A session needs its dice secret to start.")
+                    raise RuleError(_("A session needs its dice secret to start."))
                 commitment = hashlib.sha256(new_secret.encode()).hexdigest()
                 ev = SessionStarted(number=number, title=command.title, in_game_date=command.in_game_date,
                                     seed_commitment=commitment, dice=DICE_SCHEME, salt=command.salt)
                 return [Emit(CAMPAIGN_STREAM, ev)], [None]
             case SaltSession():
                 if core.session is None:
-                    raise RuleError("No session is open; 'session start --salt TEXT' salts the next one.")
+                    raise RuleError(_("No session is open; 'session start --salt TEXT' salts the next one."))
                 if not command.salt.strip():
-                    raise RuleError("A salt needs some text (anything the players choose).")
+                    raise RuleError(_("A salt needs some text (anything the players choose)."))
                 if core.dice_counter:
                     n = core.dice_counter
-                    raise RuleError(f"Session {core.session} has already rolled {n} engine "
-                                    f"{'die' if n == 1 else 'dice'}; a salt must come before the first one.")
+                    raise RuleError(_("Session {session} has already rolled {n} engine {value}; a salt must "
+                                      "come before the first one.").format(session=core.session, n=n, value='die' if n == 1 else 'dice'))
                 return [Emit(CAMPAIGN_STREAM, SessionSalted(number=core.session, salt=command.salt))], [None]
             case EndSession():
                 if core.session is None:
-                    raise RuleError("No session is open.")
+                    raise RuleError(_("No session is open."))
                 secret = self.session_secret(core.session) or ""
                 return [Emit(CAMPAIGN_STREAM, SessionEnded(number=core.session, seed_reveal=secret,
                                                            engine_dice=core.dice_counter))], [None]
             case RecordNote():
                 if not command.text.strip():
-                    raise RuleError("A note needs some text.")
+                    raise RuleError(_("A note needs some text."))
                 return [Emit(CAMPAIGN_STREAM, NoteRecorded(text=command.text, topic=command.topic))], [None]
             case ChangeSetting():
                 if command.key == "rounding":
-                    raise RuleError("The rounding mode is fixed for the whole campaign (seed 000, L23).")
+                    raise RuleError(_("The rounding mode is fixed for the whole campaign (seed 000, L23)."))
                 if command.key not in self.ruleset.default_settings():
-                    raise RuleError(f"Unknown {self.ruleset.name} setting {command.key!r}.")
+                    raise RuleError(_("Unknown {name} setting {key!r}.").format(name=self.ruleset.name, key=command.key))
                 self.ruleset.settings(ctx.header, {command.key: command.value})
                 return [Emit(CAMPAIGN_STREAM, SettingChanged(key=command.key, value=command.value,
                                                              reason=command.reason))], [None]
             case Correct():
                 if not command.reason.strip():
-                    raise RuleError("A correction needs a reason.")
+                    raise RuleError(_("A correction needs a reason."))
                 original = self.store.get(command.position)
                 if original is None:
-                    raise RuleError(f"There is no event at position {command.position}.")
+                    raise RuleError(_("There is no event at position {position}.").format(position=command.position))
                 comp = self.ruleset.compensate(world.rules, original, dict(command.changes), ctx)
                 head = Emit(CAMPAIGN_STREAM, CorrectionRecorded(amends=[command.position], reason=command.reason,
                                                                 changes=dict(command.changes)))
@@ -734,17 +735,17 @@ class Campaign:
         held = self.store.access_holder(name)
         if isinstance(command, RevokeAccess):
             if held is None:
-                raise RuleError(f"'{name}' holds no access; 'cristal access list' shows who does.")
+                raise RuleError(_("'{name}' holds no access; 'cristal access list' shows who does.").format(name=name))
             self.store.revoke_access(name)
             return [Emit(CAMPAIGN_STREAM, AccessRevoked(name=name))]
         if held is not None:
-            raise RuleError(f"'{name}' already holds access; revoke it first to give a new token.")
+            raise RuleError(_("'{name}' already holds access; revoke it first to give a new token.").format(name=name))
         known = getattr(world.rules, "characters", {})
         for cid in command.characters:
             if cid not in known:
-                raise RuleError(f"Unknown character '{cid}'; known characters: {', '.join(sorted(known)) or 'none'}.")
+                raise RuleError(_("Unknown character '{cid}'; known characters: {value}.").format(cid=cid, value=', '.join(sorted(known)) or 'none'))
         if not command.gm and not command.characters:
-            raise RuleError("A player's access needs at least one --character (or --gm for a game master).")
+            raise RuleError(_("A player's access needs at least one --character (or --gm for a game master)."))
         chars = list(dict.fromkeys(command.characters))
         self.store.grant_access(name, command.token_hash, chars, command.gm)
         return [Emit(CAMPAIGN_STREAM, AccessGranted(name=name, characters=chars, gm=command.gm))]

@@ -40,6 +40,7 @@ from .errors import (
     StoreUnavailable,
 )
 from .events import Event
+from .i18n import _
 from .records import RecordedEvent  # the envelope is the kernel's; re-exported for old callers
 
 GENESIS = "0" * 64
@@ -132,9 +133,9 @@ def _starts_like_sqlite(path: str | os.PathLike[str]) -> bool:
 def damaged(path: str | os.PathLike[str], what: str) -> CampaignDamaged:
     """The sentence for a campaign file whose SQLite pages are truncated or corrupted."""
     return CampaignDamaged(
-        f"{path} is damaged (truncated or corrupted): SQLite reports {what!r} and nothing was written; restore "
-        "a copy (a backup of the file, or a JSONL export checked with 'cristal verify --file EXPORT.jsonl' and "
-        "rebuilt with 'cristal import EXPORT.jsonl NEW.db')."
+        _("{path} is damaged (truncated or corrupted): SQLite reports {what!r} and nothing was written; "
+          "restore a copy (a backup of the file, or a JSONL export checked with 'cristal verify --file "
+          "EXPORT.jsonl' and rebuilt with 'cristal import EXPORT.jsonl NEW.db').").format(path=path, what=what)
     )
 
 
@@ -144,25 +145,27 @@ def translate_sqlite_error(exc: sqlite3.Error, path: str | os.PathLike[str]) -> 
     code = getattr(exc, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
     if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
-        return StoreUnavailable(f"The campaign {path} is locked by another program past the timeout; nothing was written.")
+        return StoreUnavailable(_("The campaign {path} is locked by another program past the timeout; nothing "
+                                  "was written.").format(path=path))
     if primary == sqlite3.SQLITE_READONLY:
-        return StoreUnavailable(f"The campaign {path} is read-only; nothing was written.")
+        return StoreUnavailable(_("The campaign {path} is read-only; nothing was written.").format(path=path))
     if primary == sqlite3.SQLITE_FULL:
-        return StoreUnavailable(f"The disk holding {path} is full; nothing was written.")
+        return StoreUnavailable(_("The disk holding {path} is full; nothing was written.").format(path=path))
     if primary == sqlite3.SQLITE_IOERR:
-        return StoreUnavailable(f"The disk holding {path} failed to read or write it (I/O error); nothing was written.")
+        return StoreUnavailable(_("The disk holding {path} failed to read or write it (I/O error); nothing was "
+                                  "written.").format(path=path))
     if primary == sqlite3.SQLITE_CORRUPT:
         return damaged(path, str(exc))
     if primary == sqlite3.SQLITE_NOTADB:
         if _starts_like_sqlite(path):
             return damaged(path, str(exc))
-        return NotACampaign(f"{path} is not a campaign file (not an SQLite database).")
+        return NotACampaign(_("{path} is not a campaign file (not an SQLite database).").format(path=path))
     if primary == sqlite3.SQLITE_CANTOPEN:
-        return NotACampaign(f"{path} cannot be opened (its folder or file is missing or not accessible).")
+        return NotACampaign(_("{path} cannot be opened (its folder or file is missing or not accessible).").format(path=path))
     if code == sqlite3.SQLITE_CONSTRAINT_TRIGGER:  # RAISE(ABORT) of the triggers guarding the log
-        return IntegrityError(f"The event log of {path} is append-only; events cannot be changed or removed.")
+        return IntegrityError(_("The event log of {path} is append-only; events cannot be changed or removed.").format(path=path))
     name = getattr(exc, "sqlite_errorname", None) or type(exc).__name__
-    return StoreUnavailable(f"The campaign {path} could not be used: {exc} ({name}).")
+    return StoreUnavailable(_("The campaign {path} could not be used: {exc} ({name}).").format(path=path, exc=exc, name=name))
 
 
 class Store:
@@ -184,9 +187,9 @@ class Store:
         """Create a new, empty campaign file (refuses an existing file)."""
         p = Path(path)
         if p.exists():
-            raise CristalError(f"{p} already exists; choose another path or remove it first.")
+            raise CristalError(_("{p} already exists; choose another path or remove it first.").format(p=p))
         if not p.parent.exists():
-            raise CristalError(f"The folder {p.parent} does not exist.")
+            raise CristalError(_("The folder {parent} does not exist.").format(parent=p.parent))
         try:
             conn = _connect(p, "rwc", timeout)
             conn.execute("PRAGMA journal_mode=WAL")
@@ -201,25 +204,26 @@ class Store:
         """Open an existing campaign, applying pending migrations (unless read-only)."""
         p = Path(path)
         if not p.exists():
-            raise NotACampaign(f"No campaign at {p}; create one with 'cristal init {p} --name NAME'.")
+            raise NotACampaign(_("No campaign at {p}; create one with 'cristal init {p} --name NAME'.").format(p=p))
         if p.is_dir():
-            raise NotACampaign(f"{p} is a folder, not a campaign file.")
+            raise NotACampaign(_("{p} is a folder, not a campaign file.").format(p=p))
         # No plain open()/close() of the file here: closing any descriptor of a database file drops
         # every POSIX lock this process holds on it, including those of an SQLite connection already
         # open on it, which lets another process write under that connection's feet. SQLite itself
         # says "file is not a database" for a file that is not one.
         if not os.access(p, os.R_OK):
-            raise NotACampaign(f"{p} cannot be read (permission denied).")
+            raise NotACampaign(_("{p} cannot be read (permission denied).").format(p=p))
         if p.stat().st_size == 0 and not Path(f"{p}-wal").exists():
             # SQLite would take an empty file for an empty database (and call it "not a campaign")
-            raise CampaignDamaged(f"{p} is empty (0 bytes): a campaign truncated to nothing, or not a campaign "
-                                  "file; restore a copy (a backup, or 'cristal import' of a JSONL export).")
+            raise CampaignDamaged(_("{p} is empty (0 bytes): a campaign truncated to nothing, or not a "
+                                    "campaign file; restore a copy (a backup, or 'cristal import' of a JSONL "
+                                    "export).").format(p=p))
         try:
             conn = _connect(p, "ro" if readonly else "rw", timeout)
             app_id = conn.execute("PRAGMA application_id").fetchone()[0]
             if app_id != migrate.APPLICATION_ID:
                 conn.close()
-                raise NotACampaign(f"{p} is an SQLite file but not a cristal-events campaign.")
+                raise NotACampaign(_("{p} is an SQLite file but not a cristal-events campaign.").format(p=p))
             if readonly:
                 migrate.check(conn)
             else:
@@ -295,12 +299,14 @@ class Store:
                         return [known[i] for i in ids]
                     if known:
                         raise ConcurrencyConflict(
-                            f"{len(known)} of the {len(ids)} event ids are already stored; a retry must resend the same batch."
+                            _("{len} of the {len2} event ids are already stored; a retry must resend the same "
+                              "batch.").format(len=len(known), len2=len(ids))
                         )
                 current = self.stream_version(stream)
                 if expected_version is not None and current != expected_version:
                     raise ConcurrencyConflict(
-                        f"Stream {stream} is at version {current}, not {expected_version}: someone else wrote first; retry."
+                        _("Stream {stream} is at version {current}, not {expected_version}: someone else wrote "
+                          "first; retry.").format(stream=stream, current=current, expected_version=expected_version)
                     )
                 position, prev = self._head()
                 when = recorded_at or utc_now()
@@ -318,12 +324,13 @@ class Store:
                 self._insert(rows)
         except sqlite3.IntegrityError as exc:
             if getattr(exc, "sqlite_errorcode", None) in _MOVED:
-                raise ConcurrencyConflict(f"Stream {stream} moved while appending ({exc}); retry.") from None
+                raise ConcurrencyConflict(_("Stream {stream} moved while appending ({exc}); retry.").format(stream=stream, exc=exc)) from None
             raise translate_sqlite_error(exc, self.path) from None
         except sqlite3.Error as exc:
             raise translate_sqlite_error(exc, self.path) from None
         except UnicodeEncodeError:  # e.g. argv bytes that were not UTF-8 (surrogate escapes)
-            raise CristalError("Text with characters that are not valid Unicode cannot be stored; nothing was written.") from None
+            raise CristalError(_("Text with characters that are not valid Unicode cannot be stored; nothing "
+                                 "was written.")) from None
         return [r[0] for r in rows]
 
     def append_rows(self, rows: Iterable[dict[str, Any]]) -> int:

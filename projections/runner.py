@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from cristal_events.errors import ReadModelsBehind
+from cristal_events.i18n import _
 
 from . import for_campaign
 from .base import Projection
@@ -257,7 +258,7 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
     if problems is not None:
         problems.extend(found)
     elif found:  # a caller that asked for no list still learns of it, once the rest is written
-        raise ReadModelsBehind(f"The read models are up to date except what they could not hold: {'; '.join(found)}.")
+        raise ReadModelsBehind(_("The read models are up to date except what they could not hold: {items}.").format(items='; '.join(found)))
     return counts
 
 

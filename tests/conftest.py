@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import os
 
+# the tests assert English sentences: they run in English whatever the machine's locale, unless a test
+# picks French itself (--lang fr, CRISTAL_LANG, cristal_events.i18n.use); set before anything imports
+os.environ["CRISTAL_LANG"] = "en"
+
 import pytest
 from click.testing import CliRunner
 from hypothesis import settings

@@ -9,6 +9,7 @@ import msgspec
 
 from ..errors import CristalError, EventDecodeError, NotACampaign
 from ..events import SessionEnded, SessionSalted, SessionStarted
+from ..i18n import _
 from ..receipts import Receipt, parse_receipt, read_receipts
 from ..records import RecordedEvent
 from ..rounding import MODES
@@ -23,7 +24,7 @@ def _parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep or not key.strip():
-            raise CristalError(f"--set expects KEY=VALUE, got {pair!r}.")
+            raise CristalError(_("--set expects KEY=VALUE, got {pair!r}.").format(pair=pair))
         try:
             out[key.strip()] = msgspec.json.decode(raw)
         except msgspec.DecodeError:
@@ -57,7 +58,7 @@ def init_cmd(ctx: click.Context, path: str | None, name: str, ruleset: str, roun
         emit_json({"path": target, "campaign_id": camp.header.campaign_id, "ruleset": ruleset, "rounding": rounding,
                    "settings": camp.header.settings})
     else:
-        echo(f"Created campaign « {name} » ({camp.ruleset.title}, rounding {rounding}) in {target}.")
+        echo(_("Created campaign « {name} » ({title}, rounding {rounding}) in {target}.").format(name=name, title=camp.ruleset.title, rounding=rounding, target=target))
 
 
 @click.group("session")
@@ -87,8 +88,8 @@ def session_start(ctx: click.Context, title: str, in_game_date: str, salt: str, 
         emit_json({"session": ev.number, "position": recs[0].position, "seed_commitment": ev.seed_commitment,
                    "salt": ev.salt})
     else:
-        echo(f"Session {ev.number} started at position {recs[0].position}.")
-        echo(f"Dice commitment: {ev.seed_commitment}")
+        echo(_("Session {number} started at position {position}.").format(number=ev.number, position=recs[0].position))
+        echo(_("Dice commitment: {seed_commitment}").format(seed_commitment=ev.seed_commitment))
 
 
 @session_group.command("salt")
@@ -105,7 +106,7 @@ def session_salt(ctx: click.Context, salt: str, as_json: bool) -> None:
     if as_json:
         emit_json({"session": ev.number, "position": recs[0].position, "salt": ev.salt})
     else:
-        echo(f"Salt added to session {ev.number} at position {recs[0].position}.")
+        echo(_("Salt added to session {number} at position {position}.").format(number=ev.number, position=recs[0].position))
 
 
 @session_group.command("end")
@@ -122,7 +123,7 @@ def session_end(ctx: click.Context, as_json: bool) -> None:
         emit_json({"session": ev.number, "position": recs[0].position, "seed_reveal": ev.seed_reveal,
                    "receipt": receipt})
     else:
-        echo(f"Session {ev.number} ended at position {recs[0].position}.")
+        echo(_("Session {number} ended at position {position}.").format(number=ev.number, position=recs[0].position))
         echo(f"Reçu : {receipt}")
 
 
@@ -200,7 +201,7 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
     given = _given_receipts(receipt, receipts_file)
     if file_:
         if rolls:
-            raise CristalError("--rolls checks a campaign file; it cannot be combined with --file.")
+            raise CristalError(_("--rolls checks a campaign file; it cannot be combined with --file."))
         report = verify_jsonl(file_, given)
         problems = list(report.problems)
         result: dict[str, Any] = msgspec.to_builtins(report)
@@ -242,11 +243,11 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
     elif not problems and file_:  # only what was checked: the file's chain, its trailer, the receipts given
         own = f"its receipt {result['receipt']} names its last event" if result["receipt"] else "it carries no receipt"
         kept = f"; {len(given)} receipt(s) given found in it" if given else ""
-        echo(f"OK: {result['events']} events in {file_}, the file's hash chain intact; {own}{kept}.")
+        echo(_("OK: {result} events in {file}, the file's hash chain intact; {own}{kept}.").format(result=result['events'], file=file_, own=own, kept=kept))
     elif not problems:
         kept = f", {len(given)} receipt(s) found in the log" if given else ""
-        echo(f"OK: {result['events']} events, hash chain intact, triggers present, migrations intact, "
-                   f"snapshots match the log{kept}, read models match.")
+        echo(_("OK: {result} events, hash chain intact, triggers present, migrations intact, snapshots match "
+               "the log{kept}, read models match.").format(result=result['events'], kept=kept))
         if "rolls" in result:
             r = result["rolls"]
             echo(f"OK: {r['checked']} engine rolls of {r['sessions']} closed session(s) re-derived from their "
@@ -259,7 +260,7 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
             first = result.get("first_bad_position")
             where = f" at position {first}" if first else ""
             what = "file" if file_ else "campaign"
-            echo(f"Error: the {what} does not verify{where}: {problems[0]}.", err=True)
+            echo(_("Error: the {what} does not verify{where}: {problems}.").format(what=what, where=where, problems=problems[0]), err=True)
         ctx.exit(1)
 
 
@@ -315,7 +316,7 @@ def note_cmd(ctx: click.Context, text: str, topic: str, as_json: bool) -> None:
     if as_json:
         emit_json({"position": recs[0].position, "type": recs[0].type, "session": recs[0].session})
     else:
-        echo(f"Note recorded at position {recs[0].position}.")
+        echo(_("Note recorded at position {position}.").format(position=recs[0].position))
 
 
 @click.command("rebuild")
@@ -342,7 +343,7 @@ def rebuild_cmd(ctx: click.Context, as_json: bool) -> None:
                                            "replaced": [p.problem for p in snaps.replaced]}})
     else:
         for p in snaps.replaced:
-            echo(f"Warning: {p.problem}; replaced by a snapshot folded from the log.", err=True)
+            echo(_("Warning: {problem}; replaced by a snapshot folded from the log.").format(problem=p.problem), err=True)
         echo("Rebuilt " + ", ".join(f"{k} ({v} events)" for k, v in counts.items())
              + f", {snaps.written} snapshot(s).")
     for problem in problems:

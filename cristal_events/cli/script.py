@@ -46,6 +46,7 @@ import click
 import msgspec
 
 from ..errors import ScriptError
+from ..i18n import _
 from ..store import Store
 from .common import echo, emit_json, json_option
 
@@ -309,13 +310,12 @@ def load(path: str | Path) -> Script:
     p = Path(path)
     try:
         if p.is_file() and p.stat().st_size > MAX_SCRIPT_BYTES:
-            raise ScriptError(f"{p} is {p.stat().st_size} bytes; a campaign script is at most "
-                              f"{MAX_SCRIPT_BYTES // (1024 * 1024)} MB.")
+            raise ScriptError(_("{p} is {st_size} bytes; a campaign script is at most {value} MB.").format(p=p, st_size=p.stat().st_size, value=MAX_SCRIPT_BYTES // (1024 * 1024)))
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ScriptError(f"Cannot read the script {p}: {exc.strerror}.") from None
+        raise ScriptError(_("Cannot read the script {p}: {strerror}.").format(p=p, strerror=exc.strerror)) from None
     except UnicodeDecodeError:
-        raise ScriptError(f"{p}, line 1: the script is not UTF-8 text.") from None
+        raise ScriptError(_("{p}, line 1: the script is not UTF-8 text.").format(p=p)) from None
     return parse(text, str(p))
 
 
@@ -426,7 +426,7 @@ def run(script: Script, db: str | Path, *, actor: str = "GM") -> list[Ran]:
     check(script)
     db = Path(db)
     if db.exists():
-        raise ScriptError(f"{db} already exists; a script builds a new campaign.")
+        raise ScriptError(_("{db} already exists; a script builds a new campaign.").format(db=db))
     h = script.header
     init = ["init", "--name", h["name"], "--ruleset", script.ruleset, "--rounding", str(h.get("rounding", "round"))]
     if "seed" in h:
@@ -440,7 +440,7 @@ def run(script: Script, db: str | Path, *, actor: str = "GM") -> list[Ran]:
 
     done: list[Ran] = []
     try:
-        code, _, err = invoke_cli(["--db", str(db), "--actor", actor, *init])
+        code, _out, err = invoke_cli(["--db", str(db), "--actor", actor, *init])
         if code:
             raise _fail(script.path, 1, f"the campaign could not be created ({err.removeprefix('Error: ')})")
         for step in script.steps:
@@ -484,8 +484,8 @@ def script_check(file: str, as_json: bool) -> None:
     if as_json:
         emit_json({"file": file, "steps": len(s.steps), "ruleset": s.ruleset, "ok": True})
     else:
-        echo(f"{file}: {len(s.steps)} steps for the {s.ruleset} rules, all known commands and options "
-             "a script may use (none reads or writes another file).")
+        echo(_("{file}: {len} steps for the {ruleset} rules, all known commands and options a script may use "
+               "(none reads or writes another file).").format(file=file, len=len(s.steps), ruleset=s.ruleset))
 
 
 @script_group.command("run")
@@ -504,7 +504,7 @@ def script_run(ctx: click.Context, file: str, path: str | None, as_json: bool) -
     if as_json:
         emit_json([{"line": r.line, "run": r.run, "positions": list(r.positions)} for r in ran])
     else:
-        echo(f"Built {target} from {file}: {len(ran)} commands, positions 1 to {ran[-1].positions[1] if ran else 1}.")
+        echo(_("Built {target} from {file}: {len} commands, positions 1 to {value}.").format(target=target, file=file, len=len(ran), value=ran[-1].positions[1] if ran else 1))
 
 
 COMMANDS = [script_group]

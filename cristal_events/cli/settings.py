@@ -14,6 +14,7 @@ from typing import Any
 import click
 import msgspec
 
+from ..i18n import _
 from ..ruleset import Ruleset
 from ..rulesets import get as ruleset_get
 from ..rulesets import names as ruleset_names
@@ -75,7 +76,7 @@ def settings_cmd(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         emit_json({"ruleset": camp.ruleset.name, "settings": rows})
         return
-    echo(f"Settings of {camp.ruleset.title}:")
+    echo(_("Settings of {title}:").format(title=camp.ruleset.title))
     for r in rows:
         changed = "" if r["value"] == r["default"] else "   (changed)"
         echo(f"  {r['key']:<34} {_show(r['value']):<7} default {_show(r['default']):<7} {r['line'] or '-':<12}"

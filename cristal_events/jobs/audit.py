@@ -23,6 +23,7 @@ import sqlite_utils
 
 from ..display import visible
 from ..errors import CristalError, UnknownEntity
+from ..i18n import _
 from ..xp_ledger import ANOMALIES, LedgerEntry, balance, from_row
 
 Progress = Callable[[int, int], None]
@@ -76,7 +77,7 @@ def find_ledger(projs: Iterable[Any]) -> Any:
     for p in projs:
         if LEDGER_TABLE in p.tables:
             return p
-    raise CristalError("This campaign's rules have no XP ledger projection; the XP audit cannot run.")
+    raise CristalError(_("This campaign's rules have no XP ledger projection; the XP audit cannot run."))
 
 
 def _caught_up(camp: Any, ledger: Any) -> sqlite_utils.db.Table | None:
@@ -132,7 +133,7 @@ def audit_rows(rows: Iterable[LedgerEntry | Mapping[str, Any]], *, names: dict[s
         by_char.setdefault(e.character, []).append(e)
     if character is not None and character not in by_char:
         if character not in names:
-            raise UnknownEntity(f"No character {character!r} in this campaign.")
+            raise UnknownEntity(_("No character {character!r} in this campaign.").format(character=character))
         by_char = {character: []}
     report = AuditReport()
     for cid in sorted(by_char) if character is None else [character]:

@@ -29,6 +29,7 @@ import msgspec
 from ..display import inert_json, visible
 from ..errors import CristalError
 from ..exchange import check_jsonl, export_record, import_lines, line_row, trailer
+from ..i18n import _
 from ..store import Store
 from ..xp_ledger import LedgerEntry
 from .diff import render_change
@@ -251,9 +252,9 @@ def import_jsonl(source: str | os.PathLike[str], target: str | os.PathLike[str],
     """
     target = Path(target)
     if target.exists() or target.is_symlink():
-        raise CristalError(f"{target} already exists; choose another path or remove it first.")
+        raise CristalError(_("{target} already exists; choose another path or remove it first.").format(target=target))
     if not target.parent.is_dir():
-        raise CristalError(f"The folder {target.parent} does not exist.")
+        raise CristalError(_("The folder {parent} does not exist.").format(parent=target.parent))
     sweep_stale_imports(target)
     check = check_jsonl(source, progress=progress, every=PROGRESS_EVERY)
     tmp = _temporary_path(target)
@@ -262,7 +263,7 @@ def import_jsonl(source: str | os.PathLike[str], target: str | os.PathLike[str],
         with store.transaction():
             n = store.import_rows(map(line_row, import_lines(source)))
             if n != check.events or store.last_hash() != check.last_hash:
-                raise CristalError(f"{source} changed while it was imported; nothing was imported.")
+                raise CristalError(_("{source} changed while it was imported; nothing was imported.").format(source=source))
         if progress is not None:
             progress(n, check.events)
         if prepare is not None:
@@ -296,10 +297,10 @@ def _publish(tmp: Path, target: Path) -> None:
     try:
         os.link(tmp, target)
     except FileExistsError:
-        raise CristalError(f"{target} appeared while the import ran; nothing was imported.") from None
+        raise CristalError(_("{target} appeared while the import ran; nothing was imported.").format(target=target)) from None
     except OSError:
         if target.exists():
-            raise CristalError(f"{target} appeared while the import ran; nothing was imported.") from None
+            raise CristalError(_("{target} appeared while the import ran; nothing was imported.").format(target=target)) from None
         os.replace(tmp, target)
         return
     tmp.unlink()
