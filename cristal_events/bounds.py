@@ -25,7 +25,7 @@ from typing import Any
 import msgspec
 
 from .errors import OutOfBounds
-from .i18n import _
+from .i18n import N_, _
 
 #: the largest magnitude of any whole number a command, an event or an import may carry
 LIMIT = 10**9
@@ -42,7 +42,6 @@ def _bound(n: float) -> str:
     return f"{int(n):_}" if n == int(n) else f"{n:g}"
 
 
-_LIMIT_TEXT = f"-{_bound(LIMIT)} to {_bound(LIMIT)}"
 
 
 # ----------------------------------------------------------------------------------------- checks
@@ -73,10 +72,11 @@ _DEEP = {int, float, dict, list, tuple}
 
 #: the sentence of a refused command ({name}: its class), of an event a command would record
 #: ({name}: its tag) and of an event read from an import ({name}: where it was read)
-COMMAND = "{name}.{path} = {number} is beyond the bounds of the log ({range}); nothing was written."
-EVENT = ("This command would record {name}.{path} = {number}, beyond the bounds of the log ({range}); "
-         "nothing was written.")
-IMPORTED = "{name}: {path} = {number} is beyond the bounds of the log ({range})."
+#: (English msgids, translated when raised)
+COMMAND = N_("{name}.{path} = {number} is beyond the bounds of the log ({range}); nothing was written.")
+EVENT = N_("This command would record {name}.{path} = {number}, beyond the bounds of the log ({range}); "
+           "nothing was written.")
+IMPORTED = N_("{name}: {path} = {number} is beyond the bounds of the log ({range}).")
 
 
 def check(obj: Any, *, name: str | None = None, sentence: str = COMMAND) -> None:
@@ -89,16 +89,17 @@ def check(obj: Any, *, name: str | None = None, sentence: str = COMMAND) -> None
         for field, (lo, hi) in exempt.items():
             value = data.pop(field, None)
             if type(value) is int and not lo <= value <= hi:
-                raise OutOfBounds(_("{value}.{field} = {value2} is beyond its bounds ({bound} to {bound2}); "
-                                    "nothing was written.").format(value=name or type(obj).__name__, field=field, value2=value, bound=_bound(lo), bound2=_bound(hi)))
+                raise OutOfBounds(_("{name}.{field} = {value} is beyond its bounds ({lo} to {hi}); "
+                                    "nothing was written.").format(name=name or type(obj).__name__, field=field,
+                                                                   value=value, lo=_bound(lo), hi=_bound(hi)))
     hit = _find(data, "")
     if hit is not None:
         number = hit[1]
         if isinstance(number, float) and not math.isfinite(number):
-            rng = f"a finite number from {_LIMIT_TEXT}"
+            rng = _("a finite number from {lo} to {hi}").format(lo=f"-{_bound(LIMIT)}", hi=_bound(LIMIT))
         else:
-            rng = _LIMIT_TEXT
-        raise OutOfBounds(sentence.format(name=name or type(obj).__name__, path=hit[0] or "value",
+            rng = _("{lo} to {hi}").format(lo=f"-{_bound(LIMIT)}", hi=_bound(LIMIT))
+        raise OutOfBounds(_(sentence).format(name=name or type(obj).__name__, path=hit[0] or "value",
                                           number=number, range=rng))
 
 

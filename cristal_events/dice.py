@@ -236,7 +236,7 @@ class _Parser:
 
     def factor(self) -> Expr:
         tok = self.next()
-        wanted = "a number, a die, a variable or a bracket"
+        wanted = _("a number, a die, a variable or a bracket")
         if tok.kind == "op" and tok.text in _CLOSER:
             self.enter(tok)
             inner = self.expr()
@@ -277,7 +277,7 @@ class _Parser:
         if sides is None:  # "dé 20", "1 d 6"
             nxt = self.next()
             if nxt.kind != "num" or nxt.value is None or nxt.value.denominator != 1:
-                raise self.unexpected(nxt, f"the number of sides after {tok.text!r}")
+                raise self.unexpected(nxt, _("the number of sides after {text!r}").format(text=tok.text))
             sides = int(nxt.value)
         if count < 1:
             raise DiceError(_("The dice count at position {pos} is {count}; roll at least 1 die.").format(pos=start.pos, count=count))

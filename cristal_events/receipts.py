@@ -28,7 +28,7 @@ from .errors import CristalError
 from .i18n import _
 
 #: a receipt, optionally after the "Reçu :" that ``session end`` and ``cristal receipt`` print before it
-_RECEIPT = re.compile(r"(?:Reçu\s*:\s*)?([0-9]{1,19}):([0-9a-fA-F]{64})")
+_RECEIPT = re.compile(r"(?:(?:Reçu|Receipt)\s*:\s*)?([0-9]{1,19}):([0-9a-fA-F]{64})")
 _MAX_POSITION = 2**63 - 1
 
 
@@ -102,13 +102,13 @@ def verify_receipts(receipts: Iterable[Receipt], hash_at: Callable[[int], str | 
         found = hash_at(r.position)
         if found is None and r.position < first:
             problems.append(ReceiptProblem(position=r.position, receipt=str(r), problem=(
-                f"receipt {r.short}: {where} starts at position {first} and cannot show position {r.position}")))
+                _("receipt {short}: {where} starts at position {first} and cannot show position {position}").format(short=r.short, where=where, first=first, position=r.position))))
         elif found is None:
             problems.append(ReceiptProblem(position=r.position, receipt=str(r), problem=(
-                f"receipt {r.short}: {where} has no event at position {r.position} (it ends at {last}): "
-                "it was cut after the receipt was given")))
+                _("receipt {short}: {where} has no event at position {position} (it ends at {last}): it was "
+                  "cut after the receipt was given").format(short=r.short, where=where, position=r.position, last=last))))
         elif found != r.hash:
             problems.append(ReceiptProblem(position=r.position, receipt=str(r), problem=(
-                f"receipt {r.short}: {where} holds another hash at position {r.position} ({found[:12]}…): "
-                "the log up to there was changed after the receipt was given")))
+                _("receipt {short}: {where} holds another hash at position {position} ({found}…): the log up "
+                  "to there was changed after the receipt was given").format(short=r.short, where=where, position=r.position, found=found[:12]))))
     return problems

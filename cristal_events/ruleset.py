@@ -314,9 +314,9 @@ def admit_stream(rec: RecordedEvent, *, exists: bool, opens: tuple[type[msgspec.
     ``what`` names the thing in the sentence (``"character"``)."""
     opening = isinstance(rec.event, opens)
     if opening and exists:
-        return f"it opens the {what} stream {rec.stream} a second time"
+        return _("it opens the {what} stream {stream} a second time").format(what=what, stream=rec.stream)
     if not opening and not exists:
         tags = " or ".join(sorted(str(cls.__struct_config__.tag) for cls in opens))
-        closed = " (or it was closed)" if closes else ""
-        return f"the {what} stream {rec.stream} was never opened{closed}: it must start with {tags}"
+        closed = _(" (or it was closed)") if closes else ""
+        return _("the {what} stream {stream} was never opened{closed}: it must start with {tags}").format(what=what, stream=rec.stream, closed=closed, tags=tags)
     return None

@@ -41,7 +41,7 @@ from .events import (
     SettingChanged,
     tag_of,
 )
-from .i18n import _
+from .i18n import N_, _, ngettext
 from .receipts import Receipt, ReceiptProblem, verify_receipts
 from .records import RecordedEvent
 from .rounding import MODES
@@ -385,11 +385,11 @@ class Campaign:
         """Why the snapshot at ``position`` is not bound to this log, or None when it is."""
         stored = self.store.hash_at(position)
         if stored is None:
-            return f"the snapshot at position {position} lies past the end of the log"
+            return _("the snapshot at position {position} lies past the end of the log").format(position=position)
         if stored != event_hash:
-            return f"the snapshot at position {position} was taken of another event than the log holds there"
+            return _("the snapshot at position {position} was taken of another event than the log holds there").format(position=position)
         if snapshot_digest(key, position, event_hash, blob) != digest:
-            return f"the snapshot at position {position} was changed after it was written (digest mismatch)"
+            return _("the snapshot at position {position} was changed after it was written (digest mismatch)").format(position=position)
         return None
 
     def _decode_snapshot(self, blob: bytes) -> World | None:
@@ -482,9 +482,9 @@ class Campaign:
             kept = self.store.snapshot_state(key, pos)
             stored = self._decode_snapshot(kept) if kept is not None else None
             if stored is None:
-                problems[pos] = f"the snapshot at position {pos} cannot be read as this engine's state"
+                problems[pos] = _("the snapshot at position {pos} cannot be read as this engine's state").format(pos=pos)
             elif not _same_state(stored, world):
-                problems[pos] = f"the snapshot at position {pos} differs from a fold of the log up to it"
+                problems[pos] = _("the snapshot at position {pos} differs from a fold of the log up to it").format(pos=pos)
         return [SnapshotProblem(position=p, problem=problems[p]) for p in sorted(problems)]
 
     def rebuild_snapshots(self, *, progress: Progress | None = None) -> SnapshotRebuild:
@@ -576,9 +576,9 @@ class Campaign:
             secret = self.session_secret(core.session)
             if secret is None:
                 return {"dice_scheme": "session", "dice_refusal": (
-                    f"The dice secret of session {core.session} is missing ({self.secrets_file()} is gone), so "
-                    f"the engine will not roll: enter the faces rolled at the table with --dice, or end the "
-                    f"session (its engine rolls then cannot be verified).")}
+                    _("The dice secret of session {session} is missing ({secrets_file} is gone), so the engine "
+                      "will not roll: enter the faces rolled at the table with --dice, or end the session (its "
+                      "engine rolls then cannot be verified).").format(session=core.session, secrets_file=self.secrets_file()))}
             return {"dice_scheme": "session", "dice_key": secret, "dice_salt": core.session_salt,
                     "dice_first": core.dice_counter}
         if self.header.seed is not None:
@@ -641,8 +641,8 @@ class Campaign:
                 out = hook(self)
             except Exception as exc:  # noqa: BLE001 - the command committed: nothing may undo that report
                 text = str(exc) if isinstance(exc, CristalError) else f"{type(exc).__name__}: {exc}"
-                text = text.rstrip(".").removesuffix("; nothing was written")  # the command was
-                problems.append(f"the read models could not follow ({text})")
+                text = text.rstrip(".").removesuffix(_("; nothing was written"))  # the command was
+                problems.append(_("the read models could not follow ({text})").format(text=text))
                 continue
             if isinstance(out, list):
                 problems.extend(p for p in out if isinstance(p, str))
@@ -691,8 +691,9 @@ class Campaign:
                     raise RuleError(_("A salt needs some text (anything the players choose)."))
                 if core.dice_counter:
                     n = core.dice_counter
-                    raise RuleError(_("Session {session} has already rolled {n} engine {value}; a salt must "
-                                      "come before the first one.").format(session=core.session, n=n, value='die' if n == 1 else 'dice'))
+                    raise RuleError(ngettext("Session {session} has already rolled {n} engine die; a salt must come before the first one.",
+                                             "Session {session} has already rolled {n} engine dice; a salt must come before the first one.",
+                                             n).format(session=core.session, n=n))
                 return [Emit(CAMPAIGN_STREAM, SessionSalted(number=core.session, salt=command.salt))], [None]
             case EndSession():
                 if core.session is None:
@@ -743,7 +744,7 @@ class Campaign:
         known = getattr(world.rules, "characters", {})
         for cid in command.characters:
             if cid not in known:
-                raise RuleError(_("Unknown character '{cid}'; known characters: {value}.").format(cid=cid, value=', '.join(sorted(known)) or 'none'))
+                raise RuleError(_("Unknown character '{cid}'; known characters: {value}.").format(cid=cid, value=', '.join(sorted(known)) or _('none')))
         if not command.gm and not command.characters:
             raise RuleError(_("A player's access needs at least one --character (or --gm for a game master)."))
         chars = list(dict.fromkeys(command.characters))
@@ -883,8 +884,9 @@ def dice_record(ctx: Context) -> DiceRecorded:
     return DiceRecorded(rolls=rolls, scheme=scheme, first=first)  # type: ignore[arg-type]
 
 
-_SCHEME_WORDS = {"session": "du moteur", "seed": "du moteur (graine publique)",
-                 "fresh": "du moteur (hasard non vérifiable)", "entered": "de la table"}
+#: how the dice of a record were drawn, as its summary words it (translated where shown)
+_SCHEME_WORDS = {"session": N_("by the engine"), "seed": N_("by the engine (public seed)"),
+                 "fresh": N_("by the engine (unverifiable chance)"), "entered": N_("at the table")}
 
 
 def _dice_summary(ev: DiceRecorded) -> str:
@@ -892,29 +894,56 @@ def _dice_summary(ev: DiceRecorded) -> str:
         faces = ", ".join(str(d.face) for d in r.dice)
         return f"{r.expr} = {r.total} [{faces}]" + (f" ({r.purpose})" if r.purpose else "")
 
-    where = f", n° {ev.first}" if ev.scheme in ("session", "seed") else ""
-    return f"Dés {_SCHEME_WORDS.get(ev.scheme, ev.scheme)}{where} : " + " ; ".join(one(r) for r in ev.rolls)
+    where = _(", no. {first}").format(first=ev.first) if ev.scheme in ("session", "seed") else ""
+    scheme = _SCHEME_WORDS.get(ev.scheme)
+    return _("Dice {scheme}{where}: {rolls}").format(
+        scheme=_(scheme) if scheme else ev.scheme, where=where, rolls=" ; ".join(one(r) for r in ev.rolls))
 
 
 def _correction_summary(ev: CorrectionRecorded) -> str:
     changes = ", ".join(f"{k} = {v}" for k, v in ev.changes.items())
-    return f"Correction de la position {', '.join(map(str, ev.amends))} : {ev.reason}" + (f" ({changes})" if changes else "")
+    text = _("Correction of position {positions}: {reason}").format(positions=", ".join(map(str, ev.amends)),
+                                                                    reason=ev.reason)
+    return text + (f" ({changes})" if changes else "")
+
+
+def _session_started(ev: SessionStarted) -> str:
+    text = _("Session {number} begins: {title}").format(number=ev.number, title=ev.title or _("untitled"))
+    return text + (f" — {ev.in_game_date}" if ev.in_game_date else "")
+
+
+def _note(ev: NoteRecorded) -> str:
+    if ev.topic:
+        return _("GM's note ({topic}): {text}").format(topic=ev.topic, text=ev.text)
+    return _("GM's note: {text}").format(text=ev.text)
+
+
+def _access_granted(ev: AccessGranted) -> str:
+    if ev.gm:
+        return _("Access to the table given to {name} (GM)").format(name=ev.name)
+    return _("Access to the table given to {name} for {characters}").format(name=ev.name,
+                                                                            characters=", ".join(ev.characters))
+
+
+def _setting_changed(ev: SettingChanged) -> str:
+    text = _("Setting {key} = {value!r}").format(key=ev.key, value=ev.value)
+    return text + (_(": {reason}").format(reason=ev.reason) if ev.reason else "")
 
 
 #: the one-line summary of each core event (the ruleset summarizes its own)
 _CORE_SUMMARIES: dict[type, Callable[[Any], str]] = {
-    CampaignCreated: lambda ev: f"Campagne « {ev.name} » créée (règles {ev.ruleset}, arrondi {ev.rounding})",
-    SessionStarted: lambda ev: f"Session {ev.number} commence : {ev.title or 'sans titre'}"
-                               + (f" — {ev.in_game_date}" if ev.in_game_date else ""),
-    SessionEnded: lambda ev: f"Session {ev.number} terminée",
-    SessionSalted: lambda ev: f"Sel des joueurs ajouté aux dés de la session {ev.number} : « {ev.salt} »",
+    CampaignCreated: lambda ev: _("Campaign “{name}” created (rules {ruleset}, rounding {rounding})").format(
+        name=ev.name, ruleset=ev.ruleset, rounding=ev.rounding),
+    SessionStarted: _session_started,
+    SessionEnded: lambda ev: _("Session {number} ended").format(number=ev.number),
+    SessionSalted: lambda ev: _("Players' salt added to the dice of session {number}: “{salt}”").format(
+        number=ev.number, salt=ev.salt),
     DiceRecorded: _dice_summary,
     CorrectionRecorded: _correction_summary,
-    NoteRecorded: lambda ev: f"Note du MJ{' (' + ev.topic + ')' if ev.topic else ''} : {ev.text}",
-    AccessGranted: lambda ev: f"Accès à la table donné à {ev.name}"
-                              + (" (MJ)" if ev.gm else f" pour {', '.join(ev.characters)}"),
-    AccessRevoked: lambda ev: f"Accès à la table retiré à {ev.name}",
-    SettingChanged: lambda ev: f"Réglage {ev.key} = {ev.value!r}" + (f" : {ev.reason}" if ev.reason else ""),
+    NoteRecorded: _note,
+    AccessGranted: _access_granted,
+    AccessRevoked: lambda ev: _("Access to the table withdrawn from {name}").format(name=ev.name),
+    SettingChanged: _setting_changed,
 }
 
 

@@ -837,7 +837,8 @@ class Store:
         seq = row[0] if row else 0
         if first_bad is None and seq > expected_pos - 1:
             first_bad = expected_pos
-            problems.append(f"the log ends at position {expected_pos - 1} but position {seq} was written: events were removed from its end")
+            problems.append(_("the log ends at position {value} but position {seq} was written: events were "
+                              "removed from its end").format(value=expected_pos - 1, seq=seq))
         triggers = {name for (name,) in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
         for t in ("events_no_update", "events_no_delete"):
             if t not in triggers:
@@ -845,7 +846,7 @@ class Store:
         try:
             pending = migrate.check(self.conn)
             if pending:
-                problems.append(f"{len(pending)} migration(s) were never applied")
+                problems.append(_("{len} migration(s) were never applied").format(len=len(pending)))
         except CristalError as exc:
             problems.append(str(exc).rstrip("."))
         return VerifyReport(ok=not problems, events=n, first_bad_position=first_bad, problems=problems)
@@ -948,11 +949,11 @@ class _Stretch(msgspec.Struct, array_like=True):
 
 
 def _missing(expected: int, found: int) -> str:
-    return f"position {expected} is missing (next stored event is {found}): an event was removed"
+    return _("position {expected} is missing (next stored event is {found}): an event was removed").format(expected=expected, found=found)
 
 
 def _unlinked(position: int) -> str:
-    return f"position {position} does not follow the previous event (chain broken: reordered or removed)"
+    return _("position {position} does not follow the previous event (chain broken: reordered or removed)").format(position=position)
 
 
 def _row_digest(conn: sqlite3.Connection, position: int) -> str:
@@ -998,7 +999,7 @@ def _walk(conn: sqlite3.Connection, lo: int, hi: int | None, *, in_sql: bool, ti
         elif (sha(r[2]).hexdigest() if in_sql else sha(enc(r[:13])).hexdigest()) != h and \
                 (not in_sql or _row_digest(conn, pos) != h):
             out.first_bad = pos
-            out.problem = f"position {pos} was altered after it was written (hash mismatch)"
+            out.problem = _("position {pos} was altered after it was written (hash mismatch)").format(pos=pos)
         prev, expected = h, pos + 1
     out.n, out.last_hash, out.end = n, prev, expected
     return out

@@ -9,7 +9,7 @@ import msgspec
 
 from ..errors import CristalError, EventDecodeError, NotACampaign
 from ..events import SessionEnded, SessionSalted, SessionStarted
-from ..i18n import _
+from ..i18n import _, ngettext
 from ..receipts import Receipt, parse_receipt, read_receipts
 from ..records import RecordedEvent
 from ..rounding import MODES
@@ -124,7 +124,7 @@ def session_end(ctx: click.Context, as_json: bool) -> None:
                    "receipt": receipt})
     else:
         echo(_("Session {number} ended at position {position}.").format(number=ev.number, position=recs[0].position))
-        echo(f"Reçu : {receipt}")
+        echo(_("Receipt: {receipt}").format(receipt=receipt))
 
 
 def log_line(camp: Campaign, rec: RecordedEvent) -> str:
@@ -241,26 +241,34 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
     if as_json:
         emit_json(result)
     elif not problems and file_:  # only what was checked: the file's chain, its trailer, the receipts given
-        own = f"its receipt {result['receipt']} names its last event" if result["receipt"] else "it carries no receipt"
-        kept = f"; {len(given)} receipt(s) given found in it" if given else ""
+        own = (_("its receipt {receipt} names its last event").format(receipt=result["receipt"]) if result["receipt"]
+               else _("it carries no receipt"))
+        kept = ngettext("; {n} receipt given found in it", "; {n} receipts given found in it",
+                        len(given)).format(n=len(given)) if given else ""
         echo(_("OK: {result} events in {file}, the file's hash chain intact; {own}{kept}.").format(result=result['events'], file=file_, own=own, kept=kept))
     elif not problems:
-        kept = f", {len(given)} receipt(s) found in the log" if given else ""
+        kept = ngettext(", {n} receipt found in the log", ", {n} receipts found in the log",
+                        len(given)).format(n=len(given)) if given else ""
         echo(_("OK: {result} events, hash chain intact, triggers present, migrations intact, snapshots match "
                "the log{kept}, read models match.").format(result=result['events'], kept=kept))
         if "rolls" in result:
             r = result["rolls"]
-            echo(f"OK: {r['checked']} engine rolls of {r['sessions']} closed session(s) re-derived from their "
-                       f"revealed seeds; {r['entered']} entered at the table, {r['pending']} in an open session, "
-                       f"{r['unverifiable']} without a public seed"
-                       + (f"; {r['legacy']} checked with the legacy scheme (docs/verifiable-dice.md)." if r["legacy"]
-                          else "."))
+            legacy = (_("; {legacy} checked with the legacy scheme (docs/verifiable-dice.md).").format(
+                legacy=r["legacy"]) if r["legacy"] else ".")
+            echo(_("OK: {checked} engine rolls of {sessions} closed session(s) re-derived from their revealed seeds; "
+                   "{entered} entered at the table, {pending} in an open session, {unverifiable} without a public "
+                   "seed").format(checked=r["checked"], sessions=r["sessions"], entered=r["entered"],
+                                  pending=r["pending"], unverifiable=r["unverifiable"]) + legacy)
     if problems:
         if not as_json:
             first = result.get("first_bad_position")
-            where = f" at position {first}" if first else ""
-            what = "file" if file_ else "campaign"
-            echo(_("Error: the {what} does not verify{where}: {problems}.").format(what=what, where=where, problems=problems[0]), err=True)
+            where = _(" at position {position}").format(position=first) if first else ""
+            if file_:
+                echo(_("Error: the file does not verify{where}: {problem}.").format(where=where, problem=problems[0]),
+                     err=True)
+            else:
+                echo(_("Error: the campaign does not verify{where}: {problem}.").format(where=where,
+                                                                                        problem=problems[0]), err=True)
         ctx.exit(1)
 
 
@@ -279,7 +287,7 @@ def receipt_cmd(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         emit_json({"receipt": str(r), "position": r.position, "hash": r.hash})
     else:
-        echo(f"Reçu : {r}")
+        echo(_("Receipt: {receipt}").format(receipt=r))
 
 
 @click.command("schema")
@@ -344,10 +352,10 @@ def rebuild_cmd(ctx: click.Context, as_json: bool) -> None:
     else:
         for p in snaps.replaced:
             echo(_("Warning: {problem}; replaced by a snapshot folded from the log.").format(problem=p.problem), err=True)
-        echo("Rebuilt " + ", ".join(f"{k} ({v} events)" for k, v in counts.items())
-             + f", {snaps.written} snapshot(s).")
+        read_models = ", ".join(_("{name} ({n} events)").format(name=k, n=v) for k, v in counts.items())
+        echo(_("Rebuilt {read_models}, {n} snapshot(s).").format(read_models=read_models, n=snaps.written))
     for problem in problems:
-        echo(f"Warning: {problem[0].upper()}{problem[1:]}.", err=True)
+        echo(_("Warning: {problem}.").format(problem=f"{problem[0].upper()}{problem[1:]}"), err=True)
 
 
 COMMANDS = [init_cmd, session_group, log_cmd, verify_cmd, receipt_cmd, schema_cmd, note_cmd, rebuild_cmd]

@@ -66,7 +66,7 @@ def _sheet_text(camp: Campaign, cid: str) -> str:
         data = camp.ruleset.sheet(world.rules, cid, settings=settings, rounding=camp.header.rounding)
         return "\n".join(camp.ruleset.render_sheet(data)).rstrip()
     except CristalError as exc:
-        return visible(f"(no sheet for {cid}: {visible(exc)})")
+        return visible(_("(no sheet for {cid}: {visible})").format(cid=cid, visible=visible(exc)))
 
 
 #: the file in a demo folder naming the campaigns demo built there: {"campaigns": {file name: campaign_id}}
@@ -161,8 +161,9 @@ def demo_cmd(ctx: click.Context, directory: str, ruleset: str, sample: str | Non
                    "commands": len(ran), "events": last, "sessions": camp.state().core.sessions,
                    "party": _party(camp), "anomalies": len(report.anomalies)})
         return
-    echo(f"Built « {script.header['name']} » from {path}: {len(ran)} commands, {last} events, "
-               f"{camp.state().core.sessions} sessions, in {db}.")
+    echo(_("Built “{name}” from {path}: {commands} commands, {events} events, {sessions} sessions, in {db}.").format(
+        name=script.header["name"], path=path, commands=len(ran), events=last, sessions=camp.state().core.sessions,
+        db=db))
     for cid in _party(camp):
         echo("")
         emit_lines(_sheet_text(camp, cid).split("\n"))

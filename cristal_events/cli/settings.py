@@ -78,8 +78,8 @@ def settings_cmd(ctx: click.Context, as_json: bool) -> None:
         return
     echo(_("Settings of {title}:").format(title=camp.ruleset.title))
     for r in rows:
-        changed = "" if r["value"] == r["default"] else "   (changed)"
-        echo(f"  {r['key']:<34} {_show(r['value']):<7} default {_show(r['default']):<7} {r['line'] or '-':<12}"
+        changed = "" if r["value"] == r["default"] else "   " + _("(changed)")
+        echo(f"  {r['key']:<34} {_show(r['value']):<7} {_('default')} {_show(r['default']):<7} {r['line'] or '-':<12}"
              f" {r['meaning']}{changed}".rstrip())
 
 

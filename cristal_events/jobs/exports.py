@@ -190,33 +190,35 @@ def write_markdown(camp: Any, steps: Iterable[Step], out: TextIO, *,
     xp = xp_by_session(ledger)
     receipts = camp.session_receipts()
     out.write(f"# {md(camp.header.name)}\n\n")
-    out.write(f"*{md(camp.ruleset.title)} — {len(steps)} événements — arrondi : {md(camp.header.rounding)}*\n")
+    out.write("*" + _("{rules} — {n} events — rounding: {rounding}").format(
+        rules=md(camp.ruleset.title), n=len(steps), rounding=md(camp.header.rounding)) + "*\n")
     for key, group in session_groups(steps):
         first = group[0]
         if key is None:
-            out.write("\n## Hors session\n\n")
+            out.write("\n## " + _("Outside any session") + "\n\n")
         else:
             info = first.session
             assert info is not None  # a group with a session number has its session
-            title = f" : {md(info.title)}" if info.title else ""
+            title = _(": {title}").format(title=md(info.title)) if info.title else ""
             date = f" — {md(info.in_game_date)}" if info.in_game_date else ""
-            out.write(f"\n## Session {key}{title}{date}\n\n")
+            out.write("\n## " + _("Session {number}").format(number=key) + f"{title}{date}\n\n")
         present: dict[str, None] = {}
         for s in group:
             present.update(dict.fromkeys(s.characters))
         if present:
-            out.write("**Présents :** " + ", ".join(md(names.get(c, c)) for c in present) + "\n\n")
+            out.write("**" + _("Present:") + "** " + ", ".join(md(names.get(c, c)) for c in present) + "\n\n")
         if xp.get(key):
             parts = [f"{md(names.get(c, c))} {_signed(e)} / −{sp}" for c, (e, sp) in xp[key].items()]
-            out.write("**XP gagnés / dépensés :** " + " ; ".join(parts) + "\n\n")
+            out.write("**" + _("XP earned / spent:") + "** " + " ; ".join(parts) + "\n\n")
         if key in receipts:  # the receipt of the session's end (an open session has none yet)
-            out.write(f"**Reçu :** `{receipts[key]}`\n\n")
+            out.write("**" + _("Receipt:") + f"** `{receipts[key]}`\n\n")
         for s in group:
             out.write(f"- `#{s.rec.position}` {md(s.told)}\n")  # the narration (the summary without a fold)
         for view in combats(group):
-            out.write(f"\n### Combat : {md(view.name)}\n\n")
+            out.write("\n### " + _("Fight: {name}").format(name=md(view.name)) + "\n\n")
             who = [md(names.get(c, c)) for c in view.participants]
-            head = [f"IT avant {w}" for w in who] + ["Au tour de", "Action", "Durée"] + [f"IT après {w}" for w in who]
+            head = ([_("IT before {name}").format(name=w) for w in who] + [_("Turn of"), _("Action"), _("Duration")]
+                    + [_("IT after {name}").format(name=w) for w in who])
             out.write("| " + " | ".join(head) + " |\n")
             out.write("|" + "---|" * len(head) + "\n")
             for r in view.rows:

@@ -11,7 +11,9 @@ import html as _html
 from collections.abc import Iterable
 from typing import Any, TextIO
 
+from .. import i18n
 from ..display import visible
+from ..i18n import _
 from ..xp_ledger import LedgerEntry
 from .diff import render_change
 from .exports import character_names, combats, session_groups, xp_by_session
@@ -124,8 +126,9 @@ def _event_item(s: Step) -> str:
 
 def _combat_table(view: Any, names: dict[str, str]) -> str:
     who = [esc(names.get(c, c)) for c in view.participants]
-    head = ("<tr>" + f'<th colspan="{len(who)}">IT avant</th><th rowspan="2">Au tour de</th>'
-            f'<th rowspan="2">Action</th><th rowspan="2">Durée</th><th colspan="{len(who)}">IT après</th></tr>'
+    head = ("<tr>" + f'<th colspan="{len(who)}">{_("IT before")}</th><th rowspan="2">{_("Turn of")}</th>'
+            f'<th rowspan="2">{_("Action")}</th><th rowspan="2">{_("Duration")}</th>'
+            f'<th colspan="{len(who)}">{_("IT after")}</th></tr>'
             "<tr>" + "".join(f"<th>{w}</th>" for w in who) * 2 + "</tr>")
     body = []
     for r in view.rows:
@@ -134,7 +137,7 @@ def _combat_table(view: Any, names: dict[str, str]) -> str:
         dur = f"+{r.duration}"
         body.append(f"<tr>{before}<td>{esc(names.get(r.actor, r.actor))}</td><td>{esc(r.summary)}</td>"
                     f'<td class="num">{esc(dur)}</td>{after}</tr>')
-    return (f'<section class="combat"><h3>Combat : {esc(view.name)}</h3><table>{head}{"".join(body)}</table>'
+    return (f'<section class="combat"><h3>{_("Fight: {name}").format(name=esc(view.name))}</h3><table>{head}{"".join(body)}</table>'
             "</section>")
 
 
@@ -148,16 +151,17 @@ def write_html(camp: Any, steps: Iterable[Step], out: TextIO, *,
     receipts = camp.session_receipts()
     title = esc(camp.header.name)
     w = out.write
-    w('<!DOCTYPE html>\n<html lang="fr"><head><meta charset="utf-8">'
+    w(f'<!DOCTYPE html>\n<html lang="{i18n.current()}"><head><meta charset="utf-8">'
       f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-      f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{title} — chronologie</title>'
+      f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+      f'<title>{_("{name} — timeline").format(name=title)}</title>'
       f"<style>{CSS}</style></head><body>\n")
-    w(f"<h1>{title}</h1><p class=\"sub\">{esc(camp.ruleset.title)} — {len(steps)} événements — "
-      f"arrondi : {esc(camp.header.rounding)}</p>\n")
+    w(f"<h1>{title}</h1><p class=\"sub\">" + _("{rules} — {n} events — rounding: {rounding}").format(
+        rules=esc(camp.ruleset.title), n=len(steps), rounding=esc(camp.header.rounding)) + "</p>\n")
     xp_points = xp_series(ledger) if ledger else series(camp, steps, "XP")
     pv_points = series(camp, steps, "PV")
     if xp_points or pv_points:
-        w('<section id="charts"><h2>Personnages : XP et PV</h2><div class="charts">')
+        w(f'<section id="charts"><h2>{_("Characters: XP and PV")}</h2><div class="charts">')
         for cid in sorted(set(xp_points) | set(pv_points), key=lambda c: names.get(c, c)):
             name = names.get(cid, cid)
             if cid in xp_points:
@@ -165,26 +169,27 @@ def write_html(camp: Any, steps: Iterable[Step], out: TextIO, *,
             if cid in pv_points:
                 w(svg_chart(f"{name} — PV", pv_points[cid], colour="#c33"))
         w("</div></section>\n")
-    w('<section id="timeline"><h2>Chronologie</h2>\n')
+    w(f'<section id="timeline"><h2>{_("Timeline")}</h2>\n')
     for key, group in session_groups(steps):
         info = group[0].session
         if key is None:
-            heading = "Hors session"
+            heading = _("Outside any session")
         else:
             assert info is not None  # a group with a session number has its session
-            heading = f"Session {key}" + (f" : {info.title}" if info.title else "")
-        date = f'<p class="meta">Date en jeu : {esc(info.in_game_date)}</p>' if info and info.in_game_date else ""
+            heading = _("Session {number}").format(number=key) + (_(": {title}").format(title=info.title) if info.title else "")
+        date = (f'<p class="meta">{_("In-game date: {date}").format(date=esc(info.in_game_date))}</p>'
+                if info and info.in_game_date else "")
         present: dict[str, None] = {}
         for s in group:
             present.update(dict.fromkeys(s.characters))
-        who = (f'<p class="meta">Présents : {", ".join(esc(names.get(c, c)) for c in present)}</p>'
+        who = (f'<p class="meta">{_("Present:")} {", ".join(esc(names.get(c, c)) for c in present)}</p>'
                if present else "")
         trades = ""
         if xp.get(key):
-            trades = ('<p class="meta">XP gagnés / dépensés : ' + " ; ".join(
+            trades = ('<p class="meta">' + _("XP earned / spent:") + " " + " ; ".join(
                 f"{esc(names.get(c, c))} +{e} / −{sp}" for c, (e, sp) in xp[key].items()) + "</p>")
         sid = f"s{key}" if key is not None else "hors-session"
-        receipt = (f'<p class="meta receipt">Reçu : <code>{esc(receipts[key])}</code></p>'
+        receipt = (f'<p class="meta receipt">{_("Receipt:")} <code>{esc(receipts[key])}</code></p>'
                    if key in receipts else "")  # the receipt of the session's end (an open one has none)
         w(f'<section class="session" id="{sid}"><h2>{esc(heading)}</h2>{date}{who}{trades}{receipt}<ol class="events">')
         w("".join(_event_item(s) for s in group))

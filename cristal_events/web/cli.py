@@ -137,8 +137,8 @@ def serve_cmd(ctx: click.Context, host: str, port: int, as_json: bool) -> None:
                                      "'cristal-events[web]'.").format(name=exc.name)) from None
     camp = open_campaign(ctx)  # refuses what is not a campaign before anything listens
     camp.close()
-    warning = None if is_loopback(host) else (f"serving on {host} opens the table to the network; anyone who "
-                                              "reaches it still needs a token")
+    warning = None if is_loopback(host) else (_("serving on {host} opens the table to the network; anyone who "
+                                                "reaches it still needs a token").format(host=host))
     if warning:
         echo(f"Warning: {warning}.", err=True)
     if as_json:  # one line when the server starts, for a script that waits for it
