@@ -106,11 +106,17 @@ def sync(template: Any, locale_dir: Path = LOCALE, domain: str = DOMAIN) -> None
                 catalog = read_po(f, locale=lang, domain=domain)
         else:
             catalog = Catalog(locale=lang, domain=domain, project="cristal-events")
+        if lang == "fr":
+            # French as its grammars write it, one form for 0 and 1, another from 2 (Babel's CLDR data adds a
+            # third form for round millions, which no message here needs); Babel has no public setter
+            catalog._num_plurals, catalog._plural_expr = 2, "(n > 1)"
         catalog.update(copy.deepcopy(template), no_fuzzy_matching=True)  # update shares the template's messages
         catalog.obsolete.clear()
         if lang == "en":
             for message in catalog:
-                if message.id and not message.string:
+                if isinstance(message.id, tuple) and not all(message.string):
+                    message.string = message.id  # singular and plural
+                elif message.id and not message.string:
                     message.string = message.id
         with po.open("wb") as f:
             write_po(f, catalog, width=120, sort_output=True, omit_header=False, include_previous=False)

@@ -104,7 +104,7 @@ def campaign_ruleset(path: str | os.PathLike[str]) -> str | None:
 
 
 #: click's own help texts, translated by the core's catalog like the commands' own
-CLICK_TEXTS = (N_("Show the version and exit."),)
+CLICK_TEXTS = (N_("Show this message and exit."), N_("Show the version and exit."))
 
 
 class Refused(click.ClickException):
@@ -135,6 +135,17 @@ def localized(cmd: click.Command, lang: str | None = None) -> click.Command:
         if getattr(param, "help", None):
             p.help = _tr(param.help)  # type: ignore[attr-defined]  # an Option's help (an Argument has none)
         copy.params.append(p)
+    original_help_option = cmd.get_help_option
+
+    def get_help_option(ctx: click.Context) -> click.Option | None:
+        option = original_help_option(ctx)  # click's own, made once per command
+        if option is None or not option.help:
+            return option
+        shown = _copy.copy(option)
+        shown.help = _tr(option.help)
+        return shown
+
+    copy.get_help_option = get_help_option  # type: ignore[method-assign]  # this copy's --help, translated
     if isinstance(cmd, click.Group) and not isinstance(cmd, CristalGroup):
         copy.commands = {name: localized(sub, lang) for name, sub in cmd.commands.items()}  # type: ignore[attr-defined]
     _LOCALIZED[key] = (cmd, copy)
