@@ -127,6 +127,20 @@ def N_(message: str) -> str:
     return message
 
 
+def load_domain(dotted: str | None) -> Domain | None:
+    """The :class:`Domain` a ruleset's ``text_domain`` names (``"package.module:NAME"``), imported (and so
+    registered for the CLI's help) the first time; None for None."""
+    if not dotted:
+        return None
+    import importlib
+
+    module, _sep, name = dotted.partition(":")
+    found = getattr(importlib.import_module(module), name or "TEXTS")
+    if not isinstance(found, Domain):
+        raise TypeError(f"{dotted} is not a cristal_events.i18n.Domain")
+    return found
+
+
 def translate_any(message: str) -> str:
     """``message`` from the first domain that translates it (the CLI's help texts, which are looked up
     when they are shown, from the core's catalog or the ruleset's whose command it is)."""

@@ -162,18 +162,25 @@ def missing(template: Any, locale_dir: Path = LOCALE, domain: str = DOMAIN) -> d
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     what = args[0] if args else "update"
+    # a package's own catalogs (a ruleset's): ``update|compile|check SOURCE_DIR LOCALE_DIR DOMAIN``
+    if len(args) == 4:
+        source, locale_dir, domain = Path(args[1]).resolve(), Path(args[2]), args[3]
+        root, sources = source.parent, ((source.name, (("**.py", "python"),)),)
+    else:
+        locale_dir, domain, root, sources = LOCALE, DOMAIN, ROOT, CORE_SOURCES
     if what == "update":
-        sync(extract())
+        sync(extract(root, sources), locale_dir, domain)
     elif what == "compile":
-        compile_catalogs()
+        compile_catalogs(locale_dir, domain)
     elif what == "check":
-        lacking = missing(extract())
+        lacking = missing(extract(root, sources), locale_dir, domain)
         for lang, ids in lacking.items():
             for msgid in ids:
                 print(f"{lang}: {msgid!r}")
         return 1 if any(lacking.values()) else 0
     else:
-        print("usage: python -m cristal_events.i18n_catalogs [update|compile|check]", file=sys.stderr)
+        print("usage: python -m cristal_events.i18n_catalogs [update|compile|check] [SOURCE_DIR LOCALE_DIR DOMAIN]",
+              file=sys.stderr)
         return 2
     return 0
 

@@ -102,6 +102,10 @@ class Ruleset(ABC):
     cli_module: ClassVar[str | None] = None
     sample_campaign: ClassVar[str | None] = None
     export_tables: ClassVar[tuple[str, ...]] = ()
+    #: its texts' gettext domain, as ``"module:NAME"`` of an :class:`cristal_events.i18n.Domain` (its own
+    #: catalogs, shipped beside its code); None: its texts are shown as written (docs/architecture.md,
+    #: "Languages")
+    text_domain: ClassVar[str | None] = None
 
     def settings(self, header: CampaignCreated, overrides: dict[str, Any] | None = None) -> Any:
         """The ruleset's settings: its defaults, then the campaign's choices, validated."""

@@ -932,11 +932,11 @@ def _setting_changed(ev: SettingChanged) -> str:
 
 #: the one-line summary of each core event (the ruleset summarizes its own)
 _CORE_SUMMARIES: dict[type, Callable[[Any], str]] = {
-    CampaignCreated: lambda ev: _("Campaign “{name}” created (rules {ruleset}, rounding {rounding})").format(
+    CampaignCreated: lambda ev: _("Campaign « {name} » created (rules {ruleset}, rounding {rounding})").format(
         name=ev.name, ruleset=ev.ruleset, rounding=ev.rounding),
     SessionStarted: _session_started,
     SessionEnded: lambda ev: _("Session {number} ended").format(number=ev.number),
-    SessionSalted: lambda ev: _("Players' salt added to the dice of session {number}: “{salt}”").format(
+    SessionSalted: lambda ev: _("Players' salt added to the dice of session {number}: « {salt} »").format(
         number=ev.number, salt=ev.salt),
     DiceRecorded: _dice_summary,
     CorrectionRecorded: _correction_summary,

@@ -207,6 +207,7 @@ class CristalGroup(click.Group):
         for rs in self._ruleset_for(ctx):
             cmd = ruleset_command(rs, cmd_name)
             if cmd is not None:
+                i18n.load_domain(ruleset_get(rs).text_domain)  # its catalogs translate its help
                 return localized(cmd)
         return None
 

@@ -9,7 +9,7 @@ import msgspec
 
 from ..errors import CristalError, EventDecodeError, NotACampaign
 from ..events import SessionEnded, SessionSalted, SessionStarted
-from ..i18n import _, ngettext
+from ..i18n import _
 from ..receipts import Receipt, parse_receipt, read_receipts
 from ..records import RecordedEvent
 from ..rounding import MODES
@@ -243,12 +243,10 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
     elif not problems and file_:  # only what was checked: the file's chain, its trailer, the receipts given
         own = (_("its receipt {receipt} names its last event").format(receipt=result["receipt"]) if result["receipt"]
                else _("it carries no receipt"))
-        kept = ngettext("; {n} receipt given found in it", "; {n} receipts given found in it",
-                        len(given)).format(n=len(given)) if given else ""
+        kept = _("; {n} receipt(s) given found in it").format(n=len(given)) if given else ""
         echo(_("OK: {result} events in {file}, the file's hash chain intact; {own}{kept}.").format(result=result['events'], file=file_, own=own, kept=kept))
     elif not problems:
-        kept = ngettext(", {n} receipt found in the log", ", {n} receipts found in the log",
-                        len(given)).format(n=len(given)) if given else ""
+        kept = _(", {n} receipt(s) found in the log").format(n=len(given)) if given else ""
         echo(_("OK: {result} events, hash chain intact, triggers present, migrations intact, snapshots match "
                "the log{kept}, read models match.").format(result=result['events'], kept=kept))
         if "rolls" in result:

@@ -161,7 +161,7 @@ def demo_cmd(ctx: click.Context, directory: str, ruleset: str, sample: str | Non
                    "commands": len(ran), "events": last, "sessions": camp.state().core.sessions,
                    "party": _party(camp), "anomalies": len(report.anomalies)})
         return
-    echo(_("Built “{name}” from {path}: {commands} commands, {events} events, {sessions} sessions, in {db}.").format(
+    echo(_("Built « {name} » from {path}: {commands} commands, {events} events, {sessions} sessions, in {db}.").format(
         name=script.header["name"], path=path, commands=len(ran), events=last, sessions=camp.state().core.sessions,
         db=db))
     for cid in _party(camp):

@@ -70,10 +70,9 @@ def render_value(value: Any, limit: int = 60) -> str:
     elif isinstance(value, (int, float)):
         return str(value)
     elif isinstance(value, dict) and "name" in value and isinstance(value["name"], str):
-        text = _("“{name}”").format(name=value["name"])
+        text = f"« {value['name']} »"
     elif isinstance(value, list) and value and all(isinstance(v, dict) and isinstance(v.get("name"), str) for v in value):
-        quoted = _("“{name}”")
-        text = ", ".join(quoted.format(name=v["name"]) for v in value)
+        text = ", ".join(f"« {v['name']} »" for v in value)
     else:
         text = msgspec.json.encode(value).decode()
     return text if len(text) <= limit else text[: limit - 1] + "…"

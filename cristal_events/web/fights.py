@@ -85,9 +85,9 @@ def panel(name: str, events: list[dict[str, Any]], party: list[dict[str, Any]]) 
             "actions": _actions(budgets.get(c, FRESH)) if turn > 0 and c in acts else _("no action this turn"),
             "next": c == nxt})
     if turn == 0:
-        waiting = _("No initiative yet: “combat initiative” opens the first turn.")
+        waiting = _("No initiative yet: « combat initiative » opens the first turn.")
     elif nxt is None:
-        waiting = _("Turn {turn} over: “combat initiative” opens the next.").format(turn=turn)
+        waiting = _("Turn {turn} over: « combat initiative » opens the next.").format(turn=turn)
     else:
         waiting = ""
     return {"name": name, "ruleset": "illergan", "turn": turn, "participants": fighters, "next": nxt,

@@ -58,7 +58,9 @@ def page(tmp_path_factory):
     made = runner.invoke(cli, ["--db", str(db), "character", "create", "intrus", "--race", "Humain", "--name", HOSTILE])
     assert made.exit_code == 0, made.output
     out = tmp / "timeline.html"
-    assert runner.invoke(cli, ["--db", str(db), "export", "timeline", "--format", "html", "-o", str(out)]).exit_code == 0
+    # the page in French, as the assertions read it
+    assert runner.invoke(cli, ["--db", str(db), "--lang", "fr", "export", "timeline", "--format", "html", "-o",
+                               str(out)]).exit_code == 0
     return out
 
 

@@ -81,6 +81,7 @@ def test_the_exported_combat_table_is_the_books_thor_vs_york_table(built):
     assert got == BOOK_THOR_YORK  # L1300-L1311, incantation 10 and combustion 8 (16/2) included
 
 
+@pytest.mark.french
 def test_markdown_recap_of_session_one(built):
     out = cristal(built, "export", "timeline", "--format", "md", "--session", "1").output.splitlines()
     assert out[:10] == [
@@ -104,6 +105,7 @@ def test_markdown_recap_of_session_one(built):
     assert table[14] == ("| 23 | 22 | york | Boule de Feu de york se libère : thor 10 dommages (+8) | +8 | 23 | 30 |")
 
 
+@pytest.mark.french
 def test_replay_of_xar_against_taz(built):
     """TV-15 (L1052-L1069): 11 PM, CNC 4 + 8 = 12 >= 7, Taz's DM 3 leaves [1d6] of 4d6."""
     out = cristal(built, "replay", "--session", "3", "--character", "xar").output.splitlines()
@@ -169,6 +171,7 @@ def test_audit_flags_an_award_without_reason_and_exits_1(copy):
     assert result.output.splitlines()[-2:] == ["1 anomaly:", "  #80 thor: an award with no reason (no_reason)"]
 
 
+@pytest.mark.french
 def test_audit_and_replay_work_on_an_older_log(copy):
     """A session.started stored at schema version 1 (name/date) is upcast on read."""
     camp = Campaign.open(copy)

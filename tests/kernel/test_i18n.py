@@ -126,7 +126,7 @@ def _run(args, env=None):
     return CliRunner().invoke(cli, args, env=env, catch_exceptions=False)
 
 
-REFUSED_FR = "Erreur : Aucune session n’est ouverte.\n"
+REFUSED_FR = "Erreur : Aucune session n'est ouverte.\n"
 REFUSED_EN = "Error: No session is open.\n"
 
 
@@ -174,3 +174,50 @@ def test_the_compiled_catalogs_are_those_of_the_sources():
             if m.id and isinstance(m.id, str):
                 assert mo.gettext(m.id) == m.string, m.id
     assert Path(LOCALE / "fr" / "LC_MESSAGES" / "cristal_events.mo").stat().st_size > 10_000
+
+
+def test_a_ruleset_keeps_its_own_catalog_with_the_same_tools(tmp_path):
+    """The second wave's path (docs/architecture.md, "Languages"): a ruleset's package makes its own
+    Domain, the catalogs' tool extracts, merges and compiles its texts, and the CLI's help lookup finds them."""
+    from babel.messages.pofile import read_po, write_po
+
+    from cristal_events import i18n_catalogs
+
+    pkg = tmp_path / "probe_rules"
+    pkg.mkdir()
+    (pkg / "rules.py").write_text(
+        "import click\n"
+        "from cristal_events.i18n import Domain\n"
+        "TEXTS = Domain('probe_rules', __file__.rsplit('/', 1)[0] + '/locale')\n"
+        "_ = TEXTS.gettext\n"
+        "def refuse(n):\n"
+        "    return _('Thor has {n} PV left.').format(n=n)\n"
+        "@click.command('heal')\n"
+        "@click.option('--pv', help='The PV healed.')\n"
+        "def heal(pv):\n"
+        "    '''Heal a character. Example: cristal heal --pv 3'''\n", encoding="utf-8")
+    locale = pkg / "locale"
+    assert i18n_catalogs.main(["update", str(pkg), str(locale), "probe_rules"]) == 0
+    assert i18n_catalogs.main(["check", str(pkg), str(locale), "probe_rules"]) == 1  # French still missing
+    po = locale / "fr" / "LC_MESSAGES" / "probe_rules.po"
+    with po.open("rb") as f:
+        cat = read_po(f, locale="fr")
+    assert {m.id for m in cat if m.id} == {"Thor has {n} PV left.", "The PV healed.",
+                                           "Heal a character. Example: cristal heal --pv 3"}
+    cat["Thor has {n} PV left."].string = "Il reste {n} PV à Thor."
+    cat["The PV healed."].string = "Les PV soignés."
+    cat["Heal a character. Example: cristal heal --pv 3"].string = "Soigne un personnage. Exemple : cristal heal --pv 3"
+    with po.open("wb") as f:
+        write_po(f, cat)
+    assert i18n_catalogs.main(["compile", str(pkg), str(locale), "probe_rules"]) == 0
+    assert i18n_catalogs.main(["check", str(pkg), str(locale), "probe_rules"]) == 0
+
+    domain = i18n.Domain("probe_rules", locale)
+    try:
+        with i18n.use("fr"):
+            assert domain.gettext("Thor has {n} PV left.").format(n=4) == "Il reste 4 PV à Thor."
+            assert i18n.translate_any("The PV healed.") == "Les PV soignés."  # the CLI's help lookup
+        with i18n.use("en"):
+            assert domain.gettext("Thor has {n} PV left.").format(n=4) == "Thor has 4 PV left."
+    finally:
+        i18n.DOMAINS.remove(domain)
