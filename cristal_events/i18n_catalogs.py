@@ -6,7 +6,8 @@ files that ship in the wheel.
     python -m cristal_events.i18n_catalogs compile   # only compile the .po into .mo
     python -m cristal_events.i18n_catalogs check     # exit 1 naming every text a catalog lacks
 
-What is extracted (:func:`extract_python`, a Babel extraction method): the arguments of ``_``, ``N_`` and
+What is extracted (:func:`extract_python`, a Babel extraction method; the web pages' templates with Jinja's
+own ``babel_extract``, which finds their ``_("...")`` calls): the arguments of ``_``, ``N_`` and
 ``ngettext``; every ``help="..."`` keyword (click's options and commands) and the first argument of
 ``dice_option_with``; the docstring of every function decorated as a click command or group (its
 ``--help``). Help texts and docstrings are cleaned as click shows them (``inspect.cleandoc``), and the
@@ -34,7 +35,7 @@ LANGS = ("en", "fr")
 #: wave's, each with its own domain
 CORE_SOURCES: tuple[tuple[str, Sequence[tuple[str, str]]], ...] = (
     ("cristal_events", (("rulesets/**", "ignore"), ("cli/cristal/**", "ignore"), ("cli/illergan/**", "ignore"),
-                        ("i18n_catalogs.py", "ignore"), ("**.py", "python"))),
+                        ("i18n_catalogs.py", "ignore"), ("**.py", "python"), ("web/templates/**.html", "jinja2"))),
     ("projections", (("**.py", "python"),)),
 )
 
@@ -84,9 +85,9 @@ def extract(root: Path = ROOT, sources: Sequence[tuple[str, Sequence[tuple[str, 
     from babel.messages.extract import extract_from_dir
 
     template = Catalog(project="cristal-events", domain=DOMAIN)
-    methods = {"python": extract_python, "ignore": "ignore"}
+    methods: dict[str, Any] = {"python": extract_python, "ignore": "ignore", "jinja2": "jinja2.ext:babel_extract"}
     for folder, patterns in sources:
-        mapping = [(pattern, methods[method]) for pattern, method in patterns]
+        mapping: Any = [(pattern, methods[method]) for pattern, method in patterns]
         for filename, lineno, message, comments, context in extract_from_dir(root / folder, mapping):
             template.add(message, None, [(f"{folder}/{filename}", lineno)], auto_comments=comments, context=context)
     return template
@@ -109,12 +110,12 @@ def sync(template: Any, locale_dir: Path = LOCALE, domain: str = DOMAIN) -> None
         if lang == "fr":
             # French as its grammars write it, one form for 0 and 1, another from 2 (Babel's CLDR data adds a
             # third form for round millions, which no message here needs); Babel has no public setter
-            catalog._num_plurals, catalog._plural_expr = 2, "(n > 1)"
+            catalog._num_plurals, catalog._plural_expr = 2, "(n > 1)"  # type: ignore[assignment]
         catalog.update(copy.deepcopy(template), no_fuzzy_matching=True)  # update shares the template's messages
         catalog.obsolete.clear()
         if lang == "en":
             for message in catalog:
-                if isinstance(message.id, tuple) and not all(message.string):
+                if isinstance(message.id, tuple) and not all(message.string or ()):
                     message.string = message.id  # singular and plural
                 elif message.id and not message.string:
                     message.string = message.id
@@ -163,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     what = args[0] if args else "update"
     # a package's own catalogs (a ruleset's): ``update|compile|check SOURCE_DIR LOCALE_DIR DOMAIN``
+    sources: Sequence[tuple[str, Sequence[tuple[str, str]]]]
     if len(args) == 4:
         source, locale_dir, domain = Path(args[1]).resolve(), Path(args[2]), args[3]
         root, sources = source.parent, ((source.name, (("**.py", "python"),)),)

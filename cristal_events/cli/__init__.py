@@ -111,7 +111,9 @@ class Refused(click.ClickException):
     """A refused command: ``Error: <sentence>`` (``Erreur : ...`` in French) and exit 1."""
 
     def show(self, file: Any = None) -> None:
-        click.echo(_("Error: {message}").format(message=self.format_message()), file=file or sys.stderr)
+        from .common import echo
+
+        echo(_("Error: {message}").format(message=self.format_message()), err=True)
 
 
 def localized(cmd: click.Command, lang: str | None = None) -> click.Command:
@@ -132,8 +134,9 @@ def localized(cmd: click.Command, lang: str | None = None) -> click.Command:
     copy.params = []
     for param in cmd.params:
         p = _copy.copy(param)
-        if getattr(param, "help", None):
-            p.help = _tr(param.help)  # type: ignore[attr-defined]  # an Option's help (an Argument has none)
+        text = getattr(param, "help", None)  # an Option's help (an Argument has none)
+        if text:
+            p.help = _tr(text)
         copy.params.append(p)
     original_help_option = cmd.get_help_option
 
@@ -188,7 +191,7 @@ class CristalGroup(click.Group):
             i18n.reset_language(token)
 
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        click.Group.format_help(localized(self), ctx, formatter)  # type: ignore[arg-type]
+        click.Group.format_help(localized(self), ctx, formatter)
 
     def _ruleset_for(self, ctx: click.Context) -> list[str]:
         db = ctx.params.get("db") or ctx.meta.get("cristal.db") or os.environ.get("CRISTAL_DB", "campaign.db")

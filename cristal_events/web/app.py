@@ -32,8 +32,9 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from .. import i18n
 from ..display import visible
-from ..i18n import _
+from ..i18n import _, ngettext
 from . import commands, fights
 from .commands import Refused
 
@@ -166,6 +167,8 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
                       autoescape=select_autoescape(default=True, default_for_string=True),
                       undefined=ChainableUndefined)  # a field another ruleset's sheet lacks shows empty
     env.filters["visible"] = lambda v: visible("" if v is None else str(v))
+    # the pages' texts: English msgids of the core's catalog, in the language of the request (i18n.current)
+    env.globals.update({"_": _, "ngettext": ngettext, "lang": i18n.current})
 
     def api_holder(request: Request) -> dict[str, Any]:
         token = _bearer(request)
