@@ -94,8 +94,9 @@ def list_cmd(ctx: click.Context, as_json: bool) -> None:
     if not rows:
         echo(_("Nobody holds access yet; 'cristal access grant NAME --character ID' gives some."))
     for r in rows:
-        what = "game master" if r["gm"] else ", ".join(r["characters"])
-        state = f"revoked {r['revoked_at']}" if r["revoked_at"] else f"granted {r['granted_at']}"
+        what = _("game master") if r["gm"] else ", ".join(r["characters"])
+        state = (_("revoked {at}").format(at=r["revoked_at"]) if r["revoked_at"]
+                 else _("granted {at}").format(at=r["granted_at"]))
         echo(f"{r['name']:<16} {what:<30} {state}")
 
 
@@ -140,7 +141,7 @@ def serve_cmd(ctx: click.Context, host: str, port: int, as_json: bool) -> None:
     warning = None if is_loopback(host) else (_("serving on {host} opens the table to the network; anyone who "
                                                 "reaches it still needs a token").format(host=host))
     if warning:
-        echo(f"Warning: {warning}.", err=True)
+        echo(_("Warning: {problem}.").format(problem=warning), err=True)
     if as_json:  # one line when the server starts, for a script that waits for it
         emit_json({"db": ctx.obj["db"], "host": host, "port": port, "warning": warning})
     else:
