@@ -221,3 +221,18 @@ def test_a_ruleset_keeps_its_own_catalog_with_the_same_tools(tmp_path):
             assert domain.gettext("Thor has {n} PV left.").format(n=4) == "Thor has 4 PV left."
     finally:
         i18n.DOMAINS.remove(domain)
+
+
+def test_the_read_models_do_not_depend_on_the_language_that_wrote_them(camp_path):
+    """A table where commands are typed in both languages still verifies in either: the timeline's stored
+    summaries are written in one language (projections.timeline.STORED_LANGUAGE), whoever wrote them."""
+    db = str(camp_path)
+    assert _run(["--lang", "en", "--db", db, "session", "start", "--title", "Arrivée"]).exit_code == 0
+    assert _run(["--lang", "fr", "--db", db, "note", "Thor arrive"]).exit_code == 0
+    assert _run(["--lang", "en", "--db", db, "session", "end"]).exit_code == 0
+    for lang in ("fr", "en"):
+        out = _run(["--lang", lang, "--db", db, "verify"])
+        assert out.exit_code == 0, out.output
+    fr = _run(["--lang", "fr", "--db", db, "log"]).output
+    en = _run(["--lang", "en", "--db", db, "log"]).output
+    assert "Session 1 commence : Arrivée" in fr and "Session 1 begins: Arrivée" in en  # the log speaks live
