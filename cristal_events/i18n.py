@@ -53,6 +53,11 @@ def current() -> str:
     return lang if lang is not None else resolve()
 
 
+def chosen() -> str | None:
+    """The language set in this context (by the CLI, :func:`use`, a web request), or None."""
+    return _current.get()
+
+
 def set_language(lang: str | None) -> object:
     """Set the language of this context (None: back to the environment's); returns the token that
     :func:`reset_language` takes."""

@@ -183,8 +183,11 @@ class CristalGroup(click.Group):
     def main(self, args: Any = None, *pos: Any, **kw: Any) -> Any:
         # the language is set once per invocation, before any command module is imported, and reset after
         # (an in-process caller, the web table or a test, runs the next invocation in its own language)
+        # (an invocation inside another, the web table's commands under 'cristal --lang fr serve', keeps the
+        # language already chosen unless it names its own)
         argv = list(sys.argv[1:] if args is None else args)
-        token = i18n.set_language(i18n.resolve(_scan_lang(argv)))
+        explicit = _scan_lang(argv)
+        token = i18n.set_language(i18n.resolve(explicit) if explicit else i18n.chosen() or i18n.resolve())
         try:
             return super().main(argv, *pos, **kw)
         finally:

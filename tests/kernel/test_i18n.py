@@ -236,3 +236,13 @@ def test_the_read_models_do_not_depend_on_the_language_that_wrote_them(camp_path
     fr = _run(["--lang", "fr", "--db", db, "log"]).output
     en = _run(["--lang", "en", "--db", db, "log"]).output
     assert "Session 1 commence : Arrivée" in fr and "Session 1 begins: Arrivée" in en  # the log speaks live
+
+
+def test_an_invocation_inside_a_chosen_language_keeps_it(camp_path):
+    """The web table runs its commands in-process under 'cristal --lang fr serve': they speak its language
+    unless they name their own."""
+    db = str(camp_path)
+    with i18n.use("fr"):
+        assert _run(["--db", db, "session", "end"], env={"CRISTAL_LANG": "en"}).output == REFUSED_FR
+        assert _run(["--lang", "en", "--db", db, "session", "end"]).output == REFUSED_EN
+        assert i18n.current() == "fr"
