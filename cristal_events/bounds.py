@@ -25,6 +25,7 @@ from typing import Any
 import msgspec
 
 from .errors import OutOfBounds
+from .i18n import N_, _
 
 #: the largest magnitude of any whole number a command, an event or an import may carry
 LIMIT = 10**9
@@ -41,7 +42,6 @@ def _bound(n: float) -> str:
     return f"{int(n):_}" if n == int(n) else f"{n:g}"
 
 
-_LIMIT_TEXT = f"-{_bound(LIMIT)} to {_bound(LIMIT)}"
 
 
 # ----------------------------------------------------------------------------------------- checks
@@ -72,10 +72,11 @@ _DEEP = {int, float, dict, list, tuple}
 
 #: the sentence of a refused command ({name}: its class), of an event a command would record
 #: ({name}: its tag) and of an event read from an import ({name}: where it was read)
-COMMAND = "{name}.{path} = {number} is beyond the bounds of the log ({range}); nothing was written."
-EVENT = ("This command would record {name}.{path} = {number}, beyond the bounds of the log ({range}); "
-         "nothing was written.")
-IMPORTED = "{name}: {path} = {number} is beyond the bounds of the log ({range})."
+#: (English msgids, translated when raised)
+COMMAND = N_("{name}.{path} = {number} is beyond the bounds of the log ({range}); nothing was written.")
+EVENT = N_("This command would record {name}.{path} = {number}, beyond the bounds of the log ({range}); "
+           "nothing was written.")
+IMPORTED = N_("{name}: {path} = {number} is beyond the bounds of the log ({range}).")
 
 
 def check(obj: Any, *, name: str | None = None, sentence: str = COMMAND) -> None:
@@ -88,16 +89,17 @@ def check(obj: Any, *, name: str | None = None, sentence: str = COMMAND) -> None
         for field, (lo, hi) in exempt.items():
             value = data.pop(field, None)
             if type(value) is int and not lo <= value <= hi:
-                raise OutOfBounds(f"{name or type(obj).__name__}.{field} = {value} is beyond its bounds "
-                                  f"({_bound(lo)} to {_bound(hi)}); nothing was written.")
+                raise OutOfBounds(_("{name}.{field} = {value} is beyond its bounds ({lo} to {hi}); "
+                                    "nothing was written.").format(name=name or type(obj).__name__, field=field,
+                                                                   value=value, lo=_bound(lo), hi=_bound(hi)))
     hit = _find(data, "")
     if hit is not None:
         number = hit[1]
         if isinstance(number, float) and not math.isfinite(number):
-            rng = f"a finite number from {_LIMIT_TEXT}"
+            rng = _("a finite number from {lo} to {hi}").format(lo=f"-{_bound(LIMIT)}", hi=_bound(LIMIT))
         else:
-            rng = _LIMIT_TEXT
-        raise OutOfBounds(sentence.format(name=name or type(obj).__name__, path=hit[0] or "value",
+            rng = _("{lo} to {hi}").format(lo=f"-{_bound(LIMIT)}", hi=_bound(LIMIT))
+        raise OutOfBounds(_(sentence).format(name=name or type(obj).__name__, path=hit[0] or "value",
                                           number=number, range=rng))
 
 
@@ -124,12 +126,12 @@ def parse_int(text: Any, what: str, *, lo: int = -LIMIT, hi: int = LIMIT) -> int
     script's digits), from ``lo`` to ``hi``; anything else is one sentence naming ``what``."""
     t = str(text).strip()
     if not _INT_TEXT.fullmatch(t):
-        raise OutOfBounds(f"{what} '{text}' is not a whole number.")
+        raise OutOfBounds(_("{what} '{text}' is not a whole number.").format(what=what, text=text))
     if len(t) > 30:  # int() of a huge string is slow, and the number is out of bounds anyway
-        raise OutOfBounds(f"{what} '{t[:20]}…' is too large (from {_bound(lo)} to {_bound(hi)}).")
+        raise OutOfBounds(_("{what} '{t}…' is too large (from {bound} to {bound2}).").format(what=what, t=t[:20], bound=_bound(lo), bound2=_bound(hi)))
     n = int(t)
     if not lo <= n <= hi:
-        raise OutOfBounds(f"{what} {n} is out of bounds (from {_bound(lo)} to {_bound(hi)}).")
+        raise OutOfBounds(_("{what} {n} is out of bounds (from {bound} to {bound2}).").format(what=what, n=n, bound=_bound(lo), bound2=_bound(hi)))
     return n
 
 
@@ -138,10 +140,10 @@ def parse_real(text: Any, what: str, *, lo: float = -REAL_LIMIT, hi: float = REA
     never NaN or an infinity, from ``lo`` to ``hi``."""
     t = str(text).strip()
     if len(t) > 60 or not _REAL_TEXT.fullmatch(t):
-        raise OutOfBounds(f"{what} '{text}' is not a number (digits 0-9, an optional sign and decimal point).")
+        raise OutOfBounds(_("{what} '{text}' is not a number (digits 0-9, an optional sign and decimal point).").format(what=what, text=text))
     x = float(t.replace(",", "."))
     if not (lo <= x <= hi):
-        raise OutOfBounds(f"{what} {t} is out of bounds (from {_bound(lo)} to {_bound(hi)}).")
+        raise OutOfBounds(_("{what} {t} is out of bounds (from {bound} to {bound2}).").format(what=what, t=t, bound=_bound(lo), bound2=_bound(hi)))
     return x
 
 

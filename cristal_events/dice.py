@@ -35,6 +35,8 @@ import cristal_events.rounding as _rounding
 from cristal_events.errors import DiceError
 from cristal_events.rolls import Roll
 
+from .i18n import _
+
 __all__ = [
     "MAX_DEPTH", "MAX_DICE", "MAX_LENGTH", "MAX_SIDES", "MAX_VALUE",
     "BinOp", "Dice", "DiceError", "Die", "Expr", "Neg", "Number", "Roll", "Var",
@@ -162,7 +164,7 @@ def _tokens(text: str) -> list[_Tok]:
     while i < len(text):
         m = _TOKEN.match(text, i)
         if m is None:
-            raise DiceError(f"Unexpected character {text[i]!r} at position {i + 1}.")
+            raise DiceError(_("Unexpected character {text!r} at position {value}.").format(text=text[i], value=i + 1))
         kind, chunk, pos = m.lastgroup or "", m.group(), i + 1
         i = m.end()
         if kind == "ws":
@@ -170,7 +172,7 @@ def _tokens(text: str) -> list[_Tok]:
         if kind == "num":
             value = Fraction(chunk.replace(",", "."))
             if abs(value) > MAX_VALUE:
-                raise DiceError(f"The number {chunk} at position {pos} exceeds the limit of {MAX_VALUE}.")
+                raise DiceError(_("The number {chunk} at position {pos} exceeds the limit of {MAX_VALUE}.").format(chunk=chunk, pos=pos, MAX_VALUE=MAX_VALUE))
             out.append(_Tok("num", chunk, pos, value=value))
         elif kind == "name" and (d := _DIE_WORD.fullmatch(chunk)):
             sides = d.group("sides")
@@ -201,12 +203,12 @@ class _Parser:
 
     def unexpected(self, tok: _Tok, wanted: str) -> DiceError:
         if tok.kind == "end":
-            return DiceError(f"The expression ends where {wanted} was expected.")
-        return DiceError(f"Unexpected {tok.text!r} at position {tok.pos}; {wanted} was expected.")
+            return DiceError(_("The expression ends where {wanted} was expected.").format(wanted=wanted))
+        return DiceError(_("Unexpected {text!r} at position {pos}; {wanted} was expected.").format(text=tok.text, pos=tok.pos, wanted=wanted))
 
     def whole(self) -> Expr:
         if self.peek().kind == "end":
-            raise DiceError("The expression is empty.")
+            raise DiceError(_("The expression is empty."))
         expr = self.expr()
         tok = self.peek()
         if tok.kind != "end":
@@ -230,21 +232,21 @@ class _Parser:
     def enter(self, tok: _Tok) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise DiceError(f"The expression nests deeper than {MAX_DEPTH} levels at position {tok.pos}.")
+            raise DiceError(_("The expression nests deeper than {MAX_DEPTH} levels at position {pos}.").format(MAX_DEPTH=MAX_DEPTH, pos=tok.pos))
 
     def factor(self) -> Expr:
         tok = self.next()
-        wanted = "a number, a die, a variable or a bracket"
+        wanted = _("a number, a die, a variable or a bracket")
         if tok.kind == "op" and tok.text in _CLOSER:
             self.enter(tok)
             inner = self.expr()
             close = self.next()
             if close.text != _CLOSER[tok.text] or close.kind != "op":
                 if close.kind == "end":
-                    raise DiceError(f"The {tok.text!r} at position {tok.pos} is never closed.")
+                    raise DiceError(_("The {text!r} at position {pos} is never closed.").format(text=tok.text, pos=tok.pos))
                 raise DiceError(
-                    f"Unexpected {close.text!r} at position {close.pos}; "
-                    f"{_CLOSER[tok.text]!r} was expected to close the {tok.text!r} at position {tok.pos}."
+                    _("Unexpected {text!r} at position {pos}; {CLOSER!r} was expected to close the {text2!r} "
+                      "at position {pos2}.").format(text=close.text, pos=close.pos, CLOSER=_CLOSER[tok.text], text2=tok.text, pos2=tok.pos)
                 )
             self.depth -= 1
             return inner
@@ -258,7 +260,7 @@ class _Parser:
             after = self.peek()
             if after.kind == "die":
                 if tok.value.denominator != 1:
-                    raise DiceError(f"The dice count {tok.text} at position {tok.pos} is not a whole number.")
+                    raise DiceError(_("The dice count {text} at position {pos} is not a whole number.").format(text=tok.text, pos=tok.pos))
                 return self.die(self.next(), int(tok.value), tok)
             if after.kind == "op" and after.text == "%":
                 self.next()
@@ -275,15 +277,15 @@ class _Parser:
         if sides is None:  # "dé 20", "1 d 6"
             nxt = self.next()
             if nxt.kind != "num" or nxt.value is None or nxt.value.denominator != 1:
-                raise self.unexpected(nxt, f"the number of sides after {tok.text!r}")
+                raise self.unexpected(nxt, _("the number of sides after {text!r}").format(text=tok.text))
             sides = int(nxt.value)
         if count < 1:
-            raise DiceError(f"The dice count at position {start.pos} is {count}; roll at least 1 die.")
+            raise DiceError(_("The dice count at position {pos} is {count}; roll at least 1 die.").format(pos=start.pos, count=count))
         if not 1 <= sides <= MAX_SIDES:
-            raise DiceError(f"A die must have 1 to {MAX_SIDES} sides, not {sides} (position {tok.pos}).")
+            raise DiceError(_("A die must have 1 to {MAX_SIDES} sides, not {sides} (position {pos}).").format(MAX_SIDES=MAX_SIDES, sides=sides, pos=tok.pos))
         self.dice += count
         if self.dice > MAX_DICE:
-            raise DiceError(f"The expression rolls more than {MAX_DICE} dice (position {start.pos}).")
+            raise DiceError(_("The expression rolls more than {MAX_DICE} dice (position {pos}).").format(MAX_DICE=MAX_DICE, pos=start.pos))
         return Die(count, sides)
 
 
@@ -294,9 +296,9 @@ def parse(text: str) -> Expr:
     ('1d6/3', '1d100+Dex', '50*10%')
     """
     if not isinstance(text, str):
-        raise DiceError(f"An expression must be text, not {type(text).__name__}.")
+        raise DiceError(_("An expression must be text, not {name}.").format(name=type(text).__name__))
     if len(text) > MAX_LENGTH:
-        raise DiceError(f"The expression is {len(text)} characters long; the limit is {MAX_LENGTH}.")
+        raise DiceError(_("The expression is {len} characters long; the limit is {MAX_LENGTH}.").format(len=len(text), MAX_LENGTH=MAX_LENGTH))
     # NFC so that a decomposed 'dé' (d + combining accent) reads like the composed one.
     return _Parser(unicodedata.normalize("NFC", text)).whole()
 
@@ -319,7 +321,7 @@ def _dice_count(node: Expr) -> int:
 
 def _check_dice(node: Expr) -> None:
     if _dice_count(node) > MAX_DICE:
-        raise DiceError(f"The expression rolls more than {MAX_DICE} dice.")
+        raise DiceError(_("The expression rolls more than {MAX_DICE} dice.").format(MAX_DICE=MAX_DICE))
 
 
 def dice_in(expr: Expr | str) -> list[int]:
@@ -373,7 +375,7 @@ def variables_in(expr: Expr | str) -> list[str]:
 
 def _bounded(value: Fraction, node: Expr) -> Fraction:
     if abs(value) > MAX_VALUE:
-        raise DiceError(f"The value of {str(node)!r} exceeds the limit of {MAX_VALUE} in magnitude.")
+        raise DiceError(_("The value of {str!r} exceeds the limit of {MAX_VALUE} in magnitude.").format(str=str(node), MAX_VALUE=MAX_VALUE))
     return value
 
 
@@ -383,16 +385,16 @@ def _resolve(name: str, variables: Mapping[str, int | Fraction]) -> Fraction:
     else:
         matches = sorted(k for k in variables if k.casefold() == name.casefold())
         if len(matches) > 1:
-            raise DiceError(f"Variable {name!r} is ambiguous: it matches {', '.join(matches)}.")
+            raise DiceError(_("Variable {name!r} is ambiguous: it matches {items}.").format(name=name, items=', '.join(matches)))
         if not matches:
             known = ", ".join(sorted(variables)) or "none"
-            raise DiceError(f"Unknown variable {name!r} (known variables: {known}).")
+            raise DiceError(_("Unknown variable {name!r} (known variables: {known}).").format(name=name, known=known))
         raw = variables[matches[0]]
     if isinstance(raw, bool) or not isinstance(raw, int | Fraction | float):
-        raise DiceError(f"Variable {name!r} has the non-numeric value {raw!r}.")
+        raise DiceError(_("Variable {name!r} has the non-numeric value {raw!r}.").format(name=name, raw=raw))
     value = _rounding.to_fraction(raw)
     if abs(value) > MAX_VALUE:
-        raise DiceError(f"Variable {name!r} is {raw}, beyond the limit of {MAX_VALUE} in magnitude.")
+        raise DiceError(_("Variable {name!r} is {raw}, beyond the limit of {MAX_VALUE} in magnitude.").format(name=name, raw=raw, MAX_VALUE=MAX_VALUE))
     return value
 
 
@@ -422,13 +424,13 @@ class _Evaluator:
                         result = Fraction(_rounding.apply(a * b, self.mode))
                     case "/":
                         if b == 0:
-                            raise DiceError(f"Division by zero in {str(node)!r}.")
+                            raise DiceError(_("Division by zero in {str!r}.").format(str=str(node)))
                         result = Fraction(_rounding.apply(a / b, self.mode))
                     case _:
-                        raise DiceError(f"Unknown operator {op!r}.")
+                        raise DiceError(_("Unknown operator {op!r}.").format(op=op))
                 return _bounded(result, node)
             case _:
-                raise DiceError(f"{node!r} is not a dice expression node.")
+                raise DiceError(_("{node!r} is not a dice expression node.").format(node=node))
 
 
 _SPAN = 1 << 256
@@ -492,7 +494,7 @@ class Dice:
         """Faces rolled at the table and typed in, handed out in order."""
         for face in faces:
             if isinstance(face, bool) or not isinstance(face, int):
-                raise DiceError(f"Entered face {face!r} is not a whole number.")
+                raise DiceError(_("Entered face {face!r} is not a whole number.").format(face=face))
         return cls("entered", faces)
 
     @classmethod
@@ -512,7 +514,7 @@ class Dice:
     def take(self, sides: int) -> int:
         """The next face of a die with ``sides`` sides. On a d100 an entered 0 (the "00") reads 100."""
         if not 1 <= sides <= MAX_SIDES:
-            raise DiceError(f"A die must have 1 to {MAX_SIDES} sides, not {sides}.")
+            raise DiceError(_("A die must have 1 to {MAX_SIDES} sides, not {sides}.").format(MAX_SIDES=MAX_SIDES, sides=sides))
         if self._key is not None:
             face = engine_face(self._key, self._salt, self.next, sides)
             self.next += 1
@@ -522,14 +524,13 @@ class Dice:
             n = len(self.used)
             if n >= len(self._faces):
                 raise DiceError(
-                    f"{_faces(len(self._faces))} entered but the command needs more "
-                    f"(a d{sides} is next)."
+                    _("{faces} entered but the command needs more (a d{sides} is next).").format(faces=_faces(len(self._faces)), sides=sides)
                 )
             face = self._faces[n]
             if sides == 100 and face == 0:  # Illergan I-L316: "99 et 100 (00)"
                 face = 100
             if not 1 <= face <= sides:
-                raise DiceError(f"Face {face} is out of range for a d{sides}.")
+                raise DiceError(_("Face {face} is out of range for a d{sides}.").format(face=face, sides=sides))
         self.used.append(face)
         self.sides.append(sides)
         return face
@@ -543,7 +544,7 @@ class Dice:
         the dice record so that a chain of re-rolls is visible (docs/verifiable-dice.md): a Roll (one
         of this command's, or one an earlier command stored) or ``(record position, roll index)``."""
         if rounding not in _rounding.MODES:
-            raise DiceError(f"Unknown rounding mode {rounding!r}; use round or truncate.")
+            raise DiceError(_("Unknown rounding mode {rounding!r}; use round or truncate.").format(rounding=rounding))
         node = _as_expr(expr)
         _check_dice(node)
         start, counter = len(self.used), self.next
@@ -575,7 +576,7 @@ class Dice:
     def finish(self) -> None:
         """Refuse entered faces that the command did not use."""
         if not self.engine and len(self.used) < len(self._faces):
-            raise DiceError(f"{_faces(len(self._faces))} entered but the command used {len(self.used)}.")
+            raise DiceError(_("{faces} entered but the command used {len}.").format(faces=_faces(len(self._faces)), len=len(self.used)))
 
 
 def _faces(n: int) -> str:
@@ -596,7 +597,7 @@ def evaluate(expr: str | Expr, *, variables: Mapping[str, int | Fraction] | None
         raise ValueError("give entered faces or an rng, not both")
     node = _as_expr(expr)
     if faces is None and rng is None and dice_in(node):
-        raise DiceError(f"{str(node)!r} rolls dice but no faces were entered.")
+        raise DiceError(_("{str!r} rolls dice but no faces were entered.").format(str=str(node)))
     dice = Dice.seeded(rng) if rng is not None else Dice.entered(faces or ())
     result = dice.roll(node, variables=variables, rounding=rounding, purpose=purpose)
     dice.finish()

@@ -38,6 +38,7 @@ import re
 from typing import Any
 
 from .errors import RuleError
+from .i18n import _
 
 #: every character :func:`visible` renders: C0, DEL, C1, the Unicode format characters (Cf) of
 #: Unicode 15.1 but the two joiners U+200C/U+200D, U+2028/U+2029 and lone surrogates. A test checks
@@ -100,12 +101,12 @@ def inert_json(text: str) -> str:
 def id_problem(value: str) -> str | None:
     """Why ``value`` cannot be an id (a clause), or None when it is plain text."""
     if not value.strip():
-        return "cannot be empty"
+        return _("cannot be empty")
     m = _NOT_IN_ID.search(value)
     if m is not None:
-        return f"'{visible(value)}' contains {_show(m)}, a control or invisible formatting character"
+        return _("'{visible}' contains {show}, a control or invisible formatting character").format(visible=visible(value), show=_show(m))
     if value != value.strip():
-        return f"'{value}' starts or ends with a space"
+        return _("'{value}' starts or ends with a space").format(value=value)
     return None
 
 
@@ -117,6 +118,6 @@ def plain_id(value: str, what: str) -> str:
     """
     problem = id_problem(value)
     if problem is not None:
-        tail = "." if problem == "cannot be empty" else "; an id is plain visible text."
+        tail = "." if problem == _("cannot be empty") else _("; an id is plain visible text.")
         raise RuleError(f"{what} {problem}{tail}")
     return value

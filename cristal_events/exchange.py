@@ -30,6 +30,7 @@ from .events import (
     SessionStarted,
     SettingChanged,
 )
+from .i18n import _
 from .receipts import Receipt, parse_receipt, verify_receipts
 from .records import RecordedEvent
 from .rounding import MODES
@@ -85,13 +86,13 @@ def verify_jsonl(path: str | os.PathLike[str], receipts: Iterable[Receipt] = ())
     try:
         fh = open(path, "rb")
     except OSError as exc:
-        raise CristalError(f"Cannot read {path}: {exc.strerror}.") from None
+        raise CristalError(_("Cannot read {path}: {strerror}.").format(path=path, strerror=exc.strerror)) from None
     with fh:
         for lineno, raw in enumerate(fh, 1):
             if not raw.strip():
                 continue
             if own is not None:
-                problems.append(f"line {lineno} follows the receipt line, which must be the file's last")
+                problems.append(_("line {lineno} follows the receipt line, which must be the file's last").format(lineno=lineno))
                 first_bad = first_bad or expected
                 break
             try:
@@ -100,7 +101,7 @@ def verify_jsonl(path: str | os.PathLike[str], receipts: Iterable[Receipt] = ())
                     own = str(d[TRAILER_KEY])
                     continue
                 if not isinstance(d, dict):
-                    raise ValueError("not an object")
+                    raise ValueError(_("not an object"))
                 missing = [k for k in ENVELOPE + ("payload",) if k not in d]
                 if missing:
                     raise ValueError(f"missing {', '.join(missing)}")
@@ -109,7 +110,7 @@ def verify_jsonl(path: str | os.PathLike[str], receipts: Iterable[Receipt] = ())
                              d["schema_version"], payload_text(d["payload"]), d["recorded_at"], d["session"],
                              d["actor"], d["causation_id"], d["correlation_id"])
             except (msgspec.DecodeError, ValueError, TypeError) as exc:
-                problems.append(f"line {lineno} is not a valid exported event ({exc})")
+                problems.append(_("line {lineno} is not a valid exported event ({exc})").format(lineno=lineno, exc=exc))
                 first_bad = first_bad or (expected or lineno)
                 break
             n += 1
@@ -117,11 +118,11 @@ def verify_jsonl(path: str | os.PathLike[str], receipts: Iterable[Receipt] = ())
                 prev = d["prev_hash"] if pos != 1 else GENESIS
                 expected = first_pos = pos
             if pos != expected:
-                problems.append(f"position {expected} is missing from the file (line {lineno} holds {pos})")
+                problems.append(_("position {expected} is missing from the file (line {lineno} holds {pos})").format(expected=expected, lineno=lineno, pos=pos))
                 first_bad = expected
                 break
             if d["prev_hash"] != prev:
-                problems.append(f"position {pos} does not follow the previous line (chain broken)")
+                problems.append(_("position {pos} does not follow the previous line (chain broken)").format(pos=pos))
                 first_bad = pos
                 break
             if h != d["hash"]:
@@ -132,7 +133,7 @@ def verify_jsonl(path: str | os.PathLike[str], receipts: Iterable[Receipt] = ())
                 found[pos] = h
             prev, expected, last = d["hash"], pos + 1, (pos, h)
     if n == 0 and not problems:
-        problems.append("the file holds no event")
+        problems.append(_("the file holds no event"))
     if own is not None and not problems and last is not None:
         try:
             mine = parse_receipt(own)
@@ -140,7 +141,7 @@ def verify_jsonl(path: str | os.PathLike[str], receipts: Iterable[Receipt] = ())
             problems.append(f"the file's receipt line {own[:90]!r} is not POSITION:HASH")
         else:
             if (mine.position, mine.hash) != last:
-                problems.append(f"the file's receipt {mine.short} does not name its last event (position {last[0]})")
+                problems.append(_("the file's receipt {short} does not name its last event (position {last})").format(short=mine.short, last=last[0]))
                 first_bad = first_bad or min(mine.position, last[0])
     if not problems and receipts:
         bad = verify_receipts(receipts, found.get, last[0] if last else 0, first=first_pos or 1, where="the file")
@@ -224,17 +225,17 @@ class HistoryCheck:
         self._evolvers: dict[type, Any] = {}
 
     def refuse(self, lineno: int, reason: str) -> ImportRefused:
-        return ImportRefused(f"Line {lineno} of {self.source}: {reason}; nothing was imported.")
+        return ImportRefused(_("Line {lineno} of {source}: {reason}; nothing was imported.").format(lineno=lineno, source=self.source, reason=reason))
 
     # ----------------------------------------------------------------------------- one line
     def line(self, lineno: int, raw: bytes) -> ExportedLine | None:
         """Check one non-blank line; return it typed, or None for the receipt trailer."""
         if self.receipt_line is not None:
-            raise self.refuse(lineno, f"nothing may follow the receipt line (line {self.receipt_line})")
+            raise self.refuse(lineno, _("nothing may follow the receipt line (line {receipt_line})").format(receipt_line=self.receipt_line))
         try:
             d = _line_decoder.decode(raw)
         except RecursionError:
-            raise self.refuse(lineno, "it is not an exported event (its JSON nests too deeply)") from None
+            raise self.refuse(lineno, _("it is not an exported event (its JSON nests too deeply)")) from None
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             self._receipt_or_refuse(lineno, raw, exc)
             return None
@@ -257,34 +258,35 @@ class HistoryCheck:
         try:
             trailer = _receipt_decoder.decode(raw)
         except (msgspec.DecodeError, msgspec.ValidationError):
-            raise self.refuse(lineno, f"it is not an exported event ({str(exc).rstrip('.')})") from None
+            raise self.refuse(lineno, _("it is not an exported event ({str})").format(str=str(exc).rstrip('.'))) from None
         if self.events == 0:
-            raise self.refuse(lineno, "a receipt line must follow the events it vouches for")
+            raise self.refuse(lineno, _("a receipt line must follow the events it vouches for"))
         pos, sep, digest = trailer.receipt.strip().partition(":")
         mine = f"{self.events}:{self.last_hash}"
         if (not sep or not pos.isascii() or not pos.isdigit() or int(pos) != self.events
                 or digest.lower() != self.last_hash):
-            raise self.refuse(lineno, f"the receipt {trailer.receipt!r} does not match the chain above it, "
-                                      f"which ends on {mine}")
+            raise self.refuse(lineno, _("the receipt {receipt!r} does not match the chain above it, which ends "
+                                        "on {mine}").format(receipt=trailer.receipt, mine=mine))
         self.receipt_line = lineno
 
     def _chain(self, lineno: int, d: ExportedLine, text: str) -> None:
         if self.events == 0:
             if d.position != 1 or d.type != "campaign.created":
-                raise ImportRefused(f"{self.source} does not start with the campaign's first event (position 1, "
-                                    "campaign.created); export the whole timeline to import it.")
+                raise ImportRefused(_("{source} does not start with the campaign's first event (position 1, "
+                                      "campaign.created); export the whole timeline to import it.").format(source=self.source))
             self._header(lineno, d, text)
         expected = self.events + 1
         if d.position != expected:
-            raise self.refuse(lineno, f"the file does not verify: position {expected} is missing "
-                                      f"(the line holds position {d.position})")
+            raise self.refuse(lineno, _("the file does not verify: position {expected} is missing (the line "
+                                        "holds position {position})").format(expected=expected, position=d.position))
         if d.prev_hash != self.prev:
-            raise self.refuse(lineno, f"the file does not verify: position {d.position} does not follow "
-                                      "the previous line (chain broken)")
+            raise self.refuse(lineno, _("the file does not verify: position {position} does not follow the "
+                                        "previous line (chain broken)").format(position=d.position))
         h = row_hash(d.prev_hash, d.position, d.event_id, d.stream, d.version, d.type, d.schema_version, text,
                      d.recorded_at, d.session, d.actor, d.causation_id, d.correlation_id)
         if h != d.hash:
-            raise self.refuse(lineno, f"the file does not verify: position {d.position} was altered (hash mismatch)")
+            raise self.refuse(lineno, _("the file does not verify: position {position} was altered (hash "
+                                        "mismatch)").format(position=d.position))
 
     def _header(self, lineno: int, d: ExportedLine, text: str) -> None:
         from .rulesets import get as get_ruleset
@@ -298,28 +300,28 @@ class HistoryCheck:
         except CristalError as exc:
             raise self.refuse(lineno, str(exc).rstrip(".")) from None
         if self.header.rounding not in MODES:
-            raise self.refuse(lineno, f"the rounding mode {self.header.rounding!r} is neither 'round' nor 'truncate'")
+            raise self.refuse(lineno, _("the rounding mode {rounding!r} is neither 'round' nor 'truncate'").format(rounding=self.header.rounding))
         self.world = World(CoreState(header=self.header, settings=dict(self.header.settings)),
                            self.ruleset.initial_state(self.header))
 
     def _envelope(self, lineno: int, d: ExportedLine) -> None:
         if not d.actor.strip():
-            raise self.refuse(lineno, "the event has no actor (who recorded it)")
+            raise self.refuse(lineno, _("the event has no actor (who recorded it)"))
         try:
             datetime.fromisoformat(d.recorded_at)
         except ValueError:
-            raise self.refuse(lineno, f"recorded_at {d.recorded_at!r} is not an ISO-8601 date and time") from None
+            raise self.refuse(lineno, _("recorded_at {recorded_at!r} is not an ISO-8601 date and time").format(recorded_at=d.recorded_at)) from None
         if not d.event_id.strip():
-            raise self.refuse(lineno, "the event has no event_id")
+            raise self.refuse(lineno, _("the event has no event_id"))
         if d.event_id in self.ids:
-            raise self.refuse(lineno, f"the event_id {d.event_id} was already used by an earlier line")
+            raise self.refuse(lineno, _("the event_id {event_id} was already used by an earlier line").format(event_id=d.event_id))
         self.ids.add(d.event_id)
         if not d.stream.strip():
-            raise self.refuse(lineno, "the event has no stream")
+            raise self.refuse(lineno, _("the event has no stream"))
         want = self.versions.get(d.stream, 0) + 1
         if d.version != want:
-            raise self.refuse(lineno, f"the stream {d.stream} is at version {want - 1}, so its next event is "
-                                      f"version {want}, not {d.version}")
+            raise self.refuse(lineno, _("the stream {stream} is at version {value}, so its next event is "
+                                        "version {want}, not {version}").format(stream=d.stream, value=want - 1, want=want, version=d.version))
         self.versions[d.stream] = want
 
     def _history(self, lineno: int, rec: RecordedEvent) -> None:
@@ -329,38 +331,38 @@ class HistoryCheck:
         core = world.core
         is_core = isinstance(ev, CORE_EVENTS)
         if is_core and rec.stream != CAMPAIGN_STREAM:
-            raise self.refuse(lineno, f"a {rec.type} event belongs on the campaign stream, not on {rec.stream}")
+            raise self.refuse(lineno, _("a {type} event belongs on the campaign stream, not on {stream}").format(type=rec.type, stream=rec.stream))
         problem: str | None = None
         match ev:
             case CampaignCreated() if rec.position != 1:
-                problem = "a campaign has one campaign.created event, on line 1"
+                problem = _("a campaign has one campaign.created event, on line 1")
             case SessionStarted():
                 if core.session is not None:
-                    problem = f"session {ev.number} starts while session {core.session} is still open"
+                    problem = _("session {number} starts while session {session} is still open").format(number=ev.number, session=core.session)
                 elif ev.number != core.sessions + 1:
-                    after = f"the session after session {core.sessions}" if core.sessions else "the first session"
+                    after = _("the session after session {sessions}").format(sessions=core.sessions) if core.sessions else _("the first session")
                     problem = f"{after} is number {core.sessions + 1}, not {ev.number}"
                 elif rec.session != ev.number:
-                    problem = f"the start of session {ev.number} is stamped with session {rec.session}"
+                    problem = _("the start of session {number} is stamped with session {session}").format(number=ev.number, session=rec.session)
             case SessionEnded():
                 if core.session != ev.number:
-                    problem = (f"session {ev.number} ends but it is not open" if core.session is None else
-                               f"session {ev.number} ends while session {core.session} is the open one")
+                    problem = (_("session {number} ends but it is not open").format(number=ev.number) if core.session is None else
+                               _("session {number} ends while session {session} is the open one").format(number=ev.number, session=core.session))
                 elif rec.session != ev.number:
-                    problem = f"the end of session {ev.number} is stamped with session {rec.session}"
+                    problem = _("the end of session {number} is stamped with session {session}").format(number=ev.number, session=rec.session)
             case NoteRecorded() if not ev.text.strip():
-                problem = "a note needs some text"
+                problem = _("a note needs some text")
             case SettingChanged():
                 problem = self._setting_problem(ev)
             case CorrectionRecorded():
                 if not ev.reason.strip():
-                    problem = "a correction needs a reason"
+                    problem = _("a correction needs a reason")
                 elif not ev.amends or any(p < 1 or p >= rec.position for p in ev.amends):
-                    problem = f"a correction amends earlier positions, not {ev.amends}"
+                    problem = _("a correction amends earlier positions, not {amends}").format(amends=ev.amends)
         if problem is None and not isinstance(ev, (SessionStarted, SessionEnded)) and rec.session != core.session:
-            problem = (f"the event is stamped with session {rec.session} but no session is open there"
+            problem = (_("the event is stamped with session {session} but no session is open there").format(session=rec.session)
                        if core.session is None else
-                       f"the event is stamped with session {rec.session} but session {core.session} is the open one")
+                       _("the event is stamped with session {session} but session {session2} is the open one").format(session=rec.session, session2=core.session))
         if problem is None and not is_core:
             problem = self.ruleset.admit(world.rules, rec)
         if problem is not None:
@@ -371,10 +373,9 @@ class HistoryCheck:
         try:
             self.world = type(world)(core_evolve(core, rec), evolve(world.rules, ev, rec))
         except Exception as exc:  # noqa: BLE001 - a fold never raises on a history the engine wrote
-            why = (f"it names {exc.args[0]!r}, unknown at that point of the campaign"
+            why = (_("it names {args!r}, unknown at that point of the campaign").format(args=exc.args[0])
                    if isinstance(exc, KeyError) and exc.args else f"{type(exc).__name__}: {exc}")
-            raise self.refuse(lineno, f"the {self.ruleset.name} rules cannot fold this {rec.type} event "
-                                      f"({why})") from None
+            raise self.refuse(lineno, _("the {name} rules cannot fold this {type} event ({why})").format(name=self.ruleset.name, type=rec.type, why=why)) from None
         if isinstance(ev, SessionStarted):
             self.open_session = (ev.number, lineno)
         elif isinstance(ev, SessionEnded):
@@ -382,9 +383,9 @@ class HistoryCheck:
 
     def _setting_problem(self, ev: SettingChanged) -> str | None:
         if ev.key == "rounding":
-            return "the rounding mode is fixed for the whole campaign"
+            return _("the rounding mode is fixed for the whole campaign")
         if ev.key not in self.ruleset.default_settings():
-            return f"{ev.key!r} is not a {self.ruleset.name} setting"
+            return _("{key!r} is not a {name} setting").format(key=ev.key, name=self.ruleset.name)
         header = msgspec.structs.replace(self.header, settings=self.world.core.settings)
         try:
             self.ruleset.settings(header, {ev.key: ev.value})
@@ -396,13 +397,13 @@ class HistoryCheck:
     def finish(self) -> None:
         """Refuse a file that held no event, or whose last session is still open."""
         if self.events == 0:
-            raise ImportRefused(f"{self.source} holds no event; nothing was imported.")
+            raise ImportRefused(_("{source} holds no event; nothing was imported.").format(source=self.source))
         if self.open_session is not None:
             number, lineno = self.open_session
             raise ImportRefused(
-                f"{self.source} stops in the middle of session {number} (started on line {lineno}), whose dice "
-                "secret is not in the export, so its rolls could not be verified after an import: end the "
-                "session ('cristal session end'), export again and import that file; nothing was imported.")
+                _("{source} stops in the middle of session {number} (started on line {lineno}), whose dice "
+                  "secret is not in the export, so its rolls could not be verified after an import: end the "
+                  "session ('cristal session end'), export again and import that file; nothing was imported.").format(source=self.source, number=number, lineno=lineno))
 
 
 def check_jsonl(path: str | os.PathLike[str], *, progress: Any = None, every: int = 5000) -> HistoryCheck:
@@ -413,7 +414,7 @@ def check_jsonl(path: str | os.PathLike[str], *, progress: Any = None, every: in
         fh = open(path, "rb")
         total = os.fstat(fh.fileno()).st_size
     except OSError as exc:
-        raise CristalError(f"Cannot read {path}: {exc.strerror}.") from None
+        raise CristalError(_("Cannot read {path}: {strerror}.").format(path=path, strerror=exc.strerror)) from None
     with fh:
         done = 0
         for lineno, raw in enumerate(fh, 1):
@@ -431,7 +432,7 @@ def import_lines(path: str | os.PathLike[str]) -> Any:
     try:
         fh = open(path, "rb")
     except OSError as exc:
-        raise CristalError(f"Cannot read {path}: {exc.strerror}.") from None
+        raise CristalError(_("Cannot read {path}: {strerror}.").format(path=path, strerror=exc.strerror)) from None
     with fh:
         for lineno, raw in enumerate(fh, 1):
             if not raw.strip():
@@ -442,8 +443,8 @@ def import_lines(path: str | os.PathLike[str]) -> Any:
                 try:
                     _receipt_decoder.decode(raw)
                 except (msgspec.DecodeError, msgspec.ValidationError):
-                    raise ImportRefused(f"Line {lineno} of {path} changed while it was imported; "
-                                        "nothing was imported.") from None
+                    raise ImportRefused(_("Line {lineno} of {path} changed while it was imported; nothing was "
+                                          "imported.").format(lineno=lineno, path=path)) from None
 
 
 def line_row(d: ExportedLine) -> tuple[Any, ...]:

@@ -35,6 +35,7 @@ import msgspec
 from .dice import BinOp, Dice, DiceError, Neg, Var, dice_in, engine_face, evaluate, parse
 from .errors import CristalError
 from .events import CampaignCreated, DiceRecorded
+from .i18n import _
 from .ruleset import derive_seed
 from .session_dice import joined_salt, sealed_commitment
 
@@ -125,7 +126,7 @@ def _total_problem(expr: str, faces: list[int], total: int, rounding: str) -> st
             if expected != total:
                 return f"the total {total} should be {expected}"
     except DiceError as exc:
-        return f"the total cannot be recomputed ({exc})"
+        return _("the total cannot be recomputed ({exc})").format(exc=exc)
     return None
 
 
@@ -140,11 +141,11 @@ def _rederive_legacy(material: str, first: int, rolls: list[tuple[int, dict[str,
             derived = [dice.take(s) for s in dice_in(expr)]
         except DiceError as exc:
             out.append(RollMismatch(position=position, session=session, expr=expr, stored=stored, derived=[],
-                                    reason=f"the stored expression cannot be re-rolled ({exc})"))
+                                    reason=_("the stored expression cannot be re-rolled ({exc})").format(exc=exc)))
             continue
         if derived != stored:
             out.append(RollMismatch(position=position, session=session, expr=expr, stored=stored, derived=derived,
-                                    reason="the faces differ from those the revealed seed gives"))
+                                    reason=_("the faces differ from those the revealed seed gives")))
             continue
         problem = _total_problem(expr, stored, roll["total"], rounding)
         if problem:
@@ -172,12 +173,12 @@ def _rederive(key: str, salt: str, position: int, ev: DiceRecorded, rounding: st
         try:
             sides = dice_in(roll.expr)
         except DiceError as exc:
-            bad(f"the stored expression cannot be re-rolled ({exc})")
+            bad(_("the stored expression cannot be re-rolled ({exc})").format(exc=exc))
             continue
         if sides != [d.sides for d in roll.dice]:
-            bad(f"the record's dice (d{', d'.join(str(d.sides) for d in roll.dice)}) are not those of the expression")
+            bad(_("the record's dice (d{items}) are not those of the expression").format(items=', d'.join(str(d.sides) for d in roll.dice)))
         elif derived != stored:
-            bad("the faces differ from those the revealed seed gives")
+            bad(_("the faces differ from those the revealed seed gives"))
         elif problem := _total_problem(roll.expr, stored, roll.total, rounding):
             bad(problem)
     return out
@@ -254,7 +255,7 @@ def verify_rolls(campaign: CampaignLog, *, progress: Any = None) -> FairnessRepo
             try:
                 ev = codec.decode(rec.type, rec.schema_version, rec.payload)
             except CristalError as exc:
-                problems.append(f"position {rec.position}: the dice record cannot be read ({str(exc).rstrip('.')})")
+                problems.append(_("position {position}: the dice record cannot be read ({str})").format(position=rec.position, str=str(exc).rstrip('.')))
                 continue
             assert isinstance(ev, DiceRecorded)
             first_record = rec.position if first_record is None else first_record
@@ -262,8 +263,10 @@ def verify_rolls(campaign: CampaignLog, *, progress: Any = None) -> FairnessRepo
             count = sum(1 for r in ev.rolls for d in r.dice if d.source == "rolled")
             sources = {d.source for r in ev.rolls for d in r.dice}
             if ev.scheme == "entered" and sources != {"entered"} or ev.scheme != "entered" and sources != {"rolled"}:
-                problems.append(f"position {rec.position}: the dice record's faces do not all come from its "
-                                f"{'table' if ev.scheme == 'entered' else 'engine'}")
+                problems.append((_("position {position}: the dice record's faces do not all come from its table")
+                                 if ev.scheme == "entered" else
+                                 _("position {position}: the dice record's faces do not all come from its engine")
+                                 ).format(position=rec.position))
             if ev.sealed:
                 sp = sealed.get(ev.sealed)
                 if sp is None or not sp.revealed or corr not in revealing:
@@ -283,28 +286,28 @@ def verify_rolls(campaign: CampaignLog, *, progress: Any = None) -> FairnessRepo
             if ev.scheme == "session":
                 s = sessions.get(rec.session) if rec.session is not None else None
                 if s is None or s.ended:
-                    problems.append(f"position {rec.position}: a record of session dice outside an open session")
+                    problems.append(_("position {position}: a record of session dice outside an open session").format(position=rec.position))
                     continue
                 if ev.first != s.counter:
-                    problems.append(f"position {rec.position}: the record starts at engine die n° {ev.first} of "
-                                    f"session {rec.session} but n° {s.counter} was next (a record was removed, "
-                                    f"moved or added)")
+                    problems.append(_("position {position}: the record starts at engine die n° {first} of "
+                                      "session {session} but n° {counter} was next (a record was removed, "
+                                      "moved or added)").format(position=rec.position, first=ev.first, session=rec.session, counter=s.counter))
                 s.counter = ev.first + count
                 records.append((rec.position, rec.session, ev, s.salt))
             elif ev.scheme == "seed":
                 if rec.session is not None or header.seed is None:
                     where = "inside a session" if header.seed is not None else "in a campaign without --seed"
-                    problems.append(f"position {rec.position}: a record of public-seed dice {where}")
+                    problems.append(_("position {position}: a record of public-seed dice {where}").format(position=rec.position, where=where))
                     continue
                 if ev.first != seed_counter:
-                    problems.append(f"position {rec.position}: the record starts at public-seed die n° {ev.first} "
-                                    f"but n° {seed_counter} was next (a record was removed, moved or added)")
+                    problems.append(_("position {position}: the record starts at public-seed die n° {first} "
+                                      "but n° {seed_counter} was next (a record was removed, moved or added)").format(position=rec.position, first=ev.first, seed_counter=seed_counter))
                 seed_counter = ev.first + count
                 records.append((rec.position, None, ev, ""))
             elif ev.scheme == "fresh":
                 if rec.session is not None or header.seed is not None:
-                    problems.append(f"position {rec.position}: a record claims unverifiable dice where the engine "
-                                    f"rolls verifiable ones")
+                    problems.append(_("position {position}: a record claims unverifiable dice where the engine "
+                                      "rolls verifiable ones").format(position=rec.position))
                     continue
                 report.unverifiable += len(ev.rolls)
             else:
@@ -318,10 +321,10 @@ def verify_rolls(campaign: CampaignLog, *, progress: Any = None) -> FairnessRepo
         elif rec.type == "session.salted":
             s = sessions.get(payload.get("number"))
             if s is None or s.ended:
-                problems.append(f"position {rec.position}: a salt for a session that is not open")
+                problems.append(_("position {position}: a salt for a session that is not open").format(position=rec.position))
             elif s.counter:
-                problems.append(f"position {rec.position}: a salt added to session {payload.get('number')} after "
-                                f"its first engine die")
+                problems.append(_("position {position}: a salt added to session {payload} after its first "
+                                  "engine die").format(position=rec.position, payload=payload.get('number')))
             else:
                 s.salt = joined_salt(s.salt, payload.get("salt", ""))
         elif rec.type == "roll.sealed":
@@ -382,18 +385,19 @@ def verify_rolls(campaign: CampaignLog, *, progress: Any = None) -> FairnessRepo
             continue
         report.sessions += 1
         if not s.commitment:
-            problems.append(f"session {number} was started without a dice commitment")
+            problems.append(_("session {number} was started without a dice commitment").format(number=number))
         elif not s.reveal:
             if s.counter or s.legacy:
-                problems.append(f"session {number} ended without revealing its seed (its secret was lost): its "
-                                f"engine dice cannot be checked")
+                problems.append(_("session {number} ended without revealing its seed (its secret was lost): "
+                                  "its engine dice cannot be checked").format(number=number))
         elif hashlib.sha256(s.reveal.encode()).hexdigest() != s.commitment:
-            problems.append(f"session {number}: the revealed seed does not match the commitment made at its start")
+            problems.append(_("session {number}: the revealed seed does not match the commitment made at its "
+                              "start").format(number=number))
         else:
             verified[number] = True
         if not s.legacy and s.engine_dice != s.counter:
-            problems.append(f"session {number} ended after {s.engine_dice} engine dice but its records hold "
-                            f"{s.counter} (a record was removed or added)")
+            problems.append(_("session {number} ended after {engine_dice} engine dice but its records hold "
+                              "{counter} (a record was removed or added)").format(number=number, engine_dice=s.engine_dice, counter=s.counter))
 
     public = f"campaign-seed:{header.seed}" if header.seed is not None else None
     for position, session, ev, salt in records:
@@ -427,8 +431,8 @@ def verify_rolls(campaign: CampaignLog, *, progress: Any = None) -> FairnessRepo
         legacy = (sessions[session].legacy if session in sessions
                   else first_record is None or cmd.first < first_record)
         if not legacy:
-            problems.append(f"position {engine[0][0]}: {len(engine)} engine roll(s) stored without the command's "
-                            f"dice record (a record was removed)")
+            problems.append(_("position {engine}: {len} engine roll(s) stored without the command's dice "
+                              "record (a record was removed)").format(engine=engine[0][0], len=len(engine)))
             continue
         if session is None:
             material = public
@@ -461,10 +465,10 @@ def _cross_check(cmd: _Command, earlier: set[tuple[Any, ...]], problems: list[st
     """Every roll a ruleset event of the command stores must be made of dice its record holds, or be an
     exact copy of a roll an earlier command stored (the ``old`` roll a Chance reroll keeps)."""
     assert cmd.record is not None
-    _, ev = cmd.record
+    ev = cmd.record[1]
     held: Counter[tuple[int, Any]] = Counter((d.face, d.source) for r in ev.rolls for d in r.dice)
     for position, roll in cmd.rolls:
         need: Counter[tuple[int, Any]] = Counter((f, roll.get("source")) for f in roll.get("faces", []))
         if need - held and _roll_key(roll) not in earlier:
-            problems.append(f"position {position} ({roll.get('expr')}): the stored faces {list(roll.get('faces', []))} "
-                            f"are not dice of the command's record")
+            problems.append(_("position {position} ({roll}): the stored faces {list} are not dice of the "
+                              "command's record").format(position=position, roll=roll.get('expr'), list=list(roll.get('faces', []))))

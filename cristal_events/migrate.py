@@ -19,6 +19,7 @@ import msgspec
 import cristal_events.migrations as _migrations_package
 
 from .errors import MigrationError, SchemaTooNew
+from .i18n import _
 
 APPLICATION_ID = 0x43524953  # "CRIS": marks an SQLite file as a cristal-events campaign
 _NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
@@ -66,15 +67,15 @@ def check(conn: sqlite3.Connection) -> list[Migration]:
     newer = sorted(n for n in recorded if n not in shipped)
     if newer and newer[-1] > max(shipped):
         raise SchemaTooNew(
-            f"This campaign uses schema version {max(recorded)}, newer than this engine's {max(shipped)}; "
-            "upgrade cristal-events to open it (the file was not touched)."
+            _("This campaign uses schema version {max}, newer than this engine's {max2}; upgrade "
+              "cristal-events to open it (the file was not touched).").format(max=max(recorded), max2=max(shipped))
         )
     for n, (name, cs) in sorted(recorded.items()):
         m = shipped.get(n)
         if m is None:
-            raise MigrationError(f"Migration {name} is recorded in the campaign but missing from this engine.")
+            raise MigrationError(_("Migration {name} is recorded in the campaign but missing from this engine.").format(name=name))
         if m.checksum != cs:
-            raise MigrationError(f"Migration {name} was changed after it was applied (checksum mismatch).")
+            raise MigrationError(_("Migration {name} was changed after it was applied (checksum mismatch).").format(name=name))
     return [m for n, m in sorted(shipped.items()) if n not in recorded]
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ContentError
+from .i18n import _
 
 #: the largest pack file read (the book's whole core content is about 200 kB of JSON)
 MAX_PACK_BYTES = 8 * 1024 * 1024
@@ -36,8 +37,8 @@ def _too_deep(data: Any) -> bool:
 
 
 def nested_too_deeply(source: str) -> ContentError:
-    return ContentError(f"{source}: the content pack is nested too deeply "
-                        f"(more than {MAX_DEPTH} levels of lists and tables).")
+    return ContentError(_("{source}: the content pack is nested too deeply (more than {MAX_DEPTH} levels of "
+                          "lists and tables).").format(source=source, MAX_DEPTH=MAX_DEPTH))
 
 
 def parse_pack(raw: bytes, *, source: str, toml: bool) -> Any:
@@ -45,14 +46,14 @@ def parse_pack(raw: bytes, *, source: str, toml: bool) -> Any:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        raise ContentError(f"{source}: the content pack is not UTF-8 text (byte {err.start} is not UTF-8).") from None
+        raise ContentError(_("{source}: the content pack is not UTF-8 text (byte {start} is not UTF-8).").format(source=source, start=err.start)) from None
     kind = "TOML" if toml else "JSON"
     try:
         data = tomllib.loads(text) if toml else json.loads(text, parse_constant=_nan)
     except RecursionError:
         raise nested_too_deeply(source) from None
     except ValueError as err:  # json.JSONDecodeError and tomllib.TOMLDecodeError are ValueErrors
-        raise ContentError(f"{source}: not valid {kind} ({err}).") from None
+        raise ContentError(_("{source}: not valid {kind} ({err}).").format(source=source, kind=kind, err=err)) from None
     if _too_deep(data):
         raise nested_too_deeply(source)
     return data
@@ -62,15 +63,14 @@ def read_pack_bytes(path: str | Path) -> bytes:
     """The bytes of a pack file, refused when it is missing, unreadable or larger than :data:`MAX_PACK_BYTES`."""
     p = Path(path)
     if not p.is_file():
-        raise ContentError(f"{p.name}: the content pack does not exist.")
+        raise ContentError(_("{name}: the content pack does not exist.").format(name=p.name))
     try:
         size = p.stat().st_size
         if size > MAX_PACK_BYTES:
-            raise ContentError(f"{p.name}: the content pack is {size} bytes; a pack is at most "
-                               f"{MAX_PACK_BYTES // (1024 * 1024)} MB.")
+            raise ContentError(_("{name}: the content pack is {size} bytes; a pack is at most {value} MB.").format(name=p.name, size=size, value=MAX_PACK_BYTES // (1024 * 1024)))
         return p.read_bytes()
     except OSError as err:
-        raise ContentError(f"{p.name}: the content pack cannot be read ({err.strerror}).") from None
+        raise ContentError(_("{name}: the content pack cannot be read ({strerror}).").format(name=p.name, strerror=err.strerror)) from None
 
 
 def read_pack(path: str | Path) -> Any:

@@ -25,9 +25,10 @@ from collections.abc import Callable, Iterable
 import msgspec
 
 from .errors import CristalError
+from .i18n import _
 
 #: a receipt, optionally after the "Reçu :" that ``session end`` and ``cristal receipt`` print before it
-_RECEIPT = re.compile(r"(?:Reçu\s*:\s*)?([0-9]{1,19}):([0-9a-fA-F]{64})")
+_RECEIPT = re.compile(r"(?:(?:Reçu|Receipt)\s*:\s*)?([0-9]{1,19}):([0-9a-fA-F]{64})")
 _MAX_POSITION = 2**63 - 1
 
 
@@ -65,8 +66,8 @@ def parse_receipt(text: str) -> Receipt:
     if m is None or not m.group(1).isascii() or not 0 < int(m.group(1)) <= _MAX_POSITION:
         shown = text.strip()
         shown = shown if len(shown) <= 90 else shown[:87] + "..."
-        raise ReceiptError(f"{shown!r} is not a receipt: a receipt is POSITION:HASH, an event's position and "
-                           "the 64 hexadecimal digits of its hash, as 'cristal receipt' prints it.")
+        raise ReceiptError(_("{shown!r} is not a receipt: a receipt is POSITION:HASH, an event's position and "
+                             "the 64 hexadecimal digits of its hash, as 'cristal receipt' prints it.").format(shown=shown))
     return Receipt(int(m.group(1)), m.group(2).lower())
 
 
@@ -76,9 +77,9 @@ def read_receipts(path: str | os.PathLike[str]) -> list[Receipt]:
         with open(path, encoding="utf-8") as fh:
             lines = fh.read().splitlines()
     except OSError as exc:
-        raise ReceiptError(f"Cannot read the receipts file {path}: {exc.strerror}.") from None
+        raise ReceiptError(_("Cannot read the receipts file {path}: {strerror}.").format(path=path, strerror=exc.strerror)) from None
     except UnicodeDecodeError:
-        raise ReceiptError(f"The receipts file {path} is not UTF-8 text.") from None
+        raise ReceiptError(_("The receipts file {path} is not UTF-8 text.").format(path=path)) from None
     out = []
     for lineno, line in enumerate(lines, 1):
         text = line.split("#", 1)[0].strip()
@@ -87,7 +88,7 @@ def read_receipts(path: str | os.PathLike[str]) -> list[Receipt]:
         try:
             out.append(parse_receipt(text))
         except ReceiptError as exc:
-            raise ReceiptError(f"Line {lineno} of {path}: {exc}") from None
+            raise ReceiptError(_("Line {lineno} of {path}: {exc}").format(lineno=lineno, path=path, exc=exc)) from None
     return out
 
 
@@ -101,13 +102,13 @@ def verify_receipts(receipts: Iterable[Receipt], hash_at: Callable[[int], str | 
         found = hash_at(r.position)
         if found is None and r.position < first:
             problems.append(ReceiptProblem(position=r.position, receipt=str(r), problem=(
-                f"receipt {r.short}: {where} starts at position {first} and cannot show position {r.position}")))
+                _("receipt {short}: {where} starts at position {first} and cannot show position {position}").format(short=r.short, where=where, first=first, position=r.position))))
         elif found is None:
             problems.append(ReceiptProblem(position=r.position, receipt=str(r), problem=(
-                f"receipt {r.short}: {where} has no event at position {r.position} (it ends at {last}): "
-                "it was cut after the receipt was given")))
+                _("receipt {short}: {where} has no event at position {position} (it ends at {last}): it was "
+                  "cut after the receipt was given").format(short=r.short, where=where, position=r.position, last=last))))
         elif found != r.hash:
             problems.append(ReceiptProblem(position=r.position, receipt=str(r), problem=(
-                f"receipt {r.short}: {where} holds another hash at position {r.position} ({found[:12]}…): "
-                "the log up to there was changed after the receipt was given")))
+                _("receipt {short}: {where} holds another hash at position {position} ({found}…): the log up "
+                  "to there was changed after the receipt was given").format(short=r.short, where=where, position=r.position, found=found[:12]))))
     return problems

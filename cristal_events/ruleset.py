@@ -27,6 +27,7 @@ import msgspec
 from .dice import Dice
 from .errors import RuleError
 from .events import CampaignCreated, Event
+from .i18n import _
 from .records import RecordedEvent
 from .rounding import RoundingMode, as_mode
 
@@ -132,6 +133,10 @@ class Ruleset(ABC):
     cli_module: ClassVar[str | None] = None
     sample_campaign: ClassVar[str | None] = None
     export_tables: ClassVar[tuple[str, ...]] = ()
+    #: its texts' gettext domain, as ``"module:NAME"`` of an :class:`cristal_events.i18n.Domain` (its own
+    #: catalogs, shipped beside its code); None: its texts are shown as written (docs/architecture.md,
+    #: "Languages")
+    text_domain: ClassVar[str | None] = None
 
     def settings(self, header: CampaignCreated, overrides: dict[str, Any] | None = None) -> Any:
         """The ruleset's settings: its defaults, then the campaign's choices, validated."""
@@ -141,7 +146,7 @@ class Ruleset(ABC):
         try:
             return msgspec.convert(data, self.settings_type)
         except msgspec.ValidationError as exc:
-            raise RuleError(f"Invalid {self.name} campaign setting: {exc}.") from None
+            raise RuleError(_("Invalid {name} campaign setting: {exc}.").format(name=self.name, exc=exc)) from None
 
     def default_settings(self) -> dict[str, Any]:
         return msgspec.to_builtins(msgspec.convert({}, self.settings_type))
@@ -155,10 +160,10 @@ class Ruleset(ABC):
         """The state after one more event (pure)."""
 
     def decide(self, state: Any, command: Any, ctx: Context) -> list[Emit]:
-        raise RuleError(f"The {self.title or self.name} rules do not know the command {type(command).__name__}.")
+        raise RuleError(_("The {value} rules do not know the command {name}.").format(value=self.title or self.name, name=type(command).__name__))
 
     def compensate(self, state: Any, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
-        raise RuleError(f"Events of type {original.type} cannot be corrected with the {self.name} rules.")
+        raise RuleError(_("Events of type {type} cannot be corrected with the {name} rules.").format(type=original.type, name=self.name))
 
     def summarize(self, rec: RecordedEvent) -> str:
         return rec.type
@@ -190,7 +195,7 @@ class Ruleset(ABC):
     def sheet(self, state: Any, character_id: str, *, settings: Any, rounding: str) -> dict[str, Any]:
         """The sheet of one character of ``state`` (plain data: ``sheet --json``), with the campaign's
         typed ``settings`` as they stand at that point; an unknown id is a RuleError."""
-        raise RuleError(f"The {self.title or self.name} rules keep no character sheets.")
+        raise RuleError(_("The {value} rules keep no character sheets.").format(value=self.title or self.name))
 
     def render_sheet(self, sheet: dict[str, Any]) -> list[str]:
         """:meth:`sheet` as terminal lines in the book's terms (``sheet``)."""
@@ -304,13 +309,13 @@ class ComposedRuleset(Ruleset):
     def decide(self, state: Any, command: Any, ctx: Context) -> list[Emit]:
         fn = self._deciders.get(type(command))
         if fn is None:
-            raise RuleError(f"The {self.title} rules do not know the command {type(command).__name__}.")
+            raise RuleError(_("The {title} rules do not know the command {name}.").format(title=self.title, name=type(command).__name__))
         return fn(state, command, ctx)
 
     def compensate(self, state: Any, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
         fn = self._compensators.get(type(original.event))
         if fn is None:
-            raise RuleError(f"Events of type {original.type} cannot be corrected; record a note instead.")
+            raise RuleError(_("Events of type {type} cannot be corrected; record a note instead.").format(type=original.type))
         return fn(state, original, changes, ctx)
 
     def summarize(self, rec: RecordedEvent) -> str:
@@ -349,9 +354,9 @@ def admit_stream(rec: RecordedEvent, *, exists: bool, opens: tuple[type[msgspec.
     ``what`` names the thing in the sentence (``"character"``)."""
     opening = isinstance(rec.event, opens)
     if opening and exists:
-        return f"it opens the {what} stream {rec.stream} a second time"
+        return _("it opens the {what} stream {stream} a second time").format(what=what, stream=rec.stream)
     if not opening and not exists:
         tags = " or ".join(sorted(str(cls.__struct_config__.tag) for cls in opens))
-        closed = " (or it was closed)" if closes else ""
-        return f"the {what} stream {rec.stream} was never opened{closed}: it must start with {tags}"
+        closed = _(" (or it was closed)") if closes else ""
+        return _("the {what} stream {stream} was never opened{closed}: it must start with {tags}").format(what=what, stream=rec.stream, closed=closed, tags=tags)
     return None

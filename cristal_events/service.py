@@ -45,6 +45,7 @@ from .events import (
     SettingChanged,
     tag_of,
 )
+from .i18n import N_, _, ngettext
 from .receipts import Receipt, ReceiptProblem, verify_receipts
 from .records import RecordedEvent
 from .rounding import MODES
@@ -364,7 +365,7 @@ class Campaign:
         first = next(store.read_all(decode=False, until=1), None)
         if first is None or first.type != "campaign.created":
             store.close()
-            raise NotACampaign(f"{path} holds no campaign (its log does not start with campaign.created).")
+            raise NotACampaign(_("{path} holds no campaign (its log does not start with campaign.created).").format(path=path))
         header_ruleset = msgspec.json.decode(first.payload).get("ruleset", "")
         ruleset = get_ruleset(header_ruleset)
         store.codec = codec_for(ruleset)
@@ -385,9 +386,9 @@ class Campaign:
             core["fudge_policy"] = _check_core_setting("fudge_policy", fudge_policy)
         core = {key: core.get(key, default) for key, (default, _) in CORE_SETTINGS.items()}
         if rounding not in MODES:
-            raise CristalError(f"Unknown rounding mode {rounding!r}; use 'round' or 'truncate'.")
+            raise CristalError(_("Unknown rounding mode {rounding!r}; use 'round' or 'truncate'.").format(rounding=rounding))
         if not name.strip():
-            raise CristalError("A campaign needs a name.")
+            raise CristalError(_("A campaign needs a name."))
         rs = get_ruleset(ruleset)
         header = CampaignCreated(campaign_id=new_event_id(), name=name, ruleset=ruleset, rounding=rounding,
                                  seed=seed, settings={}, engine_version=__version__)
@@ -453,7 +454,7 @@ class Campaign:
     def state_at_session_end(self, session: int) -> World:
         span = self.store.session_span(session)
         if span is None:
-            raise CristalError(f"Session {session} has no events.")
+            raise CristalError(_("Session {session} has no events.").format(session=session))
         return self.state_at(span[1])
 
     def _state_key(self) -> str:
@@ -469,8 +470,8 @@ class Campaign:
         for pos, event_hash, digest, blob in self.store.snapshots(key, upto=position, newest_first=True):
             flaw = self._snapshot_flaw(key, pos, event_hash, digest, blob)
             if flaw is not None:
-                self.warn(f"{flaw}; it was ignored and the state folded from the log "
-                          "(run 'cristal verify', then 'cristal rebuild')")
+                self.warn(_("{flaw}; it was ignored and the state folded from the log (run 'cristal verify', "
+                            "then 'cristal rebuild')").format(flaw=flaw))
                 continue
             world = self._decode_snapshot(blob)
             if world is not None and world.core.position == pos:
@@ -482,11 +483,11 @@ class Campaign:
         """Why the snapshot at ``position`` is not bound to this log, or None when it is."""
         stored = self.store.hash_at(position)
         if stored is None:
-            return f"the snapshot at position {position} lies past the end of the log"
+            return _("the snapshot at position {position} lies past the end of the log").format(position=position)
         if stored != event_hash:
-            return f"the snapshot at position {position} was taken of another event than the log holds there"
+            return _("the snapshot at position {position} was taken of another event than the log holds there").format(position=position)
         if snapshot_digest(key, position, event_hash, blob) != digest:
-            return f"the snapshot at position {position} was changed after it was written (digest mismatch)"
+            return _("the snapshot at position {position} was changed after it was written (digest mismatch)").format(position=position)
         return None
 
     def _decode_snapshot(self, blob: bytes) -> World | None:
@@ -579,9 +580,9 @@ class Campaign:
             kept = self.store.snapshot_state(key, pos)
             stored = self._decode_snapshot(kept) if kept is not None else None
             if stored is None:
-                problems[pos] = f"the snapshot at position {pos} cannot be read as this engine's state"
+                problems[pos] = _("the snapshot at position {pos} cannot be read as this engine's state").format(pos=pos)
             elif not _same_state(stored, world):
-                problems[pos] = f"the snapshot at position {pos} differs from a fold of the log up to it"
+                problems[pos] = _("the snapshot at position {pos} differs from a fold of the log up to it").format(pos=pos)
         return [SnapshotProblem(position=p, problem=problems[p]) for p in sorted(problems)]
 
     def rebuild_snapshots(self, *, progress: Progress | None = None) -> SnapshotRebuild:
@@ -812,9 +813,9 @@ class Campaign:
             secret = self.session_secret(core.session)
             if secret is None:
                 return {"dice_scheme": "session", "dice_refusal": (
-                    f"The dice secret of session {core.session} is missing ({self.secrets_file()} is gone), so "
-                    f"the engine will not roll: enter the faces rolled at the table with --dice, or end the "
-                    f"session (its engine rolls then cannot be verified).")}
+                    _("The dice secret of session {session} is missing ({secrets_file} is gone), so the engine "
+                      "will not roll: enter the faces rolled at the table with --dice, or end the session (its "
+                      "engine rolls then cannot be verified).").format(session=core.session, secrets_file=self.secrets_file()))}
             return {"dice_scheme": "session", "dice_key": secret, "dice_salt": core.session_salt,
                     "dice_first": core.dice_counter}
         if self.header.seed is not None:
@@ -864,7 +865,7 @@ class Campaign:
             if ctx._dice is not None:
                 ctx._dice.finish()
             elif faces_list:
-                raise RuleError("Dice faces were entered but this command rolls no dice.")
+                raise RuleError(_("Dice faces were entered but this command rolls no dice."))
             if kind is not None:
                 emits, causes = self._seal(world, command, ctx, emits, kind), [None]
             elif ctx._dice is not None and ctx._dice.used:  # a formula without dice needs no record
@@ -901,15 +902,15 @@ class Campaign:
                 out = hook(self)
             except Exception as exc:  # noqa: BLE001 - the command committed: nothing may undo that report
                 text = str(exc) if isinstance(exc, CristalError) else f"{type(exc).__name__}: {exc}"
-                text = text.rstrip(".").removesuffix("; nothing was written")  # the command was
-                problems.append(f"the read models could not follow ({text})")
+                text = text.rstrip(".").removesuffix(_("; nothing was written"))  # the command was
+                problems.append(_("the read models could not follow ({text})").format(text=text))
                 continue
             if isinstance(out, list):
                 problems.extend(p for p in out if isinstance(p, str))
         if problems:
             where = recs[-1].position if recs else self.store.last_position()
-            self.warn(f"Recorded (position {where}) but {'; '.join(problems)}; "
-                      "run 'cristal rebuild' once the cause is fixed.")
+            self.warn(_("Recorded (position {where}) but {items}; run 'cristal rebuild' once the cause is "
+                        "fixed.").format(where=where, items='; '.join(problems)))
 
     def _forget_secret(self, number: int) -> None:
         """Drop a revealed secret from the secrets file (it is in the log now), under the write lock so
@@ -936,27 +937,28 @@ class Campaign:
         match command:
             case StartSession():
                 if core.session is not None:
-                    raise RuleError(f"Session {core.session} is still open; end it before starting another.")
+                    raise RuleError(_("Session {session} is still open; end it before starting another.").format(session=core.session))
                 number = core.sessions + 1
                 if new_secret is None:
-                    raise RuleError("A session needs its dice secret to start.")
+                    raise RuleError(_("A session needs its dice secret to start."))
                 commitment = hashlib.sha256(new_secret.encode()).hexdigest()
                 ev = SessionStarted(number=number, title=command.title, in_game_date=command.in_game_date,
                                     seed_commitment=commitment, dice=DICE_SCHEME, salt=command.salt)
                 return [Emit(CAMPAIGN_STREAM, ev)], [None]
             case SaltSession():
                 if core.session is None:
-                    raise RuleError("No session is open; 'session start --salt TEXT' salts the next one.")
+                    raise RuleError(_("No session is open; 'session start --salt TEXT' salts the next one."))
                 if not command.salt.strip():
-                    raise RuleError("A salt needs some text (anything the players choose).")
+                    raise RuleError(_("A salt needs some text (anything the players choose)."))
                 if core.dice_counter:
                     n = core.dice_counter
-                    raise RuleError(f"Session {core.session} has already rolled {n} engine "
-                                    f"{'die' if n == 1 else 'dice'}; a salt must come before the first one.")
+                    raise RuleError(ngettext("Session {session} has already rolled {n} engine die; a salt must come before the first one.",
+                                             "Session {session} has already rolled {n} engine dice; a salt must come before the first one.",
+                                             n).format(session=core.session, n=n))
                 return [Emit(CAMPAIGN_STREAM, SessionSalted(number=core.session, salt=command.salt))], [None]
             case EndSession():
                 if core.session is None:
-                    raise RuleError("No session is open.")
+                    raise RuleError(_("No session is open."))
                 emits: list[Emit] = []
                 causes: list[int | None] = []
                 for position in core.sealed:  # every secret roll still sealed is revealed first
@@ -1006,7 +1008,7 @@ class Campaign:
                 return self._decide_reroll(command, ctx), [None]
             case RecordNote():
                 if not command.text.strip():
-                    raise RuleError("A note needs some text.")
+                    raise RuleError(_("A note needs some text."))
                 return [Emit(CAMPAIGN_STREAM, NoteRecorded(text=command.text, topic=command.topic,
                                                                       private=command.private))], [None]
             case ChangeSetting():
@@ -1015,18 +1017,18 @@ class Campaign:
                     return [Emit(CAMPAIGN_STREAM, SettingChanged(key=command.key, value=value,
                                                                  reason=command.reason))], [None]
                 if command.key == "rounding":
-                    raise RuleError("The rounding mode is fixed for the whole campaign (seed 000, L23).")
+                    raise RuleError(_("The rounding mode is fixed for the whole campaign (seed 000, L23)."))
                 if command.key not in self.ruleset.default_settings():
-                    raise RuleError(f"Unknown {self.ruleset.name} setting {command.key!r}.")
+                    raise RuleError(_("Unknown {name} setting {key!r}.").format(name=self.ruleset.name, key=command.key))
                 self.ruleset.settings(ctx.header, {command.key: command.value})
                 return [Emit(CAMPAIGN_STREAM, SettingChanged(key=command.key, value=command.value,
                                                              reason=command.reason))], [None]
             case Correct():
                 if not command.reason.strip():
-                    raise RuleError("A correction needs a reason.")
+                    raise RuleError(_("A correction needs a reason."))
                 original = self.store.get(command.position)
                 if original is None:
-                    raise RuleError(f"There is no event at position {command.position}.")
+                    raise RuleError(_("There is no event at position {position}.").format(position=command.position))
                 comp = self.ruleset.compensate(world.rules, original, dict(command.changes), ctx)
                 head = Emit(CAMPAIGN_STREAM, CorrectionRecorded(amends=[command.position], reason=command.reason,
                                                                 changes=dict(command.changes)))
@@ -1066,17 +1068,17 @@ class Campaign:
         held = self.store.access_holder(name)
         if isinstance(command, RevokeAccess):
             if held is None:
-                raise RuleError(f"'{name}' holds no access; 'cristal access list' shows who does.")
+                raise RuleError(_("'{name}' holds no access; 'cristal access list' shows who does.").format(name=name))
             self.store.revoke_access(name)
             return [Emit(CAMPAIGN_STREAM, AccessRevoked(name=name))]
         if held is not None:
-            raise RuleError(f"'{name}' already holds access; revoke it first to give a new token.")
+            raise RuleError(_("'{name}' already holds access; revoke it first to give a new token.").format(name=name))
         known = getattr(world.rules, "characters", {})
         for cid in command.characters:
             if cid not in known:
-                raise RuleError(f"Unknown character '{cid}'; known characters: {', '.join(sorted(known)) or 'none'}.")
+                raise RuleError(_("Unknown character '{cid}'; known characters: {value}.").format(cid=cid, value=', '.join(sorted(known)) or _('none')))
         if not command.gm and not command.characters:
-            raise RuleError("A player's access needs at least one --character (or --gm for a game master).")
+            raise RuleError(_("A player's access needs at least one --character (or --gm for a game master)."))
         chars = list(dict.fromkeys(command.characters))
         self.store.grant_access(name, command.token_hash, chars, command.gm)
         return [Emit(CAMPAIGN_STREAM, AccessGranted(name=name, characters=chars, gm=command.gm))]
@@ -1214,8 +1216,9 @@ def dice_record(ctx: Context) -> DiceRecorded:
     return DiceRecorded(rolls=rolls, scheme=scheme, first=first)  # type: ignore[arg-type]
 
 
-_SCHEME_WORDS = {"session": "du moteur", "seed": "du moteur (graine publique)",
-                 "fresh": "du moteur (hasard non vérifiable)", "entered": "de la table"}
+#: how the dice of a record were drawn, as its summary words it (translated where shown)
+_SCHEME_WORDS = {"session": N_("by the engine"), "seed": N_("by the engine (public seed)"),
+                 "fresh": N_("by the engine (unverifiable chance)"), "entered": N_("at the table")}
 
 
 def _dice_summary(ev: DiceRecorded) -> str:
@@ -1224,8 +1227,10 @@ def _dice_summary(ev: DiceRecorded) -> str:
         text = f"{r.expr} = {r.total} [{faces}]" + (f" ({r.purpose})" if r.purpose else "")
         return text + _replaces_text(r)
 
-    where = f", n° {ev.first}" if ev.scheme in ("session", "seed") else ""
-    return f"Dés {_SCHEME_WORDS.get(ev.scheme, ev.scheme)}{where} : " + " ; ".join(one(r) for r in ev.rolls)
+    where = _(", no. {first}").format(first=ev.first) if ev.scheme in ("session", "seed") else ""
+    scheme = _SCHEME_WORDS.get(ev.scheme)
+    return _("Dice {scheme}{where}: {rolls}").format(
+        scheme=_(scheme) if scheme else ev.scheme, where=where, rolls=" ; ".join(one(r) for r in ev.rolls))
 
 
 def _replaces_text(r: RollRecord) -> str:
@@ -1248,24 +1253,52 @@ def _sealed_summary(ev: RollSealed) -> str:
 
 def _correction_summary(ev: CorrectionRecorded) -> str:
     changes = ", ".join(f"{k} = {v}" for k, v in ev.changes.items())
-    return f"Correction de la position {', '.join(map(str, ev.amends))} : {ev.reason}" + (f" ({changes})" if changes else "")
+    text = _("Correction of position {positions}: {reason}").format(positions=", ".join(map(str, ev.amends)),
+                                                                    reason=ev.reason)
+    return text + (f" ({changes})" if changes else "")
+
+
+def _session_started(ev: SessionStarted) -> str:
+    text = _("Session {number} begins: {title}").format(number=ev.number, title=ev.title or _("untitled"))
+    return text + (f" — {ev.in_game_date}" if ev.in_game_date else "")
+
+
+def _note(ev: NoteRecorded) -> str:
+    if ev.private:
+        if ev.topic:
+            return _("GM's private note ({topic}): {text}").format(topic=ev.topic, text=ev.text)
+        return _("GM's private note: {text}").format(text=ev.text)
+    if ev.topic:
+        return _("GM's note ({topic}): {text}").format(topic=ev.topic, text=ev.text)
+    return _("GM's note: {text}").format(text=ev.text)
+
+
+def _access_granted(ev: AccessGranted) -> str:
+    if ev.gm:
+        return _("Access to the table given to {name} (GM)").format(name=ev.name)
+    return _("Access to the table given to {name} for {characters}").format(name=ev.name,
+                                                                            characters=", ".join(ev.characters))
+
+
+def _setting_changed(ev: SettingChanged) -> str:
+    text = _("Setting {key} = {value!r}").format(key=ev.key, value=ev.value)
+    return text + (_(": {reason}").format(reason=ev.reason) if ev.reason else "")
 
 
 #: the one-line summary of each core event (the ruleset summarizes its own)
 _CORE_SUMMARIES: dict[type, Callable[[Any], str]] = {
-    CampaignCreated: lambda ev: f"Campagne « {ev.name} » créée (règles {ev.ruleset}, arrondi {ev.rounding})",
-    SessionStarted: lambda ev: f"Session {ev.number} commence : {ev.title or 'sans titre'}"
-                               + (f" — {ev.in_game_date}" if ev.in_game_date else ""),
-    SessionEnded: lambda ev: f"Session {ev.number} terminée",
-    SessionSalted: lambda ev: f"Sel des joueurs ajouté aux dés de la session {ev.number} : « {ev.salt} »",
+    CampaignCreated: lambda ev: _("Campaign « {name} » created (rules {ruleset}, rounding {rounding})").format(
+        name=ev.name, ruleset=ev.ruleset, rounding=ev.rounding),
+    SessionStarted: _session_started,
+    SessionEnded: lambda ev: _("Session {number} ended").format(number=ev.number),
+    SessionSalted: lambda ev: _("Players' salt added to the dice of session {number}: « {salt} »").format(
+        number=ev.number, salt=ev.salt),
     DiceRecorded: _dice_summary,
     CorrectionRecorded: _correction_summary,
-    NoteRecorded: lambda ev: (f"Note {'privée ' if ev.private else ''}du MJ{' (' + ev.topic + ')' if ev.topic else ''} : "
-                              f"{ev.text}"),
-    AccessGranted: lambda ev: f"Accès à la table donné à {ev.name}"
-                              + (" (MJ)" if ev.gm else f" pour {', '.join(ev.characters)}"),
-    AccessRevoked: lambda ev: f"Accès à la table retiré à {ev.name}",
-    SettingChanged: lambda ev: f"Réglage {ev.key} = {ev.value!r}" + (f" : {ev.reason}" if ev.reason else ""),
+    NoteRecorded: _note,
+    AccessGranted: _access_granted,
+    AccessRevoked: lambda ev: _("Access to the table withdrawn from {name}").format(name=ev.name),
+    SettingChanged: _setting_changed,
     RollSealed: _sealed_summary,
     RollRevealed: lambda ev: f"Jet secret de la position {ev.sealed} révélé (engagement vérifiable)",
     ResultOverridden: lambda ev: f"Dérogation du MJ ({ev.policy}) au résultat de la position {ev.position} : "

@@ -40,6 +40,7 @@ from .errors import (
     StoreUnavailable,
 )
 from .events import Event
+from .i18n import _
 from .records import RecordedEvent  # the envelope is the kernel's; re-exported for old callers
 
 GENESIS = "0" * 64
@@ -134,9 +135,9 @@ def _starts_like_sqlite(path: str | os.PathLike[str]) -> bool:
 def damaged(path: str | os.PathLike[str], what: str) -> CampaignDamaged:
     """The sentence for a campaign file whose SQLite pages are truncated or corrupted."""
     return CampaignDamaged(
-        f"{path} is damaged (truncated or corrupted): SQLite reports {what!r} and nothing was written; restore "
-        "a copy (a backup of the file, or a JSONL export checked with 'cristal verify --file EXPORT.jsonl' and "
-        "rebuilt with 'cristal import EXPORT.jsonl NEW.db')."
+        _("{path} is damaged (truncated or corrupted): SQLite reports {what!r} and nothing was written; "
+          "restore a copy (a backup of the file, or a JSONL export checked with 'cristal verify --file "
+          "EXPORT.jsonl' and rebuilt with 'cristal import EXPORT.jsonl NEW.db').").format(path=path, what=what)
     )
 
 
@@ -146,25 +147,27 @@ def translate_sqlite_error(exc: sqlite3.Error, path: str | os.PathLike[str]) -> 
     code = getattr(exc, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
     if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
-        return StoreUnavailable(f"The campaign {path} is locked by another program past the timeout; nothing was written.")
+        return StoreUnavailable(_("The campaign {path} is locked by another program past the timeout; nothing "
+                                  "was written.").format(path=path))
     if primary == sqlite3.SQLITE_READONLY:
-        return StoreUnavailable(f"The campaign {path} is read-only; nothing was written.")
+        return StoreUnavailable(_("The campaign {path} is read-only; nothing was written.").format(path=path))
     if primary == sqlite3.SQLITE_FULL:
-        return StoreUnavailable(f"The disk holding {path} is full; nothing was written.")
+        return StoreUnavailable(_("The disk holding {path} is full; nothing was written.").format(path=path))
     if primary == sqlite3.SQLITE_IOERR:
-        return StoreUnavailable(f"The disk holding {path} failed to read or write it (I/O error); nothing was written.")
+        return StoreUnavailable(_("The disk holding {path} failed to read or write it (I/O error); nothing was "
+                                  "written.").format(path=path))
     if primary == sqlite3.SQLITE_CORRUPT:
         return damaged(path, str(exc))
     if primary == sqlite3.SQLITE_NOTADB:
         if _starts_like_sqlite(path):
             return damaged(path, str(exc))
-        return NotACampaign(f"{path} is not a campaign file (not an SQLite database).")
+        return NotACampaign(_("{path} is not a campaign file (not an SQLite database).").format(path=path))
     if primary == sqlite3.SQLITE_CANTOPEN:
-        return NotACampaign(f"{path} cannot be opened (its folder or file is missing or not accessible).")
+        return NotACampaign(_("{path} cannot be opened (its folder or file is missing or not accessible).").format(path=path))
     if code == sqlite3.SQLITE_CONSTRAINT_TRIGGER:  # RAISE(ABORT) of the triggers guarding the log
-        return IntegrityError(f"The event log of {path} is append-only; events cannot be changed or removed.")
+        return IntegrityError(_("The event log of {path} is append-only; events cannot be changed or removed.").format(path=path))
     name = getattr(exc, "sqlite_errorname", None) or type(exc).__name__
-    return StoreUnavailable(f"The campaign {path} could not be used: {exc} ({name}).")
+    return StoreUnavailable(_("The campaign {path} could not be used: {exc} ({name}).").format(path=path, exc=exc, name=name))
 
 
 class Store:
@@ -186,9 +189,9 @@ class Store:
         """Create a new, empty campaign file (refuses an existing file)."""
         p = Path(path)
         if p.exists():
-            raise CristalError(f"{p} already exists; choose another path or remove it first.")
+            raise CristalError(_("{p} already exists; choose another path or remove it first.").format(p=p))
         if not p.parent.exists():
-            raise CristalError(f"The folder {p.parent} does not exist.")
+            raise CristalError(_("The folder {parent} does not exist.").format(parent=p.parent))
         try:
             conn = _connect(p, "rwc", timeout)
             conn.execute("PRAGMA journal_mode=WAL")
@@ -203,25 +206,26 @@ class Store:
         """Open an existing campaign, applying pending migrations (unless read-only)."""
         p = Path(path)
         if not p.exists():
-            raise NotACampaign(f"No campaign at {p}; create one with 'cristal init {p} --name NAME'.")
+            raise NotACampaign(_("No campaign at {p}; create one with 'cristal init {p} --name NAME'.").format(p=p))
         if p.is_dir():
-            raise NotACampaign(f"{p} is a folder, not a campaign file.")
+            raise NotACampaign(_("{p} is a folder, not a campaign file.").format(p=p))
         # No plain open()/close() of the file here: closing any descriptor of a database file drops
         # every POSIX lock this process holds on it, including those of an SQLite connection already
         # open on it, which lets another process write under that connection's feet. SQLite itself
         # says "file is not a database" for a file that is not one.
         if not os.access(p, os.R_OK):
-            raise NotACampaign(f"{p} cannot be read (permission denied).")
+            raise NotACampaign(_("{p} cannot be read (permission denied).").format(p=p))
         if p.stat().st_size == 0 and not Path(f"{p}-wal").exists():
             # SQLite would take an empty file for an empty database (and call it "not a campaign")
-            raise CampaignDamaged(f"{p} is empty (0 bytes): a campaign truncated to nothing, or not a campaign "
-                                  "file; restore a copy (a backup, or 'cristal import' of a JSONL export).")
+            raise CampaignDamaged(_("{p} is empty (0 bytes): a campaign truncated to nothing, or not a "
+                                    "campaign file; restore a copy (a backup, or 'cristal import' of a JSONL "
+                                    "export).").format(p=p))
         try:
             conn = _connect(p, "ro" if readonly else "rw", timeout)
             app_id = conn.execute("PRAGMA application_id").fetchone()[0]
             if app_id != migrate.APPLICATION_ID:
                 conn.close()
-                raise NotACampaign(f"{p} is an SQLite file but not a cristal-events campaign.")
+                raise NotACampaign(_("{p} is an SQLite file but not a cristal-events campaign.").format(p=p))
             if readonly:
                 migrate.check(conn)
             else:
@@ -297,12 +301,14 @@ class Store:
                         return [known[i] for i in ids]
                     if known:
                         raise ConcurrencyConflict(
-                            f"{len(known)} of the {len(ids)} event ids are already stored; a retry must resend the same batch."
+                            _("{len} of the {len2} event ids are already stored; a retry must resend the same "
+                              "batch.").format(len=len(known), len2=len(ids))
                         )
                 current = self.stream_version(stream)
                 if expected_version is not None and current != expected_version:
                     raise ConcurrencyConflict(
-                        f"Stream {stream} is at version {current}, not {expected_version}: someone else wrote first; retry."
+                        _("Stream {stream} is at version {current}, not {expected_version}: someone else wrote "
+                          "first; retry.").format(stream=stream, current=current, expected_version=expected_version)
                     )
                 position, prev = self._head()
                 when = recorded_at or utc_now()
@@ -320,12 +326,13 @@ class Store:
                 self._insert(rows)
         except sqlite3.IntegrityError as exc:
             if getattr(exc, "sqlite_errorcode", None) in _MOVED:
-                raise ConcurrencyConflict(f"Stream {stream} moved while appending ({exc}); retry.") from None
+                raise ConcurrencyConflict(_("Stream {stream} moved while appending ({exc}); retry.").format(stream=stream, exc=exc)) from None
             raise translate_sqlite_error(exc, self.path) from None
         except sqlite3.Error as exc:
             raise translate_sqlite_error(exc, self.path) from None
         except UnicodeEncodeError:  # e.g. argv bytes that were not UTF-8 (surrogate escapes)
-            raise CristalError("Text with characters that are not valid Unicode cannot be stored; nothing was written.") from None
+            raise CristalError(_("Text with characters that are not valid Unicode cannot be stored; nothing "
+                                 "was written.")) from None
         return [r[0] for r in rows]
 
     def append_rows(self, rows: Iterable[dict[str, Any]]) -> int:
@@ -900,7 +907,8 @@ class Store:
         seq = row[0] if row else 0
         if first_bad is None and seq > expected_pos - 1:
             first_bad = expected_pos
-            problems.append(f"the log ends at position {expected_pos - 1} but position {seq} was written: events were removed from its end")
+            problems.append(_("the log ends at position {value} but position {seq} was written: events were "
+                              "removed from its end").format(value=expected_pos - 1, seq=seq))
         triggers = {name for (name,) in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
         for t in ("events_no_update", "events_no_delete"):
             if t not in triggers:
@@ -908,7 +916,7 @@ class Store:
         try:
             pending = migrate.check(self.conn)
             if pending:
-                problems.append(f"{len(pending)} migration(s) were never applied")
+                problems.append(_("{len} migration(s) were never applied").format(len=len(pending)))
         except CristalError as exc:
             problems.append(str(exc).rstrip("."))
         return VerifyReport(ok=not problems, events=n, first_bad_position=first_bad, problems=problems)
@@ -1021,11 +1029,11 @@ class _Stretch(msgspec.Struct, array_like=True):
 
 
 def gap_problem(expected: int, found: int) -> str:
-    return f"position {expected} is missing (next stored event is {found}): an event was removed"
+    return _("position {expected} is missing (next stored event is {found}): an event was removed").format(expected=expected, found=found)
 
 
 def unlinked_problem(position: int) -> str:
-    return f"position {position} does not follow the previous event (chain broken: reordered or removed)"
+    return _("position {position} does not follow the previous event (chain broken: reordered or removed)").format(position=position)
 
 
 def _row_digest(conn: sqlite3.Connection, position: int) -> str:
@@ -1071,7 +1079,7 @@ def _walk(conn: sqlite3.Connection, lo: int, hi: int | None, *, in_sql: bool, ti
         elif (sha(r[2]).hexdigest() if in_sql else sha(enc(r[:13])).hexdigest()) != h and \
                 (not in_sql or _row_digest(conn, pos) != h):
             out.first_bad = pos
-            out.problem = f"position {pos} was altered after it was written (hash mismatch)"
+            out.problem = _("position {pos} was altered after it was written (hash mismatch)").format(pos=pos)
         prev, expected = h, pos + 1
     out.n, out.last_hash, out.end = n, prev, expected
     return out

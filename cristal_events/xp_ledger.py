@@ -20,13 +20,15 @@ from typing import Any
 
 import msgspec
 
+from .i18n import N_
+
 #: the anomaly codes of the contract, in the order an entry lists them, with the sentence the audit prints
 ANOMALIES = {
-    "cost_mismatch": "charged {cost_charged} XP where the rules required {cost_required}",
-    "negative_balance": "the balance fell to {balance_after} XP",
-    "past_level_limit": "the purchase goes past the race's level limit",
-    "dead_character": "a dead character bought something",
-    "no_reason": "an award with no reason",
+    "cost_mismatch": N_("charged {cost_charged} XP where the rules required {cost_required}"),
+    "negative_balance": N_("the balance fell to {balance_after} XP"),
+    "past_level_limit": N_("the purchase goes past the race's level limit"),
+    "dead_character": N_("a dead character bought something"),
+    "no_reason": N_("an award with no reason"),
 }
 #: the codes only the fold that wrote the entry can know (the columns do not show them): a projection
 #: puts them in ``flags`` before :func:`posted`, and they are read back from the stored flags

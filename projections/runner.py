@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from cristal_events.errors import ReadModelsBehind
+from cristal_events.i18n import _
 
 from . import for_campaign
 from .base import Projection
@@ -100,15 +101,14 @@ def _insert(campaign: Campaign, name: str, rows: list[Any], table: Any, problems
             with campaign.store.savepoint():
                 _insert_all(campaign, name, [row], table)
         except _UNFIT as exc:
-            problems.append(f"read model {projection or name} could not hold {_row_name(row, table)} "
-                            f"of table {name} ({type(exc).__name__}: {str(exc).rstrip('.')})")
+            problems.append(_("read model {value} could not hold {row_name} of table {name} ({name2}: {str})").format(value=projection or name, row_name=_row_name(row, table), name=name, name2=type(exc).__name__, str=str(exc).rstrip('.')))
 
 
 def _row_name(row: Any, table: Any) -> str:
     cols = list(table.columns)
     values = _sequence(row, cols)
     if "position" in cols:
-        return f"the row of position {values[cols.index('position')]}"
+        return _("the row of position {values}").format(values=values[cols.index('position')])
     key = ", ".join(f"{k} {values[cols.index(k)]!r}" for k in table.pk if k in cols)
     return f"the row ({key})" if key else "a row"
 
@@ -436,8 +436,7 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
                     continue
                 blob = None if p.world_state else msgspec.msgpack.encode(s.state)
             except Exception as exc:  # noqa: BLE001 - no checkpoint: the next catch-up folds it again
-                s.problems.append(f"read model {p.name} could not be written ({type(exc).__name__}: "
-                                  f"{str(exc).rstrip('.')})")
+                s.problems.append(_("read model {name} could not be written ({name2}: {str})").format(name=p.name, name2=type(exc).__name__, str=str(exc).rstrip('.')))
                 store.drop_checkpoint(p.name)
                 continue
             store.put_checkpoint(p.name, p.version, last, blob)
@@ -452,7 +451,7 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
     if problems is not None:
         problems.extend(found)
     elif found:  # a caller that asked for no list still learns of it, once the rest is written
-        raise ReadModelsBehind(f"The read models are up to date except what they could not hold: {'; '.join(found)}.")
+        raise ReadModelsBehind(_("The read models are up to date except what they could not hold: {items}.").format(items='; '.join(found)))
     return counts
 
 
@@ -552,7 +551,7 @@ def verify(campaign: Campaign, *, progress: Progress | None = None) -> list[str]
         if cp is None:
             continue  # never built: nothing stored to disagree
         if cp[0] != p.version or cp[1] != last:
-            problems.append(f"read model {p.name} is behind the log (run 'cristal rebuild')")
+            problems.append(_("read model {name} is behind the log (run 'cristal rebuild')").format(name=p.name))
             continue
         for table, rows in expected_rows(campaign, p, progress).items():
             spec = p.tables[table]
@@ -563,7 +562,7 @@ def verify(campaign: Campaign, *, progress: Progress | None = None) -> list[str]
             dedup = {tuple(t[cols.index(k)] for k in spec.pk): t for t in want}
             want = [dedup[k] for k in sorted(dedup)]
             if stored != want:
-                problems.append(f"read model {p.name} (table {table}) differs from a rebuild of the log")
+                problems.append(_("read model {name} (table {table}) differs from a rebuild of the log").format(name=p.name, table=table))
     return problems
 
 

@@ -4,7 +4,14 @@ from typing import Any
 
 import msgspec
 
+from cristal_events import i18n
+
 from .base import Projection, Table
+
+#: the language of the stored summaries, whatever the language of the command that wrote them: a read
+#: model must equal its rebuild (``cristal verify``), and French is what the rows held before there were
+#: two languages (the faces translate their lines when they show them: ``cristal log`` summarizes live)
+STORED_LANGUAGE = "fr"
 
 
 class Timeline(Projection):
@@ -26,8 +33,10 @@ class Timeline(Projection):
         summarize = self._summarizers.get(type(rec.event))
         if summarize is None:
             summarize = self._summarizers[type(rec.event)] = self.campaign.summarizer(type(rec.event))
+        with i18n.use(STORED_LANGUAGE):
+            summary = summarize(rec)
         return {"timeline": [(rec.position, rec.recorded_at, rec.session, rec.stream, rec.type, rec.actor,
-                              summarize(rec))]}
+                              summary)]}
 
 
 class Session(msgspec.Struct, frozen=True, kw_only=True):

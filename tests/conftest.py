@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import os
 
+# the tests assert English sentences: they run in English whatever the machine's locale, unless a test
+# picks French itself (--lang fr, CRISTAL_LANG, cristal_events.i18n.use); set before anything imports
+os.environ["CRISTAL_LANG"] = "en"
+
 import pytest
 from click.testing import CliRunner
 from hypothesis import settings
 
-from cristal_events import init_campaign
+from cristal_events import i18n, init_campaign
 from cristal_events.cli import cli
 
 # CI runs the property tests with a fixed derandomised search, so a run can be reproduced exactly;
@@ -16,6 +20,19 @@ from cristal_events.cli import cli
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+@pytest.fixture(autouse=True)
+def _language(request, monkeypatch):
+    """``@pytest.mark.french``: the test runs in French (the CLI through CRISTAL_LANG, the Python API through
+    the context's language), e.g. to hold the French exports and summaries byte-identical to their golden
+    files; every other test runs in English."""
+    if request.node.get_closest_marker("french") is None:
+        yield
+        return
+    monkeypatch.setenv("CRISTAL_LANG", "fr")
+    with i18n.use("fr"):
+        yield
 
 
 @pytest.fixture

@@ -13,7 +13,9 @@ on the terminal.
 
 from __future__ import annotations
 
+import copy as _copy
 import importlib
+import inspect
 import os
 import sqlite3
 import sys
@@ -22,9 +24,10 @@ from typing import Any
 
 import click
 
-from .. import __version__
+from .. import __version__, i18n
 from ..display import visible
 from ..errors import CristalError
+from ..i18n import N_, _
 from ..rulesets import get as ruleset_get
 from ..rulesets import names as ruleset_names
 
@@ -103,8 +106,98 @@ def campaign_ruleset(path: str | os.PathLike[str]) -> str | None:
     return Store.ruleset_of(path)
 
 
+#: click's own help texts, translated by the core's catalog like the commands' own
+CLICK_TEXTS = (N_("Show this message and exit."), N_("Show the version and exit."))
+
+
+class Refused(click.ClickException):
+    """A refused command: ``Error: <sentence>`` (``Erreur : ...`` in French) and exit 1."""
+
+    def show(self, file: Any = None) -> None:
+        from .common import echo
+
+        echo(_("Error: {message}").format(message=self.format_message()), err=True)
+
+
+def localized(cmd: click.Command, lang: str | None = None) -> click.Command:
+    """``cmd`` with its help texts (its docstring, its options' ``help``, its subcommands', recursively)
+    in the current language: a copy, made once per command and language. The help texts are English
+    msgids looked up when shown (``i18n.translate_any``: the core's catalog, then each ruleset's), not when
+    the command modules are imported, so that ``--lang`` works in a process that imported them already."""
+    lang = lang or i18n.current()
+    key = (id(cmd), lang)
+    found = _LOCALIZED.get(key)
+    if found is not None and found[0] is cmd:
+        return found[1]
+    copy = _copy.copy(cmd)
+    for attr in ("help", "short_help", "epilog"):
+        text = getattr(cmd, attr)
+        if text:
+            setattr(copy, attr, _tr(text))
+    copy.params = []
+    for param in cmd.params:
+        p = _copy.copy(param)
+        text = getattr(param, "help", None)  # an Option's help (an Argument has none)
+        if text:
+            p.help = _tr(text)
+        copy.params.append(p)
+    original_help_option = cmd.get_help_option
+
+    def get_help_option(ctx: click.Context) -> click.Option | None:
+        option = original_help_option(ctx)  # click's own, made once per command
+        if option is None or not option.help:
+            return option
+        shown = _copy.copy(option)
+        shown.help = _tr(option.help)
+        return shown
+
+    copy.get_help_option = get_help_option  # type: ignore[method-assign]  # this copy's --help, translated
+    if isinstance(cmd, click.Group) and not isinstance(cmd, CristalGroup):
+        copy.commands = {name: localized(sub, lang) for name, sub in cmd.commands.items()}  # type: ignore[attr-defined]
+    _LOCALIZED[key] = (cmd, copy)
+    return copy
+
+
+_LOCALIZED: dict[tuple[int, str], tuple[click.Command, click.Command]] = {}
+
+
+def _tr(text: str) -> str:
+    """A help text in the current language; the msgid is the text as click shows it (``cleandoc``)."""
+    clean = inspect.cleandoc(text)
+    translated = i18n.translate_any(clean)
+    return text if translated == clean else translated
+
+
+def _scan_lang(args: list[str]) -> str | None:
+    """The value of the root ``--lang`` among ``args`` (before the command's name), or None."""
+    for i, arg in enumerate(args):
+        if arg == "--lang" and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--lang="):
+            return arg[len("--lang="):]
+        if not arg.startswith("-") and (i == 0 or args[i - 1] not in ("--db", "--actor", "--lang")):
+            break
+    return None
+
+
 class CristalGroup(click.Group):
     """Core commands, plus the commands of the campaign's ruleset; CristalError -> one sentence."""
+
+    def main(self, args: Any = None, *pos: Any, **kw: Any) -> Any:
+        # the language is set once per invocation, before any command module is imported, and reset after
+        # (an in-process caller, the web table or a test, runs the next invocation in its own language)
+        # (an invocation inside another, the web table's commands under 'cristal --lang fr serve', keeps the
+        # language already chosen unless it names its own)
+        argv = list(sys.argv[1:] if args is None else args)
+        explicit = _scan_lang(argv)
+        token = i18n.set_language(i18n.resolve(explicit) if explicit else i18n.chosen() or i18n.resolve())
+        try:
+            return super().main(argv, *pos, **kw)
+        finally:
+            i18n.reset_language(token)
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        click.Group.format_help(localized(self), ctx, formatter)
 
     def _ruleset_for(self, ctx: click.Context) -> list[str]:
         shared = (ctx.find_root().obj or {}).get("shared_campaign")  # a face holding the campaign open knows it
@@ -130,11 +223,12 @@ class CristalGroup(click.Group):
 
     def _command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in CORE:
-            return module_commands(CORE[cmd_name])[cmd_name]
+            return localized(module_commands(CORE[cmd_name])[cmd_name])
         for rs in self._ruleset_for(ctx):
             cmd = ruleset_command(rs, cmd_name)
             if cmd is not None:
-                return cmd
+                i18n.load_domain(ruleset_get(rs).text_domain)  # its catalogs translate its help
+                return localized(cmd)
         return None
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
@@ -158,12 +252,12 @@ class CristalGroup(click.Group):
             _sealed_notice(ctx)
             return out
         except CristalError as exc:
-            raise click.ClickException(visible(exc)) from None
+            raise Refused(visible(exc)) from None
         except sqlite3.Error as exc:  # anything the store did not translate (e.g. a page read mid-command)
             from ..store import translate_sqlite_error
 
             db = ctx.params.get("db") or os.environ.get("CRISTAL_DB", "campaign.db")
-            raise click.ClickException(visible(translate_sqlite_error(exc, db))) from None
+            raise Refused(visible(translate_sqlite_error(exc, db))) from None
         except click.ClickException as exc:  # click's usage errors quote what was typed
             exc.message = visible(exc.message)  # type: ignore[misc]  # click declares it Final; the text is rewritten
             raise
@@ -172,10 +266,10 @@ class CristalGroup(click.Group):
         except Exception as exc:  # a bug: still one sentence; CRISTAL_DEBUG=1 shows the traceback
             if os.environ.get("CRISTAL_DEBUG"):
                 raise
-            raise click.ClickException(visible(
-                f"Internal error ({type(exc).__name__}: {exc}); the log itself is transactional, "
+            raise Refused(visible(_(
+                "Internal error ({kind}: {error}); the log itself is transactional, "
                 "check it with 'cristal verify' and please report this."
-            )) from None
+            ).format(kind=type(exc).__name__, error=exc))) from None
 
 
 def _sealed_notice(ctx: click.Context) -> None:
@@ -200,9 +294,12 @@ def _sealed_notice(ctx: click.Context) -> None:
               help="The campaign: an SQLite file, or a postgresql://...?campaign=NAME URL (env CRISTAL_DB).")
 @click.option("--actor", envvar="CRISTAL_ACTOR", default="GM", show_default=True,
               help="Who records the events: GM or a player's name (env CRISTAL_ACTOR).")
+@click.option("--lang", type=click.Choice(i18n.LANGUAGES), default=None, metavar="fr|en",
+              help="The language of messages, help and exports: fr or en (else CRISTAL_LANG, else the locale: "
+                   "a French locale gets French, any other English).")
 @click.version_option(__version__, prog_name="cristal")
 @click.pass_context
-def cli(ctx: click.Context, db: str, actor: str) -> None:
+def cli(ctx: click.Context, db: str, actor: str, lang: str | None) -> None:
     """cristal: the append-only campaign log for Les Lois du Cristal and Illergan.
 
     Every action is an immutable event in one SQLite file per campaign; sheets, the XP
@@ -221,7 +318,8 @@ def cli(ctx: click.Context, db: str, actor: str) -> None:
 def _warn(message: str) -> None:
     from .common import echo
 
-    echo(f"Warning: {message}" if message.endswith(".") else f"Warning: {message}.", err=True)
+    message = message if message.endswith(".") else f"{message}."
+    echo(_("Warning: {message}").format(message=message), err=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -233,5 +331,5 @@ def main(argv: list[str] | None = None) -> None:
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(1)
     except KeyboardInterrupt:
-        click.echo("Error: interrupted; nothing more was written.", err=True)
+        click.echo(_("Error: interrupted; nothing more was written."), err=True)
         sys.exit(130)

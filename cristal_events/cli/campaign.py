@@ -9,6 +9,7 @@ import msgspec
 
 from ..errors import CristalError, EventDecodeError, NotACampaign
 from ..events import SessionEnded, SessionSalted, SessionStarted
+from ..i18n import _
 from ..receipts import Receipt, parse_receipt, read_receipts
 from ..records import RecordedEvent
 from ..rounding import MODES
@@ -23,7 +24,7 @@ def parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep or not key.strip():
-            raise CristalError(f"--set expects KEY=VALUE, got {pair!r}.")
+            raise CristalError(_("--set expects KEY=VALUE, got {pair!r}.").format(pair=pair))
         try:
             out[key.strip()] = msgspec.json.decode(raw)
         except msgspec.DecodeError:
@@ -65,7 +66,7 @@ def init_cmd(ctx: click.Context, path: str | None, name: str, ruleset: str, roun
         emit_json({"path": target, "campaign_id": camp.header.campaign_id, "ruleset": ruleset, "rounding": rounding,
                    "settings": camp.header.settings})
     else:
-        echo(f"Created campaign « {name} » ({camp.ruleset.title}, rounding {rounding}) in {target}.")
+        echo(_("Created campaign « {name} » ({title}, rounding {rounding}) in {target}.").format(name=name, title=camp.ruleset.title, rounding=rounding, target=target))
 
 
 @click.group("session")
@@ -95,8 +96,8 @@ def session_start(ctx: click.Context, title: str, in_game_date: str, salt: str, 
         emit_json({"session": ev.number, "position": recs[0].position, "seed_commitment": ev.seed_commitment,
                    "salt": ev.salt})
     else:
-        echo(f"Session {ev.number} started at position {recs[0].position}.")
-        echo(f"Dice commitment: {ev.seed_commitment}")
+        echo(_("Session {number} started at position {position}.").format(number=ev.number, position=recs[0].position))
+        echo(_("Dice commitment: {seed_commitment}").format(seed_commitment=ev.seed_commitment))
 
 
 @session_group.command("salt")
@@ -113,7 +114,7 @@ def session_salt(ctx: click.Context, salt: str, as_json: bool) -> None:
     if as_json:
         emit_json({"session": ev.number, "position": recs[0].position, "salt": ev.salt})
     else:
-        echo(f"Salt added to session {ev.number} at position {recs[0].position}.")
+        echo(_("Salt added to session {number} at position {position}.").format(number=ev.number, position=recs[0].position))
 
 
 @session_group.command("end")
@@ -136,8 +137,8 @@ def session_end(ctx: click.Context, as_json: bool) -> None:
             echo(f"{r.position:>6}  {camp.summarize(r)}")
         if revealed:
             echo(f"{len(revealed)} secret roll(s) revealed.")
-        echo(f"Session {ev.number} ended at position {end.position}.")
-        echo(f"Reçu : {receipt}")
+        echo(_("Session {number} ended at position {position}.").format(number=ev.number, position=end.position))
+        echo(_("Receipt: {receipt}").format(receipt=receipt))
 
 
 def log_line(camp: Campaign, rec: RecordedEvent) -> str:
@@ -223,7 +224,7 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
     given = _given_receipts(receipt, receipts_file)
     if file_:
         if rolls:
-            raise CristalError("--rolls checks a campaign file; it cannot be combined with --file.")
+            raise CristalError(_("--rolls checks a campaign file; it cannot be combined with --file."))
         report = verify_jsonl(file_, given)
         problems = list(report.problems)
         result: dict[str, Any] = msgspec.to_builtins(report)
@@ -263,29 +264,35 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
     if as_json:
         emit_json(result)
     elif not problems and file_:  # only what was checked: the file's chain, its trailer, the receipts given
-        own = f"its receipt {result['receipt']} names its last event" if result["receipt"] else "it carries no receipt"
-        kept = f"; {len(given)} receipt(s) given found in it" if given else ""
-        echo(f"OK: {result['events']} events in {file_}, the file's hash chain intact; {own}{kept}.")
+        own = (_("its receipt {receipt} names its last event").format(receipt=result["receipt"]) if result["receipt"]
+               else _("it carries no receipt"))
+        kept = _("; {n} receipt(s) given found in it").format(n=len(given)) if given else ""
+        echo(_("OK: {result} events in {file}, the file's hash chain intact; {own}{kept}.").format(result=result['events'], file=file_, own=own, kept=kept))
     elif not problems:
-        kept = f", {len(given)} receipt(s) found in the log" if given else ""
-        echo(f"OK: {result['events']} events, hash chain intact, triggers present, migrations intact, "
-                   f"snapshots match the log{kept}, read models match.")
+        kept = _(", {n} receipt(s) found in the log").format(n=len(given)) if given else ""
+        echo(_("OK: {result} events, hash chain intact, triggers present, migrations intact, snapshots match "
+               "the log{kept}, read models match.").format(result=result['events'], kept=kept))
         if "rolls" in result:
             r = result["rolls"]
-            echo(f"OK: {r['checked']} engine rolls of {r['sessions']} closed session(s) re-derived from their "
-                       f"revealed seeds; {r['entered']} entered at the table, {r['pending']} in an open session, "
-                       f"{r['unverifiable']} without a public seed"
-                       + (f"; {r['legacy']} checked with the legacy scheme (docs/verifiable-dice.md)." if r["legacy"]
-                          else "."))
+            legacy = (_("; {legacy} checked with the legacy scheme (docs/verifiable-dice.md).").format(
+                legacy=r["legacy"]) if r["legacy"] else ".")
+            echo(_("OK: {checked} engine rolls of {sessions} closed session(s) re-derived from their revealed seeds; "
+                   "{entered} entered at the table, {pending} in an open session, {unverifiable} without a public "
+                   "seed").format(checked=r["checked"], sessions=r["sessions"], entered=r["entered"],
+                                  pending=r["pending"], unverifiable=r["unverifiable"]) + legacy)
             if r["revealed"] or r["sealed"]:
                 echo(f"OK: {r['revealed']} secret roll(s) revealed and checked against their commitments; "
                      f"{r['sealed']} still sealed.")
     if problems:
         if not as_json:
             first = result.get("first_bad_position")
-            where = f" at position {first}" if first else ""
-            what = "file" if file_ else "campaign"
-            echo(f"Error: the {what} does not verify{where}: {problems[0]}.", err=True)
+            where = _(" at position {position}").format(position=first) if first else ""
+            if file_:
+                echo(_("Error: the file does not verify{where}: {problem}.").format(where=where, problem=problems[0]),
+                     err=True)
+            else:
+                echo(_("Error: the campaign does not verify{where}: {problem}.").format(where=where,
+                                                                                        problem=problems[0]), err=True)
         ctx.exit(1)
 
 
@@ -304,7 +311,7 @@ def receipt_cmd(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         emit_json({"receipt": str(r), "position": r.position, "hash": r.hash})
     else:
-        echo(f"Reçu : {r}")
+        echo(_("Receipt: {receipt}").format(receipt=r))
 
 
 @click.command("schema")
@@ -343,7 +350,7 @@ def note_cmd(ctx: click.Context, text: str, topic: str, private: bool, as_json: 
     if as_json:
         emit_json({"position": recs[0].position, "type": recs[0].type, "session": recs[0].session})
     else:
-        echo(f"Note recorded at position {recs[0].position}.")
+        echo(_("Note recorded at position {position}.").format(position=recs[0].position))
 
 
 @click.command("rebuild")
@@ -370,11 +377,11 @@ def rebuild_cmd(ctx: click.Context, as_json: bool) -> None:
                                            "replaced": [p.problem for p in snaps.replaced]}})
     else:
         for p in snaps.replaced:
-            echo(f"Warning: {p.problem}; replaced by a snapshot folded from the log.", err=True)
-        echo("Rebuilt " + ", ".join(f"{k} ({v} events)" for k, v in counts.items())
-             + f", {snaps.written} snapshot(s).")
+            echo(_("Warning: {problem}; replaced by a snapshot folded from the log.").format(problem=p.problem), err=True)
+        read_models = ", ".join(_("{name} ({n} events)").format(name=k, n=v) for k, v in counts.items())
+        echo(_("Rebuilt {read_models}, {n} snapshot(s).").format(read_models=read_models, n=snaps.written))
     for problem in problems:
-        echo(f"Warning: {problem[0].upper()}{problem[1:]}.", err=True)
+        echo(_("Warning: {problem}.").format(problem=f"{problem[0].upper()}{problem[1:]}"), err=True)
 
 
 COMMANDS = [init_cmd, session_group, log_cmd, verify_cmd, receipt_cmd, schema_cmd, note_cmd, rebuild_cmd]

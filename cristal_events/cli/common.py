@@ -19,6 +19,7 @@ import msgspec
 from .. import bounds
 from ..display import inert_json, visible
 from ..errors import DiceError
+from ..i18n import _
 from ..service import Campaign, RecordedEvent
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
@@ -140,8 +141,8 @@ def read_model_rows(camp: Campaign, projection: str, table: str, *, where: dict[
     p = next(p for p in projections.for_campaign(camp) if p.name == projection)
     if camp.store.read_model_current(p.name, p.version):
         return camp.store.read_model_rows(table, where=where, order_by=order_by)
-    camp.warn(f"The read model {p.name} is behind the log: its rows were computed from the log in memory "
-              "(the next write command, or 'cristal rebuild', writes it)")
+    camp.warn(_("The read model {name} is behind the log: its rows were computed from the log in memory (the "
+                "next write command, or 'cristal rebuild', writes it)").format(name=p.name))
     rows = [r for r in projections.runner.expected_table(camp, p, table)
             if all(r.get(k) == v for k, v in (where or {}).items())]
     return sorted(rows, key=lambda r: tuple(r[c] for c in order_by)) if order_by else rows
@@ -157,13 +158,13 @@ def parse_faces(text: str | None) -> list[int] | None:
         return None
     parts = [p.strip() for p in text.replace(";", ",").split(",") if p.strip()]
     if not parts:
-        raise DiceError("--dice needs at least one face, e.g. --dice 13,4,4.")
+        raise DiceError(_("--dice needs at least one face, e.g. --dice 13,4,4."))
     faces = []
     for p in parts:
         try:
             faces.append(bounds.parse_int(p, "--dice face"))
         except bounds.OutOfBounds as exc:
-            raise DiceError(f"{str(exc).rstrip('.')}; give faces like 13,4,4.") from None
+            raise DiceError(_("{str}; give faces like 13,4,4.").format(str=str(exc).rstrip('.'))) from None
     return faces
 
 

@@ -8,6 +8,7 @@ import click
 import msgspec
 
 from ..errors import CristalError
+from ..i18n import _
 from .common import POSITION, actor, echo, emit_json, json_option, open_campaign
 
 
@@ -17,7 +18,7 @@ def parse_changes(pairs: tuple[str, ...]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep or not key.strip():
-            raise CristalError(f"--set expects FIELD=VALUE like amount=60, got '{pair}'.")
+            raise CristalError(_("--set expects FIELD=VALUE like amount=60, got '{pair}'.").format(pair=pair))
         try:
             out[key.strip()] = msgspec.json.decode(raw.strip())
         except msgspec.DecodeError:

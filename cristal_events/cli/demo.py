@@ -13,6 +13,7 @@ import cristal_events.sample_campaigns as sample_campaigns
 
 from ..display import visible
 from ..errors import CristalError
+from ..i18n import _
 from ..jobs.audit import text_lines as audit_lines
 from ..jobs.outputs import output_file, previous_export
 from ..jobs.page import write_html
@@ -45,8 +46,8 @@ def find_sample(ruleset: str) -> Path:
                     return path
             except scripts.ScriptError:
                 continue
-    raise CristalError(f"No {ruleset} sample campaign exists in sample_campaigns/ yet; "
-                       "give one with --sample FILE.")
+    raise CristalError(_("No {ruleset} sample campaign exists in sample_campaigns/ yet; give one with --sample "
+                         "FILE.").format(ruleset=ruleset))
 
 
 def _party(camp: Campaign) -> list[str]:
@@ -65,7 +66,7 @@ def _sheet_text(camp: Campaign, cid: str) -> str:
         data = camp.ruleset.sheet(world.rules, cid, settings=settings, rounding=camp.header.rounding)
         return "\n".join(camp.ruleset.render_sheet(data)).rstrip()
     except CristalError as exc:
-        return visible(f"(no sheet for {cid}: {visible(exc)})")
+        return visible(_("(no sheet for {cid}: {visible})").format(cid=cid, visible=visible(exc)))
 
 
 #: the file in a demo folder naming the campaigns demo built there: {"campaigns": {file name: campaign_id}}
@@ -106,14 +107,14 @@ def replace_previous_demo(folder: Path, db: Path, page: Path) -> None:
     companions = [Path(str(db) + s) for s in ("-wal", "-shm", "-journal")]
     if db.exists() or db.is_symlink():
         if not built_by_demo(folder, db):
-            raise CristalError(f"{db} exists and was not built by cristal demo; move it away or give demo "
-                               "another folder; nothing was written.")
+            raise CristalError(_("{db} exists and was not built by cristal demo; move it away or give demo "
+                                 "another folder; nothing was written.").format(db=db))
     elif any(c.exists() for c in companions) and db.name not in _marks(folder):
-        raise CristalError(f"{next(c for c in companions if c.exists())} is left from another database; move it "
-                           "away or give demo another folder; nothing was written.")
+        raise CristalError(_("{next} is left from another database; move it away or give demo another folder; "
+                             "nothing was written.").format(next=next(c for c in companions if c.exists())))
     if page.exists() and (page.is_dir() or not previous_export(page, "html")):
-        raise CristalError(f"{page} exists and is not a page cristal demo wrote; move it away or give demo "
-                           "another folder; nothing was written.")
+        raise CristalError(_("{page} exists and is not a page cristal demo wrote; move it away or give demo "
+                             "another folder; nothing was written.").format(page=page))
     for p in (db, *companions):
         p.unlink(missing_ok=True)
 
@@ -138,14 +139,15 @@ def demo_cmd(ctx: click.Context, directory: str, ruleset: str, sample: str | Non
     script = scripts.load(path)
     folder = Path(directory)
     if folder.exists() and not folder.is_dir():
-        raise CristalError(f"{folder} is a file, not a folder; give demo a folder to build in; nothing was written.")
+        raise CristalError(_("{folder} is a file, not a folder; give demo a folder to build in; nothing was "
+                             "written.").format(folder=folder))
     db, page = folder / f"{path.stem}.db", folder / f"{path.stem}.html"
     if folder.is_dir():
         replace_previous_demo(folder, db, page)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise CristalError(f"Cannot create the folder {folder}: {exc.strerror}; nothing was written.") from None
+        raise CristalError(_("Cannot create the folder {folder}: {strerror}; nothing was written.").format(folder=folder, strerror=exc.strerror)) from None
     ran = scripts.run(script, db, actor=ctx.obj["actor"])
     camp = Campaign.open(db, readonly=True)
     ctx.call_on_close(camp.close)
@@ -159,8 +161,9 @@ def demo_cmd(ctx: click.Context, directory: str, ruleset: str, sample: str | Non
                    "commands": len(ran), "events": last, "sessions": camp.state().core.sessions,
                    "party": _party(camp), "anomalies": len(report.anomalies)})
         return
-    echo(f"Built « {script.header['name']} » from {path}: {len(ran)} commands, {last} events, "
-               f"{camp.state().core.sessions} sessions, in {db}.")
+    echo(_("Built « {name} » from {path}: {commands} commands, {events} events, {sessions} sessions, in {db}.").format(
+        name=script.header["name"], path=path, commands=len(ran), events=last, sessions=camp.state().core.sessions,
+        db=db))
     for cid in _party(camp):
         echo("")
         emit_lines(_sheet_text(camp, cid).split("\n"))
@@ -170,8 +173,8 @@ def demo_cmd(ctx: click.Context, directory: str, ruleset: str, sample: str | Non
     with output_file(page, "html") as fh:
         write_html(camp, walk(camp), fh, ledger=ledger_or_none(camp))
     echo("")
-    echo(f"HTML timeline written to {page} (open it in a browser).")
-    echo(f"Next: cristal --db {db} replay --session 1")
+    echo(_("HTML timeline written to {page} (open it in a browser).").format(page=page))
+    echo(_("Next: cristal --db {db} replay --session 1").format(db=db))
 
 
 COMMANDS = [demo_cmd]

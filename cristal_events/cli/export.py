@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from ..errors import CristalError
+from ..i18n import _
 from ..jobs import exports
 from ..jobs.outputs import check_folder, check_output, output_file, output_folder
 from ..jobs.page import write_html, write_site
@@ -46,7 +47,7 @@ def export_timeline(camp: Campaign, fmt: str, out: Any, *, session: int | None =
             return write_site(camp, steps, out, ledger=_session_rows(camp, session, character))
         case "html":
             return write_html(camp, steps, out, ledger=_session_rows(camp, session, character))
-    raise CristalError(f"Unknown export format {fmt!r}; use one of {', '.join(exports.FORMATS)}.")
+    raise CristalError(_("Unknown export format {fmt!r}; use one of {items}.").format(fmt=fmt, items=', '.join(exports.FORMATS)))
 
 
 def _session_rows(camp: Campaign, session: int | None, character: str | None) -> list[LedgerEntry]:
@@ -124,7 +125,7 @@ def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, sessio
     if as_json:
         emit_json({"path": output, "format": fmt, "events": n})
     else:
-        echo(f"Wrote {n} events to {output} ({fmt}).", err=True)
+        echo(_("Wrote {n} events to {output} ({fmt}).").format(n=n, output=output, fmt=fmt), err=True)
 
 
 @click.command("import")
@@ -167,8 +168,8 @@ def import_cmd(ctx: click.Context, file: str, path: str | None, as_json: bool) -
     if as_json:
         emit_json(result.__dict__)
     else:
-        echo(f"Imported {result.events} events into {target} (campaign « {result.name} », "
-                   f"rules {result.ruleset}); last hash {result.last_hash[:16]}….")
+        echo(_("Imported {events} events into {target} (campaign « {name} », rules {ruleset}); last hash "
+               "{last_hash}….").format(events=result.events, target=target, name=result.name, ruleset=result.ruleset, last_hash=result.last_hash[:16]))
 
 
 COMMANDS = [export_group, import_cmd]

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import click
 
+from ..i18n import _
 from ..jobs import replay as replay_job
 from ..jobs.walk import resolve_range, walk
 from ..service import Campaign
@@ -16,7 +17,7 @@ from .common import POSITION, echo, json_option, to_json, tty_progress
 def _wait() -> bool:
     """Wait for a key between events; False when the reader asked to stop (q)."""
     if sys.stdin.isatty():
-        click.echo("[Entrée : suivant, q : quitter]", nl=False, err=True)
+        click.echo(_("[Enter: next, q: quit]"), nl=False, err=True)
         key = click.getchar()
         click.echo("", err=True)
         return key not in ("q", "Q", "\x1b", "\x03")

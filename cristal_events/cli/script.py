@@ -46,6 +46,7 @@ import click
 import msgspec
 
 from ..errors import ScriptError
+from ..i18n import _
 from ..store import Store
 from .common import echo, emit_json, json_option
 
@@ -226,7 +227,7 @@ def parse(text: str, path: str = "<script>") -> Script:
     try:
         data = tomllib.loads(text)
     except RecursionError:
-        raise _fail(path, 1, "the script is nested too deeply to be a campaign script") from None
+        raise _fail(path, 1, _("the script is nested too deeply to be a campaign script")) from None
     except tomllib.TOMLDecodeError as exc:
         msg = str(exc)
         m = _TOML_LINE.search(msg)
@@ -238,23 +239,24 @@ def parse(text: str, path: str = "<script>") -> Script:
     for key in data:
         if key not in ("campaign", "step"):
             where = next((i + 1 for i, ln in enumerate(lines) if re.match(rf"^\s*\[*\s*{re.escape(key)}\b", ln)), 1)
-            raise _fail(path, where, f"unknown section or key {key!r} (a script has [campaign] and [[step]] only)")
+            raise _fail(path, where, _("unknown section or key {key!r} (a script has [campaign] and [[step]] "
+                                       "only)").format(key=key))
     header = data.get("campaign")
     if not isinstance(header, dict):
-        raise _fail(path, 1, "the script needs a [campaign] table with at least a name")
+        raise _fail(path, 1, _("the script needs a [campaign] table with at least a name"))
     hkeys = _key_lines(lines, head_line, step_lines[0] - 1 if step_lines else len(lines))
     for key in header:
         if key not in HEADER_KEYS:
-            raise _fail(path, hkeys.get(key, head_line), f"unknown campaign key {key!r} (known: {', '.join(sorted(HEADER_KEYS))})")
+            raise _fail(path, hkeys.get(key, head_line), _("unknown campaign key {key!r} (known: {items})").format(key=key, items=', '.join(sorted(HEADER_KEYS))))
     if not isinstance(header.get("name"), str) or not header["name"].strip():
-        raise _fail(path, hkeys.get("name", head_line), "the campaign needs a name (name = \"...\")")
+        raise _fail(path, hkeys.get("name", head_line), _('the campaign needs a name (name = "...")'))
     if "seed" in header and (not isinstance(header["seed"], int) or isinstance(header["seed"], bool)):
-        raise _fail(path, hkeys["seed"], "seed must be a whole number")
+        raise _fail(path, hkeys["seed"], _("seed must be a whole number"))
     if "settings" in header and not isinstance(header["settings"], dict):
-        raise _fail(path, hkeys["settings"], "settings must be a table (settings = { key = value })")
+        raise _fail(path, hkeys["settings"], _("settings must be a table (settings = { key = value })"))
     raw_steps = data.get("step", [])
     if not isinstance(raw_steps, list) or not raw_steps:
-        raise _fail(path, len(lines) or 1, "the script has no [[step]]")
+        raise _fail(path, len(lines) or 1, _("the script has no [[step]]"))
     steps: list[Any] = []
     labels: set[str] = set()
     for n, raw in enumerate(raw_steps):
@@ -262,7 +264,7 @@ def parse(text: str, path: str = "<script>") -> Script:
         end = step_lines[n + 1] - 1 if n + 1 < len(step_lines) else len(lines)
         keys = _key_lines(lines, line, end)
         if not isinstance(raw, dict):
-            raise _fail(path, line, "each [[step]] must be a table")
+            raise _fail(path, line, _("each [[step]] must be a table"))
         steps.append(_step(path, line, raw, keys, labels))
         steps[-1].number = n + 1
     return Script(path=path, header=header, steps=steps)
@@ -274,20 +276,20 @@ def _step(path: str, line: int, raw: dict[str, Any], keys: dict[str, int], label
 
     run = raw.get("run")
     if not isinstance(run, str) or not run.split():
-        raise _fail(path, line, "the step needs run = \"<command>\" (e.g. run = \"xp award\")")
+        raise _fail(path, line, _('the step needs run = "<command>" (e.g. run = "xp award")'))
     args = raw.get("args", [])
     if not isinstance(args, list) or not all(_scalar(a) for a in args):
-        raise _fail(path, at("args"), "args must be a list of texts or numbers")
+        raise _fail(path, at("args"), _("args must be a list of texts or numbers"))
     dice = raw.get("dice")
     if dice is not None and (not isinstance(dice, list) or not dice
                              or not all(isinstance(d, int) and not isinstance(d, bool) for d in dice)):
-        raise _fail(path, at("dice"), "dice must be a list of whole numbers (the faces rolled at the table)")
+        raise _fail(path, at("dice"), _("dice must be a list of whole numbers (the faces rolled at the table)"))
     for key in ("label", "actor"):
         if key in raw and (not isinstance(raw[key], str) or not raw[key].strip()):
-            raise _fail(path, at(key), f"{key} must be a non-empty text")
+            raise _fail(path, at(key), _("{key} must be a non-empty text").format(key=key))
     label = raw.get("label", "")
     if label in labels:
-        raise _fail(path, at("label"), f"the label {label!r} is already used by an earlier step")
+        raise _fail(path, at("label"), _("the label {label!r} is already used by an earlier step").format(label=label))
     if label:
         labels.add(label)
     options: dict[str, Any] = {}
@@ -296,11 +298,11 @@ def _step(path: str, line: int, raw: dict[str, Any], keys: dict[str, int], label
             continue
         ok = _scalar(value) or isinstance(value, bool) or (isinstance(value, list) and all(_scalar(v) for v in value))
         if not ok:
-            raise _fail(path, at(key), f"option {key!r} must be a text, a number, true/false or a list of them")
+            raise _fail(path, at(key), _("option {key!r} must be a text, a number, true/false or a list of them").format(key=key))
         options[key] = value
     for value in [*args, *[v for o in options.values() for v in (o if isinstance(o, list) else [o])]]:
         if isinstance(value, str) and value.startswith("@") and value[1:] not in labels:
-            raise _fail(path, line, f"{value} names no label of an earlier step")
+            raise _fail(path, line, _("{value} names no label of an earlier step").format(value=value))
     return Step(line=line, run=" ".join(run.split()), args=[str(a) for a in args], options=options,
                 label=label, actor=raw.get("actor", ""), dice=dice, key_lines=keys)
 
@@ -309,13 +311,12 @@ def load(path: str | Path) -> Script:
     p = Path(path)
     try:
         if p.is_file() and p.stat().st_size > MAX_SCRIPT_BYTES:
-            raise ScriptError(f"{p} is {p.stat().st_size} bytes; a campaign script is at most "
-                              f"{MAX_SCRIPT_BYTES // (1024 * 1024)} MB.")
+            raise ScriptError(_("{p} is {st_size} bytes; a campaign script is at most {value} MB.").format(p=p, st_size=p.stat().st_size, value=MAX_SCRIPT_BYTES // (1024 * 1024)))
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ScriptError(f"Cannot read the script {p}: {exc.strerror}.") from None
+        raise ScriptError(_("Cannot read the script {p}: {strerror}.").format(p=p, strerror=exc.strerror)) from None
     except UnicodeDecodeError:
-        raise ScriptError(f"{p}, line 1: the script is not UTF-8 text.") from None
+        raise ScriptError(_("{p}, line 1: the script is not UTF-8 text.").format(p=p)) from None
     return parse(text, str(p))
 
 
@@ -345,36 +346,36 @@ def check(script: Script) -> None:
         for key in step.options:
             if "--" + key.replace("_", "-") not in opts:
                 raise _fail(script.path, step.key_lines.get(key, step.line),
-                            f"the command {step.run!r} has no option --{key.replace('_', '-')}")
+                            _("the command {run!r} has no option --{replace}").format(run=step.run, replace=key.replace('_', '-')))
         if step.dice is not None and "--dice" not in opts:
             raise _fail(script.path, step.key_lines.get("dice", step.line),
-                        f"the command {step.run!r} rolls no dice (it has no --dice option)")
+                        _("the command {run!r} rolls no dice (it has no --dice option)").format(run=step.run))
         _check_safe(script.path, step, allowed, opts)
 
 
 def _check_safe(path: str, step: Step, allowed: dict[str, tuple[frozenset[str], bool]], opts: set[str]) -> None:
     """Refuse a step outside the allow-list: it could read or write a file other than the campaign."""
     def refuse(line: int, why: str) -> ScriptError:
-        return _fail(path, line, f"step {step.number} is refused: {why} (a campaign script may only change "
-                                 "the campaign it builds; see docs/exports.md, Campaign scripts)")
+        return _fail(path, line, _("step {number} is refused: {why} (a campaign script may only change the "
+                                   "campaign it builds; see docs/exports.md, Campaign scripts)").format(number=step.number, why=why))
 
     if step.run not in allowed:
-        raise refuse(step.line, f"a script may not run {step.run!r}")
+        raise refuse(step.line, _("a script may not run {run!r}").format(run=step.run))
     options, takes_args = allowed[step.run]
     for key in step.options:
         name = key.replace("-", "_")
         if name not in options and name not in _ANYWHERE:
             raise refuse(step.key_lines.get(key, step.line),
-                         f"a script may not give {step.run!r} the option --{key.replace('_', '-')}")
+                         _("a script may not give {run!r} the option --{replace}").format(run=step.run, replace=key.replace('_', '-')))
     if step.args and not takes_args:
-        what = " (only example = true, the packaged pack)" if step.run == "content load" else ""
+        what = _(" (only example = true, the packaged pack)") if step.run == "content load" else ""
         raise refuse(step.key_lines.get("args", step.line),
-                     f"a script may not give {step.run!r} arguments{what}")
+                     _("a script may not give {run!r} arguments{what}").format(run=step.run, what=what))
     short = tuple(o for o in opts if not o.startswith("--"))
     for arg in step.args:
         if arg.startswith("--") or (short and arg.startswith(short)):
             raise refuse(step.key_lines.get("args", step.line),
-                         f"the argument {arg!r} would be read as an option; give options as keys")
+                         _("the argument {arg!r} would be read as an option; give options as keys").format(arg=arg))
 
 
 def step_argv(step: Step, resolve: Any) -> list[str]:
@@ -430,7 +431,7 @@ def run(script: Script, db: str | Path, *, actor: str = "GM") -> list[Ran]:
     if not pg:
         db = Path(db)
         if db.exists():
-            raise ScriptError(f"{db} already exists; a script builds a new campaign.")
+            raise ScriptError(_("{db} already exists; a script builds a new campaign.").format(db=db))
     created = False
     h = script.header
     init = ["init", "--name", h["name"], "--ruleset", script.ruleset, "--rounding", str(h.get("rounding", "round"))]
@@ -445,9 +446,9 @@ def run(script: Script, db: str | Path, *, actor: str = "GM") -> list[Ran]:
 
     done: list[Ran] = []
     try:
-        code, _, err = invoke_cli(["--db", str(db), "--actor", actor, *init])
+        code, _out, err = invoke_cli(["--db", str(db), "--actor", actor, *init])
         if code:
-            raise _fail(script.path, 1, f"the campaign could not be created ({err.removeprefix('Error: ')})")
+            raise _fail(script.path, 1, _("the campaign could not be created ({removeprefix})").format(removeprefix=err.removeprefix('Error: ')))
         created = True
         for step in script.steps:
             before = last_position(db)
@@ -496,8 +497,8 @@ def script_check(file: str, as_json: bool) -> None:
     if as_json:
         emit_json({"file": file, "steps": len(s.steps), "ruleset": s.ruleset, "ok": True})
     else:
-        echo(f"{file}: {len(s.steps)} steps for the {s.ruleset} rules, all known commands and options "
-             "a script may use (none reads or writes another file).")
+        echo(_("{file}: {len} steps for the {ruleset} rules, all known commands and options a script may use "
+               "(none reads or writes another file).").format(file=file, len=len(s.steps), ruleset=s.ruleset))
 
 
 @script_group.command("run")
@@ -516,7 +517,7 @@ def script_run(ctx: click.Context, file: str, path: str | None, as_json: bool) -
     if as_json:
         emit_json([{"line": r.line, "run": r.run, "positions": list(r.positions)} for r in ran])
     else:
-        echo(f"Built {target} from {file}: {len(ran)} commands, positions 1 to {ran[-1].positions[1] if ran else 1}.")
+        echo(_("Built {target} from {file}: {len} commands, positions 1 to {value}.").format(target=target, file=file, len=len(ran), value=ran[-1].positions[1] if ran else 1))
 
 
 COMMANDS = [script_group]

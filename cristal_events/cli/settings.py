@@ -14,6 +14,7 @@ from typing import Any
 import click
 import msgspec
 
+from ..i18n import _
 from ..ruleset import Ruleset
 from ..rulesets import get as ruleset_get
 from ..rulesets import names as ruleset_names
@@ -104,10 +105,10 @@ def settings_cmd(ctx: click.Context, change: str | None, reason: str, as_json: b
     if as_json:
         emit_json({"ruleset": camp.ruleset.name, "settings": rows})
         return
-    echo(f"Settings of {camp.ruleset.title}:")
+    echo(_("Settings of {title}:").format(title=camp.ruleset.title))
     for r in rows:
-        changed = "" if r["value"] == r["default"] else "   (changed)"
-        echo(f"  {r['key']:<34} {_show(r['value']):<7} default {_show(r['default']):<7} {r['line'] or '-':<12}"
+        changed = "" if r["value"] == r["default"] else "   " + _("(changed)")
+        echo(f"  {r['key']:<34} {_show(r['value']):<7} {_('default')} {_show(r['default']):<7} {r['line'] or '-':<12}"
              f" {r['meaning']}{changed}".rstrip())
 
 

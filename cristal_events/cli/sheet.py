@@ -10,6 +10,7 @@ import click
 import msgspec
 
 from ..errors import RuleError
+from ..i18n import _
 from ..service import Campaign
 from .common import POSITION, echo, emit_json, json_option, open_campaign
 from .views import party_lines
@@ -20,11 +21,11 @@ def _world(ctx: click.Context, at: int | None, session: int | None) -> tuple[Cam
     settings as they stood then."""
     camp = open_campaign(ctx, readonly=True)
     if at is not None and session is not None:
-        raise RuleError("Give --at or --session, not both.")
+        raise RuleError(_("Give --at or --session, not both."))
     if at is not None:
         last = camp.store.last_position()
         if at < 1 or at > last:
-            raise RuleError(f"Position {at} is outside the log (1 to {last}).")
+            raise RuleError(_("Position {at} is outside the log (1 to {last}).").format(at=at, last=last))
         world = camp.state_at(at)
     elif session is not None:
         world = camp.state_at_session_end(session)
@@ -65,7 +66,7 @@ def characters_cmd(ctx: click.Context, as_json: bool) -> None:
         emit_json(rows)
         return
     if not rows:
-        echo("No character yet.")
+        echo(_("No character yet."))
     for line in party_lines([camp.ruleset.party_cells(r) for r in rows]):
         echo(line)
 

@@ -23,6 +23,7 @@ import sqlite_utils
 
 from ..display import visible
 from ..errors import CristalError, UnknownEntity
+from ..i18n import _, ngettext
 from ..xp_ledger import ANOMALIES, LedgerEntry, balance, from_row
 
 Progress = Callable[[int, int], None]
@@ -76,7 +77,7 @@ def find_ledger(projs: Iterable[Any]) -> Any:
     for p in projs:
         if LEDGER_TABLE in p.tables:
             return p
-    raise CristalError("This campaign's rules have no XP ledger projection; the XP audit cannot run.")
+    raise CristalError(_("This campaign's rules have no XP ledger projection; the XP audit cannot run."))
 
 
 def _caught_up(camp: Any, ledger: Any) -> sqlite_utils.db.Table | None:
@@ -137,7 +138,7 @@ def audit_rows(rows: Iterable[LedgerEntry | Mapping[str, Any]], *, names: dict[s
         by_char.setdefault(e.character, []).append(e)
     if character is not None and character not in by_char:
         if character not in names:
-            raise UnknownEntity(f"No character {character!r} in this campaign.")
+            raise UnknownEntity(_("No character {character!r} in this campaign.").format(character=character))
         by_char = {character: []}
     report = AuditReport()
     for cid in sorted(by_char) if character is None else [character]:
@@ -163,7 +164,7 @@ def audit_rows(rows: Iterable[LedgerEntry | Mapping[str, Any]], *, names: dict[s
         for e in entries:
             _settle(e)
             for code in e.flags:
-                template = ANOMALIES.get(code, code)
+                template = _(ANOMALIES[code]) if code in ANOMALIES else code
                 report.anomalies.append(Anomaly(position=e.position, character=cid, code=code,
                                                 message=template.format(**msgspec.structs.asdict(e))))
         ca.balance = balance(entries)
@@ -179,12 +180,12 @@ def _signed(n: int) -> str:
 def _entry_line(e: Entry, indent: str = "") -> str:
     sess = f"s{e.session}" if e.session is not None else "--"
     if e.kind == "award":
-        what = f"award: {e.reason or e.what}".rstrip()
+        what = _("award: {reason}").format(reason=e.reason or e.what).rstrip()
     elif e.kind == "spend":
-        rule = f", rule {e.cost_required}" if e.cost_required is not None else ""
-        what = f"spend: {e.what} (charged {e.cost_charged}{rule})"
+        rule = _(", rule {cost}").format(cost=e.cost_required) if e.cost_required is not None else ""
+        what = _("spend: {what} (charged {cost}{rule})").format(what=e.what, cost=e.cost_charged, rule=rule)
     else:
-        what = f"correction of #{e.amends}: {e.reason or e.what}"
+        what = _("correction of #{position}: {reason}").format(position=e.amends, reason=e.reason or e.what)
     bal = "" if e.balance_after is None else str(e.balance_after)
     flags = f"  !! {', '.join(e.flags)}" if e.flags else ""
     return f"{indent}#{e.position:<5} {sess:<4} {_signed(e.amount):>7} {bal:>8}  {what}  [{e.actor}]{flags}"
@@ -198,22 +199,28 @@ def text_lines(report: AuditReport) -> Iterator[str]:
 
 def _text_lines(report: AuditReport) -> Iterator[str]:
     for ca in report.characters:
-        yield f"XP of {ca.name} ({ca.id})"
-        yield f"  {'pos':<6} {'sess':<4} {'amount':>7} {'balance':>8}  what [by]"
+        yield _("XP of {name} ({id})").format(name=ca.name, id=ca.id)
+        yield (f"  {_('pos'):<6} {_('sess'):<4} {_('amount'):>7} {_('balance'):>8}  "
+               + _("what [by]"))
         for e in ca.entries:
             yield "  " + _entry_line(e)
             for c in e.corrections:
                 yield "  " + _entry_line(c, "  ↳ ")
         for t in ca.sessions:
-            label = f"session {t.session}" if t.session is not None else "outside sessions"
-            corr = f", corrected {_signed(t.corrected)}" if t.corrected else ""
-            yield f"  Total {label}: earned {t.earned}, spent {t.spent}{corr}"
-        corr = f", corrected {_signed(ca.corrected)}" if ca.corrected else ""
-        yield f"  Overall: earned {ca.earned}, spent {ca.spent}{corr}; balance {ca.balance} XP"
+            corr = _(", corrected {n}").format(n=_signed(t.corrected)) if t.corrected else ""
+            if t.session is not None:
+                yield "  " + _("Total session {session}: earned {earned}, spent {spent}{corrected}").format(
+                    session=t.session, earned=t.earned, spent=t.spent, corrected=corr)
+            else:
+                yield "  " + _("Total outside sessions: earned {earned}, spent {spent}{corrected}").format(
+                    earned=t.earned, spent=t.spent, corrected=corr)
+        corr = _(", corrected {n}").format(n=_signed(ca.corrected)) if ca.corrected else ""
+        yield "  " + _("Overall: earned {earned}, spent {spent}{corrected}; balance {balance} XP").format(
+            earned=ca.earned, spent=ca.spent, corrected=corr, balance=ca.balance)
         yield ""
     if report.anomalies:
-        yield f"{len(report.anomalies)} anomal{'y' if len(report.anomalies) == 1 else 'ies'}:"
+        yield ngettext("{n} anomaly:", "{n} anomalies:", len(report.anomalies)).format(n=len(report.anomalies))
         for a in report.anomalies:
             yield f"  #{a.position} {a.character}: {a.message} ({a.code})"
     else:
-        yield "No anomaly: every charge matches the rules."
+        yield _("No anomaly: every charge matches the rules.")

@@ -8,6 +8,8 @@ from typing import Any
 
 import msgspec
 
+from ..i18n import _
+
 Change = dict[str, Any]  # {"path": [...], "before": ..., "after": ...}
 MISSING = None  # the value shown for a key that did not exist (before) or no longer exists (after)
 
@@ -62,7 +64,7 @@ def render_value(value: Any, limit: int = 60) -> str:
     if value is None:
         return "—"
     if isinstance(value, bool):
-        return "oui" if value else "non"
+        return _("yes") if value else _("no")
     if isinstance(value, str):
         text = value
     elif isinstance(value, (int, float)):
@@ -82,11 +84,11 @@ def render_change(change: Change) -> str:
     before, after = change["before"], change["after"]
     if isinstance(before, list) and isinstance(after, list):
         if after[: len(before)] == before:
-            return f"{path} : + {render_value(after[len(before):])}"
+            return _("{path}: + {value}").format(path=path, value=render_value(after[len(before):]))
         if before[: len(after)] == after:
-            return f"{path} : − {render_value(before[len(after):])}"
+            return _("{path}: − {value}").format(path=path, value=render_value(before[len(after):]))
     if before is None and after is not None and isinstance(after, (dict, list)):
-        return f"{path} : ajouté {render_value(after)}"
+        return _("{path}: added {value}").format(path=path, value=render_value(after))
     if after is None and before is not None and isinstance(before, (dict, list)):
-        return f"{path} : retiré"
-    return f"{path} : {render_value(before)} → {render_value(after)}"
+        return _("{path}: removed").format(path=path)
+    return _("{path}: {before} → {after}").format(path=path, before=render_value(before), after=render_value(after))

@@ -29,6 +29,7 @@ import msgspec
 from ..display import inert_json, visible
 from ..errors import CristalError
 from ..exchange import check_jsonl, export_record, import_lines, line_row, trailer
+from ..i18n import _
 from ..records import RecordedEvent
 from ..store import Store
 from ..xp_ledger import LedgerEntry
@@ -225,36 +226,38 @@ def write_markdown(camp: Any, steps: Iterable[Step], out: TextIO, *,
     xp = xp_by_session(ledger)
     receipts = camp.session_receipts()
     out.write(f"# {md(camp.header.name)}\n\n")
-    out.write(f"*{md(camp.ruleset.title)} — {len(steps)} événements — arrondi : {md(camp.header.rounding)}*\n")
+    out.write("*" + _("{rules} — {n} events — rounding: {rounding}").format(
+        rules=md(camp.ruleset.title), n=len(steps), rounding=md(camp.header.rounding)) + "*\n")
     fudges = fudge_lines(steps)
     if fudges:
         out.write("\n## Dés du MJ\n\n" + "".join(f"- {md(line.strip())}\n" for line in fudges))
     for key, group in session_groups(steps):
         first = group[0]
         if key is None:
-            out.write("\n## Hors session\n\n")
+            out.write("\n## " + _("Outside any session") + "\n\n")
         else:
             info = first.session
             assert info is not None  # a group with a session number has its session
-            title = f" : {md(info.title)}" if info.title else ""
+            title = _(": {title}").format(title=md(info.title)) if info.title else ""
             date = f" — {md(info.in_game_date)}" if info.in_game_date else ""
-            out.write(f"\n## Session {key}{title}{date}\n\n")
+            out.write("\n## " + _("Session {number}").format(number=key) + f"{title}{date}\n\n")
         present: dict[str, None] = {}
         for s in group:
             present.update(dict.fromkeys(s.characters))
         if present:
-            out.write("**Présents :** " + ", ".join(md(names.get(c, c)) for c in present) + "\n\n")
+            out.write("**" + _("Present:") + "** " + ", ".join(md(names.get(c, c)) for c in present) + "\n\n")
         if xp.get(key):
             parts = [f"{md(names.get(c, c))} {_signed(e)} / −{sp}" for c, (e, sp) in xp[key].items()]
-            out.write("**XP gagnés / dépensés :** " + " ; ".join(parts) + "\n\n")
+            out.write("**" + _("XP earned / spent:") + "** " + " ; ".join(parts) + "\n\n")
         if key in receipts:  # the receipt of the session's end (an open session has none yet)
-            out.write(f"**Reçu :** `{receipts[key]}`\n\n")
+            out.write("**" + _("Receipt:") + f"** `{receipts[key]}`\n\n")
         for s in group:
             out.write(f"- `#{s.rec.position}` {md(s.told)}\n")  # the narration (the summary without a fold)
         for view in combats(group):
-            out.write(f"\n### Combat : {md(view.name)}\n\n")
+            out.write("\n### " + _("Fight: {name}").format(name=md(view.name)) + "\n\n")
             who = [md(names.get(c, c)) for c in view.participants]
-            head = [f"IT avant {w}" for w in who] + ["Au tour de", "Action", "Durée"] + [f"IT après {w}" for w in who]
+            head = ([_("IT before {name}").format(name=w) for w in who] + [_("Turn of"), _("Action"), _("Duration")]
+                    + [_("IT after {name}").format(name=w) for w in who])
             out.write("| " + " | ".join(head) + " |\n")
             out.write("|" + "---|" * len(head) + "\n")
             for r in view.rows:
@@ -293,9 +296,9 @@ def import_jsonl(source: str | os.PathLike[str], target: str | os.PathLike[str],
     """
     target = Path(target)
     if target.exists() or target.is_symlink():
-        raise CristalError(f"{target} already exists; choose another path or remove it first.")
+        raise CristalError(_("{target} already exists; choose another path or remove it first.").format(target=target))
     if not target.parent.is_dir():
-        raise CristalError(f"The folder {target.parent} does not exist.")
+        raise CristalError(_("The folder {parent} does not exist.").format(parent=target.parent))
     sweep_stale_imports(target)
     check = check_jsonl(source, progress=progress, every=PROGRESS_EVERY)
     tmp = _temporary_path(target)
@@ -304,7 +307,7 @@ def import_jsonl(source: str | os.PathLike[str], target: str | os.PathLike[str],
         with store.transaction():
             n = store.import_rows(map(line_row, import_lines(source)))
             if n != check.events or store.last_hash() != check.last_hash:
-                raise CristalError(f"{source} changed while it was imported; nothing was imported.")
+                raise CristalError(_("{source} changed while it was imported; nothing was imported.").format(source=source))
         if progress is not None:
             progress(n, check.events)
         if prepare is not None:
@@ -338,10 +341,10 @@ def _publish(tmp: Path, target: Path) -> None:
     try:
         os.link(tmp, target)
     except FileExistsError:
-        raise CristalError(f"{target} appeared while the import ran; nothing was imported.") from None
+        raise CristalError(_("{target} appeared while the import ran; nothing was imported.").format(target=target)) from None
     except OSError:
         if target.exists():
-            raise CristalError(f"{target} appeared while the import ran; nothing was imported.") from None
+            raise CristalError(_("{target} appeared while the import ran; nothing was imported.").format(target=target)) from None
         os.replace(tmp, target)
         return
     tmp.unlink()

@@ -25,6 +25,7 @@ from typing import TextIO
 import msgspec
 
 from ..errors import CristalError
+from ..i18n import _
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 _COMPANIONS = ("-wal", "-shm", "-journal")
@@ -83,23 +84,24 @@ def check_output(output: str, fmt: str, *, campaign: str | os.PathLike[str] | No
                  force: bool = False) -> Path:
     """Refuse, in one sentence, an output path an export must not write to; return it as a Path."""
     if not output.strip():
-        raise CristalError("-o needs a file name (or leave it out to write to standard output); nothing was written.")
+        raise CristalError(_("-o needs a file name (or leave it out to write to standard output); nothing was "
+                             "written."))
     path = Path(output)
     if path.is_dir():
-        raise CristalError(f"{path} is a folder; give -o a file name; nothing was written.")
+        raise CristalError(_("{path} is a folder; give -o a file name; nothing was written.").format(path=path))
     if not path.parent.is_dir():
-        raise CristalError(f"The folder {path.parent} does not exist; nothing was written.")
+        raise CristalError(_("The folder {parent} does not exist; nothing was written.").format(parent=path.parent))
     if campaign is not None and path.exists() and Path(campaign).exists() and os.path.samefile(path, campaign):
-        raise CristalError(f"{path} is the campaign being exported; an export never writes over it; "
-                           "nothing was written.")
+        raise CristalError(_("{path} is the campaign being exported; an export never writes over it; nothing "
+                             "was written.").format(path=path))
     if campaign is not None and any(os.path.abspath(output) == os.path.abspath(str(campaign) + s) for s in _COMPANIONS):
-        raise CristalError(f"{path} belongs to the campaign being exported; nothing was written.")
+        raise CristalError(_("{path} belongs to the campaign being exported; nothing was written.").format(path=path))
     if is_sqlite(path) or _sqlite_companion(path):
-        raise CristalError(f"{path} is an SQLite database (a campaign?); an export never writes over one, "
-                           "even with --force; nothing was written.")
+        raise CristalError(_("{path} is an SQLite database (a campaign?); an export never writes over one, "
+                             "even with --force; nothing was written.").format(path=path))
     if path.exists() and not force and not previous_export(path, fmt):
-        raise CristalError(f"{path} exists and is not a previous {fmt} export; choose another name, or add "
-                           "--force to replace it; nothing was written.")
+        raise CristalError(_("{path} exists and is not a previous {fmt} export; choose another name, or add "
+                             "--force to replace it; nothing was written.").format(path=path, fmt=fmt))
     return path
 
 
@@ -111,7 +113,7 @@ def output_file(path: Path, fmt: str) -> Iterator[TextIO]:
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except OSError as exc:
-        raise CristalError(f"Cannot write {path}: {exc.strerror}; nothing was written.") from None
+        raise CristalError(_("Cannot write {path}: {strerror}; nothing was written.").format(path=path, strerror=exc.strerror)) from None
     try:
         with open(fd, "w", encoding="utf-8", newline="") as fh:
             yield fh
@@ -120,7 +122,7 @@ def output_file(path: Path, fmt: str) -> Iterator[TextIO]:
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        raise CristalError(f"Cannot write {path}: {exc.strerror}; nothing was written.") from None
+        raise CristalError(_("Cannot write {path}: {strerror}; nothing was written.").format(path=path, strerror=exc.strerror)) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from ..display import visible
+from ..i18n import _
 from ..records import RecordedEvent
 from ..xp_ledger import LedgerEntry
 from .dice_report import dice_report, html_section
@@ -197,8 +198,9 @@ def _event_item(s: Step) -> str:
 
 def _combat_table(view: Any, names: dict[str, str]) -> str:
     who = [esc(names.get(c, c)) for c in view.participants]
-    head = ("<tr>" + f'<th colspan="{len(who)}">IT avant</th><th rowspan="2">Au tour de</th>'
-            f'<th rowspan="2">Action</th><th rowspan="2">Durée</th><th colspan="{len(who)}">IT après</th></tr>'
+    head = ("<tr>" + f'<th colspan="{len(who)}">{_("IT before")}</th><th rowspan="2">{_("Turn of")}</th>'
+            f'<th rowspan="2">{_("Action")}</th><th rowspan="2">{_("Duration")}</th>'
+            f'<th colspan="{len(who)}">{_("IT after")}</th></tr>'
             "<tr>" + "".join(f"<th>{w}</th>" for w in who) * 2 + "</tr>")
     body = []
     for r in view.rows:

@@ -22,17 +22,18 @@ from typing import Any
 import msgspec
 
 from ..display import visible
+from ..i18n import _
 from .diff import render_change
 from .walk import Step
 
 
 def session_heading(step: Step) -> str:
     if step.session is None:
-        return "── Hors session ──"
+        return "── " + _("Outside any session") + " ──"
     s = step.session
-    title = f" : {s.title}" if s.title else ""
+    title = _(": {title}").format(title=s.title) if s.title else ""
     date = f" ({s.in_game_date})" if s.in_game_date else ""
-    return f"── Session {s.number}{title}{date} ──"
+    return "── " + _("Session {number}").format(number=s.number) + f"{title}{date} ──"
 
 
 def event_lines(step: Step) -> list[str]:

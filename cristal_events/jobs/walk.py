@@ -15,6 +15,7 @@ import msgspec
 
 from ..errors import CristalError, UnknownEntity
 from ..events import SessionStarted
+from ..i18n import _
 from ..records import RecordedEvent
 from ..service import Campaign, World
 from .diff import Change, diff
@@ -71,7 +72,7 @@ def session_range(camp: Campaign, number: int) -> tuple[int, int]:
     """The first and last positions of one session."""
     span = camp.store.session_span(number)
     if span is None:
-        raise UnknownEntity(f"Session {number} has no events in this campaign.")
+        raise UnknownEntity(_("Session {number} has no events in this campaign.").format(number=number))
     return span
 
 
@@ -79,7 +80,7 @@ def check_character(camp: Campaign, character: str) -> None:
     """Refuse a character id the campaign never saw."""
     found = camp.store.stream_exists(CHARACTER_STREAM + character)
     if not found and character not in camp.ruleset.characters(camp.state().rules):
-        raise UnknownEntity(f"No character {character!r} in this campaign.")
+        raise UnknownEntity(_("No character {character!r} in this campaign.").format(character=character))
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -119,14 +120,14 @@ def resolve_range(camp: Campaign, *, session: int | None = None, start: int | No
         after, end = first - 1, final
     if start is not None:
         if start < 1:
-            raise CristalError(f"--from must be a position of at least 1, not {start}.")
+            raise CristalError(_("--from must be a position of at least 1, not {start}.").format(start=start))
         after = max(after, start - 1)
     if until is not None:
         if until < 1:
-            raise CristalError(f"--until must be a position of at least 1, not {until}.")
+            raise CristalError(_("--until must be a position of at least 1, not {until}.").format(until=until))
         end = min(end, until)
     if after >= end:
-        raise CristalError(f"No event between positions {after + 1} and {end}.")
+        raise CristalError(_("No event between positions {value} and {end}.").format(value=after + 1, end=end))
     return after, end
 
 

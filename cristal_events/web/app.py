@@ -32,7 +32,9 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from .. import i18n
 from ..display import visible
+from ..i18n import _, ngettext
 from . import commands, fights
 from .commands import Refused
 
@@ -74,7 +76,7 @@ def _illergan_purchase(form: dict[str, str]) -> list[str]:
     """``xp skill|pp|characteristic C NAME VALUE`` or ``xp magic C NAME --teacher-level L``."""
     kind = form["kind"]
     if kind not in ILLERGAN_PURCHASES:
-        raise Refused(400, f"Unknown purchase '{visible(kind)}'; choose one of {', '.join(ILLERGAN_PURCHASES)}.")
+        raise Refused(400, _("Unknown purchase '{visible}'; choose one of {items}.").format(visible=visible(kind), items=', '.join(ILLERGAN_PURCHASES)))
     words = [*ILLERGAN_PURCHASES[kind].split(), form["character"], form["name"]]
     value = form.get("amount", "").strip()
     if kind == "magic":
@@ -147,12 +149,12 @@ def _error(status: int, sentence: str) -> JSONResponse:
 async def _body(request: Request) -> bytes:
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise Refused(413, f"A request body holds at most {MAX_BODY} bytes.")
+        raise Refused(413, _("A request body holds at most {MAX_BODY} bytes.").format(MAX_BODY=MAX_BODY))
     data = bytearray()
     async for chunk in request.stream():
         data += chunk
         if len(data) > MAX_BODY:
-            raise Refused(413, f"A request body holds at most {MAX_BODY} bytes.")
+            raise Refused(413, _("A request body holds at most {MAX_BODY} bytes.").format(MAX_BODY=MAX_BODY))
     return bytes(data)
 
 
@@ -167,14 +169,17 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
                       autoescape=select_autoescape(default=True, default_for_string=True),
                       undefined=ChainableUndefined)  # a field another ruleset's sheet lacks shows empty
     env.filters["visible"] = lambda v: visible("" if v is None else str(v))
+    # the pages' texts: English msgids of the core's catalog, in the language of the request (i18n.current)
+    env.globals.update({"_": _, "ngettext": ngettext, "lang": i18n.current})
 
     def api_holder(request: Request) -> dict[str, Any]:
         token = _bearer(request)
         if token is None:
-            raise Refused(401, "This needs a token: send 'Authorization: Bearer TOKEN' (cristal access grant).")
+            raise Refused(401, _("This needs a token: send 'Authorization: Bearer TOKEN' (cristal access "
+                                 "grant)."))
         holder = table.holder(token)
         if holder is None:
-            raise Refused(401, "This token is unknown or was revoked; ask the game master for a new one.")
+            raise Refused(401, _("This token is unknown or was revoked; ask the game master for a new one."))
         return holder
 
     def api(handler: Any) -> Any:
@@ -197,7 +202,7 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
         try:
             argv = msgspec.json.decode(body).get("argv")
         except (msgspec.DecodeError, AttributeError):
-            raise Refused(400, 'The body must be {"argv": ["word", ...]}: the words of a cristal command.') from None
+            raise Refused(400, _('The body must be {"argv": ["word", ...]}: the words of a cristal command.')) from None
         return answer(await table.run(holder, argv))
 
     @api
@@ -276,13 +281,14 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
         token = request.query_params.get("token")
         if token is not None:
             if table.holder(token) is None:
-                return refused_page(401, "This link's token is unknown or was revoked; ask the game master for a new one.")
+                return refused_page(401, _("This link's token is unknown or was revoked; ask the game master "
+                                           "for a new one."))
             response = RedirectResponse("/", status_code=303)
             response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/")
             return response
         found = page_holder(request)
         if found is None:
-            return refused_page(401, "Open the link 'cristal access grant' printed for you.")
+            return refused_page(401, _("Open the link 'cristal access grant' printed for you."))
         token, holder = found
         try:
             data = await view(holder)
@@ -294,11 +300,11 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
     async def part(request: Request) -> Response:
         found = page_holder(request)
         if found is None:
-            return refused_page(401, "Open the link 'cristal access grant' printed for you.")
+            return refused_page(401, _("Open the link 'cristal access grant' printed for you."))
         token, holder = found
         name = request.path_params["name"]
         if name not in NEEDS:
-            return refused_page(404, "No such part of the page.")
+            return refused_page(404, _("No such part of the page."))
         try:
             data = await view(holder, NEEDS[name])
         except Refused as exc:
@@ -310,26 +316,26 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
     async def ui_command(request: Request) -> Response:
         found = page_holder(request)
         if found is None:
-            return refused_page(401, "Open the link 'cristal access grant' printed for you.")
+            return refused_page(401, _("Open the link 'cristal access grant' printed for you."))
         token, holder = found
         try:
             body = await _body(request)
             origin = request.headers.get("origin")
             if origin is not None and origin.split("://", 1)[-1] != request.headers.get("host", ""):
-                raise Refused(403, "This form was sent from another site; nothing was recorded.")
+                raise Refused(403, _("This form was sent from another site; nothing was recorded."))
             from urllib.parse import parse_qsl
 
             fields = dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
             if not hmac.compare_digest(fields.get("csrf", ""), table.csrf(token)):
-                raise Refused(403, "This form is stale or came from another site (CSRF check); reload the page. "
-                                   "Nothing was recorded.")
+                raise Refused(403, _("This form is stale or came from another site (CSRF check); reload the "
+                                     "page. Nothing was recorded."))
             build = FORMS.get(fields.get("form", ""))
             if build is None:
                 raise Refused(400, "Unknown form.")
             try:
                 argv = build(fields)
             except KeyError as exc:
-                raise Refused(400, f"The form needs its field '{exc.args[0]}'.") from None
+                raise Refused(400, _("The form needs its field '{args}'.").format(args=exc.args[0])) from None
             result = await table.run(holder, argv)
         except Refused as exc:
             return HTMLResponse(env.get_template("_result.html").render(error=exc.sentence), status_code=exc.status)
@@ -339,10 +345,10 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
     async def export(request: Request) -> Response:
         found = page_holder(request)
         if found is None or not found[1]["gm"]:
-            return refused_page(403, "The exports are the game master's.")
+            return refused_page(403, _("The exports are the game master's."))
         fmt = request.path_params["fmt"]
         if fmt not in EXPORTS:
-            return refused_page(404, "No such export.")
+            return refused_page(404, _("No such export."))
         try:
             result = await table.run(found[1], ["export", "timeline", "--format", fmt], text=True)
         except Refused as exc:
@@ -354,7 +360,7 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
     async def events(request: Request) -> Response:
         token = request.cookies.get(COOKIE) if page_holder(request) is not None else _bearer(request)
         if table.holder(token) is None:
-            return _error(401, "This needs a token.")
+            return _error(401, _("This needs a token."))
 
         async def stream() -> Any:
             last = -1

@@ -15,6 +15,7 @@ import click
 
 from ..cli.common import actor, echo, emit_json, json_option, open_campaign
 from ..display import visible
+from ..i18n import _
 from ..service import GrantAccess, RevokeAccess
 
 DEFAULT_HOST = "127.0.0.1"
@@ -72,9 +73,9 @@ def grant_cmd(ctx: click.Context, name: str, characters: tuple[str, ...], gm: bo
     if as_json:
         emit_json({"name": name, "token": token, "url": url})
         return
-    echo(f"Access for {name} ({'game master' if gm else 'characters ' + ', '.join(characters)}):")
+    echo(_("Access for {name} ({value}):").format(name=name, value='game master' if gm else 'characters ' + ', '.join(characters)))
     echo(url)  # hex token, host and port: nothing for visible() to change
-    echo("The token is shown only now; 'cristal access revoke' withdraws it.")
+    echo(_("The token is shown only now; 'cristal access revoke' withdraws it."))
 
 
 @access_group.command("list")
@@ -91,10 +92,11 @@ def list_cmd(ctx: click.Context, as_json: bool) -> None:
         emit_json(rows)
         return
     if not rows:
-        echo("Nobody holds access yet; 'cristal access grant NAME --character ID' gives some.")
+        echo(_("Nobody holds access yet; 'cristal access grant NAME --character ID' gives some."))
     for r in rows:
-        what = "game master" if r["gm"] else ", ".join(r["characters"])
-        state = f"revoked {r['revoked_at']}" if r["revoked_at"] else f"granted {r['granted_at']}"
+        what = _("game master") if r["gm"] else ", ".join(r["characters"])
+        state = (_("revoked {at}").format(at=r["revoked_at"]) if r["revoked_at"]
+                 else _("granted {at}").format(at=r["granted_at"]))
         echo(f"{r['name']:<16} {what:<30} {state}")
 
 
@@ -112,7 +114,7 @@ def revoke_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
     if as_json:
         emit_json({"name": name, "revoked": True, "position": recs[-1].position})
         return
-    echo(f"Access of {name} revoked (position {recs[-1].position}).")
+    echo(_("Access of {name} revoked (position {position}).").format(name=name, position=recs[-1].position))
 
 
 @click.command("serve")
@@ -138,18 +140,18 @@ def serve_cmd(ctx: click.Context, host: str, port: int, all_campaigns: bool, as_
 
         from .app import create_app
     except ModuleNotFoundError as exc:
-        raise click.ClickException(f"'cristal serve' needs the web extra ({exc.name} is missing): "
-                                   "pip install 'cristal-events[web]'.") from None
+        raise click.ClickException(_("'cristal serve' needs the web extra ({name} is missing): pip install "
+                                     "'cristal-events[web]'.").format(name=exc.name)) from None
     camp = open_campaign(ctx)  # refuses what is not a campaign before anything listens
     camp.close()
-    warning = None if is_loopback(host) else (f"serving on {host} opens the table to the network; anyone who "
-                                              "reaches it still needs a token")
+    warning = None if is_loopback(host) else (_("serving on {host} opens the table to the network; anyone who "
+                                                "reaches it still needs a token").format(host=host))
     if warning:
-        echo(f"Warning: {warning}.", err=True)
+        echo(_("Warning: {problem}.").format(problem=warning), err=True)
     if as_json:  # one line when the server starts, for a script that waits for it
         emit_json({"db": ctx.obj["db"], "host": host, "port": port, "warning": warning})
     else:
-        echo(f"Serving {visible(ctx.obj['db'])} on http://{host}:{port}/ (Ctrl-C stops).")
+        echo(_("Serving {visible} on http://{host}:{port}/ (Ctrl-C stops).").format(visible=visible(ctx.obj['db']), host=host, port=port))
     app = create_app(ctx.obj["db"])
     uvicorn.run(app, host=host, port=port, log_level="warning")
 

@@ -20,6 +20,7 @@ import msgspec
 
 from ..cli.inprocess import Kept, invoke
 from ..display import visible
+from ..i18n import _
 
 #: what a player may run: the command path -> the parameters that name a character they act for (the
 #: names of both rulesets: Cristal's ``combat attack`` says ``fighter``, Illergan's ``attacker``; each
@@ -103,11 +104,12 @@ class Parsed(msgspec.Struct):
 
 def check_words(argv: Any) -> list[str]:
     if not isinstance(argv, list) or not argv or not all(isinstance(w, str) for w in argv):
-        raise Refused(400, 'The body must be {"argv": ["word", ...]}: the words of a cristal command.')
+        raise Refused(400, _('The body must be {"argv": ["word", ...]}: the words of a cristal command.'))
     if len(argv) > MAX_WORDS or any(len(w) > MAX_WORD for w in argv):
-        raise Refused(400, f"A command has at most {MAX_WORDS} words of at most {MAX_WORD} characters.")
+        raise Refused(400, _("A command has at most {MAX_WORDS} words of at most {MAX_WORD} characters.").format(MAX_WORDS=MAX_WORDS, MAX_WORD=MAX_WORD))
     if argv[0].startswith("-"):
-        raise Refused(403, "The web table sets cristal's own options (--db, --actor) itself; start with a command.")
+        raise Refused(403, _("The web table sets cristal's own options (--db, --actor) itself; start with a "
+                             "command."))
     return argv
 
 
@@ -125,10 +127,10 @@ def parse(db: str, argv: list[str]) -> Parsed:
                 raise Refused(400, f"'{visible(' '.join(path))}' needs a subcommand.")
             name, sub, args = cmd.resolve_command(ctx, args)
             if sub is None:
-                raise Refused(400, f"No such command '{visible(argv[len(path)])}'.")
+                raise Refused(400, _("No such command '{visible}'.").format(visible=visible(argv[len(path)])))
             path.append(sub.name or name or "")
             if tuple(path) in WEB_DENIED:
-                raise Refused(403, f"'{' '.join(path)}' runs only in the terminal, never from the web table.")
+                raise Refused(403, _("'{items}' runs only in the terminal, never from the web table.").format(items=' '.join(path)))
             sub_ctx = sub.make_context(sub.name, list(args), parent=ctx, resilient_parsing=True)
             ctx, cmd = sub_ctx, sub
             if isinstance(sub, click.Group):
@@ -156,35 +158,34 @@ def authorize(holder: dict[str, Any], parsed: Parsed) -> None:
     words = " ".join(parsed.path)
     for n in range(1, len(parsed.path) + 1):
         if parsed.path[:n] in WEB_DENIED:
-            raise Refused(403, f"'{words}' runs only in the terminal, never from the web table.")
+            raise Refused(403, _("'{words}' runs only in the terminal, never from the web table.").format(words=words))
     if _file_params(parsed):
-        raise Refused(403, f"'{words}' with a file of the server runs only in the terminal.")
+        raise Refused(403, _("'{words}' with a file of the server runs only in the terminal.").format(words=words))
     if holder["gm"]:
         return
     secret = next((p for p in parsed.command.params if p.name == "secret"), None)
     if secret is not None and _given(parsed, secret):
         raise Refused(403, "--secret is the game master's: a player's rolls are seen by the whole table.")
     if parsed.path not in PLAYER_COMMANDS:
-        raise Refused(403, f"A player may not run '{words}'; ask the game master.")
+        raise Refused(403, _("A player may not run '{words}'; ask the game master.").format(words=words))
     mine = set(holder["characters"])
     options = {p.name: p for p in parsed.command.params}
     for name in GM_OPTIONS.get(parsed.path, ()):
         if name in options and _given(parsed, options[name]):
-            raise Refused(403, f"{options[name].opts[0]} of '{words}' is the game master's to give.")
+            raise Refused(403, _("{opts} of '{words}' is the game master's to give.").format(opts=options[name].opts[0], words=words))
     if parsed.params.get("all_"):
-        raise Refused(403, f"A player acts only for their own characters ({', '.join(sorted(mine))}), not --all.")
+        raise Refused(403, _("A player acts only for their own characters ({items}), not --all.").format(items=', '.join(sorted(mine))))
     names = [n for n in PLAYER_COMMANDS[parsed.path] if n in options]
     if PLAYER_COMMANDS[parsed.path] and not names:
-        raise Refused(403, f"A player may not run '{words}'; ask the game master.")
+        raise Refused(403, _("A player may not run '{words}'; ask the game master.").format(words=words))
     for name in names:
         value = parsed.params.get(name)
         named = list(value) if isinstance(value, (tuple, list)) else [value]
         if not named or any(v is None for v in named):
-            raise Refused(403, f"'{words}' must name one of your characters ({', '.join(sorted(mine))}).")
+            raise Refused(403, _("'{words}' must name one of your characters ({items}).").format(words=words, items=', '.join(sorted(mine))))
         for v in named:
             if v not in mine:
-                raise Refused(403, f"{holder['name']} may not act for '{visible(str(v))}'; "
-                                   f"only for {', '.join(sorted(mine))}.")
+                raise Refused(403, _("{holder} may not act for '{visible}'; only for {items}.").format(holder=holder['name'], visible=visible(str(v)), items=', '.join(sorted(mine))))
 
 
 class Result(msgspec.Struct):
@@ -213,7 +214,7 @@ def run(db: str, holder: dict[str, Any], argv: list[str], *, text: bool = False)
         except click.ClickException as exc:
             raise Refused(400, exc.format_message()) from None
         except click.exceptions.Abort:
-            raise Refused(400, "The command was interrupted; nothing more was written.") from None
+            raise Refused(400, _("The command was interrupted; nothing more was written.")) from None
     printed = out.getvalue()
     warnings = [line.removeprefix("Warning: ") for line in err.getvalue().splitlines() if line.strip()]
     return Result(body=_as_json(printed, json_param, parsed.path in JSON_LINES), warnings=warnings, exit_code=code)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..i18n import _, ngettext
+
 #: a turn's budget before any action (I-L241): the shape of ``Turn.budget`` in the events
 FRESH = {"major": 1, "minor": 1, "skill": 1, "extra_major": 0}
 
@@ -33,11 +35,14 @@ def _turns_after(payload: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def _actions(budget: dict[str, Any]) -> str:
     parts = []
     majors = budget.get("major", 0) + budget.get("extra_major", 0)
-    for n, one, many in ((majors, "majeure", "majeures"), (budget.get("minor", 0), "mineure", "mineures"),
-                         (budget.get("skill", 0), "compétence", "compétences")):
-        if n:
-            parts.append(f"{n} {one if n == 1 else many}")
-    return ", ".join(parts) or "aucune action"
+    minors, skills = budget.get("minor", 0), budget.get("skill", 0)
+    if majors:
+        parts.append(ngettext("{n} major", "{n} majors", majors).format(n=majors))
+    if minors:
+        parts.append(ngettext("{n} minor", "{n} minors", minors).format(n=minors))
+    if skills:
+        parts.append(ngettext("{n} skill", "{n} skills", skills).format(n=skills))
+    return ", ".join(parts) or _("no action")
 
 
 def panel(name: str, events: list[dict[str, Any]], party: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -77,12 +82,12 @@ def panel(name: str, events: list[dict[str, Any]], party: list[dict[str, Any]]) 
             "id": c, "name": sheet.get("name", c), "score": scores.get(c), "acts": turn > 0 and c in acts,
             "pv": sheet.get("pv"), "pv_max": sheet.get("pv_max"), "pm": sheet.get("pm"),
             "destiny_points": sheet.get("destiny_points"), "dead": sheet.get("dead", False),
-            "actions": _actions(budgets.get(c, FRESH)) if turn > 0 and c in acts else "sans action ce tour",
+            "actions": _actions(budgets.get(c, FRESH)) if turn > 0 and c in acts else _("no action this turn"),
             "next": c == nxt})
     if turn == 0:
-        waiting = "Pas encore d'initiative : « combat initiative » ouvre le premier tour."
+        waiting = _("No initiative yet: « combat initiative » opens the first turn.")
     elif nxt is None:
-        waiting = f"Tour {turn} fini : « combat initiative » ouvre le suivant."
+        waiting = _("Turn {turn} over: « combat initiative » opens the next.").format(turn=turn)
     else:
         waiting = ""
     return {"name": name, "ruleset": "illergan", "turn": turn, "participants": fighters, "next": nxt,

@@ -30,11 +30,11 @@ def test_init_log_session_verify(run, db_path):
     assert run("note", "Thor arrive à la taverne").exit_code == 0
     ended = run("session", "end").output.splitlines()
     assert ended[0] == "Session 1 ended at position 4."
-    assert ended[1] == f"Reçu : 4:{open_campaign(db_path).store.hash_at(4)}" and len(ended) == 2
+    assert ended[1] == f"Receipt: 4:{open_campaign(db_path).store.hash_at(4)}" and len(ended) == 2
     lines = run("log").output.splitlines()
     assert len(lines) == 4
-    assert "s1  campaign" in lines[2] and "note.recorded" in lines[2] and lines[2].endswith("Note du MJ : Thor arrive à la taverne")
-    assert lines[1].endswith("Session 1 commence : Arrivée — 1er Mai")
+    assert "s1  campaign" in lines[2] and "note.recorded" in lines[2] and lines[2].endswith("GM's note: Thor arrive à la taverne")
+    assert lines[1].endswith("Session 1 begins: Arrivée — 1er Mai")
     verified = run("verify")
     assert verified.exit_code == 0
     assert verified.output.startswith("OK: 4 events, hash chain intact")

@@ -30,7 +30,7 @@ def _build(db: str) -> str:
                  ["xp", "award", "thor", "400", "--reason", "Départ"]):
         assert _run("--db", db, *argv).exit_code == 0
     ended = _run("--db", db, "session", "end")
-    receipt = ended.output.split("Reçu : ")[1].split()[0]
+    receipt = ended.output.split("Receipt: ")[1].split()[0]
     for argv in (["session", "start", "--title", "Deux"],
                  ["check", "sur-effort", "thor", "FRC", "--reason", "La herse"]):  # an engine die of session 2
         out = _run("--db", db, *argv)

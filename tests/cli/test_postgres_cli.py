@@ -29,8 +29,8 @@ def test_a_session_at_the_table_on_postgresql(pg_url):
         out = _run(*argv, env=env)
         assert out.exit_code == 0, (argv, out.output)
     ended = _run("--db", url, "session", "end")
-    assert ended.exit_code == 0 and "Reçu : " in ended.output
-    receipt = ended.output.split("Reçu : ")[1].split()[0]
+    assert ended.exit_code == 0 and "Receipt: " in ended.output
+    receipt = ended.output.split("Receipt: ")[1].split()[0]
     sheet = _run("--db", url, "sheet", "thor", "--json")
     assert json.loads(sheet.output)["name"] == "Thor" and json.loads(sheet.output)["global_level"] == 1
     audit = _run("--db", url, "audit", "xp", "thor")
@@ -69,7 +69,7 @@ def test_a_sample_campaign_script_builds_the_same_campaign_on_postgresql(pg_url,
         assert built.exit_code == 0, built.output
         assert _run("--db", target, "verify", "--rolls").exit_code == 0
         md = _run("--db", target, "export", "timeline", "--format", "md").output
-        recaps.append([line for line in md.splitlines() if not line.startswith("**Reçu :**")])
+        recaps.append([line for line in md.splitlines() if not line.startswith("**Receipt:**")])
     assert recaps[0] == recaps[1] and len(recaps[0]) > 40
     again = _run("script", "run", sample, url)  # a script builds a new campaign: an existing one is refused
     assert again.exit_code == 1 and "already exists" in again.output

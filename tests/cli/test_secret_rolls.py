@@ -174,7 +174,7 @@ def test_a_fudge_is_refused_when_the_policy_forbids_it(tmp_path: Path) -> None:
     assert open_campaign(db, readonly=True).store.last_position() == before
     # the table changes its mind only in the open: a visible setting event
     changed = cristal(db, "settings", "--set", "fudge_policy=disclosed", "--reason", "vote de la table")
-    assert changed.exit_code == 0 and "Réglage fudge_policy = 'disclosed' : vote de la table" in changed.stdout
+    assert changed.exit_code == 0 and "Setting fudge_policy = 'disclosed': vote de la table" in changed.stdout
     assert cristal(db, "override", str(attack), "--set", "damage=4", "--reason", "pitié").exit_code == 0
     assert _ogre_pv(db) == 8
 

@@ -33,7 +33,8 @@ def site(tmp_path_factory):
     made = runner.invoke(cli, ["--db", str(db), "character", "create", "intrus", "--race", "Humain", "--name", HOSTILE])
     assert made.exit_code == 0, made.output
     out = tmp / "site"
-    done = runner.invoke(cli, ["--db", str(db), "export", "timeline", "--format", "html", "-o", str(out)])
+    # the pages in French, as the assertions read them
+    done = runner.invoke(cli, ["--db", str(db), "--lang", "fr", "export", "timeline", "--format", "html", "-o", str(out)])
     assert done.exit_code == 0, done.output
     return out
 

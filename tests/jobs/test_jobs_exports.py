@@ -36,6 +36,7 @@ def _digest(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@pytest.mark.french
 def test_replay_tells_each_event_with_its_state_change_and_writes_nothing(small, run):
     before = _digest(small)
     result = run("replay")
@@ -66,6 +67,7 @@ def test_replay_ranges_and_json_records(small, run):
     assert records[1]["payload"] == {"type": "note.recorded", "text": "=1+1", "topic": "", "private": False}
 
 
+@pytest.mark.french
 def test_replay_step_waits_between_events_and_q_stops(small, run):
     out = run("replay", "--until", "3", "--step", input="\nq\n").output.splitlines()
     assert [x for x in out if x.startswith("#")] == [
@@ -86,7 +88,7 @@ def test_replay_refuses_bad_ranges_in_one_sentence(small, run, args, message):
 
 def test_jsonl_export_verifies_offline_and_imports_into_a_new_campaign(small, run, tmp_path):
     out = tmp_path / "t.jsonl"
-    assert run("export", "timeline", "--format", "jsonl", "-o", str(out)).exit_code == 0
+    assert run("--lang", "fr", "export", "timeline", "--format", "jsonl", "-o", str(out)).exit_code == 0
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     assert [ln["position"] for ln in lines[:-1]] == [1, 2, 3, 4, 5, 6, 7]
     assert lines[-1] == {"receipt": f"7:{lines[-2]['hash']}"}  # the export's receipt trailer
@@ -152,6 +154,7 @@ def test_import_validates_every_payload_with_the_rules(small, tmp_path):
     assert not (tmp_path / "copy.db").exists()
 
 
+@pytest.mark.french
 def test_csv_is_flat_and_neutralises_formula_cells(small, run):
     rows = list(csv.reader(io.StringIO(run("export", "timeline", "--format", "csv").output)))
     assert rows[0] == ["position", "recorded_at", "session", "in_game_date", "actor", "stream", "type", "summary",
@@ -164,6 +167,7 @@ def test_csv_is_flat_and_neutralises_formula_cells(small, run):
         "'=1", "'+1", "'-1", "'@A", "\\tx", "\\r=x", "ok", 5, ""]
 
 
+@pytest.mark.french
 def test_markdown_recap_escapes_user_text(small, run):
     out = run("export", "timeline", "--format", "md").output
     assert out.splitlines() == [

@@ -81,6 +81,7 @@ def test_the_exported_combat_table_is_the_books_thor_vs_york_table(built):
     assert got == BOOK_THOR_YORK  # L1300-L1311, incantation 10 and combustion 8 (16/2) included
 
 
+@pytest.mark.french
 def test_markdown_recap_of_session_one(built):
     out = cristal(built, "export", "timeline", "--format", "md", "--session", "1").output.splitlines()
     assert out[:10] == [
@@ -108,7 +109,7 @@ def test_markdown_recap_of_session_one(built):
 
 def test_an_instant_cast_has_its_row_in_the_combat_table(built):
     """Xar's Rayon Magique is instantaneous (IT +0): its cast is a row of the table, before its release."""
-    out = cristal(built, "export", "timeline", "--format", "md", "--session", "3").output.splitlines()
+    out = cristal(built, "--lang", "fr", "export", "timeline", "--format", "md", "--session", "3").output.splitlines()
     table = out[out.index("### Combat : maison") + 4:]
     assert table[:2] == [
         "| 0 | 2 | Xar | Xar lance Rayon Magique sur Taz (11 PM, PM 15 → 4) : CNC 4 + d20 8 = 12 ≥ CNC du sort 7, "
@@ -117,6 +118,7 @@ def test_an_instant_cast_has_its_row_in_the_combat_table(built):
         "4 dégâts, PV 12 → 8 ; combustion 4 s ; IT 0 → 4 | +4 | 4 | 2 |"]
 
 
+@pytest.mark.french
 def test_replay_of_xar_against_taz(built):
     """TV-15 (L1052-L1069): 11 PM, CNC 4 + 8 = 12 >= 7, Taz's DM 3 leaves [1d6] of 4d6."""
     out = cristal(built, "replay", "--session", "3", "--character", "xar").output.splitlines()
@@ -182,6 +184,7 @@ def test_audit_flags_an_award_without_reason_and_exits_1(copy):
     assert result.output.splitlines()[-2:] == ["1 anomaly:", "  #80 thor: an award with no reason (no_reason)"]
 
 
+@pytest.mark.french
 def test_audit_and_replay_work_on_an_older_log(copy):
     """A session.started stored at schema version 1 (name/date) is upcast on read."""
     camp = Campaign.open(copy)

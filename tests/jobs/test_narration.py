@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from cristal_events import i18n
 from cristal_events.cli import cli
 from cristal_events.cli.script import load
 from cristal_events.cli.script import run as run_script
@@ -42,7 +43,8 @@ def gue(tmp_path_factory):
 def _told(db) -> dict[int, str]:
     camp = Campaign.open(db, readonly=True)
     try:
-        return {s.rec.position: s.narration for s in walk(camp)}
+        with i18n.use("fr"):  # the narrations as the French table reads them (the core's events too)
+            return {s.rec.position: s.narration for s in walk(camp)}
     finally:
         camp.close()
 
@@ -180,7 +182,7 @@ def test_the_default_hook_is_the_summary(compagnie):
 
 def test_replay_text_and_json_carry_the_narration(compagnie):
     runner = CliRunner()
-    out = runner.invoke(cli, ["--db", str(compagnie), "replay", "--from", "60", "--until", "61"])
+    out = runner.invoke(cli, ["--db", str(compagnie), "--lang", "fr", "replay", "--from", "60", "--until", "61"])
     assert out.exit_code == 0
     assert out.output.splitlines()[:2] == [
         "── Session 3 : La maison de Taz (9 Floréal) ──",

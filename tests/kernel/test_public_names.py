@@ -16,13 +16,14 @@ TREES = ("cristal_events", "projections")
 
 def private_imports(source: str) -> list[tuple[int, str, str]]:
     """``(line, module, name)`` of each ``from MODULE import _name`` in ``source`` (relative modules keep
-    their dots: ``..content``)."""
+    their dots: ``..content``); gettext's ``_`` is not a private name."""
     out = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom):
             module = "." * node.level + (node.module or "")
             out.extend((node.lineno, module, alias.name) for alias in node.names
-                       if alias.name.startswith("_") and not alias.name.startswith("__"))
+                       if alias.name.startswith("_") and not alias.name.startswith("__")
+                       and alias.name != "_")  # gettext's ``_`` (cristal_events.i18n) is public by convention
     return out
 
 

@@ -99,6 +99,10 @@ def _run_demo(venv: Path, work: Path, samples: Path) -> None:
     built = f"Built « La Compagnie du Cristal » from {samples / 'compagnie_du_cristal.toml'}: "
     assert demo.stdout.startswith(built), demo.stdout[:300]
     assert (work / "out").is_dir() and any(p.suffix == ".html" for p in (work / "out").iterdir())
+    # the installed wheel speaks French from its own compiled catalog
+    fr = subprocess.run([cristal, "--lang", "fr", "--db", "t.db", "session", "end"], cwd=work, env=env,
+                        capture_output=True, text=True)
+    assert fr.returncode == 1 and fr.stderr == "Erreur : Aucune session n'est ouverte.\n"
 
 
 WHERE = ("import cristal_events, migrations, projections\n"
@@ -126,6 +130,8 @@ def test_wheel_installs_inside_its_namespace_beside_packages_of_the_same_name(tm
     assert "cristal_events/migrations/postgres/0001_event_log.sql" in names  # the PostgreSQL schema (issue 20)
     assert "cristal_events/sample_campaigns/compagnie_du_cristal.toml" in names
     assert "cristal_events/projections/runner.py" in names
+    for lang in ("fr", "en"):  # the compiled catalogs of the two languages (issue 18 item 4)
+        assert f"cristal_events/locale/{lang}/LC_MESSAGES/cristal_events.mo" in names
 
     py, site = _fresh_venv(tmp_path)
     _dummy_packages(site)

@@ -28,8 +28,9 @@ GOLDEN = ROOT / "tests" / "fixtures" / "ledger_golden"
 OUTPUTS = {
     "audit.txt": ["audit", "xp"],
     "audit.json": ["audit", "xp", "--json"],
-    "timeline.md": ["export", "timeline", "--format", "md"],
-    "timeline.html": ["export", "timeline", "--format", "html"],
+    # the timelines are French, as the golden files were captured; the audit's sentences are English
+    "timeline.md": ["--lang", "fr", "export", "timeline", "--format", "md"],
+    "timeline.html": ["--lang", "fr", "export", "timeline", "--format", "html"],
 }
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+00:00")
 _RECEIPT = re.compile(r"\b\d+:[0-9a-f]{64}\b")

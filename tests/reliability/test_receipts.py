@@ -52,8 +52,8 @@ def table(tmp_path: Path) -> tuple[Path, list[str]]:
         _ok(db, "note", f"fin de la soirée {number}")
         out = _ok(db, "session", "end").splitlines()
         assert out[0].startswith(f"Session {number} ended at position ")
-        assert out[1].startswith("Reçu : ")
-        receipts.append(out[1].removeprefix("Reçu : "))
+        assert out[1].startswith("Receipt: ")
+        receipts.append(out[1].removeprefix("Receipt: "))
     return db, receipts
 
 
@@ -71,7 +71,7 @@ def test_session_end_prints_the_receipt_of_its_event(table: tuple[Path, list[str
 
 def test_cristal_receipt_prints_the_head_at_any_time(table: tuple[Path, list[str]]) -> None:
     db, receipts = table
-    assert _ok(db, "receipt") == f"Reçu : {receipts[1]}\n"
+    assert _ok(db, "receipt") == f"Receipt: {receipts[1]}\n"
     _ok(db, "note", "après la soirée")
     head = json.loads(_ok(db, "receipt", "--json"))
     camp = open_campaign(db, readonly=True)
@@ -186,14 +186,14 @@ def test_the_recaps_show_each_ended_sessions_receipt(table: tuple[Path, list[str
     db, receipts = table
     _ok(db, "session", "start", "--title", "Soirée ouverte")
     _ok(db, "note", "en cours")
-    md = _ok(db, "export", "timeline", "--format", "md")
+    md = _ok(db, "--lang", "fr", "export", "timeline", "--format", "md")  # the recaps as a French table reads them
     assert [line for line in md.splitlines() if line.startswith("**Reçu")] == [f"**Reçu :** `{r}`" for r in receipts]
     section = md.split("## Session 3")[1]
     assert "Reçu" not in section  # the open session has no receipt yet
-    page = _ok(db, "export", "timeline", "--format", "html")
+    page = _ok(db, "--lang", "fr", "export", "timeline", "--format", "html")
     assert [f'<p class="meta receipt">Reçu : <code>{r}</code></p>' in page for r in receipts] == [True, True]
     assert "Reçu" not in page.split('id="s3"')[1]
-    one = _ok(db, "export", "timeline", "--format", "md", "--session", "2")
+    one = _ok(db, "--lang", "fr", "export", "timeline", "--format", "md", "--session", "2")
     assert f"**Reçu :** `{receipts[1]}`" in one and receipts[0] not in one
 
 

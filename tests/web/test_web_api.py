@@ -152,7 +152,7 @@ def test_a_form_post_needs_its_csrf_token(client, table):
     assert r.status_code == 403 and "another site" in r.text
     assert event_count(table.db) == before
     r = client.post("/ui/command", data={"form": "note", "text": "depuis la page", "csrf": csrf})
-    assert r.status_code == 200 and "Enregistré" in r.text
+    assert r.status_code == 200 and "Recorded:" in r.text
     assert event_count(table.db) == before + 1
     # another holder's CSRF token does not fit this one's cookie
     _, alice_csrf = _page(client, table, "alice")
@@ -161,6 +161,7 @@ def test_a_form_post_needs_its_csrf_token(client, table):
     assert r.status_code == 403
 
 
+@pytest.mark.french
 def test_the_pages_need_a_valid_token_and_keep_it_out_of_the_url(client, table):
     assert client.get("/").status_code == 401
     assert client.get("/?token=nope").status_code == 401
@@ -276,7 +277,7 @@ def test_access_grant_list_revoke_on_the_command_line(table):
     rows = {r["name"]: r for r in json.loads(cristal(table.db, "access", "list", "--json"))}
     assert rows["carla"]["revoked_at"] is not None
     log = cristal(table.db, "log", "--type", "access.revoked")
-    assert "Accès à la table retiré à carla" in log
+    assert "Access to the table withdrawn from carla" in log
     cristal(table.db, "access", "grant", "carla", "--character", "ogre")  # a new token after a revoke
     assert cristal(table.db, "verify").startswith("OK")
 
@@ -298,6 +299,7 @@ def test_serve_warns_when_it_opens_the_table_to_the_network(table, monkeypatch):
     assert r.exit_code == 1
 
 
+@pytest.mark.french
 def test_an_illergan_campaign_is_served_too(tmp_path):
     from starlette.testclient import TestClient
 
@@ -335,6 +337,7 @@ def _positions(html: str) -> list[int]:
     return [int(p) for p in re.findall(r'<li data-position="(\d+)">', html)]
 
 
+@pytest.mark.french
 def test_a_players_log_is_the_open_sessions_then_between_sessions_the_last_ones(client, table):
     session1 = [json.loads(line)["position"] for line in cristal(table.db, "log", "--session", "1", "--json").splitlines()]
     _page(client, table, "alice")
@@ -361,6 +364,7 @@ def test_a_players_log_is_the_open_sessions_then_between_sessions_the_last_ones(
     assert _positions(client.get("/ui/part/log").text)[0] == event_count(table.db)
 
 
+@pytest.mark.french
 def test_a_players_log_before_any_session_says_so(tmp_path):
     from starlette.testclient import TestClient
 

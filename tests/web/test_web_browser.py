@@ -124,6 +124,7 @@ def severe_console_errors(driver) -> list[str]:
     return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 
 
+@pytest.mark.french
 def test_the_game_master_runs_a_fight_while_a_player_follows_live(table, served, browsers, tmp_path):
     from selenium.webdriver.common.by import By
 
@@ -200,11 +201,12 @@ def test_a_players_action_for_someone_elses_character_is_refused(table, served, 
     said = submit(player, "attack", fighter="york", target="ogre", dice="18")
     assert said == "alice may not act for 'york'; only for thor."
     said = submit(player, "buy", character="thor", kind="level", name="Guerrier", stat="FRC")
-    assert said.startswith("Enregistré"), said
+    assert said.startswith("Recorded:"), said
     assert event_count(table.db) == before + 1
     assert not player.find_elements(By.ID, "form-award") and not player.find_elements(By.ID, "form-next")
 
 
+@pytest.mark.french
 def test_the_game_master_casts_a_known_spell_and_the_players_page_shows_it_live(table, served, browsers):
     from selenium.webdriver.common.by import By
 
@@ -234,6 +236,7 @@ def test_the_game_master_casts_a_known_spell_and_the_players_page_shows_it_live(
     assert not severe_console_errors(gm) and not severe_console_errors(player)
 
 
+@pytest.mark.french
 def test_an_illergan_fight_from_the_game_masters_page_is_followed_live_by_the_player(tmp_path, browsers):
     from selenium.webdriver.common.by import By
     from test_web_illergan import IllerganTable

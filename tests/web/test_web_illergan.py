@@ -64,6 +64,7 @@ def login(client, ill, who) -> str:
     return re.search(r'name="csrf" value="([0-9a-f]+)"', r.text).group(1)
 
 
+@pytest.mark.french
 def test_the_fight_panel_shows_the_turn_the_order_who_acts_next_and_each_fighter(iclient, ill):
     login(iclient, ill, "mj")
     html = iclient.get("/ui/part/fight").text
@@ -92,6 +93,7 @@ def test_the_fight_panel_shows_the_turn_the_order_who_acts_next_and_each_fighter
     assert "Pas de combat en cours." in iclient.get("/ui/part/fight").text
 
 
+@pytest.mark.french
 def test_the_player_sees_the_fight_and_their_heros_sheet(iclient, ill):
     login(iclient, ill, "bruno")
     page = iclient.get("/").text
