@@ -315,7 +315,7 @@ def test_four_browsers_and_two_terminal_writers_at_once_lose_nothing(table, brow
         for t in threads:
             t.join(180)
         assert not errors, errors
-        assert len(said) == 4 * rounds and all(s.startswith("Enregistré") for s in said), said
+        assert len(said) == 4 * rounds and all(s.startswith("Recorded:") for s in said), said
         after = {c: json.loads(cristal(table.db, "sheet", c, "--json"))["variable"]["XP"] for c in ("thor", "york", "ogre")}
         assert after == {"thor": xp_before["thor"] + 5 * rounds + 10 * rounds,
                          "york": xp_before["york"] + 5 * rounds, "ogre": xp_before["ogre"] + 10 * rounds}
