@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from pgcluster import module_target
 from helpers import one_error
+from pgcluster import module_target
 
 from cristal_events.cli import cli
 from cristal_events.cli.script import load
