@@ -68,7 +68,7 @@ READS = [["log"], ["log", "--json"], ["replay"], ["sheet", "thor"], ["sheet", "t
          ["verify", "--rolls", "--json"]]
 
 
-def test_a_secret_roll_is_the_gms_alone_until_revealed_and_every_output_counts_it(backend: str) -> None:
+def test_a_secret_roll_is_the_gms_alone_until_revealed_and_every_output_counts_it(backend: str, tmp_path: Path) -> None:
     db = backend
     table(db)
     position, outcome, face = secret_check(db)
@@ -85,6 +85,10 @@ def test_a_secret_roll_is_the_gms_alone_until_revealed_and_every_output_counts_i
     assert audit["counts"]["sealed"] == 2 and audit["sealed"][0] == position
     assert "Jets secrets encore scellés : 2" in cristal(db, "export", "timeline", "--format", "md").stdout
     assert json.loads(cristal(db, "verify", "--rolls", "--json").stdout)["rolls"]["sealed"] == 2
+    site = tmp_path / "site"  # the HTML site: every page keeps the rolls sealed
+    assert cristal(db, "export", "timeline", "--format", "html", "-o", str(site)).exit_code == 0
+    pages = "".join(p.read_text(encoding="utf-8") for p in site.glob("*.html"))
+    assert "jet de Forestier" not in pages and "technique.checked" not in pages and "Jets secrets" in pages
     # the campaign file holds the commitment only; the faces wait beside it, readable by their owner only
     assert b"technique.checked" not in raw_log(db)
     sealed_file = sealed_file_of(db)
