@@ -236,6 +236,22 @@ def campaign_of_token(target: str, token_hash: str) -> str | None:
     return rows[0][0] if rows else None
 
 
+def local_base(target: Target | str) -> Path:
+    """The local stem of a PostgreSQL campaign's files that must not live in the database (its holders
+    must not read them) or in the working folder (a URL is no file name): ``$CRISTAL_SECRETS_DIR``
+    (default ``~/.cristal/secrets``, mode 0700) / ``HOST-DATABASE-CAMPAIGN``; the service adds
+    ``.secrets`` (the open session's dice secret) and ``.sealed`` (the sealed rolls), the console
+    ``.history``. Read without connecting."""
+    t = parse_target(target) if isinstance(target, str) else target
+    parts = urlsplit(t.conninfo)
+    host = dict(parse_qsl(parts.query)).get("host") or parts.hostname or "local"
+    db = parts.path.strip("/") or "postgres"
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{host}-{db}-{t.campaign}").strip("_")
+    folder = Path(os.environ.get("CRISTAL_SECRETS_DIR") or Path.home() / ".cristal" / "secrets")
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return folder / name
+
+
 class PgStore:
     """An append-only event log in one schema of a PostgreSQL database (see the module's docstring)."""
 
@@ -251,15 +267,8 @@ class PgStore:
 
     @property
     def secrets_base(self) -> Path:
-        """Where the open session's dice secret is kept: a file outside the database (its holders must
-        not read it), ``$CRISTAL_SECRETS_DIR`` (default ``~/.cristal/secrets``) / host-database-campaign."""
-        parts = urlsplit(self.target.conninfo)
-        host = dict(parse_qsl(parts.query)).get("host") or parts.hostname or "local"
-        db = parts.path.strip("/") or "postgres"
-        name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{host}-{db}-{self.target.campaign}").strip("_")
-        folder = Path(os.environ.get("CRISTAL_SECRETS_DIR") or Path.home() / ".cristal" / "secrets")
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        return folder / name
+        """Where the open session's dice secret is kept (see :func:`local_base`)."""
+        return local_base(self.target)
 
     # ------------------------------------------------------------------ opening
     @classmethod

@@ -14,6 +14,8 @@ import shutil
 import subprocess
 import tempfile
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -145,3 +147,23 @@ def without_campaign(url: str) -> tuple[str, str]:
     name = next((v for k, v in query if k == "campaign"), "default")
     rest = [(k, v) for k, v in query if k != "campaign"]
     return urlunsplit(parts._replace(query=urlencode(rest))), f"cristal_{name}"
+
+
+@contextmanager
+def module_target(request, folder: Path, name: str) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    """The campaign target of a module-scoped fixture parametrised over ``["sqlite", "postgres"]``: a file
+    in ``folder``, or campaign ``name`` of a new database (dropped at the end), its dice secrets in
+    ``folder/secrets`` while the fixture lives (as ``pg_url`` does for one test)."""
+    import pytest
+
+    if request.param == "sqlite":
+        yield str(folder / f"{name}.db")
+        return
+    cluster = request.getfixturevalue("pg_cluster")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CRISTAL_SECRETS_DIR", str(folder / "secrets"))
+        url = cluster.new_database()
+        try:
+            yield with_campaign(url, name)
+        finally:
+            cluster.drop_database(url)

@@ -37,7 +37,12 @@ LEAVE = "leave"
 
 
 def history_path(db: str) -> Path:
-    """The console's history of a campaign: the file beside it, ``<campaign>.history``."""
+    """The console's history of a campaign: the file beside it, ``<campaign>.history``; a PostgreSQL
+    campaign's beside its session secret (``store_pg.local_base``), never a file named after its URL."""
+    from ..store_pg import is_postgres, local_base
+
+    if is_postgres(db):
+        return Path(f"{local_base(db)}.history")
     return Path(f"{db}.history")
 
 
@@ -239,7 +244,9 @@ class Console:
 
     # ------------------------------------------------------------------ the loops
     def prompt_text(self) -> str:
-        name = Path(self.db).name.removesuffix(".db")
+        from ..store_pg import is_postgres, parse_target
+
+        name = parse_target(self.db).campaign if is_postgres(self.db) else Path(self.db).name.removesuffix(".db")
         return f"{name} {self.fight}> " if self.fight else f"{name}> "
 
     def run_lines(self, lines: Iterable[str]) -> int:

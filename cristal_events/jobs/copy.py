@@ -6,8 +6,10 @@ a new, empty destination through the store's import (:meth:`Store.import_rows` /
 which chains and hashes them again: the positions start at 1 in both, so the destination holds the
 same hashes at the same positions, and every receipt and session commitment (they are events) stays
 valid. The destination's head must equal the source's, else it is removed and the copy refused. The
-open session's dice secret, when one is open, is written to the destination's secrets file; the
-read models are built there. Web access tokens are not copied: they open one server's table, and
+open session's dice secret, when one is open, is written to the destination's secrets file, and the
+rolls still sealed to its sealed file (each backend's place: beside an SQLite file, beside the secret
+of a PostgreSQL campaign), so the copy reveals them and ``verify --rolls`` checks them as the source
+would; the read models are built there. Web access tokens are not copied: they open one server's table, and
 the new one grants its own (the log keeps every grant and revoke either way).
 """
 
@@ -32,6 +34,7 @@ class Copied(msgspec.Struct, kw_only=True):
     events: int
     receipt: str
     secret_copied: bool = False
+    sealed_copied: int = 0  # the sealed rolls whose nonce and events went along
 
 
 def copy_campaign(source: str, destination: str, *, progress: Any = None) -> Copied:
@@ -56,12 +59,16 @@ def copy_campaign(source: str, destination: str, *, progress: Any = None) -> Cop
         store.close()
         open_session = src.state().core.session
         secret = src.session_secret(open_session) if open_session is not None else None
+        still = set(src.sealed_rolls())
+        sealed = {p: kept for p, kept in src._read_sealed().items() if p in still}
     finally:
         src.close()
     dst = Campaign.open(destination)
     try:
         if secret is not None and open_session is not None:
             dst._write_secrets({open_session: secret})
+        if sealed:
+            dst._write_sealed(sealed)
         from cristal_events.projections import runner
 
         from .. import projections
@@ -71,7 +78,7 @@ def copy_campaign(source: str, destination: str, *, progress: Any = None) -> Cop
     finally:
         dst.close()
     return Copied(source=source, destination=destination, events=n, receipt=f"{head[0]}:{head[1]}",
-                  secret_copied=secret is not None)
+                  secret_copied=secret is not None, sealed_copied=len(sealed))
 
 
 def _remove(store: Any, destination: str) -> None:

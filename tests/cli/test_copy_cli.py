@@ -19,7 +19,7 @@ def _run(*args: str):
 def _hashes(target: str) -> list[tuple[int, str]]:
     out = _run("--db", target, "log", "--json")
     assert out.exit_code == 0, out.output
-    return [(d["position"], d["hash"]) for d in map(json.loads, out.output.splitlines())]
+    return [(d["position"], d["hash"]) for d in map(json.loads, out.stdout.splitlines())]
 
 
 def _build(db: str) -> str:
@@ -97,3 +97,65 @@ def test_a_jsonl_export_imports_into_postgresql_with_the_same_hashes(tmp_path, p
     assert out.exit_code == 0 and "Imported" in out.output, out.output
     assert _hashes(pg) == _hashes(first)
     assert _run("--db", pg, "verify").exit_code == 0
+
+
+def _dice_table(db: str) -> tuple[int, int]:
+    """A campaign with every kind of GM dice: a secret roll revealed by position, a sealed override
+    revealed at its session's end, a disclosed override, a GM re-roll, and in the open session a secret
+    roll still sealed; (the sealed position, the face the GM saw there)."""
+    assert _run("init", db, "--name", "Brume", "--seed", "3", "--fudge-policy", "sealed").exit_code == 0
+    for argv in (["session", "start", "--title", "La forêt"],
+                 ["character", "create", "thor", "--race", "Humain", "--name", "Thor"]):
+        assert _run("--db", db, *argv).exit_code == 0
+    shown = json.loads(_run("--db", db, "check", "technique", "thor", "Forestier", "--secret", "--json").stdout)
+    assert _run("--db", db, "reveal", str(shown["sealed"]["position"])).exit_code == 0
+    award = json.loads(_run("--db", db, "xp", "award", "thor", "600", "--reason", "le gué", "--json").stdout)
+    assert _run("--db", db, "override", str(award[0]["position"]), "--set", "amount=60", "--reason",
+                "trop généreux").exit_code == 0
+    assert _run("--db", db, "session", "end").exit_code == 0
+    assert _run("--db", db, "settings", "--set", "fudge_policy=disclosed", "--reason", "vote").exit_code == 0
+    assert _run("--db", db, "session", "start", "--title", "Le gué").exit_code == 0
+    again = json.loads(_run("--db", db, "xp", "award", "thor", "50", "--reason", "la rive", "--json").stdout)
+    assert _run("--db", db, "override", str(again[0]["position"]), "--set", "amount=40", "--reason",
+                "arrondi").exit_code == 0
+    rolled = json.loads(_run("--db", db, "check", "sur-effort", "thor", "FRC", "--reason", "La herse",
+                             "--json").stdout)
+    assert _run("--db", db, "reroll", str(rolled[-1]["position"]), "--reason", "tombé",
+                "--dice", "4").exit_code == 0
+    hidden = json.loads(_run("--db", db, "check", "technique", "thor", "Natation", "--secret", "--json").stdout)
+    return hidden["sealed"]["position"], hidden["sealed"]["events"][0]["event"]["face"]
+
+
+def _audit(target: str) -> dict:
+    out = _run("--db", target, "audit", "dice", "--json")
+    assert out.exit_code == 0, out.output
+    return json.loads(out.stdout)
+
+
+def test_copy_carries_sealed_and_revealed_rolls_and_overrides_both_ways(tmp_path, pg_url):
+    first = str(tmp_path / "brume.db")
+    position, face = _dice_table(first)
+    pg = with_campaign(pg_url, "brume")
+    moved = json.loads(_run("copy", first, pg, "--json").stdout)
+    assert (moved["secret_copied"], moved["sealed_copied"]) == (True, 1)
+    back = str(tmp_path / "retour.db")
+    returned = json.loads(_run("copy", pg, back, "--json").stdout)
+    assert (returned["secret_copied"], returned["sealed_copied"]) == (True, 1)
+    assert _hashes(first) == _hashes(pg) == _hashes(back)
+    audits = [_audit(t) for t in (first, pg, back)]
+    assert audits[0] == audits[1] == audits[2]
+    assert audits[0]["counts"] == {"overrides": 2, "rerolls": 1, "sealed": 1} and audits[0]["sealed"] == [position]
+    before = [json.loads(_run("--db", t, "verify", "--rolls", "--json").stdout) for t in (first, pg, back)]
+    assert all(r["ok"] and r["rolls"]["sealed"] == 1 and r["rolls"]["revealed"] == 2 for r in before), before
+    assert before[0]["rolls"] == before[1]["rolls"] == before[2]["rolls"]
+    for target in (first, pg, back):  # each copy reveals the roll still sealed, to the same face
+        ended = _run("--db", target, "session", "end", "--json")
+        assert ended.exit_code == 0 and "could not be revealed" not in ended.output, ended.output
+        report = json.loads(_run("--db", target, "verify", "--rolls", "--json").stdout)
+        assert report["ok"] and report["rolls"]["sealed"] == 0 and report["rolls"]["revealed"] == 3, report
+        log = [json.loads(line) for line in _run("--db", target, "log", "--json").stdout.splitlines()]
+        checked = [r for r in log if r["type"] == "technique.checked"]
+        assert checked[-1]["payload"]["face"] == face
+    # the three ends took the same positions for the reveal and the session's end (their hashes differ
+    # only by the time each was written)
+    assert [p for p, _ in _hashes(first)] == [p for p, _ in _hashes(pg)] == [p for p, _ in _hashes(back)]

@@ -74,3 +74,50 @@ def test_a_sample_campaign_script_builds_the_same_campaign_on_postgresql(pg_url,
     again = _run("script", "run", sample, url)  # a script builds a new campaign: an existing one is refused
     assert again.exit_code == 1 and "already exists" in again.output
     assert _run("--db", url, "verify").exit_code == 0  # ... and left as it was
+
+
+def test_no_command_writes_a_file_named_after_the_url(pg_url, tmp_path, monkeypatch):
+    """A URL is no file name: every command that keeps a file beside an SQLite campaign (the session's
+    secret, the sealed rolls, the console's history) keeps it for a PostgreSQL campaign under
+    CRISTAL_SECRETS_DIR, and nothing lands in the working folder, whatever the command."""
+    url = with_campaign(pg_url, "brume")
+    here, out = tmp_path / "here", tmp_path / "out"
+    here.mkdir()
+    out.mkdir()
+    monkeypatch.chdir(here)
+    assert _run("init", url, "--name", "Brume", "--seed", "3").exit_code == 0
+    env = {"CRISTAL_DB": url}
+    for argv in (["session", "start", "--title", "La forêt"],
+                 ["character", "create", "thor", "--race", "Humain", "--name", "Thor", "--player", "Alice"],
+                 ["check", "technique", "thor", "Natation", "--secret"],
+                 ["settings", "--set", "fudge_policy=sealed", "--reason", "la table l'a voté"]):
+        done = _run(*argv, env=env)
+        assert done.exit_code == 0, (argv, done.output)
+    hidden = json.loads(_run("check", "technique", "thor", "Forestier", "--secret", "--json", env=env).stdout)
+    award = json.loads(_run("xp", "award", "thor", "600", "--reason", "le gué", "--json", env=env).stdout)
+    rolled = json.loads(_run("check", "sur-effort", "thor", "FRC", "--reason", "La herse", "--json", env=env).stdout)
+    secrets = tmp_path / "secrets"
+    stems = {p.name for p in secrets.iterdir()}
+    assert {s.rsplit(".", 1)[1] for s in stems} == {"secrets", "sealed"} and len({s.rsplit(".", 1)[0] for s in stems}) == 1
+    for argv in (["reveal", str(hidden["sealed"]["position"])],
+                 ["override", str(award[0]["position"]), "--set", "amount=60", "--reason", "trop"],
+                 ["reroll", str(rolled[-1]["position"]), "--reason", "tombé", "--dice", "4"],
+                 ["log"], ["replay"], ["sheet", "thor"], ["characters"], ["audit", "dice"], ["audit", "xp"],
+                 ["dice", "report"], ["settings"], ["recap", "--session", "1", "--view", "players"],
+                 ["recap", "--session", "1", "--view", "gm", "--format", "md", "--out", str(out / "vault")],
+                 ["export", "timeline", "--format", "md"],
+                 ["export", "timeline", "--format", "html", "-o", str(out / "site")],
+                 ["export", "timeline", "--format", "jsonl", "-o", str(out / "t.jsonl")],
+                 ["verify", "--rolls"], ["rebuild"], ["access", "grant", "alice", "--character", "thor"],
+                 ["access", "list"], ["session", "end"], ["receipt"]):
+        done = _run(*argv, env=env)
+        assert done.exit_code == 0, (argv, done.output)
+    played = CliRunner().invoke(cli, ["--db", url, "play"], input="note 'au coin du feu'\nlog\n",
+                                catch_exceptions=False)
+    assert played.exit_code == 0 and "au coin du feu" in played.stdout, played.output
+    assert list(here.iterdir()) == []
+    assert not [p for p in tmp_path.rglob("*") if "postgres" in p.name or "@" in p.name]
+    assert (out / "site" / "index.html").is_file() and (out / "vault").is_dir()
+    report = json.loads(_run("verify", "--rolls", "--json", env=env).stdout)
+    assert report["ok"] and report["rolls"]["revealed"] == 3 and report["rolls"]["sealed"] == 0
+    assert {p.name.rsplit(".", 1)[1] for p in secrets.iterdir()} <= {"history"}  # the session's files went with it

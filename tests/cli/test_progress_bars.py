@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from pgcluster import module_target
 
 from cristal_events import init_campaign
 from cristal_events.service import RecordNote
@@ -26,20 +27,21 @@ COMMANDS = {  # the command, and the label its bar starts with
 }
 
 
-@pytest.fixture(scope="module")
-def db(tmp_path_factory):
-    path = tmp_path_factory.mktemp("bars") / "c.db"
-    camp = init_campaign(path, name="Barres", ruleset="cristal", seed=3)
-    camp.start_session(title="Longue")
-    with camp.store.transaction():
-        for i in range(2500):
-            camp.execute(RecordNote(text=f"note {i}"))
-    camp.end_session()
-    camp.close()
-    return path
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def db(request, tmp_path_factory):
+    """A long session on each backend (an SQLite file, a PostgreSQL campaign)."""
+    with module_target(request, tmp_path_factory.mktemp("bars"), "barres") as path:
+        camp = init_campaign(path, name="Barres", ruleset="cristal", seed=3)
+        camp.start_session(title="Longue")
+        with camp.store.transaction():
+            for i in range(2500):
+                camp.execute(RecordNote(text=f"note {i}"))
+        camp.end_session()
+        camp.close()
+        yield path
 
 
-def _cristal(db: Path, args: list[str], *, stderr_tty: bool) -> tuple[str, str]:
+def _cristal(db: Path | str, args: list[str], *, stderr_tty: bool) -> tuple[str, str]:
     """Run ``cristal --db DB ARGS`` in a new process, stderr to a pipe or to a pseudo-terminal; return (stdout, stderr)."""
     code = "import sys; from cristal_events.cli import main; sys.argv[0] = 'cristal'; main()"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "80"}

@@ -16,18 +16,18 @@ from cristal_events import open_campaign
 from cristal_events.cli import cli
 
 
-def cristal(db: Path, *args: str):
+def cristal(db: str | Path, *args: str):
     return CliRunner().invoke(cli, ["--db", str(db), *args], catch_exceptions=False)
 
 
-def table(db: Path, *init: str) -> None:
+def table(db: str | Path, *init: str) -> None:
     """A session open, Thor at the table."""
     assert cristal(db, "init", "--name", "Brume", "--seed", "3", *init).exit_code == 0
     assert cristal(db, "session", "start", "--title", "La forêt").exit_code == 0
     assert cristal(db, "character", "create", "thor", "--race", "Humain", "--name", "Thor").exit_code == 0
 
 
-def secret_check(db: Path) -> tuple[int, str, int]:
+def secret_check(db: str | Path) -> tuple[int, str, int]:
     """The GM's hidden Forestier check: (sealed position, the outcome's line he sees, the face)."""
     r = cristal(db, "check", "technique", "thor", "Forestier", "--difficulty", "8", "--secret", "--json")
     assert r.exit_code == 0, r.output
@@ -38,6 +38,29 @@ def secret_check(db: Path) -> tuple[int, str, int]:
     return body["sealed"]["position"], sealed[0]["summary"], sealed[0]["event"]["face"]
 
 
+def raw_log(db: str) -> bytes:
+    """Every byte the campaign's log holds: the SQLite file (and its WAL), or every row's type and payload
+    on PostgreSQL."""
+    if not db.startswith("postgresql://"):
+        wal = Path(db + "-wal")
+        return Path(db).read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+    camp = open_campaign(db, readonly=True)
+    try:
+        return b"".join(f"{rec.type}{rec.payload}".encode() for rec in camp.store.read_all(decode=False))
+    finally:
+        camp.close()
+
+
+def sealed_file_of(db: str) -> Path:
+    """Where the campaign keeps its sealed rolls: beside an SQLite file, beside the session secret of a
+    PostgreSQL campaign."""
+    camp = open_campaign(db, readonly=True)
+    try:
+        return camp.sealed_file()
+    finally:
+        camp.close()
+
+
 READS = [["log"], ["log", "--json"], ["replay"], ["sheet", "thor"], ["sheet", "thor", "--json"], ["characters"],
          ["characters", "--json"], ["audit", "dice"], ["audit", "dice", "--json"], ["audit", "xp"],
          ["export", "timeline", "--format", "md"], ["export", "timeline", "--format", "html"],
@@ -45,8 +68,8 @@ READS = [["log"], ["log", "--json"], ["replay"], ["sheet", "thor"], ["sheet", "t
          ["verify", "--rolls", "--json"]]
 
 
-def test_a_secret_roll_is_the_gms_alone_until_revealed_and_every_output_counts_it(tmp_path: Path) -> None:
-    db = tmp_path / "brume.db"
+def test_a_secret_roll_is_the_gms_alone_until_revealed_and_every_output_counts_it(backend: str, tmp_path: Path) -> None:
+    db = backend
     table(db)
     position, outcome, face = secret_check(db)
     text = cristal(db, "check", "technique", "thor", "Natation", "--secret")
@@ -62,10 +85,15 @@ def test_a_secret_roll_is_the_gms_alone_until_revealed_and_every_output_counts_i
     assert audit["counts"]["sealed"] == 2 and audit["sealed"][0] == position
     assert "Jets secrets encore scellés : 2" in cristal(db, "export", "timeline", "--format", "md").stdout
     assert json.loads(cristal(db, "verify", "--rolls", "--json").stdout)["rolls"]["sealed"] == 2
+    site = tmp_path / "site"  # the HTML site: every page keeps the rolls sealed
+    assert cristal(db, "export", "timeline", "--format", "html", "-o", str(site)).exit_code == 0
+    pages = "".join(p.read_text(encoding="utf-8") for p in site.glob("*.html"))
+    assert "jet de Forestier" not in pages and "technique.checked" not in pages and "Jets secrets" in pages
     # the campaign file holds the commitment only; the faces wait beside it, readable by their owner only
-    raw = db.read_bytes() + (Path(str(db) + "-wal").read_bytes() if Path(str(db) + "-wal").exists() else b"")
-    assert b"technique.checked" not in raw
-    sealed_file = Path(str(db) + ".sealed")
+    assert b"technique.checked" not in raw_log(db)
+    sealed_file = sealed_file_of(db)
+    if db.startswith("postgresql://"):  # beside the session secret, outside the database and the working folder
+        assert sealed_file.parent == Path(os.environ["CRISTAL_SECRETS_DIR"])
     assert stat.S_IMODE(os.stat(sealed_file).st_mode) == 0o600
     # revealed by position: its events take effect, the count goes down
     shown = cristal(db, "reveal", str(position))
@@ -133,8 +161,8 @@ def test_a_reveal_whose_appended_events_differ_from_the_sealed_ones_is_caught(tm
                for p in problems), problems
 
 
-def test_secret_is_refused_where_it_cannot_stay_honest(tmp_path: Path) -> None:
-    db = tmp_path / "brume.db"
+def test_secret_is_refused_where_it_cannot_stay_honest(backend: str) -> None:
+    db = backend
     assert cristal(db, "init", "--name", "Brume").exit_code == 0
     assert cristal(db, "character", "create", "thor", "--race", "Humain").exit_code == 0
     out = cristal(db, "check", "technique", "thor", "Forestier", "--secret")
@@ -148,7 +176,7 @@ def test_secret_is_refused_where_it_cannot_stay_honest(tmp_path: Path) -> None:
     assert open_campaign(db, readonly=True).store.last_position() == before
 
 
-def _fight(db: Path, policy: str) -> int:
+def _fight(db: str | Path, policy: str) -> int:
     """York hits the ogre for 0 (no weapon): the position of the attack."""
     assert cristal(db, "init", "--name", "Pendu", "--fudge-policy", policy).exit_code == 0
     assert cristal(db, "session", "start").exit_code == 0
@@ -159,13 +187,13 @@ def _fight(db: Path, policy: str) -> int:
     return json.loads(hit.stdout)["events"][0]["position"]
 
 
-def _ogre_pv(db: Path) -> int:
+def _ogre_pv(db: str | Path) -> int:
     show = json.loads(cristal(db, "combat", "show", "pendu", "--json").stdout)
     return next(p["pv"] for p in show["participants"] if p["id"] == "ogre")
 
 
-def test_a_fudge_is_refused_when_the_policy_forbids_it(tmp_path: Path) -> None:
-    db = tmp_path / "f.db"
+def test_a_fudge_is_refused_when_the_policy_forbids_it(backend: str) -> None:
+    db = backend
     attack = _fight(db, "forbidden")
     before = open_campaign(db, readonly=True).store.last_position()
     r = cristal(db, "override", str(attack), "--set", "damage=4", "--reason", "pitié")
@@ -179,8 +207,8 @@ def test_a_fudge_is_refused_when_the_policy_forbids_it(tmp_path: Path) -> None:
     assert _ogre_pv(db) == 8
 
 
-def test_a_disclosed_fudge_is_shown_to_everyone_at_once_and_applied_where_the_result_is_used(tmp_path: Path) -> None:
-    db = tmp_path / "f.db"
+def test_a_disclosed_fudge_is_shown_to_everyone_at_once_and_applied_where_the_result_is_used(backend: str) -> None:
+    db = backend
     attack = _fight(db, "disclosed")
     r = cristal(db, "override", str(attack), "--set", "damage=4", "--reason", "l'ogre trébuche")
     assert r.exit_code == 0
@@ -197,12 +225,12 @@ def test_a_disclosed_fudge_is_shown_to_everyone_at_once_and_applied_where_the_re
     assert "Dérogations du MJ : 1" in cristal(db, "export", "timeline", "--format", "html").stdout
 
 
-def _xp(db: Path) -> int:
+def _xp(db: str | Path) -> int:
     return json.loads(cristal(db, "characters", "--json").stdout)[0]["variable"]["XP"]
 
 
-def test_a_sealed_fudge_waits_for_the_sessions_end(tmp_path: Path) -> None:
-    db = tmp_path / "f.db"
+def test_a_sealed_fudge_waits_for_the_sessions_end(backend: str) -> None:
+    db = backend
     assert cristal(db, "init", "--name", "Xp", "--fudge-policy", "sealed").exit_code == 0
     assert cristal(db, "session", "start").exit_code == 0
     assert cristal(db, "character", "create", "thor", "--race", "Humain").exit_code == 0
@@ -228,8 +256,8 @@ def test_a_sealed_fudge_waits_for_the_sessions_end(tmp_path: Path) -> None:
     assert refused.exit_code == 1 and "cannot touch a fight" in refused.output
 
 
-def test_init_defaults_to_a_disclosed_fudge_policy(tmp_path: Path) -> None:
-    db = tmp_path / "d.db"
+def test_init_defaults_to_a_disclosed_fudge_policy(backend: str) -> None:
+    db = backend
     assert cristal(db, "init", "--name", "D").exit_code == 0
     rows = json.loads(cristal(db, "settings", "--json").stdout)["settings"]
     assert {"key": "fudge_policy", "value": "disclosed", "default": "disclosed"}.items() <= next(
@@ -238,8 +266,8 @@ def test_init_defaults_to_a_disclosed_fudge_policy(tmp_path: Path) -> None:
     assert bad.exit_code == 1 and "The setting fudge_policy is one of forbidden, disclosed, sealed" in bad.output
 
 
-def test_re_rolls_name_the_roll_they_replace_and_replay_shows_the_chain(tmp_path: Path) -> None:
-    db = tmp_path / "r.db"
+def test_re_rolls_name_the_roll_they_replace_and_replay_shows_the_chain(backend: str) -> None:
+    db = backend
     assert cristal(db, "init", "--name", "Chance").exit_code == 0
     assert cristal(db, "session", "start").exit_code == 0
     assert cristal(db, "combat", "start", "duel", "--with", "york,thor", "--it", "york=1", "--it", "thor=5",
@@ -265,8 +293,8 @@ def test_re_rolls_name_the_roll_they_replace_and_replay_shows_the_chain(tmp_path
     assert refused.exit_code == 1 and "A re-roll needs a reason" in refused.output
 
 
-def test_a_tie_break_round_names_the_roll_it_replaces(tmp_path: Path) -> None:
-    db = tmp_path / "t.db"
+def test_a_tie_break_round_names_the_roll_it_replaces(backend: str) -> None:
+    db = backend
     assert cristal(db, "init", "--name", "Égalité").exit_code == 0
     assert cristal(db, "session", "start").exit_code == 0
     assert cristal(db, "combat", "start", "t", "--with", "a,b", "--stat", "a:PV=5", "--stat", "b:PV=5").exit_code == 0
@@ -280,11 +308,11 @@ def test_a_tie_break_round_names_the_roll_it_replaces(tmp_path: Path) -> None:
     assert "↺ remplace le jet 0 (même commande)" in cristal(db, "replay").stdout
 
 
-def test_a_lost_sealed_file_leaves_the_roll_sealed_for_good_and_verify_names_it(tmp_path: Path) -> None:
-    db = tmp_path / "brume.db"
+def test_a_lost_sealed_file_leaves_the_roll_sealed_for_good_and_verify_names_it(backend: str) -> None:
+    db = backend
     table(db)
     position, _, _ = secret_check(db)
-    Path(str(db) + ".sealed").unlink()
+    sealed_file_of(db).unlink()
     lost = cristal(db, "reveal", str(position))
     assert lost.exit_code == 1 and "cannot be revealed" in lost.output
     ended = cristal(db, "session", "end")
@@ -295,8 +323,8 @@ def test_a_lost_sealed_file_leaves_the_roll_sealed_for_good_and_verify_names_it(
         in problems
 
 
-def test_the_fairness_report_and_the_players_recap_leave_a_sealed_roll_out_and_count_it(tmp_path: Path) -> None:
-    db = tmp_path / "brume.db"
+def test_the_fairness_report_and_the_players_recap_leave_a_sealed_roll_out_and_count_it(backend: str) -> None:
+    db = backend
     table(db)
     position, outcome, face = secret_check(db)
     report = json.loads(cristal(db, "dice", "report", "--json").stdout)

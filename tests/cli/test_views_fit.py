@@ -20,7 +20,7 @@ LONG = "Thorgrim Barbe-de-Fer, fils de Thrain, seigneur des Monts Gris"
 OGRE = "ogre-des-collines-du-nord-qui-garde-le-pont"
 
 
-def cristal(db: Path, *args: str) -> str:
+def cristal(db: Path | str, *args: str) -> str:
     done = CliRunner().invoke(cli, ["--db", str(db), *args], catch_exceptions=False)
     assert done.exit_code == 0, done.output
     return done.stdout
@@ -44,8 +44,9 @@ def test_the_party_of_every_sample_fits_80_columns_with_full_names(sample, tmp_p
 
 
 @pytest.fixture
-def fight(tmp_path):
-    db = tmp_path / "f.db"
+def fight(backend):
+    """A fight with long names, on each backend."""
+    db = backend
     cristal(db, "init", "--name", "Pont", "--seed", "5")
     cristal(db, "character", "create", "thor", "--race", "Humain", "--name", LONG)
     cristal(db, "combat", "start", "pont", "--with", f"thor,york,{OGRE}", "--it", "york=2", "--it", f"{OGRE}=1",

@@ -15,6 +15,12 @@ def brigands(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def brigands_on(tmp_path: Path, backend: str) -> Path | str:
+    """Les Brigands de la forêt on each backend: an SQLite file, or a campaign of a PostgreSQL database."""
+    return build(tmp_path, "brigands_de_la_foret.toml", None if backend.endswith(".db") else backend)
+
+
+@pytest.fixture
 def gue_des_loups(tmp_path: Path) -> Path:
     """The Illergan sample campaign."""
     return build(tmp_path, "illergan_gue_des_loups.toml")

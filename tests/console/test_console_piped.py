@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from console_helpers import last_position, play
+from console_helpers import build, last_position, play
 
 FIGHT = """\
 session start --title "Le retour"
@@ -12,8 +12,8 @@ a lia loup --weapon Arc --projectile Flèche --distance 10 15,4
 """
 
 
-def test_a_scripted_fight_uses_the_current_fight_and_the_aliases(brigands):
-    res = play(brigands, FIGHT + 'attack brok loup --weapon "Hache de combat" 11,5\nshow\n')
+def test_a_scripted_fight_uses_the_current_fight_and_the_aliases(brigands_on):
+    res = play(brigands_on, FIGHT + 'attack brok loup --weapon "Hache de combat" 11,5\nshow\n')
     assert res.returncode == 0, res.stderr
     assert res.stderr == ""
     out = res.stdout.splitlines()
@@ -27,14 +27,14 @@ def test_a_scripted_fight_uses_the_current_fight_and_the_aliases(brigands):
     assert any(line.startswith("▶ loup IT    4 ") and "PV 0 " in line for line in out), res.stdout
 
 
-def test_a_refused_line_prints_its_sentence_writes_nothing_and_the_console_goes_on(brigands):
-    assert play(brigands, FIGHT).returncode == 0
-    before = last_position(brigands)
-    res = play(brigands, "fight col\nattack lia brok 3,3\nnote 'La brume monte.'\n")
+def test_a_refused_line_prints_its_sentence_writes_nothing_and_the_console_goes_on(brigands_on):
+    assert play(brigands_on, FIGHT).returncode == 0
+    before = last_position(brigands_on)
+    res = play(brigands_on, "fight col\nattack lia brok 3,3\nnote 'La brume monte.'\n")
     assert res.returncode == 1  # a line was refused: a script sees it in the exit status
     assert res.stderr == "Error: It is brok's turn (smallest IT), not lia's.\n"
     assert res.stdout.splitlines() == ["Current fight: col.", f"Note recorded at position {before + 1}."]
-    assert last_position(brigands) == before + 1  # the note alone
+    assert last_position(brigands_on) == before + 1  # the note alone
 
 
 def test_the_console_refuses_its_own_mistakes_in_one_sentence_each(brigands):
@@ -69,19 +69,19 @@ def test_help_lists_the_console_words_the_aliases_and_the_commands(brigands):
     assert "Usage: cristal combat attack [OPTIONS] NAME FIGHTER TARGET" in out  # help attack: the alias's --help
 
 
-def test_the_campaign_stays_open_yet_each_line_sees_what_another_writer_appended(brigands, capsys):
+def test_the_campaign_stays_open_yet_each_line_sees_what_another_writer_appended(brigands_on, capsys):
     """One console (its Campaign kept open between lines); the one-shot CLI attacks between two lines."""
     from click.testing import CliRunner
 
     from cristal_events.cli import cli
     from cristal_events.console.session import Console
 
-    console = Console(str(brigands))
+    console = Console(str(brigands_on))
     try:
         for line in FIGHT.splitlines():
             assert console.run_line(line) is True
         kept = console.kept.campaign
-        res = CliRunner().invoke(cli, ["--db", str(brigands), "combat", "attack", "col", "brok", "loup", "--dice", "2"])
+        res = CliRunner().invoke(cli, ["--db", str(brigands_on), "combat", "attack", "col", "brok", "loup", "--dice", "2"])
         assert res.exit_code == 0, res.output
         capsys.readouterr()
         assert console.run_line("attack lia loup 3,3") is False  # brok's IT moved on: the loup's turn now
@@ -121,3 +121,28 @@ def test_with_json_every_line_prints_its_json(brigands):
     lines = [json.loads(line) for line in res.stdout.splitlines()]
     assert lines[-2] == {"fight": "col"}
     assert lines[-1]["type"] == "note.recorded" and isinstance(lines[-1]["position"], int)
+
+
+def test_a_postgresql_campaigns_console_keeps_its_history_beside_its_secret_and_writes_nothing_here(
+        tmp_path, pg_url, monkeypatch):
+    """A URL is no file name: the history goes beside the session secret (CRISTAL_SECRETS_DIR), the prompt
+    names the campaign, and a console run from an empty folder leaves it empty."""
+    from pgcluster import with_campaign
+
+    from cristal_events.console.session import Console, history_path
+
+    url = with_campaign(pg_url, "brigands")
+    build(tmp_path, "brigands_de_la_foret.toml", url)
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    stem = history_path(url)
+    assert stem.parent == tmp_path / "secrets" and stem.name.endswith("-brigands.history")
+    res = play(url, FIGHT + "note 'la brume'\n", cwd=here)
+    assert res.returncode == 0, res.stderr
+    console = Console(url)
+    try:
+        assert console.prompt_text() == "brigands> "
+    finally:
+        console.close()
+    assert list(here.iterdir()) == []

@@ -23,7 +23,7 @@ class Terminal:
     def __init__(self, db):
         self.master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))
-        env = {**ENV, "TERM": "xterm"}
+        env = {**ENV, **{k: v for k, v in os.environ.items() if k == "CRISTAL_SECRETS_DIR"}, "TERM": "xterm"}
         self.proc = subprocess.Popen([*CRISTAL, "--db", str(db), "play"], stdin=slave, stdout=slave, stderr=slave,
                                      env=env, close_fds=True)
         os.close(slave)
@@ -90,3 +90,30 @@ def test_the_prompt_completes_an_id_and_shows_the_session_and_the_fight_in_its_b
     assert last_position(brigands) > before
     history = (brigands.parent / "table.db.history").read_text(encoding="utf-8")
     assert "+fight col" in history and "+attack lia loup --weapon Arc" in history  # the campaign's own history file
+
+
+def test_at_a_terminal_a_postgresql_campaigns_history_is_kept_beside_its_secret(tmp_path, pg_url, monkeypatch):
+    from console_helpers import build
+    from pgcluster import with_campaign
+
+    from cristal_events.console.session import history_path
+
+    url = with_campaign(pg_url, "brigands")
+    build(tmp_path, "brigands_de_la_foret.toml", url)
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    term = Terminal(url)
+    try:
+        term.wait_for("brigands>")  # the prompt names the campaign, not its URL
+        term.type("note 'La brume monte.'\r")
+        term.wait_for("Note recorded at position")
+        term.type("exit\r")
+        assert term.close() == 0
+    finally:
+        if term.proc.poll() is None:
+            term.proc.kill()
+    history = history_path(url)
+    assert history.parent == tmp_path / "secrets"
+    assert "+note 'La brume monte.'" in history.read_text(encoding="utf-8")
+    assert list(here.iterdir()) == []

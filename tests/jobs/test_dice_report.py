@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from helpers import one_error
+from pgcluster import module_target
 
 from cristal_events.cli import cli
 from cristal_events.cli.script import load
@@ -111,11 +112,12 @@ def cristal(db, *args):
     return CliRunner().invoke(cli, ["--db", str(db), *args], catch_exceptions=False)
 
 
-@pytest.fixture(scope="module")
-def compagnie(tmp_path_factory):
-    db = tmp_path_factory.mktemp("compagnie") / "compagnie.db"
-    run_script(load(SAMPLES / "compagnie_du_cristal.toml"), db)
-    return db
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def compagnie(request, tmp_path_factory):
+    """The Compagnie sample on each backend (an SQLite file, a PostgreSQL campaign)."""
+    with module_target(request, tmp_path_factory.mktemp("compagnie"), "compagnie") as db:
+        run_script(load(SAMPLES / "compagnie_du_cristal.toml"), db)
+        yield db
 
 
 GROUP_KEYS = {"sides", "source", "rolls", "counts", "expected", "bins", "pooled", "chi_square", "df", "p_value",

@@ -13,6 +13,7 @@ import msgspec
 import pytest
 from click.testing import CliRunner
 from helpers import one_error
+from pgcluster import module_target
 
 from cristal_events.cli import cli
 from cristal_events.cli.script import load
@@ -35,11 +36,15 @@ def cristal(db, *args):
     return CliRunner().invoke(cli, ["--db", str(db), *args], catch_exceptions=False)
 
 
-@pytest.fixture(scope="module")
-def crypt(tmp_path_factory):
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def crypt(request, tmp_path_factory):
     """The Compagnie sample and a fourth session: a private note, a public one, Thor against an ogre
-    the game master describes by his numbers (PV 437)."""
-    db = tmp_path_factory.mktemp("recap") / "compagnie.db"
+    the game master describes by his numbers (PV 437); on each backend."""
+    with module_target(request, tmp_path_factory.mktemp("recap"), "compagnie") as db:
+        yield _crypt(db)
+
+
+def _crypt(db):
     run_script(load(SAMPLES / "compagnie_du_cristal.toml"), db)
     for args in (["session", "start", "--title", "La crypte", "--date", "12 Floréal"],
                  ["note", SECRET, "--private"], ["note", "La crypte sent le soufre"],

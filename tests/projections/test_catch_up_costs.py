@@ -16,8 +16,9 @@ from cristal_events.service import Campaign, RecordNote
 
 
 @pytest.fixture
-def camp(tmp_path):
-    c = projections.attach(Campaign.create(tmp_path / "c.db", name="C", ruleset="cristal", seed=3))
+def camp(backend):
+    """Four ended sessions, on each backend (the levers are the store's: checkpoint_head, move_checkpoint)."""
+    c = projections.attach(Campaign.create(backend, name="C", ruleset="cristal", seed=3))
     for n in range(4):
         c.start_session(f"Soirée {n}")
         if n == 0:
@@ -64,8 +65,8 @@ def test_sessions_rows_written_are_only_the_sessions_that_changed(camp, monkeypa
     assert runner.verify(camp) == []
 
 
-def test_a_state_checkpointed_by_another_writer_is_read_again(camp, tmp_path):
-    other = projections.attach(Campaign.open(tmp_path / "c.db"))
+def test_a_state_checkpointed_by_another_writer_is_read_again(camp, backend):
+    other = projections.attach(Campaign.open(backend))
     other.start_session("Ailleurs")  # another process's catch-up writes the sessions' checkpoint
     other.execute(RecordNote(text="Écrit par l'autre."))
     other.end_session()

@@ -122,6 +122,10 @@ def test_checkpoints_and_read_model_tables(camp):
         store.put_checkpoint("m", 3, 1, b"\x01state")
     assert store.checkpoint("m") == (3, 1, b"\x01state")
     assert store.read_model_current("m", 3) and not store.read_model_current("m", 4)
+    assert store.checkpoint_head("m") == (3, 1) and store.checkpoint_head("absent") is None
+    with store.transaction():
+        store.move_checkpoint("m", 3, 2)  # an unchanged state moved on: its bytes stay
+    assert store.checkpoint("m") == (3, 2, b"\x01state") and store.checkpoint_head("m") == (3, 2)
     store.drop_checkpoint("m")
     assert store.checkpoint("m") is None and store.table_rows("missing", ["a"], ["a"]) == []
     with pytest.raises(ValueError, match="not a usable SQL name"):

@@ -54,3 +54,38 @@ def test_serve_all_needs_a_postgresql_database(tmp_path):
     cristal(db, "init", db, "--name", "T")
     out = CliRunner().invoke(cli, ["--db", db, "serve", "--all"])
     assert out.exit_code == 1 and "serves the campaigns of a PostgreSQL database" in out.output
+
+
+def test_serve_all_hosts_a_campaign_with_secret_rolls_and_serves_nothing_sealed(pg_url):
+    taverne, club = with_campaign(pg_url, "taverne"), with_campaign(pg_url, "club")
+    gm = {"club": _campaign(club, "Le Club", "lya"), "taverne": _campaign(taverne, "La Taverne", "thor")}
+    cristal(taverne, "session", "start", "--title", "La forêt")
+    alice = json.loads(cristal(taverne, "access", "grant", "alice", "--character", "thor", "--json"))["token"]
+    hidden = json.loads(cristal(taverne, "check", "technique", "thor", "Natation", "--secret", "--json"))
+    cli_sealed = hidden["sealed"]["position"]
+    player, mj = {"Authorization": f"Bearer {alice}"}, {"Authorization": f"Bearer {gm['taverne']}"}
+    with TestClient(create_host_app(pg_url)) as client:
+        r = client.post("/c/taverne/api/command", headers=mj,
+                        json={"argv": ["check", "technique", "thor", "Forestier", "--difficulty", "8", "--secret"]})
+        assert r.status_code == 200, r.text
+        api_sealed = r.json()["sealed"]["position"]
+        assert "jet de Forestier" in r.json()["sealed"]["events"][0]["summary"]  # the GM's own answer
+        for path in ("/api/log", "/api/sheet/thor", "/api/characters", "/api/log?after=0", "/c/taverne/api/log"):
+            got = client.get(path, headers=player)
+            assert got.status_code == 200, path
+            assert "technique.checked" not in got.text and "jet de " not in got.text, path
+            warned = json.loads(got.headers["X-Cristal-Warnings"])
+            assert any("2 secret rolls are still sealed" in w for w in warned), (path, warned)
+        log = client.get("/api/log", headers=player).json()
+        assert [e["type"] for e in log if e["position"] in (cli_sealed, api_sealed)] == ["roll.sealed"] * 2
+        # the other campaign of the database is served as before, with nothing of the first one's rolls
+        other = client.get("/api/log", headers={"Authorization": f"Bearer {gm['club']}"})
+        assert other.status_code == 200 and "roll.sealed" not in other.text
+        assert "X-Cristal-Warnings" not in other.headers
+        refused = client.post("/api/command", headers=player, json={"argv": ["check", "technique", "thor",
+                                                                              "Forestier", "--secret"]})
+        assert refused.status_code == 403
+        assert client.post("/api/command", headers=mj, json={"argv": ["reveal", str(api_sealed)]}).status_code == 200
+        got = client.get("/api/log", headers=player)
+        assert "jet de Forestier" in got.text and "jet de Natation" not in got.text
+    assert "jet de Natation" in cristal(taverne, "session", "end")
