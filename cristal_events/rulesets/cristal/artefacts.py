@@ -26,6 +26,7 @@ from . import magic as m
 from .characters.derive import content_of, death_threshold, find, find_item, stable_of, stream_of
 from .characters.model import Character
 from .state import CristalState
+from .texts import _
 
 
 # ============================================================================ commands
@@ -166,8 +167,7 @@ class SpellOnItem(Event, frozen=True, tag="magic.spell_on_item", kw_only=True):
 # ============================================================================ decisions
 def _knows(ch: Character, spell: str) -> None:
     if spell not in ch.spells:
-        raise RuleError(f"{ch.name} does not know {spell} (L954): learn it first with "
-                        f"'cristal xp buy spell {ch.id} \"{spell}\"'.")
+        raise RuleError(_('{ch} does not know {spell} (L954): learn it first with \'cristal xp buy spell {ch_id} "{spell}"\'.').format(ch=ch.name, spell=spell, ch_id=ch.id))
 
 
 def _cast(state: CristalState, ch: Character, key: str, spends: list[m.EffectSpend], ctx: Context) -> tuple[
@@ -176,7 +176,7 @@ def _cast(state: CristalState, ch: Character, key: str, spends: list[m.EffectSpe
     content = content_of(state)
     spell = cr.crystal_spell(key)
     if ch.dead:
-        raise RuleError(f"{ch.name} is dead (L373); casting is refused.")
+        raise RuleError(_("{ch} is dead (L373); casting is refused.").format(ch=ch.name))
     _knows(ch, content.spell(spell.name).name)
     race = content.race(ch.race)
     res = m.cast_spell(caster_pm=ch.pm, caster_cnc=stable_of(ch, content, ctx.mode).CNC, base_pm=spell.base_pm,
@@ -206,7 +206,7 @@ def decide_analyse(state: CristalState, cmd: AnalyseMagic, ctx: Context) -> list
     ch = find(state, cmd.character)
     holder, item = _owned(state, ch, cmd.owner, cmd.item)
     if item.template.mag <= 0:
-        raise RuleError(f"{item.name} is not magic (MAG 0, L1137): Analyse Magique has nothing to understand.")
+        raise RuleError(_("{item} is not magic (MAG 0, L1137): Analyse Magique has nothing to understand.").format(item=item.name))
     effect = cr.crystal_spell("analyse_magique").variable_effect
     assert effect is not None
     res, dead = _cast(state, ch, "analyse_magique", [m.EffectSpend(effect=effect, pm=cmd.pm)], ctx)
@@ -225,7 +225,7 @@ def decide_cast_on_item(state: CristalState, cmd: CastOnItem, ctx: Context) -> l
     content = content_of(state)
     spell = content.spell(cmd.spell)
     if ch.dead:
-        raise RuleError(f"{ch.name} is dead (L373); casting is refused.")
+        raise RuleError(_("{ch} is dead (L373); casting is refused.").format(ch=ch.name))
     _knows(ch, spell.name)
     known = {e.name.casefold(): m.VariableEffect(name=e.name, scale=e.scale, unit=e.unit, reduction=e.reduction)
              for e in spell.effects}
@@ -233,12 +233,11 @@ def decide_cast_on_item(state: CristalState, cmd: CastOnItem, ctx: Context) -> l
     for key, pm in cmd.effects.items():
         eff = known.get(key.casefold())
         if eff is None:
-            raise RuleError(f"{spell.name} has no effect {key!r}; its effects: "
-                            f"{', '.join(e.name for e in spell.effects) or 'none'}.")
+            raise RuleError(_("{spell} has no effect {key!r}; its effects: {value}.").format(spell=spell.name, key=key, value=', '.join(e.name for e in spell.effects) or 'none'))
         spends.append(m.EffectSpend(effect=eff, pm=pm))
     missing = [e.name for e in spell.effects if e.name.casefold() not in {k.casefold() for k in cmd.effects}]
     if missing:
-        raise RuleError(f"{spell.name} needs PM in every variable effect (L993); missing: {', '.join(missing)}.")
+        raise RuleError(_("{spell} needs PM in every variable effect (L993); missing: {missing}.").format(spell=spell.name, missing=', '.join(missing)))
     dice = ctx.dice()
     res = m.cast_spell(caster_pm=ch.pm, caster_cnc=stable_of(ch, content, ctx.mode).CNC, base_pm=spell.pm_base,
                        spell_cnc=spell.cnc, spends=spends, dice=dice, pm_max=spell.pm_max,
@@ -262,12 +261,11 @@ def decide_activate(state: CristalState, cmd: ActivateItem, ctx: Context) -> lis
     item = find_item(ch, cmd.item)
     t = item.template
     if t.mag <= 0:
-        raise RuleError(f"{item.name} is not magic (MAG 0, L1137): it has no power to set off.")
+        raise RuleError(_("{item} is not magic (MAG 0, L1137): it has no power to set off.").format(item=item.name))
     if t.activation == "automatic":
-        raise RuleError(f"{item.name} is an automatic artefact: its magic is always active (L1143).")
+        raise RuleError(_("{item} is an automatic artefact: its magic is always active (L1143).").format(item=item.name))
     if item.name.casefold() not in ch.understood:
-        raise RuleError(f"{ch.name} does not understand {item.name}: a manual artefact must first be understood "
-                        "with Analyse Magique (L1145, L1167).")
+        raise RuleError(_("{ch} does not understand {item}: a manual artefact must first be understood with Analyse Magique (L1145, L1167).").format(ch=ch.name, item=item.name))
     return [Emit(stream_of(ch.id), ItemActivated(character=ch.id, item=item.name, what=cmd.what.strip()))]
 
 
@@ -276,9 +274,9 @@ def decide_break(state: CristalState, cmd: BreakPotion, ctx: Context) -> list[Em
     item = find_item(ch, cmd.item)
     spec = item.template.potion
     if spec is None:
-        raise RuleError(f"{item.name} is not a potion.")
+        raise RuleError(_("{item} is not a potion.").format(item=item.name))
     if not cmd.reason.strip():
-        raise RuleError("A broken potion needs a reason (--reason).")
+        raise RuleError(_("A broken potion needs a reason (--reason)."))
     return [Emit(stream_of(ch.id), PotionBroken(character=ch.id, item=item.name, spell=spec.spell, trigger=spec.trigger,
                                                 set_off=spec.trigger in ("contact", "ouverture"),
                                                 reason=cmd.reason.strip()))]
