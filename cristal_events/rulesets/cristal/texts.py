@@ -24,4 +24,5 @@ ngettext = TEXTS.ngettext
 #: what the catalog test checks)
 SOURCES: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("cristal_events/rulesets/cristal", (("**.py", "python"),)),
+    ("cristal_events/cli/cristal", (("**.py", "python"),)),  # its click commands: help, refusals, outputs
 )

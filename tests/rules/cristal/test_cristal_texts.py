@@ -89,3 +89,33 @@ def test_a_cristal_refusal_through_the_cli_in_french_and_in_english(camp_path):
         "(la table d'un combat terminé : « combat log taverne »).\n")
     en = _run([*db, "combat", "attack", "taverne", "thor", "york"])
     assert en.exit_code == 1 and en.output.startswith("Error: There is no combat named 'taverne' in progress;")
+
+
+def test_the_help_of_a_cristal_command_in_french_and_in_english(camp_path):
+    db = ["--db", str(camp_path)]
+    fr = _run(["--lang", "fr", *db, "combat", "start", "--help"])
+    assert fr.exit_code == 0
+    assert "Commencer le combat NAME ; chaque IT vaut 0 sauf s'il est fixé." in fr.output
+    assert "Exemple : cristal combat start taverne" in fr.output
+    assert "Un IT de base fixé par le MJ" in " ".join(fr.output.split())
+    en = _run([*db, "combat", "start", "--help"])
+    assert "Start the combat NAME; every IT is 0 unless set." in en.output
+    assert "A base IT set by the GM (initiative method 1, L1317)." in " ".join(en.output.split())
+    listing = _run([*db, "combat", "--help"], env={"CRISTAL_LANG": "fr"})
+    assert "Les combats sur la ligne de l'Indice de Temps : le plus petit IT agit" in " ".join(listing.output.split())
+
+
+def test_a_cristal_output_line_in_french_and_in_english(camp_path):
+    db = ["--db", str(camp_path)]
+    fr = _run(["--lang", "fr", *db, "content", "show"])
+    assert fr.output.splitlines()[:2] == ["Packs : aucun (les règles de base seulement)", "Races (3) :"]
+    en = _run([*db, "content", "show"])
+    assert en.output.splitlines()[:2] == ["Packs: none (the core rules only)", "Races (3):"]
+
+
+def test_the_help_of_a_gm_number_names_every_number_a_fight_knows():
+    from cristal_events.cli.cristal.combat import start_cmd
+    from cristal_events.rulesets.cristal.fights.model import STAT_KEYS
+
+    (stat,) = [p for p in start_cmd.params if p.name == "stats"]
+    assert stat.help.endswith(": " + ", ".join(STAT_KEYS) + ".")
