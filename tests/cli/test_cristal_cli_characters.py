@@ -32,6 +32,7 @@ def log_length(path):
         return c.store.last_position()
 
 
+@pytest.mark.french  # reads the sheet's French labels (the Feuille de Personnage)
 def test_create_buy_and_sheet_json(db):
     run(db, "xp", "buy", "thor", "level", "Guerrier", "--stat", "CON")
     run(db, "item", "add", "thor", "Épée longue")

@@ -119,3 +119,18 @@ def test_the_help_of_a_gm_number_names_every_number_a_fight_knows():
 
     (stat,) = [p for p in start_cmd.params if p.name == "stats"]
     assert stat.help.endswith(": " + ", ".join(STAT_KEYS) + ".")
+
+
+def test_the_sheet_reads_in_french_as_on_the_feuille_de_personnage_and_in_english(camp_path):
+    db = ["--db", str(camp_path)]
+    assert _run([*db, "character", "create", "thor", "--race", "Humain", "--name", "Thor"]).exit_code == 0
+    fr = _run(["--lang", "fr", *db, "sheet", "thor"]).output.splitlines()
+    assert fr[1] == "Thor (thor) — Humain, Niveau Global 0 (aucune)"
+    assert fr[2] == "Alignement +0   Chance 0   Or 0 PO   État : conscient"
+    assert fr[-4:-1] == ["Techniques : aucune", "Sorts : aucun", "Équipement : rien"]
+    en = _run([*db, "sheet", "thor"]).output.splitlines()
+    assert en[1] == "Thor (thor) — Humain, Global Level 0 (no class)"
+    assert en[2] == "Alignment +0   Chance 0   Gold 0 PO   Status: conscious"
+    assert en[-4:-1] == ["Techniques: none", "Spells: none", "Equipment: nothing"]
+    party = _run(["--lang", "fr", *db, "characters"]).output.splitlines()[0].split()
+    assert party == ["Nom", "Id", "Race", "Niv.", "Classes", "PV", "PM", "XP", "État"]
