@@ -51,6 +51,7 @@ def test_creation_levels_start_at_pvmax_and_ready_closes_the_phase(db):
     assert bad.exit_code == 1 and "no longer being created" in bad.output and log_length(db) == before
 
 
+@pytest.mark.french  # reads the Lois du Cristal's French summaries
 def test_session_start_closes_creation_and_a_con_state_caps_pv(db):
     run(db, "session", "start", "--title", "Arrivée")
     assert sheet(db)["creating"] is False
@@ -121,6 +122,7 @@ def test_settings_command_and_init_help_list_every_setting(db):
     assert "pm_overdraw=true" in helptext and "L379" in helptext
 
 
+@pytest.mark.french  # reads the Lois du Cristal's French summaries
 def test_points_return_when_state_ends_through_the_cli(tmp_path):
     path = tmp_path / "r.db"
     run(path, "init", str(path), "--name", "R", "--set", "points_return_when_state_ends=true")
