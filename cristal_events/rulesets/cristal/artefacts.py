@@ -329,16 +329,41 @@ def evolve_broken(state: CristalState, ev: PotionBroken, rec: RecordedEvent) -> 
 def _detected(rec: Any) -> str:
     e = rec.event
     if not e.success:
-        found = "échec"
+        found = _("failure")
     else:
-        found = f"magique, MAG {e.mag}" if e.magic else "pas magique"
-    return f"{e.character} : Détection Magique sur {e.item} ({e.owner}) : {found} (−{e.pm_cost} PM)"
+        found = _("magic, MAG {mag}").format(mag=e.mag) if e.magic else _("not magic")
+    return _("{character}: Détection Magique on {item} ({owner}): {found} (−{pm} PM)").format(
+        character=e.character, item=e.item, owner=e.owner, found=found, pm=e.pm_cost)
 
 
 def _analysed(rec: Any) -> str:
     e = rec.event
-    return (f"{e.character} : Analyse Magique sur {e.item} ({e.owner}, {e.magie_pm} PM de Magie) : "
-            + ("compris" if e.understood else "échec" if not e.success else "PM insuffisants") + f" (−{e.pm_cost} PM)")
+    result = _("understood") if e.understood else _("failure") if not e.success else _("not enough PM")
+    return _("{character}: Analyse Magique on {item} ({owner}, {magie_pm} PM of Magie): {result} (−{pm} PM)").format(
+        character=e.character, item=e.item, owner=e.owner, magie_pm=e.magie_pm, result=result, pm=e.pm_cost)
+
+
+def _on_item(rec: Any) -> str:
+    e = rec.event
+    effects = ", ".join(f"{x.name} {x.roll.total if x.roll else x.amount} {x.unit}" for x in e.effects)
+    result = (effects or _("no effect")) if e.success else _("failure")
+    return _("{character}: {spell} against {item} ({owner}, DM {dm}): {result} (−{pm} PM)").format(
+        character=e.character, spell=e.spell, item=e.item, owner=e.owner, dm=e.item_dm, result=result, pm=e.pm_cost)
+
+
+def _broken(rec: Any) -> str:
+    e = rec.event
+    text = _("{character}: the vial {item} breaks ({reason})").format(character=e.character, item=e.item,
+                                                                     reason=e.reason)
+    if e.set_off:
+        text += _("; {spell} goes off on {character}").format(spell=e.spell, character=e.character)
+    return text
+
+
+def _activated(rec: Any) -> str:
+    e = rec.event
+    return (_("{character} activates {item}: {what}").format(character=e.character, item=e.item, what=e.what)
+            if e.what else _("{character} activates {item}").format(character=e.character, item=e.item))
 
 
 EVENTS: tuple[type, ...] = (MagicDetected, MagicAnalysed, ItemActivated, PotionBroken, SpellOnItem)
@@ -347,15 +372,6 @@ DECIDERS: dict[type, Any] = {DetectMagic: decide_detect, AnalyseMagic: decide_an
 EVOLVERS: dict[type, Any] = {MagicDetected: evolve_detected, MagicAnalysed: evolve_analysed, PotionBroken: evolve_broken,
                              SpellOnItem: lambda s, e, r: _paid(s, e)}
 SUMMARIES: dict[type, Any] = {
-    MagicDetected: _detected, MagicAnalysed: _analysed,
-    SpellOnItem: lambda rec: f"{rec.event.character} : {rec.event.spell} contre {rec.event.item} ({rec.event.owner}, "
-                             f"DM {rec.event.item_dm}) : "
-                             + (", ".join(f"{x.name} {x.roll.total if x.roll else x.amount} {x.unit}"
-                                          for x in rec.event.effects) or "sans effet" if rec.event.success else "échec")
-                             + f" (−{rec.event.pm_cost} PM)",
-    PotionBroken: lambda rec: f"{rec.event.character} : la fiole {rec.event.item} se brise ({rec.event.reason})"
-                              + (f" ; {rec.event.spell} se déclenche sur {rec.event.character}" if rec.event.set_off
-                                 else ""),
-    ItemActivated: lambda rec: f"{rec.event.character} active {rec.event.item}"
-                               + (f" : {rec.event.what}" if rec.event.what else ""),
+    MagicDetected: _detected, MagicAnalysed: _analysed, SpellOnItem: _on_item, PotionBroken: _broken,
+    ItemActivated: _activated,
 }
