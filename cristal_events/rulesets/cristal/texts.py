@@ -26,3 +26,26 @@ SOURCES: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("cristal_events/rulesets/cristal", (("**.py", "python"),)),
     ("cristal_events/cli/cristal", (("**.py", "python"),)),  # its click commands: help, refusals, outputs
 )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m cristal_events.rulesets.cristal.texts update|check``: the core's catalog tool over
+    :data:`SOURCES` (both folders at once: a single-folder run would drop the other's texts)."""
+    import sys
+
+    from ... import i18n_catalogs as tool  # Babel, the dev extra
+
+    what = (sys.argv[1:] if argv is None else argv or ["update"])[0]
+    template = tool.extract(tool.ROOT, SOURCES)
+    if what == "update":
+        tool.sync(template, TEXTS.locale_dir, TEXTS.name)
+        return 0
+    lacking = tool.missing(template, TEXTS.locale_dir, TEXTS.name)
+    for lang, ids in lacking.items():
+        for msgid in ids:
+            print(f"{lang}: {msgid!r}")
+    return 1 if any(lacking.values()) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
