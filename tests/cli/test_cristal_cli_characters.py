@@ -32,6 +32,7 @@ def log_length(path):
         return c.store.last_position()
 
 
+@pytest.mark.french  # reads the sheet's French labels (the Feuille de Personnage)
 def test_create_buy_and_sheet_json(db):
     run(db, "xp", "buy", "thor", "level", "Guerrier", "--stat", "CON")
     run(db, "item", "add", "thor", "Épée longue")
@@ -63,6 +64,7 @@ def test_sheet_at_session_end(db):
     assert json.loads(run(db, "sheet", "thor", "--json").output)["gold"] == 125
 
 
+@pytest.mark.french  # reads the Lois du Cristal's French summaries
 def test_correct_an_award(db):
     pos = log_length(db)  # the 600 XP award
     out = run(db, "correct", str(pos), "--reason", "600 au lieu de 60", "--set", "amount=60").output

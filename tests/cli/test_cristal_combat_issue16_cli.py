@@ -149,6 +149,7 @@ def test_help_faces_did_you_mean_and_the_remembered_time_through_the_cli(run):
     assert again.exit_code == 0, again.output
 
 
+@pytest.mark.french  # reads the Lois du Cristal's French summaries
 def test_corrections_of_a_fight_and_a_retirement_through_the_cli(run):
     """Item 23 (L1359-L1361): Gustave's [2d6+2] typed 6,6 instead of 3,3: 'correct POS --set damage=8'."""
     assert run("init", "--name", "Fix", "--seed", "5").exit_code == 0
@@ -171,6 +172,7 @@ def test_corrections_of_a_fight_and_a_retirement_through_the_cli(run):
     assert run("sheet", "thorr").exit_code != 0
 
 
+@pytest.mark.french  # reads the Lois du Cristal's French summaries
 def test_a_voleur_ability_and_bleeding_outside_a_fight_through_the_cli(run):
     """Items 19 (L664, L666-L668) and 20 (L371)."""
     assert run("init", "--name", "Vol", "--seed", "5").exit_code == 0

@@ -64,6 +64,7 @@ def test_item_add_refuses_dm_on_a_non_magic_item(lia):
     assert sheet["stable"]["DM"] == 3
 
 
+@pytest.mark.french  # reads the sheet's French labels (the Feuille de Personnage)
 def test_a_carried_crystal_shows_on_the_sheet_and_its_explosion_hits_those_within(lia):
     # L919-L923 the crystal section; L1086: 20 to 29 PM cost 6 000 PO, 15 cm3
     assert lia("item", "add", "lia", "rouge", "--crystal-pm", "25").exit_code == 0
@@ -95,7 +96,7 @@ def test_detect_analyse_and_activate_a_manual_artefact(lia):
     assert [(e["event"]["understood"], e["event"]["pm_cost"]) for e in ev if "understood" in e["event"]] == [(True, 10)]
     assert lia("item", "add", "lia", "Bâton de feu", "--mag", "2", "--manual").exit_code == 0
     assert lia("magic", "activate", "lia", "Bâton de feu", "--what", "flamme").exit_code == 0
-    assert "objet magique Bâton de feu : MAG 2  DM propre 2  (manuel, compris)" in lia("sheet", "lia").output
+    assert "objet magique Bâton de feu : MAG 2  DM propre 2  (manuel, compris)" in lia("--lang", "fr", "sheet", "lia").output
     assert "Example:" in lia("magic", "analyse", "--help").output
 
 

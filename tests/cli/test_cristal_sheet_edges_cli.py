@@ -42,7 +42,7 @@ def test_creation_levels_start_at_pvmax_and_ready_closes_the_phase(db):
     run(db, "xp", "buy", "thor", "level", "Guerrier", "--stat", "OBS")
     s = sheet(db)
     assert (s["variable"]["PV"], s["stable"]["PVmax"], s["creating"]) == (19, 19, True)
-    assert "En création" in run(db, "sheet", "thor").output
+    assert "En création" in run(db, "--lang", "fr", "sheet", "thor").output
     out = json.loads(run(db, "character", "ready", "thor", "--json").output)
     assert out[0]["type"] == "character.ready" and out[0]["event"]["pv_max"] == 19
     assert sheet(db)["creating"] is False
@@ -51,6 +51,7 @@ def test_creation_levels_start_at_pvmax_and_ready_closes_the_phase(db):
     assert bad.exit_code == 1 and "no longer being created" in bad.output and log_length(db) == before
 
 
+@pytest.mark.french  # reads the Lois du Cristal's French summaries
 def test_session_start_closes_creation_and_a_con_state_caps_pv(db):
     run(db, "session", "start", "--title", "Arrivée")
     assert sheet(db)["creating"] is False
@@ -70,6 +71,7 @@ def test_an_item_bonus_on_vue_moves_the_scale_and_six_senses_show(db):
     assert "Extrasensoriel +0" in run(db, "sheet", "thor").output
 
 
+@pytest.mark.french  # reads the sheet's French labels (the Feuille de Personnage)
 def test_the_gm_allows_a_disabling_handicap_with_a_penalty(db):
     run(db, "item", "add", "thor", "Épée à deux mains")
     before = log_length(db)
@@ -120,6 +122,7 @@ def test_settings_command_and_init_help_list_every_setting(db):
     assert "pm_overdraw=true" in helptext and "L379" in helptext
 
 
+@pytest.mark.french  # reads the Lois du Cristal's French summaries
 def test_points_return_when_state_ends_through_the_cli(tmp_path):
     path = tmp_path / "r.db"
     run(path, "init", str(path), "--name", "R", "--set", "points_return_when_state_ends=true")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from cristal_events import Campaign
@@ -48,6 +49,7 @@ def _check(db: Path, end_of_first: int, xp: str) -> None:
     assert len(party) == 2 and party[0].startswith("Nom ") and " thor " in party[1]  # a header, one row
 
 
+@pytest.mark.french  # reads the sheet's French labels (the Feuille de Personnage)
 def test_a_cristal_sheet_at_the_end_of_a_session(tmp_path: Path) -> None:
     db = tmp_path / "c.db"
     end = _two_sessions(db, "cristal", ["character", "create", "thor", "--race", "Humain"], ["xp", "award", "thor", "30"])

@@ -10,6 +10,7 @@ import sqlite3
 import stat
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from cristal_events import open_campaign
@@ -68,6 +69,7 @@ READS = [["log"], ["log", "--json"], ["replay"], ["sheet", "thor"], ["sheet", "t
          ["verify", "--rolls", "--json"]]
 
 
+@pytest.mark.french  # reads the Lois du Cristal's French summaries
 def test_a_secret_roll_is_the_gms_alone_until_revealed_and_every_output_counts_it(backend: str, tmp_path: Path) -> None:
     db = backend
     table(db)

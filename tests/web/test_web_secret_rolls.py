@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import cristal, event_count
 
 
@@ -13,6 +14,7 @@ def post(client, table, who, argv):
     return client.post("/api/command", json={"argv": argv}, headers=table.headers(who))
 
 
+@pytest.mark.french  # reads the Lois du Cristal's French summaries
 def test_a_player_cannot_read_a_sealed_roll_through_the_api(client, table):
     cristal(table.db, "combat", "end", "pendu")
     r = post(client, table, "mj", ["check", "technique", "thor", "Forestier", "--difficulty", "8", "--secret"])

@@ -25,6 +25,7 @@ from cristal_events.cli.common import (
 from cristal_events.errors import CristalError, RuleError
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal.content import FIXED_STATES, parse_file, provenance
+from cristal_events.rulesets.cristal.texts import N_, _
 
 SIGNED = {"ignore_unknown_options": True}
 
@@ -154,7 +155,7 @@ def award_cmd(ctx: click.Context, args: tuple[str, ...], all_: bool, reason: str
     Example: cristal xp award thor lia 60 --reason "Goblins of the inn"
     """
     if not args:
-        raise RuleError("xp award needs an AMOUNT (and character ids or --all).")
+        raise RuleError(_("xp award needs an AMOUNT (and character ids or --all)."))
     ids, amount = tuple(args[:-1]), XP_AMOUNT.convert(args[-1], None, ctx)  # the variadic ids come first
     run(ctx, C.AwardXp(characters=ids, all=all_, amount=amount, reason=reason), as_json)
 
@@ -175,7 +176,7 @@ def buy_cmd(ctx: click.Context, character_id: str, kind: str, name: str, stat: s
     """
     if kind == "level":
         if not stat:
-            raise RuleError(f"A level needs --stat, one of {', '.join(FIXED_STATES)} (L66).")
+            raise RuleError(_("A level needs --stat, one of {fixed_states} (L66).").format(fixed_states=', '.join(FIXED_STATES)))
         cmd: Any = C.BuyLevel(character=character_id, class_name=name, stat=stat)
     elif kind == "technique":
         cmd = C.BuyTechnique(character=character_id, technique=name)
@@ -240,7 +241,7 @@ def item_add_cmd(ctx: click.Context, character_id: str, item: str, qty: int, fro
                            "trigger": trigger,
                            "brewed_day": brewed}
     elif potion_effects or brewed is not None:
-        raise RuleError("--potion-effect and --brewed describe a potion: name its spell with --potion.")
+        raise RuleError(_("--potion-effect and --brewed describe a potion: name its spell with --potion."))
     if manual:
         props["activation"] = "manual"
     for key, raw in (("att", att), ("mag", mag), ("dp", dp), ("dm", dm), ("it", it), ("crystal_pm", crystal_pm),
@@ -258,7 +259,7 @@ def item_add_cmd(ctx: click.Context, character_id: str, item: str, qty: int, fro
     if mods:
         props["modifiers"] = dict(mods)
     if from_pack and props:
-        raise RuleError("Give either --from-pack or item properties, not both.")
+        raise RuleError(_("Give either --from-pack or item properties, not both."))
     run(ctx, C.AddItem(character=character_id, item=item, qty=qty,
                         properties=props or None), as_json)
 
@@ -393,7 +394,7 @@ def state_cmd(ctx: click.Context, character_id: str, stat: str | None, delta: in
         run(ctx, C.EndAlteration(character=character_id, since=end, reason=reason), as_json)
         return
     if stat is None or delta is None:
-        raise RuleError("state needs STAT and DELTA (e.g. FRC -3), or --end POSITION.")
+        raise RuleError(_("state needs STAT and DELTA (e.g. FRC -3), or --end POSITION."))
     run(ctx, C.AlterState(character=character_id, stat=stat, delta=delta, until=until,
                            reason=reason), as_json)
 
@@ -425,11 +426,12 @@ def content_load_cmd(ctx: click.Context, file: str, name: str | None, as_json: b
     path = Path(file)
     data = parse_file(path)
     if not isinstance(data, dict):
-        raise CristalError(f"{path.name}: a pack must be a table with sections races, classes, techniques, items, spells.")
+        raise CristalError(_("{path}: a pack must be a table with sections races, classes, techniques, items, spells.").format(path=path.name))
     run(ctx, C.LoadContentPack(name=name or path.name, data=data), as_json)
 
 
-_NOUNS = {"races": "Races", "classes": "Classes", "techniques": "Techniques", "items": "Items", "spells": "Spells"}
+_NOUNS = {"races": N_("Races"), "classes": N_("Classes"), "techniques": N_("Techniques"), "items": N_("Items"),
+          "spells": N_("Spells")}
 
 
 @content_group.command("show")
@@ -445,15 +447,16 @@ def content_show_cmd(ctx: click.Context, as_json: bool) -> None:
     packs = [(p.name, p.data) for p in camp.state().rules.packs]
     table = provenance(packs)
     if as_json:
-        emit_json({"packs": [name for name, _ in packs],
+        emit_json({"packs": [name for name, _pack in packs],
                    **{section: [{"name": n, "source": src, "overrides": old} for n, src, old in entries]
                       for section, entries in table.items()}})
         return
-    echo("Packs: " + (", ".join(name for name, _ in packs) or "none (the core rules only)"))
+    echo(_("Packs: {packs}").format(packs=", ".join(name for name, _pack in packs) or _("none (the core rules only)")))
     for section, entries in table.items():
-        echo(f"{_NOUNS[section]} ({len(entries)}):")
+        echo(_("{section} ({count}):").format(section=_(_NOUNS[section]), count=len(entries)))
         for n, src, old in entries:
-            mark = f"  OVERRIDES {'the core rules' if old == 'core' else 'pack ' + old}" if old else ""
+            mark = ("  " + (_("OVERRIDES the core rules") if old == "core" else _("OVERRIDES pack {pack}").format(pack=old))
+                    if old else "")
             echo(f"  {n:<28} {src}{mark}")
 
 

@@ -32,6 +32,7 @@ from cristal_events.cli.common import (
 )
 from cristal_events.errors import RuleError, UnknownEntity
 from cristal_events.rulesets.cristal import fights as F
+from cristal_events.rulesets.cristal.texts import _
 
 _dice = dice_option_with("Faces rolled at the table, in the order given above; without it the engine rolls.")
 #: a turn command's faces: the tie-break d6 first when the next actors are tied on IT and REF (L1202)
@@ -65,8 +66,8 @@ class StatEntry(click.ParamType):
         who, colon, rest = item.partition(":") if self.with_id else ("-", ":", item)
         key, sep, raw = rest.partition("=")
         if not colon or not sep or not who.strip() or not key.strip():
-            form = "ID:KEY=VALUE like york:DP=10" if self.with_id else "KEY=VALUE like DP=10"
-            refuse_value(f"--stat expects {form}, got {item!r}.", ctx)
+            form = _("ID:KEY=VALUE like york:DP=10") if self.with_id else _("KEY=VALUE like DP=10")
+            refuse_value(_("--stat expects {form}, got {item!r}.").format(form=form, item=item), ctx)
         raw = raw.strip()
         if re.fullmatch(r"[+-]?[0-9]+", raw, re.ASCII) is None:
             return who.strip(), key.strip(), raw
@@ -100,7 +101,7 @@ def _next_line(v: dict[str, Any]) -> None:
         return
     its = ", ".join(f"{p['id']} {p['it']}" for p in v["participants"])
     who = v["next"] or v["waiting"]
-    echo(f"IT: {its}. Next: {who}")
+    echo(_("IT: {its}. Next: {who}").format(its=its, who=who))
 
 
 @click.group("combat")
@@ -117,7 +118,8 @@ def combat_group() -> None:
               help="The combatants: characters, or extras described with --stat.")
 @click.option("--it", "its", type=PAIR, multiple=True, metavar="ID=N", help="A base IT set by the GM (initiative method 1, L1317).")
 @click.option("--stat", "stats", type=StatEntry(), multiple=True, metavar="ID:KEY=VALUE",
-              help=f"A GM number (overrides the sheet): {', '.join(F.STAT_KEYS)}.")
+              help="A GM number (overrides the sheet): ATT, DP, DM, CNC, DMG, PV, PM, PVmax, PMmax, REF, CON, FRC, "
+                   "PVrace, race, ALIGN, CHANCE, VOLEUR, VOL, IT.")  # every F.STAT_KEYS (a test checks)
 @json_option
 @click.pass_context
 def start_cmd(ctx: click.Context, name: str, fighters: tuple[str, ...], its: tuple[tuple[str, int], ...],
@@ -143,7 +145,7 @@ def join_cmd(ctx: click.Context, name: str, fighter: str, it: int | None, stats:
 
     Example: cristal combat join taverne gustave
     """
-    _run(ctx, F.JoinCombat(combat=name, fighter=fighter, it=it, stats={key: value for _, key, value in stats}),
+    _run(ctx, F.JoinCombat(combat=name, fighter=fighter, it=it, stats={key: value for _who, key, value in stats}),
          as_json)
 
 
@@ -489,7 +491,7 @@ def align_cmd(ctx: click.Context, name: str, fighter: str, target: str, heal: in
     elif harm is not None and heal is None:
         cmd = F.UseAlignment(combat=name, actor=fighter, target=target, kind="harm", points=harm)
     else:
-        raise RuleError("Give either --heal N or --harm N.")
+        raise RuleError(_("Give either --heal N or --harm N."))
     _run(ctx, cmd, as_json, dice)
 
 
@@ -567,7 +569,7 @@ def log_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
     rows = [{c: r[c] for c in cols} for r in read_model_rows(camp, "cristal_combats", "cristal_combat_log",
                                                              where={"combat": name}, order_by=("position",))]
     if not rows and name not in camp.state().rules.combats:  # an ended fight keeps its rows in the read model
-        raise UnknownEntity(f"There is no combat named {name!r}, in progress or ended.")
+        raise UnknownEntity(_("There is no combat named {name!r}, in progress or ended.").format(name=name))
     for r in rows:
         r["it_before"], r["it_after"] = msgspec.json.decode(r["it_before"]), msgspec.json.decode(r["it_after"])
     if as_json:

@@ -13,6 +13,8 @@ import msgspec
 
 from cristal_events.errors import RuleError
 
+from .texts import _
+
 # (reaction, description, penalty) as printed (L1395-L1413). Row 0 prints "---".
 REACTION_TABLE: tuple[tuple[int, str, int], ...] = (
     (-20, "Terreur extrême, paralysie partielle. Risque d'évanouissement soudain.", -10),
@@ -106,13 +108,13 @@ def use_pool(alignment: int, points: int, remaining: int, target_pv: int, target
     """Heal (blessed) or harm (cursed) by touch (L1417-L1421): at most 20 per action, 1 s per point;
     neither DP nor DM apply; healing never goes above PVmax (D30)."""
     if alignment == 0:
-        raise RuleError("A neutral character (alignment 0) has no healing or harming power (L1417).")
+        raise RuleError(_("A neutral character (alignment 0) has no healing or harming power (L1417)."))
     if points < 1:
-        raise RuleError("At least 1 point must be used.")
+        raise RuleError(_("At least 1 point must be used."))
     if points > MAX_PER_ACTION:
-        raise RuleError(f"At most {MAX_PER_ACTION} points can be used in one action (L1419), not {points}.")
+        raise RuleError(_("At most {max_per_action} points can be used in one action (L1419), not {points}.").format(max_per_action=MAX_PER_ACTION, points=points))
     if points > remaining:
-        raise RuleError(f"Only {remaining} alignment points are left today, not {points}.")
+        raise RuleError(_("Only {remaining} alignment points are left today, not {points}.").format(remaining=remaining, points=points))
     if alignment > 0:
         after = min(target_pv_max, target_pv + points) if target_pv < target_pv_max else target_pv
         kind = "heal"

@@ -26,6 +26,7 @@ from . import magic as m
 from .characters.derive import content_of, death_threshold, find, find_item, stable_of, stream_of
 from .characters.model import Character
 from .state import CristalState
+from .texts import _
 
 
 # ============================================================================ commands
@@ -166,8 +167,7 @@ class SpellOnItem(Event, frozen=True, tag="magic.spell_on_item", kw_only=True):
 # ============================================================================ decisions
 def _knows(ch: Character, spell: str) -> None:
     if spell not in ch.spells:
-        raise RuleError(f"{ch.name} does not know {spell} (L954): learn it first with "
-                        f"'cristal xp buy spell {ch.id} \"{spell}\"'.")
+        raise RuleError(_('{ch} does not know {spell} (L954): learn it first with \'cristal xp buy spell {ch_id} "{spell}"\'.').format(ch=ch.name, spell=spell, ch_id=ch.id))
 
 
 def _cast(state: CristalState, ch: Character, key: str, spends: list[m.EffectSpend], ctx: Context) -> tuple[
@@ -176,7 +176,7 @@ def _cast(state: CristalState, ch: Character, key: str, spends: list[m.EffectSpe
     content = content_of(state)
     spell = cr.crystal_spell(key)
     if ch.dead:
-        raise RuleError(f"{ch.name} is dead (L373); casting is refused.")
+        raise RuleError(_("{ch} is dead (L373); casting is refused.").format(ch=ch.name))
     _knows(ch, content.spell(spell.name).name)
     race = content.race(ch.race)
     res = m.cast_spell(caster_pm=ch.pm, caster_cnc=stable_of(ch, content, ctx.mode).CNC, base_pm=spell.base_pm,
@@ -206,7 +206,7 @@ def decide_analyse(state: CristalState, cmd: AnalyseMagic, ctx: Context) -> list
     ch = find(state, cmd.character)
     holder, item = _owned(state, ch, cmd.owner, cmd.item)
     if item.template.mag <= 0:
-        raise RuleError(f"{item.name} is not magic (MAG 0, L1137): Analyse Magique has nothing to understand.")
+        raise RuleError(_("{item} is not magic (MAG 0, L1137): Analyse Magique has nothing to understand.").format(item=item.name))
     effect = cr.crystal_spell("analyse_magique").variable_effect
     assert effect is not None
     res, dead = _cast(state, ch, "analyse_magique", [m.EffectSpend(effect=effect, pm=cmd.pm)], ctx)
@@ -225,7 +225,7 @@ def decide_cast_on_item(state: CristalState, cmd: CastOnItem, ctx: Context) -> l
     content = content_of(state)
     spell = content.spell(cmd.spell)
     if ch.dead:
-        raise RuleError(f"{ch.name} is dead (L373); casting is refused.")
+        raise RuleError(_("{ch} is dead (L373); casting is refused.").format(ch=ch.name))
     _knows(ch, spell.name)
     known = {e.name.casefold(): m.VariableEffect(name=e.name, scale=e.scale, unit=e.unit, reduction=e.reduction)
              for e in spell.effects}
@@ -233,12 +233,11 @@ def decide_cast_on_item(state: CristalState, cmd: CastOnItem, ctx: Context) -> l
     for key, pm in cmd.effects.items():
         eff = known.get(key.casefold())
         if eff is None:
-            raise RuleError(f"{spell.name} has no effect {key!r}; its effects: "
-                            f"{', '.join(e.name for e in spell.effects) or 'none'}.")
+            raise RuleError(_("{spell} has no effect {key!r}; its effects: {value}.").format(spell=spell.name, key=key, value=', '.join(e.name for e in spell.effects) or 'none'))
         spends.append(m.EffectSpend(effect=eff, pm=pm))
     missing = [e.name for e in spell.effects if e.name.casefold() not in {k.casefold() for k in cmd.effects}]
     if missing:
-        raise RuleError(f"{spell.name} needs PM in every variable effect (L993); missing: {', '.join(missing)}.")
+        raise RuleError(_("{spell} needs PM in every variable effect (L993); missing: {missing}.").format(spell=spell.name, missing=', '.join(missing)))
     dice = ctx.dice()
     res = m.cast_spell(caster_pm=ch.pm, caster_cnc=stable_of(ch, content, ctx.mode).CNC, base_pm=spell.pm_base,
                        spell_cnc=spell.cnc, spends=spends, dice=dice, pm_max=spell.pm_max,
@@ -262,12 +261,11 @@ def decide_activate(state: CristalState, cmd: ActivateItem, ctx: Context) -> lis
     item = find_item(ch, cmd.item)
     t = item.template
     if t.mag <= 0:
-        raise RuleError(f"{item.name} is not magic (MAG 0, L1137): it has no power to set off.")
+        raise RuleError(_("{item} is not magic (MAG 0, L1137): it has no power to set off.").format(item=item.name))
     if t.activation == "automatic":
-        raise RuleError(f"{item.name} is an automatic artefact: its magic is always active (L1143).")
+        raise RuleError(_("{item} is an automatic artefact: its magic is always active (L1143).").format(item=item.name))
     if item.name.casefold() not in ch.understood:
-        raise RuleError(f"{ch.name} does not understand {item.name}: a manual artefact must first be understood "
-                        "with Analyse Magique (L1145, L1167).")
+        raise RuleError(_("{ch} does not understand {item}: a manual artefact must first be understood with Analyse Magique (L1145, L1167).").format(ch=ch.name, item=item.name))
     return [Emit(stream_of(ch.id), ItemActivated(character=ch.id, item=item.name, what=cmd.what.strip()))]
 
 
@@ -276,9 +274,9 @@ def decide_break(state: CristalState, cmd: BreakPotion, ctx: Context) -> list[Em
     item = find_item(ch, cmd.item)
     spec = item.template.potion
     if spec is None:
-        raise RuleError(f"{item.name} is not a potion.")
+        raise RuleError(_("{item} is not a potion.").format(item=item.name))
     if not cmd.reason.strip():
-        raise RuleError("A broken potion needs a reason (--reason).")
+        raise RuleError(_("A broken potion needs a reason (--reason)."))
     return [Emit(stream_of(ch.id), PotionBroken(character=ch.id, item=item.name, spell=spec.spell, trigger=spec.trigger,
                                                 set_off=spec.trigger in ("contact", "ouverture"),
                                                 reason=cmd.reason.strip()))]
@@ -331,16 +329,41 @@ def evolve_broken(state: CristalState, ev: PotionBroken, rec: RecordedEvent) -> 
 def _detected(rec: Any) -> str:
     e = rec.event
     if not e.success:
-        found = "échec"
+        found = _("failure")
     else:
-        found = f"magique, MAG {e.mag}" if e.magic else "pas magique"
-    return f"{e.character} : Détection Magique sur {e.item} ({e.owner}) : {found} (−{e.pm_cost} PM)"
+        found = _("magic, MAG {mag}").format(mag=e.mag) if e.magic else _("not magic")
+    return _("{character}: Détection Magique on {item} ({owner}): {found} (−{pm} PM)").format(
+        character=e.character, item=e.item, owner=e.owner, found=found, pm=e.pm_cost)
 
 
 def _analysed(rec: Any) -> str:
     e = rec.event
-    return (f"{e.character} : Analyse Magique sur {e.item} ({e.owner}, {e.magie_pm} PM de Magie) : "
-            + ("compris" if e.understood else "échec" if not e.success else "PM insuffisants") + f" (−{e.pm_cost} PM)")
+    result = _("understood") if e.understood else _("failure") if not e.success else _("not enough PM")
+    return _("{character}: Analyse Magique on {item} ({owner}, {magie_pm} PM of Magie): {result} (−{pm} PM)").format(
+        character=e.character, item=e.item, owner=e.owner, magie_pm=e.magie_pm, result=result, pm=e.pm_cost)
+
+
+def _on_item(rec: Any) -> str:
+    e = rec.event
+    effects = ", ".join(f"{x.name} {x.roll.total if x.roll else x.amount} {x.unit}" for x in e.effects)
+    result = (effects or _("no effect")) if e.success else _("failure")
+    return _("{character}: {spell} against {item} ({owner}, DM {dm}): {result} (−{pm} PM)").format(
+        character=e.character, spell=e.spell, item=e.item, owner=e.owner, dm=e.item_dm, result=result, pm=e.pm_cost)
+
+
+def _broken(rec: Any) -> str:
+    e = rec.event
+    text = _("{character}: the vial {item} breaks ({reason})").format(character=e.character, item=e.item,
+                                                                     reason=e.reason)
+    if e.set_off:
+        text += _("; {spell} goes off on {character}").format(spell=e.spell, character=e.character)
+    return text
+
+
+def _activated(rec: Any) -> str:
+    e = rec.event
+    return (_("{character} activates {item}: {what}").format(character=e.character, item=e.item, what=e.what)
+            if e.what else _("{character} activates {item}").format(character=e.character, item=e.item))
 
 
 EVENTS: tuple[type, ...] = (MagicDetected, MagicAnalysed, ItemActivated, PotionBroken, SpellOnItem)
@@ -349,15 +372,6 @@ DECIDERS: dict[type, Any] = {DetectMagic: decide_detect, AnalyseMagic: decide_an
 EVOLVERS: dict[type, Any] = {MagicDetected: evolve_detected, MagicAnalysed: evolve_analysed, PotionBroken: evolve_broken,
                              SpellOnItem: lambda s, e, r: _paid(s, e)}
 SUMMARIES: dict[type, Any] = {
-    MagicDetected: _detected, MagicAnalysed: _analysed,
-    SpellOnItem: lambda rec: f"{rec.event.character} : {rec.event.spell} contre {rec.event.item} ({rec.event.owner}, "
-                             f"DM {rec.event.item_dm}) : "
-                             + (", ".join(f"{x.name} {x.roll.total if x.roll else x.amount} {x.unit}"
-                                          for x in rec.event.effects) or "sans effet" if rec.event.success else "échec")
-                             + f" (−{rec.event.pm_cost} PM)",
-    PotionBroken: lambda rec: f"{rec.event.character} : la fiole {rec.event.item} se brise ({rec.event.reason})"
-                              + (f" ; {rec.event.spell} se déclenche sur {rec.event.character}" if rec.event.set_off
-                                 else ""),
-    ItemActivated: lambda rec: f"{rec.event.character} active {rec.event.item}"
-                               + (f" : {rec.event.what}" if rec.event.what else ""),
+    MagicDetected: _detected, MagicAnalysed: _analysed, SpellOnItem: _on_item, PotionBroken: _broken,
+    ItemActivated: _activated,
 }

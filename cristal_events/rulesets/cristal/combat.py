@@ -23,6 +23,8 @@ from cristal_events.rolls import Roll
 from cristal_events.rounding import RoundingMode, to_fraction
 from cristal_events.rulesets.cristal.magic import SpellDurations
 
+from .texts import _
+
 __all__ = [
     "DEFAULT_ATTACK_IT", "ActionDef", "ActionDuration", "Initiative", "Casting", "Combatant",
     "AttackCheck", "Damage", "Vitals", "action", "actions", "action_duration", "initiative",
@@ -61,7 +63,7 @@ def actions() -> dict[str, ActionDef]:
     try:
         data = msgspec.json.decode((DATA / "actions.json").read_bytes(), type=_ActionFile)
     except msgspec.ValidationError as exc:
-        raise ContentError(f"actions.json is malformed: {exc}.") from exc
+        raise ContentError(_("actions.json is malformed: {exc}.").format(exc=exc)) from exc
     return {a.key: a for a in data.actions}
 
 
@@ -70,7 +72,7 @@ def action(key: str) -> ActionDef:
     try:
         return actions()[key]
     except KeyError:
-        raise UnknownEntity(f"Unknown action {key!r}; the GM sets the duration of actions not in the table.") from None
+        raise UnknownEntity(_("Unknown action {key!r}; the GM sets the duration of actions not in the table.").format(key=key)) from None
 
 
 class ActionDuration(msgspec.Struct, frozen=True, kw_only=True):
@@ -87,12 +89,12 @@ def action_duration(key: str, dice: Dice | None = None, *, times: int = 1) -> Ac
     Running 10 m is ``courir_5m`` twice: 2 s (L1232, L1311).
     """
     if times < 1:
-        raise RuleError(f"An action is done at least once, not {times} times.")
+        raise RuleError(_("An action is done at least once, not {times} times.").format(times=times))
     row = action(key)
     if isinstance(row.duration, int):
         return ActionDuration(key=key, seconds=row.duration * times)
     if dice is None:
-        raise RuleError(f"The duration of {row.label} is {row.duration}: roll it or enter the faces.")
+        raise RuleError(_("The duration of {row_label} is {row_duration}: roll it or enter the faces.").format(row_label=row.label, row_duration=row.duration))
     rolls = tuple(dice.roll(row.duration, purpose="duration") for _ in range(times))
     return ActionDuration(key=key, seconds=sum(max(r.total, 0) for r in rolls), rolls=rolls)
 
@@ -141,7 +143,7 @@ class Combatant(msgspec.Struct, frozen=True, kw_only=True):
 def _lowest(combatants: Sequence[Combatant]) -> list[Combatant]:
     live = [c for c in combatants if c.active]
     if not live:
-        raise RuleError("No combatant is able to act.")
+        raise RuleError(_("No combatant is able to act."))
     low = min(c.it for c in live)
     tied = [c for c in live if c.it == low]
     best_ref = max(c.ref for c in tied)
@@ -162,11 +164,11 @@ def next_actor(combatants: Sequence[Combatant], tie_rolls: Mapping[str, int] | N
     rolls = tie_rolls or {}
     missing = [c.name for c in top if c.name not in rolls]
     if missing:
-        raise RuleError(f"{', '.join(c.name for c in top)} are tied on IT and REF; roll a die for each to decide.")
+        raise RuleError(_("{values} are tied on IT and REF; roll a die for each to decide.").format(values=', '.join(c.name for c in top)))
     best = max(rolls[c.name] for c in top)
     winners = [c.name for c in top if rolls[c.name] == best]
     if len(winners) > 1:
-        raise RuleError(f"The tie-break dice are tied again between {', '.join(winners)}; roll again.")
+        raise RuleError(_("The tie-break dice are tied again between {winners}; roll again.").format(winners=', '.join(winners)))
     return winners[0]
 
 
@@ -194,8 +196,7 @@ def roll_tie_break(dice: Dice, names: Sequence[str]) -> TieRounds:
                 more = len(contenders) - len(this)
                 level = " and ".join(contenders)
                 raise DiceError(
-                    f"The tie-break dice are level between {level}: enter {more} more d6 face"
-                    f"{'s' if more > 1 else ''} ({given} entered so far; one d6 each for {level}, in that order)."
+                    _("The tie-break dice are level between {level}: enter {more} more d6 face{value} ({given} entered so far; one d6 each for {level}, in that order).").format(level=level, more=more, value='s' if more > 1 else '', given=given)
                 ) from None
         rounds.append(this)
         best = max(r.total for r in this.values())
@@ -209,7 +210,7 @@ def tie_winner(rounds: TieRounds) -> str:
     best = max(r.total for r in last.values())
     top = [n for n, r in last.items() if r.total == best]
     if len(top) != 1:
-        raise RuleError(f"The tie-break dice are level between {' and '.join(top)}; roll again.")
+        raise RuleError(_("The tie-break dice are level between {top}; roll again.").format(top=' and '.join(top)))
     return top[0]
 
 
@@ -226,7 +227,7 @@ def tie_scores(rounds: TieRounds) -> dict[str, int]:
 
 def _replace(combatants: Sequence[Combatant], name: str, **changes: object) -> tuple[Combatant, ...]:
     if not any(c.name == name for c in combatants):
-        raise UnknownEntity(f"{name} is not in this combat.")
+        raise UnknownEntity(_("{name} is not in this combat.").format(name=name))
     return tuple(msgspec.structs.replace(c, **changes) if c.name == name else c for c in combatants)
 
 
@@ -234,13 +235,13 @@ def _get(combatants: Sequence[Combatant], name: str) -> Combatant:
     for c in combatants:
         if c.name == name:
             return c
-    raise UnknownEntity(f"{name} is not in this combat.")
+    raise UnknownEntity(_("{name} is not in this combat.").format(name=name))
 
 
 def _require_turn(combatants: Sequence[Combatant], name: str, tie_rolls: Mapping[str, int] | None) -> Combatant:
     actor = next_actor(combatants, tie_rolls)
     if actor != name:
-        raise RuleError(f"It is {actor}'s turn (smallest IT), not {name}'s.")
+        raise RuleError(_("It is {actor}'s turn (smallest IT), not {name}'s.").format(actor=actor, name=name))
     return _get(combatants, name)
 
 
@@ -250,9 +251,9 @@ def take_action(
     """``name`` acts now and the action's duration is added to its IT (L1206-L1216)."""
     actor = _require_turn(combatants, name, tie_rolls)
     if actor.casting is not None:
-        raise RuleError(f"{name} is incanting {actor.casting.spell} and can do nothing else until it is released.")
+        raise RuleError(_("{name} is incanting {actor_casting_spell} and can do nothing else until it is released.").format(name=name, actor_casting_spell=actor.casting.spell))
     if seconds < 0:
-        raise RuleError(f"An action cannot last {seconds} seconds.")
+        raise RuleError(_("An action cannot last {seconds} seconds.").format(seconds=seconds))
     return _replace(combatants, name, it=actor.it + seconds)
 
 
@@ -266,7 +267,7 @@ def begin_spell(
     """
     actor = _require_turn(combatants, name, tie_rolls)
     if actor.casting is not None:
-        raise RuleError(f"{name} is already incanting {actor.casting.spell}.")
+        raise RuleError(_("{name} is already incanting {actor_casting_spell}.").format(name=name, actor_casting_spell=actor.casting.spell))
     if durations.incantation == 0:
         return _replace(combatants, name, it=actor.it + (durations.combustion if success else 0))
     pending = Casting(spell=spell, combustion=durations.combustion if success else 0, success=success)
@@ -279,14 +280,14 @@ def complete_spell(
     """At the caster's next turn the incantation is over: effects apply, then combustion is added (L1269-L1271)."""
     actor = _require_turn(combatants, name, tie_rolls)
     if actor.casting is None:
-        raise RuleError(f"{name} is not incanting any spell.")
+        raise RuleError(_("{name} is not incanting any spell.").format(name=name))
     return _replace(combatants, name, it=actor.it + actor.casting.combustion, casting=None)
 
 
 def interrupt_spell(combatants: Sequence[Combatant], name: str) -> tuple[Combatant, ...]:
     """Deconcentration during the incantation (L969): the spell is lost, with no combustion to pay."""
     if _get(combatants, name).casting is None:
-        raise RuleError(f"{name} is not incanting any spell.")
+        raise RuleError(_("{name} is not incanting any spell.").format(name=name))
     return _replace(combatants, name, casting=None)
 
 
@@ -301,7 +302,7 @@ def pass_turn(
     actor = _require_turn(combatants, name, tie_rolls)
     others = [c for c in combatants if c.active and c.name != name]
     if not others:
-        raise RuleError(f"{name} is alone in the combat; there is nobody to pass the turn to.")
+        raise RuleError(_("{name} is alone in the combat; there is nobody to pass the turn to.").format(name=name))
     it = actor.it
     while True:
         low = min(c.it for c in others)
@@ -314,7 +315,7 @@ def pass_turn(
 def newcomer_it(its: Sequence[int], mode: RoundingMode) -> int:
     """IT of a combatant who joins mid-combat: the average IT of those already fighting, rounded (L1220, D24)."""
     if not its:
-        raise RuleError("A newcomer's IT is the average of the combatants' IT, and there are none.")
+        raise RuleError(_("A newcomer's IT is the average of the combatants' IT, and there are none."))
     return rounding.divide(sum(its), len(its), mode)
 
 
@@ -338,7 +339,7 @@ def range_penalty(distance_m: int | Fraction, *, frc: int | None = None, propuls
     -5
     """
     if propulsor_range_m is None and frc is None:
-        raise RuleError("A range penalty needs the thrower's FRC or the propulsor's range.")
+        raise RuleError(_("A range penalty needs the thrower's FRC or the propulsor's range."))
     reach = propulsor_range_m if propulsor_range_m is not None else thrown_range(frc or 0)
     excess = Fraction(distance_m) - reach
     return -(excess // 2) if excess > 0 else 0
@@ -393,7 +394,7 @@ def chained_attack(
     """
     n = len(dies)
     if n < 2:
-        raise RuleError(f"A chained attack is at least 2 attacks, not {n}.")
+        raise RuleError(_("A chained attack is at least 2 attacks, not {n}.").format(n=n))
     total_att = _modified_att(att, weapon_att, range_penalty, alignment_penalty)
     checks = []
     for i, die in enumerate(dies):
@@ -467,7 +468,7 @@ def vital_state(pv: int, *, race_pv: int, con: int, was_unconscious: bool = Fals
 def change_pv(vitals: Vitals, delta: int, *, race_pv: int, con: int, pv_max: int | None = None) -> Vitals:
     """Add ``delta`` PV (negative for damage), capped at PVmax; death is final (L373)."""
     if vitals.state == "dead":
-        raise RuleError("A dead character's PV can no longer change.")
+        raise RuleError(_("A dead character's PV can no longer change."))
     pv = vitals.pv + delta
     if pv_max is not None:
         pv = min(pv, pv_max)
@@ -478,7 +479,7 @@ def change_pv(vitals: Vitals, delta: int, *, race_pv: int, con: int, pv_max: int
 def apply_damage(vitals: Vitals, damage: int, *, race_pv: int, con: int) -> Vitals:
     """Subtract a hit's damage from the PV (L1354) and update the state."""
     if damage < 0:
-        raise RuleError(f"Damage cannot be negative ({damage}).")
+        raise RuleError(_("Damage cannot be negative ({damage}).").format(damage=damage))
     return change_pv(vitals, -damage, race_pv=race_pv, con=con)
 
 
@@ -509,7 +510,7 @@ def travel_seconds(distance_m: float | Fraction, kmh: float | Fraction, mode: Ro
     """
     speed = to_fraction(kmh)
     if speed <= 0:
-        raise RuleError(f"A speed of {kmh} km/h covers no distance.")
+        raise RuleError(_("A speed of {kmh} km/h covers no distance.").format(kmh=kmh))
     if to_fraction(distance_m) < 0:
-        raise RuleError(f"A distance cannot be negative ({distance_m} m).")
+        raise RuleError(_("A distance cannot be negative ({distance_m} m).").format(distance_m=distance_m))
     return rounding.apply(to_fraction(distance_m) * 36 / (10 * speed), mode)

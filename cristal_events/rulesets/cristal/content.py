@@ -33,6 +33,8 @@ import msgspec
 from cristal_events.errors import ContentError, UnknownEntity
 from cristal_events.packs import read_pack
 
+from .texts import N_, _
+
 FIXED_STATES: tuple[str, ...] = ("FRC", "DEX", "INT", "MAG", "CON", "REF", "OBS", "MEM", "CHAR")
 SENSES: tuple[str, ...] = ("Vue", "Ouïe", "Goûter", "Odorat", "Toucher", "Extrasensoriel")
 STABLE_STATES: tuple[str, ...] = ("DP", "DM", "ATT", "DMG", "CNC", "PVmax", "PMmax")
@@ -299,19 +301,19 @@ class Content(msgspec.Struct, frozen=True, kw_only=True):
     spells: dict[str, SpellDef] = {}
 
     def race(self, name: str) -> Race:
-        return _lookup(self.races, name, "race", "races")
+        return _lookup(self.races, name, "race")
 
     def class_def(self, name: str) -> ClassDef:
-        return _lookup(self.classes, name, "class", "classes")
+        return _lookup(self.classes, name, "class")
 
     def technique(self, name: str) -> Technique:
-        return _lookup(self.techniques, name, "technique", "techniques")
+        return _lookup(self.techniques, name, "technique")
 
     def item(self, name: str) -> ItemTemplate:
-        return _lookup(self.items, name, "item", "items")
+        return _lookup(self.items, name, "item")
 
     def spell(self, name: str) -> SpellDef:
-        return _lookup(self.spells, name, "spell", "spells")
+        return _lookup(self.spells, name, "spell")
 
 
 def name_key(name: str) -> str:
@@ -325,7 +327,7 @@ def did_you_mean(name: str, names: Any) -> str:
     """" Did you mean 'X'?" for the known name closest to ``name``, or "" when none is close."""
     by_key = {name_key(n): n for n in names}
     close = difflib.get_close_matches(name_key(name), list(by_key), n=1, cutoff=0.6)
-    return f" Did you mean '{by_key[close[0]]}'?" if close else ""
+    return _(" Did you mean '{name}'?").format(name=by_key[close[0]]) if close else ""
 
 
 def find_named(entries: Any, name: str, key: Any = lambda e: e) -> Any:
@@ -334,14 +336,23 @@ def find_named(entries: Any, name: str, key: Any = lambda e: e) -> Any:
     return next((e for e in entries if name_key(key(e)) == wanted), None)
 
 
-def _lookup(table: dict[str, Any], name: str, noun: str, plural: str) -> Any:
+#: a name the content does not hold, per kind (the hint is :func:`did_you_mean`'s, or empty)
+_UNKNOWN = {
+    "race": N_("Unknown race '{name}';{hint} known races: {known}."),
+    "class": N_("Unknown class '{name}';{hint} known classes: {known}."),
+    "technique": N_("Unknown technique '{name}';{hint} known techniques: {known}."),
+    "item": N_("Unknown item '{name}';{hint} known items: {known}."),
+    "spell": N_("Unknown spell '{name}';{hint} known spells: {known}."),
+}
+
+
+def _lookup(table: dict[str, Any], name: str, noun: str) -> Any:
     found = find_named(table, name)
     if found is not None:
         return table[found]
-    known = ", ".join(sorted(table, key=str.casefold)) or "none"
+    known = ", ".join(sorted(table, key=str.casefold)) or _("none")
     hint = did_you_mean(name, table)
-    raise UnknownEntity(f"Unknown {noun} '{name}';{hint} known {plural}: {known}." if hint
-                        else f"Unknown {noun} '{name}'; known {plural}: {known}.")
+    raise UnknownEntity(_(_UNKNOWN[noun]).format(name=name, hint=hint, known=known))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -395,7 +406,7 @@ def parse_amount(text: str, *, allow_sum: bool = False) -> tuple[int, int | None
 def parse_scale(text: str) -> tuple[int, int | None, int]:
     """An Échelle (L1006): ``5`` -> (5, None, 1); ``1d6`` -> (1, 6, 1); ``1/4`` -> (1, None, 4);
     ``(1d6)/3`` or ``1d6/2`` -> (1, 6, k). Returns (count, faces or None, PM per step)."""
-    body, _, per = text.strip().strip("[]").partition("/")
+    body, _sep, per = text.strip().strip("[]").partition("/")
     try:
         count, faces = parse_amount(body)
         divisor = int(per) if per.strip() else 1
@@ -428,13 +439,13 @@ def parse_sex_adjustment(text: str) -> tuple[str, int, dict[str, int]]:
     """
     m = re.fullmatch(r"\s*\[\s*([^:\]]+?)\s*:\s*(-?\d+)\s*((?:\([^)]*\)\s*)*)\]\s*", text)
     if not m:
-        raise ContentError(f"'{text}' is not written like [PV Initiaux : 10 (Femelle = 8)].")
+        raise ContentError(_("'{text}' is not written like [PV Initiaux : 10 (Femelle = 8)].").format(text=text))
     label = m.group(1)
     key = _INITIAL_LABELS.get(label.casefold()) or next(
         (s for s in FIXED_STATES + SENSES if s.casefold() == label.casefold()), None
     )
     if key is None:
-        raise ContentError(f"'{label}' is not an initial state, a fixed state or a sense.")
+        raise ContentError(_("'{label}' is not an initial state, a fixed state or a sense.").format(label=label))
     overrides = {
         sex.strip(): int(val)
         for sex, val in re.findall(r"\(\s*([^=)]+?)\s*=\s*(-?\d+)\s*\)", m.group(3))
@@ -506,23 +517,23 @@ def _field_message(err: msgspec.ValidationError) -> str:
 def _decode_section(source: str, section: str, raw: Any) -> dict[str, Any]:
     noun, kind = _SECTIONS[section]
     if not isinstance(raw, list):
-        raise ContentError(f"{source}: section '{section}' must be a list of {noun} entries.")
+        raise ContentError(_("{source}: section '{section}' must be a list of {noun} entries.").format(source=source, section=section, noun=noun))
     out: dict[str, Any] = {}
     for index, entry in enumerate(raw):
         label = entry.get("name") if isinstance(entry, dict) else None
         label = f"'{label}'" if isinstance(label, str) else f"#{index + 1}"
         if not isinstance(entry, dict):
-            raise ContentError(f"{source}: {noun} {label}: must be a table of fields.")
+            raise ContentError(_("{source}: {noun} {label}: must be a table of fields.").format(source=source, noun=noun, label=label))
         if OVERRIDE in entry:
             if not isinstance(entry[OVERRIDE], bool):
-                raise ContentError(f"{source}: {noun} {label}: field '{OVERRIDE}' must be true or false.")
+                raise ContentError(_("{source}: {noun} {label}: field '{override}' must be true or false.").format(source=source, noun=noun, label=label, override=OVERRIDE))
             entry = {k: v for k, v in entry.items() if k != OVERRIDE}
         try:
             value: Any = msgspec.convert(entry, kind)  # the section's own struct class (all have a name)
         except msgspec.ValidationError as err:
-            raise ContentError(f"{source}: {noun} {label}: {_field_message(err)}.") from None
+            raise ContentError(_("{source}: {noun} {label}: {field_message}.").format(source=source, noun=noun, label=label, field_message=_field_message(err))) from None
         if any(k.casefold() == value.name.casefold() for k in out):
-            raise ContentError(f"{source}: {noun} {label} is defined twice.")
+            raise ContentError(_("{source}: {noun} {label} is defined twice.").format(source=source, noun=noun, label=label))
         out[value.name] = value
     return out
 
@@ -531,11 +542,11 @@ def content_from_sections(source: str, data: Any, *, only: str | None = None) ->
     if only is not None:
         return Content(**{only: _decode_section(source, only, data)})
     if not isinstance(data, dict):
-        raise ContentError(f"{source}: a pack must be a table with sections {', '.join(_SECTIONS)}.")
+        raise ContentError(_("{source}: a pack must be a table with sections {sections}.").format(source=source, sections=', '.join(_SECTIONS)))
     unknown = sorted(set(data) - set(_SECTIONS))
     if unknown:
         raise ContentError(
-            f"{source}: unknown section '{unknown[0]}'; sections are {', '.join(_SECTIONS)}."
+            _("{source}: unknown section '{unknown}'; sections are {sections}.").format(source=source, unknown=unknown[0], sections=', '.join(_SECTIONS))
         )
     return Content(**{s: _decode_section(source, s, data[s]) for s in _SECTIONS if s in data})
 
@@ -588,7 +599,7 @@ def overrides_of(current: Content, added: Content, data: Any, *, source: str,
     to replace, is a :class:`ContentError` naming the entry. ``packs``: the packs loaded before, in order."""
     marked = marked_overrides(data)
     out: dict[str, list[str]] = {}
-    for section, (noun, _) in _SECTIONS.items():
+    for section, (noun, _plural) in _SECTIONS.items():
         have = {k.casefold(): k for k in getattr(current, section)}
         for name in getattr(added, section):
             key = name.casefold()
@@ -597,12 +608,10 @@ def overrides_of(current: Content, added: Content, data: Any, *, source: str,
                     origin = next((f"the pack '{p}'" for p, d in reversed(packs) if key in _names(d, section)),
                                   "the core rules")
                     raise ContentError(
-                        f"Content pack {source} redefines the {noun} '{have[key]}' of {origin}; to replace it, "
-                        f"mark its entry \"{OVERRIDE}\": true (nothing was loaded).")
+                        _('Content pack {source} redefines the {noun} \'{have}\' of {origin}; to replace it, mark its entry "{override}": true (nothing was loaded).').format(source=source, noun=noun, have=have[key], origin=origin, override=OVERRIDE))
                 out.setdefault(section, []).append(name)
             elif key in marked[section]:
-                raise ContentError(f"Content pack {source} marks the {noun} '{name}' \"{OVERRIDE}\": true, but the "
-                                   f"campaign has no {noun} '{name}' to override (nothing was loaded).")
+                raise ContentError(_('Content pack {source} marks the {noun} \'{name}\' "{override}": true, but the campaign has no {noun} \'{name}\' to override (nothing was loaded).').format(source=source, noun=noun, name=name, override=OVERRIDE))
     return {section: sorted(names, key=str.casefold) for section, names in out.items()}
 
 
@@ -647,16 +656,16 @@ def _check_references(c: Content) -> None:
     for cls in c.classes.values():
         for req in cls.prerequisites:
             if req.casefold() not in classes:
-                raise ContentError(f"class '{cls.name}': prerequisite class '{req}' is unknown.")
+                raise ContentError(_("class '{cls}': prerequisite class '{req}' is unknown.").format(cls=cls.name, req=req))
     for tech in c.techniques.values():
         if tech.restriction:
             for cname in tech.restriction.classes:
                 if cname.casefold() not in classes:
-                    raise ContentError(f"technique '{tech.name}': restriction class '{cname}' is unknown.")
+                    raise ContentError(_("technique '{tech}': restriction class '{cname}' is unknown.").format(tech=tech.name, cname=cname))
     for race in c.races.values():
         for tname in list(race.technique_factors) + list(race.innate_techniques):
             if tname.casefold() not in techniques:
-                raise ContentError(f"race '{race.name}': technique '{tname}' is unknown.")
+                raise ContentError(_("race '{race}': technique '{tname}' is unknown.").format(race=race.name, tname=tname))
 
 
 @functools.cache

@@ -24,6 +24,7 @@ from .magic import (
     parse_scale,
     spell_pm_cost,
 )
+from .texts import _
 
 __all__ = [
     "CrystalBand",
@@ -116,17 +117,17 @@ def _crystal_data() -> _CrystalFile:
     try:
         return msgspec.json.decode((DATA / "crystals.json").read_bytes(), type=_CrystalFile)
     except msgspec.ValidationError as exc:
-        raise ContentError(f"crystals.json is malformed: {exc}.") from exc
+        raise ContentError(_("crystals.json is malformed: {exc}.").format(exc=exc)) from exc
 
 
 def crystal_band(capacity_pm: int) -> CrystalBand:
     """The price and size band of a crystal holding up to ``capacity_pm`` PM (L1083-L1089)."""
     if capacity_pm < 0:
-        raise RuleError(f"A crystal cannot hold a negative number of PM ({capacity_pm}).")
+        raise RuleError(_("A crystal cannot hold a negative number of PM ({capacity_pm}).").format(capacity_pm=capacity_pm))
     for band in _crystal_data().bands:
         if capacity_pm >= band.min_pm and (band.max_pm is None or capacity_pm <= band.max_pm):
             return band
-    raise ContentError(f"No crystal band covers {capacity_pm} PM.")  # pragma: no cover - bands are contiguous
+    raise ContentError(_("No crystal band covers {capacity_pm} PM.").format(capacity_pm=capacity_pm))  # pragma: no cover - bands are contiguous
 
 
 def crystal_spell(key: str) -> CrystalSpell:
@@ -135,7 +136,7 @@ def crystal_spell(key: str) -> CrystalSpell:
     for spell in _crystal_data().spells:
         if spell.key == key:
             return spell
-    raise UnknownEntity(f"Unknown crystal or artefact spell {key!r}.")
+    raise UnknownEntity(_("Unknown crystal or artefact spell {key!r}.").format(key=key))
 
 
 class StoredSpell(msgspec.Struct, frozen=True, kw_only=True):
@@ -187,9 +188,9 @@ def store_in_crystal(
     a crystal that already holds a spell must be released first.
     """
     if crystal.destroyed:
-        raise RuleError("This crystal was destroyed by an explosion.")
+        raise RuleError(_("This crystal was destroyed by an explosion."))
     if crystal.stored is not None:
-        raise RuleError(f"The crystal already holds {crystal.stored.name}; release it before storing another spell.")
+        raise RuleError(_("The crystal already holds {crystal_stored}; release it before storing another spell.").format(crystal_stored=crystal.stored.name))
     if not (spell_success and fermeture_success):
         return StoreResult(outcome="failed", crystal=crystal)
     if spell.pm > crystal.capacity:
@@ -216,34 +217,34 @@ def release_crystal(crystal: Crystal, releaser: str) -> tuple[Crystal, StoredSpe
     Only the locker may release a locked crystal (L1135); the lock vanishes with the release.
     """
     if crystal.stored is None:
-        raise RuleError("The crystal holds no spell to release.")
+        raise RuleError(_("The crystal holds no spell to release."))
     if crystal.locked_by is not None and crystal.locked_by != releaser:
-        raise RuleError(f"The crystal is locked by {crystal.locked_by}; only they can release it.")
+        raise RuleError(_("The crystal is locked by {crystal_locked_by}; only they can release it.").format(crystal_locked_by=crystal.locked_by))
     return msgspec.structs.replace(crystal, stored=None, locked_by=None), crystal.stored
 
 
 def lock_crystal(crystal: Crystal, locker: str) -> Crystal:
     """Verrou Cristallin: only ``locker`` can release the stored spell from now on (L1135)."""
     if crystal.stored is None:
-        raise RuleError("Verrou Cristallin needs a crystal that holds a spell.")
+        raise RuleError(_("Verrou Cristallin needs a crystal that holds a spell."))
     if crystal.locked_by is not None:
-        raise RuleError(f"The crystal is already locked by {crystal.locked_by}.")
+        raise RuleError(_("The crystal is already locked by {crystal_locked_by}.").format(crystal_locked_by=crystal.locked_by))
     return msgspec.structs.replace(crystal, locked_by=locker)
 
 
 def unlock_crystal(crystal: Crystal, mage: str) -> Crystal:
     """Lift a Verrou Cristallin: only the mage who laid it can (L1135, ruling in docs/rulings.md)."""
     if crystal.locked_by is None:
-        raise RuleError("This crystal is not locked.")
+        raise RuleError(_("This crystal is not locked."))
     if crystal.locked_by != mage:
-        raise RuleError(f"The crystal is locked by {crystal.locked_by}; only they can lift the lock.")
+        raise RuleError(_("The crystal is locked by {crystal_locked_by}; only they can lift the lock.").format(crystal_locked_by=crystal.locked_by))
     return msgspec.structs.replace(crystal, locked_by=None)
 
 
 def vision_cristalline(crystal: Crystal) -> StoredSpell | None:
     """The stored spell and its PM per effect (L1125); a locked crystal hides it (L1135)."""
     if crystal.locked_by is not None:
-        raise RuleError("Vision Cristalline cannot see through a Verrou Cristallin.")
+        raise RuleError(_("Vision Cristalline cannot see through a Verrou Cristallin."))
     return crystal.stored
 
 
@@ -310,21 +311,21 @@ def make_potion(spell: StoredSpell, trigger: str) -> Potion:
     """Put a spell in a potion: at most 15 PM (L1184) and one of the three triggers (L1173-L1175)."""
     rules = _crystal_data().potion
     if trigger not in rules.triggers:
-        raise RuleError(f"A potion is triggered by {', '.join(rules.triggers)}, not {trigger!r}.")
+        raise RuleError(_("A potion is triggered by {rules_triggers}, not {trigger!r}.").format(rules_triggers=', '.join(rules.triggers), trigger=trigger))
     kind = next((t for t in POTION_TRIGGERS if t == trigger), None)
     if kind is None:
-        raise RuleError(f"A potion is triggered by {', '.join(POTION_TRIGGERS)}, not {trigger!r}.")
+        raise RuleError(_("A potion is triggered by {potion_triggers}, not {trigger!r}.").format(potion_triggers=', '.join(POTION_TRIGGERS), trigger=trigger))
     if spell.pm > rules.max_pm:
-        raise RuleError(f"A potion holds at most {rules.max_pm} PM; {spell.name} has {spell.pm}.")
+        raise RuleError(_("A potion holds at most {rules_max_pm} PM; {spell} has {spell_pm}.").format(rules_max_pm=rules.max_pm, spell=spell.name, spell_pm=spell.pm))
     return Potion(spell=spell, trigger=kind, used=False)
 
 
 def trigger_potion(potion: Potion, how: str, target: str) -> PotionRelease | None:
     """``how`` happens to the potion (ingestion, contact, ouverture); None if that is not its trigger."""
     if potion.used:
-        raise RuleError("This potion was already used; an empty vial has no power left.")
+        raise RuleError(_("This potion was already used; an empty vial has no power left."))
     if how not in _crystal_data().potion.triggers:
-        raise RuleError(f"Unknown potion trigger {how!r}.")
+        raise RuleError(_("Unknown potion trigger {how!r}.").format(how=how))
     if how != potion.trigger:
         return None
     return PotionRelease(potion=msgspec.structs.replace(potion, used=True), spell=potion.spell, target=target)

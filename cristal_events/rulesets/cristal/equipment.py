@@ -21,6 +21,8 @@ from cristal_events.rounding import to_fraction
 from cristal_events.rulesets.cristal.content import FIXED_STATES, ItemTemplate
 from cristal_events.rulesets.cristal.fixed import encumbrance_limit, lift_max
 
+from .texts import _
+
 COINS_PER_KG = 25  # L820
 DIAMOND_PO_PER_KG = 10_000  # L820
 
@@ -64,7 +66,7 @@ def check_usable(item: ItemTemplate, fixed: Mapping[str, int]) -> None:
     u = usability(item, fixed)
     if not u.usable:
         states = ", ".join(f"{s} {v:+d}" for s, v in u.negative.items())
-        raise RuleError(f"{item.name} cannot be used: its handicap leaves {states} (L871).")
+        raise RuleError(_("{item} cannot be used: its handicap leaves {states} (L871).").format(item=item.name, states=states))
 
 
 def gold_weight(coins: int) -> Fraction:
@@ -135,10 +137,10 @@ def ranged_weapon(projectile: ItemTemplate, propulsor: ItemTemplate | None, *, f
     FRC x 2 when thrown (L1344); IT is the sum of the IT both define (L1261)."""
     if propulsor is None:
         if projectile.kind not in ("thrown", "projectile"):
-            raise RuleError(f"{projectile.name} is not a projectile.")
+            raise RuleError(_("{projectile} is not a projectile.").format(projectile=projectile.name))
         return RangedWeapon(att=projectile.att, dmg=projectile.dmg, range_m=thrown_range(frc), it=projectile.it)
     if propulsor.kind != "propulsor" or propulsor.range_m is None:
-        raise RuleError(f"{propulsor.name} is not a propulsor.")
+        raise RuleError(_("{propulsor} is not a propulsor.").format(propulsor=propulsor.name))
     its: Sequence[int] = [i for i in (projectile.it, propulsor.it) if i is not None]
     return RangedWeapon(att=projectile.att + propulsor.att, dmg=add_dmg(projectile.dmg, propulsor.dmg),
                         range_m=propulsor.range_m, it=sum(its) if its else None)
@@ -160,5 +162,4 @@ def check_magic_dm(item: ItemTemplate) -> None:
     """Refuse a non-magic item that would raise DM: "Seul les items magiques ont la capacité de renforcer
     la DM" (L861); an item is magic when its MAG is above 0 (L1137)."""
     if item.mag <= 0 and item.dm + item.modifiers.get("DM", 0) > 0:
-        raise RuleError(f"{item.name} raises DM by {item.dm + item.modifiers.get('DM', 0)} but has MAG "
-                        f"{item.mag}: only a magic item (MAG > 0) can raise DM (L861, L1137).")
+        raise RuleError(_("{item} raises DM by {value} but has MAG {item_mag}: only a magic item (MAG > 0) can raise DM (L861, L1137).").format(item=item.name, value=item.dm + item.modifiers.get('DM', 0), item_mag=item.mag))

@@ -25,6 +25,8 @@ from pathlib import Path
 
 from cristal_events.errors import RuleError
 
+from .texts import _
+
 FIXED_STATES: tuple[str, ...] = ("FRC", "DEX", "INT", "MAG", "CON", "REF", "OBS", "MEM", "CHAR")
 PRINCIPAL: tuple[str, ...] = ("FRC", "DEX", "INT", "MAG", "CON")  # the (*) states, L78-L82
 
@@ -129,7 +131,7 @@ def table_value(state: str, score: int) -> object:
     try:
         fn = TABLE_VALUE[state.upper()]
     except KeyError:
-        raise RuleError(f"The fixed state {state} has no table; tables exist for {', '.join(TABLE_VALUE)}.") from None
+        raise RuleError(_("The fixed state {state} has no table; tables exist for {table_value}.").format(state=state, table_value=', '.join(TABLE_VALUE))) from None
     return fn(score)
 
 

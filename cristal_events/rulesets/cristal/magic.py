@@ -26,6 +26,8 @@ from cristal_events.errors import ContentError, RuleError, UnknownEntity
 from cristal_events.rolls import Roll
 from cristal_events.rounding import RoundingMode
 
+from .texts import N_, _
+
 __all__ = [  # the crystal, artefact and potion names are in .crystals
     "Scale", "VariableEffect", "EffectSpend", "EffectOutcome", "SpellTime", "ConcentrationResult", "Overdraw",
     "CastResult", "SpellDurations", "parse_scale", "check_allocation", "spell_pm_cost", "effect_outcome",
@@ -92,12 +94,12 @@ def parse_scale(text: str | int) -> Scale:
         raw = raw[1:-1].strip()
     raw = raw.replace(" ", "")
     if not raw:
-        raise ContentError("An Échelle is empty.")
+        raise ContentError(_("An Échelle is empty."))
     match = _FRACTION_SCALE.match(raw)
     if match:
         per_pm = int(match["den"])
         if per_pm < 1:
-            raise ContentError(f"The Échelle {text!r} divides by zero.")
+            raise ContentError(_("The Échelle {text!r} divides by zero.").format(text=text))
         return Scale(amount=match["amount"], per_pm=per_pm)
     return Scale(amount=raw.strip("()"), per_pm=1)
 
@@ -107,12 +109,11 @@ def check_allocation(spend: EffectSpend) -> None:
     scale = parse_scale(spend.effect.scale)
     if spend.pm < 1:
         raise RuleError(
-            f"The effect {spend.effect.name} needs at least 1 PM (got {spend.pm}); "
-            "no effect may be left at 0 PM."
+            _("The effect {spend_effect} needs at least 1 PM (got {spend_pm}); no effect may be left at 0 PM.").format(spend_effect=spend.effect.name, spend_pm=spend.pm)
         )
     if spend.pm % scale.per_pm:
         raise RuleError(
-            f"The effect {spend.effect.name} takes PM in multiples of {scale.per_pm} (got {spend.pm})."
+            _("The effect {spend_effect} takes PM in multiples of {scale_per_pm} (got {spend_pm}).").format(spend_effect=spend.effect.name, scale_per_pm=scale.per_pm, spend_pm=spend.pm)
         )
 
 
@@ -128,7 +129,7 @@ def spell_pm_cost(base_pm: int, spends: Sequence[EffectSpend], pm_max: int | Non
         check_allocation(spend)
     total = base_pm + sum(spend.pm for spend in spends)
     if pm_max is not None and total > pm_max:
-        raise RuleError(f"The spell costs {total} PM, above its PM MAX of {pm_max}.")
+        raise RuleError(_("The spell costs {total} PM, above its PM MAX of {pm_max}.").format(total=total, pm_max=pm_max))
     return total
 
 
@@ -179,7 +180,7 @@ def reduce_effects(
     dm = target_dm
     if lowered_dm is not None:
         if not 0 <= lowered_dm <= target_dm:
-            raise RuleError(f"A target may lower its DM to between 0 and {target_dm}, not {lowered_dm}.")
+            raise RuleError(_("A target may lower its DM to between 0 and {target_dm}, not {lowered_dm}.").format(target_dm=target_dm, lowered_dm=lowered_dm))
         dm = lowered_dm
     return tuple(
         effect_outcome(s.effect, s.pm, dm_after_reduction(s.pm, dm, s.effect.reduction)) for s in spends
@@ -213,7 +214,7 @@ def _penalties() -> dict[str, _Penalty]:
     try:
         data = msgspec.json.decode((DATA / "cnc_penalties.json").read_bytes(), type=_PenaltyFile)
     except msgspec.ValidationError as exc:
-        raise ContentError(f"cnc_penalties.json is malformed: {exc}.") from exc
+        raise ContentError(_("cnc_penalties.json is malformed: {exc}.").format(exc=exc)) from exc
     return {p.key: p for p in data.penalties}
 
 
@@ -229,7 +230,7 @@ def cnc_penalty(situations: Iterable[str]) -> int:
     for key in dict.fromkeys(situations):
         row = table.get(key)
         if row is None:
-            raise UnknownEntity(f"Unknown CNC situation {key!r}; known: {', '.join(table)}.")
+            raise UnknownEntity(_("Unknown CNC situation {key!r}; known: {table}.").format(key=key, table=', '.join(table)))
         if row.exclusive_group is None:
             total += row.penalty
         else:
@@ -292,7 +293,7 @@ def pm_overdraw(current_pm: int, cost: int) -> Overdraw:
     Overdraw(pm_after=0, overdrawn_pm=8, pv_damage=16)
     """
     if cost < 0:
-        raise RuleError(f"A spell cannot cost a negative number of PM ({cost}).")
+        raise RuleError(_("A spell cannot cost a negative number of PM ({cost}).").format(cost=cost))
     missing = max(cost - max(current_pm, 0), 0)
     return Overdraw(pm_after=max(current_pm, 0) - (cost - missing), overdrawn_pm=missing, pv_damage=2 * missing)
 
@@ -326,10 +327,10 @@ def cast_spell(
     A race with PM initial 0 cannot practise magic at all (L493); overdraw needs ``allow_overdraw``.
     """
     if not magic_capable:
-        raise RuleError("This character's race has PM initial 0 and can never cast a spell.")
+        raise RuleError(_("This character's race has PM initial 0 and can never cast a spell."))
     cost = predefined_pm if predefined_pm is not None else spell_pm_cost(base_pm, spends, pm_max)
     if cost > caster_pm and not allow_overdraw:
-        raise RuleError(f"The spell costs {cost} PM and the caster has only {caster_pm}.")
+        raise RuleError(_("The spell costs {cost} PM and the caster has only {caster_pm}.").format(cost=cost, caster_pm=caster_pm))
     paid = pm_overdraw(caster_pm, cost)
     if die is not None:
         check = concentration(caster_cnc, die, spell_cnc, situations=situations, alignment_penalty=alignment_penalty)
@@ -338,7 +339,7 @@ def cast_spell(
             dice, caster_cnc, spell_cnc, situations=situations, alignment_penalty=alignment_penalty
         )
     else:
-        raise RuleError("A concentration roll needs either the d20 face or dice to roll it.")
+        raise RuleError(_("A concentration roll needs either the d20 face or dice to roll it."))
     return CastResult(
         pm_cost=cost, pm_before=caster_pm, pm_after=paid.pm_after, pv_damage=paid.pv_damage, concentration=check
     )
@@ -377,7 +378,7 @@ def parse_spell_time(text: str | int) -> SpellTime:
         return SpellTime(kind="incantation", seconds=60 * int(minutes[1]))
     if folded.strip().isdigit():
         return SpellTime(kind="incantation", seconds=int(folded))
-    raise ContentError(f"Cannot read the spell Temps {text!r}.")
+    raise ContentError(_("Cannot read the spell Temps {text!r}.").format(text=text))
 
 
 class SpellDurations(msgspec.Struct, frozen=True, kw_only=True):
@@ -406,7 +407,7 @@ def spell_durations(
         return SpellDurations(incantation=incantation, combustion=0)
     if spell_time.kind == "simultane":
         if accompanying_seconds is None:
-            raise RuleError("A SIMULTANÉ spell takes the duration of the action that accompanies it; give it.")
+            raise RuleError(_("A SIMULTANÉ spell takes the duration of the action that accompanies it; give it."))
         return SpellDurations(incantation=0, combustion=accompanying_seconds)
     return SpellDurations(incantation=incantation, combustion=rounding.divide(spell_cnc, 2, mode))
 
@@ -425,11 +426,11 @@ def deconcentrates(damage: int, check: ConcentrationResult, time: SpellTime | st
 # --------------------------------------------------------------------------- limits
 
 FORBIDDEN_EFFECTS: dict[str, str] = {
-    "guerison": "Magic can never heal, cure or regenerate a living being (L1190).",
-    "resurrection": "Magic can never give life or raise the dead (L1191).",
-    "temps": "Magic has no control over time (L1192).",
-    "ame": "Magic can never affect souls or Extra-Sensory powers (L1193).",
-    "alignement": "Magic has no power over Alignment (L1423).",
+    "guerison": N_("Magic can never heal, cure or regenerate a living being (L1190)."),
+    "resurrection": N_("Magic can never give life or raise the dead (L1191)."),
+    "temps": N_("Magic has no control over time (L1192)."),
+    "ame": N_("Magic can never affect souls or Extra-Sensory powers (L1193)."),
+    "alignement": N_("Magic has no power over Alignment (L1423)."),
 }
 _SYNONYMS = {
     "healing": "guerison", "heal": "guerison", "soin": "guerison", "soigner": "guerison",
@@ -444,4 +445,4 @@ def check_magic_can(effect_kinds: Iterable[str]) -> None:
         folded = _fold(kind).strip()
         key = _SYNONYMS.get(folded, folded)
         if key in FORBIDDEN_EFFECTS:
-            raise RuleError(FORBIDDEN_EFFECTS[key])
+            raise RuleError(_(FORBIDDEN_EFFECTS[key]))

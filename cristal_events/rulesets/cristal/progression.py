@@ -20,6 +20,8 @@ from cristal_events.errors import RuleError
 from cristal_events.rounding import RoundingMode, apply
 from cristal_events.rulesets.cristal.content import Ability, ClassDef, Content, Race, Technique, parse_adjustment
 
+from .texts import _
+
 STANDARD_DIFFICULTY = 5  # L770
 
 
@@ -30,10 +32,10 @@ def level_cost(race: Race, level: int, *, limit: bool = True) -> int:
     the race limit (L501); a campaign that turns the limits off (setting ``level_limits``) prices any
     level the same way."""
     if level < 1:
-        raise RuleError(f"Global level {level} cannot be bought; levels start at 1.")
+        raise RuleError(_("Global level {level} cannot be bought; levels start at 1.").format(level=level))
     if limit and race.level_limit is not None and level > race.level_limit:
         raise RuleError(
-            f"A {race.name} cannot go beyond global level {race.level_limit} (race limit, L501)."
+            _("A {race} cannot go beyond global level {race_level_limit} (race limit, L501).").format(race=race.name, race_level_limit=race.level_limit)
         )
     return race.level_cost * 2 ** (level - 1)
 
@@ -41,7 +43,7 @@ def level_cost(race: Race, level: int, *, limit: bool = True) -> int:
 def cumulative_level_cost(race: Race, level: int) -> int:
     """XP spent to go from level 0 to ``level``: ``base * (2^level - 1)`` (Humain 3 -> 700)."""
     if level < 0:
-        raise RuleError(f"Global level {level} is not a level.")
+        raise RuleError(_("Global level {level} is not a level.").format(level=level))
     if level:
         level_cost(race, level)  # checks the race limit
     return race.level_cost * (2**level - 1)
@@ -51,7 +53,7 @@ def global_level(class_levels: Mapping[str, int]) -> int:
     """Niveau Global = sum of the class levels (L62): Guerrier 4 + Mage 2 = 6."""
     for name, lvl in class_levels.items():
         if lvl < 0:
-            raise RuleError(f"Class {name} cannot have a negative level ({lvl}).")
+            raise RuleError(_("Class {name} cannot have a negative level ({lvl}).").format(name=name, lvl=lvl))
     return sum(class_levels.values())
 
 
@@ -74,7 +76,7 @@ def class_row(cls: ClassDef, level: int) -> dict[str, int]:
     Printed rows (1-20) come from the table; higher levels from the column's pattern.
     """
     if level < 1:
-        raise RuleError(f"Class {cls.name} has no level {level}; class levels start at 1.")
+        raise RuleError(_("Class {cls} has no level {level}; class levels start at 1.").format(cls=cls.name, level=level))
     row = {}
     for col in cls.columns:
         printed = cls.table[col.name]
@@ -104,7 +106,7 @@ def check_prerequisites(content: Content, cls_name: str, class_levels: Mapping[s
     lowered = {k.casefold(): v for k, v in class_levels.items()}
     for req, lvl in cls.prerequisites.items():
         if lowered.get(req.casefold(), 0) < lvl:
-            raise RuleError(f"Class {cls.name} requires {req} level {lvl}.")
+            raise RuleError(_("Class {cls} requires {req} level {lvl}.").format(cls=cls.name, req=req, lvl=lvl))
 
 
 def ability(cls: ClassDef, name: str) -> Ability:
@@ -118,7 +120,7 @@ def ability(cls: ClassDef, name: str) -> Ability:
         return found
     known = ", ".join(a.name for a in cls.abilities) or "none"
     hint = did_you_mean(name, [a.name for a in cls.abilities])
-    raise UnknownEntity(f"Unknown {cls.name} ability '{name}';{hint or ''} known abilities: {known}.")
+    raise UnknownEntity(_("Unknown {cls} ability '{name}';{value} known abilities: {known}.").format(cls=cls.name, name=name, value=hint or '', known=known))
 
 
 def find_ability(cls: ClassDef, name: str) -> Ability | None:
@@ -132,9 +134,9 @@ def check_ability(cls: ClassDef, name: str, class_level: int, points_left: int) 
     """The ability if the class level and the day's points allow it (L666-L668), else RuleError."""
     ab = ability(cls, name)
     if class_level < ab.min_level:
-        raise RuleError(f"{ab.name} needs {cls.name} level {ab.min_level} (has {class_level}).")
+        raise RuleError(_("{ab} needs {cls} level {ab_min_level} (has {class_level}).").format(ab=ab.name, cls=cls.name, ab_min_level=ab.min_level, class_level=class_level))
     if points_left < ab.cost:
-        raise RuleError(f"{ab.name} costs {ab.cost} {ab.pool} points; only {points_left} left today.")
+        raise RuleError(_("{ab} costs {ab_cost} {ab_pool} points; only {points_left} left today.").format(ab=ab.name, ab_cost=ab.cost, ab_pool=ab.pool, points_left=points_left))
     return ab
 
 
@@ -158,7 +160,7 @@ def technique_factor(tech: Technique, race: Race | None = None) -> int:
 def technique_cost(tech: Technique, level: int, race: Race | None = None) -> int:
     """XP price of Technique level ``level``: ``factor * 2^(level-1)`` (Natation 9 -> 5 120)."""
     if level < 1:
-        raise RuleError(f"Technique level {level} cannot be bought; levels start at 1.")
+        raise RuleError(_("Technique level {level} cannot be bought; levels start at 1.").format(level=level))
     return technique_factor(tech, race) * 2 ** (level - 1)
 
 
@@ -168,11 +170,11 @@ def check_technique_restriction(tech: Technique, race: Race, class_levels: Mappi
     if r is None:
         return
     if r.races and race.name.casefold() not in {n.casefold() for n in r.races}:
-        raise RuleError(f"{tech.name} is restricted to {', '.join(r.races)}.")
+        raise RuleError(_("{tech} is restricted to {r_races}.").format(tech=tech.name, r_races=', '.join(r.races)))
     lowered = {k.casefold(): v for k, v in class_levels.items()}
     for cname, lvl in r.classes.items():
         if lowered.get(cname.casefold(), 0) < lvl:
-            raise RuleError(f"{tech.name} requires {cname} level {lvl}.")
+            raise RuleError(_("{tech} requires {cname} level {lvl}.").format(tech=tech.name, cname=cname, lvl=lvl))
 
 
 def technique_adjustment(tech: Technique, fixed: Mapping[str, int], mode: RoundingMode) -> int:
@@ -209,7 +211,7 @@ def technique_roll(tech: Technique, level: int, fixed: Mapping[str, int], dice: 
     failure (L776), which is the caller's ruling event, not this function's.
     """
     if level < 0:
-        raise RuleError(f"Technique level {level} is not a level.")
+        raise RuleError(_("Technique level {level} is not a level.").format(level=level))
     face = dice.roll("1d6", rounding=mode, purpose=f"technique {tech.name}").total
     adj = technique_adjustment(tech, fixed, mode) if level >= 1 else 0
     total = level + adj + face

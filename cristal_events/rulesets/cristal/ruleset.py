@@ -62,6 +62,7 @@ SETTINGS_BOOK: dict[str, tuple[str, str]] = {
 
 class CristalRuleset(ComposedRuleset):
     name = "cristal"
+    text_domain = "cristal_events.rulesets.cristal.texts:TEXTS"
     title = "Les Lois du Cristal"
     parts = (characters, fights, artefacts)
     settings_type = CristalSettings

@@ -29,6 +29,8 @@ from cristal_events.rulesets.cristal.content import Content, ItemTemplate, Race,
 from cristal_events.rulesets.cristal.equipment import add_dmg, effective_fixed, wearer_dm
 from cristal_events.rulesets.cristal.progression import ClassBonuses, class_bonuses
 
+from .texts import _
+
 
 class StableStates(msgspec.Struct, frozen=True, kw_only=True):
     """The seven stable states with the weapon in hand (ATT and DMG depend on it, L298)."""
@@ -113,9 +115,9 @@ def stable_states(race: Race, class_levels: Mapping[str, int], fixed: Mapping[st
     Example: a Humain Guerrier 1 with fixed states 0 has PVmax 16 (round) or 15 (truncate).
     """
     if mode not in ("round", "truncate"):
-        raise RuleError(f"Unknown rounding mode {mode!r}; use round or truncate.")
+        raise RuleError(_("Unknown rounding mode {mode!r}; use round or truncate.").format(mode=mode))
     if weapon is not None and weapon not in equipped:
-        raise RuleError(f"{weapon.name} must be equipped to attack with it (L877).")
+        raise RuleError(_("{weapon} must be equipped to attack with it (L877).").format(weapon=weapon.name))
     eff = effective_fixed(fixed, equipped)
     bonuses = class_bonuses(content or load_core(), class_levels)
     dmg_expr, bonus = dmg(eff, weapon, mode)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from harness import Table
 
+from cristal_events import i18n
 from cristal_events.errors import CristalError, RuleError
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fights as F
@@ -271,7 +272,8 @@ def test_a_character_created_by_mistake_is_retired_visibly(camp):
     rec = camp.execute(C.CreateCharacter(id="thorr", race="Humain"))[0]
     fix = correct(camp, rec)
     assert type(fix[0].event).__name__ == "CharacterRetired" and "thorr" not in camp.state().rules.characters
-    assert "retiré" in camp.ruleset.summarize(fix[0])
+    with i18n.use("fr"):  # the summary as the French log reads it
+        assert "retiré" in camp.ruleset.summarize(fix[0])
     camp.execute(C.CreateCharacter(id="thorr", race="Humain"))  # the id may be used again
     with pytest.raises(RuleError, match="only by retiring it"):
         correct(camp, rec, race="Elfe")

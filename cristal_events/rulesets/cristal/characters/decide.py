@@ -24,6 +24,7 @@ from ..content import (
     race_for_sex,
 )
 from ..state import CristalState
+from ..texts import _
 from .derive import (
     content_of,
     current_fixed,
@@ -94,32 +95,32 @@ from .model import (
 # ============================================================================ decisions
 def _need_reason(reason: str, what: str) -> str:
     if not reason.strip():
-        raise RuleError(f"{what} needs a reason (--reason).")
+        raise RuleError(_("{what} needs a reason (--reason).").format(what=what))
     return reason.strip()
 
 
 def _alive(ch: Character, what: str) -> None:
     if ch.dead:
-        raise RuleError(f"{ch.name} is dead (L373); {what} is refused.")
+        raise RuleError(_("{ch} is dead (L373); {what} is refused.").format(ch=ch.name, what=what))
 
 
 def _stat(name: str) -> str:
     key = name.strip().upper()
     if key not in FIXED_STATES:
-        raise UnknownEntity(f"Unknown fixed state '{name}'; fixed states: {', '.join(FIXED_STATES)}.")
+        raise UnknownEntity(_("Unknown fixed state '{name}'; fixed states: {fixed_states}.").format(name=name, fixed_states=', '.join(FIXED_STATES)))
     return key
 
 
 def _targets(state: CristalState, ids: tuple[str, ...], all_: bool, what: str) -> list[Character]:
     if all_ and ids:
-        raise RuleError(f"{what}: give character ids or --all, not both.")
+        raise RuleError(_("{what}: give character ids or --all, not both.").format(what=what))
     if all_:
         chars = [c for c in state.characters.values() if not c.dead]
         if not chars:
-            raise RuleError(f"{what}: the campaign has no living character.")
+            raise RuleError(_("{what}: the campaign has no living character.").format(what=what))
         return chars
     if not ids:
-        raise RuleError(f"{what}: name a character or use --all.")
+        raise RuleError(_("{what}: name a character or use --all.").format(what=what))
     return [find(state, i) for i in ids]
 
 
@@ -165,13 +166,13 @@ def _with_points(state: CristalState, cid: str, events: list[Any], ctx: Context)
 def decide_create(state: CristalState, cmd: CreateCharacter, ctx: Context) -> list[Emit]:
     cid = plain_id(cmd.id, "Character id")
     if any(c in cid for c in " :/"):
-        raise RuleError(f"Character id '{cmd.id}' must be one word without spaces, ':' or '/'.")
+        raise RuleError(_("Character id '{id}' must be one word without spaces, ':' or '/'.").format(id=cmd.id))
     if cid in state.characters:
-        raise RuleError(f"Character '{cid}' already exists.")
+        raise RuleError(_("Character '{cid}' already exists.").format(cid=cid))
     if cmd.sex and cmd.sex.upper() not in ("F", "M"):
-        raise RuleError(f"Sex must be F or M, not '{cmd.sex}'.")
+        raise RuleError(_("Sex must be F or M, not '{sex}'.").format(sex=cmd.sex))
     if cmd.gold < 0:
-        raise RuleError(f"Starting gold cannot be negative ({cmd.gold}).")
+        raise RuleError(_("Starting gold cannot be negative ({gold}).").format(gold=cmd.gold))
     content = content_of(state)
     sex_word = {"F": "Femelle", "M": "Mâle"}.get(cmd.sex.upper(), "")
     race = race_for_sex(content.race(cmd.race), sex_word)
@@ -198,7 +199,7 @@ def decide_create(state: CristalState, cmd: CreateCharacter, ctx: Context) -> li
 
 def decide_award(state: CristalState, cmd: AwardXp, ctx: Context) -> list[Emit]:
     if cmd.amount <= 0:
-        raise RuleError(f"An XP award must be a positive number of XP, not {cmd.amount}.")
+        raise RuleError(_("An XP award must be a positive number of XP, not {amount}.").format(amount=cmd.amount))
     reason = _need_reason(cmd.reason, "An XP award")
     return [Emit(stream_of(c.id), XpAwarded(character=c.id, amount=cmd.amount, reason=reason,
                                             balance_after=c.xp + cmd.amount))
@@ -207,7 +208,7 @@ def decide_award(state: CristalState, cmd: AwardXp, ctx: Context) -> list[Emit]:
 
 def _pay(ch: Character, cost: int, what: str) -> int:
     if ch.xp < cost:
-        raise RuleError(f"{ch.name} has {ch.xp} XP; {what} costs {cost} XP.")
+        raise RuleError(_("{ch} has {ch_xp} XP; {what} costs {cost} XP.").format(ch=ch.name, ch_xp=ch.xp, what=what, cost=cost))
     return ch.xp - cost
 
 
@@ -256,15 +257,15 @@ def decide_spell(state: CristalState, cmd: LearnSpell, ctx: Context) -> list[Emi
     content = content_of(state)
     race = content.race(ch.race)
     if race.pm_initial <= 0:
-        raise RuleError(f"A {race.name} cannot practise magic (PM initiaux 0, L493).")
+        raise RuleError(_("A {race} cannot practise magic (PM initiaux 0, L493).").format(race=race.name))
     spell = content.spell(cmd.spell)
     if spell.name in ch.spells:
-        raise RuleError(f"{ch.name} already knows {spell.name}.")
+        raise RuleError(_("{ch} already knows {spell}.").format(ch=ch.name, spell=spell.name))
     required = spell.learning_cost
     if required is None and cmd.cost is None:
-        raise RuleError(f"The book prints no learning cost for {spell.name}; give the GM's price with --cost.")
+        raise RuleError(_("The book prints no learning cost for {spell}; give the GM's price with --cost.").format(spell=spell.name))
     if cmd.cost is not None and cmd.cost < 0:
-        raise RuleError(f"A learning cost cannot be negative ({cmd.cost}).")
+        raise RuleError(_("A learning cost cannot be negative ({cost}).").format(cost=cmd.cost))
     charged = cmd.cost if cmd.cost is not None else required
     assert charged is not None
     balance = _pay(ch, charged, f"learning {spell.name}")
@@ -276,17 +277,17 @@ def decide_spell(state: CristalState, cmd: LearnSpell, ctx: Context) -> list[Emi
 def decide_add_item(state: CristalState, cmd: AddItem, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     if cmd.qty < 1:
-        raise RuleError(f"The quantity must be at least 1, not {cmd.qty}.")
+        raise RuleError(_("The quantity must be at least 1, not {qty}.").format(qty=cmd.qty))
     if cmd.properties is None:
         template, source = content_of(state).item(cmd.item), "pack"
     else:
         if not cmd.item.strip():
-            raise RuleError("An item needs a name.")
+            raise RuleError(_("An item needs a name."))
         plain_id(cmd.item.strip(), "Item name")
         try:
             template = msgspec.convert({"name": cmd.item.strip(), **cmd.properties}, ItemTemplate)
         except msgspec.ValidationError as exc:
-            raise RuleError(f"Item '{cmd.item}' has an invalid property: {exc}.") from None
+            raise RuleError(_("Item '{item}' has an invalid property: {exc}.").format(item=cmd.item, exc=exc)) from None
         source = "custom"
     equipment.check_magic_dm(template)
     template = _potion_item(_crystal_item(template), content_of(state))
@@ -306,12 +307,11 @@ def _potion_item(template: ItemTemplate, content: Any) -> ItemTemplate:
     for key, pm in spec.spends.items():
         eff = known.get(key.casefold())
         if eff is None:
-            raise UnknownEntity(f"{spell.name} has no effect {key!r}; its effects: "
-                                f"{', '.join(e.name for e in spell.effects) or 'none'}.")
+            raise UnknownEntity(_("{spell} has no effect {key!r}; its effects: {value}.").format(spell=spell.name, key=key, value=', '.join(e.name for e in spell.effects) or 'none'))
         spends.append(magic.EffectSpend(effect=eff, pm=pm))
     missing = [e.name for e in spell.effects if e.name.casefold() not in {k.casefold() for k in spec.spends}]
     if missing:
-        raise RuleError(f"{spell.name} needs PM in every variable effect (L993); missing: {', '.join(missing)}.")
+        raise RuleError(_("{spell} needs PM in every variable effect (L993); missing: {missing}.").format(spell=spell.name, missing=', '.join(missing)))
     pm = magic.spell_pm_cost(spell.pm_base, spends, spell.pm_max)
     crystals.make_potion(crystals.StoredSpell(name=spell.name, pm=pm, spends=tuple(spends)), spec.trigger)
     return msgspec.structs.replace(template, potion=msgspec.structs.replace(
@@ -323,7 +323,7 @@ def _crystal_item(template: ItemTemplate) -> ItemTemplate:
     maximum"); its price is the band's (L1083-L1089) unless one is given; 50 PM and above is "spéciale"."""
     if template.crystal_pm is None:
         if template.category == "Cristal Magique":
-            raise RuleError(f"The crystal {template.name} needs its PM max (--crystal-pm N, L919).")
+            raise RuleError(_("The crystal {template} needs its PM max (--crystal-pm N, L919).").format(template=template.name))
         return template
     band = crystals.crystal_band(template.crystal_pm)
     return msgspec.structs.replace(template, category="Cristal Magique",
@@ -337,20 +337,18 @@ def decide_equip(state: CristalState, cmd: EquipItem, ctx: Context) -> list[Emit
     ch = find(state, cmd.character)
     item = find_item(ch, cmd.item)
     if item.equipped:
-        raise RuleError(f"{item.name} is already equipped.")
+        raise RuleError(_("{item} is already equipped.").format(item=item.name))
     allowed = cmd.gm_allowed.strip()
     penalties = {_penalty_key(k): v for k, v in cmd.penalties.items()}
     worn = equipment.effective_fixed(current_fixed(ch), equipped(ch))
     u = equipment.usability(item.template, worn)
     if u.usable and (allowed or penalties):
-        raise RuleError(f"{item.name}'s handicap leaves no fixed state below 0 (L871): there is nothing for the GM "
-                        "to allow or penalise.")
+        raise RuleError(_("{item}'s handicap leaves no fixed state below 0 (L871): there is nothing for the GM to allow or penalise.").format(item=item.name))
     if not u.usable and not allowed:
         states = ", ".join(f"{k} {v:+d}" for k, v in u.negative.items())
-        raise RuleError(f"{item.name}'s handicap leaves {states} (L871): the GM may still let {ch.name} use it "
-                        "(L801) with --gm-allow REASON, adding penalties with --penalty STATE=N.")
+        raise RuleError(_("{item}'s handicap leaves {states} (L871): the GM may still let {ch} use it (L801) with --gm-allow REASON, adding penalties with --penalty STATE=N.").format(item=item.name, states=states, ch=ch.name))
     if any(v >= 0 for v in penalties.values()):
-        raise RuleError("A GM penalty must be negative (L871), e.g. --penalty ATT=-2.")
+        raise RuleError(_("A GM penalty must be negative (L871), e.g. --penalty ATT=-2."))
     ev = ItemEquipped(character=ch.id, item=item.name, gm_allowed=allowed, penalties=penalties)
     return _with_points(state, ch.id, [ev], ctx)
 
@@ -361,7 +359,7 @@ _PENALTY_KEYS = (*FIXED_STATES, "DP", "DM", "ATT", "CNC", "PVmax", "PMmax")
 def _penalty_key(name: str) -> str:
     key = next((k for k in _PENALTY_KEYS if k.casefold() == name.strip().casefold()), None)
     if key is None:
-        raise UnknownEntity(f"Unknown state '{name}' for a GM penalty; use one of {', '.join(_PENALTY_KEYS)}.")
+        raise UnknownEntity(_("Unknown state '{name}' for a GM penalty; use one of {penalty_keys}.").format(name=name, penalty_keys=', '.join(_PENALTY_KEYS)))
     return key
 
 
@@ -369,7 +367,7 @@ def decide_unequip(state: CristalState, cmd: UnequipItem, ctx: Context) -> list[
     ch = find(state, cmd.character)
     item = find_item(ch, cmd.item)
     if not item.equipped:
-        raise RuleError(f"{item.name} is not equipped.")
+        raise RuleError(_("{item} is not equipped.").format(item=item.name))
     return _with_points(state, ch.id, [ItemUnequipped(character=ch.id, item=item.name)], ctx)
 
 
@@ -378,24 +376,24 @@ def decide_drop(state: CristalState, cmd: DropItem, ctx: Context) -> list[Emit]:
     item = find_item(ch, cmd.item)
     qty = item.qty if cmd.qty is None else cmd.qty
     if qty < 1 or qty > item.qty:
-        raise RuleError(f"{ch.name} carries {item.qty} {item.name}; cannot drop {qty}.")
+        raise RuleError(_("{ch} carries {item_qty} {item}; cannot drop {qty}.").format(ch=ch.name, item_qty=item.qty, item=item.name, qty=qty))
     return _with_points(state, ch.id, [ItemDropped(character=ch.id, item=item.name, qty=qty, reason=cmd.reason)], ctx)
 
 
 def decide_gold(state: CristalState, cmd: ChangeGold, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     if cmd.amount == 0:
-        raise RuleError("A gold change of 0 changes nothing.")
+        raise RuleError(_("A gold change of 0 changes nothing."))
     reason = _need_reason(cmd.reason, "A gold change")
     if ch.gold + cmd.amount < 0:
-        raise RuleError(f"{ch.name} has {ch.gold} PO; cannot pay {-cmd.amount}.")
+        raise RuleError(_("{ch} has {ch_gold} PO; cannot pay {value}.").format(ch=ch.name, ch_gold=ch.gold, value=-cmd.amount))
     return [Emit(stream_of(ch.id), GoldChanged(character=ch.id, amount=cmd.amount, reason=reason,
                                                balance_after=ch.gold + cmd.amount))]
 
 
 def decide_rest(state: CristalState, cmd: Rest, ctx: Context) -> list[Emit]:
     if cmd.days < 1:
-        raise RuleError(f"A rest lasts at least 1 day, not {cmd.days}.")
+        raise RuleError(_("A rest lasts at least 1 day, not {days}.").format(days=cmd.days))
     chars = _targets(state, cmd.characters, cmd.all, "rest")
     content = content_of(state)
     out = []
@@ -413,7 +411,7 @@ def decide_damage(state: CristalState, cmd: Damage, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     _alive(ch, "damage")
     if cmd.amount < 1:
-        raise RuleError(f"Damage must be at least 1 PV, not {cmd.amount}.")
+        raise RuleError(_("Damage must be at least 1 PV, not {amount}.").format(amount=cmd.amount))
     reason = _need_reason(cmd.reason, "Damage")
     after = ch.pv - cmd.amount
     return [Emit(stream_of(ch.id), DamageTaken(
@@ -426,13 +424,12 @@ def heal_source(text: str) -> str:
     (a spell, a potion, a crystal ...) is refused, since magic never heals (L1190)."""
     words = " ".join(text.strip().casefold().replace("-", " ").replace("_", " ").split())
     if not words:
-        raise RuleError("Healing needs a source (--source): natural, care, alignment or divine.")
+        raise RuleError(_("Healing needs a source (--source): natural, care, alignment or divine."))
     if any(w.strip(".,;:'()") in MAGIC_SOURCES for w in words.replace("'", " ").split()):
-        raise RuleError("Magic can never heal a living being (L1190); record who or what healed instead.")
+        raise RuleError(_("Magic can never heal a living being (L1190); record who or what healed instead."))
     canon = HEAL_SOURCES.get(words)
     if canon is None:
-        raise RuleError(f"Unknown heal source {text.strip()!r}; a heal comes from natural, care, alignment or "
-                        "divine (L367, L1190, L1419).")
+        raise RuleError(_("Unknown heal source {value!r}; a heal comes from natural, care, alignment or divine (L367, L1190, L1419).").format(value=text.strip()))
     return canon
 
 
@@ -440,7 +437,7 @@ def decide_heal(state: CristalState, cmd: Heal, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     _alive(ch, "healing")
     if cmd.amount < 1:
-        raise RuleError(f"Healing must be at least 1 PV, not {cmd.amount}.")
+        raise RuleError(_("Healing must be at least 1 PV, not {amount}.").format(amount=cmd.amount))
     reason = _need_reason(cmd.reason, "Healing")
     source = heal_source(cmd.source)
     content = content_of(state)
@@ -448,10 +445,10 @@ def decide_heal(state: CristalState, cmd: Heal, ctx: Context) -> list[Emit]:
     pool_used = 0
     if source == "alignment":
         if not cmd.healer:
-            raise RuleError("Alignment healing needs the healer (--by ID).")
+            raise RuleError(_("Alignment healing needs the healer (--by ID)."))
         healer = find(state, cmd.healer)
         if healer.alignment < 0:
-            raise RuleError(f"{healer.name} is cursed (alignment {healer.alignment}) and harms instead of healing (L1419).")
+            raise RuleError(_("{healer} is cursed (alignment {healer_alignment}) and harms instead of healing (L1419).").format(healer=healer.name, healer_alignment=healer.alignment))
         left = align_rules.daily_pool(healer.alignment) - healer.pools_used.get("alignment", 0)
         use = align_rules.use_pool(healer.alignment, cmd.amount, left, ch.pv, pv_max)
         healed, pool_used = use.pv_after - ch.pv, cmd.amount
@@ -466,7 +463,7 @@ def decide_heal(state: CristalState, cmd: Heal, ctx: Context) -> list[Emit]:
 def decide_alignment(state: CristalState, cmd: ChangeAlignment, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     if cmd.amount == 0:
-        raise RuleError("An alignment change of 0 changes nothing.")
+        raise RuleError(_("An alignment change of 0 changes nothing."))
     reason = _need_reason(cmd.reason, "An alignment change")
     return [Emit(stream_of(ch.id), AlignmentChanged(character=ch.id, amount=cmd.amount, reason=reason,
                                                     alignment_after=ch.alignment + cmd.amount))]
@@ -476,7 +473,7 @@ def decide_alter(state: CristalState, cmd: AlterState, ctx: Context) -> list[Emi
     ch = find(state, cmd.character)
     stat = _stat(cmd.stat)
     if cmd.delta == 0:
-        raise RuleError("A temporary alteration of 0 changes nothing.")
+        raise RuleError(_("A temporary alteration of 0 changes nothing."))
     reason = _need_reason(cmd.reason, "A temporary alteration")
     return _with_points(state, ch.id, [StateAltered(character=ch.id, stat=stat, delta=cmd.delta, until=cmd.until,
                                                     reason=reason)], ctx)
@@ -486,7 +483,7 @@ def decide_end_alteration(state: CristalState, cmd: EndAlteration, ctx: Context)
     ch = find(state, cmd.character)
     if not any(a.since == cmd.since for a in ch.alterations):
         known = ", ".join(f"{a.since} ({a.stat} {a.delta:+d})" for a in ch.alterations) or "none"
-        raise UnknownEntity(f"{ch.name} has no alteration from position {cmd.since}; current: {known}.")
+        raise UnknownEntity(_("{ch} has no alteration from position {since}; current: {known}.").format(ch=ch.name, since=cmd.since, known=known))
     ended = AlterationEnded(character=ch.id, since=cmd.since, reason=cmd.reason)
     out = _with_points(state, ch.id, [ended], ctx)
     alt = next(a for a in ch.alterations if a.since == cmd.since)
@@ -506,8 +503,7 @@ def decide_ready(state: CristalState, cmd: MarkReady, ctx: Context) -> list[Emit
     """Close the creation phase (L1448-L1482): "ses PV et ses PM actuels sont égaux à ses PVmax et PMmax"."""
     ch = find(state, cmd.character)
     if not ch.creating:
-        raise RuleError(f"{ch.name} is no longer being created: the creation phase closed (with 'character ready' "
-                        "or the first session).")
+        raise RuleError(_("{ch} is no longer being created: the creation phase closed (with 'character ready' or the first session).").format(ch=ch.name))
     st = stable_of(ch, content_of(state), ctx.mode)
     return [Emit(stream_of(ch.id), CharacterReady(character=ch.id, pv_delta=st.PVmax - ch.pv, pm_delta=st.PMmax - ch.pm,
                                                   pv_max=st.PVmax, pm_max=st.PMmax))]
@@ -519,7 +515,7 @@ def decide_check_technique(state: CristalState, cmd: CheckTechnique, ctx: Contex
     ch = find(state, cmd.character)
     _alive(ch, "a Technique roll")
     if cmd.difficulty < 0:
-        raise RuleError(f"A difficulty is 0 or more, not {cmd.difficulty} (standard 5, L770).")
+        raise RuleError(_("A difficulty is 0 or more, not {difficulty} (standard 5, L770).").format(difficulty=cmd.difficulty))
     tech = content_of(state).technique(cmd.technique)
     level = ch.techniques.get(tech.name, 0)
     fixed = equipment.effective_fixed(current_fixed(ch), equipped(ch))
@@ -553,7 +549,7 @@ def decide_sur_effort(state: CristalState, cmd: SurEffort, ctx: Context) -> list
 
 def decide_pack(state: CristalState, cmd: LoadContentPack, ctx: Context) -> list[Emit]:
     if not cmd.name.strip():
-        raise RuleError("A content pack needs a name.")
+        raise RuleError(_("A content pack needs a name."))
     plain_id(cmd.name, "Content pack name")
     added = content_from_sections(cmd.name, cmd.data)
     for section in ("races", "classes", "techniques", "items", "spells"):
@@ -573,12 +569,12 @@ def decide_pack(state: CristalState, cmd: LoadContentPack, ctx: Context) -> list
 # ============================================================================ corrections
 def _amount_change(changes: dict[str, Any], original: int) -> int:
     if set(changes) != {"amount"}:
-        raise RuleError("This event can only be corrected with --set amount=N.")
+        raise RuleError(_("This event can only be corrected with --set amount=N."))
     value = as_int(changes["amount"])
     if value is None:
-        raise RuleError(f"amount must be a whole number, not {changes['amount']!r}.")
+        raise RuleError(_("amount must be a whole number, not {changes!r}.").format(changes=changes['amount']))
     if value == original:
-        raise RuleError(f"The amount is already {original}; nothing to correct.")
+        raise RuleError(_("The amount is already {original}; nothing to correct.").format(original=original))
     return value
 
 
@@ -588,7 +584,7 @@ def compensator(field: str, sign: int, positive: bool) -> Any:
         ch = find(state, ev.character)
         value = _amount_change(changes, ev.amount)
         if positive and value <= 0:
-            raise RuleError(f"The corrected amount must be positive, not {value}.")
+            raise RuleError(_("The corrected amount must be positive, not {value}.").format(value=value))
         delta = sign * (value - ev.amount)
         current = getattr(ch, CORRECTABLE_FIELD[field])
         return [Emit(stream_of(ch.id), CharacterCorrected(character=ch.id, amends=original.position, field=field,
@@ -614,14 +610,14 @@ def compensate_purchase(state: CristalState, original: RecordedEvent, changes: d
     ev = event_of(original, (LevelBought, TechniqueBought, SpellLearned))
     ch = find(state, ev.character)
     if set(changes) != {"cost"}:
-        raise RuleError("A purchase can only be corrected with --set cost=N (the XP it should have cost).")
+        raise RuleError(_("A purchase can only be corrected with --set cost=N (the XP it should have cost)."))
     raw = changes["cost"]
     value = as_int(raw)
     if value is None or value < 0:
-        raise RuleError(f"cost must be a whole number of XP, 0 or more, not {raw!r}.")
+        raise RuleError(_("cost must be a whole number of XP, 0 or more, not {raw!r}.").format(raw=raw))
     before = ch.charges.get(original.position, ev.cost_charged)
     if value == before:
-        raise RuleError(f"The purchase at position {original.position} already costs {before} XP; nothing to correct.")
+        raise RuleError(_("The purchase at position {original_position} already costs {before} XP; nothing to correct.").format(original_position=original.position, before=before))
     delta = before - value
     return [Emit(stream_of(ch.id), CharacterCorrected(
         character=ch.id, amends=original.position, field="xp", delta=delta, balance_after=ch.xp + delta,
@@ -633,12 +629,11 @@ def compensate_created(state: CristalState, original: RecordedEvent, changes: di
     """A character created by mistake: ``correct POS --reason ...`` (no --set) retires it, visibly."""
     ev = event_of(original, CharacterCreated)
     if changes:
-        raise RuleError("A character's creation is corrected only by retiring it (no --set); "
-                        "create it again with the right numbers.")
+        raise RuleError(_("A character's creation is corrected only by retiring it (no --set); create it again with the right numbers."))
     ch = find(state, ev.character)
     fights = sorted(n for n, cb in state.combats.items() if ch.id in cb.fighters)
     if fights:
-        raise RuleError(f"{ch.id} is in the fight {fights[0]!r}; end it before retiring the character.")
+        raise RuleError(_("{ch_id} is in the fight {fights!r}; end it before retiring the character.").format(ch_id=ch.id, fights=fights[0]))
     return [Emit(stream_of(ch.id), CharacterRetired(character=ch.id, amends=original.position, name=ch.name))]
 
 
@@ -649,21 +644,20 @@ def decide_class_ability(state: CristalState, cmd: UseClassAbility, ctx: Context
     ch = find(state, cmd.character)
     _alive(ch, "an ability")
     if ch.unconscious:
-        raise RuleError(f"{ch.name} is unconscious and cannot use an ability (L369).")
+        raise RuleError(_("{ch} is unconscious and cannot use an ability (L369).").format(ch=ch.name))
     fights = sorted(n for n, cb in state.combats.items() if ch.id in cb.fighters)
     if fights:
-        raise RuleError(f"{ch.id} is in the fight {fights[0]!r}: use 'combat ability {fights[0]} {ch.id} ...' "
-                        "(the ability takes its time on the IT).")
+        raise RuleError(_("{ch_id} is in the fight {fights!r}: use 'combat ability {fights} {ch_id} ...' (the ability takes its time on the IT).").format(ch_id=ch.id, fights=fights[0]))
     content = content_of(state)
     owned = [(content.class_def(k), v) for k, v in ch.classes.items() if v > 0]
     found = next(((cls, lvl) for cls, lvl in owned if progression.find_ability(cls, cmd.ability) is not None), None)
     if found is None:
         names = [a.name for cls, _ in owned for a in cls.abilities]
         if not names:
-            raise RuleError(f"{ch.name} has no class with abilities (Voleur, L728-L741).")
+            raise RuleError(_("{ch} has no class with abilities (Voleur, L728-L741).").format(ch=ch.name))
         progression.ability(msgspec.structs.replace(owned[0][0], abilities=[a for c, _ in owned for a in c.abilities]),
                             cmd.ability)  # "Unknown ... ability; Did you mean ...?"
-        raise RuleError(f"{ch.name} knows no ability {cmd.ability!r}.")
+        raise RuleError(_("{ch} knows no ability {ability!r}.").format(ch=ch.name, ability=cmd.ability))
     cls, level = found
     ab = progression.ability(cls, cmd.ability)
     per_day = progression.class_bonuses(content, ch.classes).points.get(ab.pool.rstrip("*"), 0)
@@ -681,11 +675,11 @@ def decide_bleed(state: CristalState, cmd: Bleed, ctx: Context) -> list[Emit]:
     ch = find(state, cmd.character)
     _alive(ch, "bleeding")
     if cmd.minutes < 1:
-        raise RuleError(f"Bleeding lasts at least 1 minute, not {cmd.minutes}.")
+        raise RuleError(_("Bleeding lasts at least 1 minute, not {minutes}.").format(minutes=cmd.minutes))
     if not ch.unconscious:
-        raise RuleError(f"{ch.name} is conscious ({ch.pv} PV): only an unconscious character bleeds (L371).")
+        raise RuleError(_("{ch} is conscious ({ch_pv} PV): only an unconscious character bleeds (L371).").format(ch=ch.name, ch_pv=ch.pv))
     if any(ch.id in cb.fighters for cb in state.combats.values()):
-        raise RuleError(f"{ch.id} is in a fight: there it bleeds on the fight's IT (L371).")
+        raise RuleError(_("{ch_id} is in a fight: there it bleeds on the fight's IT (L371).").format(ch_id=ch.id))
     threshold = death_threshold(ch, content_of(state))
     lost = min(cmd.minutes, ch.pv - threshold + 1)  # death ends the bleeding
     after = ch.pv - lost

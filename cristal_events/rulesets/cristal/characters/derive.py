@@ -26,6 +26,7 @@ from ..content import (
 )
 from ..crystals import Crystal
 from ..state import CristalState
+from ..texts import _
 from .model import Character, ContentPack, OwnedItem
 
 
@@ -57,10 +58,10 @@ def find(state: CristalState, character_id: str) -> Character:
     if ch is None:
         from ..content import did_you_mean
 
-        known = ", ".join(sorted(state.characters)) or "none"
+        known = ", ".join(sorted(state.characters)) or _("none")
         hint = did_you_mean(character_id, state.characters)
-        raise UnknownEntity(f"Unknown character '{character_id}';{hint} known characters: {known}." if hint
-                            else f"Unknown character '{character_id}'; known characters: {known}.")
+        raise UnknownEntity(_("Unknown character '{character_id}';{hint} known characters: {known}.").format(
+            character_id=character_id, hint=hint, known=known))
     return ch
 
 
@@ -97,10 +98,10 @@ def find_item(ch: Character, name: str) -> OwnedItem:
     item = find_named(ch.items, name, lambda i: i.name)
     if item is not None:
         return item
-    known = ", ".join(i.name for i in ch.items) or "nothing"
+    known = ", ".join(i.name for i in ch.items) or _("nothing")
     hint = did_you_mean(name, [i.name for i in ch.items])
-    raise UnknownEntity(f"{ch.name} carries no item '{name}';{hint} carried: {known}." if hint
-                        else f"{ch.name} carries no item '{name}'; carried: {known}.")
+    raise UnknownEntity(_("{character} carries no item '{name}';{hint} carried: {known}.").format(
+        character=ch.name, name=name, hint=hint, known=known))
 
 
 def stable_of(ch: Character, content: Content, rounding: str, weapon: str | None = None) -> stable.StableStates:
@@ -109,7 +110,7 @@ def stable_of(ch: Character, content: Content, rounding: str, weapon: str | None
     eq = equipped(ch)
     w = find_item(ch, weapon).template if weapon else main_weapon(ch)
     if w is not None and w not in eq:
-        raise RuleError(f"{w.name} must be equipped to attack with it (L877).")
+        raise RuleError(_("{w} must be equipped to attack with it (L877).").format(w=w.name))
     return stable.stable_states(race, ch.classes, current_fixed(ch), eq, weapon=w, mode=as_mode(rounding),
                                 content=content)
 

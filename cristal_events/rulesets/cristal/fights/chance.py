@@ -22,6 +22,7 @@ from .. import combat as c
 from .. import crystals as cr
 from .. import magic as m
 from ..state import CristalState
+from ..texts import _
 from .common import (
     Scratch,
     active,
@@ -56,26 +57,25 @@ def decide_reroll(state: CristalState, cmd: Reroll, ctx: Context) -> list[Emit]:
     cb = active(state, cmd.combat)
     f = fighter(cb, cmd.actor)
     if not ctx.settings.chance_enabled:
-        raise RuleError("The Chance rule is turned off in this campaign (setting chance_enabled).")
+        raise RuleError(_("The Chance rule is turned off in this campaign (setting chance_enabled)."))
     nums = numbers(state, cb, cmd.actor, ctx.mode)
     chance = int_or(nums.CHANCE)
     if cmd.gm and chance >= 0:
-        raise RuleError(f"{cmd.actor} has Chance {chance}; the GM orders rerolls only for a negative Chance (L58).")
+        raise RuleError(_("{actor} has Chance {chance}; the GM orders rerolls only for a negative Chance (L58).").format(actor=cmd.actor, chance=chance))
     if not cmd.gm and chance < 0:
-        raise RuleError(f"{cmd.actor} has Chance {chance}; only the GM decides when its dice are rerolled (L58).")
+        raise RuleError(_("{actor} has Chance {chance}; only the GM decides when its dice are rerolled (L58).").format(actor=cmd.actor, chance=chance))
     left = pool_left(state, nums, f, "chance")
     if left < 1:
-        raise RuleError(f"{cmd.actor} has no Chance reroll left today (L56).")
+        raise RuleError(_("{actor} has no Chance reroll left today (L56).").format(actor=cmd.actor))
     last = f.last_roll
     if last is None:
-        raise RuleError(f"{cmd.actor} has made no roll in this combat.")
+        raise RuleError(_("{actor} has made no roll in this combat.").format(actor=cmd.actor))
     if last.kind not in REDONE or (last.kind == "crystal" and not last.spell):
-        raise RuleError(f"{cmd.actor}'s last roll is a crystal spell's roll logged without its concentration "
-                        "total; Chance cannot redo it, the GM corrects it.")
+        raise RuleError(_("{actor}'s last roll is a crystal spell's roll logged without its concentration total; Chance cannot redo it, the GM corrects it.").format(actor=cmd.actor))
     if last.kind == "initiative" and cb.actions:
-        raise RuleError("The fight has begun; an initiative roll can no longer be redone (L1315).")
+        raise RuleError(_("The fight has begun; an initiative roll can no longer be redone (L1315)."))
     if last.kind != "initiative" and cb.it[cmd.actor] != last.it_after:
-        raise RuleError(f"{cmd.actor} has acted since that roll; Chance redoes a roll before acting again.")
+        raise RuleError(_("{actor} has acted since that roll; Chance redoes a roll before acting again.").format(actor=cmd.actor))
     by: RerolledBy = "gm" if cmd.gm else "player"
     if last.roll is not None:
         ctx.dice().replacing(last.roll)  # the reroll's first roll names the one it replaces (issue 21 item 3)
@@ -87,7 +87,7 @@ def _redo_attack(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, las
     """A new d20 for the last attack (halved for a chained one); the damage dice if it now hits."""
     mode = ctx.mode
     if cb.fighters[last.target].condition == "dead":
-        raise RuleError(f"{last.target} is dead and can no longer be attacked.")
+        raise RuleError(_("{last_target} is dead and can no longer be attacked.").format(last_target=last.target))
     dice = ctx.dice()
     roll = dice.roll("1d20", purpose="chance reroll")
     total = c.rounding.divide(last.att + roll.total, last.split, mode) if last.halved else last.att + roll.total
@@ -109,7 +109,7 @@ def _redo_damage(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, las
     """New DMG dice: the target's PV move by the difference; more damage may deconcentrate it (L972)."""
     mode = ctx.mode
     if cb.fighters[last.target].condition == "dead":
-        raise RuleError(f"{last.target} is dead; the damage that struck it can no longer be redone.")
+        raise RuleError(_("{last_target} is dead; the damage that struck it can no longer be redone.").format(last_target=last.target))
     dice = ctx.dice()
     dealt = c.roll_damage(dice, last.dmg, mode, backstab=last.backstab)
     assert dealt.roll is not None
@@ -176,20 +176,20 @@ def _redo_effects(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, la
     """New effect dice of the spell just released (its Dommage ...): each target's PV move by the
     difference; more damage may deconcentrate a target that incants (L972)."""
     if not last.spell or not last.spends:
-        raise RuleError(f"{cmd.actor}'s last spell effects cannot be rolled again (their spends are not known).")
+        raise RuleError(_("{actor}'s last spell effects cannot be rolled again (their spends are not known).").format(actor=cmd.actor))
     mode = ctx.mode
     spell = content(state).spell(last.spell)
     targets = [t for t in last.targets if t in cb.fighters]
     dead = [t for t in targets if cb.fighters[t].condition == "dead" and last.dealt.get(t)]
     if dead:
-        raise RuleError(f"{dead[0]} is dead; the spell that struck it can no longer be rolled again.")
+        raise RuleError(_("{dead} is dead; the spell that struck it can no longer be rolled again.").format(dead=dead[0]))
     dice = ctx.dice()
     sc = Scratch(state, cb, mode)
     results = apply_effects(sc, dice, cmd.actor, spell.name, effect_spends(spell, last.spends), targets,
                              dict(last.lowered_dm), mode, hurt=False)
     rolled = [e.roll for r in results for e in r.effects if e.roll is not None]
     if not rolled:
-        raise RuleError(f"The effects of {spell.name} rolled no dice; there is nothing to roll again.")
+        raise RuleError(_("The effects of {spell} rolled no dice; there is nothing to roll again.").format(spell=spell.name))
     for r in results:
         before = last.dealt.get(r.target, 0)
         if cb.fighters[r.target].condition != "dead":
@@ -208,9 +208,9 @@ def _redo_tie(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, last: 
     level roll further rounds. Only before any of the tied combatants has acted."""
     rounds = [dict(r) for r in cb.tie_rounds]
     if not rounds or cmd.actor not in rounds[-1] or cb.tie_it is None:
-        raise RuleError(f"{cmd.actor}'s tie-break die is no longer the one that decides; it cannot be redone.")
+        raise RuleError(_("{actor}'s tie-break die is no longer the one that decides; it cannot be redone.").format(actor=cmd.actor))
     if any(cb.it.get(fid) != cb.tie_it for fid in rounds[0]):
-        raise RuleError("A combatant of the tie has acted since; the tie-break can no longer be redone.")
+        raise RuleError(_("A combatant of the tie has acted since; the tie-break can no longer be redone."))
     dice = ctx.dice()
     roll = dice.roll("1d6", purpose="chance reroll")
     old = rounds[-1][cmd.actor]
@@ -257,7 +257,7 @@ def _redo_crystal(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, la
     shown = ""
     crystal = state.crystals.get(last.crystal)
     if crystal is None or crystal.destroyed:
-        raise RuleError(f"The crystal {last.crystal!r} is gone; its {spell.name} can no longer be rolled again.")
+        raise RuleError(_("The crystal {last_crystal!r} is gone; its {spell} can no longer be rolled again.").format(last_crystal=last.crystal, spell=spell.name))
     if last.spell == "verrou_cristallin" and success and not last.success:
         cr.lock_crystal(crystal, cmd.actor)  # it must still hold a spell and be unlocked (L1129)
     if last.spell == "vision_cristalline" and success:
@@ -282,10 +282,9 @@ def _redo_fermeture(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context, 
     held = state.crystals.get(last.crystal)
     assert last.stored is not None
     if held is None or held.destroyed:
-        raise RuleError(f"The crystal {last.crystal!r} is gone; its Fermeture Cristalline can no longer be rolled again.")
+        raise RuleError(_("The crystal {last_crystal!r} is gone; its Fermeture Cristalline can no longer be rolled again.").format(last_crystal=last.crystal))
     if held.stored is not None and (held.stored.name != last.stored.name or not last.success):
-        raise RuleError(f"The crystal {last.crystal!r} holds {held.stored.name} since; its Fermeture Cristalline "
-                        "can no longer be rolled again.")
+        raise RuleError(_("The crystal {last_crystal!r} holds {held_stored} since; its Fermeture Cristalline can no longer be rolled again.").format(last_crystal=last.crystal, held_stored=held.stored.name))
     dice = ctx.dice()
     roll = dice.roll("1d20", purpose="chance reroll")
     total = last.cnc + roll.total
@@ -322,10 +321,9 @@ def _redo_liberation(state: CristalState, cb: Combat, cmd: Reroll, ctx: Context,
     held = state.crystals.get(last.crystal)
     stored = last.stored
     if held is None or held.destroyed or stored is None:
-        raise RuleError(f"The crystal {last.crystal!r} is gone; its Libération Cristalline can no longer be rolled again.")
+        raise RuleError(_("The crystal {last_crystal!r} is gone; its Libération Cristalline can no longer be rolled again.").format(last_crystal=last.crystal))
     if (held.stored is not None) == last.success:
-        raise RuleError(f"The crystal {last.crystal!r} has changed since; its Libération Cristalline can no longer "
-                        "be rolled again.")
+        raise RuleError(_("The crystal {last_crystal!r} has changed since; its Libération Cristalline can no longer be rolled again.").format(last_crystal=last.crystal))
     dice = ctx.dice()
     roll = dice.roll("1d20", purpose="chance reroll")
     total = last.cnc + roll.total

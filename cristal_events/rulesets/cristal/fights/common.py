@@ -21,6 +21,7 @@ from ..content import ItemTemplate, SpellDef, race_for_sex
 from ..equipment import effective_fixed
 from ..stable import stable_states
 from ..state import Condition, CristalState
+from ..texts import _
 from .fold import apply
 from .model import (
     STAT_KEYS,
@@ -40,15 +41,14 @@ from .model import (
 def combat_named(state: CristalState, name: str) -> Combat:
     cb = state.combats.get(name)
     if cb is None:
-        raise UnknownEntity(f"There is no combat named {name!r} in progress; start one with 'combat start' "
-                            f"(an ended fight's table: 'combat log {name}').")
+        raise UnknownEntity(_("There is no combat named {name!r} in progress; start one with 'combat start' (an ended fight's table: 'combat log {name}').").format(name=name))
     return cb
 
 
 def active(state: CristalState, name: str) -> Combat:
     cb = combat_named(state, name)
     if not cb.active:
-        raise RuleError(f"The combat {name!r} has ended.")
+        raise RuleError(_("The combat {name!r} has ended.").format(name=name))
     return cb
 
 
@@ -57,7 +57,7 @@ def fighter(cb: Combat, fid: str) -> Fighter:
     if f is None:
         from ..content import did_you_mean
 
-        raise UnknownEntity(f"{fid} is not in the combat {cb.name!r}.{did_you_mean(fid, cb.fighters)}")
+        raise UnknownEntity(_("{fid} is not in the combat {cb!r}.{did_you_mean}").format(fid=fid, cb=cb.name, did_you_mean=did_you_mean(fid, cb.fighters)))
     return f
 
 
@@ -168,7 +168,7 @@ def _current(ch: characters.Character | None, f: Fighter, given: int | None, mos
 def need(value: Any, fid: str, key: str) -> Any:
     """A number the rule needs: refused, naming the ``--stat`` that gives it, when it is not known."""
     if value is None:
-        raise RuleError(f"No {key} is known for {fid}; give it with --stat {fid}:{key}=N.")
+        raise RuleError(_("No {key} is known for {fid}; give it with --stat {fid}:{key}=N.").format(key=key, fid=fid))
     return value
 
 
@@ -182,19 +182,19 @@ def check_stats(state: CristalState, fid: str, stats: dict[str, int | str]) -> d
     for key, value in stats.items():
         canon = next((k for k in STAT_KEYS if k.casefold() == key.casefold()), None)
         if canon is None:
-            raise RuleError(f"Unknown number {key!r} for {fid}; known: {', '.join(STAT_KEYS)}.")
+            raise RuleError(_("Unknown number {key!r} for {fid}; known: {stat_keys}.").format(key=key, fid=fid, stat_keys=', '.join(STAT_KEYS)))
         if canon == "DMG":
             try:
                 parse(str(value))
             except DiceError as exc:
-                raise RuleError(f"The DMG of {fid} is not a dice expression: {exc}") from None
+                raise RuleError(_("The DMG of {fid} is not a dice expression: {exc}").format(fid=fid, exc=exc)) from None
             out[canon] = str(value)
         elif canon == "race":
             out[canon] = content(state).race(str(value)).name
         else:
             number = as_int(value)
             if number is None:
-                raise RuleError(f"{canon} of {fid} must be a whole number, not {value!r}.")
+                raise RuleError(_("{canon} of {fid} must be a whole number, not {value!r}.").format(canon=canon, fid=fid, value=value))
             out[canon] = number
     return out
 
@@ -223,8 +223,7 @@ def whose_turn(state: CristalState, name: str, mode: str = "round", nums: Number
     tied = c.tied_for_dice(line)
     ties = valid_ties(cb)
     if tied and any(t not in ties for t in tied):
-        raise RuleError(f"{' and '.join(tied)} are tied on IT and REF; run 'combat next {name}' to roll the tie-break, "
-                        "or give its d6 first in the command's --dice.")
+        raise RuleError(_("{tied} are tied on IT and REF; run 'combat next {name}' to roll the tie-break, or give its d6 first in the command's --dice.").format(tied=' and '.join(tied), name=name))
     return c.next_actor(line, ties)
 
 
@@ -233,12 +232,12 @@ def turn(state: CristalState, cb: Combat, fid: str, mode: RoundingMode, *, relea
           nums: Numbers | None = None) -> Fighter:
     f = fighter(cb, fid)
     if f.condition != "conscious":
-        raise RuleError(f"{fid} is {f.condition} and cannot act.")
+        raise RuleError(_("{fid} is {f_condition} and cannot act.").format(fid=fid, f_condition=f.condition))
     actor = whose_turn(state, cb.name, mode, nums)
     if actor != fid:
-        raise RuleError(f"It is {actor}'s turn (smallest IT), not {fid}'s.")
+        raise RuleError(_("It is {actor}'s turn (smallest IT), not {fid}'s.").format(actor=actor, fid=fid))
     if f.incantation is not None and not releasing:
-        raise RuleError(f"{fid} is incanting {f.incantation.spell}; release it with 'combat release {cb.name} {fid}'.")
+        raise RuleError(_("{fid} is incanting {f_incantation_spell}; release it with 'combat release {cb} {fid}'.").format(fid=fid, f_incantation_spell=f.incantation.spell, cb=cb.name))
     return f
 
 
@@ -310,8 +309,7 @@ def _time_of(spell: SpellDef, override: str, remembered: str = "") -> m.SpellTim
     if raw is None or raw == "":
         raw = remembered
     if raw is None or raw == "":
-        raise RuleError(f"The Temps of {spell.name} is not printed; give it with --time SECONDS or INSTANTANÉ "
-                        "(it is then remembered for the next casts).")
+        raise RuleError(_("The Temps of {spell} is not printed; give it with --time SECONDS or INSTANTANÉ (it is then remembered for the next casts).").format(spell=spell.name))
     if isinstance(raw, str) and raw.strip().lstrip("-").isdigit():
         raw = int(raw)
     return m.parse_spell_time(raw)

@@ -24,6 +24,7 @@ from ....ruleset import Context, Emit, event_of
 from .. import combat as c
 from ..characters import CharacterCorrected, stream_of
 from ..state import CristalState
+from ..texts import _
 from .common import int_or, need, numbers
 from .model import AttackResolved, ConditionChanged, PvChanged, stream
 
@@ -31,7 +32,7 @@ from .model import AttackResolved, ConditionChanged, PvChanged, stream
 def _whole(changes: dict[str, Any], key: str) -> int:
     value = as_int(changes[key])
     if value is None:
-        raise RuleError(f"{key} must be a whole number, not {changes[key]!r}.")
+        raise RuleError(_("{key} must be a whole number, not {changes!r}.").format(key=key, changes=changes[key]))
     return value
 
 
@@ -39,12 +40,12 @@ def _compensate_pv(state: CristalState, combat: str, fid: str, delta: int, posit
                    cause: str, mode: RoundingMode, fixed: dict[str, int]) -> list[Emit]:
     """``delta`` PV given back (or taken) to ``fid`` for the event at ``position``, now ``fixed``."""
     if delta == 0:
-        raise RuleError(f"The event at position {position} already comes to that; nothing to correct.")
+        raise RuleError(_("The event at position {position} already comes to that; nothing to correct.").format(position=position))
     cb = state.combats.get(combat)
     if cb is None or fid not in cb.fighters:  # the fight has ended
         ch = state.characters.get(fid)
         if ch is None:
-            raise RuleError(f"The fight {combat!r} has ended and {fid} was an extra of it: its PV ended with it.")
+            raise RuleError(_("The fight {combat!r} has ended and {fid} was an extra of it: its PV ended with it.").format(combat=combat, fid=fid))
         return [Emit(stream_of(fid), CharacterCorrected(character=fid, amends=position, field="pv", delta=delta,
                                                         balance_after=ch.pv + delta, what=cause, fixed=fixed))]
     nums = numbers(state, cb, fid, mode)
@@ -66,7 +67,7 @@ def compensate_attack(state: CristalState, original: RecordedEvent, changes: dic
     ev = event_of(original, AttackResolved)
     keys = set(changes)
     if not keys or keys - {"die", "damage"}:
-        raise RuleError("An attack is corrected with --set die=N (its d20) and/or --set damage=N (the PV it took).")
+        raise RuleError(_("An attack is corrected with --set die=N (its d20) and/or --set damage=N (the PV it took)."))
     # a second correction of the same attack starts from the first one's values
     before = state.corrections.get(original.position, {})
     old_damage = before.get("damage", sum(s.damage for s in ev.swings if s.hit))
@@ -76,24 +77,23 @@ def compensate_attack(state: CristalState, original: RecordedEvent, changes: dic
     hit, die, what = hit_before, old_die, []
     if "die" in keys:
         if len(ev.swings) != 1:
-            raise RuleError("A chained attack's d20 are corrected one by one: give the damage it should have done "
-                            "(--set damage=N).")
+            raise RuleError(_("A chained attack's d20 are corrected one by one: give the damage it should have done (--set damage=N)."))
         die = _whole(changes, "die")
         if not 1 <= die <= 20:
-            raise RuleError(f"A d20 shows 1 to 20, not {die}.")
+            raise RuleError(_("A d20 shows 1 to 20, not {die}.").format(die=die))
         hit = _hits(ev, die, ctx)
         total = ev.att + die
         what.append(f"d20 {old_die} → {die}, {total} {'>' if hit else '≤'} DP {ev.dp}")
     if "damage" in keys:
         damage = _whole(changes, "damage")
         if damage < 0:
-            raise RuleError(f"An attack takes 0 PV or more, not {damage}.")
+            raise RuleError(_("An attack takes 0 PV or more, not {damage}.").format(damage=damage))
         if damage and not hit:
-            raise RuleError(f"With that d20 the attack misses (DP {ev.dp}): it takes no PV.")
+            raise RuleError(_("With that d20 the attack misses (DP {ev_dp}): it takes no PV.").format(ev_dp=ev.dp))
     elif not hit:
         damage = 0
     elif not hit_before:
-        raise RuleError("With that d20 the attack now hits: give its damage too (--set damage=N).")
+        raise RuleError(_("With that d20 the attack now hits: give its damage too (--set damage=N)."))
     else:
         damage = old_damage
     what.append(f"dommages {old_damage} → {damage}")
@@ -111,8 +111,7 @@ def _hits(ev: AttackResolved, die: int, ctx: Context) -> bool:
 def compensate_pv(state: CristalState, original: RecordedEvent, changes: dict[str, Any], ctx: Context) -> list[Emit]:
     ev = event_of(original, PvChanged)
     if set(changes) != {"delta"}:
-        raise RuleError("A PV change is corrected with --set delta=N (the PV change it should have been, "
-                        "negative for damage).")
+        raise RuleError(_("A PV change is corrected with --set delta=N (the PV change it should have been, negative for damage)."))
     delta = _whole(changes, "delta")
     was = state.corrections.get(original.position, {}).get("delta", ev.delta)
     cause = f"correction de la position {original.position} : {was:+d} → {delta:+d} PV"

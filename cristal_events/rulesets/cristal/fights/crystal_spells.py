@@ -19,6 +19,7 @@ from ....ruleset import Context, Emit
 from .. import crystals as cr
 from .. import magic as m
 from ..state import CristalState
+from ..texts import _
 from .common import Scratch, active, finish, turn
 from .model import (
     Combat,
@@ -36,9 +37,9 @@ from .spells import crystal_spell, pay, require_known, time_of
 def _crystal(state: CristalState, name: str) -> cr.Crystal:
     crystal = getattr(state, "crystals", {}).get(name)
     if crystal is None:
-        raise UnknownEntity(f"There is no crystal named {name!r}.")
+        raise UnknownEntity(_("There is no crystal named {name!r}.").format(name=name))
     if crystal.destroyed:
-        raise RuleError(f"The crystal {name!r} was destroyed by an explosion.")
+        raise RuleError(_("The crystal {name!r} was destroyed by an explosion.").format(name=name))
     return crystal
 
 
@@ -70,7 +71,7 @@ def decide_unlock(state: CristalState, cmd: UnlockCrystal, ctx: Context) -> list
     cb = active(state, cmd.combat)
     turn(state, cb, cmd.actor, ctx.mode)
     if cmd.seconds < 0:
-        raise RuleError(f"An action cannot last {cmd.seconds} seconds.")
+        raise RuleError(_("An action cannot last {seconds} seconds.").format(seconds=cmd.seconds))
     cr.unlock_crystal(_crystal(state, cmd.crystal), cmd.actor)
     ev = CrystalUnlocked(name=cmd.combat, caster=cmd.actor, crystal=cmd.crystal, seconds=cmd.seconds)
     return finish(state, cmd.combat, [ev], ctx.mode)

@@ -15,6 +15,7 @@ from .. import combat as c
 from ..content import ItemTemplate, RaceWeapon, did_you_mean, find_named
 from ..stable import dmg as stable_dmg
 from ..state import CristalState
+from ..texts import _
 from .common import (
     Scratch,
     active,
@@ -97,31 +98,31 @@ def tie_first(decide: Any) -> Any:
 
 def _entry(state: CristalState, fid: str, it: int, stats: dict[str, int | str]) -> FighterEntry:
     if not fid.strip():
-        raise RuleError("A combatant needs an id.")
+        raise RuleError(_("A combatant needs an id."))
     plain_id(fid, "Combatant id")
     checked = check_stats(state, fid, stats)
     ch = state.characters.get(fid)
     if ch is not None and ch.dead:
-        raise RuleError(f"{fid} is dead (L373) and cannot fight.")
+        raise RuleError(_("{fid} is dead (L373) and cannot fight.").format(fid=fid))
     if fid not in state.characters and not checked:
-        raise UnknownEntity(f"{fid} is neither a character of the campaign nor described with --stat {fid}:KEY=N.")
+        raise UnknownEntity(_("{fid} is neither a character of the campaign nor described with --stat {fid}:KEY=N.").format(fid=fid))
     return FighterEntry(id=fid, it=it, stats=checked)
 
 
 def decide_start(state: CristalState, cmd: StartCombat, ctx: Context) -> list[Emit]:
     if not cmd.combat.strip():
-        raise RuleError("A combat needs a name.")
+        raise RuleError(_("A combat needs a name."))
     plain_id(cmd.combat, "Combat name")
     old = state.combats.get(cmd.combat)
     if old is not None and old.active:
-        raise RuleError(f"The combat {cmd.combat!r} is already going on.")
+        raise RuleError(_("The combat {combat!r} is already going on.").format(combat=cmd.combat))
     if not cmd.fighters:
-        raise RuleError("A combat needs at least one combatant (--with ID).")
+        raise RuleError(_("A combat needs at least one combatant (--with ID)."))
     if len(set(cmd.fighters)) != len(cmd.fighters):
-        raise RuleError("A combatant is named twice in --with.")
+        raise RuleError(_("A combatant is named twice in --with."))
     stray = sorted((set(cmd.its) | set(cmd.stats)) - set(cmd.fighters))
     if stray:
-        raise RuleError(f"{stray[0]} is given an IT or numbers but is not in --with.")
+        raise RuleError(_("{stray} is given an IT or numbers but is not in --with.").format(stray=stray[0]))
     entries = [_entry(state, fid, cmd.its.get(fid, 0), cmd.stats.get(fid, {})) for fid in cmd.fighters]
     return [Emit(stream(cmd.combat), CombatStarted(name=cmd.combat, fighters=entries))]
 
@@ -129,7 +130,7 @@ def decide_start(state: CristalState, cmd: StartCombat, ctx: Context) -> list[Em
 def decide_join(state: CristalState, cmd: JoinCombat, ctx: Context) -> list[Emit]:
     cb = active(state, cmd.combat)
     if cmd.fighter in cb.fighters:
-        raise RuleError(f"{cmd.fighter} is already in the combat {cmd.combat!r}.")
+        raise RuleError(_("{fighter} is already in the combat {combat!r}.").format(fighter=cmd.fighter, combat=cmd.combat))
     its = [cb.it[f.id] for f in cb.fighters.values() if f.condition == "conscious"]
     it = cmd.it if cmd.it is not None else c.newcomer_it(its, ctx.mode)
     ev = CombatJoined(name=cmd.combat, fighter=_entry(state, cmd.fighter, it, dict(cmd.stats)),
@@ -140,14 +141,14 @@ def decide_join(state: CristalState, cmd: JoinCombat, ctx: Context) -> list[Emit
 def decide_initiative(state: CristalState, cmd: RollInitiative, ctx: Context) -> list[Emit]:
     cb = active(state, cmd.combat)
     if cb.actions:
-        raise RuleError("Initiative is rolled only once, at the very start of the combat (L1315).")
+        raise RuleError(_("Initiative is rolled only once, at the very start of the combat (L1315)."))
     ids = list(cmd.fighters) or list(cb.fighters)
     dice = ctx.dice()
     results: list[InitiativeResult] = []
     for fid in ids:
         f = fighter(cb, fid)
         if f.initiative or fid in [r.id for r in results]:
-            raise RuleError(f"{fid} has already rolled initiative in this combat.")
+            raise RuleError(_("{fid} has already rolled initiative in this combat.").format(fid=fid))
         ini = c.roll_initiative(dice, int_or(numbers(state, cb, fid, ctx.mode).REF), cb.it[fid])
         assert ini.roll is not None
         results.append(InitiativeResult(id=fid, base_it=ini.base_it, ref=ini.ref, die=ini.die, it=ini.it,
@@ -173,7 +174,7 @@ def decide_act(state: CristalState, cmd: TakeAction, ctx: Context) -> list[Emit]
     turn(state, cb, cmd.actor, ctx.mode)
     given = (cmd.seconds is not None) + bool(cmd.action) + (cmd.move_m is not None)
     if given != 1:
-        raise RuleError("Give the action's duration in seconds, a key of the duration table, or a move in metres: one of them.")
+        raise RuleError(_("Give the action's duration in seconds, a key of the duration table, or a move in metres: one of them."))
     rolls: list[Roll] = []
     if cmd.move_m is not None:
         seconds, label = _move_seconds(state, cb, cmd, cmd.move_m, ctx.mode)
@@ -183,12 +184,12 @@ def decide_act(state: CristalState, cmd: TakeAction, ctx: Context) -> list[Emit]
         seconds, rolls, label = d.seconds, list(d.rolls), c.action(cmd.action).label
     else:
         if cmd.seconds is None or cmd.seconds < 0:
-            raise RuleError(f"An action cannot last {cmd.seconds} seconds.")
+            raise RuleError(_("An action cannot last {seconds} seconds.").format(seconds=cmd.seconds))
         seconds, label = cmd.seconds, ""
     if cmd.aid:
         target = fighter(cb, cmd.aid)
         if target.condition != "unconscious":
-            raise RuleError(f"{cmd.aid} is {target.condition}; only an unconscious character can be helped.")
+            raise RuleError(_("{aid} is {target_condition}; only an unconscious character can be helped.").format(aid=cmd.aid, target_condition=target.condition))
     ev = ActionTaken(name=cmd.combat, actor=cmd.actor, what=cmd.what or label, seconds=seconds, action=cmd.action,
                      rolls=rolls, aided=cmd.aid)
     return finish(state, cmd.combat, [ev], ctx.mode)
@@ -198,15 +199,14 @@ def _move_seconds(state: CristalState, cb: Combat, cmd: TakeAction, move_m: floa
     """A move at the race's cruise or top speed: t = 3.6 × d / v (L1286-L1290, D11)."""
     race_name = numbers(state, cb, cmd.actor, mode).race
     if not isinstance(race_name, str) or not race_name:
-        raise RuleError(f"{cmd.actor} has no race, so no speed; give the move's duration with --duration.")
+        raise RuleError(_("{actor} has no race, so no speed; give the move's duration with --duration.").format(actor=cmd.actor))
     race = content(state).race(race_name)
     modes = {m.mode.lower(): m for m in race.movement}
     if not modes:
-        raise RuleError(f"The race {race.name} has no movement mode; give the move's duration with --duration.")
+        raise RuleError(_("The race {race} has no movement mode; give the move's duration with --duration.").format(race=race.name))
     move = modes.get(cmd.movement.lower()) if cmd.movement else race.movement[0]
     if move is None:
-        raise RuleError(f"The race {race.name} cannot move by {cmd.movement!r}; its modes: "
-                        f"{', '.join(m.mode for m in race.movement)}.")
+        raise RuleError(_("The race {race} cannot move by {movement!r}; its modes: {values}.").format(race=race.name, movement=cmd.movement, values=', '.join(m.mode for m in race.movement)))
     kmh = move.cruise_kmh if cmd.pace == "cruise" else move.top_kmh
     pace = "vitesse de croisière" if cmd.pace == "cruise" else "vitesse de pointe"
     return c.travel_seconds(move_m, kmh, mode), f"{move.mode} {move_m:g} m ({pace}, {kmh:g} km/h)"
@@ -231,13 +231,13 @@ def _arms(state: CristalState, fid: str, weapon: ItemTemplate | None, projectile
     if weapon is not None:
         own = carried.get(weapon.name.casefold())
         if own is None or not own.equipped:
-            raise RuleError(f"{weapon.name} must be equipped by {fid} to attack with it (L877).")
+            raise RuleError(_("{weapon} must be equipped by {fid} to attack with it (L877).").format(weapon=weapon.name, fid=fid))
         weapon = own.template
     if projectile is not None:
         own = carried.get(projectile.name.casefold())
         if own is None or own.qty < shots:
             left = 0 if own is None else own.qty
-            raise RuleError(f"{fid} has {left} {projectile.name} left and the attack needs {shots}.")
+            raise RuleError(_("{fid} has {left} {projectile} left and the attack needs {shots}.").format(fid=fid, left=left, projectile=projectile.name, shots=shots))
         projectile = own.template
     return weapon, projectile
 
@@ -270,19 +270,17 @@ def _natural(state: CristalState, cb: Combat, cmd: Attack, race: str | None, arm
     if not cmd.natural:
         return None
     if armed:
-        raise RuleError("A natural weapon is the body's: give --natural without --weapon or --projectile.")
+        raise RuleError(_("A natural weapon is the body's: give --natural without --weapon or --projectile."))
     weapons = _race_weapons(state, race)
     if not weapons:
-        raise RuleError(f"{cmd.actor} has no race with natural weapons; give its race (--stat {cmd.actor}:race=...).")
+        raise RuleError(_("{actor} has no race with natural weapons; give its race (--stat {actor}:race=...).").format(actor=cmd.actor))
     found = find_named(weapons, cmd.natural, _natural_name)
     if found is None:
         names = [_natural_name(w) for w in weapons]
-        raise UnknownEntity(f"Unknown natural weapon {cmd.natural!r};{did_you_mean(cmd.natural, names)} "
-                            f"{race}'s: {', '.join(names)}.")
+        raise UnknownEntity(_("Unknown natural weapon {natural!r};{did_you_mean} {race}'s: {names}.").format(natural=cmd.natural, did_you_mean=did_you_mean(cmd.natural, names), race=race, names=', '.join(names)))
     ready = cb.fighters[cmd.actor].recovering.get(_natural_name(found))
     if ready is not None and cb.it[cmd.actor] < ready:
-        raise RuleError(f"{cmd.actor}'s {_natural_name(found)} is recovering until IT {ready} "
-                        f"({found.recovery_s} s after its use, L469).")
+        raise RuleError(_("{actor}'s {natural_name} is recovering until IT {ready} ({found_recovery_s} s after its use, L469).").format(actor=cmd.actor, natural_name=_natural_name(found), ready=ready, found_recovery_s=found.recovery_s))
     return found
 
 
@@ -291,7 +289,7 @@ def _shots(ctx: Context, chain: bool) -> int:
     if not chain:
         return 1
     if ctx.settings.chain_attacks < 2:
-        raise RuleError("Chained attacks are turned off in this campaign (setting chain_attacks).")
+        raise RuleError(_("Chained attacks are turned off in this campaign (setting chain_attacks)."))
     return int(ctx.settings.chain_attacks)
 
 
@@ -312,9 +310,9 @@ def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
     f = turn(state, cb, cmd.actor, mode, nums=sc.nums)
     target = fighter(cb, cmd.target)
     if target.condition == "dead":
-        raise RuleError(f"{cmd.target} is dead and can no longer be attacked.")
+        raise RuleError(_("{target} is dead and can no longer be attacked.").format(target=cmd.target))
     if cmd.target == cmd.actor:
-        raise RuleError("A combatant cannot attack itself.")
+        raise RuleError(_("A combatant cannot attack itself."))
     a, t = sc.nums(cmd.actor), sc.nums(cmd.target)
     weapon, projectile = _carried(state, cmd.actor, cmd.weapon), _carried(state, cmd.actor, cmd.projectile)
     if weapon is not None and weapon.kind == "thrown" and projectile is None:
@@ -323,12 +321,12 @@ def decide_attack(state: CristalState, cmd: Attack, ctx: Context) -> list[Emit]:
     weapon, projectile = _arms(state, cmd.actor, weapon, projectile, _shots(ctx, cmd.chain))
     propulsor = weapon if weapon is not None and weapon.kind == "propulsor" else None
     if propulsor is not None and projectile is None:
-        raise RuleError(f"{propulsor.name} needs a projectile (--projectile).")
+        raise RuleError(_("{propulsor} needs a projectile (--projectile).").format(propulsor=propulsor.name))
     ranged = projectile is not None or (weapon is not None and weapon.kind == "thrown")
     penalty = 0
     if cmd.distance is not None:
         if not ranged:
-            raise RuleError("A melee attack has no range; --distance needs --projectile or a thrown weapon.")
+            raise RuleError(_("A melee attack has no range; --distance needs --projectile or a thrown weapon."))
         reach = propulsor.range_m if propulsor is not None else None
         penalty = c.range_penalty(cmd.distance, frc=int_or(a.FRC) if reach is None else None, propulsor_range_m=reach)
     dp = need(t.DP, cmd.target, "DP")
@@ -393,14 +391,14 @@ def decide_ability(state: CristalState, cmd: UseAbility, ctx: Context) -> list[E
     cb = active(state, cmd.combat)
     f = turn(state, cb, cmd.actor, ctx.mode)
     if cmd.seconds < 0:
-        raise RuleError(f"An action cannot last {cmd.seconds} seconds.")
+        raise RuleError(_("An action cannot last {seconds} seconds.").format(seconds=cmd.seconds))
     if cmd.target:
         fighter(cb, cmd.target)
     from ..progression import ability as find
 
     name = find(content(state).class_def("Voleur"), cmd.ability).name
     if name == "Attaque de dos":
-        raise RuleError("Attaque de dos is an attack: use 'combat attack ... --back'.")
+        raise RuleError(_("Attaque de dos is an attack: use 'combat attack ... --back'."))
     cost = voleur_check(state, numbers(state, cb, cmd.actor, ctx.mode), f, name)
     ev = AbilityUsed(name=cmd.combat, actor=cmd.actor, ability=name, cost=cost, seconds=cmd.seconds,
                      target=cmd.target)
@@ -414,12 +412,11 @@ def decide_align(state: CristalState, cmd: UseAlignment, ctx: Context) -> list[E
     f = turn(state, cb, cmd.actor, mode, nums=sc.nums)
     target = fighter(cb, cmd.target)
     if target.condition == "dead":
-        raise RuleError(f"{cmd.target} is dead; the alignment pool cannot reach it.")
+        raise RuleError(_("{target} is dead; the alignment pool cannot reach it.").format(target=cmd.target))
     a, t = sc.nums(cmd.actor), sc.nums(cmd.target)
     align = int_or(a.ALIGN)
     if (align > 0) != (cmd.kind == "heal") and align != 0:
-        raise RuleError(f"{cmd.actor} is {'blessed' if align > 0 else 'cursed'} and can only "
-                        f"{'heal' if align > 0 else 'harm'} (L1417).")
+        raise RuleError(_("{actor} is {value} and can only {value2} (L1417).").format(actor=cmd.actor, value='blessed' if align > 0 else 'cursed', value2='heal' if align > 0 else 'harm'))
     pv_max = int_or(t.PVmax, sc.pv_of(cmd.target)) if ctx.settings.alignment_heal_caps_at_pvmax else 10**9
     use = al.use_pool(align, cmd.points, pool_left(state, a, f, "alignment"), sc.pv_of(cmd.target), pv_max)
     ev = AlignmentUsed(name=cmd.combat, actor=cmd.actor, target=cmd.target, kind=cmd.kind, points=cmd.points,

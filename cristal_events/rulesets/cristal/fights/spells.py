@@ -17,6 +17,7 @@ from .. import crystals as cr
 from .. import magic as m
 from ..content import SpellDef
 from ..state import CristalState
+from ..texts import _
 from .common import CombatNumbers, Scratch, active, fighter, finish, hurt_target, int_or, need, turn
 from .model import (
     CastSpell,
@@ -41,8 +42,7 @@ def require_known(state: CristalState, caster: str, spell_name: str) -> None:
     L954, L1042 step 1); an extra's numbers are the GM's, so its spells are too."""
     ch = state.characters.get(caster)
     if ch is not None and spell_name not in ch.spells:
-        raise RuleError(f"{ch.name} does not know {spell_name} (L954): learn it first with "
-                        f"'cristal xp buy spell {ch.id} \"{spell_name}\"'.")
+        raise RuleError(_('{ch} does not know {spell_name} (L954): learn it first with \'cristal xp buy spell {ch_id} "{spell_name}"\'.').format(ch=ch.name, spell_name=spell_name, ch_id=ch.id))
 
 
 def _spell_effects(spell: SpellDef) -> dict[str, m.VariableEffect]:
@@ -56,12 +56,11 @@ def effect_spends(spell: SpellDef, given: dict[str, int]) -> list[m.EffectSpend]
     for key, pm in given.items():
         eff = known.get(key.casefold())
         if eff is None:
-            raise UnknownEntity(f"{spell.name} has no effect {key!r}; its effects: "
-                                f"{', '.join(e.name for e in spell.effects) or 'none'}.")
+            raise UnknownEntity(_("{spell} has no effect {key!r}; its effects: {value}.").format(spell=spell.name, key=key, value=', '.join(e.name for e in spell.effects) or 'none'))
         out.append(m.EffectSpend(effect=eff, pm=pm))
     missing = [e.name for e in spell.effects if e.name.casefold() not in {k.casefold() for k in given}]
     if missing:
-        raise RuleError(f"{spell.name} needs PM in every variable effect (L993); missing: {', '.join(missing)}.")
+        raise RuleError(_("{spell} needs PM in every variable effect (L993); missing: {missing}.").format(spell=spell.name, missing=', '.join(missing)))
     return out
 
 
@@ -95,8 +94,7 @@ def time_of(spell: SpellDef, override: str, remembered: str = "") -> m.SpellTime
     if raw is None or raw == "":
         raw = remembered
     if raw is None or raw == "":
-        raise RuleError(f"The Temps of {spell.name} is not printed; give it with --time SECONDS or INSTANTANÉ "
-                        "(it is then remembered for the next casts).")
+        raise RuleError(_("The Temps of {spell} is not printed; give it with --time SECONDS or INSTANTANÉ (it is then remembered for the next casts).").format(spell=spell.name))
     if isinstance(raw, str) and raw.strip().lstrip("-").isdigit():
         raw = int(raw)
     return m.parse_spell_time(raw)
@@ -134,14 +132,14 @@ def decide_cast(state: CristalState, cmd: CastSpell, ctx: Context) -> list[Emit]
     require_known(state, cmd.actor, spell.name)
     for tid in cmd.targets:
         if fighter(cb, tid).condition == "dead":
-            raise RuleError(f"{tid} is dead; a spell cannot target it.")
+            raise RuleError(_("{tid} is dead; a spell cannot target it.").format(tid=tid))
     stray = sorted(set(cmd.lowered_dm) - set(cmd.targets))
     if stray:
-        raise RuleError(f"{stray[0]} lowers its DM but is not a target of the spell.")
+        raise RuleError(_("{stray} lowers its DM but is not a target of the spell.").format(stray=stray[0]))
     spends = effect_spends(spell, dict(cmd.effects))
     time = time_of(spell, cmd.time, state.spell_times.get(spell.name, ""))
     if time.kind == "simultane" and cmd.accompanying is None:
-        raise RuleError(f"{spell.name} is SIMULTANÉ: give the duration of the accompanying action (--with-action S).")
+        raise RuleError(_("{spell} is SIMULTANÉ: give the duration of the accompanying action (--with-action S).").format(spell=spell.name))
     nums = sc.nums(cmd.actor)
     dice = ctx.dice()
     res = pay(sc, cmd.actor, nums, spell.pm_base, spell.cnc, spends, dice, ctx, list(cmd.penalties),
@@ -176,7 +174,7 @@ def decide_release(state: CristalState, cmd: ReleaseSpell, ctx: Context) -> list
     f = turn(state, cb, cmd.actor, mode, releasing=True, nums=sc.nums)
     inc = f.incantation
     if inc is None:
-        raise RuleError(f"{cmd.actor} is not incanting any spell.")
+        raise RuleError(_("{actor} is not incanting any spell.").format(actor=cmd.actor))
     spell = content(state).spell(inc.spell)
     spends = [s for s in effect_spends(spell, inc.spends)]
     targets = [t for t in inc.targets if cb.fighters[t].condition != "dead"]
@@ -220,16 +218,16 @@ def decide_store(state: CristalState, cmd: StoreInCrystal, ctx: Context) -> list
         carried = _carried_crystal(state, cmd.actor, cmd.crystal)
         capacity = cmd.capacity if cmd.capacity is not None else carried
         if capacity is None:
-            raise RuleError(f"The crystal {cmd.crystal!r} is new: give its capacity in PM (--capacity N).")
+            raise RuleError(_("The crystal {crystal!r} is new: give its capacity in PM (--capacity N).").format(crystal=cmd.crystal))
         if carried is not None and capacity != carried:
-            raise RuleError(f"The crystal {cmd.crystal!r} holds {carried} PM, not {capacity}.")
+            raise RuleError(_("The crystal {crystal!r} holds {carried} PM, not {capacity}.").format(crystal=cmd.crystal, carried=carried, capacity=capacity))
         crystal = cr.Crystal(capacity=capacity)
     elif cmd.capacity is not None and cmd.capacity != crystal.capacity:
-        raise RuleError(f"The crystal {cmd.crystal!r} holds {crystal.capacity} PM, not {cmd.capacity}.")
+        raise RuleError(_("The crystal {crystal!r} holds {crystal_capacity} PM, not {capacity}.").format(crystal=cmd.crystal, crystal_capacity=crystal.capacity, capacity=cmd.capacity))
     if crystal.destroyed:
-        raise RuleError(f"The crystal {cmd.crystal!r} was destroyed by an explosion.")
+        raise RuleError(_("The crystal {crystal!r} was destroyed by an explosion.").format(crystal=cmd.crystal))
     if crystal.stored is not None:
-        raise RuleError(f"The crystal {cmd.crystal!r} already holds {crystal.stored.name}; release it first.")
+        raise RuleError(_("The crystal {crystal!r} already holds {crystal_stored}; release it first.").format(crystal=cmd.crystal, crystal_stored=crystal.stored.name))
     spell = content(state).spell(cmd.spell)
     require_known(state, cmd.actor, spell.name)
     require_known(state, cmd.actor, crystal_spell(state, "fermeture_cristalline").name)  # L1077: both spells
@@ -282,11 +280,11 @@ def decide_release_crystal(state: CristalState, cmd: ReleaseCrystal, ctx: Contex
     turn(state, cb, cmd.actor, mode, nums=sc.nums)
     crystal = getattr(state, "crystals", {}).get(cmd.crystal)
     if crystal is None:
-        raise UnknownEntity(f"There is no crystal named {cmd.crystal!r}.")
-    _, stored = cr.release_crystal(crystal, cmd.actor)
+        raise UnknownEntity(_("There is no crystal named {crystal!r}.").format(crystal=cmd.crystal))
+    _released, stored = cr.release_crystal(crystal, cmd.actor)
     for tid in cmd.targets:
         if fighter(cb, tid).condition == "dead":
-            raise RuleError(f"{tid} is dead; a spell cannot target it.")
+            raise RuleError(_("{tid} is dead; a spell cannot target it.").format(tid=tid))
     lib = crystal_spell(state, "liberation_cristalline")
     require_known(state, cmd.actor, lib.name)
     nums = sc.nums(cmd.actor)
@@ -314,13 +312,13 @@ def carried_potion(state: CristalState, actor: str, name: str) -> Any:
     """The potion ``name`` the character ``actor`` carries (an item holding a spell, L1179)."""
     ch = state.characters.get(actor)
     if ch is None:
-        raise RuleError(f"{actor} has no sheet to carry a potion; describe the potion's spell instead.")
+        raise RuleError(_("{actor} has no sheet to carry a potion; describe the potion's spell instead.").format(actor=actor))
     for i in ch.items:
         if i.name.casefold() == name.strip().casefold():
             if i.template.potion is None:
-                raise RuleError(f"{i.name} is not a potion.")
+                raise RuleError(_("{i} is not a potion.").format(i=i.name))
             return i
-    raise UnknownEntity(f"{ch.name} carries no potion '{name}'.")
+    raise UnknownEntity(_("{ch} carries no potion '{name}'.").format(ch=ch.name, name=name))
 
 
 def fresh_potion(item: Any, day: int | None, fade_days: int) -> None:
@@ -330,11 +328,9 @@ def fresh_potion(item: Any, day: int | None, fade_days: int) -> None:
     if fade_days <= 0 or brewed is None:
         return
     if day is None:
-        raise RuleError(f"{item.name} was made on day {brewed}: give today's in-game day (--day N) to check it "
-                        f"has not faded (L1182).")
+        raise RuleError(_("{item} was made on day {brewed}: give today's in-game day (--day N) to check it has not faded (L1182).").format(item=item.name, brewed=brewed))
     if day - brewed > fade_days:
-        raise RuleError(f"{item.name}, made on day {brewed}, has faded by day {day} ({fade_days} days, L1182): "
-                        "its spell is gone; drop it with 'item drop'.")
+        raise RuleError(_("{item}, made on day {brewed}, has faded by day {day} ({fade_days} days, L1182): its spell is gone; drop it with 'item drop'.").format(item=item.name, brewed=brewed, day=day, fade_days=fade_days))
 
 
 def decide_potion(state: CristalState, cmd: UsePotion, ctx: Context) -> list[Emit]:
@@ -355,7 +351,7 @@ def decide_potion(state: CristalState, cmd: UsePotion, ctx: Context) -> list[Emi
                                          spends=tuple(spends)), trigger)
     target = cmd.target or cmd.actor
     if fighter(cb, target).condition == "dead":
-        raise RuleError(f"{target} is dead; a potion cannot act on it.")
+        raise RuleError(_("{target} is dead; a potion cannot act on it.").format(target=target))
     released = cr.trigger_potion(potion, trigger, target)
     assert released is not None
     if cmd.seconds is not None:
