@@ -12,6 +12,8 @@ from cristal_events.errors import RuleError
 from cristal_events.rulesets.illergan.content import Content
 from cristal_events.rulesets.illergan.settings import DEFAULT, IllerganSettings, round_gap
 
+from .texts import _
+
 
 class Starls(msgspec.Struct, frozen=True, kw_only=True):
     """An amount split into gold, silver and copper Starls."""
@@ -41,7 +43,7 @@ def to_copper(amount: Starls, content: Content) -> int:
 def from_copper(copper: int, content: Content) -> Starls:
     """Largest coins first: 75'C = 2'A 15'C."""
     if copper < 0:
-        raise RuleError(f"An amount of Starls cannot be negative ({copper}'C).")
+        raise RuleError(_("An amount of Starls cannot be negative ({copper}'C).").format(copper=copper))
     r = _ratio(content)
     silver, c = divmod(copper, r)
     gold, a = divmod(silver, r)

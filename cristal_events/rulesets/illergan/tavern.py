@@ -19,6 +19,7 @@ from cristal_events.ruleset import Context, Emit, on_event
 
 from . import alcohol
 from .state import Hero, IllerganState, content_of, find, plain, put, stream_of
+from .texts import _
 
 CLOCK_STREAM = "clock"
 
@@ -91,7 +92,7 @@ def thresholds_of(hero: Hero, settings: Any) -> alcohol.Thresholds:
     try:
         return alcohol.thresholds(vit=c["Vit"], vol=c["Vol"], fo=c["Fo"], e=c["E"], settings=settings)
     except KeyError as exc:
-        raise RuleError(f"{hero.name} has no {exc.args[0]} on the sheet; the alcohol thresholds need it (I-L126-129).") from None
+        raise RuleError(_('{name} has no {value} on the sheet; the alcohol thresholds need it (I-L126-129).').format(name=hero.name, value=exc.args[0])) from None
 
 
 def limits(th: alcohol.Thresholds) -> Limits:
@@ -107,7 +108,7 @@ def _happening(e: alcohol.AlcEvent) -> Happening:
 def decide_drink(state: IllerganState, cmd: Drink, ctx: Context) -> list[Emit]:
     hero = find(state, cmd.character)
     if hero.dead:
-        raise RuleError(f"{hero.name} is dead.")
+        raise RuleError(_('{name} is dead.').format(name=hero.name))
     content = content_of(state)
     alc = cmd.alc if cmd.alc is not None else content.pack.alc_per_drink.get(cmd.beverage)
     if alc is None:
@@ -123,7 +124,7 @@ def decide_drink(state: IllerganState, cmd: Drink, ctx: Context) -> list[Emit]:
 
 def decide_time(state: IllerganState, cmd: PassTime, ctx: Context) -> list[Emit]:
     if cmd.minutes <= 0:
-        raise RuleError(f"Time passes forward only; give some minutes, not {cmd.minutes}.")
+        raise RuleError(_('Time passes forward only; give some minutes, not {minutes}.').format(minutes=cmd.minutes))
     out = []
     for hero in state.characters.values():
         if hero.dead or (hero.alc.alc == hero.alc.alc_min and not hero.alc.carry_minutes):
