@@ -103,3 +103,28 @@ def test_a_refusal_from_deep_in_the_rules_in_each_language(lang, said):
     with i18n.use(lang), pytest.raises(RuleError) as err:
         xp.point_cost(40, 0)
     assert str(err.value) == said
+
+
+@pytest.mark.parametrize(("lang", "said", "option"), [
+    ("fr", "Laisse passer le temps : chaque buveur perd 1 Alc par 45 minutes jusqu'au minimum (I-L123).",
+     "À quoi le temps a été passé."),
+    ("en", "Let time pass: every drinker loses 1 Alc per 45 minutes down to the minimum (I-L123).",
+     "What the time was spent on."),
+])
+def test_an_illergan_help_in_each_language(db, lang, said, option):
+    """An Illergan command's --help comes from the ruleset's catalog (its docstring, its options' help)."""
+    r = _run("--lang", lang, "--db", db, "wait", "--help")
+    assert r.exit_code == 0
+    text = " ".join(r.output.split())  # click wraps the lines to the terminal's width
+    assert said in text and option in text
+    assert ("Exemple : cristal wait 90" if lang == "fr" else "Example: cristal wait 90") in text
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("fr", "Erreur : Personnage inconnu 'nemo' ; personnages connus : aucun."),
+    ("en", "Error: Unknown character 'nemo'; known characters: none."),
+])
+def test_a_refusal_of_an_illergan_command_in_each_language(db, lang, said):
+    r = _run("--lang", lang, "--db", db, "drink", "nemo", "Bière")
+    assert r.exit_code == 1
+    assert r.output.strip() == said

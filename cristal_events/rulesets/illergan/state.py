@@ -209,7 +209,7 @@ def fight_stream(name: str) -> str:
 def find(state: IllerganState, character: str) -> Hero:
     hero = state.characters.get(character)
     if hero is None:
-        known = ", ".join(sorted(state.characters)) or "none"
+        known = ", ".join(sorted(state.characters)) or _("none")
         raise UnknownEntity(_("Unknown character '{character}'; known characters: {known}.").format(character=character, known=known))
     return hero
 

@@ -26,7 +26,7 @@ ngettext = TEXTS.ngettext
 #: the sources of this domain's texts, for ``i18n_catalogs.extract`` (folders of the checkout): the rules
 #: package and its click files
 SOURCES = (
-    ("cristal_events", (("rulesets/illergan/**.py", "python"),)),
+    ("cristal_events", (("rulesets/illergan/**.py", "python"), ("cli/illergan/**.py", "python"))),
 )
 
 
