@@ -248,6 +248,7 @@ def test_illergan_a_pack_accepted_before_the_check_still_replays(illergan_db):
     assert "Embrasement" in _cli(illergan_db, "content", "show").output
 
 
+@pytest.mark.french  # the packs' log lines as the timeline stores them, in French
 def test_the_log_line_of_a_pack_names_what_it_overrides(cristal_db, illergan_db, tmp_path):
     pack = _pack(tmp_path, "maison.json", {"races": [dict(_core("races", "Elfe"), level_cost=200, override=True)]})
     assert _cli(cristal_db, "content", "load", str(pack)).output.strip().endswith(

@@ -153,14 +153,17 @@ def evolve_recovered(state: IllerganState, ev: Recovered, rec: RecordedEvent) ->
 def _used(e: ConsumableUsed) -> str:
     gains = [f"+{n} {k}" for n, k in ((e.pv_gained, "PV"), (e.pm_gained, "PM")) if n]
     after = f"PV {e.pv_after}, PM {e.pm_after}"
-    extra = (f" ; guérit de : {', '.join(e.cured)}" if e.cured else "") + (f" ; {e.applied}" if e.applied else "")
-    on = f" sur {e.target}" if e.target else ""
-    return f"{e.character} utilise {e.item}{on}" + (f" : {', '.join(gains)}" if gains else "") + f" → {after}{extra}"
+    extra = ((_("; cures: {list}").format(list=", ".join(e.cured)) if e.cured else "")
+             + (_("; {list}").format(list=e.applied) if e.applied else ""))
+    on = _(" on {target}").format(target=e.target) if e.target else ""
+    return (_("{who} uses {item}{on}").format(who=e.character, item=e.item, on=on)
+            + (_(": {gains}").format(gains=", ".join(gains)) if gains else "") + f" → {after}{extra}")
 
 
 def _recovered(e: Recovered) -> str:
     gains = ", ".join(f"+{n} {k}" for n, k in ((e.pv_gained, "PV"), (e.pm_gained, "PM")) if n)
-    return f"{e.character} récupère {gains} ({e.source} : {e.reason}) → PV {e.pv_after}, PM {e.pm_after}"
+    return _("{who} recovers {gains} ({source}: {reason}) → PV {pv}, PM {pm}").format(
+        who=e.character, gains=gains, source=e.source, reason=e.reason, pv=e.pv_after, pm=e.pm_after)
 
 
 DECIDERS: dict[type, Any] = {UseConsumable: decide_use, Recover: decide_recover}

@@ -325,28 +325,36 @@ def evolve_adjusted(state: IllerganState, ev: FaithAdjusted, rec: RecordedEvent)
 
 # ============================================================================ summaries
 def _invoked(e: PowerInvoked) -> str:
-    on = f" sur {e.target} ({e.distance:g} m)" if e.target else ""
-    d = " en défense" if e.in_defence else ""
-    return (f"{e.character} invoque {e.power} niveau {e.cast_level}{on}{d} : {e.cost} PF "
-            f"(dont {e.from_pfb} PFb) → PF {e.pf_after}, PFb {e.pfb_after}")
+    on = _(" on {target} ({distance} m)").format(target=e.target, distance=f"{e.distance:g}") if e.target else ""
+    d = _(" in defence") if e.in_defence else ""
+    return _("{who} invokes {power} level {level}{on}{defence}: {cost} PF ({pfb} of them PFb) → PF {pf}, "
+             "PFb {pfb_after}").format(who=e.character, power=e.power, level=e.cast_level, on=on, defence=d,
+                                       cost=e.cost, pfb=e.from_pfb, pf=e.pf_after, pfb_after=e.pfb_after)
+
+
+def _cult(e: CultChanged) -> str:
+    if e.added:
+        return _("{who} adds the cult {cult} at faith level {level}").format(
+            who=e.character, cult=e.cult, level=e.faith_level)
+    if e.former is None:
+        return _("{who} chooses the cult {cult}, faith level {level}").format(
+            who=e.character, cult=e.cult, level=e.faith_level)
+    former = _(" (level {level})").format(level=e.former_level) if e.former_level is not None else ""
+    return _("{who} leaves the cult {former}{former_level} for {cult}, faith level {level}, {pf} PF a day").format(
+        who=e.character, former=e.former, former_level=former, cult=e.cult, level=e.faith_level, pf=e.pf_per_day)
 
 
 SUMMARIES: dict[type, Any] = {
     PowerInvoked: on_event(_invoked),
-    FaithRenewed: lambda r: (f"{r.event.character} : Harmonisation ({r.event.cult}"
-                             + (f", {r.event.at}" if r.event.at else "") + f") → PF {r.event.pf_after}"),
-    FaithAdjusted: lambda r: (f"{r.event.character} : PFb {r.event.pfb_delta:+d}, PF {r.event.pf_delta:+d} "
-                              f"({r.event.reason})"),
-    CultChanged: lambda r: (f"{r.event.character} ajoute le culte {r.event.cult} au niveau de foi {r.event.faith_level}"
-                            if r.event.added else
-                            f"{r.event.character} choisit le culte {r.event.cult}, niveau de foi {r.event.faith_level}"
-                            if r.event.former is None else
-                            f"{r.event.character} quitte le culte {r.event.former}"
-                            + (f" (niveau {r.event.former_level})" if r.event.former_level is not None else "")
-                            + f" pour {r.event.cult}, niveau de foi {r.event.faith_level}, {r.event.pf_per_day} PF par jour"),
-    PowerLearned: lambda r: (f"{r.event.character} apprend le pouvoir divin {r.event.power} (niveau {r.event.level}, "
-                             + ("dans un livre" if r.event.from_book else f"auprès d'un fidèle de niveau {r.event.teacher_level}")
-                             + ")"),
+    FaithRenewed: lambda r: _("{who}: Harmonisation ({cult}{at}) → PF {pf}").format(
+        who=r.event.character, cult=r.event.cult, at=f", {r.event.at}" if r.event.at else "", pf=r.event.pf_after),
+    FaithAdjusted: lambda r: _("{who}: PFb {pfb:+d}, PF {pf:+d} ({reason})").format(
+        who=r.event.character, pfb=r.event.pfb_delta, pf=r.event.pf_delta, reason=r.event.reason),
+    CultChanged: on_event(_cult),
+    PowerLearned: lambda r: _("{who} learns the divine power {power} (level {level}, {source})").format(
+        who=r.event.character, power=r.event.power, level=r.event.level,
+        source=_("from a book") if r.event.from_book
+        else _("from a faithful of level {level}").format(level=r.event.teacher_level)),
 }
 EVENTS: tuple[type, ...] = tuple(SUMMARIES)
 DECIDERS: dict[type, Any] = {InvokePower: decide_invoke, Harmonise: decide_harmonise, AdjustFaith: decide_adjust,

@@ -20,6 +20,7 @@ from cristal_events.records import RecordedEvent
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit, event_of, on_event
 
+from ...i18n import N_
 from . import character as creation
 from . import gear
 from . import money as coins
@@ -700,40 +701,55 @@ def compensate_money(state: IllerganState, original: RecordedEvent, changes: dic
 
 # ============================================================================ summaries
 def _s(fmt: str) -> Any:
-    return lambda rec: fmt.format(e=rec.event)
+    """A summary from one text of the catalog (its msgid, marked for extraction at the call), told in the
+    current language with the event's fields (``{e.field}``)."""
+    return lambda rec: _(fmt).format(e=rec.event)
 
 
 def _spent(e: XpSpent) -> str:
-    what = {"skill": f"{e.target} {e.from_value if e.from_value is not None else '—'}→{e.to_value}%",
-            "pp": f"{e.to_value - (e.from_value or 0)} pp de {e.target}", "magic": f"la magie {e.target}",
-            "characteristic": f"{e.target} {e.from_value}→{e.to_value}", "faith": f"niveau de foi {e.to_value}"}[e.kind]
-    pool = " (héritage)" if e.pool == "heritage" else ""
-    return f"{e.character} achète {what} pour {e.cost_charged} xp{pool}"
+    what = {"skill": lambda: f"{e.target} {e.from_value if e.from_value is not None else '—'}→{e.to_value}%",
+            "pp": lambda: _("{n} pp of {magic}").format(n=e.to_value - (e.from_value or 0), magic=e.target),
+            "magic": lambda: _("the magic {magic}").format(magic=e.target),
+            "characteristic": lambda: f"{e.target} {e.from_value}→{e.to_value}",
+            "faith": lambda: _("the faith level {level}").format(level=e.to_value)}[e.kind]()
+    pool = _(" (heritage)") if e.pool == "heritage" else ""
+    return _("{who} buys {what} for {cost} xp{pool}").format(who=e.character, what=what, cost=e.cost_charged, pool=pool)
 
 
 def _pack_loaded(rec: Any) -> str:
     e = rec.event
-    text = f"Pack de contenu « {e.name} » chargé"
+    text = _("Content pack « {name} » loaded").format(name=e.name)
     if e.overrides:
-        text += " ; remplace : " + ", ".join(f"{section} {', '.join(names)}" for section, names in e.overrides.items())
+        text += _("; overrides: {list}").format(
+            list=", ".join(f"{section} {', '.join(names)}" for section, names in e.overrides.items()))
     return text
+
+
+def _created(rec: Any) -> str:
+    h = rec.event.character_data
+    return _("{name} ({race}, {class_name}) created: gift {gift}, {destiny} destiny points").format(
+        name=h.name, race=h.race, class_name=h.class_name, gift=h.gift, destiny=h.destiny_points)
+
+
+def _carried(rec: Any) -> str:
+    e = rec.event
+    told = (_("{who} takes {n} {item}") if e.qty_delta > 0 else _("{who} leaves {n} {item}")).format(
+        who=e.character, n=abs(e.qty_delta), item=e.item)
+    return (told + (f" ({e.reason})" if e.reason else "")
+            + (_(", {n} charges").format(n=e.charges_after) if e.charges_after is not None else ""))
 
 
 SUMMARIES: dict[type, Any] = {
     PackLoaded: _pack_loaded,
-    HeroCreated: lambda r: (f"{r.event.character_data.name} ({r.event.character_data.race}, "
-                            f"{r.event.character_data.class_name}) créé : don {r.event.character_data.gift}, "
-                            f"{r.event.character_data.destiny_points} points de destin"),
-    CreatureCreated: _s("Créature {e.character_data.name} : PV {e.character_data.pv}"),
-    XpAwarded: _s("{e.character} reçoit {e.amount} xp ({e.reason})"),
+    HeroCreated: _created,
+    CreatureCreated: _s(N_("Creature {e.character_data.name}: PV {e.character_data.pv}")),
+    XpAwarded: _s(N_("{e.character} receives {e.amount} xp ({e.reason})")),
     XpSpent: on_event(_spent),
-    HeroCorrected: _s("{e.character} : correction de la position {e.amends}, {e.field} {e.delta:+d}"),
-    MoneyChanged: _s("{e.character} : {e.amount_c:+d}'C ({e.reason})"),
-    Equipped: lambda r: f"{r.event.character} : {r.event.piece or r.event.slot} = {r.event.item or 'rien'}",
-    ItemsCarried: lambda r: (f"{r.event.character} {'prend' if r.event.qty_delta > 0 else 'laisse'} "
-                             f"{abs(r.event.qty_delta)} {r.event.item}"
-                             + (f" ({r.event.reason})" if r.event.reason else "")
-                             + (f", {r.event.charges_after} charges" if r.event.charges_after is not None else "")),
+    HeroCorrected: _s(N_("{e.character}: correction of position {e.amends}, {e.field} {e.delta:+d}")),
+    MoneyChanged: _s(N_("{e.character}: {e.amount_c:+d}'C ({e.reason})")),
+    Equipped: lambda r: _("{who}: {slot} = {item}").format(
+        who=r.event.character, slot=r.event.piece or r.event.slot, item=r.event.item or _("nothing")),
+    ItemsCarried: _carried,
 }
 EVENTS: tuple[type, ...] = tuple(SUMMARIES)
 DECIDERS: dict[type, Any] = {

@@ -198,14 +198,16 @@ def evolve_cancelled(state: IllerganState, ev: SpellCancelled, rec: RecordedEven
 
 
 def _learned(e: SpellLearned) -> str:
-    return f"{e.character} apprend {e.spell} ({e.magic}) auprès de {e.teacher} pour {e.price_c}'C"
+    return _("{who} learns {spell} ({magic}) from {teacher} for {price}'C").format(
+        who=e.character, spell=e.spell, magic=e.magic, teacher=e.teacher, price=e.price_c)
 
 
 SUMMARIES: dict[type, Any] = {
     SpellLearned: on_event(_learned),
-    ConcentrationBroken: on_event(lambda e: f"{e.caster} cesse de se concentrer sur {e.spell} : "
-                                            f"{e.remaining_minutes:g} min restantes → {e.turns_left} tour(s)"),
-    SpellCancelled: on_event(lambda e: f"{e.caster} annule {e.spell} sur {e.holder}"),
+    ConcentrationBroken: on_event(lambda e: _("{who} stops concentrating on {spell}: {minutes} min left → {turns} turn(s)").format(
+        who=e.caster, spell=e.spell, minutes=f"{e.remaining_minutes:g}", turns=e.turns_left)),
+    SpellCancelled: on_event(lambda e: _("{who} cancels {spell} on {holder}").format(
+        who=e.caster, spell=e.spell, holder=e.holder)),
 }
 EVENTS: tuple[type, ...] = tuple(SUMMARIES)
 DECIDERS: dict[type, Any] = {LearnSpell: decide_learn, BreakConcentration: decide_break, CancelSpell: decide_cancel}

@@ -13,6 +13,7 @@ import msgspec
 
 from cristal_events.errors import RuleError
 from cristal_events.events import Event
+from cristal_events.i18n import N_
 from cristal_events.records import RecordedEvent
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit, on_event
@@ -148,19 +149,21 @@ def evolve_time(state: IllerganState, ev: TimePassed, rec: RecordedEvent) -> Ill
     return state
 
 
-_BANDS = {None: "sobre", "gaiete": "Gaieté", "troublitude": "Troublitude", "titubage": "Titubage", "oubli": "Oubli"}
+_BANDS = {None: N_("sober"), "gaiete": "Gaieté", "troublitude": "Troublitude", "titubage": "Titubage", "oubli": "Oubli"}
 
 
 def _drink(e: DrinkConsumed) -> str:
     dice = [f"{h.result} ({h.action})" for h in e.happenings if h.kind == "event_die"]
-    extra = f" ; dé d'événement : {', '.join(dice)}" if dice else ""
-    return (f"{e.character} boit {e.beverage} (+{e.alc_gained} Alc) → Alc {e.after.alc}, "
-            f"{_BANDS[e.after.band]}, minimum {e.after.alc_min}{extra}")
+    extra = _("; event die: {dice}").format(dice=", ".join(dice)) if dice else ""
+    return _("{who} drinks {beverage} (+{alc} Alc) → Alc {after}, {band}, minimum {minimum}{extra}").format(
+        who=e.character, beverage=e.beverage, alc=e.alc_gained, after=e.after.alc, band=_(_BANDS[e.after.band]),
+        minimum=e.after.alc_min, extra=extra)
 
 
 def _time(e: TimePassed) -> str:
     who = ", ".join(f"{s.character} Alc {s.after.alc}" for s in e.sobering)
-    return f"{e.minutes} minutes passent" + (f" : {who}" if who else "")
+    return (_("{minutes} minutes pass{why}: {who}") if who else _("{minutes} minutes pass{why}")).format(
+        minutes=e.minutes, why="", who=who)
 
 
 SUMMARIES: dict[type, Any] = {DrinkConsumed: on_event(_drink), TimePassed: on_event(_time)}

@@ -439,31 +439,39 @@ def decide_check(state: IllerganState, cmd: RollCheck, ctx: Context) -> list[Emi
 
 def _summary(e: CheckRolled) -> str:
     if e.kind == "search":
-        found = ", ".join(k for k, v in e.found.items() if v) or "rien"
-        return f"{e.character} fouille ({e.what}) : Dé100 {e.roll.total}, trouve {found}"
+        found = ", ".join(k for k, v in e.found.items() if v) or _("nothing")
+        return _("{who} searches ({what}): Dé100 {face}, finds {found}").format(
+            who=e.character, what=e.what, face=e.roll.total, found=found)
+    outcome = _("succeeds") if e.success else _("fails")
     if e.kind == "lockpick" and e.lock_name:
-        extra = (f", tentative {e.attempt}" + (f", {e.minutes} min" if e.minutes else "")
-                 + (f" ; contrecoup : {e.backlash}" if e.backlash else ""))
-        return (f"{e.character} crochète {e.lock_name} ({e.what}) : Dé100 {e.roll.total} contre {e.threshold} → "
-                f"{'réussite' if e.success else 'échec'}{extra}")
-    tag = " (critique)" if e.critical else " (échec critique)" if e.fumble else ""
-    info = ", information mineure" if e.minor_info else ""
+        extra = (_(", attempt {n}").format(n=e.attempt) + (f", {e.minutes} min" if e.minutes else "")
+                 + (_("; backlash: {backlash}").format(backlash=e.backlash) if e.backlash else ""))
+        return _("{who} picks {lock} ({what}): Dé100 {face} against {threshold} → {outcome}{extra}").format(
+            who=e.character, lock=e.lock_name, what=e.what, face=e.roll.total, threshold=e.threshold, outcome=outcome,
+            extra=extra)
+    tag = _(" (critical)") if e.critical else _(" (fumble)") if e.fumble else ""
+    info = _(", minor information") if e.minor_info else ""
     if e.unlocked:
-        info += f", débloquée à 0% le temps du bonus (+{e.bonus})"
-    return (f"{e.character} : {e.what} Dé100 {e.roll.total} contre {e.threshold} → "
-            f"{'réussite' if e.success else 'échec'}{tag}{info}")
+        info += _(", unlocked at 0% for the bonus (+{bonus})").format(bonus=e.bonus)
+    return _("{who}: {what} Dé100 {face} against {threshold} → {outcome}{tag}{info}").format(
+        who=e.character, what=e.what, face=e.roll.total, threshold=e.threshold, outcome=outcome, tag=tag, info=info)
 
 
 SUMMARIES: dict[type, Any] = {
     CheckRolled: on_event(_summary),
-    ObjectThrown: lambda r: (f"{r.event.character} lance {r.event.what} à {r.event.distance:g} m : Dé100 "
-                             f"{r.event.roll.total}, retombe à {r.event.offset_m:g} m de la cible"),
-    FallTaken: lambda r: (f"{r.event.character} chute de {r.event.height:g} m (sans mal jusqu'à {r.event.safe_height:g} m)"
-                          + (f" : renversé, −{r.event.pv_lost} PV ({r.event.pv_after})" if r.event.knocked_down else " sans mal")
-                          + (", mort" if r.event.dead else "")),
-    ObjectStruck: lambda r: (f"{r.event.character} frappe {r.event.what} : {r.event.damage} dégâts, SR {r.event.sr} → "
-                             f"−{r.event.ps_lost} PS ({r.event.ps_after})" + (", brisé" if r.event.broken else "")),
-    ConditionChanged: lambda r: f"{r.event.character} {'est' if r.event.on else 'n’est plus'} {r.event.condition}",
+    ObjectThrown: lambda r: _("{who} throws {what} at {distance} m: Dé100 {face}, lands {offset} m from the target").format(
+        who=r.event.character, what=r.event.what, distance=f"{r.event.distance:g}", face=r.event.roll.total,
+        offset=f"{r.event.offset_m:g}"),
+    FallTaken: lambda r: (_("{who} falls {height} m (unharmed up to {safe} m)").format(
+        who=r.event.character, height=f"{r.event.height:g}", safe=f"{r.event.safe_height:g}")
+                          + (_(": knocked down, −{pv} PV ({after})").format(pv=r.event.pv_lost, after=r.event.pv_after)
+                             if r.event.knocked_down else _(" unharmed"))
+                          + (_(", dead") if r.event.dead else "")),
+    ObjectStruck: lambda r: (_("{who} strikes {what}: {damage} damage, SR {sr} → −{lost} PS ({after})").format(
+        who=r.event.character, what=r.event.what, damage=r.event.damage, sr=r.event.sr, lost=r.event.ps_lost,
+        after=r.event.ps_after) + (_(", broken") if r.event.broken else "")),
+    ConditionChanged: lambda r: (_("{who} is {condition}") if r.event.on else _("{who} is no longer {condition}")).format(
+        who=r.event.character, condition=r.event.condition),
 }
 EVENTS: tuple[type, ...] = tuple(SUMMARIES)
 DECIDERS: dict[type, Any] = {RollCheck: decide_check, Throw: decide_throw, TakeFall: decide_fall,
