@@ -87,7 +87,7 @@ def decide_use(state: IllerganState, cmd: UseConsumable, ctx: Context) -> list[E
         raise RuleError(_('{name} carries no {item}.').format(name=hero.name, item=cmd.item))
     effect = content_of(state).pack.consumables.get(gear.base(held))
     if effect is None:
-        raise content_of(state).missing(f"What {gear.base(held)!r} does", "G30 potion and poison details")
+        raise content_of(state).missing(_('What {base!r} does').format(base=gear.base(held)), "G30 potion and poison details")
     if target.dead:
         raise RuleError(_('{name} is dead; no consumable brings a character back (I-L318).').format(name=target.name))
     turn_after = None

@@ -108,11 +108,11 @@ def create(content: Content, choices: Choices, *, fo: int, gift_face: int | None
     cls = content.entry("classes", choices.class_name)
     heritage = content.entry("heritages", choices.heritage)
     if race.acuities is None:
-        raise content.missing(f"The acuities of race {race.name!r}", "G23 race catalogue")
+        raise content.missing(_('The acuities of race {name!r}').format(name=race.name), "G23 race catalogue")
     if not cls.characteristic_xp_costs:
-        raise content.missing(f"The characteristic xp costs of class {cls.name!r}", "G13 xp weighting")
+        raise content.missing(_('The characteristic xp costs of class {name!r}').format(name=cls.name), "G13 xp weighting")
     if cls.has_magic and choices.magics and not cls.incantation_types:
-        raise content.missing(f"The incantation type of class {cls.name!r}", "G6 class → incantation")
+        raise content.missing(_('The incantation type of class {name!r}').format(name=cls.name), "G6 class → incantation")
     # Step 3: the gift.
     roll = None
     if gift_face is None:
@@ -178,7 +178,7 @@ def _rank(content: Content, name: str) -> int | None:
             return s.rank
     if name in content.pack.innate_skills:
         return None
-    raise content.missing(f"The skill {name!r}", "G24 skill list")
+    raise content.missing(_('The skill {name!r}').format(name=name), "G24 skill list")
 
 
 def heritage_leftover(content: Content, heritage_name: str, spends: Mapping[str, int]) -> int:

@@ -307,7 +307,7 @@ def unarmed_damage(fo: int, fp: int, power_total: int | None = None, settings: I
 def crossbow_damage(weapon: Weapon, content: Content) -> int:
     """Crossbows deal fixed damage, with neither Fo nor power dice (I-L277)."""
     if weapon.fixed_damage is None:
-        raise content.missing(f"The fixed damage of {weapon.name!r}", "G30 weapon statistics")
+        raise content.missing(_('The fixed damage of {name!r}').format(name=weapon.name), "G30 weapon statistics")
     return weapon.fixed_damage
 
 

@@ -500,32 +500,32 @@ class Content:
     def power_die(self, rank: int) -> int:
         """Faces of the power die for a Rang de puissance (I-L298, G11)."""
         return self.table_value(
-            "power_die_by_rank", rank, what=f"The power die for rank {rank}", gap="G11 Rang de puissance → Dé de puissance"
+            "power_die_by_rank", rank, what=_('The power die for rank {rank}').format(rank=rank), gap="G11 Rang de puissance → Dé de puissance"
         )
 
     def pp_for_level(self, level: int) -> int:
         """pp a magic needs to reach ``level`` (I-L211, G9)."""
         return self.table_value(
-            "pp_per_magic_level", level, what=f"The pp needed for magic level {level}", gap="G9 pp thresholds"
+            "pp_per_magic_level", level, what=_('The pp needed for magic level {level}').format(level=level), gap="G9 pp thresholds"
         )
 
     def faith_xp(self, level: int, *, religious: bool) -> int:
         """xp to reach faith level ``level`` (I-L575 / I-L584, G18 / G19)."""
         table, gap = ("faith_xp_religious", "G18") if religious else ("faith_xp_other", "G19")
         kind = "religious" if religious else "non-religious"
-        return self.table_value(table, level, what=f"The xp cost of faith level {level} for {kind} classes", gap=gap)
+        return self.table_value(table, level, what=_('The xp cost of faith level {level} for {kind} classes').format(level=level, kind=kind), gap=gap)
 
     def gift(self, face: int) -> Gift:
         for g in self.pack.gifts:
             if g.face == face:
                 return g
-        raise self.missing(f"The gift for d8 face {face}", "G14 gift table")
+        raise self.missing(_('The gift for d8 face {face}').format(face=face), "G14 gift table")
 
     def counter_effect(self, face: int) -> CounterEffect:
         for c in self.pack.counter_effects:
             if c.face == face:
                 return c
-        raise self.missing(f"The counter-effect for d20 face {face}", "G10 counter-effect table")
+        raise self.missing(_('The counter-effect for d20 face {face}').format(face=face), "G10 counter-effect table")
 
     def skill(self, name: str) -> Skill:
         found = self._index["skills"].get(name)

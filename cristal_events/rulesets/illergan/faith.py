@@ -173,7 +173,7 @@ def decide_invoke(state: IllerganState, cmd: InvokePower, ctx: Context) -> list[
             raise RuleError(_('{name} can cast {name2} on himself or on {who} within {pd_range} m (I-L607).').format(name=hero.name, name2=pd.name, who=who, pd_range=magic.pd_range(level)))
     cost = pd.pf_cost.get(cmd.cast_level)
     if cost is None:
-        raise content.missing(f"The PF cost of {pd.name} at level {cmd.cast_level}", "the PD lists and costs")
+        raise content.missing(_('The PF cost of {name} at level {cast_level}').format(name=pd.name, cast_level=cmd.cast_level), "the PD lists and costs")
     from_pfb = 0 if cmd.from_pfb is None and hero.pfb == 0 else cmd.from_pfb  # without PFb there is no choice
     pf_after, pfb_after = magic.spend_faith(hero.pf, hero.pfb, cost, from_pfb=from_pfb, settings=settings)
     turn_after = None

@@ -375,7 +375,7 @@ def _price(hero: Hero, state: IllerganState, cmd: BuyXp) -> tuple[int | None, in
                 raise RuleError(_('Unknown characteristic {target!r}; the sheet has {CHARACTERISTICS}.').format(target=cmd.target, CHARACTERISTICS=', '.join(CHARACTERISTICS)))
             per = hero.characteristic_xp_costs.get(cmd.target)
             if per is None:
-                raise content.missing(f"The xp cost of {cmd.target} for the {hero.class_name} class", "G13 xp weighting")
+                raise content.missing(_('The xp cost of {target} for the {class_name} class').format(target=cmd.target, class_name=hero.class_name), "G13 xp weighting")
             if cmd.value <= 0:
                 raise RuleError(_('Buy at least one characteristic point, not {value}.').format(value=cmd.value))
             now = hero.characteristics[cmd.target]
@@ -413,7 +413,7 @@ def decide_buy(state: IllerganState, cmd: BuyXp, ctx: Context) -> list[Emit]:
         key = _heritage_target(cmd)
         spends = {**hero.heritage_spent, key: hero.heritage_spent.get(key, 0) + charged}
         creation.heritage_leftover(content, hero.heritage, spends)
-        left = costs.spend(hero.heritage_xp, charged, what=f"{cmd.target or cmd.kind} from the heritage")
+        left = costs.spend(hero.heritage_xp, charged, what=_('{value} from the heritage').format(value=cmd.target or cmd.kind))
         balance = left + hero.xp
     else:
         balance = costs.spend(hero.xp, charged, what=cmd.target or cmd.kind) + hero.heritage_xp
@@ -464,9 +464,9 @@ def _list_price(content: Any, item: str) -> int:
         entry = content._index[kind].get(item)
         if entry is not None:
             if not entry.price_c:
-                raise content.missing(f"The price of {item!r}", "G3/G30 item lists")
+                raise content.missing(_('The price of {item!r}').format(item=item), "G3/G30 item lists")
             return entry.price_c
-    raise content.missing(f"The item {item!r}", "G3/G30 item lists")
+    raise content.missing(_('The item {item!r}').format(item=item), "G3/G30 item lists")
 
 
 def decide_trade(state: IllerganState, cmd: Trade, ctx: Context) -> list[Emit]:

@@ -119,7 +119,7 @@ def spell_base_cost(content: Content, spell: Spell, cast_level: int) -> int:
     """PM cost at the chosen cast level (not the bonused level, I-L220); the costs are GM data (G25)."""
     cost = spell.pm_cost.get(cast_level)
     if cost is None:
-        raise content.missing(f"The PM cost of {spell.name} at level {cast_level}", "G25 spell lists")
+        raise content.missing(_('The PM cost of {name} at level {cast_level}').format(name=spell.name, cast_level=cast_level), "G25 spell lists")
     return cost
 
 
@@ -402,7 +402,7 @@ def harmonisation_start(cult: str, content: Content, *, sunrise: int | None = No
                 raise RuleError((_('The {cult} Harmonisation is at sunrise: give the sunrise time of the day.') if when == 'sunrise' else _('The {cult} Harmonisation is at sunset: give the sunset time of the day.')).format(cult=cult))
             return value
         case "":
-            raise content.missing(f"The Harmonisation time of {cult}", "cults")
+            raise content.missing(_('The Harmonisation time of {cult}').format(cult=cult), "cults")
     hours, minutes = when.split(":")
     return int(hours) * 60 + int(minutes)
 

@@ -30,7 +30,7 @@ class Starls(msgspec.Struct, frozen=True, kw_only=True):
 def _ratio(content: Content) -> int:
     ratio = content.pack.coin_ratio
     if ratio is None:
-        raise content.missing("The coin ratio", "G1 coin denominations")
+        raise content.missing(_('The coin ratio'), "G1 coin denominations")
     return ratio
 
 
@@ -57,7 +57,7 @@ def resale_price(new_price_c: int, content: Content, *, jewel: bool = False,
         return new_price_c
     pct = content.pack.resale_pct
     if pct is None:
-        raise content.missing("The resale percentage", "I-L26")
+        raise content.missing(_('The resale percentage'), "I-L26")
     return int(round_gap(Fraction(new_price_c * pct, 100), settings.resale_rounding))
 
 
@@ -110,7 +110,7 @@ def encumbrance(*, fo: int, equipped: Mapping[str, int], bag: Mapping[str, int],
     for name, count in bag.items():
         per = content.pack.charges.get(name)
         if per is None:
-            raise content.missing(f"The charges of {name!r}", "G2 encumbrance table")
+            raise content.missing(_('The charges of {name!r}').format(name=name), "G2 encumbrance table")
         charges += per * count
     limit = max_charges(fo)
     return Encumbrance(charges=charges, max_charges=limit, over_slots=tuple(dict.fromkeys(over)),

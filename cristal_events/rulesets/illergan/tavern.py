@@ -113,7 +113,7 @@ def decide_drink(state: IllerganState, cmd: Drink, ctx: Context) -> list[Emit]:
     content = content_of(state)
     alc = cmd.alc if cmd.alc is not None else content.pack.alc_per_drink.get(cmd.beverage)
     if alc is None:
-        raise content.missing(f"The Alc of a {cmd.beverage}", "G8 Alc per beverage")
+        raise content.missing(_('The Alc of a {beverage}').format(beverage=cmd.beverage), "G8 Alc per beverage")
     th = thresholds_of(hero, ctx.settings)
     step = alcohol.Drink(alc=alc, name=cmd.beverage, shift=cmd.shift)
     evening = alcohol.evening(hero.alc, [step], th, ctx.dice(), content, background_min=hero.background_alc_min,

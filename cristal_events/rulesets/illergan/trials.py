@@ -213,7 +213,7 @@ def _check(hero: Any, cmd: RollCheck, ctx: Context, state: IllerganState) -> Che
         if cmd.with_characteristic:
             key = content.skill(cmd.what).characteristic
             if not key:
-                raise content.missing(f"The characteristic of skill {cmd.what!r}", "G24 skill list")
+                raise content.missing(_('The characteristic of skill {what!r}').format(what=cmd.what), "G24 skill list")
             threshold = checks.characteristic_with_skill(stat(hero, key), pct)
         threshold -= cmd.malus
         r = dice.roll("1d100", purpose=f"check {cmd.what}")
@@ -262,7 +262,7 @@ def _lockpick(hero: Any, cmd: RollCheck, ctx: Context, state: IllerganState) -> 
     if cmd.lock is not None:
         lock = content.entry("lock_types", cmd.lock)
         if lock.malus is None:
-            raise content.missing(f"The malus of {cmd.lock} locks", "G5 lock types")
+            raise content.missing(_('The malus of {lock} locks').format(lock=cmd.lock), "G5 lock types")
         malus += lock.malus
     name = cmd.lock_name or cmd.lock or "serrure"
     attempt = hero.lock_attempts.get(name, 0) + 1

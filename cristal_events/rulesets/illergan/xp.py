@@ -71,7 +71,7 @@ def skill_purchase(content: Content, skill: str, *, current: int | None, target:
     """
     s = content.skill(skill)
     if s.rank is None:
-        raise content.missing(f"The rank of skill {skill!r}", "G24 skill list")
+        raise content.missing(_('The rank of skill {skill!r}').format(skill=skill), "G24 skill list")
     acquire = 0
     start = current
     if current is None:

@@ -764,7 +764,7 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
                            self_target=target is None or target.id == caster.id) if target is not None else "none"
     level = magic_level if settings.spell_threshold_level_source == "magic" else cmd.cast_level
     if cmd.fight and not content.pack.pp_by_combination_size:
-        raise content.missing("The pp per combination size", "I-L198-203")
+        raise content.missing(_('The pp per combination size'), "I-L198-203")
     dice = ctx.dice()
     launch = magic.roll_launch(dice, level, content, settings)
     critical = launch.outcome == "critical"
