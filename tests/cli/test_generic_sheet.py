@@ -57,6 +57,7 @@ def test_a_cristal_sheet_at_the_end_of_a_session(tmp_path: Path) -> None:
     assert json.loads(invoke(db, "characters", "--json").stdout)[0]["variable"]["XP"] == 60
 
 
+@pytest.mark.french
 def test_an_illergan_sheet_at_the_end_of_a_session(tmp_path: Path) -> None:
     db = tmp_path / "i.db"
     create = ["character", "create", "thor", "--name", "Thor", "--race", "Humain", "--class", "Guerrier",

@@ -47,6 +47,7 @@ def test_init_does_not_imply_the_example_pack(db):
     assert length(db) == 1
 
 
+@pytest.mark.french
 def test_pack_create_sheet(db):
     assert invoke(db, "content", "load", "--example").exit_code == 0
     r = create_thor(db, "--player", "Alice")
@@ -132,6 +133,7 @@ def test_fight_with_destiny_point_through_the_cli(db):
     assert (data["dead"], data["pv"], data["destiny_points"]) == (False, 40, 1)
 
 
+@pytest.mark.french
 def test_the_sample_campaign_replays_and_audits(tmp_path):
     target = tmp_path / "sample.db"
     ran = script.run(script.load(SAMPLE), target)
@@ -187,7 +189,7 @@ def test_faith_through_the_cli(db):
     assert length(db) == before
     assert invoke(db, "faith", "harmonise", "anselme", "--at", "19:40").exit_code == 0  # HAR-1
     assert invoke(db, "faith", "adjust", "anselme", "--pfb", "2", "--reason", "aumône").exit_code == 0
-    text = invoke(db, "sheet", "anselme").output
+    text = invoke(db, "--lang", "fr", "sheet", "anselme").output  # the sheet as it always read, in French
     assert "PF 8/8 par jour, PFb 2 ; pouvoirs divins : Main apaisante, Regard du juste" in text  # 5 + 3 × 1
 
 
@@ -216,6 +218,6 @@ def test_fall_throw_and_blindness_through_the_cli(db):
     assert (r.exit_code, r.output.strip()) == (1, "Error: A throw reaches 1 to 15 m (I-L402-403), not 20 m.")
     assert length(db) == before
     assert invoke(db, "condition", "thor", "aveuglé").exit_code == 0
-    assert "État : aveuglé" in invoke(db, "sheet", "thor").output
+    assert "État : aveuglé" in invoke(db, "--lang", "fr", "sheet", "thor").output
     r = invoke(db, "check", "skill", "thor", "Dex", "--dice", "13", "--json")
     assert json.loads(r.output)[0]["event"]["threshold"] == 12  # 50 / 4 (I-L413)

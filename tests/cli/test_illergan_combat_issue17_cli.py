@@ -30,6 +30,7 @@ def attack(db, *args):
     return invoke(db, "combat", "attack", "gue", *args)
 
 
+@pytest.mark.french
 def test_rolled_defence_and_hemorragie_through_the_cli(db):
     r = attack(db, "gob", "thor", "--unarmed", "--defence", "esquive", "--defence-pct", "60", "--dice", "1,50,30",
                "--json")
@@ -50,10 +51,11 @@ def test_block_and_ranges_through_the_cli(db):
     assert length(db) == before
     assert invoke(db, "carry", "thor", "Écu d'écorce clouée", "1").exit_code == 0  # equip takes what is carried (I-L47-48)
     assert invoke(db, "equip", "thor", "shield", "Écu d'écorce clouée").exit_code == 0
-    r = attack(db, "gob", "thor", "--unarmed", "--defence", "blocage", "--defended", "--dice", "30")
+    r = invoke(db, "--lang", "fr", "combat", "attack", "gue", "gob", "thor", "--unarmed", "--defence", "blocage",
+               "--defended", "--dice", "30")
     assert r.exit_code == 0 and "bloqué par Écu d'écorce clouée (SR 8, −3 PS → 22)" in r.output, r.output
     assert json.loads(invoke(db, "sheet", "thor", "--json").output)["shield_ps"] == 22  # kept (I-L407)
-    assert "Bouclier : 22 PS" in invoke(db, "sheet", "thor").output
+    assert "Bouclier : 22 PS" in invoke(db, "--lang", "fr", "sheet", "thor").output
     assert invoke(db, "equip", "thor", "shield", "none").exit_code == 0  # the bow takes both hands (I-L32)
     assert invoke(db, "carry", "thor", "Arc court", "1").exit_code == 0  # equip takes what is carried (I-L47-48)
     assert invoke(db, "equip", "thor", "weapon", "Arc court").exit_code == 0
@@ -88,10 +90,11 @@ def test_magic_block_and_knock_down_through_the_cli(db):
     assert (r.exit_code, r.output.strip()) == (1, "Error: A biped with 60 Vit cannot be knocked down by a physical "
                                                   "action of 10 Vit: more than 4 × 10 (I-L416).")
     assert length(db) == before
-    r = invoke(db, "combat", "act", "cave", "rat", "knocked_down", "--by", "thor")
+    r = invoke(db, "--lang", "fr", "combat", "act", "cave", "rat", "knocked_down", "--by", "thor")
     assert r.exit_code == 0 and "renversé" in r.output, r.output
 
 
+@pytest.mark.french
 def test_movement_and_flight_through_the_cli(db):
     r = invoke(db, "combat", "move", "gue", "thor", "--metres", "3", "--vertical", "4")
     assert r.exit_code == 0 and "reste 0 m, 2 m sur le tour suivant" in r.output, r.output  # Dep 5 (I-L428)
@@ -121,6 +124,7 @@ def test_an_attack_on_two_targets_through_the_cli(db):
     assert r.exit_code == 2 and r.output.strip().splitlines()[-1].startswith("Error: --also takes ID[:DEFENCE[:ok|PCT]]"), r.output
 
 
+@pytest.mark.french
 def test_strike_poison_and_disarm_through_the_cli(db):
     r = invoke(db, "strike", "thor", "porte", "--ps", "30", "--sr", "10", "--unarmed", "--json")
     assert r.exit_code == 0, r.output
@@ -136,6 +140,7 @@ def test_strike_poison_and_disarm_through_the_cli(db):
     assert r.exit_code == 0 and "ramasse son arme" in r.output, r.output
 
 
+@pytest.mark.french
 def test_the_sample_campaign_uses_the_new_fight_commands(tmp_path):
     from test_illergan_cli import SAMPLE
 
@@ -157,7 +162,7 @@ def test_skill_bonus_and_lost_arm_through_the_cli(db):
     invoke(db, "character", "creature", "troll", "--stat", "Fo=40", "--stat", "Dex=20", "--stat", "Vol=10",
            "--stat", "Vit=20", "--stat", "Adresse=45", "--pv", "500")
     assert invoke(db, "combat", "start", "pont", "thor", "troll").exit_code == 0
-    r = invoke(db, "combat", "attack", "pont", "troll", "thor", "--unarmed", "--dice", "5")
+    r = invoke(db, "--lang", "fr", "combat", "attack", "pont", "troll", "thor", "--unarmed", "--dice", "5")
     assert r.exit_code == 0 and "perd bras gauche" in r.output, r.output  # 201 on the left arm (I-L318)
     assert invoke(db, "carry", "thor", "Hache à deux mains", "1").exit_code == 0  # equip takes what is carried (I-L47-48)
     assert invoke(db, "equip", "thor", "weapon", "Hache à deux mains").exit_code == 0

@@ -44,7 +44,7 @@ def test_flight_must_use_its_movement_and_a_held_flyer_lands_through_the_cli(tmp
     db = tmp_path / "x.db"
     _campaign(db, "true")
     assert invoke(db, "combat", "start", "ciel", "lysa", "aigle").exit_code == 0
-    r = invoke(db, "combat", "fly", "ciel", "aigle", "--dice", "30")
+    r = invoke(db, "--lang", "fr", "combat", "fly", "ciel", "aigle", "--dice", "30")
     assert r.exit_code == 0 and "en vol, 20 m de déplacement" in r.output, r.output  # 10 left, doubled (I-L558)
     assert invoke(db, "combat", "move", "ciel", "aigle", "--metres", "12").exit_code == 0
     before = length(db)
@@ -52,8 +52,8 @@ def test_flight_must_use_its_movement_and_a_held_flyer_lands_through_the_cli(tmp
     assert (r.exit_code, r.output.strip()) == (1, "Error: aigle flies and must use all his movement this turn "
                                                   "(I-L564): 8 m left; move them (combat move) or land first.")
     assert length(db) == before
-    r = invoke(db, "combat", "fly", "ciel", "aigle", "--held-by", "lysa")
+    r = invoke(db, "--lang", "fr", "combat", "fly", "ciel", "aigle", "--held-by", "lysa")
     assert r.exit_code == 0 and "retenu depuis le sol par lysa" in r.output, r.output
-    r = invoke(db, "combat", "initiative", "ciel", "--dice", "50,50")
+    r = invoke(db, "--lang", "fr", "combat", "initiative", "ciel", "--dice", "50,50")
     assert r.exit_code == 0 and "aigle est obligé d'atterrir" in r.output, r.output  # I-L565
     assert "en vol" not in json.loads(invoke(db, "sheet", "aigle", "--json").output)["conditions"]

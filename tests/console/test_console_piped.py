@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from console_helpers import build, last_position, play
 
 FIGHT = """\
@@ -92,6 +93,7 @@ def test_the_campaign_stays_open_yet_each_line_sees_what_another_writer_appended
         console.close()
 
 
+@pytest.mark.french
 def test_an_illergan_fight_takes_the_current_fight_and_the_bar_shows_its_initiative(gue_des_loups, capsys):
     from cristal_events.console.session import Console
 

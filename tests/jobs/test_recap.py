@@ -100,6 +100,7 @@ def test_a_sealed_roll_is_left_out_of_the_players_view_through_the_one_hook(cryp
     assert 86 in [e["position"] for e in gm["events"]]
 
 
+@pytest.mark.french
 def test_a_creature_is_a_foe_in_the_illergan_sample(tmp_path):
     db = tmp_path / "gue.db"
     run_script(load(SAMPLES / "illergan_gue_des_loups.toml"), db)

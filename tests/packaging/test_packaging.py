@@ -133,6 +133,7 @@ def test_wheel_installs_inside_its_namespace_beside_packages_of_the_same_name(tm
     for lang in ("fr", "en"):  # the compiled catalogs of the two languages (issue 18 item 4)
         assert f"cristal_events/locale/{lang}/LC_MESSAGES/cristal_events.mo" in names
         assert f"cristal_events/rulesets/cristal/locale/{lang}/LC_MESSAGES/cristal_rules.mo" in names  # its own
+        assert f"cristal_events/rulesets/illergan/locale/{lang}/LC_MESSAGES/illergan_rules.mo" in names
 
     py, site = _fresh_venv(tmp_path)
     _dummy_packages(site)

@@ -10,6 +10,7 @@ import click
 from cristal_events import bounds
 from cristal_events.cli.common import IntPair, refuse_value
 from cristal_events.errors import RuleError
+from cristal_events.rulesets.illergan.texts import _
 
 _STARLS = re.compile(r"^\s*([+-]?)\s*((?:\d+\s*'\s*[OAC]\s*)+)$", re.IGNORECASE | re.ASCII)
 _COIN = re.compile(r"(\d+)\s*'\s*([OAC])", re.IGNORECASE | re.ASCII)
@@ -31,7 +32,8 @@ class Coins(NamedTuple):
         value = {"O": ratio * ratio, "A": ratio, "C": 1}
         total = sum(n * value[c] for c, n in self.counts)
         if total > bounds.LIMIT:
-            raise RuleError(f"'{self.text}' is {total}'C, beyond the bounds of the log ({bounds.LIMIT:_}'C).")
+            raise RuleError(_("'{text}' is {total}'C, beyond the bounds of the log ({limit:_}'C).").format(
+                text=self.text, total=total, limit=bounds.LIMIT))
         return -total if self.negative else total
 
 
@@ -51,7 +53,7 @@ class StarlsType(click.ParamType):
                 return Coins(text, n < 0, (("C", abs(n)),))
             m = _STARLS.match(t)
             if m is None:
-                refuse_value(f"'{text}' is not an amount of Starls; write it like 2'O 15'A 10'C or -75'C.", ctx)
+                refuse_value(_("'{text}' is not an amount of Starls; write it like 2'O 15'A 10'C or -75'C.").format(text=text), ctx)
             counts = tuple((c.upper(), bounds.parse_int(n, "Amount of Starls")) for n, c in _COIN.findall(m.group(2)))
         except bounds.OutOfBounds as exc:
             refuse_value(str(exc), ctx)

@@ -28,6 +28,7 @@ from cristal_events.rulesets.illergan.content import DATA, decode_pack, load_pac
 from cristal_events.rulesets.illergan.locations import Body
 from cristal_events.rulesets.illergan.money import from_copper
 from cristal_events.rulesets.illergan.state import content_of
+from cristal_events.rulesets.illergan.texts import _
 
 from .common import PAIR, STARLS, Coins
 
@@ -58,10 +59,10 @@ def content_load_cmd(ctx: click.Context, file: str | None, example: bool, name: 
     Example: cristal content load packs/ma_campagne.json
     """
     if example == (file is not None):
-        raise CristalError("Give either a pack FILE or --example.")
+        raise CristalError(_("Give either a pack FILE or --example."))
     path = DATA / "example_pack.json" if example else Path(file or "")
     if not path.is_file():
-        raise ContentError(f"{path.name}: the content pack does not exist.")
+        raise ContentError(_("{name}: the content pack does not exist.").format(name=path.name))
     pack = load_pack(path)
     data = msgspec.to_builtins(pack)
     run(ctx, H.LoadPack(name=name or ("example" if example else path.name), data=data), as_json)
@@ -84,13 +85,13 @@ def content_show_cmd(ctx: click.Context, as_json: bool) -> None:
                    **{section: [{"name": n, "source": src, "overrides": old} for n, src, old in rows]
                       for section, rows in table.items()}})
         return
-    echo("Packs: " + (", ".join(p.name for p in loaded) or "none (the text only)"))
+    echo(_("Packs: {packs}").format(packs=", ".join(p.name for p in loaded) or _("none (the text only)")))
     for section, rows in table.items():
         if not rows:
             continue
-        echo(f"{section.replace('_', ' ').capitalize()} ({len(rows)}):")
+        echo(_("{section} ({n}):").format(section=section.replace('_', ' ').capitalize(), n=len(rows)))
         for n, src, old in rows:
-            echo(f"  {n:<28} {src}" + (f"  OVERRIDES {old}" if old else ""))
+            echo(f"  {n:<28} {src}" + ("  " + _("OVERRIDES {old}").format(old=old) if old else ""))
 
 
 # ---------------------------------------------------------------------------- characters
@@ -190,7 +191,8 @@ def creature_cmd(ctx: click.Context, character_id: str, name: str, stats: tuple[
         parts = dict(body)
         unknown = [k for k in parts if k not in Body.__struct_fields__]
         if unknown:
-            raise CristalError(f"Unknown body part {unknown[0]!r}; use {', '.join(Body.__struct_fields__)}.")
+            raise CristalError(_("Unknown body part {part!r}; use {parts}.").format(
+                part=unknown[0], parts=", ".join(Body.__struct_fields__)))
         shape = Body(**{"heads": 1, **parts})
     cmd = H.CreateCreature(character=character_id, name=name or character_id, characteristics=dict(stats),
                            pv=pv, rn=rn, pm=pm, fp=fp, power_rank=power_rank, weapon=weapon, armour=armour, body=shape,

@@ -33,6 +33,7 @@ from cristal_events.rulesets.illergan import tavern as T
 from cristal_events.rulesets.illergan import trials as R
 from cristal_events.rulesets.illergan.combat import Defence
 from cristal_events.rulesets.illergan.state import content_of
+from cristal_events.rulesets.illergan.texts import _
 
 from .common import PAIR, STARLS, Coins
 
@@ -52,15 +53,15 @@ class OtherTargetType(click.ParamType):
         text = str(value)
         parts = [p.strip() for p in text.split(":")]
         if not parts[0] or len(parts) > 3 or (len(parts) > 1 and parts[1] not in DEFENCES):
-            refuse_value(f"--also takes ID[:DEFENCE[:ok|PCT]] with a defence among {', '.join(DEFENCES)}, "
-                         f"not {text!r}.", ctx)
+            refuse_value(_("--also takes ID[:DEFENCE[:ok|PCT]] with a defence among {defences}, not {text!r}.").format(
+                defences=", ".join(DEFENCES), text=text), ctx)
         defence = next(d for d in DEFENCES if d == parts[1]) if len(parts) > 1 else None
         if len(parts) < 3:
             return F.OtherTarget(target=parts[0], defence=defence)
         if parts[2] == "ok":
             return F.OtherTarget(target=parts[0], defence=defence, defended=True)
         if not re.fullmatch(r"[0-9]+", parts[2], re.ASCII):
-            refuse_value(f"--also ends with ok or a defence %, not {parts[2]!r}.", ctx)
+            refuse_value(_("--also ends with ok or a defence %, not {text!r}.").format(text=parts[2]), ctx)
         try:
             pct = bounds.parse_int(parts[2], "--also defence %")
         except bounds.OutOfBounds as exc:
@@ -258,7 +259,7 @@ def combat_initiative_cmd(ctx: click.Context, fight: str, maluses: tuple[tuple[s
     for item in unspotted:
         who, sep, rest = item.partition("=")
         if not sep or not who.strip() or not rest.strip():
-            raise CristalError(f"--unspotted takes ID=A,B like thor=gob,loup, not {item!r}.")
+            raise CristalError(_("--unspotted takes ID=A,B like thor=gob,loup, not {item!r}.").format(item=item))
         hidden[who.strip()] = tuple(x.strip() for x in rest.split(",") if x.strip())
     run(ctx, F.RollInitiative(fight=fight, maluses=dict(maluses), unspotted_by=hidden), as_json, dice)
 
@@ -705,12 +706,13 @@ def evening_cmd(ctx: click.Context, character_id: str | None, as_json: bool) -> 
         emit_json(rows)
         return
     if not rows:
-        echo("Nobody has had a drink yet.")
+        echo(_("Nobody has had a drink yet."))
     for r in rows:
-        what = {"drink": f"boit {r['beverage']} (+{r['alc_gained']})", "wait": f"attend {r['minutes']} min",
-                "event_die": f"dé d'événement {r['result']} : {r['action']}",
-                "alc_min_lowered": "minimum d'Alc abaissé", "band_up": "monte d'un seuil",
-                "band_down": "redescend d'un seuil", "memory_loss": r["detail"]}.get(r["what"], r["what"])
+        what = {"drink": _("drinks {beverage} (+{alc})").format(beverage=r["beverage"], alc=r["alc_gained"]),
+                "wait": _("waits {minutes} min").format(minutes=r["minutes"]),
+                "event_die": _("event die {result}: {action}").format(result=r["result"], action=r["action"]),
+                "alc_min_lowered": _("Alc minimum lowered"), "band_up": _("up one threshold"),
+                "band_down": _("down one threshold"), "memory_loss": r["detail"]}.get(r["what"], r["what"])
         alc = f"{round(r['alc'], 2):g}"  # an exact threshold (76/15) shown as 5.07, as the sheet does
         echo(f"{r['position']:>6}  {r['character']:<10} {what:<40} Alc {alc} (min {r['alc_min']}) {r['band']}")
 

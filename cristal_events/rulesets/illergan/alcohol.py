@@ -16,6 +16,8 @@ from cristal_events.rolls import Roll
 from cristal_events.rulesets.illergan.content import Content
 from cristal_events.rulesets.illergan.settings import DEFAULT, IllerganSettings, round_gap
 
+from .texts import _
+
 Band = Literal["gaiete", "troublitude", "titubage", "oubli"]
 BANDS: tuple[Band, ...] = ("gaiete", "troublitude", "titubage", "oubli")
 DECAY_MINUTES = 45  # I-L123
@@ -113,7 +115,7 @@ def event_action(result: int, content: Content) -> tuple[str, bool, bool]:
     for row in content.pack.alc_events:
         if row.low <= r <= row.high:
             return row.action, row.d4_target, row.coma
-    raise RuleError(f"No alcohol event covers the result {result}.")
+    raise RuleError(_('No alcohol event covers the result {result}.').format(result=result))
 
 
 def coma_hours(alc: int | Fraction, settings: IllerganSettings = DEFAULT) -> int | Fraction:
@@ -167,7 +169,7 @@ class Evening(msgspec.Struct, frozen=True, kw_only=True):
 def start(alc_min: int = 0) -> AlcState:
     """At rest Alc equals its minimum, 0 by default or negative from the background (I-L123, I-L346)."""
     if alc_min > 0:
-        raise RuleError(f"The Alc minimum is written negatively (I-L346), not {alc_min}.")
+        raise RuleError(_('The Alc minimum is written negatively (I-L346), not {alc_min}.').format(alc_min=alc_min))
     return AlcState(alc=alc_min, alc_min=alc_min)
 
 
@@ -191,12 +193,12 @@ def _points(low: int, high: int, th: Thresholds, settings: IllerganSettings) -> 
 def _drink(i: int, s: AlcState, d: Drink, th: Thresholds, dice: Dice, content: Content,
            background_min: int, settings: IllerganSettings) -> tuple[AlcState, list[AlcEvent]]:
     if d.alc < 0:
-        raise RuleError(f"A drink adds Alc; {d.alc} was given.")
+        raise RuleError(_('A drink adds Alc; {alc} was given.').format(alc=d.alc))
     events: list[AlcEvent] = []
     new = s.alc + d.alc
     limit = event_shift_max(s.acquired_drop, background_min, settings)
     if abs(d.shift) > limit:
-        raise RuleError(f"The event die can be moved by at most {limit} (I-L124), not {d.shift}.")
+        raise RuleError(_('The event die can be moved by at most {limit} (I-L124), not {shift}.').format(limit=limit, shift=d.shift))
     alc_min, acquired, forgetting = s.alc_min, s.acquired_drop, s.forgetting
     for name in ("titubage", "oubli"):
         if s.alc < getattr(th, name) <= new:
@@ -225,7 +227,7 @@ def _drink(i: int, s: AlcState, d: Drink, th: Thresholds, dice: Dice, content: C
 
 def _wait(i: int, s: AlcState, w: Wait, th: Thresholds) -> tuple[AlcState, list[AlcEvent]]:
     if w.minutes < 0:
-        raise RuleError(f"Time cannot run backwards ({w.minutes} minutes).")
+        raise RuleError(_('Time cannot run backwards ({minutes} minutes).').format(minutes=w.minutes))
     total = s.carry_minutes + w.minutes
     drops, carry = divmod(total, DECAY_MINUTES)
     new = max(s.alc_min, s.alc - drops)

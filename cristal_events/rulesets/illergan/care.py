@@ -26,6 +26,7 @@ from cristal_events.ruleset import Context, Emit, on_event
 from . import gear
 from .fights import spend
 from .state import Hero, IllerganState, Turn, content_of, fight_stream, find, find_fight, put, stream_of
+from .texts import _
 
 
 # ============================================================================ events
@@ -79,23 +80,23 @@ def decide_use(state: IllerganState, cmd: UseConsumable, ctx: Context) -> list[E
     hero = find(state, cmd.character)
     target = find(state, cmd.target) if cmd.target and cmd.target != hero.id else hero
     if hero.dead:
-        raise RuleError(f"{hero.name} is dead.")
+        raise RuleError(_('{name} is dead.').format(name=hero.name))
     held = next((k for k, n in hero.items.items() if n > 0 and k == cmd.item), None) or next(
         (k for k, n in hero.items.items() if n > 0 and gear.base(k) == cmd.item), None)
     if held is None:
-        raise RuleError(f"{hero.name} carries no {cmd.item}.")
+        raise RuleError(_('{name} carries no {item}.').format(name=hero.name, item=cmd.item))
     effect = content_of(state).pack.consumables.get(gear.base(held))
     if effect is None:
-        raise content_of(state).missing(f"What {gear.base(held)!r} does", "G30 potion and poison details")
+        raise content_of(state).missing(_('What {base!r} does').format(base=gear.base(held)), "G30 potion and poison details")
     if target.dead:
-        raise RuleError(f"{target.name} is dead; no consumable brings a character back (I-L318).")
+        raise RuleError(_('{name} is dead; no consumable brings a character back (I-L318).').format(name=target.name))
     turn_after = None
     if cmd.fight:
         fight = find_fight(state, cmd.fight)
         if hero.id not in fight.participants:
-            raise RuleError(f"{hero.name} does not take part in the fight '{fight.name}'.")
+            raise RuleError(_("{name} does not take part in the fight '{name2}'.").format(name=hero.name, name2=fight.name))
         if not any(slot == "belt" for slot in (gear.listed(k, content_of(state).pack.item_slots) for k in hero.items)):
-            raise RuleError(f"In a fight a consumable is used from the belt (I-L249); {hero.name} carries none.")
+            raise RuleError(_('In a fight a consumable is used from the belt (I-L249); {name} carries none.').format(name=hero.name))
         turn_after = spend(fight, hero, "minor", ctx.settings)
     pv, pm = _gain(target, effect.pv, effect.pm)
     cured = [c for c in target.conditions if c in effect.cures]
@@ -109,19 +110,18 @@ def decide_use(state: IllerganState, cmd: UseConsumable, ctx: Context) -> list[E
 def decide_recover(state: IllerganState, cmd: Recover, ctx: Context) -> list[Emit]:
     hero = find(state, cmd.character)
     if not cmd.reason.strip():
-        raise RuleError("PV and PM given back need a reason (the spell, the rest, the care).")
+        raise RuleError(_('PV and PM given back need a reason (the spell, the rest, the care).'))
     if cmd.pv < 0 or cmd.pm < 0:
-        raise RuleError("Recovery gives PV and PM back; a loss is a wound or a spell's cost.")
+        raise RuleError(_("Recovery gives PV and PM back; a loss is a wound or a spell's cost."))
     if not cmd.pv and not cmd.pm:
-        raise RuleError("Give the PV or PM that come back.")
+        raise RuleError(_('Give the PV or PM that come back.'))
     if cmd.source == "repos" and not ctx.settings.rest_recovers:
-        raise RuleError("In this campaign a rest gives no PV or PM back (rest_recovers=false): only potions, "
-                        "healing spells and destiny points do (I-L190-191, I-L479).")
+        raise RuleError(_('In this campaign a rest gives no PV or PM back (rest_recovers=false): only potions, healing spells and destiny points do (I-L190-191, I-L479).'))
     if hero.dead:
-        raise RuleError(f"{hero.name} is dead; nothing brings PV back but a destiny point (I-L318).")
+        raise RuleError(_('{name} is dead; nothing brings PV back but a destiny point (I-L318).').format(name=hero.name))
     pv, pm = _gain(hero, cmd.pv, cmd.pm)
     if not pv and not pm:
-        raise RuleError(f"{hero.name} already has all {hero.pv_max} PV and {hero.pm_max} PM.")
+        raise RuleError(_('{name} already has all {pv_max} PV and {pm_max} PM.').format(name=hero.name, pv_max=hero.pv_max, pm_max=hero.pm_max))
     return [Emit(stream_of(hero.id), Recovered(character=hero.id, source=cmd.source, reason=cmd.reason, pv_gained=pv,
                                                pm_gained=pm, pv_after=hero.pv + pv, pm_after=hero.pm + pm))]
 
@@ -153,14 +153,17 @@ def evolve_recovered(state: IllerganState, ev: Recovered, rec: RecordedEvent) ->
 def _used(e: ConsumableUsed) -> str:
     gains = [f"+{n} {k}" for n, k in ((e.pv_gained, "PV"), (e.pm_gained, "PM")) if n]
     after = f"PV {e.pv_after}, PM {e.pm_after}"
-    extra = (f" ; guérit de : {', '.join(e.cured)}" if e.cured else "") + (f" ; {e.applied}" if e.applied else "")
-    on = f" sur {e.target}" if e.target else ""
-    return f"{e.character} utilise {e.item}{on}" + (f" : {', '.join(gains)}" if gains else "") + f" → {after}{extra}"
+    extra = ((_("; cures: {list}").format(list=", ".join(e.cured)) if e.cured else "")
+             + (_("; {list}").format(list=e.applied) if e.applied else ""))
+    on = _(" on {target}").format(target=e.target) if e.target else ""
+    return (_("{who} uses {item}{on}").format(who=e.character, item=e.item, on=on)
+            + (_(": {gains}").format(gains=", ".join(gains)) if gains else "") + f" → {after}{extra}")
 
 
 def _recovered(e: Recovered) -> str:
     gains = ", ".join(f"+{n} {k}" for n, k in ((e.pv_gained, "PV"), (e.pm_gained, "PM")) if n)
-    return f"{e.character} récupère {gains} ({e.source} : {e.reason}) → PV {e.pv_after}, PM {e.pm_after}"
+    return _("{who} recovers {gains} ({source}: {reason}) → PV {pv}, PM {pm}").format(
+        who=e.character, gains=gains, source=e.source, reason=e.reason, pv=e.pv_after, pm=e.pm_after)
 
 
 DECIDERS: dict[type, Any] = {UseConsumable: decide_use, Recover: decide_recover}

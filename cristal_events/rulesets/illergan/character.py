@@ -18,6 +18,8 @@ from cristal_events.rulesets.illergan.content import Content
 from cristal_events.rulesets.illergan.magic import OTHER_START_LEVEL, RELIGIOUS_START_LEVEL, pf_per_day
 from cristal_events.rulesets.illergan.money import max_charges
 
+from .texts import _
+
 DESTINY_POINTS = 2  # I-L330, I-L376
 MAX_LANGUAGES = 2  # I-L382
 MAX_TRAITS = 2  # I-L386
@@ -84,12 +86,12 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
 def check_traits(traits: Sequence[str]) -> None:
     """0-2 traits from the list, never two contradictory ones (I-L386-398)."""
     if len(traits) > MAX_TRAITS:
-        raise RuleError(f"A character has at most {MAX_TRAITS} traits (I-L386), not {len(traits)}.")
+        raise RuleError(_('A character has at most {MAX_TRAITS} traits (I-L386), not {n}.').format(MAX_TRAITS=MAX_TRAITS, n=len(traits)))
     for t in traits:
         if t not in TRAITS:
-            raise RuleError(f"{t!r} is not a trait of the list (I-L388-398).")
+            raise RuleError(_('{t!r} is not a trait of the list (I-L388-398).').format(t=t))
     if len(traits) == 2 and frozenset(traits) in CONTRADICTORY:
-        raise RuleError(f"The traits {traits[0]} and {traits[1]} contradict each other (I-L386).")
+        raise RuleError(_('The traits {value} and {value2} contradict each other (I-L386).').format(value=traits[0], value2=traits[1]))
 
 
 def roll_gift(dice: Dice, content: Content) -> tuple[str, str, Roll]:
@@ -106,16 +108,16 @@ def create(content: Content, choices: Choices, *, fo: int, gift_face: int | None
     cls = content.entry("classes", choices.class_name)
     heritage = content.entry("heritages", choices.heritage)
     if race.acuities is None:
-        raise content.missing(f"The acuities of race {race.name!r}", "G23 race catalogue")
+        raise content.missing(_('The acuities of race {name!r}').format(name=race.name), "G23 race catalogue")
     if not cls.characteristic_xp_costs:
-        raise content.missing(f"The characteristic xp costs of class {cls.name!r}", "G13 xp weighting")
+        raise content.missing(_('The characteristic xp costs of class {name!r}').format(name=cls.name), "G13 xp weighting")
     if cls.has_magic and choices.magics and not cls.incantation_types:
-        raise content.missing(f"The incantation type of class {cls.name!r}", "G6 class → incantation")
+        raise content.missing(_('The incantation type of class {name!r}').format(name=cls.name), "G6 class → incantation")
     # Step 3: the gift.
     roll = None
     if gift_face is None:
         if dice is None:
-            raise RuleError("Give the gift's d8 face or dice to roll it (I-L380).")
+            raise RuleError(_("Give the gift's d8 face or dice to roll it (I-L380)."))
         gift_name, gift_effect, roll = roll_gift(dice, content)
     else:
         g = content.gift(gift_face)
@@ -126,24 +128,23 @@ def create(content: Content, choices: Choices, *, fo: int, gift_face: int | None
         cult = content.entry("cults", choices.cult)
         faith_level = RELIGIOUS_START_LEVEL if cls.religious else OTHER_START_LEVEL
         if cls.chooses_god and not choices.god:
-            raise RuleError(f"A {cls.name} also chooses a god (I-L333).")
+            raise RuleError(_('A {name} also chooses a god (I-L333).').format(name=cls.name))
         if choices.god and cult.gods and choices.god not in cult.gods:
-            raise RuleError(f"{choices.god!r} is not a god of the {cult.name} cult in this campaign.")
+            raise RuleError(_('{god!r} is not a god of the {name} cult in this campaign.').format(god=choices.god, name=cult.name))
     elif cls.religious:
-        raise RuleError(f"A {cls.name} starts at faith level 1 in a chosen cult (I-L569): choose a cult.")
+        raise RuleError(_('A {name} starts at faith level 1 in a chosen cult (I-L569): choose a cult.').format(name=cls.name))
     # Step 5: magics, each at level 1.
     if not cls.has_magic and choices.magics:
-        raise RuleError(f"The {cls.name} class has no magic (I-L336).")
+        raise RuleError(_('The {name} class has no magic (I-L336).').format(name=cls.name))
     # "aucune classe n'est obligée d'en choisir une" (I-L336): the class's number is a most, never a must.
     if cls.magics_at_creation is not None and cls.has_magic and len(choices.magics) > cls.magics_at_creation:
-        raise RuleError(f"A {cls.name} chooses at most {cls.magics_at_creation} magic(s) at creation (I-L336), "
-                        f"not {len(choices.magics)}.")
+        raise RuleError(_('A {name} chooses at most {magics_at_creation} magic(s) at creation (I-L336), not {n}.').format(name=cls.name, magics_at_creation=cls.magics_at_creation, n=len(choices.magics)))
     # Step 6-7.
     if len(choices.languages) > MAX_LANGUAGES:
-        raise RuleError(f"A character speaks at most {MAX_LANGUAGES} languages fluently (I-L382).")
+        raise RuleError(_('A character speaks at most {MAX_LANGUAGES} languages fluently (I-L382).').format(MAX_LANGUAGES=MAX_LANGUAGES))
     check_traits(choices.traits)
     if choices.alc_min > 0:
-        raise RuleError(f"The Alc minimum is written negatively (I-L346), not {choices.alc_min}.")
+        raise RuleError(_('The Alc minimum is written negatively (I-L346), not {alc_min}.').format(alc_min=choices.alc_min))
     # Step 8: skills (innate at 0, acuities at the race's value, chosen and imposed ones).
     skills: dict[str, SkillEntry] = {}
     for key, skill in ACUITY_SKILLS.items():
@@ -177,7 +178,7 @@ def _rank(content: Content, name: str) -> int | None:
             return s.rank
     if name in content.pack.innate_skills:
         return None
-    raise content.missing(f"The skill {name!r}", "G24 skill list")
+    raise content.missing(_('The skill {name!r}').format(name=name), "G24 skill list")
 
 
 def heritage_leftover(content: Content, heritage_name: str, spends: Mapping[str, int]) -> int:
@@ -187,13 +188,13 @@ def heritage_leftover(content: Content, heritage_name: str, spends: Mapping[str,
     total = 0
     for target, amount in spends.items():
         if amount < 0:
-            raise RuleError(f"Heritage xp spent on {target!r} cannot be negative.")
+            raise RuleError(_('Heritage xp spent on {target!r} cannot be negative.').format(target=target))
         limit = heritage.spend_limits.get(target)
         if limit is not None and amount > limit:
-            raise RuleError(f"The {heritage.name} heritage allows at most {limit} xp on {target} (I-L352), not {amount}.")
+            raise RuleError(_('The {name} heritage allows at most {limit} xp on {target} (I-L352), not {amount}.').format(name=heritage.name, limit=limit, target=target, amount=amount))
         total += amount
     if total > heritage.xp:
-        raise RuleError(f"The {heritage.name} heritage gives {heritage.xp} xp; {total} xp were spent.")
+        raise RuleError(_('The {name} heritage gives {xp} xp; {total} xp were spent.').format(name=heritage.name, xp=heritage.xp, total=total))
     return heritage.xp - total
 
 
@@ -204,7 +205,7 @@ def starting_equipment(content: Content, profiles: Sequence[str]) -> dict[str, i
     for key in ("tous", *profiles):
         items = content.pack.starting_kit.get(key)
         if items is None:
-            raise RuleError(f"No starting kit is listed for {key!r} (I-L164-192).")
+            raise RuleError(_('No starting kit is listed for {key!r} (I-L164-192).').format(key=key))
         for item in items:
             label = f"{item.name} ({item.note})" if item.note else item.name
             out[label] = out.get(label, 0) + item.qty

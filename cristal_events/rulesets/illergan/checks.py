@@ -16,6 +16,8 @@ from cristal_events.errors import RuleError
 from cristal_events.rolls import Roll
 from cristal_events.rulesets.illergan.settings import DEFAULT, IllerganSettings, round_gap
 
+from .texts import _
+
 FUMBLE_FACES = (99, 100)  # I-L488, I-L497
 
 
@@ -35,7 +37,7 @@ def _face(face: int) -> int:
     if face == 0:  # "99 et 100 (00)" I-L316
         return 100
     if not 1 <= face <= 100:
-        raise RuleError(f"A Dé100 face must be 01 to 100, not {face}.")
+        raise RuleError(_('A Dé100 face must be 01 to 100, not {face}.').format(face=face))
     return face
 
 
@@ -76,14 +78,14 @@ def search(face: int, dex: int, acuity: int, maluses: Mapping[str, int]) -> dict
     f = _face(face)
     for name, malus in maluses.items():
         if not 0 <= malus <= 200:
-            raise RuleError(f"The search malus of {name!r} must be 0 to 200 (I-L101), not {malus}.")
+            raise RuleError(_('The search malus of {name!r} must be 0 to 200 (I-L101), not {malus}.').format(name=name, malus=malus))
     return {name: f < dex + acuity - malus for name, malus in maluses.items()}
 
 
 def skinning(face: int, dex: int, anatomie: int, malus: int) -> Check:
     """Skinning: success iff d100 < Dex + Anatomie − Malus; a failure destroys the part (I-L104)."""
     if not 0 <= malus <= 200:
-        raise RuleError(f"The skinning malus must be 0 to 200 (I-L104), not {malus}.")
+        raise RuleError(_('The skinning malus must be 0 to 200 (I-L104), not {malus}.').format(malus=malus))
     f = _face(face)
     threshold = dex + anatomie - malus
     return Check(face=f, threshold=threshold, success=f < threshold)
@@ -136,7 +138,7 @@ def casting_range_by_sense(sense: str, energie: int, acuity: int = 0, settings: 
             return cap if settings.sense_range_capped_by_cast_range and cap < r else r
         case "touch":
             return 0
-    raise RuleError(f"Unknown sense {sense!r}; use sight, hearing, smell or touch.")
+    raise RuleError(_('Unknown sense {sense!r}; use sight, hearing, smell or touch.').format(sense=sense))
 
 
 def throw_offset(face: int, settings: IllerganSettings = DEFAULT) -> Fraction:

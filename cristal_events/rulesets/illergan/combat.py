@@ -18,13 +18,16 @@ from cristal_events.rulesets.illergan.checks import skill_check
 from cristal_events.rulesets.illergan.content import Armour, Content, DamageType, Weapon
 from cristal_events.rulesets.illergan.settings import DEFAULT, IllerganSettings, round_gap
 
+from ...i18n import N_
+from .texts import _
+
 # ---------------------------------------------------------------- initiative (I-L3-8)
 
 
 def initiative_score(dex: int, vol: int, face: int, malus: int = 0) -> int:
     """[Dex + Vol + Dé100] − [Malus de situation], the malus from 0 to 100 (I-L4-5)."""
     if not 0 <= malus <= 100:
-        raise RuleError(f"The situation malus must be 0 to 100 (I-L5), not {malus}.")
+        raise RuleError(_('The situation malus must be 0 to 100 (I-L5), not {malus}.').format(malus=malus))
     return dex + vol + face - malus
 
 
@@ -57,7 +60,7 @@ def initiative_order(entries: Sequence[Initiative], *, unspotted_by: dict[str, s
     for attacker, unaware in (unspotted_by or {}).items():
         me = next((e for e in order if e.name == attacker), None)
         if me is None:
-            raise RuleError(f"The stealthy attacker {attacker!r} did not roll initiative.")
+            raise RuleError(_('The stealthy attacker {attacker!r} did not roll initiative.').format(attacker=attacker))
         firsts = [i for i, e in enumerate(order) if e.name in unaware]
         pos = order.index(me)
         if firsts and firsts[0] < pos:
@@ -71,6 +74,14 @@ def initiative_order(entries: Sequence[Initiative], *, unspotted_by: dict[str, s
 # ---------------------------------------------------------------- turn budget (I-L241-265)
 
 Slot = Literal["major", "minor", "skill", "extra_major"]
+
+#: the refusal when a slot is spent (a whole sentence per slot, so each language says it its own way)
+_NONE_LEFT: dict[str, str] = {
+    "major": N_("No major action is left this turn (I-L241)."),
+    "minor": N_("No minor action is left this turn (I-L241)."),
+    "skill": N_("No skill action is left this turn (I-L241)."),
+    "extra_major": N_("No extra major action is left this turn (I-L241)."),
+}
 
 
 class TurnBudget(msgspec.Struct, frozen=True, kw_only=True):
@@ -104,7 +115,7 @@ def sacrifice(b: TurnBudget, slot: Literal["major", "minor"]) -> tuple[TurnBudge
 def forgo_major(b: TurnBudget) -> TurnBudget:
     """No major action: two more minor actions (I-L243)."""
     if b.major != 1:
-        raise RuleError("The major action is already used or forgone this turn.")
+        raise RuleError(_('The major action is already used or forgone this turn.'))
     return msgspec.structs.replace(b, major=0, minor=b.minor + 2)
 
 
@@ -119,19 +130,19 @@ def use(b: TurnBudget, slot: Slot, *, spell: str | None = None) -> TurnBudget:
     if slot == "skill" and left == 0:
         return use(b, "minor")
     if left <= 0:
-        raise RuleError(f"No {slot.replace('_', ' ')} action is left this turn (I-L241).")
+        raise RuleError(_(_NONE_LEFT[slot]))
     changes: dict[str, object] = {slot: left - 1}
     if spell is not None:
         if slot == "minor":
             if spell != "Amélioration":
-                raise RuleError("Only an amélioration spell can be cast as a minor action (I-L253).")
+                raise RuleError(_('Only an amélioration spell can be cast as a minor action (I-L253).'))
             if b.spells_cast:
-                raise RuleError("An amélioration spell cast as a minor action must be the turn's only spell (I-L253).")
+                raise RuleError(_("An amélioration spell cast as a minor action must be the turn's only spell (I-L253)."))
             changes["amelioration_minor"] = True
         elif slot == "major" and b.amelioration_minor:
-            raise RuleError("No magic attack as the major action after an amélioration spell as the minor action (I-L262).")
+            raise RuleError(_('No magic attack as the major action after an amélioration spell as the minor action (I-L262).'))
         elif slot == "major" and b.magic_attacks and not b.extra_major:
-            raise RuleError("A second magic attack needs an extra major action (I-L265).")
+            raise RuleError(_('A second magic attack needs an extra major action (I-L265).'))
         changes["spells_cast"] = b.spells_cast + 1
         if slot in ("major", "extra_major"):
             changes["magic_attacks"] = b.magic_attacks + 1
@@ -153,7 +164,7 @@ def grip_malus(grip: Literal["one", "bastard", "two"], *, hands: int, preferred_
             if hands == 2:
                 return 0
             return -40 if preferred_hand else -80
-    raise RuleError(f"Unknown grip {grip!r}.")
+    raise RuleError(_('Unknown grip {grip!r}.').format(grip=grip))
 
 
 def range_malus(distance: float | Fraction, rng: tuple[float, float, float] | None, *, thrown_melee: bool = False) -> int:
@@ -162,11 +173,11 @@ def range_malus(distance: float | Fraction, rng: tuple[float, float, float] | No
     malus = -40 if thrown_melee else 0
     if rng is None:
         if thrown_melee:
-            raise RuleError("The thrown ranges of melee weapons are not set in this campaign's content pack (Part D: G4).")
+            raise RuleError(_("The thrown ranges of melee weapons are not set in this campaign's content pack (Part D: G4)."))
         return malus
     low, opt, high = rng
     if distance < low or distance > high:
-        raise RuleError(f"A shot at {distance} m is impossible: the range is {low} to {high} m (I-L95-97).")
+        raise RuleError(_('A shot at {distance} m is impossible: the range is {low} to {high} m (I-L95-97).').format(distance=distance, low=low, high=high))
     return malus - (20 if distance > opt else 0)
 
 
@@ -193,7 +204,7 @@ def _zone(face: int, rows: Sequence) -> str:
     for row in rows:
         if row.low <= face <= row.high:
             return row.zone
-    raise RuleError(f"No hit zone covers the face {face}.")
+    raise RuleError(_('No hit zone covers the face {face}.').format(face=face))
 
 
 def humanoid_zone(face: int, content: Content) -> str:
@@ -241,9 +252,9 @@ def explode(faces: Sequence[int], sides: int) -> int:
         total += f
         if f < sides:
             if i != len(faces) - 1:
-                raise RuleError(f"A semi-open d{sides} stops at its first face below {sides}.")
+                raise RuleError(_('A semi-open d{sides} stops at its first face below {sides}.').format(sides=sides))
             return total
-    raise RuleError(f"A semi-open d{sides} that shows {sides} must be rolled again.")
+    raise RuleError(_('A semi-open d{sides} that shows {sides} must be rolled again.').format(sides=sides))
 
 
 def roll_power_die(dice: Dice, sides: int, purpose: str = "power die") -> Roll:
@@ -262,7 +273,7 @@ def roll_power_dice(dice: Dice, content: Content, *, rank: int, fp: int, count: 
     """FP power dice (A10 sum of FP dice, or one die × FP); the player may roll fewer, down to 0 (I-L457)."""
     n = fp if count is None else count
     if not 0 <= n <= fp:
-        raise RuleError(f"Between 0 and {fp} power dice can be rolled (I-L457), not {n}.")
+        raise RuleError(_('Between 0 and {fp} power dice can be rolled (I-L457), not {n}.').format(fp=fp, n=n))
     sides = content.power_die(rank)
     if settings.power_dice_mode == "fp_times_one_die":
         if n == 0:
@@ -288,7 +299,7 @@ def unarmed_damage(fo: int, fp: int, power_total: int | None = None, settings: I
     """Unarmed, contondant: [Force × 5] + [FP] (I-L290); A11 ``dice`` mode adds the FP dice instead."""
     if settings.unarmed_fp_mode == "dice":
         if power_total is None:
-            raise RuleError("Unarmed damage in dice mode needs the power dice total.")
+            raise RuleError(_('Unarmed damage in dice mode needs the power dice total.'))
         return fo * 5 + power_total
     return fo * 5 + fp
 
@@ -296,7 +307,7 @@ def unarmed_damage(fo: int, fp: int, power_total: int | None = None, settings: I
 def crossbow_damage(weapon: Weapon, content: Content) -> int:
     """Crossbows deal fixed damage, with neither Fo nor power dice (I-L277)."""
     if weapon.fixed_damage is None:
-        raise content.missing(f"The fixed damage of {weapon.name!r}", "G30 weapon statistics")
+        raise content.missing(_('The fixed damage of {name!r}').format(name=weapon.name), "G30 weapon statistics")
     return weapon.fixed_damage
 
 
@@ -343,14 +354,14 @@ def critical_rider(damage_type: DamageType, *, attacker_fo: int, precise: bool =
         case "P":
             if precise:
                 if letalite is None:
-                    raise RuleError("A 'coup précis' hémorragie needs the weapon's Létalité (Part D: G29).")
+                    raise RuleError(_("A 'coup précis' hémorragie needs the weapon's Létalité (Part D: G29)."))
                 return Rider(name="Hémorragie", turns=3, pv_per_turn=2 * letalite)
             return Rider(name="Hémorragie", turns=3, pv_per_turn=attacker_fo)
         case "T":
             return Rider(name="Handicap", turns=3, dex_malus=2 * attacker_fo)
         case "C":
             return Rider(name="Impact", extra_sr_ignored_pct=settings.impact_extra_sr_ignored_pct)
-    raise RuleError(f"Unknown damage type {damage_type!r}; use P, T or C.")
+    raise RuleError(_('Unknown damage type {damage_type!r}; use P, T or C.').format(damage_type=damage_type))
 
 
 CRITICAL_DEFENCE_MALUS = 40  # I-L504: −40 to parry, block and dodge
@@ -371,11 +382,9 @@ def can_knock_down(attacker_vit: int, target_vit: int, *, quadruped: bool) -> No
     """A physical action cannot knock down a biped of more than 4 × the attacker's Vitalité, nor a
     quadruped (or more legs) of more than his Vitalité (I-L416)."""
     if quadruped and target_vit > attacker_vit:
-        raise RuleError(f"A creature on four legs or more with {target_vit} Vit cannot be knocked down by a physical "
-                        f"action of {attacker_vit} Vit (I-L416).")
+        raise RuleError(_('A creature on four legs or more with {target_vit} Vit cannot be knocked down by a physical action of {attacker_vit} Vit (I-L416).').format(target_vit=target_vit, attacker_vit=attacker_vit))
     if not quadruped and target_vit > 4 * attacker_vit:
-        raise RuleError(f"A biped with {target_vit} Vit cannot be knocked down by a physical action of "
-                        f"{attacker_vit} Vit: more than 4 × {attacker_vit} (I-L416).")
+        raise RuleError(_('A biped with {target_vit} Vit cannot be knocked down by a physical action of {attacker_vit} Vit: more than 4 × {attacker_vit} (I-L416).').format(target_vit=target_vit, attacker_vit=attacker_vit))
 
 
 # ---------------------------------------------------------------- blocks and objects (I-L273, I-L407-409, I-L439)
@@ -422,9 +431,9 @@ def hands_free(limbs_lost: Sequence[str], *, weapon: bool, hands: int) -> int:
     """The arms left hold the weapon: none left, no weapon; one left, no two-handed hold (I-L318)."""
     left = sum(1 for arm in ARMS if arm not in limbs_lost)
     if weapon and left == 0:
-        raise RuleError("Both arms are lost: no weapon can be wielded (I-L318).")
+        raise RuleError(_('Both arms are lost: no weapon can be wielded (I-L318).'))
     if weapon and hands > left:
-        raise RuleError(f"Only {left} arm is left: the weapon cannot be held in {hands} hands (I-L318).")
+        raise RuleError(_('Only {left} arm is left: the weapon cannot be held in {hands} hands (I-L318).').format(left=left, hands=hands))
     return left
 
 
@@ -471,7 +480,7 @@ def apply_pv_loss(pv: int, lost: int, zone: str = "", *, destiny_points: int = 0
 def spend_destiny_point(points: int) -> int:
     """Cancel the cause of a death or a limb loss: the GM rewrites it, no damage is taken (I-L377-378)."""
     if points <= 0:
-        raise RuleError("The character has no destiny point left (I-L377).")
+        raise RuleError(_('The character has no destiny point left (I-L377).'))
     return points - 1
 
 
@@ -496,10 +505,10 @@ _DEFENCE_SLOT = {"esquive": "parry_or_dodge", "parade": "parry_or_dodge", "vivac
 def use_defence(b: DefenceBudget, kind: Defence, *, against_magic: bool = False) -> DefenceBudget:
     """Spend a defence; magic damage can only be blocked, never dodged or parried (I-L439)."""
     if against_magic and kind in ("esquive", "parade", "vivacite_elfique"):
-        raise RuleError("Magic damage cannot be dodged or parried, only blocked (I-L439).")
+        raise RuleError(_('Magic damage cannot be dodged or parried, only blocked (I-L439).'))
     slot = _DEFENCE_SLOT[kind]
     if getattr(b, slot) <= 0:
-        raise RuleError(f"The {kind} defence is already used this turn (I-L543).")
+        raise RuleError(_('The {kind} defence is already used this turn (I-L543).').format(kind=kind))
     return msgspec.structs.replace(b, **{slot: getattr(b, slot) - 1})
 
 
@@ -517,7 +526,7 @@ def takeoff(face: int, dex_pure: int, remaining_m: int | Fraction) -> tuple[bool
     """A pure Dex roll (equipment maluses ignored) costs a minor action either way; success doubles the
     remaining movement (I-L558). Returns (success, remaining movement)."""
     if remaining_m <= 0:
-        raise RuleError("Taking off needs some movement left this turn (I-L558).")
+        raise RuleError(_('Taking off needs some movement left this turn (I-L558).'))
     ok = skill_check(face, dex_pure).success  # 01-02 succeed, 99-100 fail (I-L497-502)
     return ok, (2 * remaining_m if ok else remaining_m)
 

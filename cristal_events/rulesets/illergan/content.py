@@ -29,6 +29,8 @@ import msgspec
 from cristal_events.errors import ContentError, RuleError, UnknownEntity
 from cristal_events.packs import MAX_PACK_BYTES, nested_too_deeply, parse_pack
 
+from .texts import _
+
 DATA = Path(__file__).parent / "data"
 
 DamageType = Literal["P", "T", "C"]
@@ -296,7 +298,7 @@ def decode_pack(raw: bytes | str, *, source: str) -> Pack:
     except RecursionError:
         raise nested_too_deeply(source) from None
     except (msgspec.ValidationError, msgspec.DecodeError, tomllib.TOMLDecodeError) as err:
-        raise ContentError(f"Content pack {source} is malformed: {_where(err, data)}.") from None
+        raise ContentError(_('Content pack {source} is malformed: {where}.').format(source=source, where=_where(err, data))) from None
 
 
 def _stringify_keys(data: Any) -> Any:
@@ -314,11 +316,10 @@ def load_pack(path: str | Path) -> Pack:
     try:
         size = p.stat().st_size
         if size > MAX_PACK_BYTES:
-            raise ContentError(f"{p.name}: the content pack is {size} bytes; a pack is at most "
-                               f"{MAX_PACK_BYTES // (1024 * 1024)} MB.")
+            raise ContentError(_('{name}: the content pack is {size} bytes; a pack is at most {value} MB.').format(name=p.name, size=size, value=MAX_PACK_BYTES // (1024 * 1024)))
         raw = p.read_bytes()
     except OSError as err:
-        raise ContentError(f"Content pack {p.name} cannot be read: {err.strerror}.") from None
+        raise ContentError(_('Content pack {name} cannot be read: {strerror}.').format(name=p.name, strerror=err.strerror)) from None
     parse_pack(raw, source=p.name, toml=p.name.endswith(".toml"))
     return decode_pack(raw, source=p.name)
 
@@ -339,9 +340,7 @@ def _merge_entry(core: Any, extra: Any, *, source: str, field: str, strict: bool
             continue
         if mine != default or stated:
             raise ContentError(
-                f"Content pack {source} contradicts the rules text at {field} "
-                f"{getattr(core, 'name', getattr(core, 'face', '?'))!r}, field {name!r}; to replace it, mark its "
-                f"entry \"override\": true (nothing was loaded)."
+                _('Content pack {source} contradicts the rules text at {field} {entry!r}, field {name!r}; to replace it, mark its entry "override": true (nothing was loaded).').format(source=source, field=field, entry=getattr(core, 'name', getattr(core, 'face', '?')), name=name)
             )
         changes[name] = theirs
     return msgspec.structs.replace(core, **changes)
@@ -359,8 +358,7 @@ def overrides_of(current: Pack, pack: Pack, *, source: str) -> dict[str, list[st
                 continue
             k = getattr(entry, key)
             if k not in have:
-                raise ContentError(f"Content pack {source} marks {name} entry {k!r} \"override\": true, but the "
-                                   f"campaign has no such entry to override (nothing was loaded).")
+                raise ContentError(_('Content pack {source} marks {name} entry {k!r} "override": true, but the campaign has no such entry to override (nothing was loaded).').format(source=source, name=name, k=k))
             out.setdefault(name, []).append(str(k))
     return {name: sorted(v) for name, v in out.items()}
 
@@ -403,18 +401,18 @@ def merge(core: Pack, pack: Pack, *, source: str, strict: bool = True) -> Pack:
     for name in _SCALARS:
         a, b = getattr(core, name), getattr(pack, name)
         if a is not None and b is not None and a != b:
-            raise ContentError(f"Content pack {source} contradicts the rules text at {name!r}.")
+            raise ContentError(_('Content pack {source} contradicts the rules text at {name!r}.').format(source=source, name=name))
         out[name] = a if a is not None else b
     for name in _TABLES:
         a, b = getattr(core, name), getattr(pack, name)
         for key, value in b.items():
             if key in a and a[key] != value:
-                raise ContentError(f"Content pack {source} contradicts the rules text at {name}[{key!r}].")
+                raise ContentError(_('Content pack {source} contradicts the rules text at {name}[{key!r}].').format(source=source, name=name, key=key))
         out[name] = {**a, **b}
     for name in _ROWS:
         a, b = getattr(core, name), getattr(pack, name)
         if a and b and a != b:
-            raise ContentError(f"Content pack {source} contradicts the rules text at {name!r}.")
+            raise ContentError(_('Content pack {source} contradicts the rules text at {name!r}.').format(source=source, name=name))
         out[name] = a or b
     for name, key in [(n, "name") for n in _NAMED] + [(n, "face") for n in _FACED]:
         merged = {getattr(e, key): e for e in getattr(core, name)}
@@ -422,16 +420,14 @@ def merge(core: Pack, pack: Pack, *, source: str, strict: bool = True) -> Pack:
         for entry in getattr(pack, name):
             k = getattr(entry, key)
             if k in seen:
-                raise ContentError(f"Content pack {source} lists {name} entry {k!r} twice.")
+                raise ContentError(_('Content pack {source} lists {name} entry {k!r} twice.').format(source=source, name=name, k=k))
             seen.add(k)
             if k in merged and not entry.override:
                 merged[k] = _merge_entry(merged[k], entry, source=source, field=name, strict=strict)
             else:  # a new entry, or one marked "override": it replaces the earlier entry whole
                 if strict and name == "spells" and k in merged and merged[k].min_level != entry.min_level:
                     raise ContentError(
-                        f"Content pack {source} changes the minimum level of the spell {k!r} from "
-                        f"{merged[k].min_level} to {entry.min_level}; a spell's minimum level cannot be changed "
-                        f"(I-L217), not even by an override (nothing was loaded).")
+                        _("Content pack {source} changes the minimum level of the spell {k!r} from {min_level} to {min_level2}; a spell's minimum level cannot be changed (I-L217), not even by an override (nothing was loaded).").format(source=source, k=k, min_level=merged[k].min_level, min_level2=entry.min_level))
                 merged[k] = entry
         out[name] = tuple(merged.values())
     result = msgspec.structs.replace(core, name=pack.name, description=pack.description, example=pack.example, **out)
@@ -450,23 +446,18 @@ def check_rules_shape(pack: Pack, *, source: str) -> None:
     3/2/2/2/1 divine powers at levels 1-5, 10 in all (I-L603, TX-12)."""
     for cls in pack.classes:
         if cls.name == MAGICLESS_CLASS and cls.has_magic:
-            raise ContentError(f"Content pack {source} gives the {cls.name} class magic; only the {cls.name} has "
-                               f"none (I-L336) (nothing was loaded).")
+            raise ContentError(_('Content pack {source} gives the {name} class magic; only the {name} has none (I-L336) (nothing was loaded).').format(source=source, name=cls.name))
         if cls.name != MAGICLESS_CLASS and not cls.has_magic:
-            raise ContentError(f"Content pack {source} makes the {cls.name} class magic-less; only the "
-                               f"{MAGICLESS_CLASS} has no magic, no other class is barred from one (I-L336) "
-                               f"(nothing was loaded).")
+            raise ContentError(_('Content pack {source} makes the {name} class magic-less; only the {MAGICLESS_CLASS} has no magic, no other class is barred from one (I-L336) (nothing was loaded).').format(source=source, name=cls.name, MAGICLESS_CLASS=MAGICLESS_CLASS))
     counts: dict[tuple[str, int], int] = {}
     for pd in pack.divine_powers:
         if pd.level not in PD_LEVELS:
-            raise ContentError(f"Content pack {source} gives the divine power {pd.name!r} level {pd.level}; divine "
-                               f"powers are of levels 1 to 5 (I-L603) (nothing was loaded).")
+            raise ContentError(_('Content pack {source} gives the divine power {name!r} level {level}; divine powers are of levels 1 to 5 (I-L603) (nothing was loaded).').format(source=source, name=pd.name, level=pd.level))
         counts[(pd.cult, pd.level)] = counts.get((pd.cult, pd.level), 0) + 1
     for (cult, level), n in sorted(counts.items()):
         limit = pack.pd_per_level.get(level)
         if limit is not None and n > limit:
-            raise ContentError(f"Content pack {source} gives the {cult} cult {n} divine powers of level {level}; a "
-                               f"cult has {limit} at that level (I-L603: 3/2/2/2/1) (nothing was loaded).")
+            raise ContentError(_('Content pack {source} gives the {cult} cult {n} divine powers of level {level}; a cult has {limit} at that level (I-L603: 3/2/2/2/1) (nothing was loaded).').format(source=source, cult=cult, n=n, level=level, limit=limit))
 
 
 @lru_cache(maxsize=1)
@@ -494,11 +485,11 @@ class Content:
             return self._index[kind][name]
         except KeyError:
             raise UnknownEntity(
-                f"The {kind[:-1].replace('_', ' ')} {name!r} is not in this campaign's content pack."
+                _("The {kind} {name!r} is not in this campaign's content pack.").format(kind=kind[:-1].replace('_', ' '), name=name)
             ) from None
 
     def missing(self, what: str, gap: str) -> RuleError:
-        return RuleError(f"{what} is not set in this campaign's content pack (Part D: {gap}).")
+        return RuleError(_("{what} is not set in this campaign's content pack (Part D: {gap}).").format(what=what, gap=gap))
 
     def table_value(self, table: str, key: int | str, *, what: str, gap: str) -> int:
         value = getattr(self.pack, table).get(key)
@@ -509,39 +500,39 @@ class Content:
     def power_die(self, rank: int) -> int:
         """Faces of the power die for a Rang de puissance (I-L298, G11)."""
         return self.table_value(
-            "power_die_by_rank", rank, what=f"The power die for rank {rank}", gap="G11 Rang de puissance → Dé de puissance"
+            "power_die_by_rank", rank, what=_('The power die for rank {rank}').format(rank=rank), gap="G11 Rang de puissance → Dé de puissance"
         )
 
     def pp_for_level(self, level: int) -> int:
         """pp a magic needs to reach ``level`` (I-L211, G9)."""
         return self.table_value(
-            "pp_per_magic_level", level, what=f"The pp needed for magic level {level}", gap="G9 pp thresholds"
+            "pp_per_magic_level", level, what=_('The pp needed for magic level {level}').format(level=level), gap="G9 pp thresholds"
         )
 
     def faith_xp(self, level: int, *, religious: bool) -> int:
         """xp to reach faith level ``level`` (I-L575 / I-L584, G18 / G19)."""
         table, gap = ("faith_xp_religious", "G18") if religious else ("faith_xp_other", "G19")
         kind = "religious" if religious else "non-religious"
-        return self.table_value(table, level, what=f"The xp cost of faith level {level} for {kind} classes", gap=gap)
+        return self.table_value(table, level, what=_('The xp cost of faith level {level} for {kind} classes').format(level=level, kind=kind), gap=gap)
 
     def gift(self, face: int) -> Gift:
         for g in self.pack.gifts:
             if g.face == face:
                 return g
-        raise self.missing(f"The gift for d8 face {face}", "G14 gift table")
+        raise self.missing(_('The gift for d8 face {face}').format(face=face), "G14 gift table")
 
     def counter_effect(self, face: int) -> CounterEffect:
         for c in self.pack.counter_effects:
             if c.face == face:
                 return c
-        raise self.missing(f"The counter-effect for d20 face {face}", "G10 counter-effect table")
+        raise self.missing(_('The counter-effect for d20 face {face}').format(face=face), "G10 counter-effect table")
 
     def skill(self, name: str) -> Skill:
         found = self._index["skills"].get(name)
         if found is None:
             if name in self.pack.innate_skills:
                 return Skill(name=name, innate=True)
-            raise UnknownEntity(f"The skill {name!r} is not in this campaign's content pack.")
+            raise UnknownEntity(_("The skill {name!r} is not in this campaign's content pack.").format(name=name))
         return found
 
     def is_innate(self, name: str) -> bool:

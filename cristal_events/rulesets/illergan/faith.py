@@ -21,6 +21,7 @@ from cristal_events.ruleset import Context, Emit, on_event
 from . import magic
 from .fights import sacrifice, spend
 from .state import Hero, IllerganState, Turn, content_of, fight_stream, find, find_fight, put, stream_of
+from .texts import _
 
 
 # ============================================================================ events
@@ -135,17 +136,17 @@ def minutes(text: str, what: str) -> int:
     try:
         h, m = int(hours), int(mins or 0)
     except ValueError:
-        raise RuleError(f"{what} must be a time of day like 16:30, not {text!r}.") from None
+        raise RuleError(_('{what} must be a time of day like 16:30, not {text!r}.').format(what=what, text=text)) from None
     if not (0 <= h < 24 and 0 <= m < 60) or (sep and not mins):
-        raise RuleError(f"{what} must be a time of day like 16:30, not {text!r}.")
+        raise RuleError(_('{what} must be a time of day like 16:30, not {text!r}.').format(what=what, text=text))
     return h * 60 + m
 
 
 def _faithful(hero: Hero) -> tuple[str, int]:
     if hero.dead:
-        raise RuleError(f"{hero.name} is dead.")
+        raise RuleError(_('{name} is dead.').format(name=hero.name))
     if hero.cult is None or hero.faith_level is None:
-        raise RuleError(f"{hero.name} follows no cult (I-L333).")
+        raise RuleError(_('{name} follows no cult (I-L333).').format(name=hero.name))
     return hero.cult, hero.faith_level
 
 
@@ -157,39 +158,38 @@ def decide_invoke(state: IllerganState, cmd: InvokePower, ctx: Context) -> list[
     if pd.cult != cult and pd.cult == hero.added_cult:  # the cult added to the Ancêtres, at its own level (I-L573)
         level = hero.added_faith_level
     elif pd.cult != cult and pd.name not in hero.learned_pds:
-        raise RuleError(f"{pd.name} is a divine power of the {pd.cult} cult, not of {hero.name}'s {cult} (I-L603).")
+        raise RuleError(_("{name} is a divine power of the {cult} cult, not of {name2}'s {cult2} (I-L603).").format(name=pd.name, cult=pd.cult, name2=hero.name, cult2=cult))
     if pd.level > level:
-        raise RuleError(f"{pd.name} is a level {pd.level} divine power; {hero.name} has faith level {level} (I-L335).")
+        raise RuleError(_('{name} is a level {level} divine power; {name2} has faith level {level2} (I-L335).').format(name=pd.name, level=pd.level, name2=hero.name, level2=level))
     magic.check_pd_level(level, pd.level, cmd.cast_level)
     if cmd.target and cmd.target != hero.id:
         target = find(state, cmd.target)
         if cmd.distance < 0:
-            raise RuleError(f"A distance cannot be negative ({cmd.distance} m).")
+            raise RuleError(_('A distance cannot be negative ({distance} m).').format(distance=cmd.distance))
         if not magic.pd_target_allowed(caster_is_pretre=hero.class_name == "Prêtre", target_is_self=False,
                                        target_same_cult=target.cult == pd.cult, distance=cmd.distance,
                                        faith_level=level):
             who = "anyone" if hero.class_name == "Prêtre" else f"a faithful of the {pd.cult} cult"
-            raise RuleError(f"{hero.name} can cast {pd.name} on himself or on {who} within "
-                            f"{magic.pd_range(level)} m (I-L607).")
+            raise RuleError(_('{name} can cast {name2} on himself or on {who} within {pd_range} m (I-L607).').format(name=hero.name, name2=pd.name, who=who, pd_range=magic.pd_range(level)))
     cost = pd.pf_cost.get(cmd.cast_level)
     if cost is None:
-        raise content.missing(f"The PF cost of {pd.name} at level {cmd.cast_level}", "the PD lists and costs")
+        raise content.missing(_('The PF cost of {name} at level {cast_level}').format(name=pd.name, cast_level=cmd.cast_level), "the PD lists and costs")
     from_pfb = 0 if cmd.from_pfb is None and hero.pfb == 0 else cmd.from_pfb  # without PFb there is no choice
     pf_after, pfb_after = magic.spend_faith(hero.pf, hero.pfb, cost, from_pfb=from_pfb, settings=settings)
     turn_after = None
     if cmd.fight:
         fight = find_fight(state, cmd.fight)
         if hero.id not in fight.participants:
-            raise RuleError(f"{hero.id} does not take part in the fight '{fight.name}'.")
+            raise RuleError(_("{id} does not take part in the fight '{name}'.").format(id=hero.id, name=fight.name))
         if cmd.in_defence:
             turn_after = sacrifice(fight.turns.get(hero.id, Turn()), "minor", pd=pd.name)
         else:
             turn_after = spend(fight, hero, "minor", settings)
             if pd.name in turn_after.pds:
-                raise RuleError(f"{hero.name} already used {pd.name} this turn (I-L605).")
+                raise RuleError(_('{name} already used {name2} this turn (I-L605).').format(name=hero.name, name2=pd.name))
             turn_after = msgspec.structs.replace(turn_after, pds=(*turn_after.pds, pd.name))
     elif cmd.in_defence:
-        raise RuleError("A divine power in defence needs the fight it is used in (I-L605).")
+        raise RuleError(_('A divine power in defence needs the fight it is used in (I-L605).'))
     ev = PowerInvoked(character=hero.id, power=pd.name, cult=pd.cult, level=pd.level, cast_level=cmd.cast_level,
                       cost=cost, from_pfb=hero.pfb - pfb_after, pf_after=pf_after, pfb_after=pfb_after,
                       target=cmd.target if cmd.target != hero.id else "", distance=cmd.distance, fight=cmd.fight,
@@ -199,26 +199,24 @@ def decide_invoke(state: IllerganState, cmd: InvokePower, ctx: Context) -> list[
 
 def decide_harmonise(state: IllerganState, cmd: Harmonise, ctx: Context) -> list[Emit]:
     hero = find(state, cmd.character)
-    cult, _ = _faithful(hero)
+    cult, _god = _faithful(hero)
     if ctx.settings.faith_renewal == "harmonisation":
         if not cmd.at:
-            raise RuleError(f"Give the time {hero.name} starts the prayer (the {cult} Harmonisation, I-L531).")
+            raise RuleError(_('Give the time {name} starts the prayer (the {cult} Harmonisation, I-L531).').format(name=hero.name, cult=cult))
         content = content_of(state)
         at = minutes(cmd.at, "The prayer time")
         sunrise = minutes(cmd.sunrise, "The sunrise") if cmd.sunrise else None
         sunset = minutes(cmd.sunset, "The sunset") if cmd.sunset else None
         if not magic.harmonised(cult, at, content, sunrise=sunrise, sunset=sunset):
             start = magic.harmonisation_start(cult, content, sunrise=sunrise, sunset=sunset)
-            raise RuleError(f"The {cult} Harmonisation starts at {start // 60:02d}:{start % 60:02d}; a prayer at "
-                            f"{cmd.at} is outside its hour and brings no PF back (I-L531).")
+            raise RuleError(_('The {cult} Harmonisation starts at {value:02d}:{value2:02d}; a prayer at {at} is outside its hour and brings no PF back (I-L531).').format(cult=cult, value=start // 60, value2=start % 60, at=cmd.at))
     if hero.pf >= hero.pf_per_day:
-        raise RuleError(f"{hero.name} already has all {hero.pf_per_day} PF of the day.")
+        raise RuleError(_('{name} already has all {pf_per_day} PF of the day.').format(name=hero.name, pf_per_day=hero.pf_per_day))
     if hero.harmonised_at is not None:
         since = state.clock - hero.harmonised_at
         gap = DAY - HARMONISATION_WINDOW if ctx.settings.faith_renewal == "harmonisation" else DAY
         if since < gap:
-            raise RuleError(f"{hero.name} already renewed the PF {since} minutes ago on the log's clock; one "
-                            f"Harmonisation a day (I-L531): the next one is {gap - since} minutes away (wait).")
+            raise RuleError(_("{name} already renewed the PF {since} minutes ago on the log's clock; one Harmonisation a day (I-L531): the next one is {value} minutes away (wait).").format(name=hero.name, since=since, value=gap - since))
     return [Emit(stream_of(hero.id), FaithRenewed(character=hero.id, cult=cult, at=cmd.at, pf_after=hero.pf_per_day))]
 
 
@@ -226,14 +224,14 @@ def decide_adjust(state: IllerganState, cmd: AdjustFaith, ctx: Context) -> list[
     hero = find(state, cmd.character)
     _faithful(hero)
     if not cmd.reason.strip():
-        raise RuleError("A change of faith points needs a reason (pious or impious acts, I-L597).")
+        raise RuleError(_('A change of faith points needs a reason (pious or impious acts, I-L597).'))
     if not cmd.pfb and not cmd.pf:
-        raise RuleError("Give the PFb granted or taken, or the PF taken.")
+        raise RuleError(_('Give the PFb granted or taken, or the PF taken.'))
     if cmd.pf > 0:
-        raise RuleError("The game master may take PF for impious acts, never give them; give PFb instead (I-L597).")
+        raise RuleError(_('The game master may take PF for impious acts, never give them; give PFb instead (I-L597).'))
     pf, pfb = hero.pf + cmd.pf, hero.pfb + cmd.pfb
     if pf < 0 or pfb < 0:
-        raise RuleError(f"{hero.name} has {hero.pf} PF and {hero.pfb} PFb; that many cannot be taken.")
+        raise RuleError(_('{name} has {pf} PF and {pfb} PFb; that many cannot be taken.').format(name=hero.name, pf=hero.pf, pfb=hero.pfb))
     ev = FaithAdjusted(character=hero.id, pfb_delta=cmd.pfb, pf_delta=cmd.pf, reason=cmd.reason, pf_after=pf,
                        pfb_after=pfb)
     return [Emit(stream_of(hero.id), ev)]
@@ -244,25 +242,25 @@ def decide_change_cult(state: IllerganState, cmd: ChangeCult, ctx: Context) -> l
     ``cult_change_fallback_level``; the others at 0, I-L571, I-L580, A38) or add one (I-L573, I-L582)."""
     hero = find(state, cmd.character)
     if hero.dead:
-        raise RuleError(f"{hero.name} is dead.")
+        raise RuleError(_('{name} is dead.').format(name=hero.name))
     content = content_of(state)
     content.entry("cults", cmd.cult)
     klass = content.entry("classes", hero.class_name) if hero.class_name else None
     religious = bool(klass is not None and klass.religious)
     if cmd.add:
         if hero.cult is None:
-            raise RuleError(f"{hero.name} follows no cult yet: choose one first (I-L578).")
+            raise RuleError(_('{name} follows no cult yet: choose one first (I-L578).').format(name=hero.name))
         if hero.former_cults or hero.cult != "Ancêtres":
-            raise RuleError("Only characters who first worshipped the Ancêtres may add a second cult (I-L573).")
+            raise RuleError(_('Only characters who first worshipped the Ancêtres may add a second cult (I-L573).'))
         if hero.added_cult is not None:
-            raise RuleError("An Ancêtres worshipper may add one new cult only (I-L573).")
+            raise RuleError(_('An Ancêtres worshipper may add one new cult only (I-L573).'))
         if cmd.cult == hero.cult:
-            raise RuleError(f"{hero.name} already worships the {cmd.cult}.")
+            raise RuleError(_('{name} already worships the {cult}.').format(name=hero.name, cult=cmd.cult))
         level = magic.added_cult_level(hero.cult, 1)
         return [Emit(stream_of(hero.id), CultChanged(character=hero.id, cult=cmd.cult, god=cmd.god, added=True,
                                                      faith_level=level, pf_per_day=hero.pf_per_day, reason=cmd.reason))]
     if cmd.cult == hero.cult:
-        raise RuleError(f"{hero.name} already worships the {cmd.cult}.")
+        raise RuleError(_('{name} already worships the {cult}.').format(name=hero.name, cult=cmd.cult))
     if hero.cult is None:  # a first cult, chosen in play: level 0 (I-L578)
         level = magic.OTHER_START_LEVEL
     else:
@@ -278,15 +276,13 @@ def decide_learn(state: IllerganState, cmd: LearnPower, ctx: Context) -> list[Em
     cult, level = _faithful(hero)
     pd = content_of(state).entry("divine_powers", cmd.power)
     if pd.name in hero.learned_pds or (pd.cult == cult and pd.level <= level):
-        raise RuleError(f"{hero.name} already masters {pd.name} (I-L335).")
+        raise RuleError(_('{name} already masters {name2} (I-L335).').format(name=hero.name, name2=pd.name))
     if not cmd.from_book and cmd.teacher_level is None:
-        raise RuleError("A divine power is learned from a book or from a faithful of level 6 or more (I-L611).")
+        raise RuleError(_('A divine power is learned from a book or from a faithful of level 6 or more (I-L611).'))
     if not magic.can_learn_pd(level, pd.level, teacher_level=cmd.teacher_level, from_book=cmd.from_book):
         if pd.level > level:
-            raise RuleError(f"{pd.name} is a level {pd.level} divine power; {hero.name} has unlocked faith level "
-                            f"{level} only (I-L611).")
-        raise RuleError(f"A divine power is taught by a faithful of level {magic.PD_TEACHER_LEVEL} or more, not "
-                        f"{cmd.teacher_level} (I-L611).")
+            raise RuleError(_('{name} is a level {level} divine power; {name2} has unlocked faith level {level2} only (I-L611).').format(name=pd.name, level=pd.level, name2=hero.name, level2=level))
+        raise RuleError(_('A divine power is taught by a faithful of level {PD_TEACHER_LEVEL} or more, not {teacher_level} (I-L611).').format(PD_TEACHER_LEVEL=magic.PD_TEACHER_LEVEL, teacher_level=cmd.teacher_level))
     return [Emit(stream_of(hero.id), PowerLearned(character=hero.id, power=pd.name, level=pd.level,
                                                   from_book=cmd.from_book, teacher_level=cmd.teacher_level))]
 
@@ -329,28 +325,36 @@ def evolve_adjusted(state: IllerganState, ev: FaithAdjusted, rec: RecordedEvent)
 
 # ============================================================================ summaries
 def _invoked(e: PowerInvoked) -> str:
-    on = f" sur {e.target} ({e.distance:g} m)" if e.target else ""
-    d = " en défense" if e.in_defence else ""
-    return (f"{e.character} invoque {e.power} niveau {e.cast_level}{on}{d} : {e.cost} PF "
-            f"(dont {e.from_pfb} PFb) → PF {e.pf_after}, PFb {e.pfb_after}")
+    on = _(" on {target} ({distance} m)").format(target=e.target, distance=f"{e.distance:g}") if e.target else ""
+    d = _(" in defence") if e.in_defence else ""
+    return _("{who} invokes {power} level {level}{on}{defence}: {cost} PF ({pfb} of them PFb) → PF {pf}, "
+             "PFb {pfb_after}").format(who=e.character, power=e.power, level=e.cast_level, on=on, defence=d,
+                                       cost=e.cost, pfb=e.from_pfb, pf=e.pf_after, pfb_after=e.pfb_after)
+
+
+def _cult(e: CultChanged) -> str:
+    if e.added:
+        return _("{who} adds the cult {cult} at faith level {level}").format(
+            who=e.character, cult=e.cult, level=e.faith_level)
+    if e.former is None:
+        return _("{who} chooses the cult {cult}, faith level {level}").format(
+            who=e.character, cult=e.cult, level=e.faith_level)
+    former = _(" (level {level})").format(level=e.former_level) if e.former_level is not None else ""
+    return _("{who} leaves the cult {former}{former_level} for {cult}, faith level {level}, {pf} PF a day").format(
+        who=e.character, former=e.former, former_level=former, cult=e.cult, level=e.faith_level, pf=e.pf_per_day)
 
 
 SUMMARIES: dict[type, Any] = {
     PowerInvoked: on_event(_invoked),
-    FaithRenewed: lambda r: (f"{r.event.character} : Harmonisation ({r.event.cult}"
-                             + (f", {r.event.at}" if r.event.at else "") + f") → PF {r.event.pf_after}"),
-    FaithAdjusted: lambda r: (f"{r.event.character} : PFb {r.event.pfb_delta:+d}, PF {r.event.pf_delta:+d} "
-                              f"({r.event.reason})"),
-    CultChanged: lambda r: (f"{r.event.character} ajoute le culte {r.event.cult} au niveau de foi {r.event.faith_level}"
-                            if r.event.added else
-                            f"{r.event.character} choisit le culte {r.event.cult}, niveau de foi {r.event.faith_level}"
-                            if r.event.former is None else
-                            f"{r.event.character} quitte le culte {r.event.former}"
-                            + (f" (niveau {r.event.former_level})" if r.event.former_level is not None else "")
-                            + f" pour {r.event.cult}, niveau de foi {r.event.faith_level}, {r.event.pf_per_day} PF par jour"),
-    PowerLearned: lambda r: (f"{r.event.character} apprend le pouvoir divin {r.event.power} (niveau {r.event.level}, "
-                             + ("dans un livre" if r.event.from_book else f"auprès d'un fidèle de niveau {r.event.teacher_level}")
-                             + ")"),
+    FaithRenewed: lambda r: _("{who}: Harmonisation ({cult}{at}) → PF {pf}").format(
+        who=r.event.character, cult=r.event.cult, at=f", {r.event.at}" if r.event.at else "", pf=r.event.pf_after),
+    FaithAdjusted: lambda r: _("{who}: PFb {pfb:+d}, PF {pf:+d} ({reason})").format(
+        who=r.event.character, pfb=r.event.pfb_delta, pf=r.event.pf_delta, reason=r.event.reason),
+    CultChanged: on_event(_cult),
+    PowerLearned: lambda r: _("{who} learns the divine power {power} (level {level}, {source})").format(
+        who=r.event.character, power=r.event.power, level=r.event.level,
+        source=_("from a book") if r.event.from_book
+        else _("from a faithful of level {level}").format(level=r.event.teacher_level)),
 }
 EVENTS: tuple[type, ...] = tuple(SUMMARIES)
 DECIDERS: dict[type, Any] = {InvokePower: decide_invoke, Harmonise: decide_harmonise, AdjustFaith: decide_adjust,

@@ -27,6 +27,7 @@ from cristal_events.errors import RuleError
 from . import money
 from .content import Content
 from .state import Hero
+from .texts import _
 
 UNCOUNTED = frozenset({"everyday", "worn"})
 #: contents free only in their container (I-L36-37, I-L46): the content slot -> the container's slot
@@ -178,10 +179,9 @@ def check(hero: Hero, content: Content, settings: Any, **after: Any) -> None:
         what = {"hands": "one object in each hand (I-L32)", "armour": "one full armour (I-L31)",
                 "stowed_weapons": "one two-handed weapon, two one-handed ones or a shield stowed (I-L33)",
                 "talismans": "2 active talismans or 1 grigri (I-L34)"}.get(fresh[0], f"the {fresh[0]} slot (I-L29-43)")
-        raise RuleError(f"{hero.name} cannot equip that: the limit is {what}.")
+        raise RuleError(_('{name} cannot equip that: the limit is {what}.').format(name=hero.name, what=what))
     if new.charges > new.max_charges and (old is None or new.charges > old.charges):
-        raise RuleError(f"{hero.name} would carry {new.charges} charges in the bag and satchel, more than "
-                        f"[10 + Fo] = {new.max_charges} (I-L43).")
+        raise RuleError(_('{name} would carry {charges} charges in the bag and satchel, more than [10 + Fo] = {max_charges} (I-L43).').format(name=hero.name, charges=new.charges, max_charges=new.max_charges))
 
 
 def summary(hero: Hero, content: Content) -> dict[str, Any]:

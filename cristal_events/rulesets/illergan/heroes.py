@@ -20,6 +20,7 @@ from cristal_events.records import RecordedEvent
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit, event_of, on_event
 
+from ...i18n import N_
 from . import character as creation
 from . import gear
 from . import money as coins
@@ -41,6 +42,7 @@ from .state import (
     put,
     stream_of,
 )
+from .texts import _
 
 
 # ============================================================================ events
@@ -222,7 +224,7 @@ class Carry(msgspec.Struct, frozen=True, kw_only=True):
 # ============================================================================ decisions
 def decide_pack(state: IllerganState, cmd: LoadPack, ctx: Context) -> list[Emit]:
     if not cmd.name.strip():
-        raise RuleError("A content pack needs a name.")
+        raise RuleError(_('A content pack needs a name.'))
     plain_id(cmd.name, "Content pack name")
     for section, entries in cmd.data.items():  # the names later commands type: entries and table keys
         keys = ([e.get("name") for e in entries if isinstance(e, dict)] if isinstance(entries, (list, tuple))
@@ -231,7 +233,7 @@ def decide_pack(state: IllerganState, cmd: LoadPack, ctx: Context) -> list[Emit]
             if isinstance(key, str):
                 plain_id(key, f"A name in the pack's {section}")
     if any(p.name == cmd.name for p in state.packs):
-        raise ContentError(f"The content pack {cmd.name!r} is already loaded in this campaign.")
+        raise ContentError(_('The content pack {name!r} is already loaded in this campaign.').format(name=cmd.name))
     before = content_of(state).pack
     pack = decode_pack(msgspec.json.encode(cmd.data), source=cmd.name)
     merge(before, pack, source=cmd.name)  # strict: a pack may not contradict the text unless it says override
@@ -242,27 +244,27 @@ def decide_pack(state: IllerganState, cmd: LoadPack, ctx: Context) -> list[Emit]
 
 def _new_id(state: IllerganState, character: str) -> str:
     if not character.strip() or ":" in character:
-        raise RuleError(f"A character id needs letters and no colon, not {character!r}.")
+        raise RuleError(_('A character id needs letters and no colon, not {character!r}.').format(character=character))
     plain_id(character, "Character id")
     if character in state.characters:
-        raise RuleError(f"The character '{character}' already exists.")
+        raise RuleError(_("The character '{character}' already exists.").format(character=character))
     return character
 
 
 def _check_characteristics(values: dict[str, int], required: tuple[str, ...]) -> None:
     missing = [k for k in required if k not in values]
     if missing:
-        raise RuleError(f"The characteristic(s) {', '.join(missing)} are missing; give them as KEY=VALUE.")
+        raise RuleError(_('The characteristic(s) {missing} are missing; give them as KEY=VALUE.').format(missing=', '.join(missing)))
     unknown = [k for k in values if k not in CHARACTERISTICS]
     if unknown:
-        raise RuleError(f"Unknown characteristic {unknown[0]!r}; the sheet has {', '.join(CHARACTERISTICS)}.")
+        raise RuleError(_('Unknown characteristic {value!r}; the sheet has {CHARACTERISTICS}.').format(value=unknown[0], CHARACTERISTICS=', '.join(CHARACTERISTICS)))
 
 
 def _pools(pv: int, pm: int, rn: int) -> None:
     if pv <= 0:
-        raise RuleError(f"A character starts with some PV (the game master's value, G12), not {pv}.")
+        raise RuleError(_("A character starts with some PV (the game master's value, G12), not {pv}.").format(pv=pv))
     if pm < 0 or not 0 <= rn <= 100:
-        raise RuleError(f"PM must be 0 or more and RN 0 to 100%, not PM {pm} and RN {rn}.")
+        raise RuleError(_('PM must be 0 or more and RN 0 to 100%, not PM {pm} and RN {rn}.').format(pm=pm, rn=rn))
 
 
 def decide_create(state: IllerganState, cmd: CreateHero, ctx: Context) -> list[Emit]:
@@ -277,17 +279,15 @@ def decide_create(state: IllerganState, cmd: CreateHero, ctx: Context) -> list[E
     for spell in cmd.spells:
         sp = content.entry("spells", spell)
         if sp.magic not in made.magics:
-            raise RuleError(f"{spell} is a spell of {sp.magic}, which {made.name} does not know.")
+            raise RuleError(_('{spell} is a spell of {magic}, which {name} does not know.').format(spell=spell, magic=sp.magic, name=made.name))
         if sp.min_level > made.magics[sp.magic]:  # every magic starts at level 1 (I-L213, I-L443)
-            raise RuleError(f"{spell} is of minimum level {sp.min_level}; {sp.magic} starts at level "
-                            f"{made.magics[sp.magic]} (I-L213, I-L443).")
+            raise RuleError(_('{spell} is of minimum level {min_level}; {magic} starts at level {value} (I-L213, I-L443).').format(spell=spell, min_level=sp.min_level, magic=sp.magic, value=made.magics[sp.magic]))
         per_magic[sp.magic] = per_magic.get(sp.magic, 0) + 1
         if cls.spells_at_creation is not None and per_magic[sp.magic] > cls.spells_at_creation:
-            raise RuleError(f"A {cls.name} masters at most {cls.spells_at_creation} spell(s) of a magic at creation "
-                            f"(I-L338).")
+            raise RuleError(_('A {name} masters at most {spells_at_creation} spell(s) of a magic at creation (I-L338).').format(name=cls.name, spells_at_creation=cls.spells_at_creation))
     kit = creation.starting_equipment(content, cmd.kit) if cmd.kit else {}
     if cmd.copper < 0:
-        raise RuleError(f"Starting Starls cannot be negative ({cmd.copper}'C).")
+        raise RuleError(_("Starting Starls cannot be negative ({copper}'C).").format(copper=cmd.copper))
     hero = Hero(
         id=cid, name=made.name, player=cmd.player, race=made.race, class_name=made.class_name,
         heritage=made.heritage, race_skill=made.race_skill, class_bonuses=made.class_bonuses,
@@ -313,13 +313,13 @@ def decide_creature(state: IllerganState, cmd: CreateCreature, ctx: Context) -> 
         if name is not None:
             content.entry(kind, name)
     if cmd.attacks_per_turn < 0:
-        raise RuleError(f"A number of attacks a turn cannot be negative, not {cmd.attacks_per_turn}.")
+        raise RuleError(_('A number of attacks a turn cannot be negative, not {attacks_per_turn}.').format(attacks_per_turn=cmd.attacks_per_turn))
     if cmd.natural_weapons and not cmd.attacks_per_turn:
-        raise RuleError("A creature with natural weapons has a fixed number of attacks a turn (I-L447): give it.")
+        raise RuleError(_('A creature with natural weapons has a fixed number of attacks a turn (I-L447): give it.'))
     for spell, level in cmd.spells.items():
         content.entry("spells", spell)
         if not 1 <= level <= 10:
-            raise RuleError(f"A creature's spell level must be 1 to 10 (I-L237), not {level} for {spell}.")
+            raise RuleError(_("A creature's spell level must be 1 to 10 (I-L237), not {level} for {spell}.").format(level=level, spell=spell))
     hero = Hero(id=cid, name=cmd.name or cid, kind="creature", characteristics=dict(cmd.characteristics),
                 pv=cmd.pv, pv_max=cmd.pv, pm=cmd.pm, pm_max=cmd.pm, rn=cmd.rn, fp=cmd.fp,
                 power_rank=cmd.power_rank, weapon=cmd.weapon, armour=cmd.armour, body=cmd.body, family=cmd.family,
@@ -331,9 +331,9 @@ def decide_creature(state: IllerganState, cmd: CreateCreature, ctx: Context) -> 
 def decide_award(state: IllerganState, cmd: AwardXp, ctx: Context) -> list[Emit]:
     hero = find(state, cmd.character)
     if cmd.amount <= 0:
-        raise RuleError(f"An xp award must be positive, not {cmd.amount}.")
+        raise RuleError(_('An xp award must be positive, not {amount}.').format(amount=cmd.amount))
     if not cmd.reason.strip():
-        raise RuleError("An xp award needs a reason (I-L590: the game master notes the actions rewarded).")
+        raise RuleError(_('An xp award needs a reason (I-L590: the game master notes the actions rewarded).'))
     return [Emit(stream_of(hero.id), XpAwarded(character=hero.id, amount=cmd.amount, reason=cmd.reason,
                                                balance_after=hero.xp + cmd.amount))]
 
@@ -342,9 +342,9 @@ def _skill_price(hero: Hero, content: Any, cmd: BuyXp) -> tuple[int | None, int,
     entry = hero.skills.get(cmd.target)
     buy = costs.skill_purchase(content, cmd.target, current=None if entry is None else entry.pct, target=cmd.value)
     if entry is not None and entry.fixed:
-        raise RuleError("A rank 0 skill is fixed and cannot be improved (I-L483).")
+        raise RuleError(_('A rank 0 skill is fixed and cannot be improved (I-L483).'))
     if entry is not None and cmd.value == entry.pct:
-        raise RuleError(f"{cmd.target} is already at {entry.pct}%.")
+        raise RuleError(_('{target} is already at {pct}%.').format(target=cmd.target, pct=entry.pct))
     rank = content.skill(cmd.target).rank
     return (None if entry is None else entry.pct), cmd.value, rank, buy.acquire_xp, buy.total
 
@@ -359,39 +359,39 @@ def _price(hero: Hero, state: IllerganState, cmd: BuyXp) -> tuple[int | None, in
         case "pp":
             magic = hero.magics.get(cmd.target)
             if magic is None:
-                raise RuleError(f"{hero.name} does not know the magic {cmd.target!r}.")
+                raise RuleError(_('{name} does not know the magic {target!r}.').format(name=hero.name, target=cmd.target))
             cost = costs.pp_cost(cmd.value)
             from .magic import magic_level_for_pp
             level = magic_level_for_pp(magic.pp + cmd.value, content)
             return magic.pp, magic.pp + cmd.value, None, 0, cost, max(level, magic.level)
         case "magic":
             if cmd.target in hero.magics:
-                raise RuleError(f"{hero.name} already knows the magic {cmd.target!r}.")
+                raise RuleError(_('{name} already knows the magic {target!r}.').format(name=hero.name, target=cmd.target))
             if not any(s.magic == cmd.target for s in content.pack.spells):
-                raise RuleError(f"The magic {cmd.target!r} has no spell in this campaign's content pack.")
+                raise RuleError(_("The magic {target!r} has no spell in this campaign's content pack.").format(target=cmd.target))
             return None, 1, None, 0, costs.new_magic_cost(cmd.value), 1
         case "characteristic":
             if cmd.target not in hero.characteristics:
-                raise RuleError(f"Unknown characteristic {cmd.target!r}; the sheet has {', '.join(CHARACTERISTICS)}.")
+                raise RuleError(_('Unknown characteristic {target!r}; the sheet has {CHARACTERISTICS}.').format(target=cmd.target, CHARACTERISTICS=', '.join(CHARACTERISTICS)))
             per = hero.characteristic_xp_costs.get(cmd.target)
             if per is None:
-                raise content.missing(f"The xp cost of {cmd.target} for the {hero.class_name} class", "G13 xp weighting")
+                raise content.missing(_('The xp cost of {target} for the {class_name} class').format(target=cmd.target, class_name=hero.class_name), "G13 xp weighting")
             if cmd.value <= 0:
-                raise RuleError(f"Buy at least one characteristic point, not {cmd.value}.")
+                raise RuleError(_('Buy at least one characteristic point, not {value}.').format(value=cmd.value))
             now = hero.characteristics[cmd.target]
             return now, now + cmd.value, None, 0, per * cmd.value, None
         case "faith":
             if hero.cult is None or hero.faith_level is None:
-                raise RuleError(f"{hero.name} follows no cult (I-L333).")
+                raise RuleError(_('{name} follows no cult (I-L333).').format(name=hero.name))
             if cmd.target and cmd.target == hero.added_cult:  # the added cult: non-religious costs (I-L573)
                 nxt = hero.added_faith_level + 1
                 return hero.added_faith_level, nxt, None, 0, costs.faith_level_cost(content, nxt, religious=False), None
             if cmd.target and cmd.target not in ("foi", hero.cult):
-                raise RuleError(f"{hero.name} does not worship the {cmd.target} (I-L571-573).")
+                raise RuleError(_('{name} does not worship the {target} (I-L571-573).').format(name=hero.name, target=cmd.target))
             religious = content.entry("classes", hero.class_name).religious
             nxt = hero.faith_level + 1
             return hero.faith_level, nxt, None, 0, costs.faith_level_cost(content, nxt, religious=religious), None
-    raise RuleError(f"Unknown purchase {cmd.kind!r}.")
+    raise RuleError(_('Unknown purchase {kind!r}.').format(kind=cmd.kind))
 
 
 def _heritage_target(cmd: BuyXp) -> str:
@@ -401,19 +401,19 @@ def _heritage_target(cmd: BuyXp) -> str:
 def decide_buy(state: IllerganState, cmd: BuyXp, ctx: Context) -> list[Emit]:
     hero = find(state, cmd.character)
     if hero.kind != "hero":
-        raise RuleError(f"{hero.name} is a creature and has no xp.")
+        raise RuleError(_('{name} is a creature and has no xp.').format(name=hero.name))
     if hero.dead:
-        raise RuleError(f"{hero.name} is dead and cannot spend xp.")
+        raise RuleError(_('{name} is dead and cannot spend xp.').format(name=hero.name))
     frm, to, rank, acquire, required, level = _price(hero, state, cmd)
     charged = required if cmd.charge is None else cmd.charge
     if charged < 0:
-        raise RuleError(f"An xp price cannot be negative ({charged}).")
+        raise RuleError(_('An xp price cannot be negative ({charged}).').format(charged=charged))
     if cmd.heritage:
         content = content_of(state)
         key = _heritage_target(cmd)
         spends = {**hero.heritage_spent, key: hero.heritage_spent.get(key, 0) + charged}
         creation.heritage_leftover(content, hero.heritage, spends)
-        left = costs.spend(hero.heritage_xp, charged, what=f"{cmd.target or cmd.kind} from the heritage")
+        left = costs.spend(hero.heritage_xp, charged, what=_('{value} from the heritage').format(value=cmd.target or cmd.kind))
         balance = left + hero.xp
     else:
         balance = costs.spend(hero.xp, charged, what=cmd.target or cmd.kind) + hero.heritage_xp
@@ -432,30 +432,29 @@ def _mastery_unlock(hero: Hero, state: IllerganState, cmd: BuyXp, to: int) -> st
     reached = skill is not None and skill.weapon_mastery and costs.mastery_unlock(to) is not None
     if not reached:
         if cmd.unlock:
-            raise RuleError("Only a weapon mastery raised to 100% unlocks another one (I-L491).")
+            raise RuleError(_('Only a weapon mastery raised to 100% unlocks another one (I-L491).'))
         return ""
     open_ = [s.name for s in content.pack.skills if s.weapon_mastery and s.name != cmd.target
              and (hero.skills.get(s.name) is None or hero.skills[s.name].pct < costs.MASTERY_UNLOCK_PCT)]
     if not open_:
         return ""
     if not cmd.unlock:
-        raise RuleError(f"{cmd.target} reaches 100%: choose the weapon mastery it unlocks at 50% "
-                        f"({', '.join(open_)}) (I-L491).")
+        raise RuleError(_('{target} reaches 100%: choose the weapon mastery it unlocks at 50% ({open_}) (I-L491).').format(target=cmd.target, open_=', '.join(open_)))
     if cmd.unlock not in open_:
-        raise RuleError(f"{cmd.unlock} cannot be unlocked at 50%; choose one of {', '.join(open_)} (I-L491).")
+        raise RuleError(_('{unlock} cannot be unlocked at 50%; choose one of {open_} (I-L491).').format(unlock=cmd.unlock, open_=', '.join(open_)))
     return cmd.unlock
 
 
 def decide_money(state: IllerganState, cmd: ChangeMoney, ctx: Context) -> list[Emit]:
     hero = find(state, cmd.character)
     if cmd.amount_c == 0:
-        raise RuleError("A change of Starls needs a non-zero amount.")
+        raise RuleError(_('A change of Starls needs a non-zero amount.'))
     if not cmd.reason.strip():
-        raise RuleError("A change of Starls needs a reason.")
+        raise RuleError(_('A change of Starls needs a reason.'))
     after = hero.copper + cmd.amount_c
     if after < 0:
         have = coins.from_copper(hero.copper, content_of(state))
-        raise RuleError(f"{hero.name} has only {have}; {-cmd.amount_c}'C cannot be paid.")
+        raise RuleError(_("{name} has only {have}; {value}'C cannot be paid.").format(name=hero.name, have=have, value=-cmd.amount_c))
     return [Emit(stream_of(hero.id), MoneyChanged(character=hero.id, amount_c=cmd.amount_c, reason=cmd.reason,
                                                   balance_after_c=after))]
 
@@ -465,9 +464,9 @@ def _list_price(content: Any, item: str) -> int:
         entry = content._index[kind].get(item)
         if entry is not None:
             if not entry.price_c:
-                raise content.missing(f"The price of {item!r}", "G3/G30 item lists")
+                raise content.missing(_('The price of {item!r}').format(item=item), "G3/G30 item lists")
             return entry.price_c
-    raise content.missing(f"The item {item!r}", "G3/G30 item lists")
+    raise content.missing(_('The item {item!r}').format(item=item), "G3/G30 item lists")
 
 
 def decide_trade(state: IllerganState, cmd: Trade, ctx: Context) -> list[Emit]:
@@ -483,7 +482,7 @@ def decide_trade(state: IllerganState, cmd: Trade, ctx: Context) -> list[Emit]:
         held = next((k for k, n in hero.items.items() if n > 0 and k == label), None) or next(
             (k for k, n in hero.items.items() if n > 0 and gear.base(k) == label), None)
         if held is None and label not in (hero.weapon, hero.armour, hero.shield):
-            raise RuleError(f"{hero.name} does not carry {label}.")
+            raise RuleError(_('{name} does not carry {label}.').format(name=hero.name, label=label))
         label = held or label
         reference = coins.resale_price(listed, content, jewel=cmd.jewel)
         amount = reference if cmd.price_c is None else cmd.price_c
@@ -491,8 +490,7 @@ def decide_trade(state: IllerganState, cmd: Trade, ctx: Context) -> list[Emit]:
             character=hero.id, amount_c=amount, reason=f"vente de {label}", balance_after_c=hero.copper + amount,
             item=label, qty_delta=-1, reference_c=reference))]
     if listed > hero.copper:
-        raise RuleError(f"{label} costs {coins.from_copper(listed, content)}; {hero.name} has "
-                        f"{coins.from_copper(hero.copper, content)}.")
+        raise RuleError(_('{label} costs {from_copper}; {name} has {from_copper2}.').format(label=label, from_copper=coins.from_copper(listed, content), name=hero.name, from_copper2=coins.from_copper(hero.copper, content)))
     gear.check(hero, content, ctx.settings, items={**hero.items, label: hero.items.get(label, 0) + 1})
     return [Emit(stream_of(hero.id), MoneyChanged(
         character=hero.id, amount_c=-listed, reason=f"achat de {label}", balance_after_c=hero.copper - listed,
@@ -508,16 +506,16 @@ def decide_equip(state: IllerganState, cmd: Equip, ctx: Context) -> list[Emit]:
     content = content_of(state)
     if cmd.piece is not None:
         if cmd.slot != "armour":
-            raise RuleError("Only an armour comes in pieces (I-L75).")
+            raise RuleError(_('Only an armour comes in pieces (I-L75).'))
         if cmd.piece not in gear.PIECES:
-            raise RuleError(f"Unknown armour piece {cmd.piece!r}; the pieces are {', '.join(gear.PIECES)} (I-L75).")
+            raise RuleError(_('Unknown armour piece {piece!r}; the pieces are {value} (I-L75).').format(piece=cmd.piece, value=', '.join(gear.PIECES)))
         if hero.pieces.get(cmd.piece) == cmd.item:
-            raise RuleError(f"{hero.name} already wears that {cmd.piece}.")
+            raise RuleError(_('{name} already wears that {piece}.').format(name=hero.name, piece=cmd.piece))
         if cmd.item is not None:
             content.entry("armours", cmd.item)
             label = gear.piece_label(cmd.item, cmd.piece)
             if not gear.owns(hero, label):
-                raise RuleError(f"{hero.name} does not carry {label}; buy or pick it up first (I-L47-48).")
+                raise RuleError(_('{name} does not carry {label}; buy or pick it up first (I-L47-48).').format(name=hero.name, label=label))
         pieces = {k: v for k, v in hero.pieces.items() if k != cmd.piece}
         if cmd.item is not None:
             pieces[cmd.piece] = cmd.item
@@ -526,9 +524,9 @@ def decide_equip(state: IllerganState, cmd: Equip, ctx: Context) -> list[Emit]:
     if cmd.item is not None:
         content.entry(_SLOT_KIND[cmd.slot], cmd.item)
     if getattr(hero, cmd.slot) == cmd.item:
-        raise RuleError(f"{hero.name} already has that {cmd.slot}.")
+        raise RuleError(_('{name} already has that {slot}.').format(name=hero.name, slot=cmd.slot))
     if cmd.item is not None and not gear.owns(hero, cmd.item):
-        raise RuleError(f"{hero.name} does not carry {cmd.item}; buy or pick it up first (I-L47-48).")
+        raise RuleError(_('{name} does not carry {item}; buy or pick it up first (I-L47-48).').format(name=hero.name, item=cmd.item))
     gear.check(hero, content, ctx.settings, **{cmd.slot: cmd.item})
     return [Emit(stream_of(hero.id), Equipped(character=hero.id, slot=cmd.slot, item=cmd.item))]
 
@@ -536,14 +534,14 @@ def decide_equip(state: IllerganState, cmd: Equip, ctx: Context) -> list[Emit]:
 def decide_carry(state: IllerganState, cmd: Carry, ctx: Context) -> list[Emit]:
     hero = find(state, cmd.character)
     if not cmd.item.strip():
-        raise RuleError("Name the object carried or left.")
+        raise RuleError(_('Name the object carried or left.'))
     if cmd.qty > 0:  # a new key of the bag; leaving an object already carried stays possible
         plain_id(cmd.item, "An object's name")
     if cmd.qty == 0:
-        raise RuleError("Give how many objects are picked up (positive) or left (negative).")
+        raise RuleError(_('Give how many objects are picked up (positive) or left (negative).'))
     have = hero.items.get(cmd.item, 0)
     if have + cmd.qty < 0:
-        raise RuleError(f"{hero.name} carries {have} {cmd.item}, not {-cmd.qty}.")
+        raise RuleError(_('{name} carries {have} {item}, not {value}.').format(name=hero.name, have=have, item=cmd.item, value=-cmd.qty))
     content = content_of(state)
     items = {**hero.items, cmd.item: have + cmd.qty}
     if cmd.qty > 0:
@@ -674,12 +672,12 @@ def evolve_carried(state: IllerganState, ev: ItemsCarried, rec: RecordedEvent) -
 # ============================================================================ corrections
 def _amount(changes: dict[str, Any], original: int) -> int:
     if set(changes) != {"amount"}:
-        raise RuleError("Only the amount of this event can be corrected: give amount=N.")
+        raise RuleError(_('Only the amount of this event can be corrected: give amount=N.'))
     value = as_int(changes["amount"])
     if value is None:
-        raise RuleError(f"The corrected amount must be a whole number, not {changes['amount']!r}.")
+        raise RuleError(_('The corrected amount must be a whole number, not {value!r}.').format(value=changes['amount']))
     if value == original:
-        raise RuleError(f"The amount is already {original}; nothing to correct.")
+        raise RuleError(_('The amount is already {original}; nothing to correct.').format(original=original))
     return value
 
 
@@ -688,7 +686,7 @@ def compensate_award(state: IllerganState, original: RecordedEvent, changes: dic
     find(state, ev.character)
     value = _amount(changes, ev.amount)
     if value <= 0:
-        raise RuleError(f"The corrected award must be positive, not {value}.")
+        raise RuleError(_('The corrected award must be positive, not {value}.').format(value=value))
     return [Emit(stream_of(ev.character), HeroCorrected(character=ev.character, amends=original.position,
                                                         field="xp", delta=value - ev.amount))]
 
@@ -703,40 +701,55 @@ def compensate_money(state: IllerganState, original: RecordedEvent, changes: dic
 
 # ============================================================================ summaries
 def _s(fmt: str) -> Any:
-    return lambda rec: fmt.format(e=rec.event)
+    """A summary from one text of the catalog (its msgid, marked for extraction at the call), told in the
+    current language with the event's fields (``{e.field}``)."""
+    return lambda rec: _(fmt).format(e=rec.event)
 
 
 def _spent(e: XpSpent) -> str:
-    what = {"skill": f"{e.target} {e.from_value if e.from_value is not None else '—'}→{e.to_value}%",
-            "pp": f"{e.to_value - (e.from_value or 0)} pp de {e.target}", "magic": f"la magie {e.target}",
-            "characteristic": f"{e.target} {e.from_value}→{e.to_value}", "faith": f"niveau de foi {e.to_value}"}[e.kind]
-    pool = " (héritage)" if e.pool == "heritage" else ""
-    return f"{e.character} achète {what} pour {e.cost_charged} xp{pool}"
+    what = {"skill": lambda: f"{e.target} {e.from_value if e.from_value is not None else '—'}→{e.to_value}%",
+            "pp": lambda: _("{n} pp of {magic}").format(n=e.to_value - (e.from_value or 0), magic=e.target),
+            "magic": lambda: _("the magic {magic}").format(magic=e.target),
+            "characteristic": lambda: f"{e.target} {e.from_value}→{e.to_value}",
+            "faith": lambda: _("the faith level {level}").format(level=e.to_value)}[e.kind]()
+    pool = _(" (heritage)") if e.pool == "heritage" else ""
+    return _("{who} buys {what} for {cost} xp{pool}").format(who=e.character, what=what, cost=e.cost_charged, pool=pool)
 
 
 def _pack_loaded(rec: Any) -> str:
     e = rec.event
-    text = f"Pack de contenu « {e.name} » chargé"
+    text = _("Content pack « {name} » loaded").format(name=e.name)
     if e.overrides:
-        text += " ; remplace : " + ", ".join(f"{section} {', '.join(names)}" for section, names in e.overrides.items())
+        text += _("; overrides: {list}").format(
+            list=", ".join(f"{section} {', '.join(names)}" for section, names in e.overrides.items()))
     return text
+
+
+def _created(rec: Any) -> str:
+    h = rec.event.character_data
+    return _("{name} ({race}, {class_name}) created: gift {gift}, {destiny} destiny points").format(
+        name=h.name, race=h.race, class_name=h.class_name, gift=h.gift, destiny=h.destiny_points)
+
+
+def _carried(rec: Any) -> str:
+    e = rec.event
+    told = (_("{who} takes {n} {item}") if e.qty_delta > 0 else _("{who} leaves {n} {item}")).format(
+        who=e.character, n=abs(e.qty_delta), item=e.item)
+    return (told + (f" ({e.reason})" if e.reason else "")
+            + (_(", {n} charges").format(n=e.charges_after) if e.charges_after is not None else ""))
 
 
 SUMMARIES: dict[type, Any] = {
     PackLoaded: _pack_loaded,
-    HeroCreated: lambda r: (f"{r.event.character_data.name} ({r.event.character_data.race}, "
-                            f"{r.event.character_data.class_name}) créé : don {r.event.character_data.gift}, "
-                            f"{r.event.character_data.destiny_points} points de destin"),
-    CreatureCreated: _s("Créature {e.character_data.name} : PV {e.character_data.pv}"),
-    XpAwarded: _s("{e.character} reçoit {e.amount} xp ({e.reason})"),
+    HeroCreated: _created,
+    CreatureCreated: _s(N_("Creature {e.character_data.name}: PV {e.character_data.pv}")),
+    XpAwarded: _s(N_("{e.character} receives {e.amount} xp ({e.reason})")),
     XpSpent: on_event(_spent),
-    HeroCorrected: _s("{e.character} : correction de la position {e.amends}, {e.field} {e.delta:+d}"),
-    MoneyChanged: _s("{e.character} : {e.amount_c:+d}'C ({e.reason})"),
-    Equipped: lambda r: f"{r.event.character} : {r.event.piece or r.event.slot} = {r.event.item or 'rien'}",
-    ItemsCarried: lambda r: (f"{r.event.character} {'prend' if r.event.qty_delta > 0 else 'laisse'} "
-                             f"{abs(r.event.qty_delta)} {r.event.item}"
-                             + (f" ({r.event.reason})" if r.event.reason else "")
-                             + (f", {r.event.charges_after} charges" if r.event.charges_after is not None else "")),
+    HeroCorrected: _s(N_("{e.character}: correction of position {e.amends}, {e.field} {e.delta:+d}")),
+    MoneyChanged: _s(N_("{e.character}: {e.amount_c:+d}'C ({e.reason})")),
+    Equipped: lambda r: _("{who}: {slot} = {item}").format(
+        who=r.event.character, slot=r.event.piece or r.event.slot, item=r.event.item or _("nothing")),
+    ItemsCarried: _carried,
 }
 EVENTS: tuple[type, ...] = tuple(SUMMARIES)
 DECIDERS: dict[type, Any] = {

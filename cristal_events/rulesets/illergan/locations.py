@@ -6,6 +6,8 @@ from cristal_events.errors import RuleError
 from cristal_events.rulesets.illergan.content import Content
 from cristal_events.rulesets.illergan.settings import DEFAULT, IllerganSettings
 
+from .texts import _
+
 # ---------------------------------------------------------------- non-humanoid zones (I-L630-649)
 
 
@@ -83,7 +85,7 @@ def nonhumanoid_zone(face: int, body: Body, content: Content, settings: Illergan
     for i, (a, b) in enumerate(split_range(low, high, n, middle_first=row.zone in ("têtes", "queues")), 1):
         if a <= face <= b:
             return (row.zone, i)
-    raise RuleError(f"No zone covers the face {face}.")
+    raise RuleError(_('No zone covers the face {face}.').format(face=face))
 
 
 def limb_gone(body: Body | None, zone: str, limbs_lost: tuple[str, ...]) -> bool:

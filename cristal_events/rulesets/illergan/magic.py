@@ -17,6 +17,8 @@ from cristal_events.rulesets.illergan.checks import casting_range_by_sense
 from cristal_events.rulesets.illergan.content import Content, Spell
 from cristal_events.rulesets.illergan.settings import DEFAULT, IllerganSettings, round_gap
 
+from .texts import _
+
 Outcome = Literal["critical", "normal", "counter"]
 VOL_CAP = 90  # I-L437
 
@@ -42,7 +44,7 @@ def launch(face: int, level: int, settings: IllerganSettings = DEFAULT) -> Launc
     """Critical iff Dé100 ≤ the mage's level (I-L525), counter-effect from :func:`counter_threshold`;
     100 is always a failure (I-L526). Magic does not use the 01-02 rule (I-L512)."""
     if not 1 <= level <= settings.max_magic_level:
-        raise RuleError(f"A magic level must be 1 to {settings.max_magic_level}, not {level}.")
+        raise RuleError(_('A magic level must be 1 to {max_magic_level}, not {level}.').format(max_magic_level=settings.max_magic_level, level=level))
     if face == 100 or face >= counter_threshold(level):
         return Launch(face=face, level=level, outcome="counter")
     if face <= level:
@@ -53,7 +55,7 @@ def launch(face: int, level: int, settings: IllerganSettings = DEFAULT) -> Launc
 def refund_pct(d10: int) -> int:
     """A critical refunds [50 + 10 × Dé10]% of the spell's PM cost (I-L525): 60% to 150%."""
     if not 1 <= d10 <= 10:
-        raise RuleError(f"A Dé10 face must be 1 to 10, not {d10}.")
+        raise RuleError(_('A Dé10 face must be 1 to 10, not {d10}.').format(d10=d10))
     return 50 + 10 * d10
 
 
@@ -67,7 +69,7 @@ def pm_after_cast(current: int, maximum: int, cost: int, outcome: Outcome, refun
     """PM after a launch: the cost is paid (not on a counter-effect unless ``pm_spent_on_counter_effect``, A4),
     a critical then refunds (capped at the maximum with ``pm_refund_capped_at_max``)."""
     if cost > current:
-        raise RuleError(f"The spell costs {cost} PM but only {current} PM are usable (I-L17).")
+        raise RuleError(_('The spell costs {cost} PM but only {current} PM are usable (I-L17).').format(cost=cost, current=current))
     paid = 0 if outcome == "counter" and not settings.pm_spent_on_counter_effect else cost
     after = current - paid + (refund_pm if outcome == "critical" else 0)
     return min(after, maximum) if settings.pm_refund_capped_at_max else after
@@ -99,8 +101,7 @@ def legal_cast_levels(magic_level: int, min_level: int) -> range:
 def check_cast_level(spell: Spell, magic_level: int, cast_level: int) -> None:
     if cast_level not in legal_cast_levels(magic_level, spell.min_level):
         raise RuleError(
-            f"{spell.name} can be cast at levels {spell.min_level} to {magic_level} with {spell.magic} "
-            f"at level {magic_level} (I-L219), not at level {cast_level}."
+            _('{name} can be cast at levels {min_level} to {magic_level} with {magic} at level {magic_level} (I-L219), not at level {cast_level}.').format(name=spell.name, min_level=spell.min_level, magic_level=magic_level, magic=spell.magic, cast_level=cast_level)
         )
 
 
@@ -118,7 +119,7 @@ def spell_base_cost(content: Content, spell: Spell, cast_level: int) -> int:
     """PM cost at the chosen cast level (not the bonused level, I-L220); the costs are GM data (G25)."""
     cost = spell.pm_cost.get(cast_level)
     if cost is None:
-        raise content.missing(f"The PM cost of {spell.name} at level {cast_level}", "G25 spell lists")
+        raise content.missing(_('The PM cost of {name} at level {cast_level}').format(name=spell.name, cast_level=cast_level), "G25 spell lists")
     return cost
 
 
@@ -150,7 +151,7 @@ def max_secondaries(magic_level: int, content: Content) -> int:
     """Secondaries cast at once: 3 (levels 1-5), 4 (6-7), 5 (8-9), 6 (10) (I-L233-237)."""
     value = content.pack.secondaries_by_magic_level.get(magic_level)
     if value is None:
-        raise RuleError(f"A magic level must be 1 to 10 (I-L237), not {magic_level}.")
+        raise RuleError(_('A magic level must be 1 to 10 (I-L237), not {magic_level}.').format(magic_level=magic_level))
     return value
 
 
@@ -158,16 +159,16 @@ def check_combination(primary_cast_level: int, secondary_levels: Sequence[int], 
     """Each secondary ≤ the primary's cast level (I-L228); at most :func:`max_secondaries` at once."""
     limit = max_secondaries(magic_level, content)
     if len(secondary_levels) > limit:
-        raise RuleError(f"At magic level {magic_level} at most {limit} secondary spells are cast at once (I-L231).")
+        raise RuleError(_('At magic level {magic_level} at most {limit} secondary spells are cast at once (I-L231).').format(magic_level=magic_level, limit=limit))
     for lvl in secondary_levels:
         if lvl > primary_cast_level:
-            raise RuleError(f"A secondary spell at level {lvl} exceeds the primary's level {primary_cast_level} (I-L228).")
+            raise RuleError(_("A secondary spell at level {lvl} exceeds the primary's level {primary_cast_level} (I-L228).").format(lvl=lvl, primary_cast_level=primary_cast_level))
 
 
 def check_known(spell: Spell, known_spells: Sequence[str], who: str) -> None:
     """A character casts only his own mastered spells (I-L17 "ses propres sorts", I-L338, I-L443, I-L586)."""
     if spell.name not in known_spells:
-        raise RuleError(f"{who} has not learned the spell {spell.name} (I-L17, I-L443): learn it from a teacher first.")
+        raise RuleError(_('{who} has not learned the spell {name} (I-L17, I-L443): learn it from a teacher first.').format(who=who, name=spell.name))
 
 
 Incantation = Literal["orale", "gestuelle", "canalisateur"]
@@ -180,9 +181,9 @@ def check_incantation(types: Sequence[str], *, whispered: bool = False, gagged: 
     then paralysis does not stop it (I-L117). ``needs`` (setting ``incantation_needs``): every type of
     the class must be usable ("all", the text's "doit"), or one suffices ("any")."""
     if whispered and "orale" not in types:
-        raise RuleError("Only an oral incantation can be whispered (I-L113).")
+        raise RuleError(_('Only an oral incantation can be whispered (I-L113).'))
     if not types:
-        raise RuleError("This character has no incantation type and cannot cast spells (I-L110).")
+        raise RuleError(_('This character has no incantation type and cannot cast spells (I-L110).'))
     blocked = {
         "orale": "a gag or paralysis makes an oral incantation impossible (I-L113)" if gagged or paralysed else "",
         "gestuelle": "paralysis stops a gestural incantation (I-L115)" if paralysed else "",
@@ -191,7 +192,7 @@ def check_incantation(types: Sequence[str], *, whispered: bool = False, gagged: 
     reasons = [blocked[t] for t in types if blocked.get(t)]
     usable = [t for t in types if not blocked.get(t)]
     if (needs == "all" and reasons) or (needs == "any" and not usable):
-        raise RuleError(f"The spell cannot be cast: {'; '.join(reasons)}.")
+        raise RuleError(_('The spell cannot be cast: {reasons}.').format(reasons='; '.join(reasons)))
 
 
 def check_reach(sense: str, distance: float | None, *, energie: int, acuity: int = 0,
@@ -201,11 +202,10 @@ def check_reach(sense: str, distance: float | None, *, energie: int, acuity: int
     reach = casting_range_by_sense(sense, energie, acuity, settings)
     if distance is not None:
         if distance < 0:
-            raise RuleError(f"A distance cannot be negative ({distance} m).")
+            raise RuleError(_('A distance cannot be negative ({distance} m).').format(distance=distance))
         if distance > reach:
             shown = float(reach) if Fraction(reach).denominator != 1 else int(reach)
-            raise RuleError(f"A target located by {sense} can be reached at {shown} m at most (I-L10-15, I-L161), "
-                            f"not at {distance:g} m.")
+            raise RuleError(_('A target located by {sense} can be reached at {shown} m at most (I-L10-15, I-L161), not at {distance:g} m.').format(sense=sense, shown=shown, distance=distance))
     return reach
 
 
@@ -226,8 +226,7 @@ def resistance(spell: Spell, *, stealth: bool, spotted: bool, accept: bool | Non
     if cls in CONSENTED_CLASSES:
         return "refused" if accept is False else "accepted"  # accepted unless the target says no (MAG-3)
     if accept is not None:
-        raise RuleError(f"Only an amélioration, protection or soin spell is accepted or refused (I-L465), "
-                        f"not {spell.name}.")
+        raise RuleError(_('Only an amélioration, protection or soin spell is accepted or refused (I-L465), not {name}.').format(name=spell.name))
     if cls in HOSTILE_CLASSES:
         return "no_vol_roll" if stealth and not spotted else "vol_roll"
     return "none"
@@ -248,16 +247,15 @@ def check_secondary(primary: Spell | None, secondary: Spell, *, primary_level: i
     """A secondary spell works only on a compatible primary (same magic, ruling MAG-4), at a level ≤ the
     primary's cast level and within its own min level and the magic level (I-L219, I-L226-228)."""
     if secondary.kind != "secondaire":
-        raise RuleError(f"{secondary.name} is not a secondary spell (I-L226).")
+        raise RuleError(_('{name} is not a secondary spell (I-L226).').format(name=secondary.name))
     if primary is not None:
         if primary.kind != "primaire":
-            raise RuleError(f"Secondary spells are cast on a primary spell; {primary.name} is not one (I-L224-226).")
+            raise RuleError(_('Secondary spells are cast on a primary spell; {name} is not one (I-L224-226).').format(name=primary.name))
         if primary.magic != secondary.magic:
-            raise RuleError(f"{secondary.name} ({secondary.magic}) is not compatible with {primary.name} "
-                            f"({primary.magic}) (I-L226).")
+            raise RuleError(_('{name} ({magic}) is not compatible with {name2} ({magic2}) (I-L226).').format(name=secondary.name, magic=secondary.magic, name2=primary.name, magic2=primary.magic))
     check_cast_level(secondary, magic_level, level)
     if level > primary_level:
-        raise RuleError(f"A secondary spell at level {level} exceeds the primary's level {primary_level} (I-L228).")
+        raise RuleError(_("A secondary spell at level {level} exceeds the primary's level {primary_level} (I-L228).").format(level=level, primary_level=primary_level))
 
 
 # ---------------------------------------------------------------- pp and magic levels (I-L194-214)
@@ -362,8 +360,7 @@ def check_pd_level(faith_level: int, pd_level: int, cast_level: int) -> None:
     """faith level ≥ PD cast level ≥ PD level (I-L609, A41)."""
     if not pd_level <= cast_level <= faith_level:
         raise RuleError(
-            f"A level {pd_level} divine power can be cast at levels {pd_level} to {faith_level} "
-            f"with faith level {faith_level} (I-L609), not at level {cast_level}."
+            _('A level {pd_level} divine power can be cast at levels {pd_level} to {faith_level} with faith level {faith_level} (I-L609), not at level {cast_level}.').format(pd_level=pd_level, faith_level=faith_level, cast_level=cast_level)
         )
 
 
@@ -389,9 +386,9 @@ def new_cult_level(*, religious: bool, old_level: int, settings: IllerganSetting
 def added_cult_level(initial_cult: str, cults_held: int) -> int:
     """Only an initial Ancêtres worshipper may add one (and only one) cult, at level 0 (I-L573, I-L582)."""
     if initial_cult != "Ancêtres":
-        raise RuleError("Only characters who first worshipped the Ancêtres may add a second cult (I-L573).")
+        raise RuleError(_('Only characters who first worshipped the Ancêtres may add a second cult (I-L573).'))
     if cults_held >= 2:
-        raise RuleError("An Ancêtres worshipper may add one new cult only (I-L573).")
+        raise RuleError(_('An Ancêtres worshipper may add one new cult only (I-L573).'))
     return 0
 
 
@@ -402,10 +399,10 @@ def harmonisation_start(cult: str, content: Content, *, sunrise: int | None = No
         case "sunrise" | "sunset":
             value = sunrise if when == "sunrise" else sunset
             if value is None:
-                raise RuleError(f"The {cult} Harmonisation is at {when}: give the {when} time of the day.")
+                raise RuleError((_('The {cult} Harmonisation is at sunrise: give the sunrise time of the day.') if when == 'sunrise' else _('The {cult} Harmonisation is at sunset: give the sunset time of the day.')).format(cult=cult))
             return value
         case "":
-            raise content.missing(f"The Harmonisation time of {cult}", "cults")
+            raise content.missing(_('The Harmonisation time of {cult}').format(cult=cult), "cults")
     hours, minutes = when.split(":")
     return int(hours) * 60 + int(minutes)
 
@@ -426,8 +423,8 @@ def spend_faith(pf: int, pfb: int, cost: int, *, from_pfb: int | None = None,
             use_b = min(pfb, cost)
         case _:
             if from_pfb is None:
-                raise RuleError("Say how many of the cost's faith points come from the bonus points (PFb).")
+                raise RuleError(_("Say how many of the cost's faith points come from the bonus points (PFb)."))
             use_b = from_pfb
     if use_b > pfb or cost - use_b > pf or use_b < 0 or use_b > cost:
-        raise RuleError(f"The divine power costs {cost} faith points; {pf} PF and {pfb} PFb are available.")
+        raise RuleError(_('The divine power costs {cost} faith points; {pf} PF and {pfb} PFb are available.').format(cost=cost, pf=pf, pfb=pfb))
     return pf - (cost - use_b), pfb - use_b

@@ -12,6 +12,8 @@ from cristal_events.errors import RuleError
 from cristal_events.rulesets.illergan.content import Content
 from cristal_events.rulesets.illergan.settings import DEFAULT, IllerganSettings, round_gap
 
+from .texts import _
+
 
 class Starls(msgspec.Struct, frozen=True, kw_only=True):
     """An amount split into gold, silver and copper Starls."""
@@ -28,7 +30,7 @@ class Starls(msgspec.Struct, frozen=True, kw_only=True):
 def _ratio(content: Content) -> int:
     ratio = content.pack.coin_ratio
     if ratio is None:
-        raise content.missing("The coin ratio", "G1 coin denominations")
+        raise content.missing(_('The coin ratio'), "G1 coin denominations")
     return ratio
 
 
@@ -41,7 +43,7 @@ def to_copper(amount: Starls, content: Content) -> int:
 def from_copper(copper: int, content: Content) -> Starls:
     """Largest coins first: 75'C = 2'A 15'C."""
     if copper < 0:
-        raise RuleError(f"An amount of Starls cannot be negative ({copper}'C).")
+        raise RuleError(_("An amount of Starls cannot be negative ({copper}'C).").format(copper=copper))
     r = _ratio(content)
     silver, c = divmod(copper, r)
     gold, a = divmod(silver, r)
@@ -55,7 +57,7 @@ def resale_price(new_price_c: int, content: Content, *, jewel: bool = False,
         return new_price_c
     pct = content.pack.resale_pct
     if pct is None:
-        raise content.missing("The resale percentage", "I-L26")
+        raise content.missing(_('The resale percentage'), "I-L26")
     return int(round_gap(Fraction(new_price_c * pct, 100), settings.resale_rounding))
 
 
@@ -108,7 +110,7 @@ def encumbrance(*, fo: int, equipped: Mapping[str, int], bag: Mapping[str, int],
     for name, count in bag.items():
         per = content.pack.charges.get(name)
         if per is None:
-            raise content.missing(f"The charges of {name!r}", "G2 encumbrance table")
+            raise content.missing(_('The charges of {name!r}').format(name=name), "G2 encumbrance table")
         charges += per * count
     limit = max_charges(fo)
     return Encumbrance(charges=charges, max_charges=limit, over_slots=tuple(dict.fromkeys(over)),

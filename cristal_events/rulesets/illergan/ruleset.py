@@ -28,6 +28,7 @@ class IllerganRuleset(ComposedRuleset):
     state_version = "6"
     read_models = ("cristal_events.projections.illergan_sheets", "cristal_events.projections.illergan_ledger", "cristal_events.projections.illergan_evening")
     cli_module = "cristal_events.cli.illergan"
+    text_domain = "cristal_events.rulesets.illergan.texts:TEXTS"
     sample_campaign = "illergan_gue_des_loups.toml"
     export_tables = ("xp_ledger",)
 
@@ -61,7 +62,7 @@ class IllerganRuleset(ComposedRuleset):
         fight.started and closed by fight.ended, ``clock``, ``content``), and an xp award that is not
         positive."""
         ev = rec.event
-        kind, _, name = rec.stream.partition(":")
+        kind, _sep, name = rec.stream.partition(":")
         if rec.stream == CONTENT_STREAM:
             if isinstance(ev, heroes.PackLoaded):
                 return None

@@ -21,6 +21,7 @@ from cristal_events.ruleset import Context, Emit, on_event
 from . import magic
 from . import money as coins
 from .state import ActiveSpell, Hero, IllerganState, content_of, find, put, stream_of
+from .texts import _
 
 TEACHING_SKILL = "Enseignement magique"  # I-L443
 
@@ -77,33 +78,31 @@ def decide_learn(state: IllerganState, cmd: LearnSpell, ctx: Context) -> list[Em
     content = content_of(state)
     spell = content.entry("spells", cmd.spell)
     if spell.name in hero.spells:
-        raise RuleError(f"{hero.name} already masters {spell.name}.")
+        raise RuleError(_('{name} already masters {name2}.').format(name=hero.name, name2=spell.name))
     known = hero.magics.get(spell.magic)
     if known is None:
-        raise RuleError(f"{hero.name} does not know the magic {spell.magic}: learn the magic first (I-L586).")
+        raise RuleError(_('{name} does not know the magic {magic}: learn the magic first (I-L586).').format(name=hero.name, magic=spell.magic))
     if not magic.can_learn_spell(spell, known.level):
-        raise RuleError(f"{spell.name} is of minimum level {spell.min_level}; {hero.name} masters {spell.magic} at "
-                        f"level {known.level} and can learn it from level {spell.min_level} (I-L443).")
+        raise RuleError(_('{name} is of minimum level {min_level}; {name2} masters {magic} at level {level} and can learn it from level {min_level} (I-L443).').format(name=spell.name, min_level=spell.min_level, name2=hero.name, magic=spell.magic, level=known.level))
     if not cmd.teacher.strip():
-        raise RuleError("A spell is learned from a teacher (I-L443): name the teacher.")
+        raise RuleError(_('A spell is learned from a teacher (I-L443): name the teacher.'))
     teacher = state.characters.get(cmd.teacher)
     if teacher is not None:
         if teacher.id == hero.id:
-            raise RuleError("A character cannot teach himself a spell (I-L443).")
+            raise RuleError(_('A character cannot teach himself a spell (I-L443).'))
         if spell.name not in teacher.spells:
-            raise RuleError(f"{teacher.name} does not know {spell.name} and cannot teach it (I-L443).")
+            raise RuleError(_('{name} does not know {name2} and cannot teach it (I-L443).').format(name=teacher.name, name2=spell.name))
         if TEACHING_SKILL not in teacher.skills:
-            raise RuleError(f"{teacher.name} lacks the skill {TEACHING_SKILL} needed to teach a spell (I-L443).")
+            raise RuleError(_('{name} lacks the skill {TEACHING_SKILL} needed to teach a spell (I-L443).').format(name=teacher.name, TEACHING_SKILL=TEACHING_SKILL))
         t_level = teacher.magics[spell.magic].level if spell.magic in teacher.magics else 0
         if t_level <= known.level:
-            raise RuleError(f"A teacher is a mage of high level (I-L443): {teacher.name} masters {spell.magic} at "
-                            f"level {t_level}, not above {hero.name}'s {known.level}.")
+            raise RuleError(_("A teacher is a mage of high level (I-L443): {name} masters {magic} at level {t_level}, not above {name2}'s {level}.").format(name=teacher.name, magic=spell.magic, t_level=t_level, name2=hero.name, level=known.level))
     price = coins.to_copper(coins.Starls(O=magic.spell_price_o(spell)), content) if cmd.price_c is None else cmd.price_c
     if price < 0:
-        raise RuleError(f"A teaching price cannot be negative ({price}'C).")
+        raise RuleError(_("A teaching price cannot be negative ({price}'C).").format(price=price))
     if price > hero.copper:
         have = coins.from_copper(hero.copper, content)
-        raise RuleError(f"Teaching {spell.name} costs {coins.from_copper(price, content)}; {hero.name} has only {have}.")
+        raise RuleError(_('Teaching {name} costs {from_copper}; {name2} has only {have}.').format(name=spell.name, from_copper=coins.from_copper(price, content), name2=hero.name, have=have))
     ev = SpellLearned(character=hero.id, spell=spell.name, magic=spell.magic, min_level=spell.min_level,
                       teacher=teacher.id if teacher is not None else cmd.teacher, price_c=price,
                       copper_after=hero.copper - price)
@@ -115,16 +114,16 @@ def _active(state: IllerganState, caster: Hero, spell: str, target: str) -> tupl
     for a in holder.active_spells:
         if a.spell == spell and a.caster == caster.id:
             return holder, a
-    raise RuleError(f"{caster.name} has no {spell} in effect on {holder.name}.")
+    raise RuleError(_('{name} has no {spell} in effect on {name2}.').format(name=caster.name, spell=spell, name2=holder.name))
 
 
 def decide_break(state: IllerganState, cmd: BreakConcentration, ctx: Context) -> list[Emit]:
     caster = find(state, cmd.caster)
     holder, active = _active(state, caster, cmd.spell, cmd.target)
     if not active.concentrated:
-        raise RuleError(f"{caster.name} is not concentrating on {cmd.spell} (I-L494).")
+        raise RuleError(_('{name} is not concentrating on {spell} (I-L494).').format(name=caster.name, spell=cmd.spell))
     if not 0 <= cmd.remaining_minutes <= active.duration:
-        raise RuleError(f"{cmd.spell} has 0 to {active.duration} minutes left, not {cmd.remaining_minutes:g}.")
+        raise RuleError(_('{spell} has 0 to {duration} minutes left, not {remaining_minutes:g}.').format(spell=cmd.spell, duration=active.duration, remaining_minutes=cmd.remaining_minutes))
     turns = magic.concentration_broken(Fraction(cmd.remaining_minutes).limit_denominator(1000))
     ev = ConcentrationBroken(caster=caster.id, spell=cmd.spell, holder=holder.id,
                              remaining_minutes=cmd.remaining_minutes, turns_left=turns)
@@ -164,7 +163,7 @@ def breaking_concentration(decide: Any, actor: Any) -> Any:
 
 def decide_cancel(state: IllerganState, cmd: CancelSpell, ctx: Context) -> list[Emit]:
     caster = find(state, cmd.caster)
-    holder, _ = _active(state, caster, cmd.spell, cmd.target)  # only its caster stops it, at any time (I-L515)
+    holder, _spell = _active(state, caster, cmd.spell, cmd.target)  # only its caster stops it, at any time (I-L515)
     return [Emit(stream_of(holder.id), SpellCancelled(caster=caster.id, spell=cmd.spell, holder=holder.id))]
 
 
@@ -199,14 +198,16 @@ def evolve_cancelled(state: IllerganState, ev: SpellCancelled, rec: RecordedEven
 
 
 def _learned(e: SpellLearned) -> str:
-    return f"{e.character} apprend {e.spell} ({e.magic}) auprès de {e.teacher} pour {e.price_c}'C"
+    return _("{who} learns {spell} ({magic}) from {teacher} for {price}'C").format(
+        who=e.character, spell=e.spell, magic=e.magic, teacher=e.teacher, price=e.price_c)
 
 
 SUMMARIES: dict[type, Any] = {
     SpellLearned: on_event(_learned),
-    ConcentrationBroken: on_event(lambda e: f"{e.caster} cesse de se concentrer sur {e.spell} : "
-                                            f"{e.remaining_minutes:g} min restantes → {e.turns_left} tour(s)"),
-    SpellCancelled: on_event(lambda e: f"{e.caster} annule {e.spell} sur {e.holder}"),
+    ConcentrationBroken: on_event(lambda e: _("{who} stops concentrating on {spell}: {minutes} min left → {turns} turn(s)").format(
+        who=e.caster, spell=e.spell, minutes=f"{e.remaining_minutes:g}", turns=e.turns_left)),
+    SpellCancelled: on_event(lambda e: _("{who} cancels {spell} on {holder}").format(
+        who=e.caster, spell=e.spell, holder=e.holder)),
 }
 EVENTS: tuple[type, ...] = tuple(SUMMARIES)
 DECIDERS: dict[type, Any] = {LearnSpell: decide_learn, BreakConcentration: decide_break, CancelSpell: decide_cancel}

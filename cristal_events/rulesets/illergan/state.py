@@ -18,6 +18,7 @@ from .character import SkillEntry
 from .combat import DefenceBudget, TurnBudget
 from .content import Content, core_pack, decode_pack, merge
 from .locations import Body
+from .texts import _
 
 CONTENT_STREAM = "content"
 # The characteristics of the sheet (catalogue §0.1); Adresse and Agilité are read as given (G28).
@@ -208,15 +209,15 @@ def fight_stream(name: str) -> str:
 def find(state: IllerganState, character: str) -> Hero:
     hero = state.characters.get(character)
     if hero is None:
-        known = ", ".join(sorted(state.characters)) or "none"
-        raise UnknownEntity(f"Unknown character '{character}'; known characters: {known}.")
+        known = ", ".join(sorted(state.characters)) or _("none")
+        raise UnknownEntity(_("Unknown character '{character}'; known characters: {known}.").format(character=character, known=known))
     return hero
 
 
 def find_fight(state: IllerganState, name: str) -> Fight:
     fight = state.fights.get(name)
     if fight is None or fight.ended:
-        raise UnknownEntity(f"No fight named '{name}' is under way.")
+        raise UnknownEntity(_("No fight named '{name}' is under way.").format(name=name))
     return fight
 
 
@@ -224,7 +225,7 @@ def stat(hero: Hero, key: str) -> int:
     """A characteristic as it is now: the alcohol band's effects applied (I-L131-134), rounded down."""
     value = alcohol.affected(hero.characteristics, hero.alc.band).get(key)
     if value is None:
-        raise UnknownEntity(f"{hero.name} has no characteristic {key!r} on the sheet.")
+        raise UnknownEntity(_('{name} has no characteristic {key!r} on the sheet.').format(name=hero.name, key=key))
     v = Fraction(value)
     return v.numerator // v.denominator
 

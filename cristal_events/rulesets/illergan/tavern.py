@@ -13,12 +13,14 @@ import msgspec
 
 from cristal_events.errors import RuleError
 from cristal_events.events import Event
+from cristal_events.i18n import N_
 from cristal_events.records import RecordedEvent
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit, on_event
 
 from . import alcohol
 from .state import Hero, IllerganState, content_of, find, plain, put, stream_of
+from .texts import _
 
 CLOCK_STREAM = "clock"
 
@@ -91,7 +93,7 @@ def thresholds_of(hero: Hero, settings: Any) -> alcohol.Thresholds:
     try:
         return alcohol.thresholds(vit=c["Vit"], vol=c["Vol"], fo=c["Fo"], e=c["E"], settings=settings)
     except KeyError as exc:
-        raise RuleError(f"{hero.name} has no {exc.args[0]} on the sheet; the alcohol thresholds need it (I-L126-129).") from None
+        raise RuleError(_('{name} has no {value} on the sheet; the alcohol thresholds need it (I-L126-129).').format(name=hero.name, value=exc.args[0])) from None
 
 
 def limits(th: alcohol.Thresholds) -> Limits:
@@ -107,11 +109,11 @@ def _happening(e: alcohol.AlcEvent) -> Happening:
 def decide_drink(state: IllerganState, cmd: Drink, ctx: Context) -> list[Emit]:
     hero = find(state, cmd.character)
     if hero.dead:
-        raise RuleError(f"{hero.name} is dead.")
+        raise RuleError(_('{name} is dead.').format(name=hero.name))
     content = content_of(state)
     alc = cmd.alc if cmd.alc is not None else content.pack.alc_per_drink.get(cmd.beverage)
     if alc is None:
-        raise content.missing(f"The Alc of a {cmd.beverage}", "G8 Alc per beverage")
+        raise content.missing(_('The Alc of a {beverage}').format(beverage=cmd.beverage), "G8 Alc per beverage")
     th = thresholds_of(hero, ctx.settings)
     step = alcohol.Drink(alc=alc, name=cmd.beverage, shift=cmd.shift)
     evening = alcohol.evening(hero.alc, [step], th, ctx.dice(), content, background_min=hero.background_alc_min,
@@ -123,7 +125,7 @@ def decide_drink(state: IllerganState, cmd: Drink, ctx: Context) -> list[Emit]:
 
 def decide_time(state: IllerganState, cmd: PassTime, ctx: Context) -> list[Emit]:
     if cmd.minutes <= 0:
-        raise RuleError(f"Time passes forward only; give some minutes, not {cmd.minutes}.")
+        raise RuleError(_('Time passes forward only; give some minutes, not {minutes}.').format(minutes=cmd.minutes))
     out = []
     for hero in state.characters.values():
         if hero.dead or (hero.alc.alc == hero.alc.alc_min and not hero.alc.carry_minutes):
@@ -147,19 +149,21 @@ def evolve_time(state: IllerganState, ev: TimePassed, rec: RecordedEvent) -> Ill
     return state
 
 
-_BANDS = {None: "sobre", "gaiete": "Gaieté", "troublitude": "Troublitude", "titubage": "Titubage", "oubli": "Oubli"}
+_BANDS = {None: N_("sober"), "gaiete": "Gaieté", "troublitude": "Troublitude", "titubage": "Titubage", "oubli": "Oubli"}
 
 
 def _drink(e: DrinkConsumed) -> str:
     dice = [f"{h.result} ({h.action})" for h in e.happenings if h.kind == "event_die"]
-    extra = f" ; dé d'événement : {', '.join(dice)}" if dice else ""
-    return (f"{e.character} boit {e.beverage} (+{e.alc_gained} Alc) → Alc {e.after.alc}, "
-            f"{_BANDS[e.after.band]}, minimum {e.after.alc_min}{extra}")
+    extra = _("; event die: {dice}").format(dice=", ".join(dice)) if dice else ""
+    return _("{who} drinks {beverage} (+{alc} Alc) → Alc {after}, {band}, minimum {minimum}{extra}").format(
+        who=e.character, beverage=e.beverage, alc=e.alc_gained, after=e.after.alc, band=_(_BANDS[e.after.band]),
+        minimum=e.after.alc_min, extra=extra)
 
 
 def _time(e: TimePassed) -> str:
     who = ", ".join(f"{s.character} Alc {s.after.alc}" for s in e.sobering)
-    return f"{e.minutes} minutes passent" + (f" : {who}" if who else "")
+    return (_("{minutes} minutes pass{why}: {who}") if who else _("{minutes} minutes pass{why}")).format(
+        minutes=e.minutes, why="", who=who)
 
 
 SUMMARIES: dict[type, Any] = {DrinkConsumed: on_event(_drink), TimePassed: on_event(_time)}

@@ -33,6 +33,7 @@ from .state import (
     stat,
     stream_of,
 )
+from .texts import _
 
 #: the conditions a GM sets (I-L413)
 ConditionName = Literal["aveuglé", "invisible"]
@@ -178,7 +179,7 @@ def blinded(hero: Any, threshold: int | float, settings: Any) -> int | float:
 def _acuity(hero: Any, name: str) -> int:
     entry = hero.skills.get(name)
     if entry is None:
-        raise UnknownEntity(f"{hero.name} has no skill {name!r}.")
+        raise UnknownEntity(_('{name} has no skill {name2!r}.').format(name=hero.name, name2=name))
     shift = EFFECTS[hero.alc.band].acuities if hero.alc.band else 0
     return entry.pct + shift
 
@@ -204,7 +205,7 @@ def _check(hero: Any, cmd: RollCheck, ctx: Context, state: IllerganState) -> Che
         unlocked = False
         if entry is None:
             if cmd.bonus <= 0:
-                raise UnknownEntity(f"{hero.name} has no skill or characteristic {cmd.what!r}.")
+                raise UnknownEntity(_('{name} has no skill or characteristic {what!r}.').format(name=hero.name, what=cmd.what))
             content.skill(cmd.what)  # a skill of the pack, unlocked at 0% the time of the bonus (I-L490)
             unlocked = True
         pct = (entry.pct if entry is not None else 0) + cmd.bonus
@@ -212,7 +213,7 @@ def _check(hero: Any, cmd: RollCheck, ctx: Context, state: IllerganState) -> Che
         if cmd.with_characteristic:
             key = content.skill(cmd.what).characteristic
             if not key:
-                raise content.missing(f"The characteristic of skill {cmd.what!r}", "G24 skill list")
+                raise content.missing(_('The characteristic of skill {what!r}').format(what=cmd.what), "G24 skill list")
             threshold = checks.characteristic_with_skill(stat(hero, key), pct)
         threshold -= cmd.malus
         r = dice.roll("1d100", purpose=f"check {cmd.what}")
@@ -222,14 +223,14 @@ def _check(hero: Any, cmd: RollCheck, ctx: Context, state: IllerganState) -> Che
                            success=c.success, critical=c.critical, fumble=c.fumble, minor_info=c.minor_info,
                            bonus=cmd.bonus, unlocked=unlocked)
     if cmd.bonus:
-        raise RuleError("A skill bonus applies to a skill, not to a characteristic or an acuity (I-L490).")
+        raise RuleError(_('A skill bonus applies to a skill, not to a characteristic or an acuity (I-L490).'))
     return CheckRolled(character=hero.id, kind=kind, what=cmd.what, threshold=threshold, malus=cmd.malus, roll=r,
                        success=c.success, critical=c.critical, fumble=c.fumble, minor_info=c.minor_info)
 
 
 def _search(hero: Any, cmd: RollCheck, ctx: Context, state: IllerganState) -> CheckRolled:
     if not cmd.hidden:
-        raise RuleError("A search needs the hidden objects and their maluses, e.g. --hidden coffre=20 (I-L101).")
+        raise RuleError(_('A search needs the hidden objects and their maluses, e.g. --hidden coffre=20 (I-L101).'))
     acuity_name = cmd.what or "Acuité visuelle"
     acuity = _acuity(hero, acuity_name)
     dex = stat(hero, "Dex")
@@ -255,19 +256,18 @@ def _lockpick(hero: Any, cmd: RollCheck, ctx: Context, state: IllerganState) -> 
     """With a crochet (I-L106); the lock's time, maximum attempts and backlash on a failure (I-L108)."""
     content = content_of(state)
     if not gear.owns(hero, "Crochet"):
-        raise RuleError(f"{hero.name} has no crochet; a lock is picked with one (I-L106).")
+        raise RuleError(_('{name} has no crochet; a lock is picked with one (I-L106).').format(name=hero.name))
     malus = cmd.malus
     lock = None
     if cmd.lock is not None:
         lock = content.entry("lock_types", cmd.lock)
         if lock.malus is None:
-            raise content.missing(f"The malus of {cmd.lock} locks", "G5 lock types")
+            raise content.missing(_('The malus of {lock} locks').format(lock=cmd.lock), "G5 lock types")
         malus += lock.malus
     name = cmd.lock_name or cmd.lock or "serrure"
     attempt = hero.lock_attempts.get(name, 0) + 1
     if lock is not None and lock.max_attempts is not None and attempt > lock.max_attempts:
-        raise RuleError(f"{hero.name} has made the {lock.max_attempts} attempts a lock {lock.name} allows on "
-                        f"{name} (I-L108).")
+        raise RuleError(_('{name} has made the {max_attempts} attempts a lock {name2} allows on {name3} (I-L108).').format(name=hero.name, max_attempts=lock.max_attempts, name2=lock.name, name3=name))
     r = ctx.dice().roll("1d100", purpose="lockpicking")
     c = checks.lockpick(r.total, stat(hero, "Dex"), stat(hero, "Sav"), malus, ctx.settings)
     failed = lock is not None and not c.success
@@ -303,23 +303,23 @@ _KINDS = {"check": _check, "search": _search, "skinning": _skinning, "lockpick":
 def _living(state: IllerganState, character: str) -> Any:
     hero = find(state, character)
     if hero.dead:
-        raise RuleError(f"{hero.name} is dead.")
+        raise RuleError(_('{name} is dead.').format(name=hero.name))
     return hero
 
 
 def _fight_of(state: IllerganState, name: str, hero: Any) -> Any:
     fight = find_fight(state, name)
     if hero.id not in fight.participants:
-        raise RuleError(f"{hero.id} does not take part in the fight '{fight.name}'.")
+        raise RuleError(_("{id} does not take part in the fight '{name}'.").format(id=hero.id, name=fight.name))
     return fight
 
 
 def decide_throw(state: IllerganState, cmd: Throw, ctx: Context) -> list[Emit]:
     hero = _living(state, cmd.character)
     if not 10 <= cmd.max_range <= 30:
-        raise RuleError(f"The game master sets a thrown object's range between 10 and 30 m (I-L403), not {cmd.max_range:g} m.")
+        raise RuleError(_("The game master sets a thrown object's range between 10 and 30 m (I-L403), not {max_range:g} m.").format(max_range=cmd.max_range))
     if not 1 <= cmd.distance <= cmd.max_range:
-        raise RuleError(f"A throw reaches 1 to {cmd.max_range:g} m (I-L402-403), not {cmd.distance:g} m.")
+        raise RuleError(_('A throw reaches 1 to {max_range:g} m (I-L402-403), not {distance:g} m.').format(max_range=cmd.max_range, distance=cmd.distance))
     turn_after = None
     if cmd.fight:
         turn_after = spend(_fight_of(state, cmd.fight, hero), hero, "major", ctx.settings)
@@ -333,7 +333,7 @@ def decide_throw(state: IllerganState, cmd: Throw, ctx: Context) -> list[Emit]:
 def decide_strike(state: IllerganState, cmd: StrikeObject, ctx: Context) -> list[Emit]:
     hero = _living(state, cmd.character)
     if cmd.ps <= 0 or cmd.sr < 0:
-        raise RuleError(f"An object has PS above 0 and an SR of 0 or more (I-L407), not PS {cmd.ps} and SR {cmd.sr}.")
+        raise RuleError(_('An object has PS above 0 and an SR of 0 or more (I-L407), not PS {ps} and SR {sr}.').format(ps=cmd.ps, sr=cmd.sr))
     content, settings = content_of(state), ctx.settings
     turn_after = None
     if cmd.fight:
@@ -364,7 +364,7 @@ def decide_strike(state: IllerganState, cmd: StrikeObject, ctx: Context) -> list
 def decide_fall(state: IllerganState, cmd: TakeFall, ctx: Context) -> list[Emit]:
     hero = _living(state, cmd.character)
     if cmd.height <= 0:
-        raise RuleError(f"A fall needs a height in metres, not {cmd.height:g}.")
+        raise RuleError(_('A fall needs a height in metres, not {height:g}.').format(height=cmd.height))
     f = checks.fall(stat(hero, "Agilité"), _exact(cmd.height), ctx.settings)
     lost = int(f.pv_lost) if f.pv_lost == int(f.pv_lost) else -(-f.pv_lost.numerator // f.pv_lost.denominator)
     wound = combat.apply_pv_loss(hero.pv, lost, "", destiny_points=hero.destiny_points)
@@ -386,9 +386,9 @@ def _exact(height: float) -> Fraction:
 def decide_condition(state: IllerganState, cmd: SetCondition, ctx: Context) -> list[Emit]:
     hero = find(state, cmd.character)
     if cmd.on and cmd.condition == "aveuglé" and hero.family == "végétal":
-        raise RuleError(f"{hero.name} is a plant: physical alterations do not work on it (I-L628).")
+        raise RuleError(_('{name} is a plant: physical alterations do not work on it (I-L628).').format(name=hero.name))
     if (cmd.condition in hero.conditions) == cmd.on:
-        raise RuleError(f"{hero.name} is {'already' if cmd.on else 'not'} {cmd.condition}.")
+        raise RuleError((_('{name} is already {condition}.') if cmd.on else _('{name} is not {condition}.')).format(name=hero.name, condition=cmd.condition))
     return [Emit(stream_of(hero.id), ConditionChanged(character=hero.id, condition=cmd.condition, on=cmd.on,
                                                       reason=cmd.reason))]
 
@@ -424,13 +424,13 @@ def evolve_condition(state: IllerganState, ev: ConditionChanged, rec: RecordedEv
 def decide_check(state: IllerganState, cmd: RollCheck, ctx: Context) -> list[Emit]:
     hero = find(state, cmd.character)
     if hero.dead:
-        raise RuleError(f"{hero.name} is dead.")
+        raise RuleError(_('{name} is dead.').format(name=hero.name))
     if cmd.bonus < 0:
-        raise RuleError(f"A bonus is positive, not {cmd.bonus}; a malus is given as a malus.")
+        raise RuleError(_('A bonus is positive, not {bonus}; a malus is given as a malus.').format(bonus=cmd.bonus))
     if cmd.bonus and cmd.kind != "check":
-        raise RuleError("A skill bonus applies to a skill check (I-L490).")
+        raise RuleError(_('A skill bonus applies to a skill check (I-L490).'))
     if cmd.kind == "check" and not cmd.what:
-        raise RuleError("Name the skill or characteristic to roll.")
+        raise RuleError(_('Name the skill or characteristic to roll.'))
     ev = _KINDS[cmd.kind](hero, cmd, ctx, state)
     # using a skill ends a concentration (I-L494, ruling MAG-6); a characteristic or an acuity roll does not
     broken = spellbook.concentration_broken_by(state, hero.id) if ev.kind in SKILL_KINDS else []
@@ -439,31 +439,39 @@ def decide_check(state: IllerganState, cmd: RollCheck, ctx: Context) -> list[Emi
 
 def _summary(e: CheckRolled) -> str:
     if e.kind == "search":
-        found = ", ".join(k for k, v in e.found.items() if v) or "rien"
-        return f"{e.character} fouille ({e.what}) : Dé100 {e.roll.total}, trouve {found}"
+        found = ", ".join(k for k, v in e.found.items() if v) or _("nothing")
+        return _("{who} searches ({what}): Dé100 {face}, finds {found}").format(
+            who=e.character, what=e.what, face=e.roll.total, found=found)
+    outcome = _("succeeds") if e.success else _("fails")
     if e.kind == "lockpick" and e.lock_name:
-        extra = (f", tentative {e.attempt}" + (f", {e.minutes} min" if e.minutes else "")
-                 + (f" ; contrecoup : {e.backlash}" if e.backlash else ""))
-        return (f"{e.character} crochète {e.lock_name} ({e.what}) : Dé100 {e.roll.total} contre {e.threshold} → "
-                f"{'réussite' if e.success else 'échec'}{extra}")
-    tag = " (critique)" if e.critical else " (échec critique)" if e.fumble else ""
-    info = ", information mineure" if e.minor_info else ""
+        extra = (_(", attempt {n}").format(n=e.attempt) + (f", {e.minutes} min" if e.minutes else "")
+                 + (_("; backlash: {backlash}").format(backlash=e.backlash) if e.backlash else ""))
+        return _("{who} picks {lock} ({what}): Dé100 {face} against {threshold} → {outcome}{extra}").format(
+            who=e.character, lock=e.lock_name, what=e.what, face=e.roll.total, threshold=e.threshold, outcome=outcome,
+            extra=extra)
+    tag = _(" (critical)") if e.critical else _(" (fumble)") if e.fumble else ""
+    info = _(", minor information") if e.minor_info else ""
     if e.unlocked:
-        info += f", débloquée à 0% le temps du bonus (+{e.bonus})"
-    return (f"{e.character} : {e.what} Dé100 {e.roll.total} contre {e.threshold} → "
-            f"{'réussite' if e.success else 'échec'}{tag}{info}")
+        info += _(", unlocked at 0% for the bonus (+{bonus})").format(bonus=e.bonus)
+    return _("{who}: {what} Dé100 {face} against {threshold} → {outcome}{tag}{info}").format(
+        who=e.character, what=e.what, face=e.roll.total, threshold=e.threshold, outcome=outcome, tag=tag, info=info)
 
 
 SUMMARIES: dict[type, Any] = {
     CheckRolled: on_event(_summary),
-    ObjectThrown: lambda r: (f"{r.event.character} lance {r.event.what} à {r.event.distance:g} m : Dé100 "
-                             f"{r.event.roll.total}, retombe à {r.event.offset_m:g} m de la cible"),
-    FallTaken: lambda r: (f"{r.event.character} chute de {r.event.height:g} m (sans mal jusqu'à {r.event.safe_height:g} m)"
-                          + (f" : renversé, −{r.event.pv_lost} PV ({r.event.pv_after})" if r.event.knocked_down else " sans mal")
-                          + (", mort" if r.event.dead else "")),
-    ObjectStruck: lambda r: (f"{r.event.character} frappe {r.event.what} : {r.event.damage} dégâts, SR {r.event.sr} → "
-                             f"−{r.event.ps_lost} PS ({r.event.ps_after})" + (", brisé" if r.event.broken else "")),
-    ConditionChanged: lambda r: f"{r.event.character} {'est' if r.event.on else 'n’est plus'} {r.event.condition}",
+    ObjectThrown: lambda r: _("{who} throws {what} at {distance} m: Dé100 {face}, lands {offset} m from the target").format(
+        who=r.event.character, what=r.event.what, distance=f"{r.event.distance:g}", face=r.event.roll.total,
+        offset=f"{r.event.offset_m:g}"),
+    FallTaken: lambda r: (_("{who} falls {height} m (unharmed up to {safe} m)").format(
+        who=r.event.character, height=f"{r.event.height:g}", safe=f"{r.event.safe_height:g}")
+                          + (_(": knocked down, −{pv} PV ({after})").format(pv=r.event.pv_lost, after=r.event.pv_after)
+                             if r.event.knocked_down else _(" unharmed"))
+                          + (_(", dead") if r.event.dead else "")),
+    ObjectStruck: lambda r: (_("{who} strikes {what}: {damage} damage, SR {sr} → −{lost} PS ({after})").format(
+        who=r.event.character, what=r.event.what, damage=r.event.damage, sr=r.event.sr, lost=r.event.ps_lost,
+        after=r.event.ps_after) + (_(", broken") if r.event.broken else "")),
+    ConditionChanged: lambda r: (_("{who} is {condition}") if r.event.on else _("{who} is no longer {condition}")).format(
+        who=r.event.character, condition=r.event.condition),
 }
 EVENTS: tuple[type, ...] = tuple(SUMMARIES)
 DECIDERS: dict[type, Any] = {RollCheck: decide_check, Throw: decide_throw, TakeFall: decide_fall,

@@ -10,6 +10,8 @@ import msgspec
 from cristal_events.errors import RuleError
 from cristal_events.rulesets.illergan.content import Content
 
+from .texts import _
+
 SKILL_MAX = 100  # I-L487
 NEW_SKILL_XP = 100  # I-L481
 PP_XP = 20  # I-L208
@@ -23,13 +25,13 @@ _TIERS = ((50, 1), (75, 2), (100, 4))
 def point_cost(pct: int, rank: int) -> int:
     """xp of the single point that raises a skill to ``pct`` %."""
     if rank == 0:
-        raise RuleError("A rank 0 skill is fixed and cannot be improved (I-L483).")
+        raise RuleError(_('A rank 0 skill is fixed and cannot be improved (I-L483).'))
     if rank not in (1, 2):
-        raise RuleError(f"A skill rank must be 0, 1 or 2, not {rank}.")
+        raise RuleError(_('A skill rank must be 0, 1 or 2, not {rank}.').format(rank=rank))
     for top, per in _TIERS:
         if pct <= top:
             return per * rank
-    raise RuleError(f"A skill cannot exceed {SKILL_MAX}% (I-L487).")
+    raise RuleError(_('A skill cannot exceed {SKILL_MAX}% (I-L487).').format(SKILL_MAX=SKILL_MAX))
 
 
 def cumulative_cost(pct: int, rank: int) -> int:
@@ -44,11 +46,11 @@ def cumulative_cost(pct: int, rank: int) -> int:
 def raise_cost(current: int, target: int, rank: int) -> int:
     """xp to raise a skill from ``current`` % to ``target`` % (an acuity starts at its race value, A43)."""
     if target > SKILL_MAX:
-        raise RuleError(f"A skill cannot exceed {SKILL_MAX}% (I-L487); {target}% was asked.")
+        raise RuleError(_('A skill cannot exceed {SKILL_MAX}% (I-L487); {target}% was asked.').format(SKILL_MAX=SKILL_MAX, target=target))
     if target < current:
-        raise RuleError(f"A skill cannot be lowered with xp ({current}% to {target}%).")
+        raise RuleError(_('A skill cannot be lowered with xp ({current}% to {target}%).').format(current=current, target=target))
     if rank == 0 and target != current:
-        raise RuleError("A rank 0 skill is fixed and cannot be improved (I-L483).")
+        raise RuleError(_('A rank 0 skill is fixed and cannot be improved (I-L483).'))
     return sum(point_cost(p, rank) for p in range(current + 1, target + 1))
 
 
@@ -69,7 +71,7 @@ def skill_purchase(content: Content, skill: str, *, current: int | None, target:
     """
     s = content.skill(skill)
     if s.rank is None:
-        raise content.missing(f"The rank of skill {skill!r}", "G24 skill list")
+        raise content.missing(_('The rank of skill {skill!r}').format(skill=skill), "G24 skill list")
     acquire = 0
     start = current
     if current is None:
@@ -84,7 +86,7 @@ def skill_purchase(content: Content, skill: str, *, current: int | None, target:
 def pp_cost(pp: int) -> int:
     """Buying power points: 20 xp per pp (I-L208)."""
     if pp < 0:
-        raise RuleError(f"Cannot buy a negative number of pp ({pp}).")
+        raise RuleError(_('Cannot buy a negative number of pp ({pp}).').format(pp=pp))
     return PP_XP * pp
 
 
@@ -92,8 +94,7 @@ def new_magic_cost(teacher_magic_level: int) -> int:
     """A new magic in play: 100 xp, taught by a mage of level 5 or more (I-L586)."""
     if teacher_magic_level < NEW_MAGIC_TEACHER_LEVEL:
         raise RuleError(
-            f"A new magic must be taught by a mage of level {NEW_MAGIC_TEACHER_LEVEL} or more "
-            f"(I-L586); the teacher is level {teacher_magic_level}."
+            _('A new magic must be taught by a mage of level {NEW_MAGIC_TEACHER_LEVEL} or more (I-L586); the teacher is level {teacher_magic_level}.').format(NEW_MAGIC_TEACHER_LEVEL=NEW_MAGIC_TEACHER_LEVEL, teacher_magic_level=teacher_magic_level)
         )
     return NEW_MAGIC_XP
 
@@ -111,5 +112,5 @@ def mastery_unlock(pct_after: int) -> int | None:
 def spend(available: int, cost: int, *, what: str) -> int:
     """xp left after paying ``cost``; refuses an overdraft."""
     if cost > available:
-        raise RuleError(f"{what} costs {cost} xp but only {available} xp are available.")
+        raise RuleError(_('{what} costs {cost} xp but only {available} xp are available.').format(what=what, cost=cost, available=available))
     return available - cost

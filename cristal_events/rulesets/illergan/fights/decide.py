@@ -29,6 +29,7 @@ from ..state import (
     stat,
     stream_of,
 )
+from ..texts import _
 from .model import (
     FLYING,
     HELD,
@@ -74,7 +75,7 @@ def turn_of(fight: Fight, character: str, settings: Any) -> Turn:
 
 def _acts(fight: Fight, hero: Hero) -> None:
     if fight.turn and hero.id not in fight.acting:
-        raise RuleError(f"{hero.name} scored 50 or less at initiative and cannot act this turn (I-L7).")
+        raise RuleError(_('{name} scored 50 or less at initiative and cannot act this turn (I-L7).').format(name=hero.name))
 
 
 def spend(fight: Fight, hero: Hero, slot: combat.Slot, settings: Any, *, spell: str | None = None) -> Turn:
@@ -84,7 +85,7 @@ def spend(fight: Fight, hero: Hero, slot: combat.Slot, settings: Any, *, spell: 
     try:
         budget = combat.use(t.budget, slot, spell=spell)
     except RuleError as err:
-        raise RuleError(f"{hero.name}: {err}") from None
+        raise RuleError(_('{name}: {err}').format(name=hero.name, err=err)) from None
     return msgspec.structs.replace(t, budget=budget)
 
 
@@ -97,7 +98,7 @@ def sacrifice(t: Turn, slot: Literal["major", "minor"], pd: str = "") -> Turn:
     if pd:
         key = "owed_pds" if owed else "pds"
         if pd in getattr(t, key):
-            raise RuleError(f"The divine power {pd} is already used in that turn (I-L605).")
+            raise RuleError(_('The divine power {pd} is already used in that turn (I-L605).').format(pd=pd))
         changes[key] = (*getattr(t, key), pd)
     return msgspec.structs.replace(t, **changes)
 
@@ -108,7 +109,7 @@ def defend(fight: Fight, hero: Hero, kind: combat.Defence, *, against_magic: boo
     try:
         left = combat.use_defence(t.defences, kind, against_magic=against_magic)
     except RuleError as err:
-        raise RuleError(f"{hero.name}: {err}") from None
+        raise RuleError(_('{name}: {err}').format(name=hero.name, err=err)) from None
     return msgspec.structs.replace(t, defences=left)
 
 
@@ -154,15 +155,15 @@ def _bleeding(state: IllerganState, fight: Fight, turns: range) -> list[Afflicti
 # ============================================================================ decisions
 def decide_start(state: IllerganState, cmd: StartFight, ctx: Context) -> list[Emit]:
     if not cmd.fight.strip() or ":" in cmd.fight:
-        raise RuleError(f"A fight needs a name without a colon, not {cmd.fight!r}.")
+        raise RuleError(_('A fight needs a name without a colon, not {fight!r}.').format(fight=cmd.fight))
     plain_id(cmd.fight, "Fight name")
     if cmd.fight in state.fights and not state.fights[cmd.fight].ended:
-        raise RuleError(f"The fight '{cmd.fight}' is already under way.")
+        raise RuleError(_("The fight '{fight}' is already under way.").format(fight=cmd.fight))
     if len(set(cmd.participants)) < 2:
-        raise RuleError("A fight needs at least two different participants.")
+        raise RuleError(_('A fight needs at least two different participants.'))
     for c in cmd.participants:
         if find(state, c).dead:
-            raise RuleError(f"{c} is dead and cannot fight.")
+            raise RuleError(_('{c} is dead and cannot fight.').format(c=c))
     return [Emit(fight_stream(cmd.fight), FightStarted(fight=cmd.fight, participants=list(cmd.participants)))]
 
 
@@ -170,20 +171,18 @@ def decide_initiative(state: IllerganState, cmd: RollInitiative, ctx: Context) -
     fight = find_fight(state, cmd.fight)
     for c in (*cmd.maluses, *cmd.unspotted_by, *(u for us in cmd.unspotted_by.values() for u in us)):
         if c not in fight.participants:
-            raise RuleError(f"{c} does not take part in the fight '{fight.name}'.")
+            raise RuleError(_("{c} does not take part in the fight '{name}'.").format(c=c, name=fight.name))
     for c, unaware in cmd.unspotted_by.items():
         if c in unaware:
-            raise RuleError(f"{c} cannot be unspotted by himself (I-L8).")
+            raise RuleError(_('{c} cannot be unspotted by himself (I-L8).').format(c=c))
     landings = _flyers_at_turn_end(state, fight, ctx.settings)  # I-L564-565: the turn that ends
     ticks = _bleeding(state, fight, range(fight.turn + 1, fight.turn + 2))  # I-L507: at the start of the turn
     bled_to_death = {t.character for t in ticks if t.dead}
     if not ctx.settings.initiative_reroll_each_turn and fight.turn >= 1:
         if cmd.maluses:
-            raise RuleError("The initiative is kept from the first turn (initiative_reroll_each_turn=false); "
-                            "no new malus applies (I-L4-7, A1).")
+            raise RuleError(_('The initiative is kept from the first turn (initiative_reroll_each_turn=false); no new malus applies (I-L4-7, A1).'))
         if cmd.unspotted_by:
-            raise RuleError("The initiative is kept from the first turn (initiative_reroll_each_turn=false); "
-                            "stealth gives no new order (I-L8, A1).")
+            raise RuleError(_('The initiative is kept from the first turn (initiative_reroll_each_turn=false); stealth gives no new order (I-L8, A1).'))
         order = [c for c in fight.order if not state.characters[c].dead and c not in bled_to_death]
         kept = InitiativeRolled(fight=fight.name, turn=fight.turn + 1, entries=[], order=order,
                                 turns=_new_turns(fight, ctx.settings), kept=True)
@@ -235,18 +234,18 @@ def _adresse_maluses(a: Hero, weapon: Any, cmd: Attack, fight: Fight) -> list[in
         maluses.append(combat.grip_malus(weapon.grip, hands=cmd.hands, preferred_hand=preferred))
         if cmd.thrown:
             if weapon.range_m is not None:
-                raise RuleError(f"{weapon.name} is a ranged weapon: it is shot, not thrown (I-L99).")
+                raise RuleError(_('{name} is a ranged weapon: it is shot, not thrown (I-L99).').format(name=weapon.name))
             if cmd.distance is None:
-                raise RuleError(f"Throwing {weapon.name} needs the distance to the target (--distance, I-L99).")
+                raise RuleError(_('Throwing {name} needs the distance to the target (--distance, I-L99).').format(name=weapon.name))
             maluses.append(combat.range_malus(cmd.distance, weapon.thrown_range_m, thrown_melee=True))
         elif weapon.range_m is not None:
             if cmd.distance is None:
-                raise RuleError(f"{weapon.name} shoots: give the distance to the target (--distance, I-L95-97).")
+                raise RuleError(_('{name} shoots: give the distance to the target (--distance, I-L95-97).').format(name=weapon.name))
             maluses.append(combat.range_malus(cmd.distance, weapon.range_m))
         elif cmd.distance is not None:
-            raise RuleError(f"{weapon.name} has no range: throw it (--thrown, −40 Dex, I-L99) or strike in melee.")
+            raise RuleError(_('{name} has no range: throw it (--thrown, −40 Dex, I-L99) or strike in melee.').format(name=weapon.name))
     elif cmd.thrown:
-        raise RuleError("Only a weapon can be thrown (I-L99).")
+        raise RuleError(_('Only a weapon can be thrown (I-L99).'))
     maluses.append(-handicap(a, fight.name, fight.turn))
     return [m for m in maluses if m]
 
@@ -260,11 +259,11 @@ def _attack_turn(fight: Fight, a: Hero, cmd: Attack, settings: Any) -> tuple[Tur
     if a.natural_weapons and a.family == "élémentaire" and cmd.target == a.id:
         a = msgspec.structs.replace(a, natural_weapons=())  # its spell, not a natural weapon (I-L529)
     if cmd.action == "extra_major":
-        raise RuleError(f"{a.name} has a fixed number of attacks and one major action a turn (I-L447, I-L452).")
+        raise RuleError(_('{name} has a fixed number of attacks and one major action a turn (I-L447, I-L452).').format(name=a.name))
     _acts(fight, a)
     t = turn_of(fight, a.id, settings)
     if t.attacks >= a.attacks_per_turn:
-        raise RuleError(f"{a.name} has made its {a.attacks_per_turn} attack(s) this turn (I-L447).")
+        raise RuleError(_('{name} has made its {attacks_per_turn} attack(s) this turn (I-L447).').format(name=a.name, attacks_per_turn=a.attacks_per_turn))
     if t.attacks == 0:
         t = spend(fight, a, "major", settings)
     natural = None
@@ -274,10 +273,9 @@ def _attack_turn(fight: Fight, a: Hero, cmd: Attack, settings: Any) -> tuple[Tur
         left = [w for w in a.natural_weapons if w not in cycle]
         natural = cmd.weapon if cmd.weapon else left[0]
         if natural not in a.natural_weapons:
-            raise RuleError(f"{a.name} attacks with its natural weapons: {', '.join(a.natural_weapons)} (I-L445).")
+            raise RuleError(_('{name} attacks with its natural weapons: {value} (I-L445).').format(name=a.name, value=', '.join(a.natural_weapons)))
         if natural in cycle:
-            raise RuleError(f"{a.name} must use a different natural weapon at each attack: {', '.join(left)} "
-                            f"before {natural} again (I-L449).")
+            raise RuleError(_('{name} must use a different natural weapon at each attack: {left} before {natural} again (I-L449).').format(name=a.name, left=', '.join(left), natural=natural))
         cycle = (*cycle, natural)
     return msgspec.structs.replace(t, attacks=t.attacks + 1, cycle=cycle), natural
 
@@ -286,31 +284,30 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
     fight = find_fight(state, cmd.fight)
     for c in (cmd.attacker, cmd.target):
         if c not in fight.participants:
-            raise RuleError(f"{c} does not take part in the fight '{fight.name}'.")
+            raise RuleError(_("{c} does not take part in the fight '{name}'.").format(c=c, name=fight.name))
     a, t = find(state, cmd.attacker), find(state, cmd.target)
     if a.dead or t.dead:
-        raise RuleError(f"{(a if a.dead else t).name} is dead.")
+        raise RuleError(_('{name} is dead.').format(name=(a if a.dead else t).name))
     content, settings = content_of(state), ctx.settings
     if cmd.letalite is not None and cmd.letalite <= 0:
-        raise RuleError(f"A Létalité is a positive number, not {cmd.letalite} (I-L507).")
+        raise RuleError(_('A Létalité is a positive number, not {letalite} (I-L507).').format(letalite=cmd.letalite))
     extra = [o.target for o in cmd.others]
     if len(set(extra)) != len(extra) or cmd.target in extra or cmd.attacker in extra:
-        raise RuleError("Each other target of the attack is named once, and is neither the first target nor the "
-                        "attacker (I-L292).")
+        raise RuleError(_('Each other target of the attack is named once, and is neither the first target nor the attacker (I-L292).'))
     for c in extra:
         if c not in fight.participants:
-            raise RuleError(f"{c} does not take part in the fight '{fight.name}'.")
+            raise RuleError(_("{c} does not take part in the fight '{name}'.").format(c=c, name=fight.name))
         if find(state, c).dead:
-            raise RuleError(f"{find(state, c).name} is dead.")
+            raise RuleError(_('{name} is dead.').format(name=find(state, c).name))
     if cmd.defender and cmd.defender in extra:
-        raise RuleError("A target cannot act in defence for another target of the same attack (I-L292).")
+        raise RuleError(_('A target cannot act in defence for another target of the same attack (I-L292).'))
     turn_after, natural = _attack_turn(fight, a, cmd, settings)
     defence_fields = _defence(state, fight, cmd, turn_after)
     weapon = _weapon(a, natural if natural is not None else cmd.weapon, content)
     try:
         maluses = _adresse_maluses(a, weapon, cmd, fight)
     except RuleError as err:
-        raise RuleError(f"{a.name}: {err}") from None
+        raise RuleError(_('{name}: {err}').format(name=a.name, err=err)) from None
     plate = gear.cuirasse(a)
     if plate:  # the Dex malus is the cuirasse's (I-L78)
         maluses.append(-content.entry("armours", plate).dex_malus)
@@ -332,7 +329,7 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
         zone, index = _zone(r.total, t, content, settings, critical=False)
     if zone == "choix":
         if not cmd.zone:
-            raise RuleError(f"The roll lets {a.name} choose the zone (I-L315): give the zone.")
+            raise RuleError(_('The roll lets {name} choose the zone (I-L315): give the zone.').format(name=a.name))
         zone = cmd.zone
     redirected = ""
     if res.hit and limb_gone(t.body, zone, t.limbs_lost):  # I-L318: a lost limb cannot be lost again
@@ -344,8 +341,7 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
         rolls.append(d)
         defended = checks.skill_check(d.total, threshold).success
     elif res.hit and res.critical and cmd.defended and cmd.defence in combat.PHYSICAL_DEFENCES:
-        raise RuleError("A critical gives −40 to physical defences (I-L504): give the defender's --defence-pct "
-                        "so the engine rolls the defence.")
+        raise RuleError(_("A critical gives −40 to physical defences (I-L504): give the defender's --defence-pct so the engine rolls the defence."))
     base = dict(fight=fight.name, attacker=a.id, target=t.id, weapon=weapon.name if weapon else "", adresse=adresse,
                 dex_maluses=maluses, rolls=rolls, hit=res.hit, critical=res.critical,
                 fumble=res.fumble, zone=zone if res.hit else "", zone_index=index, defended=defended,
@@ -368,8 +364,7 @@ def decide_attack(state: IllerganState, cmd: Attack, ctx: Context) -> list[Emit]
             rolls.append(d)
             o_defended = checks.skill_check(d.total, o_threshold).success
         elif res.hit and res.critical and o.defended and o.defence in combat.PHYSICAL_DEFENCES:
-            raise RuleError("A critical gives −40 to physical defences (I-L504): give the defender's --defence-pct "
-                            "so the engine rolls the defence.")
+            raise RuleError(_("A critical gives −40 to physical defences (I-L504): give the defender's --defence-pct so the engine rolls the defence."))
         others.append((ot, o, o_zone, o_redirected, o_defended, o_threshold, o_fields))
     blocked = defended and cmd.defence == "blocage"
     needs = [not (defended and not blocked) and zone != "aucune"]
@@ -451,23 +446,23 @@ def _defence(state: IllerganState, fight: Fight, cmd: Attack, attacker_turn: Tur
     needs the Blocage skill and a shield (I-L547)."""
     if cmd.defence is None:
         if cmd.defended or cmd.defender or cmd.defence_pct is not None:
-            raise RuleError("Say which defence was used (esquive, parade, blocage, vivacite_elfique or magique, I-L543).")
+            raise RuleError(_('Say which defence was used (esquive, parade, blocage, vivacite_elfique or magique, I-L543).'))
         return {}
     if cmd.defended and cmd.defence_pct is not None:
-        raise RuleError("Either the defence is rolled (--defence-pct) or its success is given (--defended), not both.")
+        raise RuleError(_('Either the defence is rolled (--defence-pct) or its success is given (--defended), not both.'))
     who = cmd.defender or cmd.target
     if who not in fight.participants:
-        raise RuleError(f"{who} does not take part in the fight '{fight.name}'.")
+        raise RuleError(_("{who} does not take part in the fight '{name}'.").format(who=who, name=fight.name))
     if who == cmd.attacker:
-        raise RuleError("An attacker cannot defend against his own attack.")
+        raise RuleError(_('An attacker cannot defend against his own attack.'))
     hero = find(state, who)
     if hero.dead:
-        raise RuleError(f"{hero.name} is dead.")
+        raise RuleError(_('{name} is dead.').format(name=hero.name))
     if cmd.defence == "blocage":
         if "Blocage" not in hero.skills:
-            raise RuleError(f"{hero.name} cannot block: a block needs the Blocage skill (I-L547).")
+            raise RuleError(_('{name} cannot block: a block needs the Blocage skill (I-L547).').format(name=hero.name))
         if not hero.shield:
-            raise RuleError(f"{hero.name} cannot block: a block needs a shield (I-L547).")
+            raise RuleError(_('{name} cannot block: a block needs a shield (I-L547).').format(name=hero.name))
     after = defend(fight, hero, cmd.defence)
     if who != cmd.target:
         after = sacrifice(after, "major")
@@ -487,29 +482,29 @@ def decide_action(state: IllerganState, cmd: TakeAction, ctx: Context) -> list[E
             try:
                 after = msgspec.structs.replace(t, budget=combat.forgo_major(t.budget))
             except RuleError as err:
-                raise RuleError(f"{hero.name}: {err}") from None
+                raise RuleError(_('{name}: {err}').format(name=hero.name, err=err)) from None
         case "extra_major":
             if not cmd.what.strip():
-                raise RuleError("An extra major action needs the object, spell or skill that gives it (I-L265).")
+                raise RuleError(_('An extra major action needs the object, spell or skill that gives it (I-L265).'))
             t = turn_of(fight, hero.id, settings)
             after = msgspec.structs.replace(t, budget=msgspec.structs.replace(t.budget, extra_major=t.budget.extra_major + 1))
         case "knocked_down":
             if hero.family == "végétal" and cmd.by:
-                raise RuleError(f"{hero.name} is a plant: physical alterations do not work on it (I-L628).")
+                raise RuleError(_('{name} is a plant: physical alterations do not work on it (I-L628).').format(name=hero.name))
             if cmd.by:
                 combat.can_knock_down(stat(find(state, cmd.by), "Vit"), stat(hero, "Vit"),
                                       quadruped=hero.body is not None and hero.body.legs() >= 4)
             after = sacrifice(fight.turns.get(hero.id, Turn()), "major")
         case "disarmed":  # I-L414: the weapon falls
             if not hero.weapon:
-                raise RuleError(f"{hero.name} holds no weapon to be disarmed of (I-L414).")
+                raise RuleError(_('{name} holds no weapon to be disarmed of (I-L414).').format(name=hero.name))
             after = turn_of(fight, hero.id, settings)
         case "pick_up":  # I-L414: a minor action to pick it up
             if not hero.dropped_weapon:
-                raise RuleError(f"{hero.name} has no weapon on the ground to pick up (I-L414).")
+                raise RuleError(_('{name} has no weapon on the ground to pick up (I-L414).').format(name=hero.name))
             after = spend(fight, hero, "minor", settings)
     if cmd.by and cmd.action != "knocked_down":
-        raise RuleError("Only a knock-down names who caused it (--by, I-L416).")
+        raise RuleError(_('Only a knock-down names who caused it (--by, I-L416).'))
     ev = ActionTaken(fight=fight.name, character=hero.id, action=cmd.action, what=cmd.what, turn_after=after,
                      by=cmd.by)
     return [Emit(fight_stream(fight.name), ev)]
@@ -518,10 +513,10 @@ def decide_action(state: IllerganState, cmd: TakeAction, ctx: Context) -> list[E
 def _live_fighter(state: IllerganState, fight: Fight, character: str) -> Hero:
     """``character`` as a living participant of ``fight`` (the first check of every fighter's own command)."""
     if character not in fight.participants:
-        raise RuleError(f"{character} does not take part in the fight '{fight.name}'.")
+        raise RuleError(_("{character} does not take part in the fight '{name}'.").format(character=character, name=fight.name))
     hero = find(state, character)
     if hero.dead:
-        raise RuleError(f"{hero.name} is dead.")
+        raise RuleError(_('{name} is dead.').format(name=hero.name))
     return hero
 
 
@@ -542,24 +537,23 @@ def decide_move(state: IllerganState, cmd: Move, ctx: Context) -> list[Emit]:
     fight = find_fight(state, cmd.fight)
     hero = _live_fighter(state, fight, cmd.character)
     if cmd.metres < 0 or cmd.vertical_m < 0 or cmd.metres + cmd.vertical_m <= 0:
-        raise RuleError("A move needs some metres, horizontal or vertical (I-L428).")
+        raise RuleError(_('A move needs some metres, horizontal or vertical (I-L428).'))
     _acts(fight, hero)
     t = turn_of(fight, hero.id, ctx.settings)
     mode = "sprint" if (cmd.sprint is not None or t.sprint_m) else "dep"
     if cmd.sprint is not None and not t.sprint_m:
         if cmd.sprint <= 0:
-            raise RuleError(f"The Sprint on the sheet is a number of metres, not {cmd.sprint:g} (I-L358).")
+            raise RuleError(_('The Sprint on the sheet is a number of metres, not {sprint:g} (I-L358).').format(sprint=cmd.sprint))
         t = msgspec.structs.replace(spend(fight, hero, "major", ctx.settings), sprint_m=cmd.sprint)  # I-L258
     elif mode == "dep" and t.budget.major == 0 and not t.budget.extra_major:
-        raise RuleError(f"{hero.name} has used his major action: the Dep comes before the attack, never between "
-                        "two attacks (I-L260-263).")
+        raise RuleError(_('{name} has used his major action: the Dep comes before the attack, never between two attacks (I-L260-263).').format(name=hero.name))
     left = _left(hero, t)
     if cmd.u_turns < 0 or (cmd.u_turns and FLYING not in hero.conditions):
-        raise RuleError("U-turns cost 2 m more in flight only (I-L564).")
+        raise RuleError(_('U-turns cost 2 m more in flight only (I-L564).'))
     metres = Fraction(str(cmd.metres)) + combat.U_TURN_EXTRA_M * cmd.u_turns
     vertical = Fraction(str(cmd.vertical_m))
     if metres > left:
-        raise RuleError(f"{hero.name} has {plain(left)} m of movement left this turn, not {plain(metres)} (I-L258-260).")
+        raise RuleError(_('{name} has {plain} m of movement left this turn, not {plain2} (I-L258-260).').format(name=hero.name, plain=plain(left), plain2=plain(metres)))
     owed = max(Fraction(0), vertical - (left - metres))  # I-L428: vertical metres may spill into the next turn
     used = min(left, metres + vertical)
     after = msgspec.structs.replace(t, moved_m=plain(Fraction(str(t.moved_m)) + used), owed_m=plain(Fraction(str(t.owed_m)) + owed))
@@ -572,9 +566,9 @@ def decide_poison(state: IllerganState, cmd: ApplyPoison, ctx: Context) -> list[
     fight = find_fight(state, cmd.fight)
     hero = _live_fighter(state, fight, cmd.character)
     if hero.family == "végétal":
-        raise RuleError(f"{hero.name} is a plant: poisons and venoms do not work on it (I-L628).")
+        raise RuleError(_('{name} is a plant: poisons and venoms do not work on it (I-L628).').format(name=hero.name))
     if not cmd.poison.strip() or cmd.pv_per_turn <= 0 or cmd.turns <= 0:
-        raise RuleError("A poison needs a name, its PV per turn and its turns, all given by the game master (I-L415).")
+        raise RuleError(_('A poison needs a name, its PV per turn and its turns, all given by the game master (I-L415).'))
     ev = PoisonApplied(fight=fight.name, character=hero.id, poison=cmd.poison, pv_per_turn=cmd.pv_per_turn,
                        first_turn=fight.turn + 1, last_turn=fight.turn + cmd.turns)
     return [Emit(fight_stream(fight.name), ev)]
@@ -585,44 +579,42 @@ def decide_fly(state: IllerganState, cmd: Fly, ctx: Context) -> list[Emit]:
     hero = _live_fighter(state, fight, cmd.character)
     flying = FLYING in hero.conditions
     if cmd.land and cmd.held:
-        raise RuleError("A held flyer lands by himself at the end of his turn (I-L565): --held or --land, not both.")
+        raise RuleError(_('A held flyer lands by himself at the end of his turn (I-L565): --held or --land, not both.'))
     if cmd.land:
         if not flying:
-            raise RuleError(f"{hero.name} is not flying.")
+            raise RuleError(_('{name} is not flying.').format(name=hero.name))
         return [Emit(fight_stream(fight.name), FlightChanged(fight=fight.name, character=hero.id, flying=False))]
     if cmd.held:
         if not flying:
-            raise RuleError(f"{hero.name} is not flying: only a flyer is held from the ground (I-L565).")
+            raise RuleError(_('{name} is not flying: only a flyer is held from the ground (I-L565).').format(name=hero.name))
         if HELD in hero.conditions:
-            raise RuleError(f"{hero.name} is already held: he lands at the end of his turn (I-L565).")
+            raise RuleError(_('{name} is already held: he lands at the end of his turn (I-L565).').format(name=hero.name))
         if cmd.hover or cmd.passengers or cmd.means:
-            raise RuleError("Being held (I-L565) takes no means, passenger or hovering: those come with the take-off.")
+            raise RuleError(_('Being held (I-L565) takes no means, passenger or hovering: those come with the take-off.'))
         if cmd.held not in fight.participants or cmd.held == hero.id:
-            raise RuleError(f"The flyer is held by another combatant of the fight, not {cmd.held!r} (I-L565).")
+            raise RuleError(_('The flyer is held by another combatant of the fight, not {held!r} (I-L565).').format(held=cmd.held))
         holder = find(state, cmd.held)
         if holder.dead or FLYING in holder.conditions:
-            raise RuleError(f"{holder.name} is not on the ground: only an opponent on the ground forces a landing "
-                            "(I-L565).")
+            raise RuleError(_('{name} is not on the ground: only an opponent on the ground forces a landing (I-L565).').format(name=holder.name))
         return [Emit(fight_stream(fight.name), FlightChanged(fight=fight.name, character=hero.id, flying=True,
                                                              held=True, held_by=holder.id))]
     if flying:
-        raise RuleError(f"{hero.name} is already flying.")
+        raise RuleError(_('{name} is already flying.').format(name=hero.name))
     if cmd.hover and not cmd.hover.strip():
-        raise RuleError("Stationary flight needs a bonus that allows it (I-L564): name it (--hover).")
+        raise RuleError(_('Stationary flight needs a bonus that allows it (I-L564): name it (--hover).'))
     for p in cmd.passengers:
         if p not in fight.participants or p == hero.id:
-            raise RuleError(f"A passenger is another combatant of the fight, not {p!r}.")
+            raise RuleError(_('A passenger is another combatant of the fight, not {p!r}.').format(p=p))
     vits = [stat(find(state, p), "Vit") for p in cmd.passengers]
     if not combat.passengers_allowed(stat(hero, "Fo"), vits):
-        raise RuleError(f"{hero.name} carries passengers of {6 * stat(hero, 'Fo')} Vit at most (6 × Fo), not "
-                        f"{sum(vits)} (I-L566).")
+        raise RuleError(_('{name} carries passengers of {value} Vit at most (6 × Fo), not {sum} (I-L566).').format(name=hero.name, value=6 * stat(hero, 'Fo'), sum=sum(vits)))
     wings = hero.body is not None and (hero.body.wings_left + hero.body.wings_right) > 0
     if not wings and not cmd.means.strip():
-        raise RuleError(f"{hero.name} has no wings: name what lets him fly (I-L556).")
+        raise RuleError(_('{name} has no wings: name what lets him fly (I-L556).').format(name=hero.name))
     t = turn_of(fight, hero.id, ctx.settings)
     left = _left(hero, t)
     if left <= 0:
-        raise RuleError("Taking off needs some movement left this turn (I-L558).")
+        raise RuleError(_('Taking off needs some movement left this turn (I-L558).'))
     after = spend(fight, hero, "minor", ctx.settings)  # a minor action, success or not (I-L558)
     dex = int(hero.characteristics.get("Dex", 0))  # pure Dex: the equipment's maluses are ignored (I-L558)
     r = ctx.dice().roll("1d100", purpose="take-off")
@@ -649,8 +641,7 @@ def _flyers_at_turn_end(state: IllerganState, fight: Fight, settings: Any) -> li
             continue
         left = _left(hero, turn_of(fight, c, settings))
         if HOVERING not in hero.conditions and left > 0:
-            raise RuleError(f"{hero.name} flies and must use all his movement this turn (I-L564): {plain(left)} m "
-                            "left; move them (combat move) or land first.")
+            raise RuleError(_('{name} flies and must use all his movement this turn (I-L564): {plain} m left; move them (combat move) or land first.').format(name=hero.name, plain=plain(left)))
     return landings
 
 
@@ -658,7 +649,7 @@ def decide_defend(state: IllerganState, cmd: Defend, ctx: Context) -> list[Emit]
     fight = find_fight(state, cmd.fight)
     hero = _live_fighter(state, fight, cmd.character)
     if cmd.defence == "blocage" and ("Blocage" not in hero.skills or not hero.shield):
-        raise RuleError(f"{hero.name} cannot block: a block needs the Blocage skill and a shield (I-L547).")
+        raise RuleError(_('{name} cannot block: a block needs the Blocage skill and a shield (I-L547).').format(name=hero.name))
     after = defend(fight, hero, cmd.defence, against_magic=cmd.against_magic)
     if cmd.for_ally:
         after = sacrifice(after, "major")
@@ -670,7 +661,7 @@ def decide_destiny(state: IllerganState, cmd: SpendDestiny, ctx: Context) -> lis
     hero = find(state, cmd.character)
     wound = hero.last_wound
     if wound is None:
-        raise RuleError(f"{hero.name} has no death or lost limb for a destiny point to cancel (I-L377).")
+        raise RuleError(_('{name} has no death or lost limb for a destiny point to cancel (I-L377).').format(name=hero.name))
     after = combat.spend_destiny_point(hero.destiny_points)
     ev = DestinyPointSpent(character=hero.id, cancels=wound.position, pv_restored=wound.pv_lost,
                            limb_restored=wound.limb_lost, revived=wound.dead, destiny_after=after,
@@ -686,7 +677,7 @@ def _known_level(caster: Hero, spell: Any) -> tuple[str, int, int]:
         return _creature_magic(caster), max(caster.creature_spells.values()), caster.creature_spells[spell.name]
     known = caster.magics.get(spell.magic)
     if known is None:
-        raise RuleError(f"{caster.name} does not know the magic {spell.magic} of {spell.name}.")
+        raise RuleError(_('{name} does not know the magic {magic} of {name2}.').format(name=caster.name, magic=spell.magic, name2=spell.name))
     magic.check_known(spell, caster.spells, caster.name)
     return spell.magic, known.level, spell.min_level
 
@@ -697,8 +688,7 @@ def _creature_magic(caster: Hero) -> str:
 
 def _cost(content: Any, spell: Any, level: int, min_level: int, magic_level: int, cmd: CastSpell, settings: Any) -> int:
     if not min_level <= level <= magic_level:
-        raise RuleError(f"{spell.name} can be cast at levels {min_level} to {magic_level} (I-L219, I-L623), "
-                        f"not at level {level}.")
+        raise RuleError(_('{name} can be cast at levels {min_level} to {magic_level} (I-L219, I-L623), not at level {level}.').format(name=spell.name, min_level=min_level, magic_level=magic_level, level=level))
     base = magic.spell_base_cost(content, spell, level)
     return int(Fraction(magic.pm_cost(base, cmd.modifiers_pct, whispered=cmd.whispered, settings=settings)).__ceil__())
 
@@ -706,7 +696,7 @@ def _cost(content: Any, spell: Any, level: int, min_level: int, magic_level: int
 def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit]:
     caster = find(state, cmd.caster)
     if caster.dead:
-        raise RuleError(f"{caster.name} is dead.")
+        raise RuleError(_('{name} is dead.').format(name=caster.name))
     content, settings = content_of(state), ctx.settings
     spell = content.entry("spells", cmd.spell)
     magic_name, magic_level, min_level = _known_level(caster, spell)
@@ -715,21 +705,21 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
                                 paralysed=cmd.paralysed, canalisateur_in_hand=cmd.canalisateur,
                                 needs=settings.incantation_needs)
     if cmd.concentrate and cmd.duration_unit == "minutes":
-        raise RuleError("A duration in minutes is invariable (I-L495): concentration does not lengthen it.")
+        raise RuleError(_('A duration in minutes is invariable (I-L495): concentration does not lengthen it.'))
     if cmd.concentrate and cmd.duration <= 0:
-        raise RuleError("Concentration keeps a spell with a duration (I-L494): give its duration in turns.")
+        raise RuleError(_('Concentration keeps a spell with a duration (I-L494): give its duration in turns.'))
     if cmd.duration < 0:
-        raise RuleError(f"A spell's duration cannot be negative ({cmd.duration}).")
+        raise RuleError(_("A spell's duration cannot be negative ({duration}).").format(duration=cmd.duration))
     turn_after = None
     if cmd.fight:
         fight = find_fight(state, cmd.fight)
         if caster.id not in fight.participants:
-            raise RuleError(f"{caster.id} does not take part in the fight '{fight.name}'.")
+            raise RuleError(_("{id} does not take part in the fight '{name}'.").format(id=caster.id, name=fight.name))
         classes = {spell.spell_class, *(content.entry("spells", s.spell).spell_class for s in cmd.secondaries)}
         if cmd.action == "minor" and len(classes) > 1:
-            raise RuleError("A primary spell with a secondary of another class cannot be cast as a minor action (I-L230).")
+            raise RuleError(_('A primary spell with a secondary of another class cannot be cast as a minor action (I-L230).'))
         if caster.family == "élémentaire" and caster.attacks_per_turn:  # I-L529: a spell is one of its attacks
-            turn_after, _ = _attack_turn(fight, caster, Attack(fight=fight.name, attacker=caster.id, target=caster.id,
+            turn_after, _unused = _attack_turn(fight, caster, Attack(fight=fight.name, attacker=caster.id, target=caster.id,
                                                                 action="extra_major" if cmd.action == "extra_major"
                                                                 else "major"), settings)
         else:
@@ -740,9 +730,9 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
         primary, primary_level = content.entry("spells", cmd.on_primary), cmd.on_primary_level
         magic.check_secondary(primary, spell, primary_level=primary_level, level=cmd.cast_level, magic_level=magic_level)
     elif spell.kind == "secondaire":
-        raise RuleError(f"{spell.name} is a secondary spell: cast it with a primary spell or on one cast earlier (I-L226).")
+        raise RuleError(_('{name} is a secondary spell: cast it with a primary spell or on one cast earlier (I-L226).').format(name=spell.name))
     elif cmd.secondaries and spell.kind != "primaire":
-        raise RuleError(f"Secondary spells are cast on a primary spell; {spell.name} is not one (I-L224-226).")
+        raise RuleError(_('Secondary spells are cast on a primary spell; {name} is not one (I-L224-226).').format(name=spell.name))
     cost = _cost(content, spell, cmd.cast_level, min_level, magic_level, cmd, settings)
     levels = [cmd.cast_level] if cmd.on_primary else []
     magic.check_combination(primary_level, [*levels, *(s.level for s in cmd.secondaries)], magic_level, content)
@@ -755,16 +745,16 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
                                      cost=_cost(content, sec, sc.level, sec.min_level, magic_level, cmd, settings)))
     cost += magic.combination_cost([s.cost for s in seconds])
     if cost > caster.pm:
-        raise RuleError(f"{spell.name} at level {cmd.cast_level} costs {cost} PM but {caster.name} has {caster.pm} (I-L17).")
+        raise RuleError(_('{name} at level {cast_level} costs {cost} PM but {name2} has {pm} (I-L17).').format(name=spell.name, cast_level=cmd.cast_level, cost=cost, name2=caster.name, pm=caster.pm))
     target = find(state, cmd.target) if cmd.target else None
     if cmd.damage and target is None:
-        raise RuleError("Magic damage needs a target.")
+        raise RuleError(_('Magic damage needs a target.'))
     target_turn = None
     if cmd.blocked:
         if target is None or not cmd.damage:
-            raise RuleError("Only magic damage on a target can be blocked (I-L439).")
+            raise RuleError(_('Only magic damage on a target can be blocked (I-L439).'))
         if "Blocage" not in target.skills or not target.shield:
-            raise RuleError(f"{target.name} cannot block: a block needs the Blocage skill and a shield (I-L547).")
+            raise RuleError(_('{name} cannot block: a block needs the Blocage skill and a shield (I-L547).').format(name=target.name))
         if cmd.fight:
             target_turn = defend(find_fight(state, cmd.fight), target, "blocage", against_magic=True)
     acuity = {"hearing": "Acuité auditive", "smell": "Acuité olfactive"}.get(cmd.sense)
@@ -774,7 +764,7 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
                            self_target=target is None or target.id == caster.id) if target is not None else "none"
     level = magic_level if settings.spell_threshold_level_source == "magic" else cmd.cast_level
     if cmd.fight and not content.pack.pp_by_combination_size:
-        raise content.missing("The pp per combination size", "I-L198-203")
+        raise content.missing(_('The pp per combination size'), "I-L198-203")
     dice = ctx.dice()
     launch = magic.roll_launch(dice, level, content, settings)
     critical = launch.outcome == "critical"
@@ -820,7 +810,7 @@ def decide_cast(state: IllerganState, cmd: CastSpell, ctx: Context) -> list[Emit
         active = ActiveSpell(spell=spell.name, caster=caster.id, level=eff_level, duration=cmd.duration, unit=unit,
                              concentrated=cmd.concentrate, position=ctx.position + 1,
                              cast_at=state.clock)
-        _, stacking = spellbook.stack(holder, active)
+        _held, stacking = spellbook.stack(holder, active)
         holder_id = holder.id
     ev = SpellCast(caster=caster.id, fight=cmd.fight, magic=magic_name, spell=spell.name, cast_level=cmd.cast_level,
                    magic_level=magic_level, threshold_level=level, cost=cost, rolls=rolls,
