@@ -69,7 +69,7 @@ def test_serve_all_hosts_a_campaign_with_secret_rolls_and_serves_nothing_sealed(
                         json={"argv": ["check", "technique", "thor", "Forestier", "--difficulty", "8", "--secret"]})
         assert r.status_code == 200, r.text
         api_sealed = r.json()["sealed"]["position"]
-        assert "jet de Forestier" in r.json()["sealed"]["events"][0]["summary"]  # the GM's own answer
+        assert "Forestier roll" in r.json()["sealed"]["events"][0]["summary"]  # the GM's own answer
         for path in ("/api/log", "/api/sheet/thor", "/api/characters", "/api/log?after=0", "/c/taverne/api/log"):
             got = client.get(path, headers=player)
             assert got.status_code == 200, path
@@ -87,5 +87,5 @@ def test_serve_all_hosts_a_campaign_with_secret_rolls_and_serves_nothing_sealed(
         assert refused.status_code == 403
         assert client.post("/api/command", headers=mj, json={"argv": ["reveal", str(api_sealed)]}).status_code == 200
         got = client.get("/api/log", headers=player)
-        assert "jet de Forestier" in got.text and "jet de Natation" not in got.text
-    assert "jet de Natation" in cristal(taverne, "session", "end")
+        assert "Forestier roll" in got.text and "Natation roll" not in got.text
+    assert "Natation roll" in cristal(taverne, "session", "end")
