@@ -52,7 +52,10 @@ FORMS: dict[str, Any] = {
     "award": lambda f: ["xp", "award", f["character"], f["amount"], "--reason", f.get("reason", "")],
     "buy": lambda f: ["xp", "buy", f["character"], f["kind"], f["name"], *_opt(f, "stat")],
     "rest": lambda f: ["rest", f["character"], *_opt(f, "days")],
-    "note": lambda f: ["note", f["text"], *_opt(f, "topic")],
+    "note": lambda f: ["note", f["text"], *_opt(f, "topic"), *(["--private"] if f.get("private") else [])],
+    # the game master's answer to a player's request (cli/requests.py)
+    "approve": lambda f: ["requests", "approve", f["request"]],
+    "refuse": lambda f: ["requests", "refuse", f["request"], *_opt(f, "reason")],
     # Illergan's: a spell (in the fight when one is on), a skill check, the turn's initiative, a purchase
     "icast": lambda f: ["cast", f["fighter"], f["spell"], "--level", f["level"], *_opt(f, "fight"),
                         *_opt(f, "target"), *_opt(f, "damage"), *_opt(f, "dice")],
@@ -194,7 +197,7 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
         headers = {"X-Cristal-Exit": str(result.exit_code)}
         if result.warnings:  # a JSON list, its non-ASCII characters \u-escaped (a header is Latin-1)
             headers["X-Cristal-Warnings"] = json.dumps(result.warnings, ensure_ascii=True)
-        return Response(result.body, media_type="application/json", headers=headers)
+        return Response(result.body, media_type="application/json", headers=headers, status_code=result.status)
 
     @api
     async def api_command(request: Request, holder: dict[str, Any]) -> Response:
@@ -218,6 +221,28 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
         return answer(await table.run(holder, ["combat", "show", request.path_params["name"]]))
 
     @api
+    async def api_requests(request: Request, holder: dict[str, Any]) -> Response:
+        return answer(await table.run(holder, ["requests", "list"]))
+
+    @api
+    async def api_decide(request: Request, holder: dict[str, Any]) -> Response:
+        """``POST /api/requests/N/approve|refuse`` (a refusal's body may be ``{"reason": "..."}``)."""
+        decision, number = request.path_params["decision"], str(request.path_params["number"])
+        if decision not in ("approve", "refuse"):
+            raise Refused(404, _("A request is approved or refused: /api/requests/N/approve or /refuse."))
+        body = await _body(request)
+        reason = ""
+        if decision == "refuse" and body.strip():
+            try:
+                reason = msgspec.json.decode(body).get("reason", "")
+            except (msgspec.DecodeError, AttributeError):
+                reason = None
+            if not isinstance(reason, str):
+                raise Refused(400, _('The body of a refusal is {"reason": "..."} or empty.'))
+        return answer(await table.run(holder, ["requests", decision, number,
+                                               *(["--reason", reason] if reason else [])]))
+
+    @api
     async def api_log(request: Request, holder: dict[str, Any]) -> Response:
         after = request.query_params.get("after", "0")
         return answer(await table.run(holder, ["log", "--after", after]))
@@ -233,13 +258,15 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
 
     #: what each part of a page reads
     NEEDS = {"party": {"party"}, "fight": {"party", "fight"}, "fightforms": {"party", "fight"},
-             "log": {"log"}, "sheets": {"sheets"}}
+             "log": {"log"}, "sheets": {"sheets"}, "requests": {"requests"}}
 
     async def view(holder: dict[str, Any], needs: set[str] | None = None) -> dict[str, Any]:
         """What a page (or one part of it, ``needs``) shows, read through the same calls as the API."""
-        want = needs if needs is not None else {"party", "fight", "log", "sheets"}
+        want = needs if needs is not None else {"party", "fight", "log", "sheets", "requests"}
         data: dict[str, Any] = {"holder": holder, "party": [], "sheets": [], "fight": None, "log": [], "session": None,
-                                "last": table.last_position(), "exports": sorted(EXPORTS)}
+                                "last": table.last_position(), "exports": sorted(EXPORTS), "requests": []}
+        if "requests" in want and holder["gm"]:
+            data["requests"] = await table.read(holder, ["requests", "list"])
         if "party" in want:
             data["party"] = await table.read(holder, ["characters"])
         if "sheets" in want and not holder["gm"]:
@@ -395,6 +422,8 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
         Route("/api/characters", api_characters),
         Route("/api/combat/{name}", api_combat),
         Route("/api/log", api_log),
+        Route("/api/requests", api_requests),
+        Route("/api/requests/{number:int}/{decision}", api_decide, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     @contextlib.asynccontextmanager
