@@ -255,9 +255,34 @@ def run(db: str, holder: dict[str, Any], argv: list[str], *, text: bool = False)
             raise Refused(400, exc.format_message()) from None
         except click.exceptions.Abort:
             raise Refused(400, _("The command was interrupted; nothing more was written.")) from None
-    printed = out.getvalue()
+        printed = out.getvalue()
+        if not holder["gm"] and parsed.path in JSON_LINES and json_param:
+            printed = _players_lines(printed, set(_shared(db)(False).state().core.sealed))
     warnings = [line.removeprefix("Warning: ") for line in err.getvalue().splitlines() if line.strip()]
     return Result(body=_as_json(printed, json_param, parsed.path in JSON_LINES), warnings=warnings, exit_code=code)
+
+
+def _players_lines(printed: str, sealed: set[int]) -> str:
+    """The log as a player reads it: a private GM note (``note --private``) keeps its place but not its
+    text or topic, and a secret roll still sealed shows only that it is there (its count), not its
+    purpose, its commitment or its dice. Each line is one event of ``log --json``."""
+    out = []
+    for line in printed.splitlines():
+        if not line.strip():
+            continue
+        rec = msgspec.json.decode(line)
+        kind, payload = rec.get("type"), rec.get("payload") or {}
+        if kind == "note.recorded" and payload.get("private"):
+            rec["payload"] = {"type": kind, "private": True}
+            rec["summary"] = _("A private note of the game master (not shown to players)")
+        elif kind == "roll.sealed" and rec.get("position") in sealed:
+            rec["payload"] = {"type": kind}
+            rec["summary"] = _("A secret roll of the game master, still sealed")
+        else:
+            out.append(line)
+            continue
+        out.append(msgspec.json.encode(rec).decode())
+    return "\n".join(out)
 
 
 #: commands whose --json prints JSON Lines: the API answers them as one array
