@@ -141,6 +141,20 @@ class Table:
     async def run(self, holder: dict[str, Any], argv: list[str], *, text: bool = False) -> commands.Result:
         return await anyio.to_thread.run_sync(lambda: commands.run(self.db, holder, argv, text=text))
 
+    async def run_token(self, token: str, argv: list[str] | Refused) -> commands.Result:
+        """The API's path: find the token's holder on the campaign kept open and run ``argv`` as them,
+        in one hop to a worker thread (``argv`` a :class:`Refused`: the request's own fault, raised
+        once the token is known good, so a bad token is always 401 first)."""
+        def work() -> commands.Result:
+            holder = commands.holder_of(self.db, _hash(token)) if len(token) <= 200 else None
+            if holder is None:
+                raise Refused(401, _("This token is unknown or was revoked; ask the game master for a new one."))
+            if isinstance(argv, Refused):
+                raise argv
+            return commands.run(self.db, holder, argv)
+
+        return await anyio.to_thread.run_sync(work)
+
     async def read(self, holder: dict[str, Any], argv: list[str]) -> Any:
         return msgspec.json.decode((await self.run(holder, argv)).body)
 
@@ -175,20 +189,24 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
     # the pages' texts: English msgids of the core's catalog, in the language of the request (i18n.current)
     env.globals.update({"_": _, "ngettext": ngettext, "lang": i18n.current})
 
-    def api_holder(request: Request) -> dict[str, Any]:
+    def api_token(request: Request) -> str:
         token = _bearer(request)
         if token is None:
             raise Refused(401, _("This needs a token: send 'Authorization: Bearer TOKEN' (cristal access "
                                  "grant)."))
-        holder = table.holder(token)
-        if holder is None:
-            raise Refused(401, _("This token is unknown or was revoked; ask the game master for a new one."))
-        return holder
+        return token
 
     def api(handler: Any) -> Any:
+        """An API endpoint: ``handler(request)`` returns the words of its command (or raises
+        :class:`Refused`); the token's holder is found and the command run in one worker hop."""
         async def endpoint(request: Request) -> Response:
             try:
-                return await handler(request, api_holder(request))
+                token = api_token(request)
+                try:
+                    argv: list[str] | Refused = await handler(request)
+                except Refused as exc:
+                    argv = exc
+                return answer(await table.run_token(token, argv))
             except Refused as exc:
                 return _error(exc.status, exc.sentence)
         return endpoint
@@ -200,38 +218,38 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
         return Response(result.body, media_type="application/json", headers=headers, status_code=result.status)
 
     @api
-    async def api_command(request: Request, holder: dict[str, Any]) -> Response:
+    async def api_command(request: Request) -> list[str]:
         body = await _body(request)
         try:
             argv = msgspec.json.decode(body).get("argv")
         except (msgspec.DecodeError, AttributeError):
             raise Refused(400, _('The body must be {"argv": ["word", ...]}: the words of a cristal command.')) from None
-        return answer(await table.run(holder, argv))
+        return argv  # type: ignore[no-any-return]  # checked by commands.check_words
 
     @api
-    async def api_sheet(request: Request, holder: dict[str, Any]) -> Response:
-        return answer(await table.run(holder, ["sheet", request.path_params["cid"]]))
+    async def api_sheet(request: Request) -> list[str]:
+        return ["sheet", request.path_params["cid"]]
 
     @api
-    async def api_characters(request: Request, holder: dict[str, Any]) -> Response:
-        return answer(await table.run(holder, ["characters"]))
+    async def api_characters(request: Request) -> list[str]:
+        return ["characters"]
 
     @api
-    async def api_combat(request: Request, holder: dict[str, Any]) -> Response:
-        return answer(await table.run(holder, ["combat", "show", request.path_params["name"]]))
+    async def api_combat(request: Request) -> list[str]:
+        return ["combat", "show", request.path_params["name"]]
 
     @api
-    async def api_requests(request: Request, holder: dict[str, Any]) -> Response:
-        return answer(await table.run(holder, ["requests", "list"]))
+    async def api_requests(request: Request) -> list[str]:
+        return ["requests", "list"]
 
     @api
-    async def api_decide(request: Request, holder: dict[str, Any]) -> Response:
+    async def api_decide(request: Request) -> list[str]:
         """``POST /api/requests/N/approve|refuse`` (a refusal's body may be ``{"reason": "..."}``)."""
         decision, number = request.path_params["decision"], str(request.path_params["number"])
         if decision not in ("approve", "refuse"):
             raise Refused(404, _("A request is approved or refused: /api/requests/N/approve or /refuse."))
         body = await _body(request)
-        reason = ""
+        reason: Any = ""
         if decision == "refuse" and body.strip():
             try:
                 reason = msgspec.json.decode(body).get("reason", "")
@@ -239,13 +257,11 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
                 reason = None
             if not isinstance(reason, str):
                 raise Refused(400, _('The body of a refusal is {"reason": "..."} or empty.'))
-        return answer(await table.run(holder, ["requests", decision, number,
-                                               *(["--reason", reason] if reason else [])]))
+        return ["requests", decision, number, *(["--reason", reason] if reason else [])]
 
     @api
-    async def api_log(request: Request, holder: dict[str, Any]) -> Response:
-        after = request.query_params.get("after", "0")
-        return answer(await table.run(holder, ["log", "--after", after]))
+    async def api_log(request: Request) -> list[str]:
+        return ["log", "--after", request.query_params.get("after", "0")]
 
     # ------------------------------------------------------------------ pages
     def page_holder(request: Request) -> tuple[str, dict[str, Any]] | None:

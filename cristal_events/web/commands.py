@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import sqlite3
 import threading
 import warnings
 from typing import Any
@@ -88,6 +89,20 @@ def close_shared(db: str) -> None:
         kept = _open.pop(db, None)
         if kept is not None:
             kept.close()
+
+
+def holder_of(db: str, token_hash: str) -> dict[str, Any] | None:
+    """The live holder of the token whose SHA-256 is ``token_hash``, read on the campaign kept open
+    (no connection opened per request, as the console's commands open none); None for an unknown or
+    revoked token, or a campaign that cannot be opened. A revoke by any writer is seen at once: the
+    kept connection reads the file's last commit."""
+    from ..errors import CristalError as _Error
+
+    with _lock:
+        try:
+            return _shared(db)(False).store.access_by_hash(token_hash)
+        except (_Error, OSError, sqlite3.Error):
+            return None
 
 
 class Refused(Exception):
