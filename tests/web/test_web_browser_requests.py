@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import event_count
 from conftest import cristal_process as cristal
+from conftest import event_count
 from test_web_browser import browsers, submit, wait  # noqa: F401 - browsers is the fixture
 
 pytestmark = pytest.mark.browser

@@ -7,7 +7,7 @@ import json
 
 from click.testing import CliRunner
 from conftest import cristal
-from test_web_illergan import ill, iclient, post  # noqa: F401 - the fixtures
+from test_web_illergan import iclient, ill, post  # noqa: F401 - the fixtures
 
 from cristal_events.cli import cli
 
