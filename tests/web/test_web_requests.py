@@ -165,3 +165,21 @@ def test_the_game_master_at_the_terminal_lists_approves_and_refuses(client, tabl
     assert cristal(table.db, "requests").strip() == "No request waits for the game master."
     assert json.loads(cristal(table.db, "sheet", "thor", "--json"))["classes"] == {"Guerrier": 1}
     assert json.loads(cristal(table.db, "sheet", "york", "--json"))["classes"] == {}
+
+
+def test_the_pages_approve_form_is_csrf_protected_and_a_players_page_has_no_queue(client, table):
+    asked = buy_level(client, table)
+    client.get(f"/?token={table.tokens['mj']}")
+    page = client.get("/").text
+    assert f'data-request="{asked["request"]}"' in page
+    before = event_count(table.db)
+    r = client.post("/ui/command", data={"form": "approve", "request": str(asked["request"]), "csrf": "0" * 64})
+    assert r.status_code == 403 and "CSRF" in r.text
+    assert event_count(table.db) == before
+    csrf = page.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+    r = client.post("/ui/command", data={"form": "approve", "request": str(asked["request"]), "csrf": csrf})
+    assert r.status_code == 200 and 'class="result ok"' in r.text
+    assert [e["type"] for e in log_after(table.db, before)] == ["xp.level_bought", "request.approved"]
+    client.get(f"/?token={table.tokens['alice']}")
+    assert 'id="requests"' not in client.get("/").text
+    assert client.get("/ui/part/requests").text.count("data-request=") == 0
