@@ -35,7 +35,7 @@ from starlette.staticfiles import StaticFiles
 from .. import i18n
 from ..display import visible
 from ..i18n import _, ngettext
-from . import commands, fights
+from . import commands
 from .commands import Refused
 
 MAX_BODY = 16 * 1024
@@ -290,10 +290,7 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
         ruleset = await table.ruleset(holder)
         data["ruleset"] = ruleset
         name = table.current_combat(ruleset) if "fight" in want else None
-        if name is not None and ruleset == "illergan":
-            events = await table.read(holder, ["log", "--stream", f"fight:{name}"])
-            data["fight"] = fights.panel(name, events, data["party"])
-        elif name is not None:
+        if name is not None:  # both rulesets: ``combat show NAME --json`` (Illergan's is fights.panel's)
             fight = await table.read(holder, ["combat", "show", name])
             data["fight"] = {**fight, "name": name} if fight.get("active") else None
         if "log" in want and holder["gm"]:
