@@ -48,6 +48,9 @@ def settings_epilog() -> str:
         parts.append(f"{name}:")
         for r in setting_rows(rs):
             parts.append(f"  {r['key']}={_show(r['default'])}  {r['line'] or '-'}  {r['meaning']}".rstrip())
+    parts.append("every ruleset:")  # the core's own settings (fudge_policy, the requests' approval_*)
+    for r in core_rows({}):
+        parts.append(f"  {r['key']}={r['default']}  -  {r['meaning']}".rstrip())
     return "\n".join(parts)
 
 
