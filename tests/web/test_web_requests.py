@@ -183,3 +183,12 @@ def test_the_pages_approve_form_is_csrf_protected_and_a_players_page_has_no_queu
     client.get(f"/?token={table.tokens['alice']}")
     assert 'id="requests"' not in client.get("/").text
     assert client.get("/ui/part/requests").text.count("data-request=") == 0
+
+
+def test_the_approval_settings_are_chosen_at_init_and_listed(tmp_path):
+    db = tmp_path / "libre.db"
+    cristal(db, "init", str(db), "--name", "Libre", "--ruleset", "cristal", "--set", "approval_xp_purchase=free")
+    rows = {r["key"]: r for r in json.loads(cristal(db, "settings", "--json"))["settings"]}
+    assert rows["approval_xp_purchase"]["value"] == "free"
+    assert (rows["approval_heal"]["value"], rows["approval_correction"]["value"]) == ("gm", "gm")
+    assert all(rows[k]["default"] == "gm" for k in ("approval_xp_purchase", "approval_heal", "approval_correction"))
