@@ -398,9 +398,10 @@ class Campaign:
         #: the events a secret command will append when revealed (the game master's view of it)
         self.last_sealed: list[RecordedEvent] = []
         self._lost: list[int] = []  # sealed rolls a session end could not reveal (their file lost them)
-        #: every event this campaign appended, in order (an approval clears it, runs the requested
-        #: command, and names the positions it finds here: exactly that command's, whoever else writes)
-        self.appended: list[RecordedEvent] = []
+        #: when a list: every event this campaign appends while it is set, in order (an approval sets
+        #: it, runs the requested command, and names the positions it finds here: exactly that
+        #: command's, whoever else writes); None (the default): nothing is kept
+        self.appended: list[RecordedEvent] | None = None
 
     # ---------------------------------------------------------------- opening
     @classmethod
@@ -930,7 +931,8 @@ class Campaign:
         for position in self._lost:
             self.warn(f"The secret roll at position {position} could not be revealed: {self.sealed_file()} no "
                       "longer holds it as it was sealed, so it stays sealed for good (verify --rolls reports it)")
-        self.appended.extend(recs)
+        if self.appended is not None:
+            self.appended.extend(recs)
         self._after_commit(recs)
         if recs:
             for advice in self.ruleset.advise(world.rules, self.state().rules, recs):

@@ -121,8 +121,9 @@ def approve_cmd(ctx: click.Context, position: int, as_json: bool) -> None:
     if kept is None:  # the terminal: the command runs over the campaign this one opened
         kept = Kept(ctx.obj["db"])
         kept.campaign, kept.attached = camp, True
-    start = len(camp.appended)
     out = io.StringIO()
+    recs: list[Any] = []
+    camp.appended = recs  # what the command appends, exactly (Campaign.appended)
     try:
         with contextlib.redirect_stdout(out):
             invoke(kept, [*ev.words, *([] if "--json" in ev.words else ["--json"])], actor=ev.holder)
@@ -130,7 +131,8 @@ def approve_cmd(ctx: click.Context, position: int, as_json: bool) -> None:
         _record(ctx, camp, DecideRequest(request=position, approve=False, reason=exc.format_message()), as_json,
                 {"events": []})
         return
-    recs = camp.appended[start:]
+    finally:
+        camp.appended = None
     events = [{"position": r.position, "type": r.type, "event": msgspec.to_builtins(r.event),
                "summary": camp.summarize(r)} for r in recs]
     if not as_json:
