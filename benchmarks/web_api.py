@@ -9,7 +9,9 @@ connection open (httpx), as a page does. Each command is ``note TEXT`` (one even
 with what ``--json`` prints). The console column runs the same line (``note TEXT --json``) through the
 table console's in-process command path (:meth:`cristal_events.console.session.Console.run_line`: the
 campaign kept open, the same click command as the terminal) with its output captured, which is what the
-server does for each request, without HTTP, authorization or the thread hop. Each repeat
+server does for each request, without HTTP, authorization or the thread hop. The HTTP floor
+row is a static file fetched over the same connection (HTTP, uvicorn and httpx, nothing of the
+campaign): what the API pays that the console cannot. Each repeat
 times ``--rounds`` commands of each kind, alternating; the figures are the medians over the repeats
 of each repeat's p50 and p99.
 """
@@ -91,10 +93,10 @@ def main() -> None:
         events = client.get("/api/log?after=999999999")
         assert events.status_code == 200, events.text
         console = Console(db)  # the console's campaign kept open, beside the server's
-        p50s: dict[str, list[float]] = {"api": [], "console": []}
-        p99s: dict[str, list[float]] = {"api": [], "console": []}
+        p50s: dict[str, list[float]] = {"api": [], "console": [], "http": []}
+        p99s: dict[str, list[float]] = {"api": [], "console": [], "http": []}
         for repeat in range(args.repeats):
-            times: dict[str, list[float]] = {"api": [], "console": []}
+            times: dict[str, list[float]] = {"api": [], "console": [], "http": []}
             for i in range(args.rounds):
                 t0 = time.perf_counter()
                 r = client.post("/api/command", json={"argv": ["note", f"api {repeat}.{i}"]})
@@ -104,6 +106,10 @@ def main() -> None:
                 out = through_console(console, f"console {repeat}.{i}")
                 times["console"].append(time.perf_counter() - t0)
                 assert json.loads(out)["type"] == "note.recorded", out
+                t0 = time.perf_counter()  # the HTTP floor: the same connection, a static file, no campaign
+                r = client.get("/static/favicon.svg")
+                times["http"].append(time.perf_counter() - t0)
+                assert r.status_code == 200
             for k in times:
                 p50s[k].append(quantile(times[k], 0.50))
                 p99s[k].append(quantile(times[k], 0.99))
@@ -120,6 +126,7 @@ def main() -> None:
     print(f"{'':34}{'p50 ms':>8}  {'p99 ms':>8}")
     print(f"{'note through POST /api/command':34}{ms(p50s['api'])}  {ms(p99s['api'])}")
     print(f"{'note through the console':34}{ms(p50s['console'])}  {ms(p99s['console'])}")
+    print(f"{'HTTP floor (GET a static file)':34}{ms(p50s['http'])}  {ms(p99s['http'])}")
     print(f"{'API / console (p50)':34}{statistics.median(p50s['api']) / statistics.median(p50s['console']):8.2f}x")
     goal = statistics.median(p50s["api"]) * 1000 <= 5
     print(f"goal p50 <= 5 ms through the API: {'met' if goal else 'MISSED'}")

@@ -225,6 +225,34 @@ class RollRerolled(Event, frozen=True, tag="roll.rerolled"):
     bounds_exempt: ClassVar[dict[str, tuple[int, int]]] = {"position": (0, COUNT_MAX)}
 
 
+class RequestMade(Event, frozen=True, tag="request.made"):
+    """A player's action the rules leave to the game master, asked for at the web table (an XP
+    purchase, a heal outside a fight, a correction, under the campaign's ``approval_*`` settings):
+    the holder, the character it is for, the kind of action and the command's words. Nothing is
+    decided or applied yet: ``request.approved`` or ``request.refused`` answers it."""
+
+    holder: str
+    words: list[str]
+    kind: str
+    character: str = ""
+
+
+class RequestApproved(Event, frozen=True, tag="request.approved"):
+    """The game master approves the request at position ``request``: its command ran as the holder and
+    appended the events at ``positions``."""
+
+    request: int
+    positions: list[int] = []
+
+
+class RequestRefused(Event, frozen=True, tag="request.refused"):
+    """The game master refuses the request at position ``request`` (``reason``, optional), or the
+    state no longer allowed it when approved (``reason``: the rules' own sentence)."""
+
+    request: int
+    reason: str = ""
+
+
 CORE_EVENTS: tuple[type[Event], ...] = (
     CampaignCreated,
     SettingChanged,
@@ -240,6 +268,9 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     RollRevealed,
     ResultOverridden,
     RollRerolled,
+    RequestMade,
+    RequestApproved,
+    RequestRefused,
 )
 
 

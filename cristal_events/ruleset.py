@@ -33,7 +33,7 @@ from .rounding import RoundingMode, as_mode
 
 #: the campaign settings the core keeps beside the ruleset's (``fudge_policy``: what an override may
 #: do; see :data:`cristal_events.service.CORE_SETTINGS`): never handed to a ruleset's settings type
-CORE_SETTING_KEYS = frozenset({"fudge_policy"})
+CORE_SETTING_KEYS = frozenset({"fudge_policy", "approval_xp_purchase", "approval_heal", "approval_correction"})
 
 
 class Emit(NamedTuple):

@@ -34,6 +34,9 @@ from .events import (
     DiceRecorded,
     DieRecord,
     NoteRecorded,
+    RequestApproved,
+    RequestMade,
+    RequestRefused,
     ResultOverridden,
     RollRecord,
     RollRerolled,
@@ -144,6 +147,8 @@ class CoreState(msgspec.Struct, kw_only=True):
     session_salt: str = ""
     #: the positions of the secret rolls (``roll.sealed``) not revealed yet
     sealed: list[int] = []
+    #: the positions of the players' requests (``request.made``) not approved or refused yet
+    requests: list[int] = []
 
 
 class World(msgspec.Struct):
@@ -203,6 +208,25 @@ class Override(msgspec.Struct, frozen=True, kw_only=True):
     changes: dict[str, Any] = {}
 
 
+class MakeRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """A player asks the game master for an action (``request.made``): nothing is applied yet."""
+
+    holder: str
+    words: list[str]
+    kind: str
+    character: str = ""
+
+
+class DecideRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """The game master's answer to the request at ``request``: approved (the events its command
+    appended, at ``positions``) or refused (``reason``)."""
+
+    request: int
+    approve: bool
+    positions: list[int] = []
+    reason: str = ""
+
+
 class Reroll(msgspec.Struct, frozen=True, kw_only=True):
     """The game master rolls again (``cristal reroll``) the roll ``roll`` (-1: the last one) of the dice
     record at ``position``; the new roll names the one it replaces."""
@@ -214,7 +238,18 @@ class Reroll(msgspec.Struct, frozen=True, kw_only=True):
 
 #: the core's own campaign settings (beside the ruleset's): key -> (default, the values allowed)
 FUDGE_POLICIES = ("forbidden", "disclosed", "sealed")
-CORE_SETTINGS: dict[str, tuple[str, tuple[str, ...]]] = {"fudge_policy": ("disclosed", FUDGE_POLICIES)}
+#: who decides a player's action the rules leave to the game master, per kind of action (the web
+#: table's requests, docs/web.md): ``gm`` (a request the game master approves) or ``free`` (it runs)
+APPROVALS = ("gm", "free")
+#: each approval setting -> the kind of action a request names
+APPROVAL_KINDS = {"approval_xp_purchase": "xp_purchase", "approval_heal": "heal",
+                  "approval_correction": "correction"}
+CORE_SETTINGS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "fudge_policy": ("disclosed", FUDGE_POLICIES),
+    "approval_xp_purchase": ("gm", APPROVALS),
+    "approval_heal": ("gm", APPROVALS),
+    "approval_correction": ("gm", APPROVALS),
+}
 assert set(CORE_SETTINGS) == CORE_SETTING_KEYS
 
 
@@ -233,7 +268,7 @@ def _check_core_setting(key: str, value: Any) -> str:
 
 #: the core's commands (a secret one must be a ruleset's rolling command)
 _CORE_COMMANDS = (StartSession, SaltSession, EndSession, RecordNote, ChangeSetting, Correct, RevealRoll,
-                  Override, Reroll)
+                  Override, Reroll, MakeRequest, DecideRequest)
 
 #: the streams of a fight: a roll there moves its turn order, so it cannot stay sealed
 FIGHT_STREAMS = ("combat:", "fight:")
@@ -323,6 +358,12 @@ _CORE_EVOLVERS: dict[type, Callable[[CoreState, Any, int], CoreState]] = {
         core, sealed=[p for p in core.sealed if p != ev.sealed], position=position),
     SettingChanged: lambda core, ev, position: msgspec.structs.replace(
         core, settings={**core.settings, ev.key: ev.value}, position=position),
+    RequestMade: lambda core, ev, position: msgspec.structs.replace(
+        core, requests=[*core.requests, position], position=position),
+    RequestApproved: lambda core, ev, position: msgspec.structs.replace(
+        core, requests=[p for p in core.requests if p != ev.request], position=position),
+    RequestRefused: lambda core, ev, position: msgspec.structs.replace(
+        core, requests=[p for p in core.requests if p != ev.request], position=position),
 }
 
 
@@ -357,6 +398,10 @@ class Campaign:
         #: the events a secret command will append when revealed (the game master's view of it)
         self.last_sealed: list[RecordedEvent] = []
         self._lost: list[int] = []  # sealed rolls a session end could not reveal (their file lost them)
+        #: when a list: every event this campaign appends while it is set, in order (an approval sets
+        #: it, runs the requested command, and names the positions it finds here: exactly that
+        #: command's, whoever else writes); None (the default): nothing is kept
+        self.appended: list[RecordedEvent] | None = None
 
     # ---------------------------------------------------------------- opening
     @classmethod
@@ -886,6 +931,8 @@ class Campaign:
         for position in self._lost:
             self.warn(f"The secret roll at position {position} could not be revealed: {self.sealed_file()} no "
                       "longer holds it as it was sealed, so it stays sealed for good (verify --rolls reports it)")
+        if self.appended is not None:
+            self.appended.extend(recs)
         self._after_commit(recs)
         if recs:
             for advice in self.ruleset.advise(world.rules, self.state().rules, recs):
@@ -1035,6 +1082,23 @@ class Campaign:
                 return [head, *comp], [None] + [0] * len(comp)
             case GrantAccess() | RevokeAccess():
                 return self._decide_access(world, command), [None]
+            case MakeRequest():
+                if not command.words:
+                    raise RuleError(_("A request needs the words of its command."))
+                if command.kind not in APPROVAL_KINDS.values():
+                    raise RuleError(_("A request is one of {items}, not {kind!r}.").format(
+                        items=", ".join(APPROVAL_KINDS.values()), kind=command.kind))
+                return [Emit(CAMPAIGN_STREAM, RequestMade(holder=command.holder, words=list(command.words),
+                                                          kind=command.kind, character=command.character))], [None]
+            case DecideRequest():
+                if command.request not in core.requests:
+                    raise RuleError(_("There is no pending request at position {position} ('cristal requests' "
+                                      "lists them).").format(position=command.request))
+                if command.approve:
+                    event: RequestApproved | RequestRefused = RequestApproved(request=command.request, positions=list(command.positions))
+                else:
+                    event = RequestRefused(request=command.request, reason=command.reason)
+                return [Emit(CAMPAIGN_STREAM, event)], [None]
         emits = self.ruleset.decide(world.rules, command, ctx)
         return list(emits), [None] * len(emits)
 
@@ -1285,6 +1349,22 @@ def _setting_changed(ev: SettingChanged) -> str:
     return text + (_(": {reason}").format(reason=ev.reason) if ev.reason else "")
 
 
+def _request_made(ev: RequestMade) -> str:
+    return _("Request {kind} from {holder}{character}: « {words} » (awaits the game master)").format(
+        kind=ev.kind, holder=ev.holder, character=f" ({ev.character})" if ev.character else "",
+        words=" ".join(ev.words))
+
+
+def _request_approved(ev: RequestApproved) -> str:
+    return _("Request at position {request} approved: positions {positions}").format(
+        request=ev.request, positions=", ".join(map(str, ev.positions)) or "-")
+
+
+def _request_refused(ev: RequestRefused) -> str:
+    text = _("Request at position {request} refused").format(request=ev.request)
+    return text + (_(": {reason}").format(reason=ev.reason) if ev.reason else "")
+
+
 #: the one-line summary of each core event (the ruleset summarizes its own)
 _CORE_SUMMARIES: dict[type, Callable[[Any], str]] = {
     CampaignCreated: lambda ev: _("Campaign « {name} » created (rules {ruleset}, rounding {rounding})").format(
@@ -1303,6 +1383,9 @@ _CORE_SUMMARIES: dict[type, Callable[[Any], str]] = {
     RollRevealed: lambda ev: f"Jet secret de la position {ev.sealed} révélé (engagement vérifiable)",
     ResultOverridden: lambda ev: f"Dérogation du MJ ({ev.policy}) au résultat de la position {ev.position} : "
                                  f"{_changes(ev.changes)} — {ev.reason}",
+    RequestMade: _request_made,
+    RequestApproved: _request_approved,
+    RequestRefused: _request_refused,
     RollRerolled: lambda ev: f"Le MJ relance le jet {ev.roll} de la position {ev.position} : {ev.reason}",
 }
 

@@ -40,7 +40,7 @@ CORE = {
     "export": "export", "import": "export", "demo": "demo", "script": "script", "sheet": "sheet",
     "characters": "sheet", "copy": "copy", "access": "cristal_events.web.cli", "serve": "cristal_events.web.cli", "settings": "settings",
     "reveal": "secret", "override": "secret", "reroll": "secret",
-    "dice": "dice", "recap": "recap",
+    "dice": "dice", "recap": "recap", "requests": "requests",
     "play": "cristal_events.console.cli",
 }
 

@@ -48,6 +48,9 @@ def settings_epilog() -> str:
         parts.append(f"{name}:")
         for r in setting_rows(rs):
             parts.append(f"  {r['key']}={_show(r['default'])}  {r['line'] or '-'}  {r['meaning']}".rstrip())
+    parts.append("every ruleset:")  # the core's own settings (fudge_policy, the requests' approval_*)
+    for r in core_rows({}):
+        parts.append(f"  {r['key']}={r['default']}  -  {r['meaning']}".rstrip())
     return "\n".join(parts)
 
 
@@ -67,7 +70,12 @@ def core_rows(current: dict[str, Any]) -> list[dict[str, Any]]:
     from ..service import CORE_SETTINGS, core_setting
 
     meaning = {"fudge_policy": "What 'cristal override' may do: forbidden, disclosed (shown at once) or sealed "
-                               "(revealed with the session's secret rolls)"}
+                               "(revealed with the session's secret rolls)",
+               "approval_xp_purchase": "A player's XP purchase at the web table: gm (a request the game master "
+                                       "approves) or free (it runs)",
+               "approval_heal": "A player's heal outside a fight at the web table: gm (a request) or free",
+               "approval_correction": "A player's correction of their own entry at the web table: gm (a request) "
+                                      "or free"}
     return [{"key": key, "type": "str", "value": core_setting(current, key), "default": default,
              "line": "", "meaning": meaning.get(key, "")} for key, (default, _) in CORE_SETTINGS.items()]
 

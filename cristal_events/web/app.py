@@ -35,7 +35,7 @@ from starlette.staticfiles import StaticFiles
 from .. import i18n
 from ..display import visible
 from ..i18n import _, ngettext
-from . import commands, fights
+from . import commands
 from .commands import Refused
 
 MAX_BODY = 16 * 1024
@@ -52,7 +52,10 @@ FORMS: dict[str, Any] = {
     "award": lambda f: ["xp", "award", f["character"], f["amount"], "--reason", f.get("reason", "")],
     "buy": lambda f: ["xp", "buy", f["character"], f["kind"], f["name"], *_opt(f, "stat")],
     "rest": lambda f: ["rest", f["character"], *_opt(f, "days")],
-    "note": lambda f: ["note", f["text"], *_opt(f, "topic")],
+    "note": lambda f: ["note", f["text"], *_opt(f, "topic"), *(["--private"] if f.get("private") else [])],
+    # the game master's answer to a player's request (cli/requests.py)
+    "approve": lambda f: ["requests", "approve", f["request"]],
+    "refuse": lambda f: ["requests", "refuse", f["request"], *_opt(f, "reason")],
     # Illergan's: a spell (in the fight when one is on), a skill check, the turn's initiative, a purchase
     "icast": lambda f: ["cast", f["fighter"], f["spell"], "--level", f["level"], *_opt(f, "fight"),
                         *_opt(f, "target"), *_opt(f, "damage"), *_opt(f, "dice")],
@@ -138,6 +141,20 @@ class Table:
     async def run(self, holder: dict[str, Any], argv: list[str], *, text: bool = False) -> commands.Result:
         return await anyio.to_thread.run_sync(lambda: commands.run(self.db, holder, argv, text=text))
 
+    async def run_token(self, token: str, argv: list[str] | Refused) -> commands.Result:
+        """The API's path: find the token's holder on the campaign kept open and run ``argv`` as them,
+        in one hop to a worker thread (``argv`` a :class:`Refused`: the request's own fault, raised
+        once the token is known good, so a bad token is always 401 first)."""
+        def work() -> commands.Result:
+            holder = commands.holder_of(self.db, _hash(token)) if len(token) <= 200 else None
+            if holder is None:
+                raise Refused(401, _("This token is unknown or was revoked; ask the game master for a new one."))
+            if isinstance(argv, Refused):
+                raise argv
+            return commands.run(self.db, holder, argv)
+
+        return await anyio.to_thread.run_sync(work)
+
     async def read(self, holder: dict[str, Any], argv: list[str]) -> Any:
         return msgspec.json.decode((await self.run(holder, argv)).body)
 
@@ -172,20 +189,24 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
     # the pages' texts: English msgids of the core's catalog, in the language of the request (i18n.current)
     env.globals.update({"_": _, "ngettext": ngettext, "lang": i18n.current})
 
-    def api_holder(request: Request) -> dict[str, Any]:
+    def api_token(request: Request) -> str:
         token = _bearer(request)
         if token is None:
             raise Refused(401, _("This needs a token: send 'Authorization: Bearer TOKEN' (cristal access "
                                  "grant)."))
-        holder = table.holder(token)
-        if holder is None:
-            raise Refused(401, _("This token is unknown or was revoked; ask the game master for a new one."))
-        return holder
+        return token
 
     def api(handler: Any) -> Any:
+        """An API endpoint: ``handler(request)`` returns the words of its command (or raises
+        :class:`Refused`); the token's holder is found and the command run in one worker hop."""
         async def endpoint(request: Request) -> Response:
             try:
-                return await handler(request, api_holder(request))
+                token = api_token(request)
+                try:
+                    argv: list[str] | Refused = await handler(request)
+                except Refused as exc:
+                    argv = exc
+                return answer(await table.run_token(token, argv))
             except Refused as exc:
                 return _error(exc.status, exc.sentence)
         return endpoint
@@ -194,33 +215,53 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
         headers = {"X-Cristal-Exit": str(result.exit_code)}
         if result.warnings:  # a JSON list, its non-ASCII characters \u-escaped (a header is Latin-1)
             headers["X-Cristal-Warnings"] = json.dumps(result.warnings, ensure_ascii=True)
-        return Response(result.body, media_type="application/json", headers=headers)
+        return Response(result.body, media_type="application/json", headers=headers, status_code=result.status)
 
     @api
-    async def api_command(request: Request, holder: dict[str, Any]) -> Response:
+    async def api_command(request: Request) -> list[str]:
         body = await _body(request)
         try:
             argv = msgspec.json.decode(body).get("argv")
         except (msgspec.DecodeError, AttributeError):
             raise Refused(400, _('The body must be {"argv": ["word", ...]}: the words of a cristal command.')) from None
-        return answer(await table.run(holder, argv))
+        return argv  # checked by commands.check_words (a list of words or a 400)
 
     @api
-    async def api_sheet(request: Request, holder: dict[str, Any]) -> Response:
-        return answer(await table.run(holder, ["sheet", request.path_params["cid"]]))
+    async def api_sheet(request: Request) -> list[str]:
+        return ["sheet", request.path_params["cid"]]
 
     @api
-    async def api_characters(request: Request, holder: dict[str, Any]) -> Response:
-        return answer(await table.run(holder, ["characters"]))
+    async def api_characters(request: Request) -> list[str]:
+        return ["characters"]
 
     @api
-    async def api_combat(request: Request, holder: dict[str, Any]) -> Response:
-        return answer(await table.run(holder, ["combat", "show", request.path_params["name"]]))
+    async def api_combat(request: Request) -> list[str]:
+        return ["combat", "show", request.path_params["name"]]
 
     @api
-    async def api_log(request: Request, holder: dict[str, Any]) -> Response:
-        after = request.query_params.get("after", "0")
-        return answer(await table.run(holder, ["log", "--after", after]))
+    async def api_requests(request: Request) -> list[str]:
+        return ["requests", "list"]
+
+    @api
+    async def api_decide(request: Request) -> list[str]:
+        """``POST /api/requests/N/approve|refuse`` (a refusal's body may be ``{"reason": "..."}``)."""
+        decision, number = request.path_params["decision"], str(request.path_params["number"])
+        if decision not in ("approve", "refuse"):
+            raise Refused(404, _("A request is approved or refused: /api/requests/N/approve or /refuse."))
+        body = await _body(request)
+        reason: Any = ""
+        if decision == "refuse" and body.strip():
+            try:
+                reason = msgspec.json.decode(body).get("reason", "")
+            except (msgspec.DecodeError, AttributeError):
+                reason = None
+            if not isinstance(reason, str):
+                raise Refused(400, _('The body of a refusal is {"reason": "..."} or empty.'))
+        return ["requests", decision, number, *(["--reason", reason] if reason else [])]
+
+    @api
+    async def api_log(request: Request) -> list[str]:
+        return ["log", "--after", request.query_params.get("after", "0")]
 
     # ------------------------------------------------------------------ pages
     def page_holder(request: Request) -> tuple[str, dict[str, Any]] | None:
@@ -233,13 +274,15 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
 
     #: what each part of a page reads
     NEEDS = {"party": {"party"}, "fight": {"party", "fight"}, "fightforms": {"party", "fight"},
-             "log": {"log"}, "sheets": {"sheets"}}
+             "log": {"log"}, "sheets": {"sheets"}, "requests": {"requests"}}
 
     async def view(holder: dict[str, Any], needs: set[str] | None = None) -> dict[str, Any]:
         """What a page (or one part of it, ``needs``) shows, read through the same calls as the API."""
-        want = needs if needs is not None else {"party", "fight", "log", "sheets"}
+        want = needs if needs is not None else {"party", "fight", "log", "sheets", "requests"}
         data: dict[str, Any] = {"holder": holder, "party": [], "sheets": [], "fight": None, "log": [], "session": None,
-                                "last": table.last_position(), "exports": sorted(EXPORTS)}
+                                "last": table.last_position(), "exports": sorted(EXPORTS), "requests": []}
+        if "requests" in want and holder["gm"]:
+            data["requests"] = await table.read(holder, ["requests", "list"])
         if "party" in want:
             data["party"] = await table.read(holder, ["characters"])
         if "sheets" in want and not holder["gm"]:
@@ -247,10 +290,7 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
         ruleset = await table.ruleset(holder)
         data["ruleset"] = ruleset
         name = table.current_combat(ruleset) if "fight" in want else None
-        if name is not None and ruleset == "illergan":
-            events = await table.read(holder, ["log", "--stream", f"fight:{name}"])
-            data["fight"] = fights.panel(name, events, data["party"])
-        elif name is not None:
+        if name is not None:  # both rulesets: ``combat show NAME --json`` (Illergan's is fights.panel's)
             fight = await table.read(holder, ["combat", "show", name])
             data["fight"] = {**fight, "name": name} if fight.get("active") else None
         if "log" in want and holder["gm"]:
@@ -395,6 +435,8 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
         Route("/api/characters", api_characters),
         Route("/api/combat/{name}", api_combat),
         Route("/api/log", api_log),
+        Route("/api/requests", api_requests),
+        Route("/api/requests/{number:int}/{decision}", api_decide, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     @contextlib.asynccontextmanager

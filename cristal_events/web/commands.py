@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import sqlite3
 import threading
 import warnings
 from typing import Any
@@ -20,6 +21,7 @@ import msgspec
 
 from ..cli.inprocess import Kept, invoke
 from ..display import visible
+from ..errors import CristalError
 from ..i18n import _
 
 #: what a player may run: the command path -> the parameters that name a character they act for (the
@@ -32,6 +34,10 @@ PLAYER_COMMANDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("combat", "act"): ("fighter", "character_id"),
     ("combat", "pass"): ("fighter",),
     ("rest",): ("character_ids",),
+    # what the rules leave to the game master: a request under the approval settings (cli/requests.py)
+    ("heal",): ("character_id",),
+    ("recover",): ("character_id",),
+    ("correct",): (),
     ("sheet",): ("character_id",),
     # Illergan: a spell, a skill check, the xp purchases, a defence and a destiny point of one's hero
     ("cast",): ("caster",),
@@ -83,6 +89,20 @@ def close_shared(db: str) -> None:
         kept = _open.pop(db, None)
         if kept is not None:
             kept.close()
+
+
+def holder_of(db: str, token_hash: str) -> dict[str, Any] | None:
+    """The live holder of the token whose SHA-256 is ``token_hash``, read on the campaign kept open
+    (no connection opened per request, as the console's commands open none); None for an unknown or
+    revoked token, or a campaign that cannot be opened. A revoke by any writer is seen at once: the
+    kept connection reads the file's last commit."""
+    from ..errors import CristalError as _Error
+
+    with _lock:
+        try:
+            return _shared(db)(False).store.access_by_hash(token_hash)
+        except (_Error, OSError, sqlite3.Error):
+            return None
 
 
 class Refused(Exception):
@@ -192,6 +212,35 @@ class Result(msgspec.Struct):
     body: str          #: JSON text: what --json printed (a JSON Lines output as one array)
     warnings: list[str]
     exit_code: int
+    status: int = 200  #: the HTTP status: 202 for a request recorded for the game master
+
+
+def _as_request(db: str, holder: dict[str, Any], parsed: Parsed, argv: list[str]) -> Result | None:
+    """A player's action the rules leave to the game master (:data:`~cristal_events.cli.requests.APPROVAL_COMMANDS`):
+    under its setting ``gm``, a ``request.made`` event and nothing else (HTTP 202); under ``free``,
+    None (the command runs), a correction then only of an entry the player recorded. Called under _lock."""
+    from ..cli.requests import APPROVAL_COMMANDS, KIND_SETTINGS
+    from ..service import MakeRequest, core_setting
+
+    found = APPROVAL_COMMANDS.get(parsed.path)
+    if found is None or holder["gm"]:
+        return None
+    kind, param = found
+    camp = _shared(db)(True)
+    if core_setting(camp.state().core.settings, KIND_SETTINGS[kind]) == "free":
+        if kind == "correction":
+            rec = camp.store.get(parsed.params.get("position") or 0)
+            if rec is None or rec.actor != holder["name"]:
+                raise Refused(403, _("A player corrects only an entry they recorded themselves; ask the game "
+                                     "master."))
+        return None
+    character = str(parsed.params.get(param) or "") if param else ""
+    words = [w for w in argv if w != "--json"]
+    recs = camp.execute(MakeRequest(holder=holder["name"], words=words, kind=kind, character=character),
+                        actor=holder["name"])
+    body = {"request": recs[0].position, "status": "pending", "kind": kind, "holder": holder["name"],
+            "character": character, "words": words, "summary": camp.summarize(recs[0])}
+    return Result(body=msgspec.json.encode(body).decode(), warnings=[], exit_code=0, status=202)
 
 
 def run(db: str, holder: dict[str, Any], argv: list[str], *, text: bool = False) -> Result:
@@ -209,15 +258,46 @@ def run(db: str, holder: dict[str, Any], argv: list[str], *, text: bool = False)
     out, err = io.StringIO(), io.StringIO()
     code = 0
     with _lock, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            asked = _as_request(db, holder, parsed, argv)
+        except CristalError as exc:
+            raise Refused(400, visible(str(exc))) from None
+        if asked is not None:
+            return asked
         try:  # the console's own runner (cristal_events.cli.inprocess): one way to run a command in-process
             code = invoke(_shared(db), words, actor=holder["name"])
         except click.ClickException as exc:
             raise Refused(400, exc.format_message()) from None
         except click.exceptions.Abort:
             raise Refused(400, _("The command was interrupted; nothing more was written.")) from None
-    printed = out.getvalue()
+        printed = out.getvalue()
+        if not holder["gm"] and parsed.path in JSON_LINES and json_param:
+            printed = _players_lines(printed, set(_shared(db)(False).state().core.sealed))
     warnings = [line.removeprefix("Warning: ") for line in err.getvalue().splitlines() if line.strip()]
     return Result(body=_as_json(printed, json_param, parsed.path in JSON_LINES), warnings=warnings, exit_code=code)
+
+
+def _players_lines(printed: str, sealed: set[int]) -> str:
+    """The log as a player reads it: a private GM note (``note --private``) keeps its place but not its
+    text or topic, and a secret roll still sealed shows only that it is there (its count), not its
+    purpose, its commitment or its dice. Each line is one event of ``log --json``."""
+    out = []
+    for line in printed.splitlines():
+        if not line.strip():
+            continue
+        rec = msgspec.json.decode(line)
+        kind, payload = rec.get("type"), rec.get("payload") or {}
+        if kind == "note.recorded" and payload.get("private"):
+            rec["payload"] = {"type": kind, "private": True}
+            rec["summary"] = _("A private note of the game master (not shown to players)")
+        elif kind == "roll.sealed" and rec.get("position") in sealed:
+            rec["payload"] = {"type": kind}
+            rec["summary"] = _("A secret roll of the game master, still sealed")
+        else:
+            out.append(line)
+            continue
+        out.append(msgspec.json.encode(rec).decode())
+    return "\n".join(out)
 
 
 #: commands whose --json prints JSON Lines: the API answers them as one array

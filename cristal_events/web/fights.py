@@ -1,8 +1,9 @@
 """The fight panel of an Illergan campaign, from what its ``--json`` reads print.
 
-Illergan's commands have no ``combat show``: a fight is its stream ``fight:NAME`` in the log
-(``log --stream fight:NAME --json``: the start, each turn's initiative, each action's ``turn_after``)
-and its fighters are the party (``characters --json``: PV, PM, destiny points, death). :func:`panel`
+An Illergan fight is its stream ``fight:NAME`` in the log (the start, each turn's initiative, each
+action's ``turn_after``, as ``log --json`` prints them) and its fighters are the party (``characters
+--json``: PV, PM, destiny points, death); Illergan's ``combat show NAME`` (cli/illergan/play.py)
+prints this panel, and the page and ``/api/combat/NAME`` read it there. :func:`panel`
 folds the first into the shape the page draws: the turn, the initiative order, who acts next (the
 first of the order who may act and still has a major action, I-L241) and each fighter's state.
 """

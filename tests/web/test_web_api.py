@@ -85,7 +85,7 @@ def test_a_revoked_token_is_refused_at_once(client, table):
     ["xp", "award", "thor", "1000", "--reason", "moi"],                # the game master's
     ["note", "x"],
     ["combat", "next", "pendu"],
-    ["correct", "5", "--reason", "non"],
+    ["heal", "york", "1", "--source", "care", "--reason", "x"],          # a request, but only for her own
 ])
 def test_a_player_acts_only_for_their_own_characters(client, table, argv):
     before = event_count(table.db)
@@ -96,6 +96,8 @@ def test_a_player_acts_only_for_their_own_characters(client, table, argv):
 
 
 def test_a_player_acts_for_their_character(client, table):
+    # the table lets players spend their XP without asking (default 'gm': a request, test_web_requests.py)
+    cristal(table.db, "settings", "--set", "approval_xp_purchase=free", "--reason", "la table fait confiance")
     r = post(client, table, "alice", ["xp", "buy", "thor", "level", "Guerrier", "--stat", "FRC"])
     assert r.status_code == 200, r.text
     sheet = client.get("/api/sheet/thor", headers=table.headers("alice")).json()

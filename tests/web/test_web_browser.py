@@ -201,7 +201,7 @@ def test_a_players_action_for_someone_elses_character_is_refused(table, served, 
     said = submit(player, "attack", fighter="york", target="ogre", dice="18")
     assert said == "alice may not act for 'york'; only for thor."
     said = submit(player, "buy", character="thor", kind="level", name="Guerrier", stat="FRC")
-    assert said.startswith("Recorded:"), said
+    assert said.startswith("Asked the game master (request "), said  # approval_xp_purchase=gm by default
     assert event_count(table.db) == before + 1
     assert not player.find_elements(By.ID, "form-award") and not player.find_elements(By.ID, "form-next")
 

@@ -717,6 +717,84 @@ def evening_cmd(ctx: click.Context, character_id: str | None, as_json: bool) -> 
         echo(f"{r['position']:>6}  {r['character']:<10} {what:<40} Alc {alc} (min {r['alc_min']}) {r['band']}")
 
 
+# ------------------------------------------------------------------ combat show / combat log (issue 19)
+# (a block of its own: the fight as the table sees it, read from the stream ``fight:NAME`` and the party,
+# folded by the same panel the web table draws, cristal_events.web.fights.panel)
+def _fight_view(ctx: click.Context, fight: str) -> tuple[Any, list[Any], dict[str, Any]]:
+    """The fight's records, and its panel: ``active`` (started, not ended), the turn, the order, who
+    acts next and each fighter (an ended fight: as it stood at its end)."""
+    from cristal_events.cli.campaign import record_json
+    from cristal_events.i18n import _
+    from cristal_events.web.fights import panel
+
+    camp = open_campaign(ctx, readonly=True)
+    recs = list(camp.store.read_all(stream=f"fight:{fight}"))
+    if not any(r.type == "fight.started" for r in recs):
+        raise CristalError(_("There is no fight named '{fight}' ('cristal log --type fight.started' lists them).")
+                           .format(fight=fight))
+    events = [record_json(camp, r) for r in recs]
+    world = camp.state()
+    import msgspec
+
+    settings = camp.ruleset.settings(msgspec.structs.replace(camp.header, settings=world.core.settings))
+    party = camp.ruleset.party(world.rules, settings=settings, rounding=camp.header.rounding)
+    ended = events[-1]["type"] == "fight.ended"
+    shown = panel(fight, events[:-1] if ended else events, party)
+    assert shown is not None  # the fight started (checked above) and its end is left out
+    return camp, recs, {**shown, "active": not ended, **({"next": None, "waiting": ""} if ended else {})}
+
+
+@combat_group.command("show")
+@click.argument("fight")
+@json_option
+@click.pass_context
+def combat_show_cmd(ctx: click.Context, fight: str, as_json: bool) -> None:
+    """The fight as the table sees it: the turn, the initiative order (first to act at the top), each
+    fighter's PV, PM, destiny points and actions left, and who acts next.
+
+    Example: cristal combat show gue --json
+    """
+    from cristal_events.cli.views import Fighter, timeline_lines
+    from cristal_events.i18n import _
+
+    _camp, _recs, view = _fight_view(ctx, fight)
+    if as_json:
+        emit_json(view)
+        return
+    title = _("Fight {fight}, turn {turn}").format(fight=fight, turn=view["turn"]) if view["active"] \
+        else _("Fight {fight} (ended after turn {turn})").format(fight=fight, turn=view["turn"])
+    # the rank in the turn's order stands in the timeline's IT column: Illergan's initiative is an order
+    fighters = [Fighter(name=f["name"], it=rank, pv=f"{f['pv']}/{f['pv_max']}" if f["pv"] is not None else "",
+                        pm=str(f["pm"]) if f["pm"] is not None else "",
+                        note=" · ".join(x for x in (_("initiative {score}").format(score=f["score"])
+                                                    if f["score"] is not None else "",
+                                                    _("dead") if f["dead"] else f["actions"]) if x),
+                        next=f["next"])
+                for rank, f in enumerate(view["participants"], 1)]
+    for line in timeline_lines(title, fighters, after=view["waiting"]):
+        echo(line)
+
+
+@combat_group.command("log")
+@click.argument("fight")
+@json_option
+@click.pass_context
+def combat_log_cmd(ctx: click.Context, fight: str, as_json: bool) -> None:
+    """The fight's events in order, one line each (JSON Lines with --json, as 'cristal log').
+
+    Example: cristal combat log gue
+    """
+    from cristal_events.cli.campaign import record_json
+    from cristal_events.cli.common import to_json
+
+    camp, recs, _view = _fight_view(ctx, fight)
+    for r in recs:
+        if as_json:
+            click.echo(to_json(record_json(camp, r)))
+        else:
+            echo(f"#{r.position:<5} {camp.summarize(r)}")
+
+
 COMMANDS = [check_group, strike_cmd, throw_cmd, fall_cmd, condition_cmd, combat_group, cast_cmd, spell_group, faith_group,
             drink_cmd,
             wait_cmd, evening_cmd]
