@@ -18,12 +18,11 @@ turns in each round, each on its own copy of the campaign; the figure is the med
 
 ``console``: an attack (``attack A B 10,1`` in a fight of two extras, the fight current) and a
 ``note`` through :meth:`Console.run_line` (what ``cristal play`` runs for a line), p50 of ``--commands``
-of each, with every lever and with each one taken back in turn: the read models caught up after the
-command's commit in a transaction of their own (two commits, as before) instead of in the command's
-own transaction (``Campaign._run_hooks``); the sessions' state copied into their checkpoint at each
-command instead of being their rows (``Projection.rows_state``); savepoints' sub-journal in a
-temporary file instead of memory (``PRAGMA temp_store``). The variants take turns in each round,
-each on its own copy of the campaign.
+of each, with every lever and with the sessions' state copied into their checkpoint at each command
+instead of being their rows (``Projection.rows_state`` taken back). The variants take turns in each
+round, each on its own copy of the campaign. (The read models caught up in the command's own
+transaction, one commit instead of two, was measured with this function at commit fed6160 and lost:
+benchmarks/README.md, "Levers, A/B".)
 """
 
 from __future__ import annotations
@@ -34,7 +33,6 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]
@@ -120,29 +118,6 @@ def command_ab(events: int, rounds: int, commands_per_round: int) -> dict[str, f
     return {k: statistics.median(v) for k, v in out.items()}
 
 
-def _hooks_after_commit() -> Any:
-    """Take the one-commit lever back: the hooks run after the command's commit, in their own
-    transactions (the code before it). Returns what puts the lever back."""
-    from cristal_events.service import Campaign
-
-    run_hooks, after_commit = Campaign._run_hooks, Campaign._after_commit
-
-    def later(self: Any, recs: Any, problems: Any) -> None:
-        found: list[str] = []
-        for hook in self.hooks:
-            out = hook(self)
-            if isinstance(out, list):
-                found.extend(out)
-        after_commit(self, recs, found)
-
-    Campaign._run_hooks = lambda self: []  # type: ignore[method-assign]
-    Campaign._after_commit = later  # type: ignore[method-assign]
-
-    def restore() -> None:
-        Campaign._run_hooks, Campaign._after_commit = run_hooks, after_commit  # type: ignore[method-assign]
-    return restore
-
-
 def console_ab(events: int, rounds: int, commands_per_round: int) -> dict[str, dict[str, float]]:
     """Median over ``rounds`` of each variant's p50 seconds of an attack and of a note at the console."""
     import statistics
@@ -156,23 +131,15 @@ def console_ab(events: int, rounds: int, commands_per_round: int) -> dict[str, d
     folder = tempfile.mkdtemp(prefix="cristal-levers-")
     from cristal_events.projections import timeline
 
-    variants = ["every lever", "two commits (hooks after the commit)",
-                "the sessions' state in their checkpoint (rewritten at each command)",
-                "savepoints' sub-journal in a temporary file", "one commit, no savepoint around the hooks"]
+    variants = ["every lever", "the sessions' state in their checkpoint (rewritten at each command)"]
     out: dict[str, dict[str, list[float]]] = {k: {"attack": [], "note": []} for k in variants}
     try:
         for r in range(rounds):
             for name in (variants if r % 2 == 0 else variants[::-1]):
-                restore = _hooks_after_commit() if name.startswith("two") else (lambda: None)
                 timeline.Sessions.rows_state = not name.startswith("the sessions'")
                 db = os.path.join(folder, "c.db")
                 shutil.copyfile(src, db)
                 console = Console(db)
-                if name.startswith("one commit, no"):
-                    from contextlib import nullcontext
-                    console.campaign.store.savepoint = lambda name="x": nullcontext()  # type: ignore[method-assign]
-                if name.startswith("savepoints'"):
-                    console.campaign.store.conn.execute("PRAGMA temp_store = DEFAULT")
                 try:
                     fight = f"ab{r}"
                     ok, _, err = quiet(console.run_line, f"combat start {fight} --with m1,m2 " + " ".join(STATS))
@@ -192,7 +159,6 @@ def console_ab(events: int, rounds: int, commands_per_round: int) -> dict[str, d
                         assert ok is True, err
                 finally:
                     console.close()
-                    restore()
                     timeline.Sessions.rows_state = True
                 out[name]["attack"].append(statistics.median(att))
                 out[name]["note"].append(statistics.median(note))

@@ -10,8 +10,7 @@ Python API::
 
 A command is decided inside one ``BEGIN IMMEDIATE`` transaction on the state folded up to the last
 position, so two writers never decide on a stale state; a refused command raises and appends
-nothing. ``hooks`` run in each command's transaction, after its append (the projections runner
-attaches itself there): one commit for the command and its read models.
+nothing. ``hooks`` run after each commit (the projections runner attaches itself there).
 """
 
 import hashlib
@@ -876,9 +875,6 @@ class Campaign:
             if new_secret is not None and session is not None:
                 self._write_secrets({session: new_secret})  # the only secret kept: no other session is open
             recs = self._append(emits, causes, actor=actor, session=session)
-            # the read models follow in the command's own transaction (one commit, not two; a crash
-            # leaves the command and its read models together or neither: tests/reliability)
-            hooks_failed = self._run_hooks()
         revealed = [r.event.sealed for r in recs if isinstance(r.event, RollRevealed)]
         if revealed:
             self._forget_sealed(revealed)
@@ -890,34 +886,27 @@ class Campaign:
         for position in self._lost:
             self.warn(f"The secret roll at position {position} could not be revealed: {self.sealed_file()} no "
                       "longer holds it as it was sealed, so it stays sealed for good (verify --rolls reports it)")
-        self._after_commit(recs, hooks_failed)
+        self._after_commit(recs)
         if recs:
             for advice in self.ruleset.advise(world.rules, self.state().rules, recs):
                 self.warn(advice)
         return recs
 
-    def _run_hooks(self) -> list[str]:
-        """Run the hooks inside the command's transaction, each in a savepoint of its own: the
-        command is recorded whatever they do. A hook that fails (with any exception) has its writes
-        rolled back alone; it or a hook that reports problems (returns a list of sentences) gives
-        the sentences returned, which :meth:`_after_commit` turns into one warning."""
+    def _after_commit(self, recs: list[RecordedEvent]) -> None:
+        """Run the hooks. The command is in the log whatever they do: a hook that fails (with any
+        exception) or reports problems (returns a list of sentences) becomes one warning
+        "Recorded (position N) but ..." in :attr:`warnings`, never a failed command."""
         problems: list[str] = []
         for hook in self.hooks:
             try:
-                with self.store.savepoint("command_hook"):
-                    out = hook(self)
-            except Exception as exc:  # noqa: BLE001 - the command stands: nothing may undo it
+                out = hook(self)
+            except Exception as exc:  # noqa: BLE001 - the command committed: nothing may undo that report
                 text = str(exc) if isinstance(exc, CristalError) else f"{type(exc).__name__}: {exc}"
                 text = text.rstrip(".").removesuffix(_("; nothing was written"))  # the command was
                 problems.append(_("the read models could not follow ({text})").format(text=text))
                 continue
             if isinstance(out, list):
                 problems.extend(p for p in out if isinstance(p, str))
-        return problems
-
-    def _after_commit(self, recs: list[RecordedEvent], problems: list[str]) -> None:
-        """The hooks' problems (:meth:`_run_hooks`) become one warning "Recorded (position N) but
-        ..." in :attr:`warnings`, never a failed command: the command is in the log."""
         if problems:
             where = recs[-1].position if recs else self.store.last_position()
             self.warn(_("Recorded (position {where}) but {items}; run 'cristal rebuild' once the cause is "

@@ -1191,9 +1191,6 @@ def _connect(path: Path, mode: str, timeout: float | None) -> sqlite3.Connection
     conn = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
     conn.execute("PRAGMA synchronous = NORMAL")
-    # a savepoint's sub-journal (the read models' catch-up runs in one inside the command's
-    # transaction) in memory, not in a temporary file: benchmarks/README.md, "Levers, A/B"
-    conn.execute("PRAGMA temp_store = MEMORY")
     return conn
 
 
