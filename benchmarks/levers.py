@@ -2,6 +2,7 @@
 
     python benchmarks/levers.py rebuild --events 100000 --rounds 7
     python benchmarks/levers.py command --events 100000 --rounds 5
+    python benchmarks/levers.py console --events 1000000 --rounds 6 --commands 100
 
 ``rebuild``: a rebuild of every read model folding the read models that keep a state of their own
 (timeline, sessions, ledger) in a second process (A) against one process (B: the same code with
@@ -14,6 +15,14 @@ taken back in turn: the combat view built again when no rules event was folded
 (``CristalCombats.changed_rows``), every session row rewritten (``Sessions.changed_rows``), the
 checkpointed states decoded again (``runner._written`` emptied before each command). The variants take
 turns in each round, each on its own copy of the campaign; the figure is the median over rounds.
+
+``console``: an attack (``attack A B 10,1`` in a fight of two extras, the fight current) and a
+``note`` through :meth:`Console.run_line` (what ``cristal play`` runs for a line), p50 of ``--commands``
+of each, with every lever and with the sessions' state copied into their checkpoint at each command
+instead of being their rows (``Projection.rows_state`` taken back). The variants take turns in each
+round, each on its own copy of the campaign. (The read models caught up in the command's own
+transaction, one commit instead of two, was measured with this function at commit fed6160 and lost:
+benchmarks/README.md, "Levers, A/B".)
 """
 
 from __future__ import annotations
@@ -109,9 +118,58 @@ def command_ab(events: int, rounds: int, commands_per_round: int) -> dict[str, f
     return {k: statistics.median(v) for k, v in out.items()}
 
 
+def console_ab(events: int, rounds: int, commands_per_round: int) -> dict[str, dict[str, float]]:
+    """Median over ``rounds`` of each variant's p50 seconds of an attack and of a note at the console."""
+    import statistics
+    import time
+
+    from console import STATS, quiet, whose_turn
+
+    from cristal_events.console.session import Console
+
+    src = generator.cached(events, quiet=True)
+    folder = tempfile.mkdtemp(prefix="cristal-levers-")
+    from cristal_events.projections import timeline
+
+    variants = ["every lever", "the sessions' state in their checkpoint (rewritten at each command)"]
+    out: dict[str, dict[str, list[float]]] = {k: {"attack": [], "note": []} for k in variants}
+    try:
+        for r in range(rounds):
+            for name in (variants if r % 2 == 0 else variants[::-1]):
+                timeline.Sessions.rows_state = not name.startswith("the sessions'")
+                db = os.path.join(folder, "c.db")
+                shutil.copyfile(src, db)
+                console = Console(db)
+                try:
+                    fight = f"ab{r}"
+                    ok, _, err = quiet(console.run_line, f"combat start {fight} --with m1,m2 " + " ".join(STATS))
+                    assert ok is True, err
+                    quiet(console.run_line, f"fight {fight}")
+                    quiet(console.run_line, "note warm-up")
+                    att, note = [], []
+                    for i in range(commands_per_round):
+                        actor, target = whose_turn(console, fight)
+                        t0 = time.perf_counter()
+                        ok, _, err = quiet(console.run_line, f"attack {actor} {target} 10,1")
+                        att.append(time.perf_counter() - t0)
+                        assert ok is True, err
+                        t0 = time.perf_counter()
+                        ok, _, err = quiet(console.run_line, f"note 'ab {i}'")
+                        note.append(time.perf_counter() - t0)
+                        assert ok is True, err
+                finally:
+                    console.close()
+                    timeline.Sessions.rows_state = True
+                out[name]["attack"].append(statistics.median(att))
+                out[name]["note"].append(statistics.median(note))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return {k: {c: statistics.median(v) for c, v in d.items()} for k, d in out.items()}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("lever", choices=["rebuild", "command"])
+    ap.add_argument("lever", choices=["rebuild", "command", "console"])
     ap.add_argument("--commands", type=int, default=200, help="commands timed in each round (command)")
     ap.add_argument("--events", type=int, default=100_000)
     ap.add_argument("--rounds", type=int, default=7)
@@ -120,6 +178,12 @@ def main() -> None:
         ta, tb = rebuild_ab(a.events, a.rounds)
         print(f"rebuild of {a.events:,} events, medians of {a.rounds}: second process {ta:.3f} s, "
               f"one process {tb:.3f} s, {tb / ta:.2f} x faster")
+    elif a.lever == "console":
+        print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
+        for name, d in console_ab(a.events, a.rounds, a.commands).items():
+            print(f"console on the {a.events:,}-event campaign, {name}: attack {d['attack'] * 1000:.2f} ms p50, "
+                  f"note {d['note'] * 1000:.2f} ms p50")
+        print(f"load average after: {os.getloadavg()[0]:.1f}", file=sys.stderr)
     else:
         print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
         for name, t in command_ab(a.events, a.rounds, a.commands).items():

@@ -14,8 +14,9 @@ temporary directory (``generator.cached``). Rows:
 * ``verify`` of the hash chain vs a raw scan of the same rows;
 * one CLI write (``cristal xp award``, a wheel install) vs ``python -c "import click, msgspec, sqlite3"``
   and vs ``sqlite-utils insert`` of one row, the same interpreter set-up;
-* a command through the web table's in-process API path (``web.commands.run``, what the console and
-  ``cristal serve`` run) on the big campaign vs the same command one-shot;
+* a command at the console (``Console.run_line``, what ``cristal play`` runs for a line: an attack in a
+  fight and a note) and through the web table's in-process API path (``web.commands.run``, what
+  ``cristal serve`` runs) on the big campaign vs the same command one-shot;
 * the three PostgreSQL rows, from benchmarks/postgres.py when it exists;
 * the peak memory of a process rebuilding the big campaign, and its HTML export.
 Figures are medians of ``--repeat`` rounds (``--repeat-big`` on the big campaign), an engine figure and
@@ -248,6 +249,62 @@ def api_command_times(db: str, rounds: int) -> list[float]:
     return out
 
 
+def console_command_times(db: str, rounds: int) -> dict[str, list[float]]:
+    """Engine time of a line at the console (``Console.run_line`` on the campaign kept open, its text
+    output captured): ``attack A B 10,1`` in a fight of two extras started for it (the fight current:
+    one attack, one damage, one dice record, the read models following) and ``note TEXT``, one figure
+    per line, seconds (benchmarks/console.py, whose helpers it uses)."""
+    from console import STATS, quiet, whose_turn
+
+    from cristal_events.console.session import Console
+
+    console = Console(db)
+    times: dict[str, list[float]] = {"attack": [], "note": []}
+    try:
+        fight = f"bench{os.getpid()}"
+        ok, _, err = quiet(console.run_line, f"combat start {fight} --with m1,m2 " + " ".join(STATS))
+        assert ok is True, err
+        quiet(console.run_line, f"fight {fight}")
+        quiet(console.run_line, "note warm-up")
+        for i in range(rounds):
+            actor, target = whose_turn(console, fight)
+            t0 = time.perf_counter()
+            ok, _, err = quiet(console.run_line, f"attack {actor} {target} 10,1")
+            times["attack"].append(time.perf_counter() - t0)
+            assert ok is True, err
+            t0 = time.perf_counter()
+            ok, _, err = quiet(console.run_line, f"note 'console {i}'")
+            times["note"].append(time.perf_counter() - t0)
+            assert ok is True, err
+        quiet(console.run_line, f"combat end {fight}")
+    finally:
+        console.close()
+    return times
+
+
+def one_shot_attack_seconds(py: str, db: str, repeat: int) -> float:
+    """Median seconds of one attack run as one CLI process (the installed engine), in a fight of its own."""
+    from console import STATS
+
+    env, away = _user_env(), os.path.dirname(os.path.dirname(py))
+
+    def cristal(*words: str) -> None:
+        subprocess.run([py, "-c", "from cristal_events.cli import main; main()", "--db", os.path.abspath(db),
+                        "--actor", "GM", *words], env=env, check=True, capture_output=True, cwd=away)
+
+    cristal("combat", "start", "oneshot", "--with", "m1,m2", *STATS)
+    turn = iter(["m1", "m2"] * (repeat + 2))
+
+    def once() -> None:
+        actor = next(turn)
+        cristal("combat", "attack", "oneshot", actor, "m2" if actor == "m1" else "m1", "--dice", "10,1", "--json")
+
+    once()
+    seconds = B.median_time(once, repeat)
+    cristal("combat", "end", "oneshot")
+    return seconds
+
+
 def one_shot_command_seconds(py: str, db: str, repeat: int) -> float:
     """Median seconds of the same ``note`` run as one CLI process (the installed engine)."""
     env, away = _user_env(), os.path.dirname(os.path.dirname(py))
@@ -287,7 +344,7 @@ def sheet_at_times(db: str, rounds: int) -> list[float]:
 #: the HTML export is stopped past these (6 x its 10 s goal; 4 GB of address space): on the 1M campaign
 #: the single-page export of this session held the whole page in memory, 10 GB after 9 minutes, on a
 #: machine shared by eight engineers
-EXPORT_SECONDS, EXPORT_BYTES = 60, 4 << 30
+EXPORT_SECONDS, EXPORT_BYTES = 120, 4 << 30
 
 
 def _limit_memory() -> None:
@@ -297,19 +354,21 @@ def _limit_memory() -> None:
 
 
 def html_export(db: str, folder: str) -> tuple[float, int, int] | str:
-    """``cristal export timeline --format html -o SITE/index.html`` as one process: (seconds, bytes of
-    index.html, bytes of every file written in SITE), or why it was stopped."""
+    """``cristal export timeline --format html -o SITE`` (the export is a small site: index.html, a
+    page per session and per character, ``jobs.page.write_site``) as one process: (seconds, bytes of
+    index.html, bytes of every file written in SITE), or why it was stopped and what it had written."""
     site = os.path.join(folder, "site")
     shutil.rmtree(site, ignore_errors=True)
-    os.makedirs(site)
     index = os.path.join(site, "index.html")
     t0 = time.perf_counter()
     try:
         subprocess.run([sys.executable, "-c", "from cristal_events.cli import main; main()", "--db", db, "export",
-                        "timeline", "--format", "html", "-o", index], env=ENV, check=True, capture_output=True,
+                        "timeline", "--format", "html", "-o", site], env=ENV, check=True, capture_output=True,
                        timeout=EXPORT_SECONDS, preexec_fn=_limit_memory)
     except subprocess.TimeoutExpired:
-        return f"stopped after {EXPORT_SECONDS} s"
+        pages = [f for f in Path(site).rglob("*.html")] if os.path.isdir(site) else []
+        return (f"stopped after {EXPORT_SECONDS} s, {len(pages)} pages "
+                f"({sum(f.stat().st_size for f in pages) / 1e6:,.0f} MB) written")
     except subprocess.CalledProcessError as exc:
         return f"failed after {time.perf_counter() - t0:.0f} s ({exc.stderr.decode(errors='replace').strip()[-120:]})"
     took = time.perf_counter() - t0
@@ -448,19 +507,29 @@ def main() -> None:
         t.add("one-shot CLI write (cristal xp award, 10k campaign)", "<= 0.7 x sqlite-utils insert of one row",
               f"{w * 1000:,.0f} ms", f"sqlite-utils insert {su * 1000:,.0f} ms", f"{w / su:.2f} x", w <= 0.7 * su)
         # --- a command through the API path, at every size (it must not grow with the log); sheet --at
-        cmd_at, sheet_at = {}, {}
+        cmd_at, sheet_at, console_at = {}, {}, {}
         for n in sizes:
             db = writable_copy(paths[n], folder, f"cmd{n}.db")
             cmd_at[n] = p50(api_command_times(db, a.commands))
             sheet_at[n] = p50(sheet_at_times(db, max(20, a.commands // 5)))
-            print(f"  growth at {n:,}: command {cmd_at[n] * 1000:.2f} ms, sheet --at {sheet_at[n] * 1000:.2f} ms, "
+            line = console_command_times(db, a.commands)
+            att, note = p50(line["attack"]), p50(line["note"])
+            console_at[n] = att
+            print(f"  growth at {n:,}: command {cmd_at[n] * 1000:.2f} ms, console attack {att * 1000:.2f} ms, "
+                  f"sheet --at {sheet_at[n] * 1000:.2f} ms, "
                   f"verify {verify_at[n]:.2f} s", file=sys.stderr, flush=True)
             if n == a.events:
+                one_att = one_shot_attack_seconds(py, db, a.repeat)
+                t.add(f"a command at the console (attack in a fight), {n:,} campaign", "<= 2 ms p50 engine time",
+                      f"{att * 1000:,.2f} ms p50", f"the same attack one-shot {one_att * 1000:,.0f} ms",
+                      f"1/{one_att / att:,.0f}", att <= 0.002, "cristal play: Console.run_line")
                 one = one_shot_command_seconds(py, db, a.repeat)
+                t.add(f"a command at the console (note), {n:,} campaign", "<= 2 ms p50 engine time",
+                      f"{note * 1000:,.2f} ms p50", f"the same command one-shot {one * 1000:,.0f} ms",
+                      f"1/{one / note:,.0f}", note <= 0.002, "cristal play: Console.run_line")
                 t.add(f"a command through the API (note), {n:,} campaign", "<= 2 ms p50 engine time",
                       f"{cmd_at[n] * 1000:,.2f} ms p50", f"the same command one-shot {one * 1000:,.0f} ms",
-                      f"1/{one / cmd_at[n]:,.0f}", cmd_at[n] <= 0.002,
-                      "the console (cristal play) is not measured: it runs this same path")
+                      f"1/{one / cmd_at[n]:,.0f}", cmd_at[n] <= 0.002, "cristal serve: web.commands.run")
             os.remove(db)
         # --- PostgreSQL
         pg = "left out (--skip-pg)" if a.skip_pg else postgres_rows(min(a.events, 100_000), a.repeat)
@@ -475,15 +544,16 @@ def main() -> None:
         mb = peak_rebuild_mb(writable_copy(big, folder, "rebuild.db"))
         t.add(f"peak memory, rebuild of {n_big:,}", "<= 100 MB", f"{mb:,.0f} MB", "-", "-", mb <= 100,
               "VmHWM of the rebuilding child process")
-        exported = html_export(big, folder)
-        figure = f"HTML export of {n_big:,} (cristal export timeline --format html)"
-        if isinstance(exported, str):
-            t.add(figure, "index <= 2 MB, <= 10 s", exported, "-", "-", False,
-                  f"limits: {EXPORT_SECONDS} s, {EXPORT_BYTES >> 30} GB of memory")
-        else:
-            took, index, total = exported
-            t.add(figure, "index <= 2 MB, <= 10 s", f"{took:,.1f} s, index {index / 1e6:,.1f} MB", "-", "-",
-                  took <= 10 and index <= 2e6, f"{total / 1e6:,.1f} MB written in all")
+        for n in sorted({100_000, n_big}) if n_big > 100_000 else [n_big]:  # 100k: how it grows
+            exported = html_export(big if n == n_big else paths[n], folder)
+            figure = f"HTML export of {n:,} (cristal export timeline --format html)"
+            if isinstance(exported, str):
+                t.add(figure, "index <= 2 MB, <= 10 s", exported, "-", "-", False if n == n_big else None,
+                      f"limits: {EXPORT_SECONDS} s, {EXPORT_BYTES >> 30} GB of memory")
+            else:
+                took, index, total = exported
+                t.add(figure, "index <= 2 MB, <= 10 s", f"{took:,.1f} s, index {index / 1e6:,.2f} MB", "-", "-",
+                      took <= 10 and index <= 2e6 if n == n_big else None, f"{total / 1e6:,.1f} MB written in all")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     print()
@@ -491,6 +561,7 @@ def main() -> None:
     print()
     print("How each cost grows with the log (medians):")
     grow = [("a command at the head (note, API path), p50", cmd_at, 1000, "ms"),
+            ("an attack at the console (Console.run_line), p50", console_at, 1000, "ms"),
             ("sheet --at a random position (in-process), p50", sheet_at, 1000, "ms"),
             ("verify the chain", verify_at, 1, "s")]
     head = "| cost | " + " | ".join(f"{n:,} events" for n in sizes) + " |"

@@ -616,13 +616,15 @@ class Store:
             self.conn.execute(head + ",".join([marks] * len(part)), list(itertools.chain.from_iterable(part)))
 
     def table_rows(self, table: str, columns: Sequence[str], order_by: Sequence[str]) -> list[tuple[Any, ...]]:
-        """Every row of read table ``table`` as tuples of ``columns``, ordered by ``order_by`` (sqlite-utils:
-        for ``verify``, off the per-command path); [] when the table does not exist."""
-        t = self.read_model_db()[table]
-        if not t.exists():
+        """Every row of read table ``table`` as tuples of ``columns``, ordered by ``order_by``; [] when the
+        table does not exist. One SELECT by hand, not sqlite-utils: a one-shot command reads the
+        sessions' state back from their table (``Projection.rows_state``), and importing sqlite-utils
+        would add about a third to its start-up (see :meth:`read_model_db`)."""
+        if table not in self.table_names():
             return []
-        return [tuple(r[c] for c in columns) for r in t.rows_where(
-            select=", ".join(f'"{ident(c)}"' for c in columns), order_by=", ".join(f'"{ident(c)}"' for c in order_by))]
+        cols = ", ".join(f'"{ident(c)}"' for c in columns)
+        order = ", ".join(f'"{ident(c)}"' for c in order_by)
+        return [tuple(r) for r in self.conn.execute(f'SELECT {cols} FROM "{ident(table)}" ORDER BY {order}')]
 
     @contextmanager
     def savepoint(self, name: str = "read_model_row") -> Iterator[None]:

@@ -68,6 +68,12 @@ class Projection:
     #: into ``world``): the checkpoint then stores no copy of the state, and a catch-up starts from the
     #: campaign's own state (in memory after a command, else rebuilt from its snapshots)
     world_state: ClassVar[bool] = False
+    #: True when the state is what its state tables hold: ``state_from_rows(rows)`` gives it back from
+    #: ``{table: [row tuples in the columns' order]}``. The checkpoint then stores no copy of the state
+    #: (only its position: a command does not rewrite a whole state, e.g. every session of a long
+    #: campaign), except after a catch-up that could not write or fold everything, whose state is
+    #: stored as before (``state_type``)
+    rows_state: ClassVar[bool] = False
 
     def __init__(self, campaign: Campaign):
         self.campaign = campaign
@@ -78,6 +84,10 @@ class Projection:
     def state_of(self, world: Any) -> Any:
         """A ``world_state`` projection's state at the campaign's ``world`` (see ``world_state``)."""
         raise TypeError(f"the read model {self.name} folds a state of its own (world_state is False)")
+
+    def state_from_rows(self, rows: dict[str, list[tuple[Any, ...]]]) -> Any:
+        """A ``rows_state`` projection's state from its state tables' rows (see ``rows_state``)."""
+        raise TypeError(f"the read model {self.name} keeps its state in its checkpoint (rows_state is False)")
 
     def evolve(self, state: Any, rec: RecordedEvent) -> Any:
         return state

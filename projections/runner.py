@@ -44,6 +44,11 @@ def _ensure_tables(campaign: Campaign, projs: Iterable[Projection]) -> None:
 #: still has its version and position (another writer's catch-up moves it, a rollback leaves it behind).
 _written: weakref.WeakKeyDictionary[Any, dict[str, tuple[int, int, Any]]] = weakref.WeakKeyDictionary()
 
+#: the ``rows_state`` read models whose stored checkpoint keeps a copy of the state (a catch-up that
+#: could not write or fold everything): their tables may lack a row of the state, so the checkpoint
+#: keeps the state until a rebuild writes every row again
+_state_kept: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+
 
 def _checkpoint(campaign: Campaign, p: Projection) -> tuple[int, Any] | None:
     kept = None if p.world_state else _written.get(campaign.store, {}).get(p.name)
@@ -54,11 +59,30 @@ def _checkpoint(campaign: Campaign, p: Projection) -> tuple[int, Any] | None:
         return None
     if p.world_state:
         return row[1], p.state_of(campaign.world_at(row[1]))
+    if p.rows_state:
+        kept_state = _state_kept.setdefault(campaign.store, set())
+        if row[2] is None:  # the state is what its tables hold
+            kept_state.discard(p.name)
+            store = campaign.store
+            return row[1], p.state_from_rows({t: store.table_rows(t, list(spec.columns), list(spec.pk))
+                                              for t, spec in p.state_tables.items()})
+        kept_state.add(p.name)
     try:
         state = msgspec.msgpack.decode(row[2], type=p.state_type) if row[2] is not None else p.initial()
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
     return row[1], state
+
+
+def _keeps_state(store: Any, name: str, s: _Slot) -> bool:
+    """Whether the checkpoint of ``rows_state`` read model ``name`` must keep a copy of its state
+    (see :data:`_state_kept`), and remember it."""
+    kept_state = _state_kept.setdefault(store, set())
+    if s.problems or (s.start is not None and name in kept_state):
+        kept_state.add(name)
+        return True
+    kept_state.discard(name)
+    return False
 
 
 def _clear(campaign: Campaign, p: Projection) -> None:
@@ -434,13 +458,16 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
                     store.move_checkpoint(p.name, p.version, last)
                     _written.setdefault(store, {})[p.name] = (p.version, last, s.state)
                     continue
-                blob = None if p.world_state else msgspec.msgpack.encode(s.state)
+                # a rows_state read model's tables hold its state, unless some of it could not be
+                # written or folded: then its state is kept in the checkpoint as for the others
+                blob = None if p.world_state else msgspec.msgpack.encode(s.state) if (
+                    not p.rows_state or _keeps_state(store, p.name, s)) else None
             except Exception as exc:  # noqa: BLE001 - no checkpoint: the next catch-up folds it again
                 s.problems.append(_("read model {name} could not be written ({name2}: {str})").format(name=p.name, name2=type(exc).__name__, str=str(exc).rstrip('.')))
                 store.drop_checkpoint(p.name)
                 continue
             store.put_checkpoint(p.name, p.version, last, blob)
-            if blob is not None:
+            if not p.world_state:
                 _written.setdefault(store, {})[p.name] = (p.version, last, s.state)
         for s in slots:
             found.extend(s.problems)
@@ -484,7 +511,13 @@ def _write_beside(campaign: Campaign, beside: list[_Slot], frames: Iterator[_Fra
                              f"{str(exc).rstrip('.')})")
                 store.drop_checkpoint(name)
             else:
-                store.put_checkpoint(name, p.version, last, done.blob)
+                if p.rows_state and not found:  # every row written from scratch: the tables hold the state
+                    _state_kept.setdefault(store, set()).discard(name)
+                    store.put_checkpoint(name, p.version, last, None)
+                else:
+                    if p.rows_state:
+                        _state_kept.setdefault(store, set()).add(name)
+                    store.put_checkpoint(name, p.version, last, done.blob)
     return [line for name in specs for line in problems[name]]
 
 

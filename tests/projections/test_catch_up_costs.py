@@ -103,3 +103,44 @@ def test_an_unchanged_state_moves_its_checkpoint_without_writing_the_state_again
     camp.start_session("Soirée 9")  # it changes: written again
     assert "sessions" in put
     assert runner.verify(camp) == []
+
+
+def test_the_sessions_checkpoint_keeps_no_copy_of_their_rows_and_a_fresh_open_reads_them(camp, tmp_path):
+    camp.start_session("Soirée 5")
+    camp.execute(RecordNote(text="Dans la session."))
+    version, position, state = camp.store.checkpoint("sessions")
+    assert (version, position, state) == (Sessions.version, camp.store.last_position(), None)
+    other = projections.attach(Campaign.open(tmp_path / "c.db"))  # no kept state: the rows are read back
+    p = next(p for p in projections.for_campaign(other) if isinstance(p, Sessions))
+    read = runner._checkpoint(other, p)[1]
+    assert {s.number for s in [*read.others.values(), read.current]} == {1, 2, 3, 4, 5}
+    assert read.current.number == 5 and read.current.open == 1
+    other.execute(RecordNote(text="Encore dedans."))
+    other.end_session()
+    other.start_session("Soirée 6")
+    assert [(r[0], r[5], r[6]) for r in sessions(other)][-2:] == [(5, 4, 0), (6, 1, 1)]
+    assert runner.verify(other) == []
+    other.close()
+
+
+def test_a_sessions_catch_up_that_could_not_write_a_row_keeps_the_state_in_the_checkpoint(camp, monkeypatch):
+    real = Sessions.changed_rows
+
+    def unholdable(self, before, after):  # a row SQLite refuses: the table then lacks it
+        out = real(self, before, after)
+        rows, gone = out["sessions"]
+        return {"sessions": ([(*r[:5], 2**70, r[6]) for r in rows], gone)}
+
+    monkeypatch.setattr(Sessions, "changed_rows", unholdable)
+    problems: list[str] = []
+    camp.hooks.clear()
+    camp.start_session("Soirée 5")
+    runner.catch_up(camp, problems=problems)
+    assert problems and "sessions" in problems[0]
+    assert camp.store.checkpoint("sessions")[2] is not None  # the state, since the rows lack it
+    monkeypatch.setattr(Sessions, "changed_rows", real)
+    camp.execute(RecordNote(text="Après."))
+    runner.catch_up(camp, problems=problems)
+    assert camp.store.checkpoint("sessions")[2] is not None  # still: the table still lacks session 5
+    runner.rebuild(camp)
+    assert camp.store.checkpoint("sessions")[2] is None and runner.verify(camp) == []
