@@ -176,11 +176,12 @@ def _serve_all(ctx: click.Context, host: str, port: int, as_json: bool) -> None:
     if as_json:
         emit_json({"db": ctx.obj["db"], "host": host, "port": port, "campaigns": names})
     else:
-        echo(f"Serving {len(names)} campaign(s) of {visible(ctx.obj['db'])} on http://{host}:{port}/ "
-             f"({', '.join(names) or 'none yet'}; each at /c/NAME/ or by its token; Ctrl-C stops).")
+        echo(_("Serving {count} campaign(s) of {db} on http://{host}:{port}/ ({names}; each at /c/NAME/ or by "
+               "its token; Ctrl-C stops).").format(count=len(names), db=visible(ctx.obj["db"]), host=host, port=port,
+                                                   names=", ".join(names) or _("none yet")))
     if not is_loopback(host):
-        echo(f"Warning: serving on {host} opens the tables to the network; anyone who reaches them still needs a token.",
-             err=True)
+        echo(_("Warning: serving on {host} opens the tables to the network; anyone who reaches them still needs a "
+               "token.").format(host=host), err=True)
     uvicorn.run(create_host_app(ctx.obj["db"]), host=host, port=port, log_level="warning")
 
 
