@@ -203,6 +203,7 @@ def test_audit_and_replay_work_on_an_older_log(copy):
     assert cristal(copy, "audit", "xp", "thor").exit_code == 0
 
 
+@pytest.mark.french  # reads the French texts of the output
 def test_jsonl_csv_and_html_of_the_sample(built, tmp_path):
     jsonl = tmp_path / "t.jsonl"
     assert cristal(built, "export", "timeline", "--format", "jsonl", "-o", str(jsonl)).exit_code == 0
