@@ -229,7 +229,7 @@ class Console:
                 f"{f['id']} ini {f['score'] if f['score'] is not None else '-'} PV {f['pv'] if f['pv'] is not None else '-'}"
                 for f in shown["participants"])
             nxt = _("next {id}").format(id=shown["next"]) if shown["next"] else _("initiative to roll")
-            return f"{name}: {nxt} · {fighters}"
+            return _("{fight}: {next} · {fighters}").format(fight=name, next=nxt, fighters=fighters)
         shown = self._json(["combat", "show", name])
         if shown is None:
             return _("{fight}: not readable").format(fight=name)
@@ -238,7 +238,7 @@ class Console:
         line = sorted(shown["participants"], key=lambda f: (not f.get("next"), f["it"]))
         fighters = " · ".join(f"{f['id']} IT {f['it']} PV {f['pv'] if f['pv'] is not None else '-'}" for f in line)
         nxt = _("next {id}").format(id=shown["next"]) if shown.get("next") else _("next: tie to break ('next')")
-        return f"{name}: {nxt} · {fighters}"
+        return _("{fight}: {next} · {fighters}").format(fight=name, next=nxt, fighters=fighters)
 
     # ------------------------------------------------------------------ the loops
     def prompt_text(self) -> str:

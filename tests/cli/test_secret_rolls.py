@@ -4,14 +4,13 @@ caught by ``verify --rolls``, a fudge under each ``fudge_policy``, and re-roll c
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import os
 import sqlite3
 import stat
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from cristal_events import open_campaign
