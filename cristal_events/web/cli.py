@@ -162,14 +162,15 @@ def _serve_all(ctx: click.Context, host: str, port: int, as_json: bool) -> None:
     from ..store import is_postgres
 
     if not is_postgres(ctx.obj["db"]):
-        raise CristalError("'serve --all' serves the campaigns of a PostgreSQL database; give --db postgresql://...")
+        raise CristalError(_("'serve --all' serves the campaigns of a PostgreSQL database; give --db "
+                             "postgresql://..."))
     try:
         import uvicorn
 
         from .hosting import create_host_app
     except ModuleNotFoundError as exc:
-        raise click.ClickException(f"'cristal serve' needs the web extra ({exc.name} is missing): "
-                                   "pip install 'cristal-events[web]'.") from None
+        raise click.ClickException(_("'cristal serve' needs the web extra ({name} is missing): pip install "
+                                     "'cristal-events[web]'.").format(name=exc.name)) from None
     from ..store_pg import campaigns
 
     names = campaigns(ctx.obj["db"])
