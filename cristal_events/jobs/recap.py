@@ -323,8 +323,9 @@ def text_lines(recap: Recap) -> list[str]:
             continue
         out += ["", _("Fight « {name} »: Time Index").format(name=f.name)]
         for pos, actor, _summary, duration, before, after in f.table:
-            out.append(f"  #{pos:<5} {recap.shown(actor)} +{duration} : IT "
-                       + ", ".join(f"{recap.shown(c)} {before.get(c, '')}→{after.get(c, '')}" for c in after))
+            its = ", ".join(f"{recap.shown(c)} {before.get(c, '')}→{after.get(c, '')}" for c in after)
+            out.append(f"  #{pos:<5} " + _("{actor} +{duration}: IT {its}").format(
+                actor=recap.shown(actor), duration=duration, its=its))
     if recap.view == "players" and any(recap.left_out.values()):
         lo = recap.left_out
         out += ["", _("(Players' view: {notes} private note(s) and {sealed} secret roll(s) left out; the foes' "
