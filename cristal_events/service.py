@@ -262,7 +262,8 @@ def core_setting(settings: dict[str, Any], key: str) -> str:
 def _check_core_setting(key: str, value: Any) -> str:
     allowed = CORE_SETTINGS[key][1]
     if value not in allowed:
-        raise RuleError(f"The setting {key} is one of {', '.join(allowed)}, not {value!r}.")
+        raise RuleError(_("The setting {key} is one of {allowed}, not {value!r}.").format(
+            key=key, allowed=", ".join(allowed), value=value))
     return str(value)
 
 
@@ -328,7 +329,8 @@ def _write_owner_only(path: Path, body: bytes, what: str) -> None:
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        raise CristalError(f"{what} could not be written to {path} ({exc.strerror or exc}).") from None
+        raise CristalError(_("{what} could not be written to {path} ({reason}).").format(
+            what=_(what), path=path, reason=exc.strerror or exc)) from None
 
 
 def _fold_dice(core: CoreState, ev: DiceRecorded, position: int) -> CoreState:
@@ -685,7 +687,7 @@ class Campaign:
             return
         body = msgspec.json.encode({"campaign_id": self.header.campaign_id,
                                     "sessions": {str(k): v for k, v in sessions.items()}})
-        _write_owner_only(path, body, "The dice secret")
+        _write_owner_only(path, body, N_("The dice secret"))
         self._secrets = dict(sessions)
 
     # ------------------------------------------------------------ secret rolls
@@ -713,7 +715,7 @@ class Campaign:
             return
         body = msgspec.json.encode({"campaign_id": self.header.campaign_id,
                                     "rolls": {str(k): v for k, v in sorted(rolls.items())}})
-        _write_owner_only(path, body, "The sealed roll")
+        _write_owner_only(path, body, N_("The sealed roll"))
 
     def sealed_rolls(self) -> list[int]:
         """The positions of the secret rolls not revealed yet (folded from the log: anyone can count them)."""
@@ -763,8 +765,9 @@ class Campaign:
         if sealed_commitment(position, sealed.purpose, nonce, blob) != sealed.commitment:
             if not strict:
                 return None
-            raise RuleError(f"The sealed file's copy of the secret roll at position {position} does not match "
-                            f"its commitment, so it is not revealed ({self.sealed_file()} was changed).")
+            raise RuleError(_("The sealed file's copy of the secret roll at position {position} does not match "
+                              "its commitment, so it is not revealed ({file} was changed).").format(
+                                  position=position, file=self.sealed_file()))
         events = self._unseal(blob)
         return [Emit(CAMPAIGN_STREAM, RollRevealed(sealed=position, nonce=nonce, events=blob)),
                 *(Emit(stream, ev) for stream, ev in events)]
@@ -773,22 +776,28 @@ class Campaign:
         """The one ``roll.sealed`` event standing for ``emits`` in the log; the nonce and the events go
         to the sealed file (docs/verifiable-dice.md, "Secret rolls")."""
         core = world.core
-        what = "An override under the 'sealed' fudge policy" if kind == "override" else "A secret roll"
+        override = kind == "override"
         if core.session is None:
-            raise RuleError(f"{what} is revealed at its session's end, so it needs an open session "
-                            "('cristal session start').")
+            raise RuleError(_("An override under the 'sealed' fudge policy is revealed at its session's end, so it "
+                              "needs an open session ('cristal session start').") if override else
+                            _("A secret roll is revealed at its session's end, so it needs an open session "
+                              "('cristal session start')."))
         for e in emits:
             if e.stream.startswith(FIGHT_STREAMS):
-                raise RuleError(f"{what} cannot touch a fight: its turn order follows every roll, and every later "
-                                "command of the fight would depend on what stays sealed (roll openly, or enter the "
-                                "faces rolled behind the screen with --dice).")
+                raise RuleError(_("An override under the 'sealed' fudge policy cannot touch a fight: its turn order "
+                                  "follows every roll, and every later command of the fight would depend on what "
+                                  "stays sealed (roll openly, or enter the faces rolled behind the screen with "
+                                  "--dice).") if override else
+                                _("A secret roll cannot touch a fight: its turn order follows every roll, and every "
+                                  "later command of the fight would depend on what stays sealed (roll openly, or "
+                                  "enter the faces rolled behind the screen with --dice)."))
         position = self.store.last_position() + 1
         purpose = f"{type(command).__name__} {msgspec.json.encode(command).decode()}"
         dice = ctx._dice
         if dice is not None and dice.used:
             emits = [*emits, Emit(CAMPAIGN_STREAM, msgspec.structs.replace(self._dice_record(ctx, world), sealed=position))]
         elif kind == "roll":
-            raise RuleError("--secret seals a roll, and this command rolled no dice.")
+            raise RuleError(_("--secret seals a roll, and this command rolled no dice."))
         codec = self.store.codec
         assert codec is not None
         blob = msgspec.json.encode([[e.stream, msgspec.json.encode(e.event).decode()] for e in emits]).decode()
@@ -900,7 +909,8 @@ class Campaign:
             if isinstance(command, Override) and core_setting(world.core.settings, "fudge_policy") == "sealed":
                 kind = "override"
             if secret and isinstance(command, _CORE_COMMANDS):
-                raise RuleError(f"Only a rolling command can be secret, not {type(command).__name__}.")
+                raise RuleError(_("Only a rolling command can be secret, not {command}.").format(
+                    command=type(command).__name__))
             # a new session's secret is drawn here and handed to decide, which only commits to it;
             # the service writes it beside the campaign once decide has accepted the command
             new_secret = _random_hex(32) if isinstance(command, StartSession) else None
@@ -1022,31 +1032,32 @@ class Campaign:
                 return emits, [*causes, None]
             case RevealRoll():
                 if command.position not in core.sealed:
-                    raise RuleError(f"There is no sealed roll at position {command.position} "
-                                    "('cristal log --type roll.sealed' lists them).")
+                    raise RuleError(_("There is no sealed roll at position {position} "
+                                      "('cristal log --type roll.sealed' lists them).").format(position=command.position))
                 revealed = self._reveal(world, command.position)
                 if revealed is None:
-                    raise RuleError(f"The secret roll at position {command.position} cannot be revealed: "
-                                    f"{self.sealed_file()} no longer holds it, so it stays sealed for good "
-                                    "(verify --rolls reports it).")
+                    raise RuleError(_("The secret roll at position {position} cannot be revealed: "
+                                      "{file} no longer holds it, so it stays sealed for good "
+                                      "(verify --rolls reports it).").format(position=command.position,
+                                                                             file=self.sealed_file()))
                 return revealed, [None] + [0] * (len(revealed) - 1)
             case Override():
                 policy = core_setting(core.settings, "fudge_policy")
                 if policy == "forbidden":
-                    raise RuleError("This campaign's fudge policy is 'forbidden': a result stands as rolled (the "
-                                    "table may change it with 'cristal settings --set fudge_policy=disclosed "
-                                    "--reason ...', which the log shows).")
+                    raise RuleError(_("This campaign's fudge policy is 'forbidden': a result stands as rolled (the "
+                                      "table may change it with 'cristal settings --set fudge_policy=disclosed "
+                                      "--reason ...', which the log shows)."))
                 if not command.reason.strip():
-                    raise RuleError("An override needs a reason (--reason).")
+                    raise RuleError(_("An override needs a reason (--reason)."))
                 if not command.changes:
-                    raise RuleError("An override needs what it sets (--set FIELD=VALUE, e.g. --set damage=4).")
+                    raise RuleError(_("An override needs what it sets (--set FIELD=VALUE, e.g. --set damage=4)."))
                 original = self.store.get(command.position)
                 if original is None:
-                    raise RuleError(f"There is no event at position {command.position}.")
+                    raise RuleError(_("There is no event at position {position}.").format(position=command.position))
                 if isinstance(original.event, CORE_EVENTS):
-                    raise RuleError(f"Position {command.position} holds a {original.type} event: override the "
-                                    "event that used the result (the attack, the damage, the save) as 'cristal log' "
-                                    "lists it.")
+                    raise RuleError(_("Position {position} holds a {type} event: override the event that used the "
+                                      "result (the attack, the damage, the save) as 'cristal log' lists it.").format(
+                                          position=command.position, type=original.type))
                 comp = self.ruleset.compensate(world.rules, original, dict(command.changes), ctx)
                 head = Emit(CAMPAIGN_STREAM, ResultOverridden(position=command.position, changes=dict(command.changes),
                                                               reason=command.reason, policy=policy))
@@ -1108,16 +1119,17 @@ class Campaign:
         from .dice import variables_in
 
         if not command.reason.strip():
-            raise RuleError("A re-roll needs a reason (--reason).")
+            raise RuleError(_("A re-roll needs a reason (--reason)."))
         original = self.store.get(command.position)
         if original is None or not isinstance(original.event, DiceRecorded):
-            raise RuleError(f"Position {command.position} is not a dice record; "
-                            "'cristal log --type dice.rolled' lists them.")
+            raise RuleError(_("Position {position} is not a dice record; "
+                              "'cristal log --type dice.rolled' lists them.").format(position=command.position))
         rolls = original.event.rolls
         index = command.roll if command.roll >= 0 else len(rolls) - 1
         if not 0 <= index < len(rolls):
-            raise RuleError(f"The dice record at position {command.position} has {len(rolls)} roll(s): "
-                            f"give --roll 0 to {len(rolls) - 1}.")
+            raise RuleError(_("The dice record at position {position} has {count} roll(s): "
+                              "give --roll 0 to {last}.").format(position=command.position, count=len(rolls),
+                                                                 last=len(rolls) - 1))
         old = rolls[index]
         expr = " + ".join(f"1d{d.sides}" for d in old.dice) if variables_in(old.expr) else old.expr
         ctx.dice().roll(expr, purpose=f"reroll: {old.purpose}" if old.purpose else "reroll",
@@ -1301,8 +1313,9 @@ def _replaces_text(r: RollRecord) -> str:
     """`` ↺ remplace le jet 2 (position 812)``: the roll a re-roll replaces (empty for a first roll)."""
     if r.replaces < 0:
         return ""
-    where = f"position {r.replaces_position}" if r.replaces_position else "même commande"
-    return f" ↺ remplace le jet {r.replaces} ({where})"
+    where = (_("position {position}").format(position=r.replaces_position) if r.replaces_position
+             else _("same command"))
+    return _(" ↺ replaces roll {roll} ({where})").format(roll=r.replaces, where=where)
 
 
 def _changes(changes: dict[str, Any]) -> str:
@@ -1310,9 +1323,11 @@ def _changes(changes: dict[str, Any]) -> str:
 
 
 def _sealed_summary(ev: RollSealed) -> str:
-    what = "Dérogation scellée" if ev.kind == "override" else "Jet secret scellé"
-    dice = f", {ev.engine_dice} dé(s) du moteur dès le n° {ev.first}" if ev.engine_dice else ""
-    return f"{what} du MJ ({ev.purpose.split(' ', 1)[0]}{dice}) : engagement {ev.commitment[:16]}…"
+    dice = (_(", {count} engine die/dice from no. {first}").format(count=ev.engine_dice, first=ev.first)
+            if ev.engine_dice else "")
+    what = (_("GM's sealed override ({command}{dice}): commitment {commitment}…") if ev.kind == "override"
+            else _("GM's sealed secret roll ({command}{dice}): commitment {commitment}…"))
+    return what.format(command=ev.purpose.split(" ", 1)[0], dice=dice, commitment=ev.commitment[:16])
 
 
 def _correction_summary(ev: CorrectionRecorded) -> str:
@@ -1380,13 +1395,16 @@ _CORE_SUMMARIES: dict[type, Callable[[Any], str]] = {
     AccessRevoked: lambda ev: _("Access to the table withdrawn from {name}").format(name=ev.name),
     SettingChanged: _setting_changed,
     RollSealed: _sealed_summary,
-    RollRevealed: lambda ev: f"Jet secret de la position {ev.sealed} révélé (engagement vérifiable)",
-    ResultOverridden: lambda ev: f"Dérogation du MJ ({ev.policy}) au résultat de la position {ev.position} : "
-                                 f"{_changes(ev.changes)} — {ev.reason}",
+    RollRevealed: lambda ev: _("Secret roll of position {position} revealed (verifiable commitment)").format(
+        position=ev.sealed),
+    ResultOverridden: lambda ev: _("GM's override ({policy}) of the result of position {position}: "
+                                   "{changes} — {reason}").format(policy=ev.policy, position=ev.position,
+                                                                  changes=_changes(ev.changes), reason=ev.reason),
+    RollRerolled: lambda ev: _("The GM rolls again roll {roll} of position {position}: {reason}").format(
+        roll=ev.roll, position=ev.position, reason=ev.reason),
     RequestMade: _request_made,
     RequestApproved: _request_approved,
     RequestRefused: _request_refused,
-    RollRerolled: lambda ev: f"Le MJ relance le jet {ev.roll} de la position {ev.position} : {ev.reason}",
 }
 
 

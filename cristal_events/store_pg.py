@@ -51,6 +51,7 @@ from .errors import (
     StoreUnavailable,
 )
 from .events import Event
+from .i18n import _
 from .records import RecordedEvent
 from .store import ANY, GENESIS, IMPORT_FIELDS, VerifyReport, access_row, ident, new_event_ids, utc_now
 
@@ -112,8 +113,8 @@ def parse_target(target: str) -> Target:
     rest = [(k, v) for k, v in query if k != "campaign"]
     name = names[-1] if names else DEFAULT_CAMPAIGN
     if not _NAME.match(name):
-        raise CristalError(f"A campaign name in a PostgreSQL URL is 1 to 40 lowercase letters, digits or '_', "
-                           f"starting with a letter; got {name!r}.")
+        raise CristalError(_("A campaign name in a PostgreSQL URL is 1 to 40 lowercase letters, digits or '_', "
+                             "starting with a letter; got {name!r}.").format(name=name))
     return Target(urlunsplit(parts._replace(query=urlencode(rest))), name)
 
 
@@ -121,7 +122,7 @@ def _psycopg() -> Any:
     try:
         import psycopg
     except ImportError:
-        raise StoreUnavailable("A PostgreSQL campaign needs psycopg 3: pip install 'cristal-events[postgres]'.") from None
+        raise StoreUnavailable(_("A PostgreSQL campaign needs psycopg 3: pip install 'cristal-events[postgres]'.")) from None
     return psycopg
 
 
@@ -137,8 +138,8 @@ def connect(target: Target, *, timeout: float | None = None, readonly: bool = Fa
                                options=f"-c search_path={target.schema} -c lock_timeout={lock_ms}"
                                        + (" -c default_transaction_read_only=on" if readonly else ""))
     except psycopg.Error as exc:
-        raise StoreUnavailable(f"The PostgreSQL server of {target.shown} cannot be reached: "
-                               f"{_first_line(exc)}; nothing was written.") from None
+        raise StoreUnavailable(_("The PostgreSQL server of {target} cannot be reached: {reason}; nothing was "
+                                 "written.").format(target=target.shown, reason=_first_line(exc))) from None
 
 
 def _first_line(exc: BaseException) -> str:
@@ -149,14 +150,18 @@ def translate(exc: Exception, shown: str) -> CristalError:
     """One sentence for a psycopg failure, by its SQLSTATE class (never by its message)."""
     state = getattr(exc, "sqlstate", None) or ""
     if state == "42501" or state.startswith("23") and "append-only" in str(exc):
-        return IntegrityError(f"The event log of {shown} is append-only; events cannot be changed or removed.")
+        return IntegrityError(_("The event log of {path} is append-only; events cannot be changed or removed.").format(
+            path=shown))
     if state in ("55P03", "40P01", "57014"):
-        return StoreUnavailable(f"The campaign {shown} is locked by another writer past the timeout; nothing was written.")
+        return StoreUnavailable(_("The campaign {path} is locked by another writer past the timeout; nothing was "
+                                  "written.").format(path=shown))
     if state == "53100":
-        return StoreUnavailable(f"The disk of the PostgreSQL server of {shown} is full; nothing was written.")
+        return StoreUnavailable(_("The disk of the PostgreSQL server of {path} is full; nothing was written.").format(
+            path=shown))
     if state == "25006":
-        return StoreUnavailable(f"The campaign {shown} is read-only; nothing was written.")
-    return StoreUnavailable(f"The campaign {shown} could not be used: {_first_line(exc)}; nothing was written.")
+        return StoreUnavailable(_("The campaign {path} is read-only; nothing was written.").format(path=shown))
+    return StoreUnavailable(_("The campaign {path} could not be used: {reason}; nothing was written.").format(
+        path=shown, reason=_first_line(exc)))
 
 
 def available() -> list[tuple[int, str, str]]:
@@ -280,8 +285,9 @@ class PgStore:
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (_lock_key(t.schema),))
                 if conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (t.schema,)).fetchone():
-                    raise CristalError(f"The campaign {t.campaign} already exists in {t.shown}; choose another "
-                                       "?campaign=NAME or drop its schema first.")
+                    raise CristalError(_("The campaign {name} already exists in {target}; choose another "
+                                         "?campaign=NAME or drop its schema first.").format(name=t.campaign,
+                                                                                            target=t.shown))
                 conn.execute(f'CREATE SCHEMA "{ident(t.schema)}"')
                 _migrate(conn, t)
         except CristalError:
@@ -302,8 +308,9 @@ class PgStore:
             has = conn.execute("SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
                                "WHERE n.nspname = %s AND c.relname = 'schema_migrations'", (t.schema,)).fetchone()
             if not has:
-                raise NotACampaign(f"No campaign {t.campaign} in {t.shown}; create one with "
-                                   f"'cristal init {t.url()} --name NAME'.")
+                raise NotACampaign(_("No campaign {name} in {target}; create one with "
+                                     "'cristal init {url} --name NAME'.").format(name=t.campaign, target=t.shown,
+                                                                                url=t.url()))
             if readonly:
                 _pending(conn)
             else:
@@ -395,12 +402,14 @@ class PgStore:
                         return [known[i] for i in ids]
                     if known:
                         raise ConcurrencyConflict(
-                            f"{len(known)} of the {len(ids)} event ids are already stored; a retry must resend the same batch."
+                            _("{len} of the {len2} event ids are already stored; a retry must resend the same "
+                              "batch.").format(len=len(known), len2=len(ids))
                         )
                 current, position, prev = self._state_of(stream)
                 if expected_version is not None and current != expected_version:
                     raise ConcurrencyConflict(
-                        f"Stream {stream} is at version {current}, not {expected_version}: someone else wrote first; retry."
+                        _("Stream {stream} is at version {current}, not {expected_version}: someone else wrote "
+                          "first; retry.").format(stream=stream, current=current, expected_version=expected_version)
                     )
                 when = recorded_at or utc_now()
                 rows = []
@@ -415,9 +424,11 @@ class PgStore:
                     prev = h
                 self._insert(rows)
         except psycopg.errors.UniqueViolation as exc:
-            raise ConcurrencyConflict(f"Stream {stream} moved while appending ({_first_line(exc)}); retry.") from None
+            raise ConcurrencyConflict(_("Stream {stream} moved while appending ({exc}); retry.").format(
+                stream=stream, exc=_first_line(exc))) from None
         except UnicodeEncodeError:
-            raise CristalError("Text with characters that are not valid Unicode cannot be stored; nothing was written.") from None
+            raise CristalError(_("Text with characters that are not valid Unicode cannot be stored; nothing was "
+                                 "written.")) from None
         except psycopg.Error as exc:
             raise translate(exc, self.path) from None
         return [r[0] for r in rows]
@@ -451,7 +462,8 @@ class PgStore:
                 if n:
                     self.conn.execute("UPDATE log_head SET position = GREATEST(position, %s)", (position,))
         except psycopg.errors.UniqueViolation as exc:
-            raise ConcurrencyConflict(f"An imported event is already stored ({_first_line(exc)}).") from None
+            raise ConcurrencyConflict(_("An imported event is already stored ({reason}).").format(
+                reason=_first_line(exc))) from None
         except psycopg.Error as exc:
             raise translate(exc, self.path) from None
         return n
@@ -779,7 +791,7 @@ class PgStore:
     def peek_last_position(target: str) -> int:
         row = PgStore._peek(target, "SELECT COALESCE(MAX(position), 0) FROM events")
         if row is None:
-            raise StoreUnavailable(f"The campaign {target} cannot be read.")
+            raise StoreUnavailable(_("The campaign {path} cannot be read.").format(path=target))
         return row[0]
 
     @staticmethod
@@ -913,14 +925,17 @@ def _pending(conn: Any) -> list[tuple[int, str, str]]:
     recorded = _recorded(conn)
     newer = sorted(n for n in recorded if n not in shipped)
     if newer and newer[-1] > max(shipped):
-        raise SchemaTooNew(f"This campaign uses schema version {max(recorded)}, newer than this engine's "
-                           f"{max(shipped)}; upgrade cristal-events to open it (it was not touched).")
+        raise SchemaTooNew(_("This campaign uses schema version {recorded}, newer than this engine's "
+                             "{shipped}; upgrade cristal-events to open it (it was not touched).").format(
+                                 recorded=max(recorded), shipped=max(shipped)))
     for n, (name, cs) in sorted(recorded.items()):
         m = shipped.get(n)
         if m is None:
-            raise MigrationError(f"Migration {name} is recorded in the campaign but missing from this engine.")
+            raise MigrationError(_("Migration {name} is recorded in the campaign but missing from this engine.").format(
+                name=name))
         if _checksum(m[2]) != cs:
-            raise MigrationError(f"Migration {name} was changed after it was applied (checksum mismatch).")
+            raise MigrationError(_("Migration {name} was changed after it was applied (checksum mismatch).").format(
+                name=name))
     return [m for n, m in sorted(shipped.items()) if n not in recorded]
 
 

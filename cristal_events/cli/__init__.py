@@ -281,11 +281,11 @@ def _sealed_notice(ctx: click.Context) -> None:
     db = (ctx.obj or {}).get("db") if isinstance(ctx.obj, dict) else None
     sealed = Store.sealed_of(db) if db else []
     if len(sealed) == 1:
-        echo(f"Warning: 1 secret roll is still sealed (position {sealed[0]}); 'session end' or "
-             "'cristal reveal POSITION' reveals it.", err=True)
+        echo(_("Warning: 1 secret roll is still sealed (position {position}); 'session end' or "
+               "'cristal reveal POSITION' reveals it.").format(position=sealed[0]), err=True)
     elif sealed:
-        echo("Warning: {n} secret rolls are still sealed (positions {where}); 'session end' or "
-             "'cristal reveal POSITION' reveals them.".format(n=len(sealed), where=", ".join(map(str, sealed))),
+        echo(_("Warning: {n} secret rolls are still sealed (positions {where}); 'session end' or "
+               "'cristal reveal POSITION' reveals them.").format(n=len(sealed), where=", ".join(map(str, sealed))),
              err=True)
 
 

@@ -136,7 +136,7 @@ def session_end(ctx: click.Context, as_json: bool) -> None:
         for r in recs[:-1]:
             echo(f"{r.position:>6}  {camp.summarize(r)}")
         if revealed:
-            echo(f"{len(revealed)} secret roll(s) revealed.")
+            echo(_("{count} secret roll(s) revealed.").format(count=len(revealed)))
         echo(_("Session {number} ended at position {position}.").format(number=ev.number, position=end.position))
         echo(_("Receipt: {receipt}").format(receipt=receipt))
 
@@ -281,8 +281,8 @@ def verify_cmd(ctx: click.Context, file_: str | None, rolls: bool, receipt: tupl
                    "seed").format(checked=r["checked"], sessions=r["sessions"], entered=r["entered"],
                                   pending=r["pending"], unverifiable=r["unverifiable"]) + legacy)
             if r["revealed"] or r["sealed"]:
-                echo(f"OK: {r['revealed']} secret roll(s) revealed and checked against their commitments; "
-                     f"{r['sealed']} still sealed.")
+                echo(_("OK: {revealed} secret roll(s) revealed and checked against their commitments; "
+                       "{sealed} still sealed.").format(revealed=r["revealed"], sealed=r["sealed"]))
     if problems:
         if not as_json:
             first = result.get("first_bad_position")

@@ -111,10 +111,10 @@ def _show_sealed(camp: Campaign, recs: list[RecordedEvent], as_json: bool) -> li
         return recs
     for r in recs:
         echo(f"{r.position:>6}  {camp.summarize(r)}")
-    echo(f"Secret roll sealed at position {position}: only you see what it did, until 'session end' or "
-         f"'cristal reveal {position}':")
+    echo(_("Secret roll sealed at position {position}: only you see what it did, until 'session end' or "
+           "'cristal reveal {position}':").format(position=position))
     for r in camp.last_sealed:
-        echo(f"{'sealed':>6}  {camp.summarize(r)}")
+        echo(f"{_('sealed'):>6}  {camp.summarize(r)}")
     return recs
 
 

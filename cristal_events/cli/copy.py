@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..i18n import _
 from .common import echo, emit_json, json_option, tty_progress
 
 
@@ -25,8 +26,10 @@ def copy_cmd(source: str, destination: str, as_json: bool) -> None:
     if as_json:
         emit_json(done)
     else:
-        echo(f"Copied {done.events} events to {destination}; both end on the receipt {done.receipt}"
-             + (" (the open session's dice secret too)." if done.secret_copied else "."))
+        text = (_("Copied {events} events to {destination}; both end on the receipt {receipt} (the open "
+                  "session's dice secret too).") if done.secret_copied else
+                _("Copied {events} events to {destination}; both end on the receipt {receipt}."))
+        echo(text.format(events=done.events, destination=destination, receipt=done.receipt))
 
 
 COMMANDS = [copy_cmd]

@@ -117,7 +117,8 @@ def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, sessio
         if as_json:
             emit_json({"path": output, "format": fmt, "events": n, "index": str(target / "index.html")})
         else:
-            echo(f"Wrote {n} events to {target / 'index.html'} and its pages ({fmt}).", err=True)
+            echo(_("Wrote {n} events to {index} and its pages ({fmt}).").format(n=n, index=target / "index.html",
+                                                                                fmt=fmt), err=True)
         return
     with output_file(target, fmt) as fh:
         n = export_timeline(camp, fmt, fh, session=session, character=character,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ..errors import CristalError
+from ..i18n import _
 from ..jobs import recap as rc
 from ..jobs.vault import write_vault
 from .common import POSITION, echo, emit_json, json_option, open_campaign
@@ -33,10 +34,10 @@ def recap_cmd(ctx: click.Context, session: int, view: str, fmt: str, out: str | 
     Example: cristal recap --session 2 --view players --format md --out vault-joueurs
     """
     if fmt == "md" and out is None:
-        raise CristalError("--format md writes a vault of notes: give its folder with --out DIR.")
+        raise CristalError(_("--format md writes a vault of notes: give its folder with --out DIR."))
     if fmt == "text" and out is not None:
-        raise CristalError("--out is the folder of a Markdown vault: add --format md, or leave --out out to "
-                           "print the text recap.")
+        raise CristalError(_("--out is the folder of a Markdown vault: add --format md, or leave --out out to "
+                             "print the text recap."))
     camp = open_campaign(ctx, readonly=True)
     recap = rc.build(camp, session=session, view=view)  # type: ignore[arg-type]  # click.Choice of VIEWS
     if fmt == "text":
@@ -51,9 +52,10 @@ def recap_cmd(ctx: click.Context, session: int, view: str, fmt: str, out: str | 
     if as_json:
         emit_json(result.__dict__)
         return
-    echo(f"Vault {out}: {len(result.written)} note(s) written, {len(result.unchanged)} unchanged.")
+    echo(_("Vault {folder}: {written} note(s) written, {unchanged} unchanged.").format(
+        folder=out, written=len(result.written), unchanged=len(result.unchanged)))
     for name in result.left_alone:
-        echo(f"Left alone: {name} (a note the recap did not write).")
+        echo(_("Left alone: {name} (a note the recap did not write).").format(name=name))
 
 
 COMMANDS = [recap_cmd]

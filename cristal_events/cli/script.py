@@ -206,7 +206,7 @@ class Script:
 
 
 def _fail(path: str, line: int, reason: str) -> ScriptError:
-    return ScriptError(f"{path}, line {line}: {reason}.")
+    return ScriptError(_("{path}, line {line}: {reason}.").format(path=path, line=line, reason=reason))
 
 
 def _key_lines(lines: list[str], start: int, end: int) -> dict[str, int]:

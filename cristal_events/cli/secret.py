@@ -7,6 +7,7 @@ from __future__ import annotations
 import click
 import msgspec
 
+from ..i18n import _
 from ..service import Override, Reroll, RevealRoll
 from .common import INT, POSITION, actor, echo, emit_json, json_option, open_campaign, parse_faces
 from .correct import parse_changes
@@ -59,10 +60,10 @@ def override_cmd(ctx: click.Context, position: int, changes: tuple[str, ...], re
                                   "events": [{"type": r.type, "summary": camp.summarize(r)} for r in camp.last_sealed]}})
             return
         _print(ctx, recs, False)
-        echo(f"The override is sealed at position {recs[0].position} (fudge policy 'sealed'); it takes effect at "
-             f"'session end' or 'cristal reveal {recs[0].position}':")
+        echo(_("The override is sealed at position {position} (fudge policy 'sealed'); it takes effect at "
+               "'session end' or 'cristal reveal {position}':").format(position=recs[0].position))
         for r in camp.last_sealed:
-            echo(f"{'sealed':>6}  {camp.summarize(r)}")
+            echo(f"{_('sealed'):>6}  {camp.summarize(r)}")
         return
     _print(ctx, recs, as_json)
 

@@ -23,6 +23,7 @@ import click
 from wcwidth import wcswidth, wcwidth
 
 from ..display import visible
+from ..i18n import _
 
 WIDTH = 80
 COMMANDS: list[click.Command] = []  # every module of cristal_events.cli lists its commands; this one has none
@@ -180,7 +181,7 @@ def timeline_lines(title: str, fighters: Sequence[Fighter], *, width: int = WIDT
                     lines += wrap(f.note, width, " " * (lead + 8), first=" " * (lead + 8))
         nxt = next((f for f in order if f.next), None)
         if nxt is not None:
-            lines += wrap(f"Au tour de : {nxt.name} (IT {nxt.it}).", width, "  ")
+            lines += wrap(_("Next to act: {name} (IT {it}).").format(name=nxt.name, it=nxt.it), width, "  ")
     if after:
         lines += wrap(after, width, "  ")
     return lines
@@ -198,7 +199,8 @@ def combat_log_lines(rows: Sequence[dict[str, Any]], names: dict[str, str], *, w
             before = r["it_before"].get(fid, after)
             shown = f"{before} → {after}" if before != after else str(after)
             its.append(f"{names.get(fid, fid)} {shown}")
-        head = f"#{r['position']:<5} {actor} : {r['duration']:+d} s ; IT " + ", ".join(its)
+        head = f"#{r['position']:<5} " + _("{actor}: {duration} s; IT {its}").format(
+            actor=actor, duration=f"{r['duration']:+d}", its=", ".join(its))
         out += wrap(head, width, "       ")
         out += wrap(str(r["action"]), width, "       ", first="       ")
     return out

@@ -24,14 +24,15 @@ import msgspec
 from ..cli.common import echo
 from ..cli.inprocess import Kept, invoke
 from ..errors import CristalError
+from ..i18n import N_, _
 from . import completion
 from .words import ALIASES, Resolved, expand, positionals, resolve
 
 #: the console's own words (not click commands) and what each does, for ``help``
 CONSOLE_WORDS: dict[str, str] = {
-    "fight NAME": "make NAME the current fight: the commands that take a fight get it (fight alone: which one)",
-    "help [COMMAND...]": "this list, or a command's own --help (help attack)",
-    "exit, quit": "leave the console (Ctrl-D too)",
+    "fight NAME": N_("make NAME the current fight: the commands that take a fight get it (fight alone: which one)"),
+    "help [COMMAND...]": N_("this list, or a command's own --help (help attack)"),
+    "exit, quit": N_("leave the console (Ctrl-D too)"),
 }
 LEAVE = "leave"
 
@@ -103,7 +104,7 @@ class Console:
         try:
             words = shlex.split(line, comments=True)  # "# ..." ends a line (quoted, "#" is text)
         except ValueError:
-            return self.refuse("The line has an unclosed quote; nothing was run.")
+            return self.refuse(_("The line has an unclosed quote; nothing was run."))
         if not words:
             return True
         head = words[0]
@@ -114,9 +115,9 @@ class Console:
         if head == "fight":
             return self.set_fight(words[1:])
         if head.startswith("-"):
-            return self.refuse("The console sets cristal's own options (--db, --actor) itself; start with a command.")
+            return self.refuse(_("The console sets cristal's own options (--db, --actor) itself; start with a command."))
         if head == "play":
-            return self.refuse("You are in the console already; 'exit' leaves it.")
+            return self.refuse(_("You are in the console already; 'exit' leaves it."))
         return self.run_words(words)
 
     def run_words(self, words: list[str]) -> bool:
@@ -130,7 +131,7 @@ class Console:
         except CristalError as exc:  # reading the fights to expand the line (a campaign locked past the timeout)
             return self.refuse(str(exc))
         except click.exceptions.Abort:
-            return self.refuse("The command was interrupted; nothing more was written.")
+            return self.refuse(_("The command was interrupted; nothing more was written."))
         pos = positionals(resolved.command, words, resolved.start)
         if code == 0 and pos and resolved.path == ("combat", "start"):  # a fight just started is the one at hand
             self.fight = words[pos[0]]
@@ -139,7 +140,7 @@ class Console:
         return code == 0
 
     def refuse(self, sentence: str) -> bool:
-        echo(f"Error: {sentence}", err=True)
+        echo(_("Error: {message}").format(message=sentence), err=True)
         return False
 
     def set_fight(self, args: list[str]) -> bool:
@@ -153,38 +154,39 @@ class Console:
             if self.as_json:
                 click.echo(msgspec.json.encode({"fight": self.fight}).decode())
             else:
-                echo(f"Current fight: {self.fight}." if self.fight else "No current fight; 'fight NAME' sets one.")
+                echo(_("Current fight: {fight}.").format(fight=self.fight) if self.fight
+                     else _("No current fight; 'fight NAME' sets one."))
             return True
         if len(args) > 1:
-            return self.refuse("'fight' takes one fight's name, like: fight gue.")
+            return self.refuse(_("'fight' takes one fight's name, like: fight gue."))
         known = self.fights()
         if args[0] not in known:
-            listed = ", ".join(known) or "none yet ('combat start NAME --with ...' starts one)"
-            return self.refuse(f"No fight is named '{args[0]}'; fights: {listed}.")
+            listed = ", ".join(known) or _("none yet ('combat start NAME --with ...' starts one)")
+            return self.refuse(_("No fight is named '{name}'; fights: {listed}.").format(name=args[0], listed=listed))
         self.fight = args[0]
         if self.as_json:
             click.echo(msgspec.json.encode({"fight": self.fight}).decode())
         else:
-            echo(f"Current fight: {self.fight}.")
+            echo(_("Current fight: {fight}.").format(fight=self.fight))
         return True
 
     def help(self, args: list[str]) -> bool:
         if args:
             return self.run_words([*args, "--help"])
-        echo("Console words:")
+        echo(_("Console words:"))
         for word, what in CONSOLE_WORDS.items():
-            echo(f"  {word:20} {what}")
-        echo("Aliases (used when the campaign has no command of that name):")
+            echo(f"  {word:20} {_(what)}")
+        echo(_("Aliases (used when the campaign has no command of that name):"))
         for alias, words in ALIASES.items():
             if not self.is_command(alias):
                 echo(f"  {alias:20} {words}")
-        echo("Commands (as after 'cristal --db CAMPAIGN'; 'help COMMAND' for one):")
+        echo(_("Commands (as after 'cristal --db CAMPAIGN'; 'help COMMAND' for one):"))
         ctx = self.context()
         for name in self.commands():
             cmd = self.root.get_command(ctx, name)
             if cmd is not None and name != "play":
                 echo(f"  {name:20} {cmd.get_short_help_str(limit=56)}")
-        echo("With a current fight, 'attack thor york 14,5' is 'combat attack FIGHT thor york --dice 14,5'.")
+        echo(_("With a current fight, 'attack thor york 14,5' is 'combat attack FIGHT thor york --dice 14,5'."))
         return True
 
     # ------------------------------------------------------------------ the bottom bar
@@ -206,14 +208,15 @@ class Console:
         core = world.core
         if core.session:
             title = core.session_titles.get(core.session, "")
-            parts = [f"Session {core.session}" + (f" « {title} »" if title else "")]
+            parts = [_("Session {number} « {title} »").format(number=core.session, title=title) if title
+                     else _("Session {number}").format(number=core.session)]
         else:
-            parts = ["No session open"]
+            parts = [_("No session open")]
         if self.fight:
             try:
                 parts.append(self._fight_line(self.fight))
             except (click.ClickException, msgspec.DecodeError, KeyError, TypeError):
-                parts.append(f"{self.fight}: not readable")
+                parts.append(_("{fight}: not readable").format(fight=self.fight))
         self.bar = " | ".join(parts)
         return self.bar
 
@@ -226,21 +229,21 @@ class Console:
             party = self._json(["characters"]) or []
             shown = panel(name, events, party)
             if shown is None:
-                return f"{name}: over"
+                return _("{fight}: over").format(fight=name)
             fighters = " · ".join(
                 f"{f['id']} ini {f['score'] if f['score'] is not None else '-'} PV {f['pv'] if f['pv'] is not None else '-'}"
                 for f in shown["participants"])
-            nxt = f"next {shown['next']}" if shown["next"] else "initiative to roll"
-            return f"{name}: {nxt} · {fighters}"
+            nxt = _("next {id}").format(id=shown["next"]) if shown["next"] else _("initiative to roll")
+            return _("{fight}: {next} · {fighters}").format(fight=name, next=nxt, fighters=fighters)
         shown = self._json(["combat", "show", name])
         if shown is None:
-            return f"{name}: not readable"
+            return _("{fight}: not readable").format(fight=name)
         if not shown.get("active", True):
-            return f"{name}: over"
+            return _("{fight}: over").format(fight=name)
         line = sorted(shown["participants"], key=lambda f: (not f.get("next"), f["it"]))
         fighters = " · ".join(f"{f['id']} IT {f['it']} PV {f['pv'] if f['pv'] is not None else '-'}" for f in line)
-        nxt = f"next {shown['next']}" if shown.get("next") else "next: tie to break ('next')"
-        return f"{name}: {nxt} · {fighters}"
+        nxt = _("next {id}").format(id=shown["next"]) if shown.get("next") else _("next: tie to break ('next')")
+        return _("{fight}: {next} · {fighters}").format(fight=name, next=nxt, fighters=fighters)
 
     # ------------------------------------------------------------------ the loops
     def prompt_text(self) -> str:
@@ -271,7 +274,7 @@ class Console:
         session: PromptSession[str] = PromptSession(
             history=FileHistory(str(history_path(self.db))), completer=ConsoleCompleter(self),
             bottom_toolbar=lambda: self.bar, complete_while_typing=False, **session_options)
-        echo("cristal play: 'help' lists the commands and aliases, 'exit' or Ctrl-D leaves.")
+        echo(_("cristal play: 'help' lists the commands and aliases, 'exit' or Ctrl-D leaves."))
         while True:
             try:
                 line = session.prompt(self.prompt_text())

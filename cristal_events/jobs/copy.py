@@ -22,6 +22,7 @@ from typing import Any
 import msgspec
 
 from ..errors import CristalError
+from ..i18n import _
 from ..service import Campaign
 from ..store import IMPORT_FIELDS, create_store, is_postgres
 
@@ -43,16 +44,16 @@ def copy_campaign(source: str, destination: str, *, progress: Any = None) -> Cop
     try:
         report = src.store.verify()
         if not report.ok:
-            raise CristalError(f"{source} does not verify ({report.problems[0]}); nothing was copied: run "
-                               "'cristal verify' on it first.")
+            raise CristalError(_("{source} does not verify ({problem}); nothing was copied: run "
+                                 "'cristal verify' on it first.").format(source=source, problem=report.problems[0]))
         head = src.store.head()
         store = create_store(destination, src.store.codec)
         try:
             rows = (tuple(getattr(r, f) for f in IMPORT_FIELDS) for r in src.store.read_all(decode=False))
             n = store.import_rows(rows)
             if store.head() != head:
-                raise CristalError(f"The copy in {destination} does not end on the source's hash at position "
-                                   f"{head[0]}; it was removed.")
+                raise CristalError(_("The copy in {destination} does not end on the source's hash at position "
+                                     "{position}; it was removed.").format(destination=destination, position=head[0]))
         except BaseException:
             _remove(store, destination)
             raise

@@ -40,6 +40,7 @@ import msgspec
 
 from ..display import visible
 from ..events import DiceRecorded
+from ..i18n import N_, _
 from ..records import RecordedEvent
 from .dice_stats import chi2_sf, expected_longest_run, run_tail
 
@@ -167,16 +168,18 @@ def group(sides: int, source: str, faces: list[int]) -> DiceGroup:
     p: float | None = None
     pooled = False
     if tested is None:
-        note = (f"a d{sides} has a single face: nothing to test" if sides < 2 else
-                f"too few rolls for a chi-square test: {n} of d{sides}, at least {math.ceil(2 * MIN_EXPECTED)} needed")
+        note = (_("a d{sides} has a single face: nothing to test").format(sides=sides) if sides < 2 else
+                _("too few rolls for a chi-square test: {rolls} of d{sides}, at least {needed} needed").format(
+                    rolls=n, sides=sides, needed=math.ceil(2 * MIN_EXPECTED)))
     else:
         stat, bins, pooled = tested
         df = len(bins) - 1
         p = chi2_sf(stat, df)
         if pooled:
             ranges = ", ".join(f"{b.low}–{b.high}" for b in bins)
-            note = (f"faces pooled into {len(bins)} bins ({ranges}): a face is expected {n / sides:.2f} times, "
-                    f"under {MIN_EXPECTED:g}")
+            note = _("faces pooled into {bins} bins ({ranges}): a face is expected {expected} times, "
+                     "under {minimum}").format(bins=len(bins), ranges=ranges, expected=f"{n / sides:.2f}",
+                                               minimum=f"{MIN_EXPECTED:g}")
     return DiceGroup(sides=sides, source=source, rolls=n, counts={i + 1: c for i, c in enumerate(counts)},
                      expected=round(n / sides, 4) if sides else 0.0, bins=bins, pooled=pooled,
                      chi_square=None if stat is None else round(stat, 6), df=df,
@@ -258,7 +261,7 @@ def dice_report(records: Iterable[RecordedEvent], *, session: int | None = None,
 
 
 # ----------------------------------------------------------------------------------------- renderings
-_KINDS = {"same_face": "same face", "maxima": "maxima", "minima": "minima"}
+_KINDS = {"same_face": N_("same face"), "maxima": N_("maxima"), "minima": N_("minima")}
 
 
 def _p(value: float | None) -> str:
@@ -266,48 +269,53 @@ def _p(value: float | None) -> str:
 
 
 def streak_text(s: Streak) -> str:
-    what = f" (face {s.face})" if s.kind == "same_face" and s.face is not None else ""
-    label = "the same face" if s.kind == "same_face" else f"{_KINDS[s.kind]} ({s.face})"
-    return (f"longest run of {label}: {s.longest}{what}, expected about {s.expected:.1f}, "
-            f"P(at least this long) = {s.p_at_least:.3g}")
+    what = _(" (face {face})").format(face=s.face) if s.kind == "same_face" and s.face is not None else ""
+    label = _("the same face") if s.kind == "same_face" else f"{_(_KINDS[s.kind])} ({s.face})"
+    return _("longest run of {label}: {longest}{face}, expected about {expected}, "
+             "P(at least this long) = {p}").format(label=label, longest=s.longest, face=what,
+                                                   expected=f"{s.expected:.1f}", p=f"{s.p_at_least:.3g}")
 
 
 def group_title(g: DiceGroup) -> str:
-    return f"d{g.sides}, {g.source}: {g.rolls} roll(s)"
+    source = _("engine") if g.source == "engine" else _("table") if g.source == "table" else g.source
+    return _("d{sides}, {source}: {rolls} roll(s)").format(sides=g.sides, source=source, rolls=g.rolls)
 
 
 def verdict(g: DiceGroup) -> str:
     if g.chi_square is None:
         return g.note
     pooled = f" ({g.note})" if g.pooled else ""
-    return f"chi-square {g.chi_square:.3f}, {g.df} degrees of freedom, p = {_p(g.p_value)}{pooled}"
+    return _("chi-square {statistic}, {df} degrees of freedom, p = {p}{pooled}").format(
+        statistic=f"{g.chi_square:.3f}", df=g.df, p=_p(g.p_value), pooled=pooled)
 
 
 def scope(report: DiceReport) -> str:
-    parts = [f"session {report.session}" if report.session is not None else "the whole campaign"]
+    parts = [_("session {number}").format(number=report.session) if report.session is not None
+             else _("the whole campaign")]
     if report.character is not None:
-        parts.append(f"commands acting for {report.character}")
-    sealed = f"; {report.sealed} sealed record(s) left out" if report.sealed else ""
-    return f"{', '.join(parts)}: {report.dice} dice in {report.commands} command(s){sealed}"
+        parts.append(_("commands acting for {character}").format(character=report.character))
+    sealed = _("; {count} sealed record(s) left out").format(count=report.sealed) if report.sealed else ""
+    return _("{scope}: {dice} dice in {commands} command(s){sealed}").format(
+        scope=", ".join(parts), dice=report.dice, commands=report.commands, sealed=sealed)
 
 
 def text_lines(report: DiceReport) -> list[str]:
     """The report as text (``cristal dice report``)."""
-    lines = [f"Dice fairness, {scope(report)}."]
+    lines = [_("Dice fairness, {scope}.").format(scope=scope(report))]
     if not report.groups:
-        lines.append("No dice.")
+        lines.append(_("No dice."))
     for g in report.groups:
         lines.append("")
         lines.append(group_title(g))
         shown = g.counts if g.sides <= 20 else {f: c for f, c in g.counts.items() if c}  # a d100: the faces rolled
-        rest = "" if g.sides <= 20 else "  (every other face 0)"
-        lines.append("  faces:    " + "  ".join(f"{f}:{c}" for f, c in shown.items()) + rest)
-        lines.append(f"  expected: {g.expected:g} per face")
+        rest = "" if g.sides <= 20 else _("  (every other face 0)")
+        lines.append(_("  faces:    {faces}").format(faces="  ".join(f"{f}:{c}" for f, c in shown.items())) + rest)
+        lines.append(_("  expected: {expected} per face").format(expected=f"{g.expected:g}"))
         lines.append("  " + verdict(g))
         lines.extend("  " + streak_text(s) for s in g.streaks)
     lines.append("")
-    lines.append("A small p-value (say under 0.01) says faces this uneven are rare for fair dice; among many "
-                 "groups and sessions one such value is expected by chance (docs/verifiable-dice.md).")
+    lines.append(_("A small p-value (say under 0.01) says faces this uneven are rare for fair dice; among many "
+                   "groups and sessions one such value is expected by chance (docs/verifiable-dice.md)."))
     return [visible(line) for line in lines]
 
 
@@ -326,16 +334,16 @@ def display_cells(g: DiceGroup) -> list[tuple[str, int, float]]:
 def markdown(report: DiceReport, *, level: int = 2) -> str:
     """The report as a Markdown section (the timeline's Markdown export)."""
     h = "#" * level
-    out = [f"{h} Dés : équité", "", f"*{visible(scope(report))}*", ""]
+    out = [f"{h} {_('Dice: fairness')}", "", f"*{visible(scope(report))}*", ""]
     for g in report.groups:
         cells = display_cells(g)
-        out += [f"{h}# {group_title(g)}", "", "| faces | " + " | ".join(c[0] for c in cells) + " |",
-                "|---|" + "---|" * len(cells), "| observed | " + " | ".join(str(c[1]) for c in cells) + " |",
-                "| expected | " + " | ".join(f"{c[2]:g}" for c in cells) + " |", "", f"- {verdict(g)}"]
+        out += [f"{h}# {group_title(g)}", "", f"| {_('faces')} | " + " | ".join(c[0] for c in cells) + " |",
+                "|---|" + "---|" * len(cells), f"| {_('observed')} | " + " | ".join(str(c[1]) for c in cells) + " |",
+                f"| {_('expected')} | " + " | ".join(f"{c[2]:g}" for c in cells) + " |", "", f"- {verdict(g)}"]
         out += [f"- {streak_text(s)}" for s in g.streaks]
         out.append("")
     if not report.groups:
-        out += ["Aucun dé.", ""]
+        out += [_("No dice."), ""]
     return "\n".join(out)
 
 
@@ -365,20 +373,21 @@ def _bar_chart(g: DiceGroup, *, width: int = 360, height: int = 150) -> str:
             f'<line x1="{left}" y1="{Y(0)}" x2="{width - right}" y2="{Y(0)}" stroke="#999"/>'
             f'<text x="{left - 4}" y="{Y(top_value) + 4}" text-anchor="end">{top_value:g}</text>'
             f'{"".join(bars)}<line x1="{left}" y1="{Y(g.expected)}" x2="{width - right}" y2="{Y(g.expected)}" '
-            f'stroke="#c33" stroke-dasharray="4 3"><title>expected {g.expected:g}</title></line></svg>')
+            f'stroke="#c33" stroke-dasharray="4 3"><title>{_html.escape(_("expected {count}").format(count=f"{g.expected:g}"))}'
+            '</title></line></svg>')
 
 
 def html_section(report: DiceReport) -> str:
     """The report as one self-contained HTML section (inline SVG, no script, no external style):
     ``<section id="dice-fairness">``, placed by the HTML export where it fits."""
-    parts = ['<section id="dice-fairness"><h2>Dés : équité</h2>',
+    parts = [f'<section id="dice-fairness"><h2>{_html.escape(_("Dice: fairness"))}</h2>',
              f'<p class="meta">{_html.escape(visible(scope(report)))}</p><div class="charts">']
     for g in report.groups:
         lines = "".join(f"<li>{_html.escape(streak_text(s))}</li>" for s in g.streaks)
         parts.append(f'<figure class="dice-group" style="margin:0">{_bar_chart(g)}'
                      f'<figcaption>{_html.escape(verdict(g))}<ul>{lines}</ul></figcaption></figure>')
     if not report.groups:
-        parts.append("<p>Aucun dé.</p>")
+        parts.append(f"<p>{_html.escape(_('No dice.'))}</p>")
     parts.append("</div></section>")
     return "".join(parts)
 

@@ -230,7 +230,7 @@ def write_markdown(camp: Any, steps: Iterable[Step], out: TextIO, *,
         rules=md(camp.ruleset.title), n=len(steps), rounding=md(camp.header.rounding)) + "*\n")
     fudges = fudge_lines(steps)
     if fudges:
-        out.write("\n## Dés du MJ\n\n" + "".join(f"- {md(line.strip())}\n" for line in fudges))
+        out.write("\n## " + _("The GM's dice") + "\n\n" + "".join(f"- {md(line.strip())}\n" for line in fudges))
     for key, group in session_groups(steps):
         first = group[0]
         if key is None:

@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 
 from ..events import DiceRecorded, ResultOverridden, RollRevealed, RollSealed
+from ..i18n import _
 from ..records import RecordedEvent
 
 
@@ -53,14 +54,16 @@ def dice_audit(recs: Iterable[RecordedEvent]) -> DiceAudit:
 
 def text_lines(report: DiceAudit) -> list[str]:
     """The report as lines of text (the audit's and the Markdown export's; the caller escapes them)."""
-    lines = [f"Dérogations du MJ : {len(report.overrides)}"]
+    lines = [_("GM's overrides: {count}").format(count=len(report.overrides))]
     for o in report.overrides:
         changes = ", ".join(f"{k} = {v}" for k, v in o["changes"].items())
-        lines.append(f"  #{o['position']} ({o['policy']}) position {o['overridden']} : {changes} — {o['reason']}")
-    lines.append(f"Relances : {len(report.rerolls)}")
+        lines.append(_("  #{position} ({policy}) position {overridden}: {changes} — {reason}").format(
+            position=o["position"], policy=o["policy"], overridden=o["overridden"], changes=changes, reason=o["reason"]))
+    lines.append(_("Re-rolls: {count}").format(count=len(report.rerolls)))
     for r in report.rerolls:
-        lines.append(f"  #{r['position']} jet {r['roll']} {r['expr']} = {r['total']} remplace le jet {r['replaces']} "
-                     f"de la position {r['replaces_position']}" + (f" ({r['purpose']})" if r["purpose"] else ""))
+        lines.append(_("  #{position} roll {roll} {expr} = {total} replaces roll {replaces} of position {of}").format(
+            position=r["position"], roll=r["roll"], expr=r["expr"], total=r["total"], replaces=r["replaces"],
+            of=r["replaces_position"]) + (f" ({r['purpose']})" if r["purpose"] else ""))
     where = f" (positions {', '.join(map(str, report.sealed))})" if report.sealed else ""
-    lines.append(f"Jets secrets encore scellés : {len(report.sealed)}{where}")
+    lines.append(_("Secret rolls still sealed: {count}{where}").format(count=len(report.sealed), where=where))
     return lines

@@ -152,19 +152,19 @@ def check_folder(output: str, *, campaign: str | os.PathLike[str] | None = None)
     manifest) may be written; a file, or a folder holding anything else, is refused, with or without
     ``--force``: the export never writes over files it did not write."""
     if not output.strip():
-        raise CristalError("-o needs a folder name for an HTML export; nothing was written.")
+        raise CristalError(_("-o needs a folder name for an HTML export; nothing was written."))
     path = Path(output)
     if campaign is not None and path.exists() and Path(campaign).exists() and os.path.samefile(path, campaign):
-        raise CristalError(f"{path} is the campaign being exported; an export never writes over it; "
-                           "nothing was written.")
+        raise CristalError(_("{path} is the campaign being exported; an export never writes over it; "
+                             "nothing was written.").format(path=path))
     if path.exists() and not path.is_dir():
-        raise CristalError(f"{path} is a file; an HTML export writes a folder (an index and a page per session): "
-                           "give -o a new or empty folder; nothing was written.")
+        raise CristalError(_("{path} is a file; an HTML export writes a folder (an index and a page per "
+                             "session): give -o a new or empty folder; nothing was written.").format(path=path))
     if not path.exists() and not path.parent.is_dir():
-        raise CristalError(f"The folder {path.parent} does not exist; nothing was written.")
+        raise CristalError(_("The folder {folder} does not exist; nothing was written.").format(folder=path.parent))
     if path.is_dir() and not (path / MANIFEST).is_file() and any(path.iterdir()):
-        raise CristalError(f"{path} is a folder that is neither empty nor a previous HTML export; choose a new "
-                           "or empty folder; nothing was written.")
+        raise CristalError(_("{path} is a folder that is neither empty nor a previous HTML export; choose a "
+                             "new or empty folder; nothing was written.").format(path=path))
     return path
 
 
@@ -186,15 +186,16 @@ def output_folder(path: Path, fmt: str = "html") -> Iterator[Callable[[str, str]
     try:
         staging.mkdir()
     except OSError as exc:
-        raise CristalError(f"Cannot write {path}: {exc.strerror}; nothing was written.") from None
+        raise CristalError(_("Cannot write {path}: {reason}; nothing was written.").format(
+            path=path, reason=exc.strerror)) from None
     try:
         yield emit
         path.mkdir(exist_ok=True)
         before = _manifest(path)
         clash = next((n for n in written if (path / n).exists() and n not in before), None)
         if clash is not None:
-            raise CristalError(f"{path / clash} was not written by an export; move it away or choose another "
-                               "folder; nothing was written.")
+            raise CristalError(_("{path} was not written by an export; move it away or choose another "
+                                 "folder; nothing was written.").format(path=path / clash))
         _write_manifest(path, sorted(before | set(written)))  # first, so an interruption forgets nothing
         for name in written:
             os.replace(staging / name, path / name)
@@ -204,8 +205,8 @@ def output_folder(path: Path, fmt: str = "html") -> Iterator[Callable[[str, str]
                 old.unlink()
         _write_manifest(path, sorted(written))
     except OSError as exc:
-        raise CristalError(f"Cannot write {path}: {exc.strerror}; the folder may hold a part of the export; "
-                           "export again.") from None
+        raise CristalError(_("Cannot write {path}: {reason}; the folder may hold a part of the export; "
+                             "export again.").format(path=path, reason=exc.strerror)) from None
     finally:
         for leftover in staging.iterdir() if staging.is_dir() else ():
             leftover.unlink()

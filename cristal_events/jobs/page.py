@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from ..display import visible
-from ..i18n import _
+from ..i18n import _, current, ngettext
 from ..records import RecordedEvent
 from ..xp_ledger import LedgerEntry
 from .dice_report import dice_report, html_section
@@ -52,6 +52,12 @@ def esc(text: Any) -> str:
     """HTML-escape any value (quotes included, so it is safe in attributes too), its control and
     format characters shown visibly (:func:`cristal_events.display.visible`)."""
     return _html.escape(visible(text), quote=True)
+
+
+def words(text: str) -> str:
+    """One of our own translated sentences in a text node: ``<>&`` escaped, apostrophes kept as typed
+    (the French pages read ``l'état``, as they always did)."""
+    return _html.escape(text, quote=False)
 
 
 def vital(character: Any, key: str) -> int | None:
@@ -128,8 +134,10 @@ def chart_or_sentence(title: str, points: list[tuple[int, int]], marks: Sequence
         if not points:
             return ""
         value, first, last = points[-1][1], points[0][0], points[-1][0]
-        where = f"à #{first}" if first == last else f"de #{first} à #{last}"
-        return f'<p class="nochart">{esc(title)} : {value} ({where}, sans changement à tracer).</p>'
+        where = (_("at #{first}").format(first=first) if first == last
+                 else _("from #{first} to #{last}").format(first=first, last=last))
+        text = _("{title}: {value} ({where}, no change to draw).").format(title=title, value=value, where=where)
+        return f'<p class="nochart">{esc(text)}</p>'
     return svg_chart(title, points, marks=marks, colour=colour)
 
 
@@ -180,8 +188,8 @@ def svg_chart(title: str, points: list[tuple[int, int]], *, marks: Sequence[tupl
         f'<line x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}" stroke="#999"/>{yticks}'
         f'<text x="{left}" y="{height - bottom + 13}">#{x0}</text>'
         f'<text x="{width - right}" y="{height - bottom + 13}" text-anchor="end">#{x1}</text>'
-        f'<text x="{(left + width - right) // 2}" y="{height - 4}" text-anchor="middle">position dans le journal'
-        f' (S : début de session)</text>'
+        f'<text x="{(left + width - right) // 2}" y="{height - 4}" text-anchor="middle">'
+        f'{esc(_("position in the log (S: start of a session)"))}</text>'
         f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{" ".join(path)}"/>{dots}</svg>'
     )
 
@@ -190,7 +198,8 @@ def svg_chart(title: str, points: list[tuple[int, int]], *, marks: Sequence[tupl
 def _event_item(s: Step) -> str:
     changes = "".join(f"<li>{esc(render_change(c))}</li>" for c in s.changes)
     n = len(s.changes)
-    folded = (f'<details class="changes"><summary>{n} changement{"s" if n > 1 else ""} de l\'état</summary>'
+    summary = ngettext("{count} change of the state", "{count} changes of the state", n).format(count=n)
+    folded = (f'<details class="changes"><summary>{words(summary)}</summary>'
               f"<ul>{changes}</ul></details>") if changes else ""
     return (f'<li id="e{s.rec.position}" data-type="{esc(s.rec.type)}"><span class="pos">#{s.rec.position}</span>'
             f'<span class="actor">{esc(s.rec.actor)}</span><span class="summary">{esc(s.told)}</span>{folded}</li>')
@@ -263,10 +272,11 @@ def _session_section(key: int | None, group: list[Step], names: dict[str, str], 
                      receipts: dict[int, str], file: str) -> tuple[SessionPage, str]:
     info = group[0].session
     if key is None:
-        heading = "Hors session"
+        heading = _("Outside any session")
     else:
         assert info is not None  # a group with a session number has its session
-        heading = f"Session {key}" + (f" : {info.title}" if info.title else "")
+        heading = (_("Session {number}: {title}").format(number=key, title=info.title) if info.title
+                   else _("Session {number}").format(number=key))
     date = info.in_game_date if info else ""
     present: dict[str, None] = {}
     for s in group:
@@ -277,13 +287,14 @@ def _session_section(key: int | None, group: list[Step], names: dict[str, str], 
     page = SessionPage(key, file, heading, date, len(group), group[0].rec.position, group[-1].rec.position,
                        who, trades, receipt)
     sid = f"s{key}" if key is not None else f"hors-session-{page.first}"
-    meta = (f'<p class="meta">Date en jeu : {esc(date)}</p>' if date else "")
-    meta += f'<p class="meta">Présents : {", ".join(esc(w) for w in who)}</p>' if who else ""
-    meta += f'<p class="meta">XP gagnés / dépensés : {esc(trades)}</p>' if trades else ""
-    meta += (f'<p class="meta receipt">Reçu : <code>{esc(receipt)}</code></p>' if receipt else "")
+    meta = (f'<p class="meta">{esc(_("In-game date: {date}").format(date=date))}</p>' if date else "")
+    meta += (f'<p class="meta">{esc(_("Present: {who}").format(who=", ".join(who)))}</p>' if who else "")
+    meta += (f'<p class="meta">{esc(_("XP earned / spent: {trades}").format(trades=trades))}</p>' if trades else "")
+    meta += (f'<p class="meta receipt">{esc(_("Receipt: "))}<code>{esc(receipt)}</code></p>' if receipt else "")
+    positions = _("Positions #{first} to #{last}; the state changes of each event are folded under it.").format(
+        first=page.first, last=page.last)
     body = [f'<section class="session" id="{sid}"><h2>{esc(heading)}</h2>{meta}'
-            f'<p class="meta">Positions #{page.first} à #{page.last} ; les changements de l\'état de chaque '
-            f"événement sont repliés sous lui.</p><ol class=\"events\">"]
+            f'<p class="meta">{words(positions)}</p><ol class="events">']
     body.extend(_event_item(s) for s in group)
     body.append("</ol>")
     body.extend(_combat_table(v, names) for v in combats(group))
@@ -292,7 +303,7 @@ def _session_section(key: int | None, group: list[Step], names: dict[str, str], 
 
 
 def _head(title: str) -> str:
-    return ('<!DOCTYPE html>\n<html lang="fr"><head><meta charset="utf-8">'
+    return (f'<!DOCTYPE html>\n<html lang="{current()}"><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{title}</title>'
             f"<style>{CSS}</style></head><body>\n")
@@ -305,8 +316,10 @@ def _sessions_table(pages: list[SessionPage], link: Callable[[SessionPage], str]
                     f'<td class="num">{p.events}</td><td class="num">#{p.first}–#{p.last}</td>'
                     f'<td>{", ".join(esc(w) for w in p.present)}</td><td>{esc(p.trades)}</td>'
                     f'<td class="receipt"><code>{esc(p.receipt)}</code></td></tr>')
-    return ('<section id="sessions"><h2>Sessions</h2><table><tr><th>Session</th><th>Date en jeu</th>'
-            "<th>Événements</th><th>Positions</th><th>Présents</th><th>XP gagnés / dépensés</th><th>Reçu</th></tr>"
+    heads = (_("Session"), _("In-game date"), _("Events"), _("Positions"), _("Present"), _("XP earned / spent"),
+             _("Receipt"))
+    return (f'<section id="sessions"><h2>{esc(_("Sessions"))}</h2><table><tr>'
+            + "".join(f"<th>{esc(h)}</th>" for h in heads) + "</tr>"
             + "".join(rows) + "</table></section>\n")
 
 
@@ -321,7 +334,7 @@ def sparkline(title: str, points: list[tuple[int, int]], *, colour: str, width: 
     sx, sy = (width - 2) / (x1 - x0), (height - 4) / (hi - lo)
     path = " ".join(f"{round(1 + (p - x0) * sx)},{round(height - 2 - (v - lo) * sy)}" for p, v in points)
     return (f'<svg class="spark" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img">'
-            f"<title>{esc(title)} : de {lo} à {hi}, #{x0} à #{x1}</title>"
+            f"<title>{esc(_('{title}: from {low} to {high}, #{first} to #{last}').format(title=title, low=lo, high=hi, first=x0, last=x1))}</title>"
             f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{path}"/></svg>')
 
 
@@ -334,10 +347,11 @@ def _characters_table(chars: list[CharacterPage], link: Callable[[CharacterPage]
         rows.append(f"<tr><td>{name}</td><td><code>{esc(c.cid)}</code></td><td class=\"num\">#{c.first}–#{c.last}</td>"
                     f'<td class="num">{xp}</td><td>{sparkline(c.name + " — XP", c.xp, colour="#36a")}</td>'
                     f'<td class="num">{pv}</td><td>{sparkline(c.name + " — PV", c.pv, colour="#c33")}</td></tr>')
-    return ('<section id="characters"><h2>Personnages</h2><p class="meta">Le nom mène aux courbes d\'XP et de PV '
-            "du personnage, sessions marquées.</p><table><tr><th>Nom</th><th>Id</th><th>Positions</th>"
-            '<th colspan="2">XP (dernier, évolution)</th><th colspan="2">PV (dernier, évolution)</th></tr>'
-            + "".join(rows) + "</table></section>\n")
+    return (f'<section id="characters"><h2>{esc(_("Characters"))}</h2><p class="meta">'
+            + words(_("The name leads to the character's XP and PV curves, sessions marked.")) + "</p><table><tr>"
+            f'<th>{esc(_("Name"))}</th><th>{esc(_("Id"))}</th><th>{esc(_("Positions"))}</th>'
+            f'<th colspan="2">{esc(_("XP (last, evolution)"))}</th><th colspan="2">{esc(_("PV (last, evolution)"))}</th>'
+            "</tr>" + "".join(rows) + "</table></section>\n")
 
 
 def _charts(c: CharacterPage, marks: list[tuple[int, int]]) -> str:
@@ -404,7 +418,7 @@ class _Collector:
         out = []
         fudges = fudge_record_lines(self.dice)
         if fudges:
-            out.append('<section id="gm-dice"><h2>Dés du MJ</h2><ul>'
+            out.append('<section id="gm-dice"><h2>' + words(_("The GM's dice")) + "</h2><ul>"
                        + "".join(f"<li>{esc(line.strip())}</li>" for line in fudges) + "</ul></section>\n")
         report = dice_report(self.dice)
         if report.dice or report.sealed:
@@ -413,7 +427,9 @@ class _Collector:
 
     def subtitle(self) -> str:
         return (f"<h1>{esc(self.camp.header.name)}</h1><p class=\"sub\">{esc(self.camp.ruleset.title)} — "
-                f"{self.count} événements — arrondi : {esc(self.camp.header.rounding)}</p>\n")
+                + esc(_("{count} events — rounding: {rounding}").format(count=self.count,
+                                                                        rounding=self.camp.header.rounding))
+                + "</p>\n")
 
 
 def write_html(camp: Any, steps: Iterable[Step], out: TextIO, *,
@@ -424,17 +440,17 @@ def write_html(camp: Any, steps: Iterable[Step], out: TextIO, *,
     sections = [col.group(key, group, "") for key, group in _groups(steps)]
     chars = col.characters()
     w = out.write
-    w(_head(f"{esc(camp.header.name)} — chronologie"))
+    w(_head(f"{esc(camp.header.name)} — {esc(_('timeline'))}"))
     w(col.subtitle())
     w(_sessions_table(col.pages, lambda p: f"#s{p.key}" if p.key is not None else f"#hors-session-{p.first}"))
     if chars:
         w(_characters_table(chars, None))
-        w('<section id="charts"><h2>Personnages : XP et PV</h2>')
+        w(f'<section id="charts"><h2>{esc(_("Characters: XP and PV"))}</h2>')
         for c in chars:
             w(f'<h3 id="c-{esc(c.cid)}">{esc(c.name)}</h3>{_charts(c, col.marks)}')
         w("</section>\n")
     w(col.dice_sections())
-    w('<section id="timeline"><h2>Chronologie</h2>\n')
+    w(f'<section id="timeline"><h2>{esc(_("Timeline"))}</h2>\n')
     w("".join(sections))
     w("</section></body></html>\n")
     return col.count
@@ -460,10 +476,11 @@ def write_site(camp: Any, steps: Iterable[Step], emit: Callable[[str, str], None
     chars = col.characters()
     for c in chars:
         emit(c.file, _head(f"{esc(c.name)} — {title}") + f'<nav><a href="index.html">↑ {title}</a></nav>'
-             f"<h1>{esc(c.name)}</h1><p class=\"sub\"><code>{esc(c.cid)}</code> — positions #{c.first} à #{c.last}"
-             f"</p>{_charts(c, col.marks)}</body></html>\n")
-    index = [_head(f"{title} — chronologie"), col.subtitle(),
-             '<nav><a href="#sessions">Sessions</a><a href="#characters">Personnages</a></nav>',
+             f"<h1>{esc(c.name)}</h1><p class=\"sub\"><code>{esc(c.cid)}</code> — "
+             + esc(_("positions #{first} to #{last}").format(first=c.first, last=c.last))
+             + f"</p>{_charts(c, col.marks)}</body></html>\n")
+    index = [_head(f"{title} — {esc(_('timeline'))}"), col.subtitle(),
+             f'<nav><a href="#sessions">{esc(_("Sessions"))}</a><a href="#characters">{esc(_("Characters"))}</a></nav>',
              _sessions_table(col.pages, lambda p: p.file),
              _characters_table(chars, lambda c: c.file) if chars else "", col.dice_sections(), "</body></html>\n"]
     emit("index.html", "".join(index))
@@ -475,7 +492,7 @@ def _emit_session(emit: Callable[[str, str], None], title: str,
     file, section, page, preceding = held
     nav = [f'<a href="index.html">↑ {title}</a>']
     if preceding:
-        nav.append(f'<a href="{preceding}">← précédente</a>')
+        nav.append(f'<a href="{preceding}">← {esc(_("previous"))}</a>')
     if following:
-        nav.append(f'<a href="{following}">suivante →</a>')
+        nav.append(f'<a href="{following}">{esc(_("next"))} →</a>')
     emit(file, _head(f"{esc(page.heading)} — {title}") + f"<nav>{''.join(nav)}</nav>{section}</body></html>\n")

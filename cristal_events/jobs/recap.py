@@ -35,6 +35,7 @@ from typing import Any, Literal
 import msgspec
 
 from ..events import NoteRecorded
+from ..i18n import N_, _
 from ..records import RecordedEvent
 from . import dice_report
 from .exports import combats
@@ -108,7 +109,7 @@ class Recap:
 
     @property
     def name(self) -> str:
-        return self.title or f"Session {self.number}"
+        return self.title or _("Session {number}").format(number=self.number)
 
     def shown(self, cid: str) -> str:
         p = self.people.get(cid)
@@ -278,7 +279,7 @@ def build(camp: Any, *, session: int, view: View) -> Recap:
 
 
 # ----------------------------------------------------------------------------------------- the text view
-VIEW_LABEL = {"players": "vue des joueurs", "gm": "vue du MJ"}
+VIEW_LABEL = {"players": N_("players' view"), "gm": N_("GM's view")}
 
 
 def real_span(recap: Recap) -> str:
@@ -292,39 +293,44 @@ def numbers_text(numbers: dict[str, Any]) -> str:
 
 
 def person_text(recap: Recap, p: Person) -> str:
-    extra = [f"joué par {p.player}"] if p.player else []
+    extra = [_("played by {player}").format(player=p.player)] if p.player else []
     if p.numbers:
         extra.append(numbers_text(p.numbers))
-    return p.name + (f" ({' ; '.join(extra)})" if extra else "")
+    return p.name + (f" ({_('; ').join(extra)})" if extra else "")
 
 
 def text_lines(recap: Recap) -> list[str]:
     """The recap as plain text lines (the caller shows them through ``echo``, control characters visible)."""
     date = f" — {recap.in_game_date}" if recap.in_game_date else ""
-    out = [f"Session {recap.number}{' : ' + recap.title if recap.title else ''}{date} ({VIEW_LABEL[recap.view]})",
-           f"Jouée le {real_span(recap)}" + (f" · Reçu : {recap.receipt}" if recap.receipt else " · session en cours")]
+    title = (_("Session {number}: {title}").format(number=recap.number, title=recap.title) if recap.title
+             else _("Session {number}").format(number=recap.number))
+    out = [f"{title}{date} ({_(VIEW_LABEL[recap.view])})",
+           _("Played on {span}").format(span=real_span(recap))
+           + (_(" · Receipt: {receipt}").format(receipt=recap.receipt) if recap.receipt else _(" · session under way"))]
     pcs = [p for p in recap.people.values() if not p.foe]
     foes = [p for p in recap.people.values() if p.foe]
     if pcs:
-        out.append("Personnages : " + ", ".join(person_text(recap, p) for p in pcs))
+        out.append(_("Characters: ") + ", ".join(person_text(recap, p) for p in pcs))
     if foes:
-        out.append("Adversaires : " + ", ".join(person_text(recap, p) for p in foes))
+        out.append(_("Foes: ") + ", ".join(person_text(recap, p) for p in foes))
     if recap.fights:
-        out.append("Combats : " + ", ".join(f"« {f.name} » (#{f.start}–#{f.end})" for f in recap.fights))
+        out.append(_("Fights: ") + ", ".join(f"« {f.name} » (#{f.start}–#{f.end})" for f in recap.fights))
     out.append("")
     for line in recap.lines:
         out.append(f"#{line.position:<5} {line.text}")
     for f in recap.fights:
         if not f.table:
             continue
-        out += ["", f"Combat « {f.name} » : Indice de Temps"]
+        out += ["", _("Fight « {name} »: Time Index").format(name=f.name)]
         for pos, actor, _summary, duration, before, after in f.table:
-            out.append(f"  #{pos:<5} {recap.shown(actor)} +{duration} : IT "
-                       + ", ".join(f"{recap.shown(c)} {before.get(c, '')}→{after.get(c, '')}" for c in after))
+            its = ", ".join(f"{recap.shown(c)} {before.get(c, '')}→{after.get(c, '')}" for c in after)
+            out.append(f"  #{pos:<5} " + _("{actor} +{duration}: IT {its}").format(
+                actor=recap.shown(actor), duration=duration, its=its))
     if recap.view == "players" and any(recap.left_out.values()):
         lo = recap.left_out
-        out += ["", f"(Vue des joueurs : {lo['private_notes']} note(s) privée(s) et {lo['sealed']} jet(s) secret(s) "
-                    f"omis ; les nombres des adversaires masqués dans {lo['masked']} ligne(s).)"]
+        out += ["", _("(Players' view: {notes} private note(s) and {sealed} secret roll(s) left out; the foes' "
+                      "numbers hidden in {masked} line(s).)").format(notes=lo["private_notes"], sealed=lo["sealed"],
+                                                                     masked=lo["masked"])]
     return out
 
 

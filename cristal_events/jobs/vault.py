@@ -33,6 +33,7 @@ import msgspec
 
 from ..display import visible
 from ..errors import CristalError
+from ..i18n import _
 from .exports import md
 from .recap import VIEW_LABEL, Fight, Person, Recap, numbers_text, real_span
 
@@ -120,10 +121,11 @@ def write_vault(recap: Recap, directory: str | os.PathLike[str]) -> VaultResult:
     """Write (or update) the notes of ``recap`` in ``directory`` (created when missing)."""
     root = Path(directory)
     if root.exists() and not root.is_dir():
-        raise CristalError(f"{root} is not a folder; --out needs the vault's folder; nothing was written.")
+        raise CristalError(_("{folder} is not a folder; --out needs the vault's folder; nothing was written.").format(
+            folder=root))
     if not root.exists():
         if not root.parent.is_dir():
-            raise CristalError(f"The folder {root.parent} does not exist; nothing was written.")
+            raise CristalError(_("The folder {folder} does not exist; nothing was written.").format(folder=root.parent))
         root.mkdir()
     me = owner(recap)
     ours: dict[str, dict[str, Any]] = {}  # stem -> front matter of every note of ours already there
@@ -173,7 +175,7 @@ def write_vault(recap: Recap, directory: str | os.PathLike[str]) -> VaultResult:
                     "player": obj.player, **session_meta}
             body = _character_body(recap, obj, link, sessions, fights)
         else:
-            meta = {**base, "kind": "fight", "title": f"Combat « {obj.name} »", **session_meta,
+            meta = {**base, "kind": "fight", "title": _("Fight « {name} »").format(name=obj.name), **session_meta,
                     "characters": obj.participants, "start": obj.start, "end": obj.end}
             body = _fight_body(recap, obj, link)
         texts[stem] = _yaml(meta) + body
@@ -199,7 +201,8 @@ def _replace(path: Path, text: str) -> None:
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        raise CristalError(f"Cannot write {path}: {exc.strerror}; the notes before it were written.") from None
+        raise CristalError(_("Cannot write {path}: {reason}; the notes before it were written.").format(
+            path=path, reason=exc.strerror)) from None
 
 
 def _who(recap: Recap, link: Any, ids: list[str]) -> str:
@@ -207,29 +210,30 @@ def _who(recap: Recap, link: Any, ids: list[str]) -> str:
 
 
 def _session_body(recap: Recap, link: Any) -> str:
-    out = [f"# Session {recap.number} : {md(recap.name)}", ""]
-    out.append(f"*{md(recap.campaign)} — {md(VIEW_LABEL[recap.view])}*")
+    out = ["# " + _("Session {number}: {title}").format(number=recap.number, title=md(recap.name)), ""]
+    out.append(f"*{md(recap.campaign)} — {md(_(VIEW_LABEL[recap.view]))}*")
     out.append("")
     if recap.in_game_date:
-        out.append(f"- **Date en jeu :** {md(recap.in_game_date)}")
-    out.append(f"- **Jouée le :** {md(real_span(recap))}")
-    out.append(f"- **Reçu :** `{recap.receipt}`" if recap.receipt else "- **Reçu :** session en cours")
+        out.append(f"- **{_('In-game date:')}** {md(recap.in_game_date)}")
+    out.append(f"- **{_('Played on:')}** {md(real_span(recap))}")
+    out.append(f"- **{_('Receipt:')}** `{recap.receipt}`" if recap.receipt
+               else f"- **{_('Receipt:')}** {_('session under way')}")
     pcs = [c for c, p in recap.people.items() if not p.foe]
     foes = [c for c, p in recap.people.items() if p.foe]
     if pcs:
-        out.append(f"- **Personnages :** {_who(recap, link, pcs)}")
+        out.append(f"- **{_('Characters:')}** {_who(recap, link, pcs)}")
     if foes:
-        out.append(f"- **Adversaires :** {_who(recap, link, foes)}")
+        out.append(f"- **{_('Foes:')}** {_who(recap, link, foes)}")
     if recap.fights:
-        out.append("- **Combats :** " + ", ".join(link(fight_stem(f), f"Combat « {f.name} »") for f in recap.fights))
-    out += ["", "## Déroulé", ""]
+        out.append(f"- **{_('Fights:')}** " + ", ".join(link(fight_stem(f), _("Fight « {name} »").format(name=f.name)) for f in recap.fights))
+    out += ["", "## " + _("What happened"), ""]
     shown_fight: set[str] = set()
     for line in recap.lines:
         if line.fight is not None:
             if line.fight not in shown_fight:
                 f = next(f for f in recap.fights if f.key == line.fight)
-                out.append(f"- `#{line.position}` {link(fight_stem(f), f'Combat « {f.name} »')} "
-                           f"({len(f.lines)} événements)")
+                out.append(f"- `#{line.position}` {link(fight_stem(f), _('Fight « {name} »').format(name=f.name))} "
+                           + _("({count} events)").format(count=len(f.lines)))
                 shown_fight.add(line.fight)
             continue
         out.append(f"- `#{line.position}` {md(line.text)}")
@@ -238,33 +242,37 @@ def _session_body(recap: Recap, link: Any) -> str:
 
 def _character_body(recap: Recap, p: Person, link: Any, earlier: list[tuple[str, dict[str, Any]]],
                     fights: list[tuple[str, dict[str, Any]]]) -> str:
-    role = "Adversaire" if p.foe else "Personnage joueur"
-    out = [f"# {md(p.name)}", "", f"- **Rôle :** {role}" + (f", joué par {md(p.player)}" if p.player else ""),
-           f"- **Identifiant :** `{md(p.id)}`"]
+    role = _("Foe") if p.foe else _("Player character")
+    out = [f"# {md(p.name)}", "", f"- **{_('Role:')}** {role}"
+           + (_(", played by {player}").format(player=md(p.player)) if p.player else ""),
+           f"- **{_('Id:')}** `{md(p.id)}`"]
     if p.numbers:
-        out.append(f"- **À la fin de la session {recap.number} :** {md(numbers_text(p.numbers))}")
+        out.append("- **" + _("At the end of session {number}:").format(number=recap.number)
+                   + f"** {md(numbers_text(p.numbers))}")
     out += ["", "## Sessions", ""]
     for stem, meta in earlier:
         out.append(f"- {link(stem, str(meta.get('title', stem)))}")
     out.append(f"- {link(session_stem(recap), recap.name)}")
     mine = [f for f in recap.fights if p.id in f.participants]
     if mine or fights:
-        out += ["", "## Combats", ""]
+        out += ["", "## " + _("Fights"), ""]
         out += [f"- {link(stem, str(meta.get('title', stem)))}" for stem, meta in fights]
-        out += [f"- {link(fight_stem(f), f'Combat « {f.name} »')} (session {recap.number})" for f in mine]
+        out += [f"- {link(fight_stem(f), _('Fight « {name} »').format(name=f.name))} "
+                + _("(session {number})").format(number=recap.number) for f in mine]
     return "\n".join(out) + "\n"
 
 
 def _fight_body(recap: Recap, f: Fight, link: Any) -> str:
-    out = [f"# Combat « {md(f.name)} »", "", f"- **Session :** {link(session_stem(recap), recap.name)}",
-           f"- **Positions :** #{f.start}–#{f.end}", f"- **Participants :** {_who(recap, link, f.participants)}",
-           "", "## Déroulé", ""]
+    out = ["# " + _("Fight « {name} »").format(name=md(f.name)), "", f"- **{_('Session:')}** {link(session_stem(recap), recap.name)}",
+           f"- **{_('Positions:')}** #{f.start}–#{f.end}",
+           f"- **{_('Participants:')}** {_who(recap, link, f.participants)}", "", "## " + _("What happened"), ""]
     out += [f"- `#{line.position}` {md(line.text)}" for line in f.lines]
     if f.table:
         who = f.participants
-        head = [f"IT avant {md(recap.shown(c))}" for c in who] + ["Au tour de", "Action", "Durée"]
-        head += [f"IT après {md(recap.shown(c))}" for c in who]
-        out += ["", "## Indice de Temps", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        head = [_("IT before {name}").format(name=md(recap.shown(c))) for c in who]
+        head += [_("Turn of"), _("Action"), _("Duration")]
+        head += [_("IT after {name}").format(name=md(recap.shown(c))) for c in who]
+        out += ["", "## " + _("Time Index"), "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for _pos, actor, summary, duration, before, after in f.table:
             cells = [str(before.get(c, "")) for c in who] + [md(recap.shown(actor)), md(summary), f"+{duration}"]
             cells += [str(after.get(c, "")) for c in who]

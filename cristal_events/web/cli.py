@@ -162,25 +162,27 @@ def _serve_all(ctx: click.Context, host: str, port: int, as_json: bool) -> None:
     from ..store import is_postgres
 
     if not is_postgres(ctx.obj["db"]):
-        raise CristalError("'serve --all' serves the campaigns of a PostgreSQL database; give --db postgresql://...")
+        raise CristalError(_("'serve --all' serves the campaigns of a PostgreSQL database; give --db "
+                             "postgresql://..."))
     try:
         import uvicorn
 
         from .hosting import create_host_app
     except ModuleNotFoundError as exc:
-        raise click.ClickException(f"'cristal serve' needs the web extra ({exc.name} is missing): "
-                                   "pip install 'cristal-events[web]'.") from None
+        raise click.ClickException(_("'cristal serve' needs the web extra ({name} is missing): pip install "
+                                     "'cristal-events[web]'.").format(name=exc.name)) from None
     from ..store_pg import campaigns
 
     names = campaigns(ctx.obj["db"])
     if as_json:
         emit_json({"db": ctx.obj["db"], "host": host, "port": port, "campaigns": names})
     else:
-        echo(f"Serving {len(names)} campaign(s) of {visible(ctx.obj['db'])} on http://{host}:{port}/ "
-             f"({', '.join(names) or 'none yet'}; each at /c/NAME/ or by its token; Ctrl-C stops).")
+        echo(_("Serving {count} campaign(s) of {db} on http://{host}:{port}/ ({names}; each at /c/NAME/ or by "
+               "its token; Ctrl-C stops).").format(count=len(names), db=visible(ctx.obj["db"]), host=host, port=port,
+                                                   names=", ".join(names) or _("none yet")))
     if not is_loopback(host):
-        echo(f"Warning: serving on {host} opens the tables to the network; anyone who reaches them still needs a token.",
-             err=True)
+        echo(_("Warning: serving on {host} opens the tables to the network; anyone who reaches them still needs a "
+               "token.").format(host=host), err=True)
     uvicorn.run(create_host_app(ctx.obj["db"]), host=host, port=port, log_level="warning")
 
 

@@ -25,6 +25,7 @@ from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs
 
+from ..i18n import _
 from ..store_pg import campaign_of_token, campaigns, parse_target
 from . import commands
 from .app import COOKIE, create_app
@@ -79,13 +80,13 @@ def create_host_app(target: str) -> Any:
         if m:
             name, rest = m.group(1), m.group(2) or "/"
             if name not in await anyio.to_thread.run_sync(campaigns, target):
-                await _not_found(send, f"No campaign {name} on this server.")
+                await _not_found(send, _("No campaign {name} on this server.").format(name=name))
                 return
             scope = {**scope, "path": rest, "raw_path": rest.encode()}
         else:
             found = await anyio.to_thread.run_sync(lambda: _campaign_of(scope))
             if found is None:
-                await _not_found(send, "This database holds no campaign yet; create one with 'cristal init'.")
+                await _not_found(send, _("This database holds no campaign yet; create one with 'cristal init'."))
                 return
             name = found
         await app_of(name)(scope, receive, send)

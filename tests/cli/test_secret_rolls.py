@@ -85,7 +85,7 @@ def test_a_secret_roll_is_the_gms_alone_until_revealed_and_every_output_counts_i
         assert "2 secret rolls are still sealed" in r.stderr, argv
     audit = json.loads(cristal(db, "audit", "dice", "--json").stdout)
     assert audit["counts"]["sealed"] == 2 and audit["sealed"][0] == position
-    assert "Jets secrets encore scellés : 2" in cristal(db, "export", "timeline", "--format", "md").stdout
+    assert "Jets secrets encore scellés : 2" in cristal(db, "--lang", "fr", "export", "timeline", "--format", "md").stdout
     assert json.loads(cristal(db, "verify", "--rolls", "--json").stdout)["rolls"]["sealed"] == 2
     site = tmp_path / "site"  # the HTML site: every page keeps the rolls sealed
     assert cristal(db, "export", "timeline", "--format", "html", "-o", str(site)).exit_code == 0
@@ -209,6 +209,7 @@ def test_a_fudge_is_refused_when_the_policy_forbids_it(backend: str) -> None:
     assert _ogre_pv(db) == 8
 
 
+@pytest.mark.french  # reads the French texts of the output
 def test_a_disclosed_fudge_is_shown_to_everyone_at_once_and_applied_where_the_result_is_used(backend: str) -> None:
     db = backend
     attack = _fight(db, "disclosed")
@@ -284,17 +285,19 @@ def test_re_rolls_name_the_roll_they_replace_and_replay_shows_the_chain(backend:
     # the GM's own "roll again", which names the Chance reroll it replaces
     again = cristal(db, "reroll", str(second), "--reason", "le dé a roulé sous la table", "--dice", "17")
     assert again.exit_code == 0, again.output
-    replay = cristal(db, "replay").stdout
+    replay = cristal(db, "--lang", "fr", "replay").stdout  # the French texts, as the golden exports hold them
     assert f"↺ remplace le jet 0 (position {first})" in replay
     assert f"↺ remplace le jet 0 (position {second})" in replay
     assert f"Le MJ relance le jet 0 de la position {second} : le dé a roulé sous la table" in replay
     audit = json.loads(cristal(db, "audit", "dice", "--json").stdout)
     assert [(r["replaces_position"], r["total"]) for r in audit["rerolls"]] == [(first, 4), (second, 17)]
-    assert "remplace le jet 0 de la position" in cristal(db, "export", "timeline", "--format", "md").stdout
+    assert "remplace le jet 0 de la position" in cristal(db, "--lang", "fr", "export", "timeline", "--format", "md").stdout
+    assert "replaces roll 0 of position" in cristal(db, "export", "timeline", "--format", "md").stdout
     refused = cristal(db, "reroll", str(second), "--reason", "")
     assert refused.exit_code == 1 and "A re-roll needs a reason" in refused.output
 
 
+@pytest.mark.french  # reads the French texts of the output
 def test_a_tie_break_round_names_the_roll_it_replaces(backend: str) -> None:
     db = backend
     assert cristal(db, "init", "--name", "Égalité").exit_code == 0
@@ -325,6 +328,7 @@ def test_a_lost_sealed_file_leaves_the_roll_sealed_for_good_and_verify_names_it(
         in problems
 
 
+@pytest.mark.french  # reads the French texts of the output
 def test_the_fairness_report_and_the_players_recap_leave_a_sealed_roll_out_and_count_it(backend: str) -> None:
     db = backend
     table(db)

@@ -59,6 +59,7 @@ def fight(backend):
     return db
 
 
+@pytest.mark.french  # reads the French texts of the output
 def test_combat_show_draws_the_it_timeline_in_80_columns(fight):
     lines = assert_fits(cristal(fight, "combat", "show", "pont"))
     assert lines[0] == "Combat « pont »"
@@ -72,6 +73,7 @@ def test_combat_show_draws_the_it_timeline_in_80_columns(fight):
     assert lines[-1] == f"Au tour de : {OGRE} (IT 5)."
 
 
+@pytest.mark.french  # reads the French texts of the output
 def test_combat_log_lists_every_action_in_80_columns_with_full_names(fight):
     lines = assert_fits(cristal(fight, "combat", "log", "pont"))
     heads = [ln for ln in lines if ln.startswith("#")]

@@ -188,10 +188,11 @@ def test_a_sealed_record_is_left_out_through_the_one_hook(compagnie, monkeypatch
     assert (report.commands, report.dice, report.sealed) == (6, 12, 1)
 
 
+@pytest.mark.french  # reads the French texts of the output
 def test_the_markdown_export_carries_the_report_and_the_html_section_stands_alone(compagnie):
     md = cristal(compagnie, "export", "timeline", "--format", "md").output
-    assert "## Dés : équité" in md and "### d20, table: 5 roll(s)" in md
-    assert "| observed | 0 | 0 | 0 | 1 | 0 | 0 | 0 | 1 | 0 | 0 | 0 | 1 | 2 |" in md
+    assert "## Dés : équité" in md and "### d20, table : 5 jet(s)" in md
+    assert "| observés | 0 | 0 | 0 | 1 | 0 | 0 | 0 | 1 | 0 | 0 | 0 | 1 | 2 |" in md
     report = dr.dice_report(_records(compagnie))
     section = dr.html_section(report)
     assert section.startswith('<section id="dice-fairness">') and section.endswith("</section>")

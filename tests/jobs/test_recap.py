@@ -190,6 +190,7 @@ def test_a_second_run_overwrites_nothing_it_did_not_write(crypt, tmp_path):
     assert "Left alone: la-crypte--s4.md (a note the recap did not write)." in text
 
 
+@pytest.mark.french  # reads the French texts of the output
 def test_a_gm_vault_has_everything(crypt, tmp_path):
     root = tmp_path / "mj"
     assert cristal(crypt, "recap", "--session", "4", "--view", "gm", "--format", "md", "--out", str(root)).exit_code == 0
@@ -215,6 +216,7 @@ def test_refusals_are_one_sentence(crypt, tmp_path):
     shutil.rmtree(tmp_path / "none", ignore_errors=True)
 
 
+@pytest.mark.french  # reads the French texts of the output
 def test_hostile_names_cannot_break_the_vault_or_the_terminal(tmp_path):
     db = tmp_path / "h.db"
     for args in (["init", str(db), "--name", "H"], ["session", "start", "--title", 'Nuit\x1b[2J | ]] "x": y'],
