@@ -69,18 +69,17 @@ READS = [["log"], ["log", "--json"], ["replay"], ["sheet", "thor"], ["sheet", "t
          ["verify", "--rolls", "--json"]]
 
 
-@pytest.mark.french  # reads the Lois du Cristal's French summaries
 def test_a_secret_roll_is_the_gms_alone_until_revealed_and_every_output_counts_it(backend: str, tmp_path: Path) -> None:
     db = backend
     table(db)
     position, outcome, face = secret_check(db)
     text = cristal(db, "check", "technique", "thor", "Natation", "--secret")
     assert text.exit_code == 0
-    assert "Secret roll sealed at position" in text.stdout and "sealed  thor : jet de Natation" in text.stdout
+    assert "Secret roll sealed at position" in text.stdout and "sealed  thor: Natation roll" in text.stdout
     for argv in READS:  # what a player can read: nothing of the outcome, and the count of what is sealed
         r = cristal(db, *argv)
         assert r.exit_code in (0, 1), (argv, r.output)
-        assert "technique.checked" not in r.stdout and "jet de Forestier" not in r.stdout, argv
+        assert "technique.checked" not in r.stdout and "Forestier roll" not in r.stdout, argv
         assert f'"face":{face}' not in r.stdout.replace(" ", "") or argv[0] != "log", argv
         assert "2 secret rolls are still sealed" in r.stderr, argv
     audit = json.loads(cristal(db, "audit", "dice", "--json").stdout)
@@ -90,7 +89,7 @@ def test_a_secret_roll_is_the_gms_alone_until_revealed_and_every_output_counts_i
     site = tmp_path / "site"  # the HTML site: every page keeps the rolls sealed
     assert cristal(db, "export", "timeline", "--format", "html", "-o", str(site)).exit_code == 0
     pages = "".join(p.read_text(encoding="utf-8") for p in site.glob("*.html"))
-    assert "jet de Forestier" not in pages and "technique.checked" not in pages and "Jets secrets" in pages
+    assert "Forestier roll" not in pages and "technique.checked" not in pages and "Secret rolls still sealed" in pages
     # the campaign file holds the commitment only; the faces wait beside it, readable by their owner only
     assert b"technique.checked" not in raw_log(db)
     sealed_file = sealed_file_of(db)
@@ -108,7 +107,7 @@ def test_a_secret_roll_is_the_gms_alone_until_revealed_and_every_output_counts_i
     ended = cristal(db, "session", "end", "--json")
     assert ended.exit_code == 0 and len(json.loads(ended.stdout)["revealed"]) == 1
     assert "still sealed" not in ended.stderr and not sealed_file.exists()
-    assert "jet de Natation" in cristal(db, "log").stdout
+    assert "Natation roll" in cristal(db, "log").stdout
     report = json.loads(cristal(db, "verify", "--rolls", "--json").stdout)
     assert report["ok"] and report["rolls"]["revealed"] == 2 and report["rolls"]["sealed"] == 0
 

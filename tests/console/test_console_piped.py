@@ -104,7 +104,7 @@ def test_an_illergan_fight_takes_the_current_fight_and_the_bar_shows_its_initiat
         assert console.run_line("ini 40,12,77") is True  # combat initiative bois --dice 40,12,77
         out = capsys.readouterr().out
         assert "Tour 1 de « bois » : lysa 112, thor 110, rat 107" in out, out
-        assert console.refresh_bar() == ("No session open | bois: next lysa · lysa ini 112 PV 30 · "
+        assert console.refresh_bar() == ("Aucune session ouverte | bois : au tour de lysa · lysa ini 112 PV 30 · "
                                          "thor ini 110 PV 40 · rat ini 107 PV 0")  # the rat at 0/5 PV in the sample
         assert console.run_line("combat end") is True and console.fight is None
     finally:

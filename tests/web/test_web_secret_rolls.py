@@ -15,6 +15,7 @@ def post(client, table, who, argv):
 
 
 @pytest.mark.french  # reads the Lois du Cristal's French summaries
+@pytest.mark.french  # reads the Lois du Cristal's French summaries and warnings
 def test_a_player_cannot_read_a_sealed_roll_through_the_api(client, table):
     cristal(table.db, "combat", "end", "pendu")
     r = post(client, table, "mj", ["check", "technique", "thor", "Forestier", "--difficulty", "8", "--secret"])
@@ -24,12 +25,12 @@ def test_a_player_cannot_read_a_sealed_roll_through_the_api(client, table):
     seen = body["sealed"]["events"][0]["summary"]  # the GM's own answer carries the outcome
     assert "jet de Forestier" in seen
     warned = json.loads(r.headers["X-Cristal-Warnings"])
-    assert any("1 secret roll is still sealed" in w for w in warned)
+    assert any("1 jet secret est encore scellé" in w for w in warned), warned
     for path in ("/api/log", "/api/sheet/thor", "/api/characters", "/api/log?after=0"):
         got = client.get(path, headers=table.headers("alice"))
         assert got.status_code == 200, path
         assert "technique.checked" not in got.text and "jet de Forestier" not in got.text, path
-        assert any("1 secret roll is still sealed" in w for w in json.loads(got.headers["X-Cristal-Warnings"])), path
+        assert any("1 jet secret est encore scellé" in w for w in json.loads(got.headers["X-Cristal-Warnings"])), path
     log = client.get("/api/log", headers=table.headers("alice")).json()
     assert [e["type"] for e in log if e["position"] == position] == ["roll.sealed"]
     # a player's own roll is never secret
