@@ -20,7 +20,6 @@ import os
 import sqlite3
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -41,9 +40,25 @@ from .errors import (
 )
 from .events import Event
 from .i18n import _
+from .log_rows import (  # shared with the PostgreSQL store (re-exported: callers import them from here)
+    ANY,
+    GENESIS,
+    IMPORT_FIELDS,
+    VerifyReport,
+    access_row,
+    gap_problem,
+    ident,
+    new_event_id,
+    new_event_ids,
+    row_hash,
+    unlinked_problem,
+    utc_now,
+)
 from .records import RecordedEvent  # the envelope is the kernel's; re-exported for old callers
 
-GENESIS = "0" * 64
+#: the names other modules import from here (those of .log_rows included)
+__all__ = ["ANY", "GENESIS", "IMPORT_FIELDS", "VerifyReport", "access_row", "gap_problem", "ident", "new_event_id", "new_event_ids", "row_hash", "unlinked_problem", "utc_now", "Store", "RecordedEvent"]
+
 #: a ``--db`` target naming a PostgreSQL campaign starts with one of these (cristal_events/store_pg.py)
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 #: the constraint failures of an append whose stream or position another writer took first
@@ -51,71 +66,18 @@ _MOVED = (sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
 #: the columns of a row's canonical array, the input of its hash, in order
 _CANONICAL = ("prev_hash, position, event_id, stream, version, type, schema_version, payload, recorded_at, "
               "session, actor, causation_id, correlation_id")
-ANY = None  # expected_version that skips the concurrency check
 _SQLITE_MAX_INT = 2**63 - 1  # the largest integer SQLite binds
 
 _COLUMNS = (
     "position, event_id, stream, version, type, schema_version, payload, recorded_at, session, actor, "
     "causation_id, correlation_id, prev_hash, hash"
 )
-#: the fields of a row given to :meth:`Store.import_rows` (the envelope and payload of an exported event)
-IMPORT_FIELDS = ("event_id", "stream", "version", "type", "schema_version", "payload", "recorded_at", "session",
-                 "actor", "causation_id", "correlation_id")
 _WIDTH = 14  # the columns of _COLUMNS
 _ROW_MARKS = "(" + ",".join("?" * _WIDTH) + ")"
 #: event types with a partial index of their own (migration 0003): type -> index
 _INDEXED_TYPES = {"session.started": "events_session_starts"}
 _COLUMNS_NO_HASHES = _COLUMNS.replace(", prev_hash, hash", "")
 _hash_encoder = msgspec.json.Encoder()
-
-
-class VerifyReport(msgspec.Struct, kw_only=True):
-    """The outcome of :meth:`Store.verify`. ``ok`` is False when any problem was found."""
-
-    ok: bool
-    events: int
-    first_bad_position: int | None = None
-    problems: list[str] = []
-
-
-def row_hash(prev_hash: str, position: int, event_id: str, stream: str, version: int, type_: str,
-             schema_version: int, payload: str, recorded_at: str, session: int | None, actor: str,
-             causation_id: str | None, correlation_id: str | None) -> str:
-    """SHA-256 over the canonical JSON array of the envelope and the payload text."""
-    canonical = _hash_encoder.encode([
-        prev_hash, position, event_id, stream, version, type_, schema_version, payload, recorded_at,
-        session, actor, causation_id, correlation_id,
-    ])
-    return hashlib.sha256(canonical).hexdigest()
-
-
-_id_counter = itertools.count(int.from_bytes(os.urandom(2), "big"))
-
-
-def new_event_ids(n: int) -> list[str]:
-    """``n`` time-ordered UUIDs (version 7 layout, RFC 9562): 48-bit Unix ms, a 12-bit counter, 62 random bits.
-
-    Ids that grow with time land at the end of the unique index on ``event_id`` instead of at
-    random places, which keeps appends fast as the log grows (see benchmarks/README.md, 'time-ordered ids').
-    """
-    ms = f"{time.time_ns() // 1_000_000:012x}"
-    head = f"{ms[:8]}-{ms[8:12]}-7"
-    rand = os.urandom(8 * n)
-    out = []
-    for i in range(n):
-        r = int.from_bytes(rand[8 * i:8 * i + 8], "big") >> 2 | 0x8000000000000000
-        tail = f"{r:016x}"
-        out.append(f"{head}{next(_id_counter) & 0xFFF:03x}-{tail[:4]}-{tail[4:]}")
-    return out
-
-
-def new_event_id() -> str:
-    """One time-ordered UUID; see :func:`new_event_ids`."""
-    return new_event_ids(1)[0]
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 #: the first 16 bytes of every SQLite database file
@@ -999,10 +961,6 @@ class Store:
         return [{**access_row(r[:4]), "revoked_at": r[4]} for r in rows]
 
 
-def access_row(row: Sequence[Any]) -> dict[str, Any]:
-    return {"name": row[0], "characters": msgspec.json.decode(row[1]), "gm": bool(row[2]), "granted_at": row[3]}
-
-
 #: below this many events ``verify`` walks the chain in one process (a fork costs a few milliseconds)
 VERIFY_PARALLEL_MIN = int(os.environ.get("CRISTAL_VERIFY_PARALLEL_MIN", "20000"))
 
@@ -1028,14 +986,6 @@ class _Stretch(msgspec.Struct, array_like=True):
     end: int = 0
     first_bad: int | None = None
     problem: str = ""
-
-
-def gap_problem(expected: int, found: int) -> str:
-    return _("position {expected} is missing (next stored event is {found}): an event was removed").format(expected=expected, found=found)
-
-
-def unlinked_problem(position: int) -> str:
-    return _("position {position} does not follow the previous event (chain broken: reordered or removed)").format(position=position)
 
 
 def _row_digest(conn: sqlite3.Connection, position: int) -> str:
@@ -1171,14 +1121,6 @@ def _short_switch_interval(seconds: float = 0.0005) -> Iterator[None]:
             _switch["users"] -= 1
             if _switch["users"] == 0:
                 sys.setswitchinterval(_switch["saved"])
-
-
-def ident(name: str) -> str:
-    """A table, column or savepoint name put in SQL text: read models name their own tables, so a
-    name holding a double quote is a bug, refused before it reaches SQLite."""
-    if '"' in name or "\x00" in name:
-        raise ValueError(f"not a usable SQL name: {name!r}")
-    return name
 
 
 def _uri_path(path: Path) -> str:

@@ -52,8 +52,8 @@ from .errors import (
 )
 from .events import Event
 from .i18n import _
+from .log_rows import ANY, GENESIS, IMPORT_FIELDS, VerifyReport, access_row, ident, new_event_ids, utc_now
 from .records import RecordedEvent
-from .store import ANY, GENESIS, IMPORT_FIELDS, VerifyReport, access_row, ident, new_event_ids, utc_now
 
 SCHEMES = ("postgresql://", "postgres://")
 DEFAULT_CAMPAIGN = "default"
@@ -841,7 +841,7 @@ class PgStore:
         """Recompute the hash chain (the same canonical encoding as on SQLite), check the positions,
         the end of the log, the append-only triggers, the revoked privileges and the migrations.
         ``workers`` is accepted for the same call as on SQLite: the walk is one keyset scan here."""
-        from .store import gap_problem, unlinked_problem
+        from .log_rows import gap_problem, unlinked_problem
 
         last_pos = self.last_position()
         sql = f"SELECT {_CANONICAL}, hash FROM events WHERE position > %s ORDER BY position LIMIT {_PAGE}"

@@ -16,20 +16,7 @@ from ..rounding import MODES
 from ..rulesets import names as ruleset_names
 from ..service import FUDGE_POLICIES, Campaign, RecordNote
 from .common import POSITION, SEED, actor, echo, emit_json, json_option, open_campaign, to_json, tty_progress
-from .settings import InitCommand
-
-
-def parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key.strip():
-            raise CristalError(_("--set expects KEY=VALUE, got {pair!r}.").format(pair=pair))
-        try:
-            out[key.strip()] = msgspec.json.decode(raw)
-        except msgspec.DecodeError:
-            out[key.strip()] = raw
-    return out
+from .settings import InitCommand, parse_settings
 
 
 @click.command("init", cls=InitCommand)

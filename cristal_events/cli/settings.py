@@ -14,11 +14,25 @@ from typing import Any
 import click
 import msgspec
 
+from ..errors import CristalError
 from ..i18n import _
 from ..ruleset import Ruleset
 from ..rulesets import get as ruleset_get
 from ..rulesets import names as ruleset_names
 from .common import echo, emit_json, json_option, open_campaign
+
+
+def parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise CristalError(_("--set expects KEY=VALUE, got {pair!r}.").format(pair=pair))
+        try:
+            out[key.strip()] = msgspec.json.decode(raw)
+        except msgspec.DecodeError:
+            out[key.strip()] = raw
+    return out
 
 
 def setting_rows(ruleset: Ruleset, current: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -94,7 +108,6 @@ def settings_cmd(ctx: click.Context, change: str | None, reason: str, as_json: b
     """
     if change is not None:
         from ..service import ChangeSetting
-        from .campaign import parse_settings
         from .common import actor
 
         ((key, value),) = parse_settings((change,)).items()
