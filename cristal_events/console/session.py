@@ -222,7 +222,7 @@ class Console:
 
     def _fight_line(self, name: str) -> str:
         if self.campaign.ruleset.name == "illergan":
-            from ..web.fights import panel
+            from ..cli.fight_panel import panel
 
             events = self._json(["log", "--stream", f"fight:{name}"]) or []
             events = events if isinstance(events, list) else [events]

@@ -290,7 +290,7 @@ def create_app(db: str | os.PathLike[str]) -> Starlette:
         ruleset = await table.ruleset(holder)
         data["ruleset"] = ruleset
         name = table.current_combat(ruleset) if "fight" in want else None
-        if name is not None:  # both rulesets: ``combat show NAME --json`` (Illergan's is fights.panel's)
+        if name is not None:  # both rulesets: ``combat show NAME --json`` (Illergan's is cli/fight_panel.py's panel)
             fight = await table.read(holder, ["combat", "show", name])
             data["fight"] = {**fight, "name": name} if fight.get("active") else None
         if "log" in want and holder["gm"]:

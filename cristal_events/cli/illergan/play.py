@@ -719,13 +719,13 @@ def evening_cmd(ctx: click.Context, character_id: str | None, as_json: bool) -> 
 
 # ------------------------------------------------------------------ combat show / combat log (issue 19)
 # (a block of its own: the fight as the table sees it, read from the stream ``fight:NAME`` and the party,
-# folded by the same panel the web table draws, cristal_events.web.fights.panel)
+# folded by the same panel the web table draws, cristal_events.cli.fight_panel.panel)
 def _fight_view(ctx: click.Context, fight: str) -> tuple[Any, list[Any], dict[str, Any]]:
     """The fight's records, and its panel: ``active`` (started, not ended), the turn, the order, who
     acts next and each fighter (an ended fight: as it stood at its end)."""
     from cristal_events.cli.campaign import record_json
+    from cristal_events.cli.fight_panel import panel
     from cristal_events.i18n import _
-    from cristal_events.web.fights import panel
 
     camp = open_campaign(ctx, readonly=True)
     recs = list(camp.store.read_all(stream=f"fight:{fight}"))

@@ -12,7 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import click
+
 from ..i18n import _, ngettext
+
+COMMANDS: list[click.Command] = []  # every module of cristal_events.cli lists its commands; this one has none
 
 #: a turn's budget before any action (I-L241): the shape of ``Turn.budget`` in the events
 FRESH = {"major": 1, "minor": 1, "skill": 1, "extra_major": 0}
