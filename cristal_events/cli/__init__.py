@@ -216,7 +216,7 @@ class CristalGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         cmd = self._command(ctx, cmd_name)
         if cmd is not None and ctx.resilient_parsing:  # a shell's Tab (or a lenient parse): names complete
-            from ..console.completion import attach
+            from .completion import attach
 
             attach(cmd, ("cristal",))
         return cmd

@@ -1,6 +1,6 @@
 """The console's completion for prompt_toolkit: the words a line may take next, from the click tree
 (commands, subcommands, option names) and from the campaign's state through the one completion table
-(:mod:`cristal_events.console.completion`), the same one the shell completion of ``cristal`` uses."""
+(:mod:`cristal_events.cli.completion`), the same one the shell completion of ``cristal`` uses."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import click
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
+from ..cli import completion
 from ..errors import CristalError
-from . import completion
 from .words import ALIASES, fight_argument, positionals
 
 

@@ -21,11 +21,11 @@ from typing import Any
 import click
 import msgspec
 
+from ..cli import completion
 from ..cli.common import echo
 from ..cli.inprocess import Kept, invoke
 from ..errors import CristalError
 from ..i18n import N_, _
-from . import completion
 from .words import ALIASES, Resolved, expand, positionals, resolve
 
 #: the console's own words (not click commands) and what each does, for ``help``

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from .completion import kind_of
+from ..cli.completion import kind_of
 
 #: the console's short words: an alias -> the words it stands for (used only when the campaign has
 #: no command of that name: Illergan's own ``cast`` wins over the alias); ``help`` lists them

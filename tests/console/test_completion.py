@@ -1,4 +1,4 @@
-"""Completion from the campaign's state: the one table (console/completion.py) behind the console's Tab
+"""Completion from the campaign's state: the one table (cli/completion.py) behind the console's Tab
 and the one-shot CLI's shell completion (click's ``shell_complete``), on the real sample campaigns."""
 
 from __future__ import annotations
@@ -8,8 +8,7 @@ import subprocess
 import click
 from console_helpers import CRISTAL, ENV, play
 
-from cristal_events.cli import core_commands, ruleset_commands
-from cristal_events.console import completion
+from cristal_events.cli import completion, core_commands, ruleset_commands
 from cristal_events.console.completer import candidates
 from cristal_events.console.session import Console
 from cristal_events.service import Campaign

@@ -19,6 +19,8 @@ import click
 
 from ..errors import CristalError
 
+COMMANDS: list[click.Command] = []  # every module of cristal_events.cli lists its commands; this one has none
+
 #: a parameter's name -> the kind of name it takes (both rulesets' spellings)
 PARAMS: dict[str, str] = {
     **dict.fromkeys(("character_id", "character_ids", "character", "characters", "fighter", "fighters",
