@@ -10,13 +10,14 @@ import hashlib
 import itertools
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 
 from .i18n import _
+from .records import RecordedEvent
 
 _encoder = msgspec.json.Encoder()
 
@@ -94,3 +95,42 @@ def ident(name: str) -> str:
     return name
 
 
+
+
+def still_sealed(rows: Iterable[Sequence[Any]]) -> list[int]:
+    """The positions of the secret rolls no ``roll.revealed`` names, from ``(position, type, payload)``
+    rows of ``roll.sealed`` / ``roll.revealed`` in log order (both stores' ``sealed_of`` peek)."""
+    sealed: list[int] = []
+    for position, type_, payload in rows:
+        if type_ == "roll.sealed":
+            sealed.append(position)
+            continue
+        try:
+            at = msgspec.json.decode(payload).get("sealed")
+        except (msgspec.DecodeError, AttributeError):
+            continue
+        sealed = [q for q in sealed if q != at]
+    return sealed
+
+
+def decoded(rows: Iterable[Sequence[Any]], codec: Any, tail: tuple[str, ...]) -> Iterator[RecordedEvent]:
+    """The log's rows as recorded events (``codec`` None: not decoded), the replay's hot path for both
+    stores: a row of a type already decoded at its class's schema version goes straight to that class's
+    decoder; anything else (a type not seen yet, an older version to upcast, a newer one, an invalid
+    payload) goes through ``Codec.read``, which builds the decoder, upcasts or raises the one-sentence
+    EventDecodeError. ``tail``: the two hashes as empty strings when the rows were read without them."""
+    if codec is None:
+        for r in rows:
+            yield RecordedEvent(*r, *tail)
+        return
+    current, slow, errors = codec.current, codec.read, (msgspec.ValidationError, msgspec.DecodeError)
+    for r in rows:
+        entry = current.get(r[4])
+        if entry is not None and entry[0] == r[5]:
+            try:
+                ev = entry[1](r[6])
+            except errors:
+                ev = slow(r[4], r[5], r[6])
+        else:
+            ev = slow(r[4], r[5], r[6])
+        yield RecordedEvent(*r, *tail, ev)  # type: ignore[call-arg]  # the row's 14 columns, then the event

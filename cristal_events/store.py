@@ -46,11 +46,13 @@ from .log_rows import (  # shared with the PostgreSQL store (re-exported: caller
     IMPORT_FIELDS,
     VerifyReport,
     access_row,
+    decoded,
     gap_problem,
     ident,
     new_event_id,
     new_event_ids,
     row_hash,
+    still_sealed,
     unlinked_problem,
     utc_now,
 )
@@ -779,14 +781,7 @@ class Store:
                                     (start,)).fetchall()
             finally:
                 conn.close()
-            sealed: list[int] = []
-            for position, type_, payload in rows:
-                if type_ == "roll.sealed":
-                    sealed.append(position)
-                else:
-                    at = msgspec.json.decode(payload).get("sealed")
-                    sealed = [q for q in sealed if q != at]
-            return sealed
+            return still_sealed(rows)
         except (sqlite3.Error, msgspec.DecodeError, AttributeError):
             return []
 
@@ -796,27 +791,7 @@ class Store:
         # as empty strings (fetching a constant column still costs a call into SQLite per row)
         tail = () if hashes else ("", "")
         try:
-            cur = self.conn.execute(sql, args)
-            if codec is None:
-                for r in cur:
-                    yield RecordedEvent(*r, *tail)
-                return
-            # the hot path of every replay: a row of a type already decoded at its class's schema
-            # version goes straight to that class's decoder; anything else (a type not seen yet, an
-            # older version to upcast, a newer one, an invalid payload) goes through Codec.read,
-            # which builds the decoder, upcasts or raises the one-sentence EventDecodeError (Codec.read:
-            # the bounds are an import's and a command's check, not the log's)
-            current, slow, errors = codec.current, codec.read, (msgspec.ValidationError, msgspec.DecodeError)
-            for r in cur:
-                entry = current.get(r[4])
-                if entry is not None and entry[0] == r[5]:
-                    try:
-                        ev = entry[1](r[6])
-                    except errors:
-                        ev = slow(r[4], r[5], r[6])
-                else:
-                    ev = slow(r[4], r[5], r[6])
-                yield RecordedEvent(*r, *tail, ev)  # type: ignore[call-arg]  # the row's 14 columns, then the event
+            yield from decoded(self.conn.execute(sql, args), codec, tail)  # log_rows.decoded: the hot path
         except sqlite3.Error as exc:
             raise translate_sqlite_error(exc, self.path) from None
 

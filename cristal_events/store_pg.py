@@ -52,7 +52,18 @@ from .errors import (
 )
 from .events import Event
 from .i18n import _
-from .log_rows import ANY, GENESIS, IMPORT_FIELDS, VerifyReport, access_row, ident, new_event_ids, utc_now
+from .log_rows import (
+    ANY,
+    GENESIS,
+    IMPORT_FIELDS,
+    VerifyReport,
+    access_row,
+    decoded,
+    ident,
+    new_event_ids,
+    still_sealed,
+    utc_now,
+)
 from .records import RecordedEvent
 
 SCHEMES = ("postgresql://", "postgres://")
@@ -572,23 +583,7 @@ class PgStore:
 
     def _records(self, rows: list[tuple[Any, ...]], decode: bool, hashes: bool) -> Iterator[RecordedEvent]:
         """The rows as recorded events; decoded as :meth:`Store._rows` decodes them (the same hot path)."""
-        tail = () if hashes else ("", "")
-        codec = self.codec if decode else None
-        if codec is None:
-            for r in rows:
-                yield RecordedEvent(*r, *tail)
-            return
-        current, slow, errors = codec.current, codec.read, (msgspec.ValidationError, msgspec.DecodeError)
-        for r in rows:
-            entry = current.get(r[4])
-            if entry is not None and entry[0] == r[5]:
-                try:
-                    ev = entry[1](r[6])
-                except errors:
-                    ev = slow(r[4], r[5], r[6])
-            else:
-                ev = slow(r[4], r[5], r[6])
-            yield RecordedEvent(*r, *tail, ev)  # type: ignore[call-arg]  # the row's 14 columns, then the event
+        return decoded(rows, self.codec if decode else None, () if hashes else ("", ""))
 
     # -------------------------------------------------------------- snapshots
     def snapshots(self, state_version: str, *, upto: int | None = None,
@@ -815,17 +810,7 @@ class PgStore:
             return []
         rows = PgStore._peek_all(target, "SELECT position, type, payload FROM events WHERE position > %s "
                                  "AND type IN ('roll.sealed', 'roll.revealed') ORDER BY position", (start[0],))
-        sealed: list[int] = []
-        for position, type_, payload in rows or []:
-            if type_ == "roll.sealed":
-                sealed.append(position)
-            else:
-                try:
-                    at = msgspec.json.decode(payload).get("sealed")
-                except (msgspec.DecodeError, AttributeError):
-                    continue
-                sealed = [q for q in sealed if q != at]
-        return sealed
+        return still_sealed(rows or [])
 
     @staticmethod
     def ruleset_of(target: str) -> str | None:
