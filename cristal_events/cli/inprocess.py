@@ -45,6 +45,21 @@ class Kept:
             self.attached = True
         return self.campaign
 
+    def sealed(self) -> list[int] | None:
+        """The positions of the last session's secret rolls still sealed (what every command's output
+        ends with, ``cli._sealed_notice``), read on the campaign kept open: its state, caught up with
+        every writer's appends by the command (only the rows after the last position it folded are read),
+        keeps them (``core.sealed``), and the last session's start is one look-up in the session starts'
+        index. No second connection and no scan of the session, unlike the one-shot peek
+        (:meth:`Store.sealed_of <cristal_events.store.Store.sealed_of>`), whose result it equals.
+        None when the campaign is not open (a command that opened none: the caller peeks)."""
+        if self.campaign is None:
+            return None
+        start = self.campaign.store.last_session_start()
+        if start is None:
+            return []
+        return [p for p in self.campaign.state().core.sealed if p > start]
+
     def close(self) -> None:
         if self.campaign is not None:
             self.campaign.close()
