@@ -7,11 +7,18 @@ up at each command with every writer's appends (:meth:`Campaign.state`), the pro
 its first write. :func:`invoke` runs the words of one command line (without ``cristal`` and ``--db``)
 through the same click group as the terminal, so the parser, the errors and the output are the
 terminal's own; a refusal raises the :class:`click.ClickException` whose sentence the terminal prints.
+:func:`captured` takes what the commands run in one context print (the web table's answer and warnings).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import io
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, TextIO
 
 import click
 
@@ -79,3 +86,67 @@ def invoke(kept: Kept, words: list[str], *, actor: str = "GM") -> int:
     except click.exceptions.Exit as exc:
         return exc.exit_code
     return code if isinstance(code, int) else 0
+
+
+#: the (stdout, stderr) buffers of the commands this context runs under :func:`captured`, or None
+_capture: ContextVar[tuple[io.StringIO, io.StringIO] | None] = ContextVar("cristal_capture", default=None)
+_install_lock = threading.Lock()
+
+
+class _Routed(io.TextIOBase):
+    """What ``sys.stdout`` / ``sys.stderr`` are once :func:`captured` has run in this process: a write goes
+    to the buffers of the context that writes (a web request's command, in its worker thread), else to the
+    stream this one stands for. ``contextlib.redirect_stdout`` swaps the process's one ``sys.stdout``
+    instead: whatever any other thread printed meanwhile (the table console or a terminal command in
+    another language, a test's CliRunner, a Python warning) landed in the request's answer, which is how
+    a French sealed-roll warning reached the ``X-Cristal-Warnings`` of an English request whose summary was
+    English; and two overlapping swaps restored each other's buffers. Written here because the standard
+    library's redirections are process-wide by design (``contextlib``'s documentation says so)."""
+
+    encoding = "utf-8"  # click writes text to a stream that names an encoding as it is (no re-wrapping)
+    errors = "strict"
+
+    def __init__(self, index: int, fallback: TextIO):
+        super().__init__()
+        self.index, self.fallback = index, fallback
+
+    def _target(self) -> TextIO:
+        found = _capture.get()
+        return found[self.index] if found is not None else self.fallback
+
+    def write(self, text: str) -> int:
+        return self._target().write(text)
+
+    def flush(self) -> None:
+        self._target().flush()
+
+    def isatty(self) -> bool:
+        return self._target().isatty()
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._target().fileno()  # a capture has none (io.UnsupportedOperation, as a StringIO)
+
+
+def _install() -> None:
+    """Route ``sys.stdout`` and ``sys.stderr`` through :class:`_Routed` (again after anyone swapped them)."""
+    with _install_lock:
+        if not isinstance(sys.stdout, _Routed):
+            sys.stdout = _Routed(0, sys.stdout)
+        if not isinstance(sys.stderr, _Routed):
+            sys.stderr = _Routed(1, sys.stderr)
+
+
+@contextmanager
+def captured() -> Iterator[tuple[io.StringIO, io.StringIO]]:
+    """``with captured() as (out, err):`` what the commands run in this context print, and only that: the
+    writes of other threads and contexts go where they went (see :class:`_Routed`)."""
+    _install()
+    out, err = io.StringIO(), io.StringIO()
+    token = _capture.set((out, err))
+    try:
+        yield out, err
+    finally:
+        _capture.reset(token)

@@ -9,8 +9,6 @@ only the commands of :data:`PLAYER_COMMANDS`, and only for the characters grante
 
 from __future__ import annotations
 
-import contextlib
-import io
 import sqlite3
 import threading
 import warnings
@@ -19,7 +17,7 @@ from typing import Any
 import click
 import msgspec
 
-from ..cli.inprocess import Kept, invoke
+from ..cli.inprocess import Kept, captured, invoke
 from ..display import visible
 from ..errors import CristalError
 from ..i18n import _
@@ -255,9 +253,9 @@ def run(db: str, holder: dict[str, Any], argv: list[str], *, text: bool = False)
     json_param = not text and any(p.name == "as_json" for p in parsed.command.params)
     if json_param and "--json" not in words:
         words.insert(parsed.depth, "--json")
-    out, err = io.StringIO(), io.StringIO()
     code = 0
-    with _lock, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    # the command's own output only, whatever other threads print meanwhile (cli.inprocess.captured)
+    with _lock, captured() as (out, err):
         try:
             asked = _as_request(db, holder, parsed, argv)
         except CristalError as exc:
@@ -273,7 +271,8 @@ def run(db: str, holder: dict[str, Any], argv: list[str], *, text: bool = False)
         printed = out.getvalue()
         if not holder["gm"] and parsed.path in JSON_LINES and json_param:
             printed = _players_lines(printed, set(_shared(db)(False).state().core.sealed))
-    warnings = [line.removeprefix("Warning: ") for line in err.getvalue().splitlines() if line.strip()]
+    prefix = _("Warning: {message}").format(message="")  # "Warning: ", "Attention : " in French
+    warnings = [line.removeprefix(prefix) for line in err.getvalue().splitlines() if line.strip()]
     return Result(body=_as_json(printed, json_param, parsed.path in JSON_LINES), warnings=warnings, exit_code=code)
 
 
