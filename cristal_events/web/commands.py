@@ -131,11 +131,14 @@ def check_words(argv: Any) -> list[str]:
     return argv
 
 
-def parse(db: str, argv: list[str]) -> Parsed:
-    """The click command ``argv`` names and its parameters (parsed leniently: errors are the run's)."""
+def parse(db: str, argv: list[str], kept: Kept | None = None) -> Parsed:
+    """The click command ``argv`` names and its parameters (parsed leniently: errors are the run's).
+    ``kept``: the campaign kept open, whose ruleset names the ruleset's commands (without it the click
+    group reads the file's header again, a connection opened per request)."""
     from ..cli import cli
 
-    ctx = cli.make_context("cristal", ["--db", db, *argv], resilient_parsing=True)
+    ctx = cli.make_context("cristal", ["--db", db, *argv], resilient_parsing=True,
+                           obj=None if kept is None else {"shared_campaign": kept})
     cmd: Any = cli
     args = list(argv)
     path: list[str] = []
@@ -247,7 +250,9 @@ def run(db: str, holder: dict[str, Any], argv: list[str], *, text: bool = False)
     as ``{"output": TEXT}`` (an export)."""
 
     argv = check_words(argv)
-    parsed = parse(db, argv)
+    with _lock:
+        kept = _shared(db)
+    parsed = parse(db, argv, kept)
     authorize(holder, parsed)
     words = list(argv)
     json_param = not text and any(p.name == "as_json" for p in parsed.command.params)
