@@ -126,6 +126,10 @@ class _Routed(io.TextIOBase):
     def writable(self) -> bool:
         return True
 
+    @property
+    def buffer(self) -> Any:  # the binary stream beneath, for a caller writing bytes (a capture has none)
+        return self._target().buffer
+
     def fileno(self) -> int:
         return self._target().fileno()  # a capture has none (io.UnsupportedOperation, as a StringIO)
 
