@@ -122,7 +122,9 @@ def main() -> None:
             events = client.get("/api/log?after=999999999")
             assert events.status_code == 200, events.text
         first = next(iter(chosen))
-        console = Console(dbs[first])  # the console's campaign kept open, beside the server's
+        console_db = os.path.join(tmp, "console.db")  # its own copy: a server sharing its file with the
+        shutil.copyfile(source, console_db)           # console would catch up with the console's notes too
+        console = Console(console_db)  # the console's campaign kept open
         kinds = [*(f"api: {n}" for n in chosen), "console", *(f"http: {n}" for n in chosen)]
         p50s: dict[str, list[float]] = {k: [] for k in kinds}
         p99s: dict[str, list[float]] = {k: [] for k in kinds}
