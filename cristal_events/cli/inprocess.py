@@ -13,6 +13,7 @@ terminal's own; a refusal raises the :class:`click.ClickException` whose sentenc
 from __future__ import annotations
 
 import io
+import sqlite3
 import sys
 import threading
 from collections.abc import Iterator
@@ -59,13 +60,18 @@ class Kept:
         keeps them (``core.sealed``), and the last session's start is one look-up in the session starts'
         index. No second connection and no scan of the session, unlike the one-shot peek
         (:meth:`Store.sealed_of <cristal_events.store.Store.sealed_of>`), whose result it equals.
-        None when the campaign is not open (a command that opened none: the caller peeks)."""
+        None when the campaign is not open or cannot be read (the caller peeks)."""
         if self.campaign is None:
             return None
-        start = self.campaign.store.last_session_start()
-        if start is None:
-            return []
-        return [p for p in self.campaign.state().core.sealed if p > start]
+        from ..errors import CristalError
+
+        try:
+            start = self.campaign.store.last_session_start()
+            if start is None:
+                return []
+            return [p for p in self.campaign.state().core.sealed if p > start]
+        except (CristalError, sqlite3.Error):  # a command closed it (serve): the caller peeks, as before
+            return None
 
     def close(self) -> None:
         if self.campaign is not None:

@@ -71,6 +71,9 @@ def test_the_kept_campaign_counts_the_sealed_rolls_as_the_peek_does_whoever_writ
     finally:
         kept.close()
     assert Kept(db).sealed() is None  # nothing open: the caller peeks
+    closed = Kept(db)
+    closed(False).close()  # a command that closed the campaign it was handed ('serve' does)
+    assert closed.sealed() is None
 
 
 def test_the_peek_reads_the_secret_rolls_through_their_partial_index(tmp_path: Path) -> None:
