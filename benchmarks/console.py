@@ -9,7 +9,8 @@ campaigns (issue 18, item 2: goal <= 2 ms p50 of engine time at 1M events).
 
 ``--db`` is written to (each round appends its events): point it at a copy, never at the shared cache of
 generated campaigns (``benchmarks/generator.py``'s ``CACHE``, /tmp/cristal-bench-campaigns/), which it
-refuses. Without ``--db`` the campaigns are generated into ``--keep`` (and kept there between runs).
+refuses (``--ab`` only copies it, and may name one). Without ``--db`` the campaigns are generated into
+``--keep`` (and kept there between runs).
 
 Each round is one attack in a fight of two extras started for the benchmark (``attack m1 m2 10,1``
 with the fight current: the console expands it to ``combat attack bench m1 m2 --dice 10,1``; one
@@ -197,7 +198,7 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true", help="print cProfile of the console's attack lines")
     ap.add_argument("--ab", action="store_true", help="the sealed-notice levers A/B/C (each on a copy in --keep)")
     args = ap.parse_args()
-    if args.db and Path(args.db).resolve().is_relative_to(CACHE.resolve()):
+    if args.db and not args.ab and Path(args.db).resolve().is_relative_to(CACHE.resolve()):
         raise SystemExit(f"--db is written to: copy {args.db} out of {CACHE} first (the cache is shared)")
 
     targets: list[tuple[str, str]] = []
