@@ -5,6 +5,12 @@ campaigns (issue 18, item 2: goal <= 2 ms p50 of engine time at 1M events).
     python benchmarks/console.py --sizes 20000 --rounds 100       # a quick run
     python benchmarks/console.py --db /tmp/big.db                 # an existing Lois du Cristal campaign
     python benchmarks/console.py --profile                        # and cProfile of the console's lines
+    python benchmarks/console.py --sizes 1000000 --ab             # the sealed-notice levers, A/B/C
+
+``--db`` is written to (each round appends its events): point it at a copy, never at the shared cache of
+generated campaigns (``benchmarks/generator.py``'s ``CACHE``, /tmp/cristal-bench-campaigns/), which it
+refuses (``--ab`` only copies it, and may name one). Without ``--db`` the campaigns are generated into
+``--keep`` (and kept there between runs).
 
 Each round is one attack in a fight of two extras started for the benchmark (``attack m1 m2 10,1``
 with the fight current: the console expands it to ``combat attack bench m1 m2 --dice 10,1``; one
@@ -20,6 +26,13 @@ attack, one damage, one dice record appended, projections following), and one ``
 The rounds run in ``--repeats`` blocks of each kind in turn (a console at the table has no other writer
 between its lines; the first line after a one-shot block catches up with what that block appended).
 Figures are p50 and p99 over the rounds; the baseline columns run in the same process and the same run.
+
+``--ab``: the console's attack and note with the levers of the sealed-roll count that ends every
+command's output (``cli._sealed_notice``), each variant on its own copy of the campaign, the variants
+taking turns in blocks of each round: ``kept + index`` (what ships: the count read on the campaign kept
+open, ``Kept.sealed``), ``peek + index`` (the one-shot peek ``Store.sealed_of`` at every line: a second
+connection, the secret rolls read through their partial index of migration 0007) and ``peek, no index``
+(the peek scanning the whole last session: the engine before both levers).
 """
 
 from __future__ import annotations
@@ -38,7 +51,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.generator import generate
+from benchmarks.generator import CACHE, generate
 from cristal_events.cli import cli
 from cristal_events.console.session import Console
 
@@ -123,6 +136,56 @@ def bench(db: str, rounds: int, repeats: int, processes: int, profile: bool) -> 
     return times
 
 
+#: the sealed-notice variants of --ab: (name, reads the count on the kept campaign, keeps the index)
+VARIANTS = (("kept + index", True, True), ("peek + index", False, True), ("peek, no index", False, False))
+
+
+def ab(db: str, rounds: int, repeats: int, keep: str) -> dict[str, list[float]]:
+    """Console attack and note times per sealed-notice variant (see ``--ab`` above)."""
+    import shutil
+    import sqlite3
+
+    consoles: list[tuple[str, Console, str]] = []
+    times: dict[str, list[float]] = {}
+    try:
+        for i, (name, kept, index) in enumerate(VARIANTS):
+            copy = os.path.join(keep, f"ab{i}.db")
+            shutil.copyfile(db, copy)
+            console = Console(copy)
+            fight = f"bench{os.getpid()}{int(time.time())}"
+            ok, _, err = quiet(console.run_line, f"combat start {fight} --with m1,m2 " + " ".join(STATS))
+            assert ok is True, err
+            assert quiet(console.run_line, f"fight {fight}")[0] is True
+            quiet(console.run_line, "note warm-up")  # opened: migration 0007 applied to the copy
+            if not index:  # the engine before the index: taken back on this copy only
+                conn = sqlite3.connect(copy)
+                conn.execute("DROP INDEX events_sealed_rolls")
+                conn.commit()
+                conn.close()
+            if not kept:  # the one-shot peek at every line (cli._sealed_notice's fallback)
+                console.kept.sealed = lambda: None  # type: ignore[method-assign]
+            consoles.append((name, console, fight))
+            times[f"{name}: attack"], times[f"{name}: note"] = [], []
+        block = max(1, rounds // repeats)
+        for k, start in enumerate(range(0, rounds, block)):
+            turn = k % len(consoles)  # each variant's block in turn, the first one rotating
+            for name, console, fight in consoles[turn:] + consoles[:turn]:
+                for i in range(start, min(rounds, start + block)):
+                    actor, target = whose_turn(console, fight)
+                    t0 = time.perf_counter()
+                    ok, _, err = quiet(console.run_line, f"attack {actor} {target} 10,1")
+                    times[f"{name}: attack"].append(time.perf_counter() - t0)
+                    assert ok is True, err
+                    t0 = time.perf_counter()
+                    ok, _, err = quiet(console.run_line, f"note 'ab {i}'")
+                    times[f"{name}: note"].append(time.perf_counter() - t0)
+                    assert ok is True, err
+    finally:
+        for _, console, _ in consoles:
+            console.close()
+    return times
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="*", default=[100_000, 1_000_000], help="events of each campaign")
@@ -133,7 +196,10 @@ def main() -> None:
     ap.add_argument("--keep", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "cristal-console-bench"),
                     help="where the generated campaigns are kept between runs")
     ap.add_argument("--profile", action="store_true", help="print cProfile of the console's attack lines")
+    ap.add_argument("--ab", action="store_true", help="the sealed-notice levers A/B/C (each on a copy in --keep)")
     args = ap.parse_args()
+    if args.db and not args.ab and Path(args.db).resolve().is_relative_to(CACHE.resolve()):
+        raise SystemExit(f"--db is written to: copy {args.db} out of {CACHE} first (the cache is shared)")
 
     targets: list[tuple[str, str]] = []
     if args.db:
@@ -147,6 +213,15 @@ def main() -> None:
                 generate(db, n, quiet=True)
                 print(f"generated {n:,} events in {time.perf_counter() - t0:.0f} s ({db})")
             targets.append((db, f"{n:,} events"))
+    if args.ab:
+        os.makedirs(args.keep, exist_ok=True)
+        print(f"{'console, sealed notice':28}{'p50 ms':>9}{'p99 ms':>9}   (each variant on its own copy, in turn)")
+        for db, label in targets:
+            times = ab(db, args.rounds, args.repeats, args.keep)
+            print(f"-- {label} ({args.rounds} rounds; load average {os.getloadavg()[0]:.2f})")
+            for k, xs in times.items():
+                print(f"{k:28}{quantile(xs, 0.5) * 1000:9.2f}{quantile(xs, 0.99) * 1000:9.2f}")
+        return
     print(f"{'':28}{'p50 ms':>9}{'p99 ms':>9}   (console: campaign kept open; one-shot: opened per command)")
     for db, label in targets:
         times = bench(db, args.rounds, args.repeats, args.processes, args.profile)

@@ -754,13 +754,25 @@ class Store:
         except (sqlite3.Error, msgspec.DecodeError, AttributeError):
             return None
 
+    #: the last session's start (the session starts' partial index, migration 0003)
+    _LAST_SESSION_START = ("SELECT MAX(position) FROM events INDEXED BY events_session_starts "
+                           "WHERE type = 'session.started'")
+    #: the secret rolls and their reveals after a position; written exactly as the predicate of the partial
+    #: index of migration 0007 (SQLite uses a partial index only for a WHERE that repeats its own), so a
+    #: long session is not scanned: O(secret rolls), not O(session). No INDEXED BY: a campaign opened
+    #: read-only by an older engine's file may not have that index yet, and the query stays right without it.
+    _SEALED_ROWS = ("SELECT position, type, payload FROM events WHERE position > ? "
+                    "AND type IN ('roll.sealed', 'roll.revealed') ORDER BY position")
+
     @staticmethod
     def sealed_of(path: str | os.PathLike[str]) -> list[int]:
         """The positions of the secret rolls (``roll.sealed``) of the last session that no
         ``roll.revealed`` names, read from a campaign file without opening a Store (a peek, like
         :meth:`ruleset_of`: every command's output shows the count); [] when it cannot be read.
-        Only the last session is read (through the session starts' index): a session's end reveals
-        every roll it still can, and ``verify --rolls`` names any that stayed sealed for good."""
+        Only the last session is read (through the session starts' index, then the secret rolls' one):
+        a session's end reveals every roll it still can, and ``verify --rolls`` names any that stayed
+        sealed for good. A face holding the campaign open reads :meth:`last_session_start` and its
+        state's ``core.sealed`` instead (``cli.inprocess.Kept.sealed``: no connection per command)."""
         if is_postgres(path):
             from .store_pg import PgStore
 
@@ -772,18 +784,20 @@ class Store:
         try:
             conn = sqlite3.connect(f"file:{p.resolve().as_posix()}?mode=ro", uri=True, timeout=1)
             try:
-                start = conn.execute("SELECT MAX(position) FROM events INDEXED BY events_session_starts "
-                                     "WHERE type = 'session.started'").fetchone()[0]
+                start = conn.execute(Store._LAST_SESSION_START).fetchone()[0]
                 if start is None:
                     return []
-                rows = conn.execute("SELECT position, type, payload FROM events WHERE position > ? "
-                                    "AND type IN ('roll.sealed', 'roll.revealed') ORDER BY position",
-                                    (start,)).fetchall()
+                rows = conn.execute(Store._SEALED_ROWS, (start,)).fetchall()
             finally:
                 conn.close()
             return still_sealed(rows)
         except (sqlite3.Error, msgspec.DecodeError, AttributeError):
             return []
+
+    def last_session_start(self) -> int | None:
+        """The position of the last ``session.started`` (None before the first session): where the
+        secret rolls :meth:`sealed_of` counts begin."""
+        return self.conn.execute(Store._LAST_SESSION_START).fetchone()[0]
 
     def _rows(self, sql: str, args: list[Any], decode: bool, hashes: bool = True) -> Iterator[RecordedEvent]:
         codec = self.codec if decode else None

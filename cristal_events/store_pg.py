@@ -802,15 +802,24 @@ class PgStore:
                                     "WHERE token_hash = %s AND revoked_at IS NULL", (token_hash,))
         return access_row(row) if row else None
 
+    #: as :data:`Store._LAST_SESSION_START` and :data:`Store._SEALED_ROWS` (the partial indexes of
+    #: migrations 0001 and 0002 of PostgreSQL)
+    _LAST_SESSION_START = "SELECT MAX(position) FROM events WHERE type = 'session.started'"
+    _SEALED_ROWS = ("SELECT position, type, payload FROM events WHERE position > %s "
+                    "AND type IN ('roll.sealed', 'roll.revealed') ORDER BY position")
+
     @staticmethod
     def sealed_of(target: str) -> list[int]:
         """The secret rolls of the last session no ``roll.revealed`` names (as :meth:`Store.sealed_of`)."""
-        start = PgStore._peek(target, "SELECT MAX(position) FROM events WHERE type = 'session.started'")
+        start = PgStore._peek(target, PgStore._LAST_SESSION_START)
         if start is None or start[0] is None:
             return []
-        rows = PgStore._peek_all(target, "SELECT position, type, payload FROM events WHERE position > %s "
-                                 "AND type IN ('roll.sealed', 'roll.revealed') ORDER BY position", (start[0],))
+        rows = PgStore._peek_all(target, PgStore._SEALED_ROWS, (start[0],))
         return still_sealed(rows or [])
+
+    def last_session_start(self) -> int | None:
+        """The position of the last ``session.started``, or None (as :meth:`Store.last_session_start`)."""
+        return self._sql(PgStore._LAST_SESSION_START).fetchone()[0]
 
     @staticmethod
     def ruleset_of(target: str) -> str | None:

@@ -278,8 +278,12 @@ def _sealed_notice(ctx: click.Context) -> None:
     from ..store import Store
     from .common import echo
 
-    db = (ctx.obj or {}).get("db") if isinstance(ctx.obj, dict) else None
-    sealed = Store.sealed_of(db) if db else []
+    obj = ctx.obj if isinstance(ctx.obj, dict) else {}
+    db = obj.get("db")
+    shared = obj.get("shared_campaign")  # a face holding the campaign open (cli/inprocess.py): read there
+    sealed = shared.sealed() if shared is not None else None
+    if sealed is None:
+        sealed = Store.sealed_of(db) if db else []
     if len(sealed) == 1:
         echo(_("Warning: 1 secret roll is still sealed (position {position}); 'session end' or "
                "'cristal reveal POSITION' reveals it.").format(position=sealed[0]), err=True)

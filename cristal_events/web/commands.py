@@ -9,8 +9,6 @@ only the commands of :data:`PLAYER_COMMANDS`, and only for the characters grante
 
 from __future__ import annotations
 
-import contextlib
-import io
 import sqlite3
 import threading
 import warnings
@@ -19,7 +17,7 @@ from typing import Any
 import click
 import msgspec
 
-from ..cli.inprocess import Kept, invoke
+from ..cli.inprocess import Kept, captured, invoke
 from ..display import visible
 from ..errors import CristalError
 from ..i18n import _
@@ -133,11 +131,14 @@ def check_words(argv: Any) -> list[str]:
     return argv
 
 
-def parse(db: str, argv: list[str]) -> Parsed:
-    """The click command ``argv`` names and its parameters (parsed leniently: errors are the run's)."""
+def parse(db: str, argv: list[str], kept: Kept | None = None) -> Parsed:
+    """The click command ``argv`` names and its parameters (parsed leniently: errors are the run's).
+    ``kept``: the campaign kept open, whose ruleset names the ruleset's commands (without it the click
+    group reads the file's header again, a connection opened per request)."""
     from ..cli import cli
 
-    ctx = cli.make_context("cristal", ["--db", db, *argv], resilient_parsing=True)
+    ctx = cli.make_context("cristal", ["--db", db, *argv], resilient_parsing=True,
+                           obj=None if kept is None else {"shared_campaign": kept})
     cmd: Any = cli
     args = list(argv)
     path: list[str] = []
@@ -249,15 +250,17 @@ def run(db: str, holder: dict[str, Any], argv: list[str], *, text: bool = False)
     as ``{"output": TEXT}`` (an export)."""
 
     argv = check_words(argv)
-    parsed = parse(db, argv)
+    with _lock:
+        kept = _shared(db)
+    parsed = parse(db, argv, kept)
     authorize(holder, parsed)
     words = list(argv)
     json_param = not text and any(p.name == "as_json" for p in parsed.command.params)
     if json_param and "--json" not in words:
         words.insert(parsed.depth, "--json")
-    out, err = io.StringIO(), io.StringIO()
     code = 0
-    with _lock, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    # the command's own output only, whatever other threads print meanwhile (cli.inprocess.captured)
+    with _lock, captured() as (out, err):
         try:
             asked = _as_request(db, holder, parsed, argv)
         except CristalError as exc:
@@ -273,7 +276,8 @@ def run(db: str, holder: dict[str, Any], argv: list[str], *, text: bool = False)
         printed = out.getvalue()
         if not holder["gm"] and parsed.path in JSON_LINES and json_param:
             printed = _players_lines(printed, set(_shared(db)(False).state().core.sealed))
-    warnings = [line.removeprefix("Warning: ") for line in err.getvalue().splitlines() if line.strip()]
+    prefix = _("Warning: {message}").format(message="")  # "Warning: ", "Attention : " in French
+    warnings = [line.removeprefix(prefix) for line in err.getvalue().splitlines() if line.strip()]
     return Result(body=_as_json(printed, json_param, parsed.path in JSON_LINES), warnings=warnings, exit_code=code)
 
 
