@@ -24,10 +24,11 @@ from ..display import visible
 from ..i18n import _, current, ngettext
 from ..records import RecordedEvent
 from ..xp_ledger import LedgerEntry
+from . import site_walk
 from .dice_report import dice_report, html_section
-from .diff import render_change
+from .diff import Change, render_change
 from .exports import combats, fudge_record_lines, xp_by_session
-from .walk import Step
+from .walk import Step, check_character
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 CSS = """
@@ -80,8 +81,11 @@ def series(camp: Any, steps: list[Step], key: str) -> dict[str, list[tuple[int, 
     return out
 
 
-def _add_points(camp: Any, s: Step, key: str, out: dict[str, list[tuple[int, int]]]) -> None:
-    chars = camp.ruleset.characters(s.after.rules) if s.characters else {}
+def _add_points(camp: Any, s: Step, key: str, out: dict[str, list[tuple[int, int]]],
+                characters: Callable[[Any], dict[str, Any]] | None = None) -> None:
+    if not s.characters:
+        return
+    chars = (characters or camp.ruleset.characters)(s.after.rules)
     for cid in s.characters:
         char = chars.get(cid)
         value = vital(char, key) if char is not None else None
@@ -195,12 +199,57 @@ def svg_chart(title: str, points: list[tuple[int, int]], *, marks: Sequence[tupl
 
 
 # ------------------------------------------------------------------------------------ sections
+class _ChangeLines:
+    """:func:`.diff.render_change` of the usual change (two numbers or strings) with its sentence
+    translated once per page rather than once per change; any other change goes to
+    :func:`.diff.render_change` itself (the same text either way: tested)."""
+
+    def __init__(self) -> None:
+        self.arrow = _("{path}: {before} → {after}")
+        self.yes, self.no = _("yes"), _("no")
+        self.lang = current()
+
+    def value(self, v: Any) -> str | None:
+        t = type(v)
+        if t is int:
+            return str(v)
+        if t is str:
+            return v if len(v) <= 60 else v[:59] + "…"
+        if v is None:
+            return "—"
+        if t is bool:
+            return self.yes if v else self.no
+        return None
+
+    def __call__(self, change: Change) -> str:
+        before, after = change["before"], change["after"]
+        b, a = self.value(before), self.value(after)
+        if b is None or a is None or (before is None and after is None):
+            return render_change(change)
+        path = ".".join(p if type(p) is str else str(p) for p in change["path"])
+        return self.arrow.format(path=path, before=b, after=a)
+
+
+_LINES: list[_ChangeLines] = []
+
+
+def _change_lines() -> _ChangeLines:
+    """The change renderer of the current language."""
+    if not _LINES or _LINES[0].lang != current():
+        _LINES[:] = [_ChangeLines()]
+    return _LINES[0]
+
+
 def _event_item(s: Step) -> str:
-    changes = "".join(f"<li>{esc(render_change(c))}</li>" for c in s.changes)
     n = len(s.changes)
-    summary = ngettext("{count} change of the state", "{count} changes of the state", n).format(count=n)
-    folded = (f'<details class="changes"><summary>{words(summary)}</summary>'
-              f"<ul>{changes}</ul></details>") if changes else ""
+    if n:
+        line = _change_lines()
+        changes = "".join(f"<li>{esc(line(c))}</li>" for c in s.changes)
+        summary = ngettext("{count} change of the state", "{count} changes of the state", n).format(count=n)
+        folded = (f'<details class="changes"><summary>{words(summary)}</summary>'
+                  f"<ul>{changes}</ul></details>")
+    else:
+        folded = ""
     return (f'<li id="e{s.rec.position}" data-type="{esc(s.rec.type)}"><span class="pos">#{s.rec.position}</span>'
             f'<span class="actor">{esc(s.rec.actor)}</span><span class="summary">{esc(s.told)}</span>{folded}</li>')
 
@@ -263,8 +312,8 @@ def _groups(steps: Iterable[Step]) -> Iterator[tuple[int | None, list[Step]]]:
         yield key, group  # type: ignore[misc]
 
 
-def _names(camp: Any, group: list[Step]) -> dict[str, str]:
-    chars = camp.ruleset.characters(group[-1].after.rules)
+def _names(camp: Any, group: list[Step], characters: Callable[[Any], dict[str, Any]] | None = None) -> dict[str, str]:
+    chars = (characters or camp.ruleset.characters)(group[-1].after.rules)
     return {cid: str(getattr(c, "name", cid) or cid) for cid, c in chars.items()}
 
 
@@ -369,6 +418,7 @@ class _Collector:
 
     def __init__(self, camp: Any, ledger: list[LedgerEntry]):
         self.camp, self.ledger = camp, ledger
+        self.chars = site_walk.Characters(camp)
         self.xp = xp_by_session(ledger)
         self.receipts = camp.session_receipts()
         self.xp_points = xp_series(ledger) if ledger else None
@@ -384,14 +434,14 @@ class _Collector:
         self.dice: list[RecordedEvent] = []
 
     def group(self, key: int | None, group: list[Step], file: str) -> str:
-        names = _names(self.camp, group)
+        names = _names(self.camp, group, self.chars)
         self.names.update(names)
         for s in group:
             if s.rec.type in _DICE_TYPES:
                 self.dice.append(s.rec)
-            _add_points(self.camp, s, "PV", self.pv)
+            _add_points(self.camp, s, "PV", self.pv, self.chars)
             if self.xp_points is None:
-                _add_points(self.camp, s, "XP", self.xp_walk)
+                _add_points(self.camp, s, "XP", self.xp_walk, self.chars)
             for cid in s.characters:
                 span = self.seen.setdefault(cid, [s.rec.position, s.rec.position])
                 span[1] = s.rec.position
@@ -496,3 +546,15 @@ def _emit_session(emit: Callable[[str, str], None], title: str,
     if following:
         nav.append(f'<a href="{following}">{esc(_("next"))} →</a>')
     emit(file, _head(f"{esc(page.heading)} — {title}") + f"<nav>{''.join(nav)}</nav>{section}</body></html>\n")
+
+
+def export_site(camp: Any, emit: Callable[[str, str], None], *, after: int = 0, until: int | None = None,
+                character: str | None = None, progress: _Progress | None = None,
+                ledger: Iterable[LedgerEntry] | None = None) -> int:
+    """The site of positions ``after+1 .. until`` (with ``character``, only the events concerning it),
+    as :func:`write_site` writes it, walked by :func:`.site_walk.steps` (the log read once, in
+    position order, one session's steps in memory at a time); returns the number of events."""
+    if character is not None:
+        check_character(camp, character)
+    steps = site_walk.steps(camp, after=after, until=until, character=character, progress=progress)
+    return write_site(camp, steps, emit, ledger=ledger)
