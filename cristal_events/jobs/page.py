@@ -28,7 +28,7 @@ from . import site_walk
 from .dice_report import dice_report, html_section
 from .diff import Change, render_change
 from .exports import combats, fudge_record_lines, xp_by_session
-from .walk import Step, check_character
+from .walk import Step, check_character, sessions
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 CSS = """
@@ -201,13 +201,22 @@ def svg_chart(title: str, points: list[tuple[int, int]], *, marks: Sequence[tupl
 # ------------------------------------------------------------------------------------ sections
 class _ChangeLines:
     """:func:`.diff.render_change` of the usual change (two numbers or strings) with its sentence
-    translated once per page rather than once per change; any other change goes to
+    translated once per session page rather than once per change (looking the language up costs more
+    than the line); any other change goes to
     :func:`.diff.render_change` itself (the same text either way: tested)."""
 
     def __init__(self) -> None:
         self.arrow = _("{path}: {before} → {after}")
         self.yes, self.no = _("yes"), _("no")
-        self.lang = current()
+        self.counts: dict[int, str] = {}
+
+    def count(self, n: int) -> str:
+        """« 3 changes of the state », translated once per number."""
+        text = self.counts.get(n)
+        if text is None:
+            text = self.counts[n] = ngettext("{count} change of the state", "{count} changes of the state",
+                                             n).format(count=n)
+        return text
 
     def value(self, v: Any) -> str | None:
         t = type(v)
@@ -230,23 +239,11 @@ class _ChangeLines:
         return self.arrow.format(path=path, before=b, after=a)
 
 
-_LINES: list[_ChangeLines] = []
-
-
-def _change_lines() -> _ChangeLines:
-    """The change renderer of the current language."""
-    if not _LINES or _LINES[0].lang != current():
-        _LINES[:] = [_ChangeLines()]
-    return _LINES[0]
-
-
-def _event_item(s: Step) -> str:
+def _event_item(s: Step, line: _ChangeLines) -> str:
     n = len(s.changes)
     if n:
-        line = _change_lines()
         changes = "".join(f"<li>{esc(line(c))}</li>" for c in s.changes)
-        summary = ngettext("{count} change of the state", "{count} changes of the state", n).format(count=n)
-        folded = (f'<details class="changes"><summary>{words(summary)}</summary>'
+        folded = (f'<details class="changes"><summary>{words(line.count(n))}</summary>'
                   f"<ul>{changes}</ul></details>")
     else:
         folded = ""
@@ -344,7 +341,8 @@ def _session_section(key: int | None, group: list[Step], names: dict[str, str], 
         first=page.first, last=page.last)
     body = [f'<section class="session" id="{sid}"><h2>{esc(heading)}</h2>{meta}'
             f'<p class="meta">{words(positions)}</p><ol class="events">']
-    body.extend(_event_item(s) for s in group)
+    line = _ChangeLines()  # the sentences of this page, translated once
+    body.extend(_event_item(s, line) for s in group)
     body.append("</ol>")
     body.extend(_combat_table(v, names) for v in combats(group))
     body.append("</section>\n")
@@ -452,6 +450,29 @@ class _Collector:
         self.pages.append(page)
         return html
 
+    def handed(self) -> dict[str, Any]:
+        """What the index needs of the sessions this collector walked (a second process hands it
+        to the first: :meth:`take`)."""
+        return {"pv": self.pv, "xp_walk": self.xp_walk, "seen": self.seen, "names": self.names,
+                "pages": self.pages, "marks": self.marks, "count": self.count, "dice": self.dice}
+
+    def take(self, later: dict[str, Any]) -> None:
+        """Add what a collector of the sessions after these handed (:meth:`handed`), as if this one
+        had walked them: a chart's point is kept only where the value changed, across the split too."""
+        for mine, theirs in ((self.pv, later["pv"]), (self.xp_walk, later["xp_walk"])):
+            for cid, points in theirs.items():
+                pts = mine.setdefault(cid, [])
+                if pts and points and pts[-1][1] == points[0][1]:
+                    points = points[1:]
+                pts.extend(points)
+        for cid, (first, last) in later["seen"].items():
+            self.seen.setdefault(cid, [first, last])[1] = last
+        self.names.update(later["names"])
+        self.pages.extend(later["pages"])
+        self.marks.extend(later["marks"])
+        self.count += later["count"]
+        self.dice.extend(later["dice"])
+
     def characters(self) -> list[CharacterPage]:
         xp = self.xp_points if self.xp_points is not None else self.xp_walk
         ids = [c for c in self.seen if c in self.names]
@@ -513,16 +534,33 @@ def write_site(camp: Any, steps: Iterable[Step], emit: Callable[[str, str], None
     one ``personnage-N.html`` per character; returns the number of events. Each session page is
     written as soon as its session is walked, so memory holds one session at a time."""
     col = _Collector(camp, list(ledger or []))
-    title = esc(camp.header.name)
+    _write_sessions(col, steps, emit)
+    return _write_index(col, emit)
+
+
+def _write_sessions(col: _Collector, steps: Iterable[Step], emit: Callable[[str, str], None], *,
+                    preceding: str | None = None, following: str | None = None) -> None:
+    """Each session's page, written when the next one's name is known (``preceding``: the page
+    before the first; ``following``: the page after the last, when another process writes them)."""
+    title = esc(col.camp.header.name)
     held: tuple[str, str, SessionPage, str | None] | None = None  # a page waits for its next's name
     for key, group in _groups(steps):
-        file = f"session-{key}.html" if key is not None else f"hors-session-{group[0].rec.position}.html"
+        file = _file_of(key, group[0].rec.position)
         section = col.group(key, group, file)
         if held is not None:
             _emit_session(emit, title, held, file)
-        held = (file, section, col.pages[-1], held[0] if held else None)
+        held = (file, section, col.pages[-1], held[0] if held else preceding)
     if held is not None:
-        _emit_session(emit, title, held, None)
+        _emit_session(emit, title, held, following)
+
+
+def _file_of(key: int | None, first: int) -> str:
+    return f"session-{key}.html" if key is not None else f"hors-session-{first}.html"
+
+
+def _write_index(col: _Collector, emit: Callable[[str, str], None]) -> int:
+    """The characters' pages and the index, once every session is walked."""
+    title = esc(col.camp.header.name)
     chars = col.characters()
     for c in chars:
         emit(c.file, _head(f"{esc(c.name)} — {title}") + f'<nav><a href="index.html">↑ {title}</a></nav>'
@@ -548,13 +586,69 @@ def _emit_session(emit: Callable[[str, str], None], title: str,
     emit(file, _head(f"{esc(page.heading)} — {title}") + f"<nav>{''.join(nav)}</nav>{section}</body></html>\n")
 
 
+#: a site of at least this many events may have its later sessions written by a second process
+PARALLEL_SITE_MIN = 50_000
+
+
 def export_site(camp: Any, emit: Callable[[str, str], None], *, after: int = 0, until: int | None = None,
                 character: str | None = None, progress: _Progress | None = None,
-                ledger: Iterable[LedgerEntry] | None = None) -> int:
+                ledger: Iterable[LedgerEntry] | None = None, processes: int | None = None) -> int:
     """The site of positions ``after+1 .. until`` (with ``character``, only the events concerning it),
     as :func:`write_site` writes it, walked by :func:`.site_walk.steps` (the log read once, in
-    position order, one session's steps in memory at a time); returns the number of events."""
+    position order, one session's steps in memory at a time); returns the number of events.
+
+    ``processes`` (default: 2 when a core is free, see :func:`.site_walk.free_core`) splits the log at
+    a session's start near its middle: a forked process walks and writes the later sessions' pages
+    from the state at the split (the snapshot before it, folded forward) on its own read-only
+    connection, and hands back what the index needs; this one walks the earlier sessions, then
+    writes the characters' pages and the index. Only for a SQLite file, a whole-campaign site
+    (no ``character``) of :data:`PARALLEL_SITE_MIN` events or more, and an ``emit`` that can
+    ``adopt`` the files another process wrote (:func:`.outputs.output_folder`'s); a second process
+    that fails leaves its sessions to this one."""
     if character is not None:
         check_character(camp, character)
-    steps = site_walk.steps(camp, after=after, until=until, character=character, progress=progress)
-    return write_site(camp, steps, emit, ledger=ledger)
+    end = camp.store.last_position() if until is None else until
+    entries = list(ledger or [])
+    col = _Collector(camp, entries)
+    infos = sessions(camp)
+    if processes is None:
+        processes = 2 if site_walk.free_core() else 1
+    split = None
+    if (processes > 1 and character is None and end - after >= PARALLEL_SITE_MIN and hasattr(emit, "adopt")
+            and site_walk.forkable(camp)):
+        split = site_walk.split_point(camp, after, end, infos)
+    if split is None:
+        _write_sessions(col, site_walk.steps(camp, after=after, until=end, progress=progress, infos=infos), emit)
+        return _write_index(col, emit)
+    position, before_file, after_file = split
+
+    def later() -> dict[str, Any]:  # in the child: the later sessions, on its own connection
+        from ..service import Campaign
+
+        with Campaign.open(camp.store.path, readonly=True) as own:
+            other = _Collector(own, entries)
+            written: list[str] = []
+
+            def keep(name: str, html: str) -> None:
+                emit(name, html)
+                written.append(name)
+
+            _write_sessions(other, site_walk.steps(own, after=position, until=end, infos=infos), keep,
+                            preceding=before_file)
+            return other.handed() | {"written": written}
+
+    child = site_walk.fork(later)
+    share = max(position - after, 1)
+    tick = None if progress is None else (lambda n, _t: progress(min(n, share) * (end - after) // share, end - after))
+    _write_sessions(col, site_walk.steps(camp, after=after, until=position, progress=tick, infos=infos), emit,
+                    following=after_file)
+    got = site_walk.collect(child)
+    if got is None:  # no second process, or it failed: this one writes the later sessions too
+        _write_sessions(col, site_walk.steps(camp, after=position, until=end, infos=infos), emit,
+                        preceding=before_file)
+    else:
+        emit.adopt(got.pop("written"))  # type: ignore[attr-defined]
+        col.take(got)
+    if progress is not None:
+        progress(end - after, end - after)
+    return _write_index(col, emit)

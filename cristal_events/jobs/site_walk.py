@@ -19,8 +19,14 @@ The summary of a step is its narration (the site shows only the narration).
 
 from __future__ import annotations
 
+import os
+import pickle
 import re
+import sys
+import tempfile
+import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -30,6 +36,7 @@ from .diff import Change
 from .walk import CHARACTER_STREAM, SessionInfo, Step, sessions
 
 Progress = Callable[[int, int], None]
+_LARGE = 16  # a map of at least this many keys is compared at C speed first (see _diff)
 _PLAIN = frozenset({int, str, bool, float, type(None)})
 _STRUCT_TYPES: dict[type, tuple[str, ...] | None] = {}
 
@@ -39,7 +46,7 @@ def _struct_fields(cls: type) -> tuple[str, ...] | None:
     try:
         return _STRUCT_TYPES[cls]
     except KeyError:
-        fields = cls.__struct_fields__ if issubclass(cls, msgspec.Struct) else None  # type: ignore[attr-defined]
+        fields = cls.__struct_fields__ if issubclass(cls, msgspec.Struct) else None
         _STRUCT_TYPES[cls] = fields
         return fields
 
@@ -53,6 +60,37 @@ def _plain(value: Any) -> Any:
 def _label(item: Any, index: int) -> Any:
     name = item.get("name") if isinstance(item, dict) else getattr(item, "name", None)
     return name if isinstance(name, str) and name else index
+
+
+#: the keys and values of the last large maps compared, by id (each entry holds its map, so the id
+#: stays its own): an event's "after" map is the next one's "before"
+_SEEN: dict[int, tuple[dict[Any, Any], list[Any], list[Any]]] = {}
+
+
+def _lists(d: dict[Any, Any]) -> tuple[list[Any], list[Any]]:
+    hit = _SEEN.get(id(d))
+    if hit is not None and hit[0] is d:
+        return hit[1], hit[2]
+    if len(_SEEN) >= 8:
+        _SEEN.clear()
+    keys, values = list(d), list(d.values())
+    _SEEN[id(d)] = (d, keys, values)
+    return keys, values
+
+
+def _differing(va: list[Any], vb: list[Any], lo: int, hi: int, found: list[int]) -> None:
+    """The indexes in ``lo .. hi-1`` where the two lists hold another object, in order: halves that
+    compare equal are skipped whole (a list comparison runs in C and takes an element that is the same
+    object as equal at once; two equal values have no difference to show). A map of 2,000 characters
+    that an event copied to change one of them costs a Python loop of 2,000 otherwise."""
+    if va[lo:hi] == vb[lo:hi]:
+        return
+    if hi - lo <= 16:
+        found.extend(i for i in range(lo, hi) if va[i] is not vb[i])
+        return
+    mid = (lo + hi) // 2
+    _differing(va, vb, lo, mid, found)
+    _differing(va, vb, mid, hi, found)
 
 
 def _leaf(a: Any, b: Any, path: tuple[Any, ...], out: list[Change]) -> None:
@@ -76,6 +114,23 @@ def _diff(a: Any, b: Any, path: tuple[Any, ...], out: list[Change]) -> None:
                     _diff(va, vb, path + (f,), out)
         return
     if isinstance(a, dict) and isinstance(b, dict):
+        if len(a) >= _LARGE and len(b) >= len(a):
+            ka, va_ = _lists(a)
+            kb, vb_ = _lists(b)
+            n = len(ka)
+            if kb[:n] == ka:  # the same keys in the same order, some maybe added at the end
+                found: list[int] = []
+                _differing(va_, vb_ if len(vb_) == n else vb_[:n], 0, n, found)
+                for i in found:
+                    key, va, vb = ka[i], va_[i], vb_[i]
+                    if type(va) in _PLAIN and type(vb) in _PLAIN:
+                        if va != vb:
+                            out.append({"path": [*path, key], "before": va, "after": vb})
+                    else:
+                        _diff(va, vb, path + (key,), out)
+                for key in kb[n:]:
+                    out.append({"path": [*path, key], "before": None, "after": _plain(b[key])})
+                return
         for key, va in a.items():
             if key in b:
                 vb = b[key]
@@ -184,3 +239,81 @@ def steps(camp: Any, *, after: int = 0, until: int | None = None, character: str
                    characters=who, narration=told)
     if progress is not None:
         progress(total, total)
+
+
+# ------------------------------------------------------------------ the later sessions in a second process
+def free_core() -> bool:
+    """Whether a second process would find a core of its own: this process may run on two or more
+    and the load average of the last minute leaves one of them idle (the rebuild's check,
+    ``projections.runner``: on a busy machine two processes share the cores the others leave)."""
+    if not hasattr(os, "fork"):
+        return False
+    try:
+        cores = len(os.sched_getaffinity(0))
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return False
+    return cores > 1 and load <= cores - 1
+
+
+def forkable(camp: Any) -> bool:
+    """A campaign a forked child can open again on its own: a SQLite file, on Linux, no other thread."""
+    path = getattr(camp.store, "path", None)
+    return (sys.platform.startswith("linux") and threading.active_count() == 1 and isinstance(path, (str, Path))
+            and Path(path).is_file() and not camp.store.conn.in_transaction)
+
+
+def split_point(camp: Any, after: int, end: int,
+                infos: dict[int, SessionInfo]) -> tuple[int, str, str] | None:
+    """Where to cut ``after+1 .. end`` in two: the position just before the session start nearest the
+    middle whose previous event belongs to a session (so both page names are known before either
+    side is walked), with the last page before the cut and the first after it; None without one."""
+    middle = (after + end) // 2
+    starts = [r.position for r in camp.store.read_all(after=after + 1, until=end, type="session.started",
+                                                      decode=False, hashes=False)]
+    for position in sorted(starts, key=lambda p: abs(p - middle)):
+        cut = position - 1
+        if cut - after < (end - after) // 4:
+            continue
+        rows = list(camp.store.read_all(after=cut - 1, until=position, decode=False, hashes=False))
+        if len(rows) != 2 or rows[0].session not in infos or rows[1].session not in infos:
+            continue
+        if rows[0].session == rows[1].session:
+            continue
+        return cut, f"session-{rows[0].session}.html", f"session-{rows[1].session}.html"
+    return None
+
+
+def fork(work: Callable[[], Any]) -> tuple[int, Any] | None:
+    """Run ``work()`` in a forked child that pickles its result into an unnamed temporary file;
+    (pid, file), or None when the fork failed. The child leaves by ``os._exit``."""
+    try:
+        out = tempfile.TemporaryFile()
+        pid = os.fork()
+    except OSError:
+        return None
+    if pid == 0:  # pragma: no cover - the child's coverage is not collected
+        code = 1
+        try:
+            pickle.dump(work(), out, protocol=pickle.HIGHEST_PROTOCOL)
+            out.flush()
+            code = 0
+        finally:
+            os._exit(code)
+    return pid, out
+
+
+def collect(child: tuple[int, Any] | None) -> Any | None:
+    """The child's result, or None when it failed (the caller does its work itself)."""
+    if child is None:
+        return None
+    pid, out = child
+    with out:
+        _, status = os.waitpid(pid, 0)
+        if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+            return None
+        out.seek(0)
+        try:
+            return pickle.load(out)
+        except (pickle.UnpicklingError, EOFError):
+            return None
