@@ -597,7 +597,7 @@ def export_site(camp: Any, emit: Callable[[str, str], None], *, after: int = 0, 
     as :func:`write_site` writes it, walked by :func:`.site_walk.steps` (the log read once, in
     position order, one session's steps in memory at a time); returns the number of events.
 
-    ``processes`` (default: 2 when a core is free, see :func:`.site_walk.free_core`) splits the log at
+    ``processes`` (default: 2 when this process may run on two cores or more) splits the log at
     a session's start near its middle: a forked process walks and writes the later sessions' pages
     from the state at the split (the snapshot before it, folded forward) on its own read-only
     connection, and hands back what the index needs; this one walks the earlier sessions, then
@@ -607,12 +607,20 @@ def export_site(camp: Any, emit: Callable[[str, str], None], *, after: int = 0, 
     that fails leaves its sessions to this one."""
     if character is not None:
         check_character(camp, character)
+    with site_walk.no_cycle_collector():
+        return _export_site(camp, emit, after=after, until=until, character=character, progress=progress,
+                            ledger=ledger, processes=processes)
+
+
+def _export_site(camp: Any, emit: Callable[[str, str], None], *, after: int, until: int | None,
+                 character: str | None, progress: _Progress | None, ledger: Iterable[LedgerEntry] | None,
+                 processes: int | None) -> int:
     end = camp.store.last_position() if until is None else until
     entries = list(ledger or [])
     col = _Collector(camp, entries)
     infos = sessions(camp)
     if processes is None:
-        processes = 2 if site_walk.free_core() else 1
+        processes = 2 if site_walk.two_cores() else 1
     split = None
     if (processes > 1 and character is None and end - after >= PARALLEL_SITE_MIN and hasattr(emit, "adopt")
             and site_walk.forkable(camp)):
