@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+import msgspec
+
 from ..display import visible
 from ..i18n import _, current, ngettext
 from ..records import RecordedEvent
@@ -349,11 +351,11 @@ def _session_section(key: int | None, group: list[Step], names: dict[str, str], 
     return page, "".join(body)
 
 
-def _head(title: str) -> str:
+def _head(title: str, css: str = "") -> str:
     return (f'<!DOCTYPE html>\n<html lang="{current()}"><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{title}</title>'
-            f"<style>{CSS}</style></head><body>\n")
+            f"<style>{CSS}{css}</style></head><body>\n")
 
 
 def _sessions_table(pages: list[SessionPage], link: Callable[[SessionPage], str]) -> str:
@@ -370,30 +372,53 @@ def _sessions_table(pages: list[SessionPage], link: Callable[[SessionPage], str]
             + "".join(rows) + "</table></section>\n")
 
 
-def sparkline(title: str, points: list[tuple[int, int]], *, colour: str, width: int = 120, height: int = 26) -> str:
-    """A small line of ``points`` for the index's table (its lowest and highest values as text)."""
+def sparkline(title: str, points: list[tuple[int, int]], *, colour: str, width: int = 120, height: int = 26,
+              compact: bool = False) -> str:
+    """A small line of ``points`` for the index's table (its lowest and highest values as text).
+
+    ``compact`` (the site's index, which lists every character: 2,000 of them in the 1M generated
+    campaign): at most about :data:`SPARK_POINTS` points, a point repeated at the same pixel written
+    once, and the size and stroke left to the index's style sheet (:data:`SPARK_CSS`, the colour by
+    class), so a row of the table stays near 500 bytes."""
     if len({p for p, _ in points}) < 2 or len({v for _, v in points}) < 2:
         return ""
-    points = thin(points, 40)
+    points = thin(points, SPARK_POINTS if compact else 40)
     x0, x1 = points[0][0], points[-1][0]
     ys = [v for _, v in points]
     lo, hi = min(ys), max(ys)
     sx, sy = (width - 2) / (x1 - x0), (height - 4) / (hi - lo)
-    path = " ".join(f"{round(1 + (p - x0) * sx)},{round(height - 2 - (v - lo) * sy)}" for p, v in points)
+    pixels = [f"{round(1 + (p - x0) * sx)},{round(height - 2 - (v - lo) * sy)}" for p, v in points]
+    if compact:
+        pixels = [xy for i, xy in enumerate(pixels) if i == 0 or xy != pixels[i - 1]]
+    path = " ".join(pixels)
+    label = esc(_('{title}: from {low} to {high}, #{first} to #{last}').format(title=title, low=lo, high=hi,
+                                                                              first=x0, last=x1))
+    if compact:
+        kind = "xp" if colour == XP_COLOUR else "pv"
+        return (f'<svg class="spark {kind}" viewBox="0 0 {width} {height}" role="img"><title>{label}</title>'
+                f'<polyline points="{path}"/></svg>')
     return (f'<svg class="spark" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img">'
-            f"<title>{esc(_('{title}: from {low} to {high}, #{first} to #{last}').format(title=title, low=lo, high=hi, first=x0, last=x1))}</title>"
+            f"<title>{label}</title>"
             f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{path}"/></svg>')
+
+
+XP_COLOUR, PV_COLOUR = "#36a", "#c33"
+SPARK_POINTS = 16  # the site index's sparklines: the character's page has the whole chart
+#: the style of the site index's compact sparklines (:func:`sparkline`)
+SPARK_CSS = (".spark{width:120px;height:26px}.spark polyline{fill:none;stroke-width:1.5}"
+             f".spark.xp polyline{{stroke:{XP_COLOUR}}}.spark.pv polyline{{stroke:{PV_COLOUR}}}")
 
 
 def _characters_table(chars: list[CharacterPage], link: Callable[[CharacterPage], str] | None) -> str:
     rows = []
+    compact = link is not None  # the site's index (its head carries SPARK_CSS)
     for c in chars:
         name = f'<a href="{link(c)}">{esc(c.name)}</a>' if link else f'<a href="#c-{esc(c.cid)}">{esc(c.name)}</a>'
         xp = c.xp[-1][1] if c.xp else ""
         pv = c.pv[-1][1] if c.pv else ""
         rows.append(f"<tr><td>{name}</td><td><code>{esc(c.cid)}</code></td><td class=\"num\">#{c.first}–#{c.last}</td>"
-                    f'<td class="num">{xp}</td><td>{sparkline(c.name + " — XP", c.xp, colour="#36a")}</td>'
-                    f'<td class="num">{pv}</td><td>{sparkline(c.name + " — PV", c.pv, colour="#c33")}</td></tr>')
+                    f'<td class="num">{xp}</td><td>{sparkline(c.name + " — XP", c.xp, colour=XP_COLOUR, compact=compact)}</td>'
+                    f'<td class="num">{pv}</td><td>{sparkline(c.name + " — PV", c.pv, colour=PV_COLOUR, compact=compact)}</td></tr>')
     return (f'<section id="characters"><h2>{esc(_("Characters"))}</h2><p class="meta">'
             + words(_("The name leads to the character's XP and PV curves, sessions marked.")) + "</p><table><tr>"
             f'<th>{esc(_("Name"))}</th><th>{esc(_("Id"))}</th><th>{esc(_("Positions"))}</th>'
@@ -435,7 +460,9 @@ class _Collector:
         names = _names(self.camp, group, self.chars)
         self.names.update(names)
         for s in group:
-            if s.rec.type in _DICE_TYPES:
+            if s.rec.type == "dice.rolled":  # kept decoded, without its payload text (nothing reads it)
+                self.dice.append(msgspec.structs.replace(s.rec, payload=""))
+            elif s.rec.type in _DICE_TYPES:
                 self.dice.append(s.rec)
             _add_points(self.camp, s, "PV", self.pv, self.chars)
             if self.xp_points is None:
@@ -567,7 +594,7 @@ def _write_index(col: _Collector, emit: Callable[[str, str], None]) -> int:
              f"<h1>{esc(c.name)}</h1><p class=\"sub\"><code>{esc(c.cid)}</code> — "
              + esc(_("positions #{first} to #{last}").format(first=c.first, last=c.last))
              + f"</p>{_charts(c, col.marks)}</body></html>\n")
-    index = [_head(f"{title} — {esc(_('timeline'))}"), col.subtitle(),
+    index = [_head(f"{title} — {esc(_('timeline'))}", SPARK_CSS), col.subtitle(),
              f'<nav><a href="#sessions">{esc(_("Sessions"))}</a><a href="#characters">{esc(_("Characters"))}</a></nav>',
              _sessions_table(col.pages, lambda p: p.file),
              _characters_table(chars, lambda c: c.file) if chars else "", col.dice_sections(), "</body></html>\n"]
