@@ -460,8 +460,10 @@ class _Collector:
         names = _names(self.camp, group, self.chars)
         self.names.update(names)
         for s in group:
-            if s.rec.type == "dice.rolled":  # kept decoded, without its payload text (nothing reads it)
-                self.dice.append(msgspec.structs.replace(s.rec, payload=""))
+            if s.rec.type == "dice.rolled":  # kept decoded, without the texts the dice sections never read
+                rec = s.rec
+                self.dice.append(msgspec.structs.replace(rec, payload="", recorded_at="",
+                                                         event_id="" if rec.correlation_id else rec.event_id))
             elif s.rec.type in _DICE_TYPES:
                 self.dice.append(s.rec)
             _add_points(self.camp, s, "PV", self.pv, self.chars)
