@@ -11,7 +11,7 @@ columns, and with three shortcuts measured on the 100k and 1M generated campaign
   ``msgspec.to_builtins``; the result is the same list (tested against :func:`.diff.diff`);
 * the rules' characters (``Ruleset.characters``, a copy of the state's map) are read again only
   when the state's ``characters`` object changed, not at every event;
-* the characters an event names come from one pass over its decoded payload, without a generator
+* the characters an event names come from one loop over its decoded payload, without a generator
   per nested value.
 
 The summary of a step is its narration (the site shows only the narration).
@@ -22,7 +22,6 @@ from __future__ import annotations
 import gc
 import os
 import pickle
-import re
 import sys
 import tempfile
 import threading
@@ -167,21 +166,22 @@ def changes(before: Any, after: Any) -> list[Change]:
     return out
 
 
-#: a JSON string, then the ``:`` that makes it a key (empty for a value); every string is consumed,
-#: keys too, so a match never starts at a closing quote
-_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"(\s*:)?')
-
-
 def _named(payload: str, known: dict[str, Any], found: dict[str, None]) -> None:
     """Every string value of a payload (not the keys) that is a known character id, in the order of
-    the text (the order of :func:`.walk.involved`'s walk of the decoded value)."""
-    for text, key in _STRING.findall(payload):
-        if key:
-            continue
-        if "\\" in text:
-            text = msgspec.json.decode(f'"{text}"')
-        if text in known:
-            found[text] = None
+    :func:`.walk.involved`'s walk of the decoded value (a loop over a stack, not a generator per
+    nested value: a quarter faster than it, and than a regular expression over the text)."""
+    stack = [msgspec.json.decode(payload)]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        v = pop()
+        t = type(v)
+        if t is str:
+            if v in known:
+                found[v] = None
+        elif t is dict:
+            extend(reversed(list(v.values())))
+        elif t is list:
+            extend(reversed(v))
 
 
 def involved(rec: RecordedEvent, changed: list[Change], known: dict[str, Any]) -> tuple[str, ...]:
