@@ -353,27 +353,38 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (EXPORT_BYTES, EXPORT_BYTES))
 
 
-def html_export(db: str, folder: str) -> tuple[float, int, int] | str:
+#: the export's command line, which prints its peak resident set (VmHWM) on stderr as it exits
+_EXPORT_CODE = ("import atexit, sys\n"
+                "atexit.register(lambda: sys.stderr.write('VmHWM ' + next(l.split()[1] for l in "
+                "open('/proc/self/status') if l.startswith('VmHWM:')) + '\\n'))\n"
+                "from cristal_events.cli import main; main()")
+
+
+def html_export(db: str, folder: str) -> tuple[float, int, int, float] | str:
     """``cristal export timeline --format html -o SITE`` (the export is a small site: index.html, a
-    page per session and per character, ``jobs.page.write_site``) as one process: (seconds, bytes of
-    index.html, bytes of every file written in SITE), or why it was stopped and what it had written."""
+    page per session and per character, ``jobs.page.export_site``, its later sessions in a second
+    process) as one command: (seconds, bytes of index.html, bytes of every file written in SITE,
+    peak memory of the exporting process in MB: its VmHWM; the second process is a fork of it, whose
+    own peak is not in the figure), or why it was stopped and what it had written."""
     site = os.path.join(folder, "site")
     shutil.rmtree(site, ignore_errors=True)
     index = os.path.join(site, "index.html")
     t0 = time.perf_counter()
     try:
-        subprocess.run([sys.executable, "-c", "from cristal_events.cli import main; main()", "--db", db, "export",
-                        "timeline", "--format", "html", "-o", site], env=ENV, check=True, capture_output=True,
-                       timeout=EXPORT_SECONDS, preexec_fn=_limit_memory)
+        done = subprocess.run([sys.executable, "-c", _EXPORT_CODE, "--db", db, "export",
+                               "timeline", "--format", "html", "-o", site], env=ENV, check=True, capture_output=True,
+                              timeout=EXPORT_SECONDS, preexec_fn=_limit_memory)
     except subprocess.TimeoutExpired:
-        pages = [f for f in Path(site).rglob("*.html")] if os.path.isdir(site) else []
+        pages = [f for f in Path(folder).rglob("*.html")]  # the pages are staged beside SITE until the end
         return (f"stopped after {EXPORT_SECONDS} s, {len(pages)} pages "
                 f"({sum(f.stat().st_size for f in pages) / 1e6:,.0f} MB) written")
     except subprocess.CalledProcessError as exc:
         return f"failed after {time.perf_counter() - t0:.0f} s ({exc.stderr.decode(errors='replace').strip()[-120:]})"
     took = time.perf_counter() - t0
     total = sum(f.stat().st_size for f in Path(site).rglob("*") if f.is_file())
-    return took, os.path.getsize(index), total
+    peak = next((int(line.split()[1]) for line in done.stderr.decode(errors="replace").splitlines()
+                 if line.startswith("VmHWM ")), 0)
+    return took, os.path.getsize(index), total, peak / 1024
 
 
 def writable_copy(src: str, folder: str, name: str) -> str:
@@ -551,9 +562,10 @@ def main() -> None:
                 t.add(figure, "index <= 2 MB, <= 10 s", exported, "-", "-", False if n == n_big else None,
                       f"limits: {EXPORT_SECONDS} s, {EXPORT_BYTES >> 30} GB of memory")
             else:
-                took, index, total = exported
+                took, index, total, peak = exported
                 t.add(figure, "index <= 2 MB, <= 10 s", f"{took:,.1f} s, index {index / 1e6:,.2f} MB", "-", "-",
-                      took <= 10 and index <= 2e6 if n == n_big else None, f"{total / 1e6:,.1f} MB written in all")
+                      took <= 10 and index <= 2e6 if n == n_big else None,
+                      f"{total / 1e6:,.1f} MB written in all; peak memory {peak:,.0f} MB (VmHWM)")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     print()

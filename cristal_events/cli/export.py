@@ -12,7 +12,7 @@ from ..errors import CristalError
 from ..i18n import _
 from ..jobs import exports
 from ..jobs.outputs import check_folder, check_output, output_file, output_folder
-from ..jobs.page import write_html, write_site
+from ..jobs.page import export_site, write_html
 from ..jobs.walk import resolve_range, walk
 from ..service import Campaign
 from ..xp_ledger import LedgerEntry
@@ -44,7 +44,8 @@ def export_timeline(camp: Campaign, fmt: str, out: Any, *, session: int | None =
         case "md":
             return exports.write_markdown(camp, steps, out, ledger=_session_rows(camp, session, character))
         case "html" if callable(out):  # a folder: the site (index, a page per session and per character)
-            return write_site(camp, steps, out, ledger=_session_rows(camp, session, character))
+            return export_site(camp, out, after=after, until=end, character=character, progress=progress,
+                               ledger=_session_rows(camp, session, character))
         case "html":
             return write_html(camp, steps, out, ledger=_session_rows(camp, session, character))
     raise CristalError(_("Unknown export format {fmt!r}; use one of {items}.").format(fmt=fmt, items=', '.join(exports.FORMATS)))

@@ -177,11 +177,20 @@ def output_folder(path: Path, fmt: str = "html") -> Iterator[Callable[[str, str]
     staging = path.with_name(f".{path.name}.part-{os.urandom(4).hex()}")
     written: list[str] = []
 
-    def emit(name: str, text: str) -> None:
-        with open(staging / name, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.write(f"{marker(fmt)}\n")
-        written.append(name)
+    class Emit:
+        """``emit(name, text)`` writes a file; ``emit.adopt(names)`` counts files another process
+        wrote with a fork of this emit (the HTML site's later sessions, :func:`.page.export_site`)."""
+
+        def __call__(self, name: str, text: str) -> None:
+            with open(staging / name, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+                fh.write(f"{marker(fmt)}\n")
+            written.append(name)
+
+        def adopt(self, names: list[str]) -> None:
+            written.extend(n for n in names if (staging / n).is_file())
+
+    emit = Emit()
 
     try:
         staging.mkdir()

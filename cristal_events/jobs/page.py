@@ -20,14 +20,17 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+import msgspec
+
 from ..display import visible
 from ..i18n import _, current, ngettext
 from ..records import RecordedEvent
 from ..xp_ledger import LedgerEntry
+from . import site_walk
 from .dice_report import dice_report, html_section
-from .diff import render_change
+from .diff import Change, render_change
 from .exports import combats, fudge_record_lines, xp_by_session
-from .walk import Step
+from .walk import Step, check_character, sessions
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 CSS = """
@@ -80,8 +83,11 @@ def series(camp: Any, steps: list[Step], key: str) -> dict[str, list[tuple[int, 
     return out
 
 
-def _add_points(camp: Any, s: Step, key: str, out: dict[str, list[tuple[int, int]]]) -> None:
-    chars = camp.ruleset.characters(s.after.rules) if s.characters else {}
+def _add_points(camp: Any, s: Step, key: str, out: dict[str, list[tuple[int, int]]],
+                characters: Callable[[Any], dict[str, Any]] | None = None) -> None:
+    if not s.characters:
+        return
+    chars = (characters or camp.ruleset.characters)(s.after.rules)
     for cid in s.characters:
         char = chars.get(cid)
         value = vital(char, key) if char is not None else None
@@ -195,12 +201,54 @@ def svg_chart(title: str, points: list[tuple[int, int]], *, marks: Sequence[tupl
 
 
 # ------------------------------------------------------------------------------------ sections
-def _event_item(s: Step) -> str:
-    changes = "".join(f"<li>{esc(render_change(c))}</li>" for c in s.changes)
+class _ChangeLines:
+    """:func:`.diff.render_change` of the usual change (two numbers or strings) with its sentence
+    translated once per session page rather than once per change (looking the language up costs more
+    than the line); any other change goes to
+    :func:`.diff.render_change` itself (the same text either way: tested)."""
+
+    def __init__(self) -> None:
+        self.arrow = _("{path}: {before} → {after}")
+        self.yes, self.no = _("yes"), _("no")
+        self.counts: dict[int, str] = {}
+
+    def count(self, n: int) -> str:
+        """« 3 changes of the state », translated once per number."""
+        text = self.counts.get(n)
+        if text is None:
+            text = self.counts[n] = ngettext("{count} change of the state", "{count} changes of the state",
+                                             n).format(count=n)
+        return text
+
+    def value(self, v: Any) -> str | None:
+        t = type(v)
+        if t is int:
+            return str(v)
+        if t is str:
+            return v if len(v) <= 60 else v[:59] + "…"
+        if v is None:
+            return "—"
+        if t is bool:
+            return self.yes if v else self.no
+        return None
+
+    def __call__(self, change: Change) -> str:
+        before, after = change["before"], change["after"]
+        b, a = self.value(before), self.value(after)
+        if b is None or a is None or (before is None and after is None):
+            return render_change(change)
+        path = ".".join(p if type(p) is str else str(p) for p in change["path"])
+        return self.arrow.format(path=path, before=b, after=a)
+
+
+def _event_item(s: Step, line: _ChangeLines) -> str:
     n = len(s.changes)
-    summary = ngettext("{count} change of the state", "{count} changes of the state", n).format(count=n)
-    folded = (f'<details class="changes"><summary>{words(summary)}</summary>'
-              f"<ul>{changes}</ul></details>") if changes else ""
+    if n:
+        changes = "".join(f"<li>{esc(line(c))}</li>" for c in s.changes)
+        folded = (f'<details class="changes"><summary>{words(line.count(n))}</summary>'
+                  f"<ul>{changes}</ul></details>")
+    else:
+        folded = ""
     return (f'<li id="e{s.rec.position}" data-type="{esc(s.rec.type)}"><span class="pos">#{s.rec.position}</span>'
             f'<span class="actor">{esc(s.rec.actor)}</span><span class="summary">{esc(s.told)}</span>{folded}</li>')
 
@@ -263,8 +311,8 @@ def _groups(steps: Iterable[Step]) -> Iterator[tuple[int | None, list[Step]]]:
         yield key, group  # type: ignore[misc]
 
 
-def _names(camp: Any, group: list[Step]) -> dict[str, str]:
-    chars = camp.ruleset.characters(group[-1].after.rules)
+def _names(camp: Any, group: list[Step], characters: Callable[[Any], dict[str, Any]] | None = None) -> dict[str, str]:
+    chars = (characters or camp.ruleset.characters)(group[-1].after.rules)
     return {cid: str(getattr(c, "name", cid) or cid) for cid, c in chars.items()}
 
 
@@ -295,18 +343,19 @@ def _session_section(key: int | None, group: list[Step], names: dict[str, str], 
         first=page.first, last=page.last)
     body = [f'<section class="session" id="{sid}"><h2>{esc(heading)}</h2>{meta}'
             f'<p class="meta">{words(positions)}</p><ol class="events">']
-    body.extend(_event_item(s) for s in group)
+    line = _ChangeLines()  # the sentences of this page, translated once
+    body.extend(_event_item(s, line) for s in group)
     body.append("</ol>")
     body.extend(_combat_table(v, names) for v in combats(group))
     body.append("</section>\n")
     return page, "".join(body)
 
 
-def _head(title: str) -> str:
+def _head(title: str, css: str = "") -> str:
     return (f'<!DOCTYPE html>\n<html lang="{current()}"><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{title}</title>'
-            f"<style>{CSS}</style></head><body>\n")
+            f"<style>{CSS}{css}</style></head><body>\n")
 
 
 def _sessions_table(pages: list[SessionPage], link: Callable[[SessionPage], str]) -> str:
@@ -323,30 +372,56 @@ def _sessions_table(pages: list[SessionPage], link: Callable[[SessionPage], str]
             + "".join(rows) + "</table></section>\n")
 
 
-def sparkline(title: str, points: list[tuple[int, int]], *, colour: str, width: int = 120, height: int = 26) -> str:
-    """A small line of ``points`` for the index's table (its lowest and highest values as text)."""
+def sparkline(title: str, points: list[tuple[int, int]], *, colour: str, width: int = 120, height: int = 26,
+              compact: bool = False) -> str:
+    """A small line of ``points`` for the index's table (its lowest and highest values as text).
+
+    ``compact`` (the site's index, which lists every character: 2,286 of them in the 1M generated
+    campaign, whose index must stay under 2 MB): at most about :data:`SPARK_POINTS` points, a point repeated at the same pixel written
+    once, and the size and stroke left to the index's style sheet (:data:`SPARK_CSS`, the colour by
+    class), so a row of the table stays near 500 bytes."""
     if len({p for p, _ in points}) < 2 or len({v for _, v in points}) < 2:
         return ""
-    points = thin(points, 40)
+    points = thin(points, SPARK_POINTS if compact else 40)
     x0, x1 = points[0][0], points[-1][0]
     ys = [v for _, v in points]
     lo, hi = min(ys), max(ys)
     sx, sy = (width - 2) / (x1 - x0), (height - 4) / (hi - lo)
-    path = " ".join(f"{round(1 + (p - x0) * sx)},{round(height - 2 - (v - lo) * sy)}" for p, v in points)
+    pixels = [f"{round(1 + (p - x0) * sx)},{round(height - 2 - (v - lo) * sy)}" for p, v in points]
+    if compact:
+        pixels = [xy for i, xy in enumerate(pixels) if i == 0 or xy != pixels[i - 1]]
+    path = " ".join(pixels)
+    label = esc(_('{title}: from {low} to {high}, #{first} to #{last}').format(title=title, low=lo, high=hi,
+                                                                              first=x0, last=x1))
+    if compact:
+        kind = "xp" if colour == XP_COLOUR else "pv"
+        return (f'<svg class="spark {kind}" viewBox="0 0 {width} {height}" role="img"><title>{label}</title>'
+                f'<polyline points="{path}"/></svg>')
     return (f'<svg class="spark" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img">'
-            f"<title>{esc(_('{title}: from {low} to {high}, #{first} to #{last}').format(title=title, low=lo, high=hi, first=x0, last=x1))}</title>"
+            f"<title>{label}</title>"
             f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{path}"/></svg>')
+
+
+XP_COLOUR, PV_COLOUR = "#36a", "#c33"
+SPARK_POINTS = 12  # the site index's sparklines: the character's page has the whole chart
+#: the style of the site index's compact sparklines (:func:`sparkline`)
+SPARK_CSS = (".spark{width:120px;height:26px}.spark polyline{fill:none;stroke-width:1.5}"
+             f".spark.xp polyline{{stroke:{XP_COLOUR}}}.spark.pv polyline{{stroke:{PV_COLOUR}}}"
+             "#characters td:nth-child(3),#characters td:nth-child(4),#characters td:nth-child(6)"
+             "{text-align:right;font-family:monospace}")
 
 
 def _characters_table(chars: list[CharacterPage], link: Callable[[CharacterPage], str] | None) -> str:
     rows = []
+    compact = link is not None  # the site's index (its head carries SPARK_CSS)
     for c in chars:
         name = f'<a href="{link(c)}">{esc(c.name)}</a>' if link else f'<a href="#c-{esc(c.cid)}">{esc(c.name)}</a>'
         xp = c.xp[-1][1] if c.xp else ""
         pv = c.pv[-1][1] if c.pv else ""
-        rows.append(f"<tr><td>{name}</td><td><code>{esc(c.cid)}</code></td><td class=\"num\">#{c.first}–#{c.last}</td>"
-                    f'<td class="num">{xp}</td><td>{sparkline(c.name + " — XP", c.xp, colour="#36a")}</td>'
-                    f'<td class="num">{pv}</td><td>{sparkline(c.name + " — PV", c.pv, colour="#c33")}</td></tr>')
+        num = "<td>" if compact else '<td class="num">'  # compact: the index's style sheet aligns them
+        rows.append(f"<tr><td>{name}</td><td><code>{esc(c.cid)}</code></td>{num}#{c.first}–#{c.last}</td>"
+                    f'{num}{xp}</td><td>{sparkline(c.name + " — XP", c.xp, colour=XP_COLOUR, compact=compact)}</td>'
+                    f'{num}{pv}</td><td>{sparkline(c.name + " — PV", c.pv, colour=PV_COLOUR, compact=compact)}</td></tr>')
     return (f'<section id="characters"><h2>{esc(_("Characters"))}</h2><p class="meta">'
             + words(_("The name leads to the character's XP and PV curves, sessions marked.")) + "</p><table><tr>"
             f'<th>{esc(_("Name"))}</th><th>{esc(_("Id"))}</th><th>{esc(_("Positions"))}</th>'
@@ -360,6 +435,8 @@ def _charts(c: CharacterPage, marks: list[tuple[int, int]]) -> str:
     return f'<div class="charts">{"".join(p for p in parts if p)}</div>'
 
 
+#: the most different rolls the index's dice records share (:meth:`_Collector._kept`)
+MAX_SHARED_ROLLS = 200_000
 #: the records the dice sections read
 _DICE_TYPES = frozenset({"dice.rolled", "roll.sealed", "roll.revealed", "result.overridden"})
 
@@ -369,6 +446,7 @@ class _Collector:
 
     def __init__(self, camp: Any, ledger: list[LedgerEntry]):
         self.camp, self.ledger = camp, ledger
+        self.chars = site_walk.Characters(camp)
         self.xp = xp_by_session(ledger)
         self.receipts = camp.session_receipts()
         self.xp_points = xp_series(ledger) if ledger else None
@@ -382,16 +460,20 @@ class _Collector:
         # the records the game master's dice sections read (the fairness report and the overrides,
         # re-rolls and sealed rolls): only those, so a long campaign's steps are still not kept
         self.dice: list[RecordedEvent] = []
+        self._rolls: dict[bytes, Any] = {}
+        self._encode = msgspec.msgpack.Encoder().encode
 
     def group(self, key: int | None, group: list[Step], file: str) -> str:
-        names = _names(self.camp, group)
+        names = _names(self.camp, group, self.chars)
         self.names.update(names)
         for s in group:
-            if s.rec.type in _DICE_TYPES:
+            if s.rec.type == "dice.rolled":
+                self.dice.append(self._kept(s.rec))
+            elif s.rec.type in _DICE_TYPES:
                 self.dice.append(s.rec)
-            _add_points(self.camp, s, "PV", self.pv)
+            _add_points(self.camp, s, "PV", self.pv, self.chars)
             if self.xp_points is None:
-                _add_points(self.camp, s, "XP", self.xp_walk)
+                _add_points(self.camp, s, "XP", self.xp_walk, self.chars)
             for cid in s.characters:
                 span = self.seen.setdefault(cid, [s.rec.position, s.rec.position])
                 span[1] = s.rec.position
@@ -401,6 +483,41 @@ class _Collector:
         page, html = _session_section(key, group, names, self.xp, self.receipts, file)
         self.pages.append(page)
         return html
+
+    def _kept(self, rec: RecordedEvent) -> RecordedEvent:
+        """A dice record as the dice sections read it: without the texts they never read (payload,
+        time, the event id when the command's correlation id names it), each roll shared with the
+        equal rolls kept before (a 1M campaign has 264,000 dice records and a few thousand different
+        rolls: 1.2 kB a record kept whole)."""
+        ev = rec.event
+        rolls = getattr(ev, "rolls", None)
+        if ev is not None and rolls is not None and len(self._rolls) < MAX_SHARED_ROLLS:
+            ev = msgspec.structs.replace(ev, rolls=[self._rolls.setdefault(self._encode(r), r) for r in rolls])
+        return msgspec.structs.replace(rec, payload="", recorded_at="", event=ev,
+                                       event_id="" if rec.correlation_id else rec.event_id)
+
+    def handed(self) -> dict[str, Any]:
+        """What the index needs of the sessions this collector walked (a second process hands it
+        to the first: :meth:`take`)."""
+        return {"pv": self.pv, "xp_walk": self.xp_walk, "seen": self.seen, "names": self.names,
+                "pages": self.pages, "marks": self.marks, "count": self.count, "dice": self.dice}
+
+    def take(self, later: dict[str, Any]) -> None:
+        """Add what a collector of the sessions after these handed (:meth:`handed`), as if this one
+        had walked them: a chart's point is kept only where the value changed, across the split too."""
+        for mine, theirs in ((self.pv, later["pv"]), (self.xp_walk, later["xp_walk"])):
+            for cid, points in theirs.items():
+                pts = mine.setdefault(cid, [])
+                if pts and points and pts[-1][1] == points[0][1]:
+                    points = points[1:]
+                pts.extend(points)
+        for cid, (first, last) in later["seen"].items():
+            self.seen.setdefault(cid, [first, last])[1] = last
+        self.names.update(later["names"])
+        self.pages.extend(later["pages"])
+        self.marks.extend(later["marks"])
+        self.count += later["count"]
+        self.dice.extend(later["dice"])
 
     def characters(self) -> list[CharacterPage]:
         xp = self.xp_points if self.xp_points is not None else self.xp_walk
@@ -463,23 +580,40 @@ def write_site(camp: Any, steps: Iterable[Step], emit: Callable[[str, str], None
     one ``personnage-N.html`` per character; returns the number of events. Each session page is
     written as soon as its session is walked, so memory holds one session at a time."""
     col = _Collector(camp, list(ledger or []))
-    title = esc(camp.header.name)
+    _write_sessions(col, steps, emit)
+    return _write_index(col, emit)
+
+
+def _write_sessions(col: _Collector, steps: Iterable[Step], emit: Callable[[str, str], None], *,
+                    preceding: str | None = None, following: str | None = None) -> None:
+    """Each session's page, written when the next one's name is known (``preceding``: the page
+    before the first; ``following``: the page after the last, when another process writes them)."""
+    title = esc(col.camp.header.name)
     held: tuple[str, str, SessionPage, str | None] | None = None  # a page waits for its next's name
     for key, group in _groups(steps):
-        file = f"session-{key}.html" if key is not None else f"hors-session-{group[0].rec.position}.html"
+        file = _file_of(key, group[0].rec.position)
         section = col.group(key, group, file)
         if held is not None:
             _emit_session(emit, title, held, file)
-        held = (file, section, col.pages[-1], held[0] if held else None)
+        held = (file, section, col.pages[-1], held[0] if held else preceding)
     if held is not None:
-        _emit_session(emit, title, held, None)
+        _emit_session(emit, title, held, following)
+
+
+def _file_of(key: int | None, first: int) -> str:
+    return f"session-{key}.html" if key is not None else f"hors-session-{first}.html"
+
+
+def _write_index(col: _Collector, emit: Callable[[str, str], None]) -> int:
+    """The characters' pages and the index, once every session is walked."""
+    title = esc(col.camp.header.name)
     chars = col.characters()
     for c in chars:
         emit(c.file, _head(f"{esc(c.name)} — {title}") + f'<nav><a href="index.html">↑ {title}</a></nav>'
              f"<h1>{esc(c.name)}</h1><p class=\"sub\"><code>{esc(c.cid)}</code> — "
              + esc(_("positions #{first} to #{last}").format(first=c.first, last=c.last))
              + f"</p>{_charts(c, col.marks)}</body></html>\n")
-    index = [_head(f"{title} — {esc(_('timeline'))}"), col.subtitle(),
+    index = [_head(f"{title} — {esc(_('timeline'))}", SPARK_CSS), col.subtitle(),
              f'<nav><a href="#sessions">{esc(_("Sessions"))}</a><a href="#characters">{esc(_("Characters"))}</a></nav>',
              _sessions_table(col.pages, lambda p: p.file),
              _characters_table(chars, lambda c: c.file) if chars else "", col.dice_sections(), "</body></html>\n"]
@@ -496,3 +630,79 @@ def _emit_session(emit: Callable[[str, str], None], title: str,
     if following:
         nav.append(f'<a href="{following}">{esc(_("next"))} →</a>')
     emit(file, _head(f"{esc(page.heading)} — {title}") + f"<nav>{''.join(nav)}</nav>{section}</body></html>\n")
+
+
+#: a site of at least this many events may have its later sessions written by a second process
+PARALLEL_SITE_MIN = 50_000
+
+
+def export_site(camp: Any, emit: Callable[[str, str], None], *, after: int = 0, until: int | None = None,
+                character: str | None = None, progress: _Progress | None = None,
+                ledger: Iterable[LedgerEntry] | None = None, processes: int | None = None) -> int:
+    """The site of positions ``after+1 .. until`` (with ``character``, only the events concerning it),
+    as :func:`write_site` writes it, walked by :func:`.site_walk.steps` (the log read once, in
+    position order, one session's steps in memory at a time); returns the number of events.
+
+    ``processes`` (default: 2 when this process may run on two cores or more) splits the log at
+    a session's start near its middle: a forked process walks and writes the later sessions' pages
+    from the state at the split (the snapshot before it, folded forward) on its own read-only
+    connection, and hands back what the index needs; this one walks the earlier sessions, then
+    writes the characters' pages and the index. Only for a SQLite file, a whole-campaign site
+    (no ``character``) of :data:`PARALLEL_SITE_MIN` events or more, and an ``emit`` that can
+    ``adopt`` the files another process wrote (:func:`.outputs.output_folder`'s); a second process
+    that fails leaves its sessions to this one."""
+    if character is not None:
+        check_character(camp, character)
+    with site_walk.no_cycle_collector():
+        return _export_site(camp, emit, after=after, until=until, character=character, progress=progress,
+                            ledger=ledger, processes=processes)
+
+
+def _export_site(camp: Any, emit: Callable[[str, str], None], *, after: int, until: int | None,
+                 character: str | None, progress: _Progress | None, ledger: Iterable[LedgerEntry] | None,
+                 processes: int | None) -> int:
+    end = camp.store.last_position() if until is None else until
+    entries = list(ledger or [])
+    col = _Collector(camp, entries)
+    infos = sessions(camp)
+    if processes is None:
+        processes = 2 if site_walk.two_cores() else 1
+    split = None
+    if (processes > 1 and character is None and end - after >= PARALLEL_SITE_MIN and hasattr(emit, "adopt")
+            and site_walk.forkable(camp)):
+        split = site_walk.split_point(camp, after, end, infos)
+    if split is None:
+        _write_sessions(col, site_walk.steps(camp, after=after, until=end, progress=progress, infos=infos), emit)
+        return _write_index(col, emit)
+    position, before_file, after_file = split
+
+    def later() -> dict[str, Any]:  # in the child: the later sessions, on its own connection
+        from ..service import Campaign
+
+        with Campaign.open(camp.store.path, readonly=True) as own:
+            other = _Collector(own, entries)
+            written: list[str] = []
+
+            def keep(name: str, html: str) -> None:
+                emit(name, html)
+                written.append(name)
+
+            _write_sessions(other, site_walk.steps(own, after=position, until=end, infos=infos), keep,
+                            preceding=before_file)
+            return other.handed() | {"written": written}
+
+    child = site_walk.fork(later)
+    share = max(position - after, 1)
+    tick = None if progress is None else (lambda n, _t: progress(min(n, share) * (end - after) // share, end - after))
+    _write_sessions(col, site_walk.steps(camp, after=after, until=position, progress=tick, infos=infos), emit,
+                    following=after_file)
+    got = site_walk.collect(child)
+    if got is None:  # no second process, or it failed: this one writes the later sessions too
+        _write_sessions(col, site_walk.steps(camp, after=position, until=end, infos=infos), emit,
+                        preceding=before_file)
+    else:
+        emit.adopt(got.pop("written"))  # type: ignore[attr-defined]
+        col.take(got)
+    if progress is not None:
+        progress(end - after, end - after)
+    return _write_index(col, emit)
