@@ -23,6 +23,14 @@ instead of being their rows (``Projection.rows_state`` taken back). The variants
 round, each on its own copy of the campaign. (The read models caught up in the command's own
 transaction, one commit instead of two, was measured with this function at commit fed6160 and lost:
 benchmarks/README.md, "Levers, A/B".)
+
+``import``: a bulk import (``run.engine_import``: ``Store.import_rows(rows, validate=codec.decode)``)
+with the payloads validated in worker processes (A: ``log_rows.validated``'s pool, one and two workers)
+against this process alone (B: the same code with ``log_rows.IMPORT_PARALLEL_MIN`` out of reach), and
+the raw sqlite3 + msgspec floor of ``run.py``, taking turns in each round, on the first ``--sizes``
+rows of a campaign (``--campaign PATH``, read-only; default ``generator.cached(--events)``)::
+
+    python benchmarks/levers.py import --campaign /tmp/me/big.db --sizes 10000,100000,1000000 --rounds 7
 """
 
 from __future__ import annotations
@@ -167,9 +175,50 @@ def console_ab(events: int, rounds: int, commands_per_round: int) -> dict[str, d
     return {k: {c: statistics.median(v) for c, v in d.items()} for k, d in out.items()}
 
 
+def import_ab(source: str, sizes: list[int], rounds: int) -> dict[int, dict[str, float]]:
+    """{size: {variant: median seconds}} of a bulk import of the first ``size`` rows of ``source``."""
+    import gc
+
+    import run as R
+
+    from cristal_events import log_rows
+
+    camp = open_campaign(source, readonly=True)
+    rows = R.exported_rows(camp)
+    codec = camp.store.codec
+    camp.close()
+    gc.freeze()  # as run.py: the benchmark holds every row, an import process does not
+    folder = tempfile.mkdtemp(prefix="cristal-levers-")
+    limit, workers = log_rows.IMPORT_PARALLEL_MIN, log_rows.import_workers
+
+    def variant(parallel_min: int, n_workers: int | None) -> None:
+        log_rows.IMPORT_PARALLEL_MIN = parallel_min
+        log_rows.import_workers = workers if n_workers is None else (lambda: n_workers)
+
+    out: dict[int, dict[str, float]] = {}
+    try:
+        for n in sizes:
+            part = rows[:n]
+            db = os.path.join(folder, "imp.db")
+            fns = {"one worker": lambda: (variant(0, 1), R.engine_import(db, codec, part)),
+                   "two workers": lambda: (variant(0, 2), R.engine_import(db, codec, part)),
+                   "one process": lambda: (variant(1 << 62, None), R.engine_import(db, codec, part)),
+                   "raw sqlite3 + msgspec": lambda: R.raw_import(os.path.join(folder, "raw.db"), part)}
+            print(f"{len(part):,} rows, load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores",
+                  file=sys.stderr)
+            out[len(part)] = dict(zip(fns, B.median_times(list(fns.values()), rounds)))
+            print(f"load average after: {os.getloadavg()[0]:.1f}", file=sys.stderr)
+    finally:
+        log_rows.IMPORT_PARALLEL_MIN, log_rows.import_workers = limit, workers
+        shutil.rmtree(folder, ignore_errors=True)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("lever", choices=["rebuild", "command", "console"])
+    ap.add_argument("lever", choices=["rebuild", "command", "console", "import"])
+    ap.add_argument("--campaign", help="the campaign whose rows are imported (import; read only)")
+    ap.add_argument("--sizes", default="100000", help="comma-separated row counts imported (import)")
     ap.add_argument("--commands", type=int, default=200, help="commands timed in each round (command)")
     ap.add_argument("--events", type=int, default=100_000)
     ap.add_argument("--rounds", type=int, default=7)
@@ -178,6 +227,12 @@ def main() -> None:
         ta, tb = rebuild_ab(a.events, a.rounds)
         print(f"rebuild of {a.events:,} events, medians of {a.rounds}: second process {ta:.3f} s, "
               f"one process {tb:.3f} s, {tb / ta:.2f} x faster")
+    elif a.lever == "import":
+        sizes = [int(x) for x in a.sizes.split(",")]
+        for n, d in import_ab(a.campaign or generator.cached(a.events, quiet=True), sizes, a.rounds).items():
+            raw = d.pop("raw sqlite3 + msgspec")
+            print(f"import of {n:,} rows, medians of {a.rounds}: " + ", ".join(
+                f"{k} {t:.3f} s ({raw / t:.2f} x raw)" for k, t in d.items()) + f"; raw {raw:.3f} s")
     elif a.lever == "console":
         print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
         for name, d in console_ab(a.events, a.rounds, a.commands).items():

@@ -69,19 +69,13 @@ def exported_rows(camp) -> list[B.Row]:
 
 def engine_import(path: str, codec, rows) -> None:
     """What ``cristal import`` does: validate every payload with the campaign's codec while
-    ``Store.import_rows`` re-chains, hashes and appends them (multi-row INSERTs, one transaction)."""
+    ``Store.import_rows`` re-chains, hashes and appends them (multi-row INSERTs, one transaction); a big
+    import validates in a worker process (``log_rows.validated``)."""
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(path + suffix):
             os.remove(path + suffix)
     store = Store.create(path, codec)
-    decode = codec.decode
-
-    def validated():
-        for r in rows:
-            decode(r[3], r[4], r[5])  # validation: a bad payload is refused naming the field
-            yield r
-
-    store.import_rows(validated())
+    store.import_rows(rows, validate=codec.decode)  # validation: a bad payload is refused naming the field
     store.close()
 
 

@@ -21,7 +21,7 @@ import sqlite3
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,7 @@ from .log_rows import (  # shared with the PostgreSQL store (re-exported: caller
     IMPORT_FIELDS,
     VerifyReport,
     access_row,
+    chained,
     decoded,
     gap_problem,
     ident,
@@ -55,6 +56,7 @@ from .log_rows import (  # shared with the PostgreSQL store (re-exported: caller
     still_sealed,
     unlinked_problem,
     utc_now,
+    validated,
 )
 from .records import RecordedEvent  # the envelope is the kernel's; re-exported for old callers
 
@@ -303,39 +305,25 @@ class Store:
         """Append pre-built rows given as dicts of :data:`IMPORT_FIELDS`; see :meth:`import_rows`."""
         return self.import_rows(tuple(map(r.__getitem__, IMPORT_FIELDS)) for r in rows)
 
-    def import_rows(self, rows: Iterable[Sequence[Any]]) -> int:
+    def import_rows(self, rows: Iterable[Sequence[Any]], *, validate: Callable[[str, int, str], Any] | None = None) -> int:
         """Append pre-built rows (an import): tuples of :data:`IMPORT_FIELDS`, re-chained and re-hashed
         at the end of this log, in one transaction (the caller's, when one is open).
 
-        ``rows`` is consumed as it goes: an import of any size holds two chunks in memory, and an
+        ``rows`` is consumed as it goes: an import of any size holds a few chunks in memory, and an
         exception raised by the iterable (a payload that does not validate) rolls the whole
         transaction back. While SQLite writes one chunk on a second thread (it releases the GIL
         while it works), this thread hashes the next one and runs the iterable's own validation;
         so the iterable must not use this store's connection (read another file, or a list).
-        """
+
+        ``validate(type, schema_version, payload)`` (e.g. ``codec.decode``), when given, is called on
+        every row before it is chained; its exception rolls everything back. A big import runs it in
+        a worker process while this one chains and writes (:func:`log_rows.validated`)."""
         try:
-            with self.transaction():
+            with self.transaction(), closing(validated(rows, validate)) as checked:
                 position, prev = self._head()
-                return self._pipelined(self._chained(rows, position, prev))
+                return self._pipelined(chained(checked, position, prev, self._chunk_rows()))
         except sqlite3.Error as exc:
             raise translate_sqlite_error(exc, self.path) from None
-
-    def _chained(self, rows: Iterable[Sequence[Any]], position: int, prev: str) -> Iterator[list[tuple[Any, ...]]]:
-        """``rows`` re-numbered after ``position``, chained after ``prev`` and hashed, in chunks of full rows."""
-        enc, sha = _hash_encoder.encode, hashlib.sha256
-        size = self._chunk_rows()
-        chunk: list[tuple[Any, ...]] = []
-        for eid, stream, version, type_, sv, payload, when, session, actor, cause, corr in rows:
-            position += 1
-            canon = (prev, position, eid, stream, version, type_, sv, payload, when, session, actor, cause, corr)
-            h = sha(enc(canon)).hexdigest()  # = row_hash(*canon)
-            chunk.append((*canon[1:], prev, h))
-            prev = h
-            if len(chunk) == size:
-                yield chunk
-                chunk = []
-        if chunk:
-            yield chunk
 
     def _pipelined(self, chunks: Iterator[list[tuple[Any, ...]]]) -> int:
         """Insert the chunks in order, one at a time on a writer thread while the next is prepared.
