@@ -173,8 +173,8 @@ def validated(rows: Iterable[Sequence[Any]], validate: Callable[[str, int, str],
     yielded; ``validate`` None: the rows as they are.
 
     An import of more than ``parallel_min`` rows (default :data:`IMPORT_PARALLEL_MIN`) validates in
-    ``workers`` forked processes (default :func:`import_workers`) while this one chains and inserts:
-    decoding a payload to its typed event needs the GIL, so a thread would not help. A worker only
+    ``workers`` forked processes (default :func:`import_workers`, 0 on a busy machine) while this one
+    chains and inserts: decoding a payload to its typed event needs the GIL, so a thread would not help. A worker only
     says which row of its chunk failed first; that row is validated again here, so the exception is
     exactly the one the validation raises in this process, and the first bad row in log order is the
     one reported (also when the iterable itself raises later on). The workers are forked before any
@@ -186,29 +186,67 @@ def validated(rows: Iterable[Sequence[Any]], validate: Callable[[str, int, str],
     limit = IMPORT_PARALLEL_MIN if parallel_min is None else parallel_min
     it = iter(rows)
     head = list(itertools.islice(it, limit + 1))  # read ahead: is this import a big one?
-    pool = _fork_validators(validate, workers or import_workers()) if len(head) > limit else []
+    pool = _fork_validators(validate, import_workers() if workers is None else workers) if len(head) > limit else []
     if not pool:
         for r in itertools.chain(head, it):
             validate(r[3], r[4], r[5])
             yield r
         return
+    # the rows in chunks sent to the workers in turn, each chunk yielded once its worker answered
+    rows_in = itertools.chain(head, it)
+    pending: collections.deque[tuple[list[Sequence[Any]], _Validator | None]] = collections.deque()
+    turn = itertools.cycle(pool)
+    ahead = _IN_FLIGHT * len(pool)
     try:
-        yield from _validated_in(pool, itertools.chain(head, it), validate)
+        while True:
+            try:
+                chunk = list(itertools.islice(rows_in, _VALIDATE_CHUNK))
+            except BaseException:
+                for waiting in pending:  # an earlier bad row is reported before the iterable's own error
+                    _settle(*waiting, validate)
+                raise
+            if chunk:
+                worker: _Validator | None = next(turn)
+                if not worker.send(chunk):  # type: ignore[union-attr]
+                    worker = None
+                pending.append((chunk, worker))
+            if pending and (len(pending) > ahead or not chunk):
+                done, worker = pending.popleft()
+                _settle(done, worker, validate)
+                yield from done
+            elif not chunk:
+                return
     finally:
-        for worker in pool:
-            worker.close()
+        for w in pool:
+            w.close()
+
+
+def _settle(chunk: list[Sequence[Any]], worker: _Validator | None, validate: Callable[..., Any]) -> None:
+    """Raise the validation error of the chunk's first bad row, if any, validated again here (every
+    row from the first when the worker is gone)."""
+    bad = worker.answer() if worker is not None else 0
+    if bad is not None:
+        for r in chunk[bad:]:
+            validate(r[3], r[4], r[5])
 
 
 def import_workers() -> int:
-    """The worker processes an import validates in: one per usable CPU beyond this process's, at least
-    one, at most two (this process stays busy chaining and inserting)."""
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(cpus - 1, 2))
+    """The worker processes an import validates in: one per core left idle by the load average of the
+    last minute, keeping one for this process (busy chaining and inserting), at most two; 0 (validate
+    here) on a busy machine, where the workers would share the cores the others leave and only add
+    their hand-over (measured slower: benchmarks/README.md, "Levers, A/B"), as the rebuild decides
+    for its second process (``projections.runner._free_core``)."""
+    try:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        idle = cpus - os.getloadavg()[0]
+    except OSError:
+        return 0
+    return max(0, min(cpus - 1, int(idle), 2))
 
 
 class _Validator:
-    """One forked worker validating chunks of ``(type, schema_version, payload)`` sent down a pipe
-    (msgpack, length first), answering on another pipe with the index of each chunk's first bad row
+    """One forked worker validating chunks of rows sent down a pipe (msgpack, length first; the whole
+    rows: encoding them costs this process less than picking their three fields), answering on another pipe with the index of each chunk's first bad row
     (-1: none). The answers are 4 bytes, so neither side ever blocks writing while the other does:
     this process may send the next chunks before reading an answer. (A pool of
     ``concurrent.futures`` costs a manager and a feeder thread here, fighting the chain and the
@@ -244,13 +282,13 @@ class _Validator:
         os.close(up_w)
         self.pid, self.down, self.up = pid, os.fdopen(down_w, "wb"), os.fdopen(up_r, "rb")
 
-    def send(self, items: list[tuple[Any, ...]]) -> bool:
-        data = msgspec.msgpack.encode(items)
+    def send(self, items: list[Sequence[Any]]) -> bool:
         try:
+            data = msgspec.msgpack.encode(items)
             self.down.write(len(data).to_bytes(4, "little") + data)
             self.down.flush()
-        except OSError:  # the worker is gone: this process validates
-            return False
+        except (OSError, TypeError, OverflowError):  # the worker is gone, or a value msgpack cannot carry:
+            return False  # this process validates the chunk
         return True
 
     def answer(self) -> int | None:
@@ -280,15 +318,15 @@ class _Validator:
 
 
 def _serve(validate: Callable[..., Any], down: Any, up: int) -> None:  # pragma: no cover - in the child
-    decode = msgspec.msgpack.Decoder(list[tuple[str, int, str]]).decode
+    decode = msgspec.msgpack.Decoder().decode
     while True:
         head = down.read(4)
         if len(head) < 4:
             return
         bad = -1
-        for i, (type_, sv, payload) in enumerate(decode(down.read(int.from_bytes(head, "little")))):
+        for i, r in enumerate(decode(down.read(int.from_bytes(head, "little")))):
             try:
-                validate(type_, sv, payload)
+                validate(r[3], r[4], r[5])
             except Exception:  # noqa: BLE001 - the parent validates that row again and raises what it raises
                 bad = i
                 break
@@ -308,36 +346,3 @@ def _fork_validators(validate: Callable[..., Any], n: int) -> list[_Validator]:
         except OSError:
             break
     return pool
-
-
-def _validated_in(pool: list[_Validator], rows: Iterator[Sequence[Any]],
-                  validate: Callable[..., Any]) -> Iterator[Sequence[Any]]:
-    """The rows in chunks sent to the workers in turn, each chunk yielded once its worker answered."""
-    pending: collections.deque[tuple[list[Sequence[Any]], _Validator | None]] = collections.deque()
-    turn = itertools.cycle(pool)
-
-    def settle(chunk: list[Sequence[Any]], worker: _Validator | None) -> None:
-        """Raise the validation error of the chunk's first bad row, if any (validated here)."""
-        bad = worker.answer() if worker is not None else 0
-        if bad is not None:
-            for r in chunk[bad:]:
-                validate(r[3], r[4], r[5])
-
-    while True:
-        try:
-            chunk = list(itertools.islice(rows, _VALIDATE_CHUNK))
-        except BaseException:
-            for waiting in pending:  # an earlier bad row is reported before the iterable's own error
-                settle(*waiting)
-            raise
-        if chunk:
-            worker: _Validator | None = next(turn)
-            if not worker.send([(r[3], r[4], r[5]) for r in chunk]):  # type: ignore[union-attr]
-                worker = None
-            pending.append((chunk, worker))
-        if pending and (len(pending) > _IN_FLIGHT * len(pool) or not chunk):
-            done, worker = pending.popleft()
-            settle(done, worker)
-            yield from done
-        elif not chunk:
-            return

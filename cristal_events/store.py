@@ -785,13 +785,13 @@ class Store:
 
     # ---------------------------------------------------------------- verifying
     def _stretches(self, workers: int | None, progress: Any = None) -> list["_Stretch"]:
-        """The chain walked in stretches of positions: one, or one per worker process on a big log.
+        """The chain walked in stretches of positions: one, or a few per process on a big log.
 
         Each row is checked against its own stored hash and the hash stored before it, so the walk
         splits into ranges checked side by side and joined by :func:`_join` (the link between two
         stretches is checked there). Workers are forked processes, each reading the file on its own
         read-only connection (SQLite releases the GIL only inside a step, one row at a time, so
-        threads cannot share the work); a worker that fails leaves its stretch to this process.
+        threads cannot share the work); a worker that fails leaves its stretches to this process.
 
         The fork happens while this connection is idle (its queries have run to completion) and no
         other thread runs, so a child inherits no SQLite lock or mutex in use; this process, alive
@@ -804,21 +804,43 @@ class Store:
                 or threading.active_count() > 1 or not Path(self.path).is_file()):
             tick = None if progress is None else (lambda n: progress(min(n, last), last))
             return [_walk_stretch(self.conn, 0, None, tick)]
-        starts = [last * i // workers for i in range(workers)]
-        bounds: list[int | None] = [*starts, None]
-        later = list(zip(starts[1:], bounds[2:]))  # the stretches after the first: (lo, hi), the last open
-        children = [_fork(lambda lo=lo, hi=hi: _walk_stretch(_connect(Path(self.path), "ro", None), lo, hi))
-                    for lo, hi in later]
+        # the log cut in more stretches than processes, handed out in turn through a pipe holding their
+        # numbers (a read of 4 bytes takes one; the pipe serialises the readers): a process slowed by the
+        # machine's load takes fewer, where halves fixed in advance left this one waiting for the slower
+        pieces = max(workers, min(workers * 8, last // _STRETCH_MIN))
+        los = [last * i // pieces for i in range(pieces)]
+        spans: list[tuple[int, int | None]] = list(zip(los, [*los[1:], None]))  # (lo, hi], the last one open
+        queue_r, queue_w = os.pipe()
         try:
-            # the workers walk stretches as long as this one, side by side: its share stands for the whole
-            share = max(1, bounds[1] or 1)
-            tick = None if progress is None else (lambda n: progress(min(last, n * last // share), last))
-            out = [_walk_stretch(self.conn, 0, bounds[1], tick)]
-        finally:  # the children are waited for whatever happens here
-            got = [_collect(child) for child in children]
-        for (lo, hi), stretch in zip(later, got):
-            out.append(stretch if stretch is not None else _walk_stretch(self.conn, lo, hi))
-        return out
+            os.write(queue_w, b"".join(i.to_bytes(4, "little") for i in range(pieces)))
+        finally:
+            os.close(queue_w)
+
+        def take(conn: sqlite3.Connection, tick: Any = None) -> list[tuple[int, _Stretch]]:
+            done: list[tuple[int, _Stretch]] = []
+            walked = 0
+            while len(got := os.read(queue_r, 4)) == 4:
+                i = int.from_bytes(got, "little")
+                step = None if tick is None else (lambda n, base=walked: tick(base + n))
+                done.append((i, _walk_stretch(conn, *spans[i], step)))
+                walked += done[-1][1].n
+            return done
+
+        try:
+            children = [_fork(lambda: take(_connect(Path(self.path), "ro", None))) for _ in range(workers - 1)]
+            try:
+                # the others walk as fast as this one: its rows times the processes stand for the whole
+                tick = None if progress is None else (lambda n: progress(min(last, n * workers), last))
+                mine = take(self.conn, tick)
+            finally:  # the children are waited for whatever happens here
+                got = [_collect(child) for child in children]
+        finally:
+            os.close(queue_r)
+        walked = dict(mine)
+        for stretches in got:
+            walked.update(stretches or [])
+        # a stretch a failed child had taken is walked here
+        return [walked[i] if i in walked else _walk_stretch(self.conn, *spans[i]) for i in range(pieces)]
 
     def verify(self, *, workers: int | None = None,
                progress: Callable[[int, int], None] | None = None) -> VerifyReport:
@@ -926,6 +948,7 @@ class Store:
 
 #: below this many events ``verify`` walks the chain in one process (a fork costs a few milliseconds)
 VERIFY_PARALLEL_MIN = int(os.environ.get("CRISTAL_VERIFY_PARALLEL_MIN", "20000"))
+_STRETCH_MIN = 10_000  # the fewest events of a stretch a process takes in turn (more: more queries)
 
 
 def verify_workers(events: int) -> int:
@@ -1048,8 +1071,8 @@ def _fork(work: Any) -> tuple[int, int] | None:
     return pid, r
 
 
-def _collect(child: tuple[int, int] | None) -> _Stretch | None:
-    """The child's stretch, or None when it failed (the caller walks that stretch itself)."""
+def _collect(child: tuple[int, int] | None) -> list[tuple[int, _Stretch]] | None:
+    """The child's stretches (numbered), or None when it failed (the caller walks them itself)."""
     if child is None:
         return None
     pid, r = child
@@ -1059,7 +1082,7 @@ def _collect(child: tuple[int, int] | None) -> _Stretch | None:
     if status != 0 or not data:
         return None
     try:
-        return msgspec.msgpack.decode(data, type=_Stretch)
+        return msgspec.msgpack.decode(data, type=list[tuple[int, _Stretch]])
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
 

@@ -30,8 +30,10 @@ def codec(tmp_path):
 
 @pytest.fixture
 def forks(monkeypatch):
-    """The workers of every import of the test (their pids), the threshold lowered to 100 rows."""
+    """The workers of every import of the test (their pids), the threshold lowered to 100 rows, one
+    worker whatever the machine's load (``import_workers`` is tested on its own)."""
     monkeypatch.setattr(log_rows, "IMPORT_PARALLEL_MIN", 100)
+    monkeypatch.setattr(log_rows, "import_workers", lambda: 1)
     made: list[int] = []
     real = log_rows._fork_validators
 
@@ -42,6 +44,30 @@ def forks(monkeypatch):
 
     monkeypatch.setattr(log_rows, "_fork_validators", recording)
     return made
+
+
+def test_workers_only_where_a_core_is_idle(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    for load, workers in ((0.2, 2), (2.5, 1), (3.1, 0), (9.0, 0)):  # one core always kept for the chain
+        monkeypatch.setattr(os, "getloadavg", lambda load=load: (load, load, load))
+        assert log_rows.import_workers() == workers
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert log_rows.import_workers() == 0  # one core: nothing to share it with
+
+
+def test_a_busy_machine_validates_a_big_import_here(tmp_path, codec, monkeypatch):
+    monkeypatch.setattr(log_rows, "IMPORT_PARALLEL_MIN", 100)
+    monkeypatch.setattr(log_rows, "import_workers", lambda: 0)
+    monkeypatch.setattr(log_rows, "_Validator", None)  # a fork would fail loudly
+    store = create_store(str(tmp_path / "a.db"), codec)
+    rows = _rows(1500)
+    rows[1200] = (*rows[1200][:5], "[]", *rows[1200][6:])
+    with pytest.raises(EventDecodeError, match="Invalid 'note.recorded' payload"):
+        store.import_rows(rows, validate=codec.decode)
+    assert store.count() == 0
+    assert store.import_rows(_rows(1500), validate=codec.decode) == 1500
+    store.close()
 
 
 def _gone(pid: int) -> bool:
