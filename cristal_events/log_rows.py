@@ -185,7 +185,14 @@ def validated(rows: Iterable[Sequence[Any]], validate: Callable[[str, int, str],
         return
     limit = IMPORT_PARALLEL_MIN if parallel_min is None else parallel_min
     it = iter(rows)
-    head = list(itertools.islice(it, limit + 1))  # read ahead: is this import a big one?
+    head: list[Sequence[Any]] = []
+    try:
+        for r in itertools.islice(it, limit + 1):  # read ahead: is this import a big one?
+            head.append(r)
+    except BaseException:
+        for r in head:  # an earlier bad row is reported before the iterable's own error
+            validate(r[3], r[4], r[5])
+        raise
     pool = _fork_validators(validate, import_workers() if workers is None else workers) if len(head) > limit else []
     if not pool:
         for r in itertools.chain(head, it):

@@ -131,6 +131,15 @@ def test_a_bad_row_still_in_a_worker_comes_before_the_iterables_later_error(tmp_
         store.import_rows(source(), validate=codec.decode)
     assert store.count() == 0
     assert all(_gone(pid) for pid in forks)
+    rows[50] = (*rows[50][:5], "not json", *rows[50][6:])
+
+    def short():  # fails while the first rows are read ahead (below the threshold of 100)
+        yield from rows[:80]
+        raise CristalError("Line 81 of export.jsonl cannot be read; nothing was imported.")
+
+    with pytest.raises(EventDecodeError, match="Malformed 'note.recorded' payload"):
+        store.import_rows(short(), validate=codec.decode)
+    assert store.count() == 0
     store.close()
 
 
