@@ -23,6 +23,22 @@ instead of being their rows (``Projection.rows_state`` taken back). The variants
 round, each on its own copy of the campaign. (The read models caught up in the command's own
 transaction, one commit instead of two, was measured with this function at commit fed6160 and lost:
 benchmarks/README.md, "Levers, A/B".)
+
+``import``: a bulk import (``run.engine_import``: ``Store.import_rows(rows, validate=codec.decode)``)
+with the payloads validated in worker processes (A: ``log_rows.validated``'s pool, one and two workers)
+against this process alone (B: the same code with ``log_rows.IMPORT_PARALLEL_MIN`` out of reach), and
+the raw sqlite3 + msgspec floor of ``run.py``, taking turns in each round, on the first ``--sizes``
+rows of a campaign (``--campaign PATH``, read-only; default ``generator.cached(--events)``)::
+
+    python benchmarks/levers.py import --campaign /tmp/me/big.db --sizes 10000,100000,1000000 --rounds 7
+
+``verify``: ``Store.verify`` of a campaign (``--campaign PATH``, a copy) in two processes taking
+stretches in turn (A), in two processes walking fixed halves (B: ``store._STRETCH_MIN`` out of reach)
+and in one, against ``baseline.raw_scan`` of the same file, taking turns in each round; first in this
+small process, then holding every exported row of the campaign in memory as ``run.py`` did before it
+let them go (a fork, and the child's exit, cost with the size of the forking process)::
+
+    python benchmarks/levers.py verify --campaign /tmp/me/big.db --rounds 7
 """
 
 from __future__ import annotations
@@ -167,9 +183,107 @@ def console_ab(events: int, rounds: int, commands_per_round: int) -> dict[str, d
     return {k: {c: statistics.median(v) for c, v in d.items()} for k, d in out.items()}
 
 
+def import_ab(source: str, sizes: list[int], rounds: int) -> dict[int, dict[str, float]]:
+    """{size: {variant: median seconds}} of a bulk import of the first ``size`` rows of ``source``."""
+    import gc
+    import statistics
+    from collections.abc import Callable
+
+    import run as R
+
+    from cristal_events import log_rows
+
+    camp = open_campaign(source, readonly=True)
+    codec = camp.store.codec
+    folder = tempfile.mkdtemp(prefix="cristal-levers-")
+    limit, workers = log_rows.IMPORT_PARALLEL_MIN, log_rows.import_workers
+
+    def variant(parallel_min: int, n_workers: int | None) -> None:
+        log_rows.IMPORT_PARALLEL_MIN = parallel_min
+        log_rows.import_workers = workers if n_workers is None else (lambda: n_workers)
+
+    cpu: dict[str, list[tuple[float, float]]] = {}  # variant: [(this process's CPU s, the workers' CPU s)]
+
+    def timed(name: str, fn: Callable[[], object]) -> Callable[[], None]:
+        def run() -> None:
+            t0 = os.times()
+            fn()
+            t1 = os.times()
+            cpu.setdefault(name, []).append((t1.user + t1.system - t0.user - t0.system,
+                                             t1.children_user + t1.children_system - t0.children_user - t0.children_system))
+        return run
+
+    def measure(part: list) -> dict[str, float]:
+        gc.freeze()  # as run.py: the benchmark holds every row, an import process does not
+        db = os.path.join(folder, "imp.db")
+        cpu.clear()
+        fns = {"one worker": timed("one worker", lambda: (variant(0, 1), R.engine_import(db, codec, part))),
+               "two workers": timed("two workers", lambda: (variant(0, 2), R.engine_import(db, codec, part))),
+               "one process": timed("one process", lambda: (variant(1 << 62, None), R.engine_import(db, codec, part))),
+               "raw sqlite3 + msgspec": lambda: R.raw_import(os.path.join(folder, "raw.db"), part)}
+        print(f"{len(part):,} rows, load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores",
+              file=sys.stderr)
+        got = dict(zip(fns, B.median_times(list(fns.values()), rounds)))
+        print(f"load average after: {os.getloadavg()[0]:.1f}", file=sys.stderr)
+        for name, pairs in cpu.items():
+            print(f"  {name}: CPU of the importing process {statistics.median(p[0] for p in pairs):.3f} s, "
+                  f"of its workers {statistics.median(p[1] for p in pairs):.3f} s (medians)", file=sys.stderr)
+        return got
+
+    out: dict[int, dict[str, float]] = {}
+    try:
+        for n in sizes:
+            # only these rows held: a fork (the worker's) costs with the size of the forking process
+            out[n] = measure(R.exported_rows(camp, until=n))
+    finally:
+        camp.close()
+        log_rows.IMPORT_PARALLEL_MIN, log_rows.import_workers = limit, workers
+        shutil.rmtree(folder, ignore_errors=True)
+    return out
+
+
+def verify_ab(source: str, rounds: int) -> dict[str, dict[str, float]]:
+    """{"small process" | "holding the rows": {variant: median seconds}} (see the module's docstring)."""
+    import gc
+
+    import run as R
+
+    import cristal_events.store as S
+
+    camp = open_campaign(source, readonly=True)
+    scan = B.raw_connect(source)  # (it sets WAL mode: give a copy, as for run.py)
+    pieces = S._STRETCH_MIN
+
+    def halves() -> None:  # the split before this lever: one stretch per process, fixed in advance
+        S._STRETCH_MIN = 1 << 62
+        try:
+            camp.store.verify(workers=2)
+        finally:
+            S._STRETCH_MIN = pieces
+
+    fns = {"two processes, stretches taken in turn": lambda: camp.store.verify(workers=2),
+           "two processes, halves": halves, "one process": lambda: camp.store.verify(workers=1),
+           "raw scan": lambda: B.raw_scan(scan)}
+    out = {}
+    try:
+        for held in ("small process", "holding the rows"):
+            rows = R.exported_rows(camp) if held == "holding the rows" else []
+            gc.freeze()
+            print(f"{held}: load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
+            out[held] = dict(zip(fns, B.median_times(list(fns.values()), rounds)))
+            print(f"load average after: {os.getloadavg()[0]:.1f}", file=sys.stderr)
+            del rows
+    finally:
+        scan.close()
+        camp.close()
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("lever", choices=["rebuild", "command", "console"])
+    ap.add_argument("lever", choices=["rebuild", "command", "console", "import", "verify"])
+    ap.add_argument("--campaign", help="the campaign whose rows are imported (import; read only)")
+    ap.add_argument("--sizes", default="100000", help="comma-separated row counts imported (import)")
     ap.add_argument("--commands", type=int, default=200, help="commands timed in each round (command)")
     ap.add_argument("--events", type=int, default=100_000)
     ap.add_argument("--rounds", type=int, default=7)
@@ -178,6 +292,17 @@ def main() -> None:
         ta, tb = rebuild_ab(a.events, a.rounds)
         print(f"rebuild of {a.events:,} events, medians of {a.rounds}: second process {ta:.3f} s, "
               f"one process {tb:.3f} s, {tb / ta:.2f} x faster")
+    elif a.lever == "import":
+        sizes = [int(x) for x in a.sizes.split(",")]
+        for n, d in import_ab(a.campaign or generator.cached(a.events, quiet=True), sizes, a.rounds).items():
+            raw = d.pop("raw sqlite3 + msgspec")
+            print(f"import of {n:,} rows, medians of {a.rounds}: " + ", ".join(
+                f"{k} {t:.3f} s ({raw / t:.2f} x raw)" for k, t in d.items()) + f"; raw {raw:.3f} s")
+    elif a.lever == "verify":
+        for held, d in verify_ab(a.campaign or generator.cached(a.events, quiet=True), a.rounds).items():
+            raw = d.pop("raw scan")
+            print(f"verify, {held}, medians of {a.rounds}: " + ", ".join(
+                f"{k} {t:.3f} s ({raw / t:.2f} x raw scan)" for k, t in d.items()) + f"; raw scan {raw:.3f} s")
     elif a.lever == "console":
         print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
         for name, d in console_ab(a.events, a.rounds, a.commands).items():

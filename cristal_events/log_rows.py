@@ -6,11 +6,14 @@ that neither imports the other's module to share them."""
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import itertools
 import os
+import sys
+import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -134,3 +137,219 @@ def decoded(rows: Iterable[Sequence[Any]], codec: Any, tail: tuple[str, ...]) ->
         else:
             ev = slow(r[4], r[5], r[6])
         yield RecordedEvent(*r, *tail, ev)  # type: ignore[call-arg]  # the row's 14 columns, then the event
+
+
+# ------------------------------------------------------------------------------ the import pipeline
+#: an import of more rows than this validates its payloads in a worker process (below, in this one:
+#: the fork and the worker's start cost more than they save; benchmarks/README.md, "Levers, A/B")
+IMPORT_PARALLEL_MIN = int(os.environ.get("CRISTAL_IMPORT_PARALLEL_MIN", "20000"))
+_VALIDATE_CHUNK = 1000  # rows sent to a worker at once
+_IN_FLIGHT = 3  # chunks each worker may hold ahead of the chain (so many chunks are held in memory)
+
+
+def chained(rows: Iterable[Sequence[Any]], position: int, prev: str, size: int) -> Iterator[list[tuple[Any, ...]]]:
+    """Rows of :data:`IMPORT_FIELDS` re-numbered after ``position``, chained after ``prev`` and hashed,
+    as full rows of the events table (the 14 columns, the two hashes last) in chunks of ``size``: the
+    sequential link of an import, both stores'."""
+    enc, sha = _encoder.encode, hashlib.sha256
+    chunk: list[tuple[Any, ...]] = []
+    for eid, stream, version, type_, sv, payload, when, session, actor, cause, corr in rows:
+        position += 1
+        canon = (prev, position, eid, stream, version, type_, sv, payload, when, session, actor, cause, corr)
+        h = sha(enc(canon)).hexdigest()  # = row_hash(*canon)
+        chunk.append((*canon[1:], prev, h))
+        prev = h
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def validated(rows: Iterable[Sequence[Any]], validate: Callable[[str, int, str], Any] | None, *,
+              parallel_min: int | None = None, workers: int | None = None) -> Generator[Sequence[Any], None, None]:
+    """``rows`` (of :data:`IMPORT_FIELDS`) in order, each passed to ``validate(type, schema_version,
+    payload)`` (e.g. ``Codec.decode``, which raises the one-sentence EventDecodeError) before it is
+    yielded; ``validate`` None: the rows as they are.
+
+    An import of more than ``parallel_min`` rows (default :data:`IMPORT_PARALLEL_MIN`) validates in
+    ``workers`` forked processes (default :func:`import_workers`, 0 on a busy machine) while this one
+    chains and inserts: decoding a payload to its typed event needs the GIL, so a thread would not help. A worker only
+    says which row of its chunk failed first; that row is validated again here, so the exception is
+    exactly the one the validation raises in this process, and the first bad row in log order is the
+    one reported (also when the iterable itself raises later on). The workers are forked before any
+    row is yielded, so before the store's writer thread starts; where forking is not safe (another
+    thread runs, not Linux) or fails, every row is validated here, as it is when a worker dies."""
+    if validate is None:
+        yield from rows
+        return
+    limit = IMPORT_PARALLEL_MIN if parallel_min is None else parallel_min
+    it = iter(rows)
+    head: list[Sequence[Any]] = []
+    try:
+        for r in itertools.islice(it, limit + 1):  # read ahead: is this import a big one?
+            head.append(r)
+    except BaseException:
+        for r in head:  # an earlier bad row is reported before the iterable's own error
+            validate(r[3], r[4], r[5])
+        raise
+    pool = _fork_validators(validate, import_workers() if workers is None else workers) if len(head) > limit else []
+    if not pool:
+        for r in itertools.chain(head, it):
+            validate(r[3], r[4], r[5])
+            yield r
+        return
+    # the rows in chunks sent to the workers in turn, each chunk yielded once its worker answered
+    rows_in = itertools.chain(head, it)
+    pending: collections.deque[tuple[list[Sequence[Any]], _Validator | None]] = collections.deque()
+    turn = itertools.cycle(pool)
+    ahead = _IN_FLIGHT * len(pool)
+    try:
+        while True:
+            try:
+                chunk = list(itertools.islice(rows_in, _VALIDATE_CHUNK))
+            except BaseException:
+                for waiting in pending:  # an earlier bad row is reported before the iterable's own error
+                    _settle(*waiting, validate)
+                raise
+            if chunk:
+                worker: _Validator | None = next(turn)
+                if not worker.send(chunk):  # type: ignore[union-attr]
+                    worker = None
+                pending.append((chunk, worker))
+            if pending and (len(pending) > ahead or not chunk):
+                done, worker = pending.popleft()
+                _settle(done, worker, validate)
+                yield from done
+            elif not chunk:
+                return
+    finally:
+        for w in pool:
+            w.close()
+
+
+def _settle(chunk: list[Sequence[Any]], worker: _Validator | None, validate: Callable[..., Any]) -> None:
+    """Raise the validation error of the chunk's first bad row, if any, validated again here (every
+    row from the first when the worker is gone)."""
+    bad = worker.answer() if worker is not None else 0
+    if bad is not None:
+        for r in chunk[bad:]:
+            validate(r[3], r[4], r[5])
+
+
+def import_workers() -> int:
+    """The worker processes an import validates in: one per core left idle by the load average of the
+    last minute, keeping one for this process (busy chaining and inserting), at most two; 0 (validate
+    here) on a busy machine, where the workers would share the cores the others leave and only add
+    their hand-over (measured slower: benchmarks/README.md, "Levers, A/B"), as the rebuild decides
+    for its second process (``projections.runner._free_core``)."""
+    try:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        idle = cpus - os.getloadavg()[0]
+    except OSError:
+        return 0
+    return max(0, min(cpus - 1, int(idle), 2))
+
+
+class _Validator:
+    """One forked worker validating chunks of rows sent down a pipe (msgpack, length first; the whole
+    rows: encoding them costs this process less than picking their three fields), answering on another pipe with the index of each chunk's first bad row
+    (-1: none). The answers are 4 bytes, so neither side ever blocks writing while the other does:
+    this process may send the next chunks before reading an answer. (A pool of
+    ``concurrent.futures`` costs a manager and a feeder thread here, fighting the chain and the
+    store's writer thread for the GIL: measured slower, benchmarks/README.md "Levers, A/B".)"""
+
+    def __init__(self, validate: Callable[..., Any], others: Sequence[_Validator]):
+        down_r, down_w = os.pipe()
+        up_r, up_w = os.pipe()
+        try:  # room for a few chunks in the pipe: this process does not wait for the worker to read
+            import fcntl
+
+            fcntl.fcntl(down_w, getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
+        except OSError:
+            pass
+        try:
+            pid = os.fork()
+        except OSError:
+            for fd in (down_r, down_w, up_r, up_w):
+                os.close(fd)
+            raise
+        if pid == 0:  # pragma: no cover - the child's coverage is not collected
+            code = 1
+            try:
+                for other in others:  # the earlier workers' pipes: they see their end when this process goes
+                    other.close_fds()
+                os.close(down_w)
+                os.close(up_r)
+                _serve(validate, os.fdopen(down_r, "rb"), up_w)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(down_r)
+        os.close(up_w)
+        self.pid, self.down, self.up = pid, os.fdopen(down_w, "wb"), os.fdopen(up_r, "rb")
+
+    def send(self, items: list[Sequence[Any]]) -> bool:
+        try:
+            data = msgspec.msgpack.encode(items)
+            self.down.write(len(data).to_bytes(4, "little") + data)
+            self.down.flush()
+        except (OSError, TypeError, OverflowError):  # the worker is gone, or a value msgpack cannot carry:
+            return False  # this process validates the chunk
+        return True
+
+    def answer(self) -> int | None:
+        """The first bad row of the oldest chunk sent (0 when the worker is gone), or None."""
+        try:
+            got = self.up.read(4)
+        except OSError:
+            got = b""
+        if len(got) < 4:
+            return 0
+        bad = int.from_bytes(got, "little", signed=True)
+        return None if bad < 0 else bad
+
+    def close_fds(self) -> None:
+        for f in (self.down, self.up):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        self.close_fds()  # the worker reads the end of its pipe and leaves
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+
+
+def _serve(validate: Callable[..., Any], down: Any, up: int) -> None:  # pragma: no cover - in the child
+    decode = msgspec.msgpack.Decoder().decode
+    while True:
+        head = down.read(4)
+        if len(head) < 4:
+            return
+        bad = -1
+        for i, r in enumerate(decode(down.read(int.from_bytes(head, "little")))):
+            try:
+                validate(r[3], r[4], r[5])
+            except Exception:  # noqa: BLE001 - the parent validates that row again and raises what it raises
+                bad = i
+                break
+        os.write(up, bad.to_bytes(4, "little", signed=True))
+
+
+def _fork_validators(validate: Callable[..., Any], n: int) -> list[_Validator]:
+    """``n`` workers holding ``validate`` (inherited by the fork, never pickled), or none where a fork
+    is not safe: another thread runs (its locks would be copied held), or not Linux (a fork without
+    exec is not safe everywhere)."""
+    if not sys.platform.startswith("linux") or threading.active_count() > 1:
+        return []
+    pool: list[_Validator] = []
+    while len(pool) < n:
+        try:
+            pool.append(_Validator(validate, pool))
+        except OSError:
+            break
+    return pool

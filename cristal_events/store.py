@@ -21,7 +21,7 @@ import sqlite3
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,7 @@ from .log_rows import (  # shared with the PostgreSQL store (re-exported: caller
     IMPORT_FIELDS,
     VerifyReport,
     access_row,
+    chained,
     decoded,
     gap_problem,
     ident,
@@ -55,6 +56,7 @@ from .log_rows import (  # shared with the PostgreSQL store (re-exported: caller
     still_sealed,
     unlinked_problem,
     utc_now,
+    validated,
 )
 from .records import RecordedEvent  # the envelope is the kernel's; re-exported for old callers
 
@@ -303,39 +305,25 @@ class Store:
         """Append pre-built rows given as dicts of :data:`IMPORT_FIELDS`; see :meth:`import_rows`."""
         return self.import_rows(tuple(map(r.__getitem__, IMPORT_FIELDS)) for r in rows)
 
-    def import_rows(self, rows: Iterable[Sequence[Any]]) -> int:
+    def import_rows(self, rows: Iterable[Sequence[Any]], *, validate: Callable[[str, int, str], Any] | None = None) -> int:
         """Append pre-built rows (an import): tuples of :data:`IMPORT_FIELDS`, re-chained and re-hashed
         at the end of this log, in one transaction (the caller's, when one is open).
 
-        ``rows`` is consumed as it goes: an import of any size holds two chunks in memory, and an
+        ``rows`` is consumed as it goes: an import of any size holds a few chunks in memory, and an
         exception raised by the iterable (a payload that does not validate) rolls the whole
         transaction back. While SQLite writes one chunk on a second thread (it releases the GIL
         while it works), this thread hashes the next one and runs the iterable's own validation;
         so the iterable must not use this store's connection (read another file, or a list).
-        """
+
+        ``validate(type, schema_version, payload)`` (e.g. ``codec.decode``), when given, is called on
+        every row before it is chained; its exception rolls everything back. A big import runs it in
+        a worker process while this one chains and writes (:func:`log_rows.validated`)."""
         try:
-            with self.transaction():
+            with self.transaction(), closing(validated(rows, validate)) as checked:
                 position, prev = self._head()
-                return self._pipelined(self._chained(rows, position, prev))
+                return self._pipelined(chained(checked, position, prev, self._chunk_rows()))
         except sqlite3.Error as exc:
             raise translate_sqlite_error(exc, self.path) from None
-
-    def _chained(self, rows: Iterable[Sequence[Any]], position: int, prev: str) -> Iterator[list[tuple[Any, ...]]]:
-        """``rows`` re-numbered after ``position``, chained after ``prev`` and hashed, in chunks of full rows."""
-        enc, sha = _hash_encoder.encode, hashlib.sha256
-        size = self._chunk_rows()
-        chunk: list[tuple[Any, ...]] = []
-        for eid, stream, version, type_, sv, payload, when, session, actor, cause, corr in rows:
-            position += 1
-            canon = (prev, position, eid, stream, version, type_, sv, payload, when, session, actor, cause, corr)
-            h = sha(enc(canon)).hexdigest()  # = row_hash(*canon)
-            chunk.append((*canon[1:], prev, h))
-            prev = h
-            if len(chunk) == size:
-                yield chunk
-                chunk = []
-        if chunk:
-            yield chunk
 
     def _pipelined(self, chunks: Iterator[list[tuple[Any, ...]]]) -> int:
         """Insert the chunks in order, one at a time on a writer thread while the next is prepared.
@@ -811,13 +799,13 @@ class Store:
 
     # ---------------------------------------------------------------- verifying
     def _stretches(self, workers: int | None, progress: Any = None) -> list["_Stretch"]:
-        """The chain walked in stretches of positions: one, or one per worker process on a big log.
+        """The chain walked in stretches of positions: one, or a few per process on a big log.
 
         Each row is checked against its own stored hash and the hash stored before it, so the walk
         splits into ranges checked side by side and joined by :func:`_join` (the link between two
         stretches is checked there). Workers are forked processes, each reading the file on its own
         read-only connection (SQLite releases the GIL only inside a step, one row at a time, so
-        threads cannot share the work); a worker that fails leaves its stretch to this process.
+        threads cannot share the work); a worker that fails leaves its stretches to this process.
 
         The fork happens while this connection is idle (its queries have run to completion) and no
         other thread runs, so a child inherits no SQLite lock or mutex in use; this process, alive
@@ -830,21 +818,43 @@ class Store:
                 or threading.active_count() > 1 or not Path(self.path).is_file()):
             tick = None if progress is None else (lambda n: progress(min(n, last), last))
             return [_walk_stretch(self.conn, 0, None, tick)]
-        starts = [last * i // workers for i in range(workers)]
-        bounds: list[int | None] = [*starts, None]
-        later = list(zip(starts[1:], bounds[2:]))  # the stretches after the first: (lo, hi), the last open
-        children = [_fork(lambda lo=lo, hi=hi: _walk_stretch(_connect(Path(self.path), "ro", None), lo, hi))
-                    for lo, hi in later]
+        # the log cut in more stretches than processes, handed out in turn through a pipe holding their
+        # numbers (a read of 4 bytes takes one; the pipe serialises the readers): a process slowed by the
+        # machine's load takes fewer, where halves fixed in advance left this one waiting for the slower
+        pieces = max(workers, min(workers * 8, last // _STRETCH_MIN))
+        los = [last * i // pieces for i in range(pieces)]
+        spans: list[tuple[int, int | None]] = list(zip(los, [*los[1:], None]))  # (lo, hi], the last one open
+        queue_r, queue_w = os.pipe()
         try:
-            # the workers walk stretches as long as this one, side by side: its share stands for the whole
-            share = max(1, bounds[1] or 1)
-            tick = None if progress is None else (lambda n: progress(min(last, n * last // share), last))
-            out = [_walk_stretch(self.conn, 0, bounds[1], tick)]
-        finally:  # the children are waited for whatever happens here
-            got = [_collect(child) for child in children]
-        for (lo, hi), stretch in zip(later, got):
-            out.append(stretch if stretch is not None else _walk_stretch(self.conn, lo, hi))
-        return out
+            os.write(queue_w, b"".join(i.to_bytes(4, "little") for i in range(pieces)))
+        finally:
+            os.close(queue_w)
+
+        def take(conn: sqlite3.Connection, tick: Any = None) -> list[tuple[int, _Stretch]]:
+            done: list[tuple[int, _Stretch]] = []
+            walked = 0
+            while len(got := os.read(queue_r, 4)) == 4:
+                i = int.from_bytes(got, "little")
+                step = None if tick is None else (lambda n, base=walked: tick(base + n))
+                done.append((i, _walk_stretch(conn, *spans[i], step)))
+                walked += done[-1][1].n
+            return done
+
+        try:
+            children = [_fork(lambda: take(_connect(Path(self.path), "ro", None))) for _ in range(workers - 1)]
+            try:
+                # the others walk as fast as this one: its rows times the processes stand for the whole
+                tick = None if progress is None else (lambda n: progress(min(last, n * workers), last))
+                mine = take(self.conn, tick)
+            finally:  # the children are waited for whatever happens here
+                got = [_collect(child) for child in children]
+        finally:
+            os.close(queue_r)
+        walked = dict(mine)
+        for stretches in got:
+            walked.update(stretches or [])
+        # a stretch a failed child had taken is walked here
+        return [walked[i] if i in walked else _walk_stretch(self.conn, *spans[i]) for i in range(pieces)]
 
     def verify(self, *, workers: int | None = None,
                progress: Callable[[int, int], None] | None = None) -> VerifyReport:
@@ -952,6 +962,7 @@ class Store:
 
 #: below this many events ``verify`` walks the chain in one process (a fork costs a few milliseconds)
 VERIFY_PARALLEL_MIN = int(os.environ.get("CRISTAL_VERIFY_PARALLEL_MIN", "20000"))
+_STRETCH_MIN = 10_000  # the fewest events of a stretch a process takes in turn (more: more queries)
 
 
 def verify_workers(events: int) -> int:
@@ -1074,8 +1085,8 @@ def _fork(work: Any) -> tuple[int, int] | None:
     return pid, r
 
 
-def _collect(child: tuple[int, int] | None) -> _Stretch | None:
-    """The child's stretch, or None when it failed (the caller walks that stretch itself)."""
+def _collect(child: tuple[int, int] | None) -> list[tuple[int, _Stretch]] | None:
+    """The child's stretches (numbered), or None when it failed (the caller walks them itself)."""
     if child is None:
         return None
     pid, r = child
@@ -1085,7 +1096,7 @@ def _collect(child: tuple[int, int] | None) -> _Stretch | None:
     if status != 0 or not data:
         return None
     try:
-        return msgspec.msgpack.decode(data, type=_Stretch)
+        return msgspec.msgpack.decode(data, type=list[tuple[int, _Stretch]])
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
 

@@ -32,7 +32,7 @@ import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -58,11 +58,13 @@ from .log_rows import (
     IMPORT_FIELDS,
     VerifyReport,
     access_row,
+    chained,
     decoded,
     ident,
     new_event_ids,
     still_sealed,
     utc_now,
+    validated,
 )
 from .records import RecordedEvent
 
@@ -447,29 +449,19 @@ class PgStore:
     def append_rows(self, rows: Iterable[dict[str, Any]]) -> int:
         return self.import_rows(tuple(map(r.__getitem__, IMPORT_FIELDS)) for r in rows)
 
-    def import_rows(self, rows: Iterable[Sequence[Any]]) -> int:
+    def import_rows(self, rows: Iterable[Sequence[Any]], *, validate: Callable[[str, int, str], Any] | None = None) -> int:
         """As :meth:`cristal_events.store.Store.import_rows`: rows re-chained at the end of the log, in
-        one transaction, written with COPY in chunks of 5,000 (the iterable is consumed as it goes)."""
+        one transaction, written with COPY in chunks of 5,000 (the iterable is consumed as it goes);
+        ``validate`` as there (a big import validates in a worker process, :func:`log_rows.validated`)."""
         psycopg = _psycopg()
         n = 0
         try:
-            with self.transaction():
+            with self.transaction(), closing(validated(rows, validate)) as checked:
                 position, prev = self._head()
-                enc, sha = _hash_encoder.encode, hashlib.sha256
-                chunk: list[tuple[Any, ...]] = []
-                for eid, stream, version, type_, sv, payload, when, session, actor, cause, corr in rows:
-                    position += 1
-                    canon = (prev, position, eid, stream, version, type_, sv, payload, when, session, actor, cause, corr)
-                    h = sha(enc(canon)).hexdigest()
-                    chunk.append((*canon[1:], prev, h))
-                    prev = h
-                    if len(chunk) == _PAGE:
-                        self._copy(chunk)
-                        n += len(chunk)
-                        chunk = []
-                if chunk:
+                for chunk in chained(checked, position, prev, _PAGE):
                     self._copy(chunk)
                     n += len(chunk)
+                    position = chunk[-1][0]
                 if n:
                     self.conn.execute("UPDATE log_head SET position = GREATEST(position, %s)", (position,))
         except psycopg.errors.UniqueViolation as exc:

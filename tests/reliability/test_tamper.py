@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -240,6 +241,35 @@ def test_verify_in_worker_processes_reports_what_one_process_reports(original: P
              "deleted-26": 26, "deleted-39": 39, "deleted-13-and-14": 13, "swapped-13-14": 13,
              "two-stretches": 5, "blob-20": 20, "blob-and-change": 2}
     assert alone.first_bad_position == first[damage]  # the first in log order, whichever worker found it
+
+
+@pytest.mark.parametrize("damage", list(DAMAGES), ids=list(DAMAGES))
+def test_verify_in_many_stretches_taken_in_turn_reports_what_one_process_reports(original: Path, tmp_path: Path,
+                                                                                 damage: str, monkeypatch) -> None:
+    """The stretches handed out in turn (more than the processes: a slower process takes fewer), here
+    of 4 events (seams after 4, 8, 13 ...): the same report as one process, whichever process took
+    which stretch; a worker that dies after taking stretches leaves them to the parent."""
+    import cristal_events.store as S
+
+    conn = _attacker(original, tmp_path / "t.db")
+    for act in DAMAGES[damage]:
+        act(conn)
+    conn.close()
+    monkeypatch.setattr(S, "_STRETCH_MIN", 4)
+    store = Store.open(tmp_path / "t.db", readonly=True)
+    try:
+        alone = store.verify(workers=1)
+        shared = store.verify(workers=2)  # 9 stretches: the child takes those this process has not
+        real_fork = S._fork
+
+        def dying(work):  # the child takes stretches, then dies without answering
+            return real_fork(lambda: (work(), os._exit(5)))
+
+        monkeypatch.setattr(S, "_fork", dying)
+        fallback = store.verify(workers=2)
+    finally:
+        store.close()
+    assert alone == shared == fallback
 
 
 # ------------------------------------------------------- attacks only a kept receipt catches (issue 14, item 7)
