@@ -16,11 +16,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: what no one-shot write imports: the telling of events (replay, exports) and the terminal sheet; the
+#: what no one-shot write outside a fight imports: the telling of events (replay, exports) and the terminal sheet; the
 #: entry-point scan of installed packages (only a ruleset that is not built in needs it); the TOML
 #: parser of content packs and the "did you mean" matcher (a pack loaded, a name not found); the json
 #: module (the rules' data files are read by msgspec, loaded already)
 NEVER_IN_A_WRITE = (
+    # a fight's decisions, corrections, summaries and views (imported when first used: a command outside
+    # a fight needs none; tests/rules/test_lazy_fights.py)
+    *(f"cristal_events.rulesets.cristal.fights.{m}" for m in (
+        "chance", "common", "corrections", "crystal_spells", "decide", "spells", "views")),
     "cristal_events.rulesets.cristal.narration",
     "cristal_events.rulesets.cristal.sheet_text",
     "importlib.metadata",
