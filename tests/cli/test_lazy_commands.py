@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: what no one-shot write outside a fight imports: the telling of events (replay, exports) and the terminal sheet; the
 #: entry-point scan of installed packages (only a ruleset that is not built in needs it); the TOML
 #: parser of content packs and the "did you mean" matcher (a pack loaded, a name not found); the json
-#: module (the rules' data files are read by msgspec, loaded already)
+#: module (the rules' data files are read by msgspec, loaded already); what only a rebuild uses
 NEVER_IN_A_WRITE = (
     # a fight's decisions, corrections, summaries and views (imported when first used: a command outside
     # a fight needs none; tests/rules/test_lazy_fights.py)
@@ -31,6 +31,9 @@ NEVER_IN_A_WRITE = (
     "tomllib",
     "difflib",
     "json",
+    # the temporary file and the signal of a rebuild's second process (projections/runner.py)
+    "tempfile",
+    "signal",
 )
 
 #: the command modules of the core besides the one a command lives in (cli/campaign.py has 'note')
