@@ -84,8 +84,7 @@ def render(data: dict[str, dict[str, dict[str, str]]]) -> str:
 
 def main() -> None:
     path = Path(__file__).with_name("listing.py")
-    path.write_text(render(build()), encoding="utf-8")
-    print(f"wrote {path}")
+    path.write_text(render(build()), encoding="utf-8")  # (silent: 'git diff' shows what changed)
 
 
 if __name__ == "__main__":
