@@ -97,7 +97,13 @@ class Domain:
     def catalog(self, lang: str) -> _gettext.NullTranslations:
         found = self._catalogs.get(lang)
         if found is None:
-            found = _gettext.translation(self.name, self.locale_dir, languages=[lang], fallback=True)
+            if lang == LANGUAGES[0]:
+                # the msgids are the English texts and every English catalog gives each msgid as its msgstr,
+                # its plurals by English's rule (tests/kernel/test_english_catalogs.py checks both): reading
+                # and parsing it (about 120 kB per domain) would only add to every command's start-up
+                found = _gettext.NullTranslations()
+            else:
+                found = _gettext.translation(self.name, self.locale_dir, languages=[lang], fallback=True)
             self._catalogs[lang] = found
         return found
 

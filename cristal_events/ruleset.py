@@ -268,6 +268,41 @@ def _recorded(fn: Any) -> Any:
     return lambda state, rec: fn(state, rec.event, rec)
 
 
+class Deferred:
+    """A part's handler named by its module and function (``"package.module:function"``), imported the
+    first time it is called: a part can list every decision without importing the modules that make them,
+    so a one-shot command imports the decisions it runs and no others (``cristal xp award`` imports none
+    of the fights'). ``wrap`` (``"module:function"``), when given, is applied once to the function found
+    (e.g. the fights' tie-break before a turn command). Calls are passed on unchanged."""
+
+    __slots__ = ("path", "wrap", "_fn")
+
+    def __init__(self, path: str, wrap: str | None = None) -> None:
+        self.path = path
+        self.wrap = wrap
+        self._fn: Any = None
+
+    @staticmethod
+    def _find(path: str) -> Any:
+        import importlib
+
+        module, _sep, name = path.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+    def resolve(self) -> Any:
+        """The function itself (wrapped), imported now if it was not yet."""
+        if self._fn is None:
+            fn = self._find(self.path)
+            self._fn = self._find(self.wrap)(fn) if self.wrap else fn
+        return self._fn
+
+    def __call__(self, *args: Any, **kw: Any) -> Any:
+        return (self._fn or self.resolve())(*args, **kw)
+
+    def __repr__(self) -> str:
+        return f"Deferred({self.path!r}{f', wrap={self.wrap!r}' if self.wrap else ''})"
+
+
 def on_event(fn: Any) -> Any:
     """A summary written over the typed event (``fn(event) -> str``) as a ``SUMMARIES`` entry, which
     is called with the recorded event: ``fn(rec.event)``."""
@@ -281,7 +316,9 @@ class ComposedRuleset(Ruleset):
     ``EVOLVERS`` ({event class: evolve(state, event, rec)}: the typed event, and its envelope ``rec`` for
     the few folds that need its position, session or actor), ``SUMMARIES`` ({event class: summarize(rec)}),
     ``COMPENSATORS`` ({event class: compensate}) and optionally ``UPCASTERS``. A subclass sets
-    ``parts``; the tables are merged once, when the class is created.
+    ``parts``; the tables are merged once, when the class is created. A handler may be a
+    :class:`Deferred` (its module and function by name, imported when first called): a part lists its
+    decisions without importing them, so a command imports only the decision it runs.
     """
 
     parts: ClassVar[tuple[Any, ...]] = ()

@@ -7,9 +7,7 @@ as its rows, so a crash leaves either both or neither.
 from __future__ import annotations
 
 import os
-import signal
 import sqlite3
-import tempfile
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator
@@ -316,6 +314,8 @@ def _fold_beside(campaign: Campaign, slots: list[_Slot], until: int) -> Iterator
     (benchmarks/README.md, "Levers, A/B"). The rows are inserted by this process, which holds the
     write transaction, with the same :func:`_insert` (and its skipped-row sentences) as a rebuild in
     one process."""
+    import tempfile  # (and its shutil, bz2, lzma) only for a rebuild's second process, not a command's catch-up
+
     from cristal_events.store import Store
 
     out = tempfile.TemporaryFile()
@@ -390,6 +390,8 @@ def _frames(out: Any, pid: int) -> Iterator[_Frame]:
             raise _ChildFailed
     finally:
         if status is None:  # the caller stopped early (an error): the child is of no more use
+            import signal
+
             try:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)

@@ -20,6 +20,7 @@ import os
 import sqlite3
 import sys
 from functools import cache
+from gettext import gettext as _click_gettext  # click's own texts are looked up in its gettext domain
 from typing import Any
 
 import click
@@ -28,8 +29,10 @@ from .. import __version__, i18n
 from ..display import visible
 from ..errors import CristalError
 from ..i18n import N_, _
+from ..rulesets import BUILTIN as BUILTIN_RULESETS
 from ..rulesets import get as ruleset_get
 from ..rulesets import names as ruleset_names
+from . import listing
 
 #: the core commands and the module (in this package) that defines each; a test checks it
 #: against the modules' ``COMMANDS`` lists. Only the module of the command typed is imported.
@@ -97,6 +100,13 @@ def ruleset_command(name: str, cmd_name: str) -> click.Command | None:
     if part is not None:
         return module_commands(f"{mod.__package__}.{part}").get(cmd_name)
     return ruleset_commands(name).get(cmd_name)
+
+
+def _listed(ruleset: str, lang: str | None = None) -> dict[str, str] | None:
+    """The static listing of a built-in ruleset's commands (name -> first paragraph of its help, in
+    ``lang``; :mod:`.listing`), or None for a ruleset it does not hold."""
+    table = listing.LISTING.get(ruleset) if ruleset in BUILTIN_RULESETS else None
+    return None if table is None else table[lang or i18n.current()]
 
 
 def campaign_ruleset(path: str | os.PathLike[str]) -> str | None:
@@ -208,10 +218,31 @@ class CristalGroup(click.Group):
         return [found] if found else ruleset_names()
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        names = set(core_commands())
+        names = set(CORE)
         for rs in self._ruleset_for(ctx):
-            names.update(ruleset_commands(rs))
+            names.update(_listed(rs) or ruleset_commands(rs))
         return sorted(names)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The ``Commands:`` section of ``--help``, from the static listing (:mod:`.listing`), so that
+        the listing imports no command module; a ruleset the listing does not hold (a plug-in) is
+        listed from its commands. Each short help is cut by click itself, as for a loaded command."""
+        lang = i18n.current()
+        shown = dict(listing.LISTING["core"][lang])
+        for rs in self._ruleset_for(ctx):
+            listed = _listed(rs, lang)
+            if listed is None:  # a plug-in ruleset: its commands, imported (its catalogs translate them)
+                i18n.load_domain(ruleset_get(rs).text_domain)
+                listed = {name: localized(cmd).help or "" for name, cmd in ruleset_commands(rs).items()
+                          if not cmd.hidden}
+            for name, text in listed.items():
+                shown.setdefault(name, text)  # as get_command: the core's first, then the first ruleset's
+        if not shown:
+            return
+        limit = formatter.width - 6 - max(map(len, shown))
+        rows = [(name, click.Command(name, help=text).get_short_help_str(limit)) for name, text in sorted(shown.items())]
+        with formatter.section(_click_gettext("Commands")):
+            formatter.write_dl(rows)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         cmd = self._command(ctx, cmd_name)

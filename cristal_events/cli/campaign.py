@@ -19,10 +19,23 @@ from .common import POSITION, SEED, actor, echo, emit_json, json_option, open_ca
 from .settings import InitCommand, parse_settings
 
 
+class RulesetChoice(click.Choice):
+    """``--ruleset``: one of the rulesets this engine can run, listed when the option is used (a value,
+    ``--help``, a completion), not when this module is imported: the list includes the installed
+    packages' entry points, whose scan (importlib.metadata) would cost every one-shot ``note`` its time."""
+
+    def __init__(self) -> None:
+        self.case_sensitive = True
+
+    @property
+    def choices(self) -> tuple[str, ...]:  # type: ignore[override]  # read, never assigned
+        return tuple(ruleset_names())
+
+
 @click.command("init", cls=InitCommand)
 @click.argument("path", required=False)
 @click.option("--name", required=True, help="The campaign's name.")
-@click.option("--ruleset", type=click.Choice(ruleset_names()), default="cristal", show_default=True,
+@click.option("--ruleset", type=RulesetChoice(), default="cristal", show_default=True,
               help="cristal = Les Lois du Cristal; illergan = the Dé100 rules of Illergan.")
 @click.option("--rounding", type=click.Choice(MODES), default="round", show_default=True,
               help="round = half away from zero after each operation (the book's advice); truncate = drop decimals.")
@@ -302,7 +315,7 @@ def receipt_cmd(ctx: click.Context, as_json: bool) -> None:
 
 
 @click.command("schema")
-@click.option("--ruleset", type=click.Choice(ruleset_names()), default=None,
+@click.option("--ruleset", type=RulesetChoice(), default=None,
               help="Whose events (default: the --db campaign's ruleset, else cristal).")
 @click.option("--json", "as_json", is_flag=True, help="Compact JSON on one line (the default is indented).")
 @click.pass_context

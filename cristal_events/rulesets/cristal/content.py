@@ -20,9 +20,7 @@ Example::
     campaign.race("elfe").level_limit  # 20
 """
 
-import difflib
 import functools
-import json
 import re
 import unicodedata
 from pathlib import Path
@@ -31,7 +29,6 @@ from typing import Any, Literal
 import msgspec
 
 from cristal_events.errors import ContentError, UnknownEntity
-from cristal_events.packs import read_pack
 
 from .texts import N_, _
 
@@ -326,6 +323,8 @@ def name_key(name: str) -> str:
 def did_you_mean(name: str, names: Any) -> str:
     """" Did you mean 'X'?" for the known name closest to ``name``, or "" when none is close."""
     by_key = {name_key(n): n for n in names}
+    import difflib  # only when a name was not found: a one-shot command's start-up does not pay for it
+
     close = difflib.get_close_matches(name_key(name), list(by_key), n=1, cutoff=0.6)
     return _(" Did you mean '{name}'?").format(name=by_key[close[0]]) if close else ""
 
@@ -617,6 +616,8 @@ def overrides_of(current: Content, added: Content, data: Any, *, source: str,
 
 def parse_file(path: Path) -> Any:
     """A pack file parsed (size, UTF-8, syntax and nesting checked by :func:`cristal_events.packs.read_pack`)."""
+    from cristal_events.packs import read_pack  # its TOML parser only when a pack is loaded
+
     return read_pack(path)
 
 
@@ -674,7 +675,7 @@ def load_core() -> Content:
     data = Path(__file__).parent / "data"
     sections = {}
     for section in _SECTIONS:
-        raw = json.loads((data / f"{section}.json").read_text(encoding="utf-8"))
+        raw = msgspec.json.decode((data / f"{section}.json").read_bytes())  # msgspec is loaded already: no json module
         sections[section] = _decode_section(f"{section}.json", section, raw)
     content = Content(**sections)
     _check_references(content)

@@ -17,11 +17,12 @@ All values are exact Fractions; a caller rounds with the campaign mode when it n
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
+
+import msgspec
 
 from cristal_events.errors import RuleError
 
@@ -31,7 +32,8 @@ FIXED_STATES: tuple[str, ...] = ("FRC", "DEX", "INT", "MAG", "CON", "REF", "OBS"
 PRINCIPAL: tuple[str, ...] = ("FRC", "DEX", "INT", "MAG", "CON")  # the (*) states, L78-L82
 
 # The printed tables, score -> value (L84-L189), loaded from data/fixed_tables.json. MAG has no table (L127).
-_DATA = json.loads((Path(__file__).parent / "data" / "fixed_tables.json").read_text(encoding="utf-8"))
+# (msgspec's JSON decoder, loaded already by every command: not the json module, for a one-shot's start-up)
+_DATA = msgspec.json.decode((Path(__file__).parent / "data" / "fixed_tables.json").read_bytes())
 _ROWS = {state: {int(k): v for k, v in t["rows"].items()} for state, t in _DATA["tables"].items()}
 #: the column each table prints, and its lines in the book (the sheet shows them)
 TABLE_COLUMNS: dict[str, tuple[str, str]] = {state: (t["column"], t["lines"]) for state, t in _DATA["tables"].items()}

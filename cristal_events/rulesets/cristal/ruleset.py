@@ -22,7 +22,10 @@ import msgspec
 from ...events import CampaignCreated
 from ...records import RecordedEvent
 from ...ruleset import ComposedRuleset, admit_stream
-from . import artefacts, characters, fights, narration, sheet_text
+from . import artefacts, characters, fights
+
+# narration (the replay's and the exports' telling) and sheet_text (the terminal sheet) are imported by the
+# hooks that use them, not here: a one-shot write such as 'cristal xp award' needs neither
 from .state import CristalState
 
 
@@ -78,6 +81,8 @@ class CristalRuleset(ComposedRuleset):
         return CristalState()
 
     def narrate(self, before: CristalState, rec: RecordedEvent, after: CristalState) -> str:
+        from . import narration
+
         return narration.narrate(before, rec, after, self.summarize)
 
     def sheet(self, state: CristalState, character_id: str, *, settings: CristalSettings,
@@ -88,16 +93,24 @@ class CristalRuleset(ComposedRuleset):
                                 crystals_held=state.crystals, chance_enabled=settings.chance_enabled)
 
     def render_sheet(self, sheet: dict[str, Any]) -> list[str]:
+        from . import sheet_text
+
         return sheet_text.render(sheet)
 
     def party(self, state: CristalState, *, settings: CristalSettings, rounding: str) -> list[dict[str, Any]]:
         rows = [self.sheet(state, cid, settings=settings, rounding=rounding) for cid in state.characters]
+        from . import sheet_text
+
         return [{k: r[k] for k in sheet_text.PARTY_KEYS} for r in rows]
 
     def party_line(self, row: dict[str, Any]) -> str:
+        from . import sheet_text
+
         return sheet_text.party_line(row)
 
     def party_cells(self, row: dict[str, Any]) -> list[tuple[str, str]]:
+        from . import sheet_text
+
         return sheet_text.party_cells(row)
 
     def advise(self, before: CristalState, after: CristalState, recs: list[RecordedEvent]) -> list[str]:

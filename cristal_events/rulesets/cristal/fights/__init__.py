@@ -25,73 +25,108 @@ Dice order (``faces`` / ``--dice``) is documented on each command struct.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
+from ....ruleset import Deferred
 from ..state import CristalState
-from . import corrections as _corrections
-from . import crystal_spells as _crystal_spells
-from .chance import *
-from .chance import decide_reroll, summarize_redone
-from .common import *
-from .crystal_spells import decide_inspect, decide_lock, decide_unlock
-from .decide import *
-from .decide import (
-    decide_ability,
-    decide_act,
-    decide_align,
-    decide_attack,
-    decide_end,
-    decide_initiative,
-    decide_join,
-    decide_next,
-    decide_pass,
-    decide_start,
-    tie_first,
-)
 from .events import UPCASTERS as _EVENT_UPCASTERS
 from .fold import *
 from .fold import APPLY, evolver
 from .model import *
 from .model import (
+    AbilityUsed,
+    ActionTaken,
+    AlignmentUsed,
     Attack,
+    AttackResolved,
     CastSpell,
     CombatJoined,
     CombatStarted,
+    CrystalInspected,
+    CrystalLocked,
+    CrystalReleased,
+    CrystalStored,
+    CrystalUnlocked,
     EndCombat,
     InspectCrystal,
     JoinCombat,
     LockCrystal,
     NextTurn,
     PassTurn,
+    PotionUsed,
+    PvChanged,
     ReleaseCrystal,
     ReleaseSpell,
     Reroll,
     RollInitiative,
     RollRedone,
+    SpellCast,
+    SpellReleased,
     StartCombat,
     StoreInCrystal,
     TakeAction,
+    TurnPassed,
     UnlockCrystal,
     UseAbility,
     UseAlignment,
     UsePotion,
 )
-from .spells import *
-from .spells import decide_cast, decide_potion, decide_release, decide_release_crystal, decide_store
-from .views import *
-from .views import TURN_EVENTS as _VIEW_TURNS
-from .views import log_entry as _view_log_entry
-from .views import summarize
 
-#: events that are a row of the book's combat table: ``views``' and the crystal spells'
-TURN_EVENTS: dict[type, str] = {**_VIEW_TURNS, **{cls: "caster" for cls in _crystal_spells.SUMMARY}}
+# The decisions (decide, spells, chance, crystal_spells), their corrections and the summaries and views
+# are imported when first used, not with the package: the state, the events and their folds (model,
+# events, fold) are what every command needs, and a command outside a fight ('xp award', 'note') needs no
+# more of this package. The names the package gave by star imports before (``fights.decide_attack``,
+# ``fights.view``, ``fights.numbers`` ...) are still its attributes, found in those modules when asked
+# for (``__getattr__`` below; tests/rules/test_lazy_fights.py checks they are the same objects).
+#: the modules whose public names the package hands on, the later winning as their star imports did
+_LAZY_MODULES = ("views", "spells", "decide", "common", "chance")
+#: the names the package imported one by one from a module it did not star-import
+_LAZY_NAMES = {"decide_inspect": "crystal_spells", "decide_lock": "crystal_spells", "decide_unlock": "crystal_spells"}
+
+
+def __getattr__(name: str) -> Any:
+    """A name of the decision modules (PEP 562), imported the first time it is asked for."""
+    if not name.startswith("_"):
+        for module in (_LAZY_NAMES[name],) if name in _LAZY_NAMES else _LAZY_MODULES:
+            mod = importlib.import_module(f"{__name__}.{module}")
+            public = getattr(mod, "__all__", None)
+            if (public is None or name in public) and hasattr(mod, name):
+                value = getattr(mod, name)
+                globals()[name] = value  # found once
+                return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _d(module: str, function: str, *, tie: bool = False) -> Deferred:
+    """The decision ``function`` of ``module`` (in this package), imported when first called; ``tie``: a
+    turn command, whose entered faces may begin with the tie-break (``decide.tie_first``, L1202)."""
+    return Deferred(f"{__name__}.{module}:{function}", wrap=f"{__name__}.decide:tie_first" if tie else None)
+
+
+#: the crystal spells' events (Verrou Cristallin, Vision Cristalline: ``crystal_spells.SUMMARY``)
+CRYSTAL_SPELL_EVENTS: tuple[type, ...] = (CrystalLocked, CrystalUnlocked, CrystalInspected)
+
+#: events that are a row of the book's combat table, and the field naming who acted: ``views``' and the
+#: crystal spells' (written out here so that the combat read model knows them without importing the views;
+#: tests/rules/test_lazy_fights.py checks it against both modules)
+TURN_EVENTS: dict[type, str] = {
+    ActionTaken: "actor", TurnPassed: "actor", AttackResolved: "attacker", SpellCast: "caster",
+    SpellReleased: "caster", CrystalStored: "caster", CrystalReleased: "caster", PotionUsed: "actor",
+    AbilityUsed: "actor", AlignmentUsed: "actor", **{cls: "caster" for cls in CRYSTAL_SPELL_EVENTS},
+}
 
 
 def log_entry(before: CristalState, after: CristalState, ev: Any) -> dict[str, Any] | None:
     """One row of the book's table (L1298-L1311) for a turn event (see ``views.log_entry``)."""
-    if type(ev) in _crystal_spells.SUMMARY:
-        return _crystal_spells.log_entry(before, after, ev)
-    return _view_log_entry(before, after, ev)
+    if type(ev) in CRYSTAL_SPELL_EVENTS:
+        from .crystal_spells import log_entry as crystal_spell_entry
+
+        return crystal_spell_entry(before, after, ev)
+    from .views import log_entry as view_entry
+
+    return view_entry(before, after, ev)
+
 
 def advise(before: CristalState, after: CristalState, events: list[Any]) -> list[str]:
     """Warnings a game master should see (issue 16 item 24): a session ended with a fight in progress
@@ -121,19 +156,25 @@ def advise(before: CristalState, after: CristalState, events: list[Any]) -> list
 
 EVENTS: tuple[type, ...] = tuple(APPLY)
 DECIDERS: dict[type, Any] = {
-    StartCombat: decide_start, JoinCombat: decide_join, RollInitiative: decide_initiative, NextTurn: decide_next,
-    TakeAction: decide_act, PassTurn: decide_pass, Attack: decide_attack, CastSpell: decide_cast,
-    ReleaseSpell: decide_release, StoreInCrystal: decide_store, ReleaseCrystal: decide_release_crystal,
-    UsePotion: decide_potion, UseAbility: decide_ability, UseAlignment: decide_align, Reroll: decide_reroll,
-    LockCrystal: decide_lock, UnlockCrystal: decide_unlock, InspectCrystal: decide_inspect, EndCombat: decide_end,
+    StartCombat: _d("decide", "decide_start"), JoinCombat: _d("decide", "decide_join"),
+    RollInitiative: _d("decide", "decide_initiative"), NextTurn: _d("decide", "decide_next"),
+    EndCombat: _d("decide", "decide_end"), Reroll: _d("chance", "decide_reroll"),
+    # a turn command's entered faces may begin with the tie-break of the actors tied on IT and REF (L1202)
+    TakeAction: _d("decide", "decide_act", tie=True), PassTurn: _d("decide", "decide_pass", tie=True),
+    Attack: _d("decide", "decide_attack", tie=True), CastSpell: _d("spells", "decide_cast", tie=True),
+    ReleaseSpell: _d("spells", "decide_release", tie=True), StoreInCrystal: _d("spells", "decide_store", tie=True),
+    ReleaseCrystal: _d("spells", "decide_release_crystal", tie=True),
+    UsePotion: _d("spells", "decide_potion", tie=True), UseAbility: _d("decide", "decide_ability", tie=True),
+    UseAlignment: _d("decide", "decide_align", tie=True),
+    LockCrystal: _d("crystal_spells", "decide_lock", tie=True),
+    UnlockCrystal: _d("crystal_spells", "decide_unlock", tie=True),
+    InspectCrystal: _d("crystal_spells", "decide_inspect", tie=True),
 }
-#: a turn command's entered faces may begin with the tie-break of the actors tied on IT and REF (L1202)
-DECIDERS.update({cls: tie_first(DECIDERS[cls]) for cls in (
-    TakeAction, PassTurn, Attack, CastSpell, ReleaseSpell, StoreInCrystal, ReleaseCrystal, UsePotion, UseAbility,
-    UseAlignment, LockCrystal, UnlockCrystal, InspectCrystal)})
 EVOLVERS: dict[type, Any] = {cls: evolver(cls) for cls in EVENTS}
-SUMMARIES: dict[type, Any] = ({cls: summarize for cls in EVENTS} | {RollRedone: summarize_redone}
-                              | {cls: _crystal_spells.summarize for cls in _crystal_spells.SUMMARY})
-COMPENSATORS: dict[type, Any] = dict(_corrections.COMPENSATORS)
+_SUMMARIZE = _d("views", "summarize")
+SUMMARIES: dict[type, Any] = ({cls: _SUMMARIZE for cls in EVENTS} | {RollRedone: _d("chance", "summarize_redone")}
+                              | {cls: _d("crystal_spells", "summarize") for cls in CRYSTAL_SPELL_EVENTS})
+#: the corrections of a fight's events (``corrections.COMPENSATORS``, checked by tests/rules/test_lazy_fights.py)
+COMPENSATORS: dict[type, Any] = {AttackResolved: _d("corrections", "compensate_attack"),
+                                 PvChanged: _d("corrections", "compensate_pv")}
 UPCASTERS = dict(_EVENT_UPCASTERS)  # the events' upcasters (a name the star imports bring too)
-
