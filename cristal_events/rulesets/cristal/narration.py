@@ -65,6 +65,7 @@ from .fights import (
     Swing,
     TieBroken,
     TurnPassed,
+    cause_shown,
 )
 from .state import CristalState
 from .texts import N_, _, ngettext
@@ -260,7 +261,7 @@ def _decon(b: Any, e: Deconcentrated, a: Any) -> str:
 
 def _pv(b: Any, e: PvChanged, a: Any) -> str:
     return _("{character}: PV {change} ({cause})").format(
-        character=name(b, e.character), change=arrow(e.pv_after - e.delta, e.pv_after), cause=e.cause)
+        character=name(b, e.character), change=arrow(e.pv_after - e.delta, e.pv_after), cause=cause_shown(e.cause))
 
 
 def _pm(b: Any, e: PmSpent, a: Any) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ....errors import RuleError
@@ -38,7 +39,41 @@ from .model import (
 
 #: what ``from .views import *`` gives the package: the package builds its own TURN_EVENTS and log_entry
 #: over these (adding the crystal spells')
-__all__ = ["summarize", "view"]
+__all__ = ["cause_shown", "summarize", "view"]
+
+
+#: the causes the rules record on a ``combat.pv_changed``: in the log's words (French), whatever the language
+#: a command was given in (an event never depends on its reader), each told in the reader's language from
+#: its msgid (whose French is the recorded wording); the first pattern that matches the whole cause wins,
+#: and a cause none knows (the correction of an attack, which lists what it changed) is shown as recorded
+_CAUSES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(pattern), msgid) for pattern, msgid in (
+    (r"attaque de (?P<actor>.+) \(Chance\)", N_("attack by {actor} (Chance)")),
+    (r"attaque de (?P<actor>.+)", N_("attack by {actor}")),
+    (r"alignement de (?P<actor>.+)", N_("alignment of {actor}")),
+    (r"dommages de (?P<actor>.+) rebrassés \(Chance\)", N_("damage by {actor} rerolled (Chance)")),
+    (r"explosion du cristal (?P<crystal>.+) \(Fermeture rebrassée, Chance\)",
+     N_("explosion of the crystal {crystal} (Fermeture rerolled, Chance)")),
+    (r"explosion du cristal (?P<crystal>.+) rebrassée \(Chance\)", N_("explosion of the crystal {crystal} rerolled (Chance)")),
+    (r"explosion du cristal (?P<crystal>.+)", N_("explosion of the crystal {crystal}")),
+    (r"correction de la position (?P<position>[0-9]+) : (?P<change>.+) PV",
+     N_("correction of position {position}: {change} PV")),
+    (r"(?P<spell>.+) du cristal (?P<crystal>.+) non libéré \(Chance\)",
+     N_("{spell} of the crystal {crystal} not released (Chance)")),
+    (r"(?P<spell>.+) : PM puisés sous 0", N_("{spell}: PM drawn below 0")),
+    (r"(?P<spell>.+) de (?P<actor>.+) rebrassé \(Chance\)", N_("{spell} of {actor} rerolled (Chance)")),
+    (r"(?P<spell>.+) de (?P<actor>.+)", N_("{spell} of {actor}")),
+))
+
+
+def cause_shown(cause: str) -> str:
+    """A recorded PV change's cause in the reader's language (see :data:`_CAUSES`)."""
+    if cause.startswith("correction de l'attaque"):
+        return cause
+    for pattern, msgid in _CAUSES:
+        found = pattern.fullmatch(cause)
+        if found is not None:
+            return _(msgid).format(**found.groupdict())
+    return cause
 
 
 def _swing_text(s: Swing) -> str:
@@ -133,7 +168,7 @@ _SUMMARY: dict[type, Any] = {
     Deconcentrated: lambda e: _("{caster} loses concentration ({damage} > {margin}): {spell} is lost").format(
         caster=e.caster, damage=e.damage, margin=e.margin, spell=e.spell),
     PvChanged: lambda e: _("{character}: {delta} PV → {pv_after} ({cause})").format(
-        character=e.character, delta=f"{e.delta:+d}", pv_after=e.pv_after, cause=e.cause),
+        character=e.character, delta=f"{e.delta:+d}", pv_after=e.pv_after, cause=cause_shown(e.cause)),
     PmSpent: lambda e: _("{character} spends {pm} PM → {pm_after}").format(character=e.character, pm=e.pm,
                                                                           pm_after=e.pm_after),
     ConditionChanged: lambda e: _(_CONDITION[e.condition]).format(character=e.character, pv=e.pv),
