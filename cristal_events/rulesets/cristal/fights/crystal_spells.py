@@ -12,6 +12,7 @@ events' are in ``views``).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ....errors import RuleError, UnknownEntity
@@ -127,10 +128,17 @@ _SEEN: dict[str, str] = {"un Verrou Cristallin cache le sort": N_("a Verrou Cris
                          "le cristal est vide": N_("the crystal is empty")}
 
 
+#: the recorded wording of a spell seen with its PM per effect: ``Rayon Magique (11 PM : Distance 3 PM, ...)``
+_SEEN_SPELL = re.compile(r"(?P<spell>.+) \((?P<pm>[0-9]+) PM : (?P<effects>.+)\)")
+
+
 def seen_shown(recorded: str) -> str:
-    """A recorded :func:`seen` in the reader's language (a spell and its PM, the book's words, as recorded)."""
+    """A recorded :func:`seen` in the reader's language (the spell and effect names are the book's)."""
     msgid = _SEEN.get(recorded)
-    return _(msgid) if msgid is not None else recorded
+    if msgid is not None:
+        return _(msgid)
+    found = _SEEN_SPELL.fullmatch(recorded)
+    return _("{spell} ({pm} PM: {effects})").format(**found.groupdict()) if found is not None else recorded
 
 
 def _it(seconds: int) -> str:
