@@ -44,11 +44,11 @@ class CristalCombats(Projection):
     append_tables = {
         "cristal_combat_log": Table(
             {"position": "INTEGER", "combat": "TEXT", "actor": "TEXT", "duration": "INTEGER"},
-            pk="position",
+            pk=("combat", "position"),  # 'combat log NAME' reads one fight's rows through the key's index
         ),
         "cristal_combat_its": Table(
             {"position": "INTEGER", "seq": "INTEGER", "combat": "TEXT", "fighter": "TEXT", "it": "INTEGER"},
-            pk=("position", "seq"),
+            pk=("combat", "position", "seq"),
         ),
     }
 

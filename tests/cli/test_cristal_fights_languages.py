@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from cristal_events.projections.cristal_combats import CristalCombats
+
 from cristal_events.service import Campaign
 
 STATS = ["--stat", "thor:ATT=5", "--stat", "thor:DP=12", "--stat", "thor:PV=20", "--stat", "thor:DMG=1d8",

@@ -576,25 +576,31 @@ def log_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
     Example: cristal combat log taverne
     """
     camp = open_campaign(ctx, readonly=True)  # a read command writes nothing, not even its read model
-    actions = read_model_rows(camp, "cristal_combats", "cristal_combat_log", where={"combat": name},
-                              order_by=("position",))
-    if not actions and name not in camp.state().rules.combats:  # an ended fight keeps its rows in the read model
-        raise UnknownEntity(_("There is no combat named {name!r}, in progress or ended.").format(name=name))
-    its = read_model_rows(camp, "cristal_combats", "cristal_combat_its", where={"combat": name},
-                          order_by=("position", "seq"))
-    # the read model stores facts, no text: each line is its event's summary, in the reader's language
-    events: dict[int, Any] = {}
-    if actions:
-        events = {rec.position: rec for rec in camp.store.read_all(
-            actions[0]["position"] - 1, until=actions[-1]["position"], stream=F.stream(name), hashes=False)}
-        for a in actions:
-            if a["position"] not in events:  # a turn recorded in another stream (an imported log)
-                events[a["position"]] = camp.store.get(a["position"])
-    rows = combat_log(actions, its, events)
+    rows = log_rows(camp, name)
     if as_json:
         emit_json(rows)
         return
     emit_lines(views.combat_log_lines(rows, views.display_names(camp.ruleset.characters(camp.state().rules))))
+
+
+def log_rows(camp: Any, name: str) -> list[dict[str, Any]]:
+    """The book's table of the fight ``name`` (``combat log``'s rows: position, actor, action, duration,
+    it_before, it_after), computed from the combat read model's facts and the fight's events: the read
+    model stores no text, so each line is its event's summary in the reader's language."""
+    actions = read_model_rows(camp, "cristal_combats", "cristal_combat_log", where={"combat": name},
+                              order_by=("position",))
+    if not actions and name not in camp.state().rules.combats:  # an ended fight keeps its rows in the read model
+        raise UnknownEntity(_("There is no combat named {name!r}, in progress or ended.").format(name=name))
+    if not actions:
+        return []
+    its = read_model_rows(camp, "cristal_combats", "cristal_combat_its", where={"combat": name},
+                          order_by=("position", "seq"))
+    events = {rec.position: rec for rec in camp.store.read_all(
+        actions[0]["position"] - 1, until=actions[-1]["position"], stream=F.stream(name), hashes=False)}
+    for a in actions:
+        if a["position"] not in events:  # a turn recorded in another stream (an imported log)
+            events[a["position"]] = camp.store.get(a["position"])
+    return combat_log(actions, its, events)
 
 
 COMMANDS = [combat_group]
