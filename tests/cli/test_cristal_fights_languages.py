@@ -179,3 +179,20 @@ def test_an_old_combat_read_model_is_rebuilt(duel):
     result = duel("combat", "log", "duel")
     assert result.output == expected and "Warning" not in result.output
     assert duel("verify").exit_code == 0
+
+
+def test_what_the_rules_recorded_in_french_is_told_in_the_readers_language(duel):
+    """A move's description and a PV change's cause are recorded in the log's words (French), whatever
+    the language of the command; each reader sees them in their own."""
+    assert duel("combat", "act", "duel", "thor", "--move", "10").exit_code == 0
+    with Campaign.open(duel.path, readonly=True) as camp:
+        recorded = [rec.event for rec in camp.store.read_all() if rec.type in ("combat.action_taken",
+                                                                               "combat.pv_changed")]
+    assert [getattr(e, "what", "") or e.cause for e in recorded] == [
+        "attaque de thor (Chance)", "détache son fouet", "Bipède 10 m (vitesse de croisière, 3 km/h)"]
+    assert "thor: Bipède 10 m (cruise speed, 3 km/h); IT +12" in joined(log_lines(duel))
+    assert "thor : Bipède 10 m (vitesse de croisière, 3 km/h) ; IT +12" in joined(log_lines(duel, "--lang", "fr"))
+    en = [json.loads(line)["summary"] for line in duel("replay", "--json").output.splitlines()]
+    fr = [json.loads(line)["summary"] for line in duel("--lang", "fr", "replay", "--json").output.splitlines()]
+    assert "york: -6 PV → 9 (attack by thor (Chance))" in en
+    assert "york : -6 PV → 9 (attaque de thor (Chance))" in fr

@@ -66,6 +66,7 @@ from .fights import (
     TieBroken,
     TurnPassed,
     cause_shown,
+    what_shown,
 )
 from .state import CristalState
 from .texts import N_, _, ngettext
@@ -307,7 +308,7 @@ def _tie(b: Any, e: TieBroken, a: Any) -> str:
 def _action(b: Any, e: ActionTaken, a: Any) -> str:
     aided = _(" (aids {character})").format(character=name(b, e.aided)) if e.aided else ""
     return _join(_("{actor}: {what}{aided} ({seconds} s)").format(
-        actor=name(b, e.actor), what=e.what or e.action, aided=aided, seconds=e.seconds),
+        actor=name(b, e.actor), what=what_shown(e.what) or e.action, aided=aided, seconds=e.seconds),
         it_change(b, a, e.name, e.actor))
 
 

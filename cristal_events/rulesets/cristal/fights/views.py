@@ -39,7 +39,7 @@ from .model import (
 
 #: what ``from .views import *`` gives the package: the package builds its own TURN_EVENTS and log_entry
 #: over these (adding the crystal spells')
-__all__ = ["cause_shown", "summarize", "view"]
+__all__ = ["cause_shown", "summarize", "view", "what_shown"]
 
 
 #: the causes the rules record on a ``combat.pv_changed``: in the log's words (French), whatever the language
@@ -74,6 +74,23 @@ def cause_shown(cause: str) -> str:
         if found is not None:
             return _(msgid).format(**found.groupdict())
     return cause
+
+
+#: a move's description as the rules record it in ``combat.action_taken`` (``what``; the GM's own words are
+#: shown as typed): ``Bipède 10 m (vitesse de croisière, 5 km/h)``
+_MOVE = re.compile(r"(?P<mode>.+) (?P<metres>[^ ]+) m \(vitesse de (?P<pace>croisière|pointe), (?P<kmh>[^ ]+) km/h\)")
+_PACE = {"croisière": N_("{mode} {metres} m (cruise speed, {kmh} km/h)"),
+         "pointe": N_("{mode} {metres} m (top speed, {kmh} km/h)")}
+
+
+def what_shown(what: str) -> str:
+    """A recorded action's description in the reader's language (a move the rules described; anything
+    else, the GM's words, as typed)."""
+    found = _MOVE.fullmatch(what)
+    if found is None:
+        return what
+    parts = found.groupdict()
+    return _(_PACE[parts.pop("pace")]).format(**parts)
 
 
 def _swing_text(s: Swing) -> str:
@@ -160,7 +177,8 @@ _SUMMARY: dict[type, Any] = {
     CombatJoined: _joined,
     InitiativeRolled: _initiative,
     TieBroken: _tie,
-    ActionTaken: lambda e: _("{actor}: {what}").format(actor=e.actor, what=e.what or e.action) + _it(e.seconds),
+    ActionTaken: lambda e: _("{actor}: {what}").format(actor=e.actor, what=what_shown(e.what) or e.action)
+    + _it(e.seconds),
     TurnPassed: lambda e: _("{actor} passes their turn").format(actor=e.actor) + _it(e.seconds),
     AttackResolved: _attack,
     SpellCast: _cast,
