@@ -30,7 +30,6 @@ from cristal_events.cli.common import (
     run,
 )
 from cristal_events.errors import RuleError, UnknownEntity
-from cristal_events.projections.cristal_combats import combat_log
 from cristal_events.rulesets.cristal import fights as F
 from cristal_events.rulesets.cristal.texts import N_, _
 
@@ -587,6 +586,8 @@ def log_rows(camp: Any, name: str) -> list[dict[str, Any]]:
     """The book's table of the fight ``name`` (``combat log``'s rows: position, actor, action, duration,
     it_before, it_after), computed from the combat read model's facts and the fight's events: the read
     model stores no text, so each line is its event's summary in the reader's language."""
+    from cristal_events.projections.cristal_combats import combat_log  # the read side, not every command's import
+
     actions = read_model_rows(camp, "cristal_combats", "cristal_combat_log", where={"combat": name},
                               order_by=("position",))
     if not actions and name not in camp.state().rules.combats:  # an ended fight keeps its rows in the read model
