@@ -16,6 +16,12 @@ taken back in turn: the combat view built again when no rules event was folded
 checkpointed states decoded again (``runner._written`` emptied before each command). The variants take
 turns in each round, each on its own copy of the campaign; the figure is the median over rounds.
 
+``combatlog``: the combat read model's rebuild (``runner._run`` of that read model alone) and ``combat
+log``'s read of the campaign's longest fight (its rows to its lines, p50 of ``--commands`` reads), with
+the facts stored and each line and IT map computed when read (A: ``CristalCombats`` version 3) against
+the lines and IT maps stored as text (B: version 2, kept in :func:`_stored_text_combats`), each on its
+own copy of the generated campaign, the variants taking turns in each round.
+
 ``console``: an attack (``attack A B 10,1`` in a fight of two extras, the fight current) and a
 ``note`` through :meth:`Console.run_line` (what ``cristal play`` runs for a line), p50 of ``--commands``
 of each, with every lever and with the sessions' state copied into their checkpoint at each command
@@ -49,6 +55,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]
@@ -279,9 +286,101 @@ def verify_ab(source: str, rounds: int) -> dict[str, dict[str, float]]:
     return out
 
 
+def _stored_text_combats() -> type:
+    """The combat read model as it was before the lever (version 2, until this branch): every action's
+    line (its summary) and every IT before and after it stored as text in ``cristal_combat_log``. Kept
+    here, and only here, to measure the lever against it."""
+    import msgspec
+    from cristal_events.projections.base import Table
+    from cristal_events.projections.cristal_combats import CristalCombats
+
+    from cristal_events.rulesets.cristal import fights
+
+    turns = frozenset(fights.TURN_EVENTS)
+
+    class StoredText(CristalCombats):
+        version = 2
+        append_tables = {"cristal_combat_log": Table(
+            {"position": "INTEGER", "combat": "TEXT", "actor": "TEXT", "action": "TEXT", "duration": "INTEGER",
+             "it_before": "TEXT", "it_after": "TEXT"}, pk="position")}
+
+        def evolve(self, state: Any, rec: Any) -> Any:
+            after = self._fold(state, rec)
+            self._last = None
+            if type(rec.event) in turns:
+                e = fights.log_entry(state, after, rec.event)
+                if e is not None:
+                    self._last = (rec.position, {"cristal_combat_log": [(
+                        rec.position, e["combat"], e["actor"], e["action"], e["duration"],
+                        msgspec.json.encode(e["it_before"]).decode(), msgspec.json.encode(e["it_after"]).decode())]})
+            return after
+
+    return StoredText
+
+
+def combat_log_ab(events: int, rounds: int, reads: int) -> dict[str, float]:
+    """Medians over ``rounds`` of the combat read model's rebuild (alone) and of ``combat log``'s read
+    of the longest fight (rows to lines, p50 of ``reads``), with the facts stored and each line
+    computed when read (A, this branch) and with the lines and IT maps stored as text (B)."""
+    import statistics
+    import time
+
+    from cristal_events.projections.cristal_combats import CristalCombats
+
+    from cristal_events.cli import views
+    from cristal_events.cli.cristal.combat import log_rows
+
+    src = generator.cached(events, quiet=True)
+    folder = tempfile.mkdtemp(prefix="cristal-levers-")
+    old = _stored_text_combats()
+    try:
+        a_db, b_db = os.path.join(folder, "a.db"), os.path.join(folder, "b.db")
+        shutil.copyfile(src, a_db)
+        shutil.copyfile(src, b_db)
+        a, b = open_campaign(a_db), open_campaign(b_db)
+        rebuild_a, rebuild_b = B.median_times([lambda: runner._run(a, [CristalCombats(a)], rebuild=True, progress=None),
+                                               lambda: runner._run(b, [old(b)], rebuild=True, progress=None)], rounds)
+        name, count = a.store.conn.execute(
+            "SELECT combat, COUNT(*) FROM cristal_combat_log GROUP BY combat ORDER BY 2 DESC LIMIT 1").fetchone()
+        names = views.display_names(a.ruleset.characters(a.state().rules))
+
+        def read_a() -> list[str]:
+            return views.combat_log_lines(log_rows(a, name), names)
+
+        def read_b() -> list[str]:
+            import msgspec
+
+            assert b.store.read_model_current("cristal_combats", old.version)  # the check the old read made
+            cols = ("position", "actor", "action", "duration", "it_before", "it_after")
+            rows = [{c: r[c] for c in cols} for r in b.store.read_model_rows(
+                "cristal_combat_log", where={"combat": name}, order_by=("position",))]
+            for r in rows:
+                r["it_before"], r["it_after"] = msgspec.json.decode(r["it_before"]), msgspec.json.decode(r["it_after"])
+            return views.combat_log_lines(rows, names)
+
+        assert read_a() == read_b(), "the two read models must give the same combat log"
+        out: dict[str, list[float]] = {"a": [], "b": []}
+        for r in range(rounds):
+            for key, fn in ((("a", read_a), ("b", read_b)) if r % 2 == 0 else (("b", read_b), ("a", read_a))):
+                times = []
+                for _ in range(reads):
+                    t0 = time.perf_counter()
+                    fn()
+                    times.append(time.perf_counter() - t0)
+                out[key].append(statistics.median(times))
+        sizes = {db: os.path.getsize(db) for db in (a_db, b_db)}
+        a.close()
+        b.close()
+        return {"rebuild_a": rebuild_a, "rebuild_b": rebuild_b, "read_a": statistics.median(out["a"]),
+                "read_b": statistics.median(out["b"]), "rows": count, "fight": name,
+                "size_a": sizes[a_db], "size_b": sizes[b_db]}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("lever", choices=["rebuild", "command", "console", "import", "verify"])
+    ap.add_argument("lever", choices=["rebuild", "command", "console", "import", "verify", "combatlog"])
     ap.add_argument("--campaign", help="the campaign whose rows are imported (import; read only)")
     ap.add_argument("--sizes", default="100000", help="comma-separated row counts imported (import)")
     ap.add_argument("--commands", type=int, default=200, help="commands timed in each round (command)")
@@ -303,6 +402,16 @@ def main() -> None:
             raw = d.pop("raw scan")
             print(f"verify, {held}, medians of {a.rounds}: " + ", ".join(
                 f"{k} {t:.3f} s ({raw / t:.2f} x raw scan)" for k, t in d.items()) + f"; raw scan {raw:.3f} s")
+    elif a.lever == "combatlog":
+        print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
+        d = combat_log_ab(a.events, a.rounds, a.commands)
+        print(f"combat read model of {a.events:,} events, medians of {a.rounds} rounds: rebuild with the facts "
+              f"stored {d['rebuild_a']:.3f} s, with the lines and ITs stored {d['rebuild_b']:.3f} s "
+              f"({d['rebuild_b'] / d['rebuild_a']:.2f} x)")
+        print(f"combat log {d['fight']!r} ({d['rows']} actions), p50 of {a.commands} reads: computed when read "
+              f"{d['read_a'] * 1000:.2f} ms, stored {d['read_b'] * 1000:.2f} ms ({d['read_a'] / d['read_b']:.2f} x)")
+        print(f"file after the rebuild: {d['size_a'] / 1e6:.1f} MB against {d['size_b'] / 1e6:.1f} MB")
+        print(f"load average after: {os.getloadavg()[0]:.1f}", file=sys.stderr)
     elif a.lever == "console":
         print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
         for name, d in console_ab(a.events, a.rounds, a.commands).items():

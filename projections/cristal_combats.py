@@ -1,14 +1,22 @@
 """Combat read models (Lois du Cristal): the state of every combat and its log like the book's table.
 
 * ``cristal_combatants``: one row per combatant and combat (IT, PV, PM, condition, incantation, who acts next);
-* ``cristal_combat_log``: one row per action (actor, action, duration, every IT before and after), as in
-  the Thor vs York table (seed 000, L1298-L1311).
+* ``cristal_combat_log``: one row per action (its position, the combat, the actor, the duration), as in
+  the Thor vs York table (seed 000, L1298-L1311);
+* ``cristal_combat_its``: one row per IT that changed (position, combat, fighter, the new IT; a row with
+  no fighter: the combat starts afresh), what every IT before and after an action is computed from.
+
+The tables hold no language and no text that can be computed when they are read: :func:`combat_log` gives
+each action its line (the event's summary, looked up in the reader's language) and every IT before and
+after it, from these facts and the combat's events (``combat log``; issue 20's lever "a read model need
+not store what can be computed when it is read": benchmarks/README.md, "Levers").
 
 The fold is the ruleset's own (pure) ``evolve``, so the read model always agrees with the decisions.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import msgspec
@@ -18,16 +26,10 @@ from cristal_events.rulesets.cristal.ruleset import CristalState
 
 from .base import Projection, Table, rules_fold
 
-TURN_EVENTS = frozenset(fights.TURN_EVENTS)
-
-
-def _json(v: Any) -> str:
-    return msgspec.json.encode(v).decode()
-
 
 class CristalCombats(Projection):
     name = "cristal_combats"
-    version = 2  # 2: no state in the checkpoint (world_state)
+    version = 3  # 2: no state in the checkpoint (world_state); 3: the log holds no text nor IT maps
     rulesets = ("cristal",)
     state_type = CristalState
     world_state = True
@@ -41,17 +43,20 @@ class CristalCombats(Projection):
     }
     append_tables = {
         "cristal_combat_log": Table(
-            {"position": "INTEGER", "combat": "TEXT", "actor": "TEXT", "action": "TEXT", "duration": "INTEGER",
-             "it_before": "TEXT", "it_after": "TEXT"},
-            pk="position",
-        )
+            {"position": "INTEGER", "combat": "TEXT", "actor": "TEXT", "duration": "INTEGER"},
+            pk=("combat", "position"),  # 'combat log NAME' reads one fight's rows through the key's index
+        ),
+        "cristal_combat_its": Table(
+            {"position": "INTEGER", "seq": "INTEGER", "combat": "TEXT", "fighter": "TEXT", "it": "INTEGER"},
+            pk=("combat", "position", "seq"),
+        ),
     }
 
     def __init__(self, campaign: Any):
         super().__init__(campaign)
         self._fold = rules_fold(campaign)
         self.handles = self._fold.handles
-        self._last: tuple[int, tuple[Any, ...]] | None = None
+        self._last: tuple[int, dict[str, list[tuple[Any, ...]]]] | None = None
 
     def initial(self) -> CristalState:
         return self._fold.initial
@@ -61,18 +66,37 @@ class CristalCombats(Projection):
 
     def evolve(self, state: CristalState, rec: Any) -> CristalState:
         after = self._fold(state, rec)
-        if type(rec.event) in TURN_EVENTS:
-            entry = fights.log_entry(state, after, rec.event)
-            self._last = None if entry is None else (rec.position, (
-                rec.position, entry["combat"], entry["actor"], entry["action"], entry["duration"],
-                _json(entry["it_before"]), _json(entry["it_after"])))
+        self._last = None
+        rows: dict[str, list[tuple[Any, ...]]] = {}
+        actor = fights.turn_actor(rec.event)
+        if actor is not None:
+            old, new = state.combats[rec.event.name], after.combats[rec.event.name]
+            rows["cristal_combat_log"] = [(rec.position, rec.event.name, actor,
+                                           new.it[actor] - old.it.get(actor, new.it[actor]))]
+        elif after.combats is state.combats:  # no fight changed (a character's event outside a fight ...)
+            return after
+        changed: list[tuple[str, str | None, int | None]] = []  # (combat, fighter, IT); no fighter: afresh
+        for name, cb in after.combats.items():
+            was = state.combats.get(name)
+            if was is not None and was.it is cb.it:
+                continue
+            if was is None or not was.it.keys() <= cb.it.keys():  # a new fight: its ITs start afresh
+                changed.append((name, None, None))
+                changed.extend((name, fid, it) for fid, it in cb.it.items())
+            else:
+                changed.extend((name, fid, it) for fid, it in cb.it.items() if was.it.get(fid) != it)
+        its = [(rec.position, seq, name, fid, it) for seq, (name, fid, it) in enumerate(changed)]
+        if its:
+            rows["cristal_combat_its"] = its
+        if rows:
+            self._last = (rec.position, rows)
         return after
 
     def appended(self, state: CristalState, rec: Any) -> dict[str, list[tuple[Any, ...]]]:
         last = self._last
         if last is None or last[0] != rec.position:
             return {}
-        return {"cristal_combat_log": [last[1]]}
+        return last[1]
 
     def rows(self, state: CristalState) -> dict[str, list[dict[str, Any]]]:
         return {"cristal_combatants": [row for name in state.combats for row in self._combat_rows(state, name)]}
@@ -116,6 +140,40 @@ class CristalCombats(Projection):
             if name not in after.combats:
                 gone.extend((name, f) for f in old.fighters)
         return {"cristal_combatants": (rows, gone)}
+
+
+def combat_log(actions: Iterable[Mapping[str, Any]], its: Iterable[Mapping[str, Any]],
+               events: Mapping[int, Any]) -> list[dict[str, Any]]:
+    """The book's combat table as read: for each stored action (``cristal_combat_log`` rows, in position
+    order) its position, actor, duration, its line (``action``: the summary of its event, ``events``
+    by position, in the reader's language) and every IT before and after it (``it_before``,
+    ``it_after``, in the order the fighters joined), walked from the ``cristal_combat_its`` rows of
+    the same combat. Pure."""
+    changes = sorted(((r["position"], r["seq"], r["fighter"], r["it"]) for r in its), key=lambda c: c[:2])
+    now: dict[str, int] = {}
+    out: list[dict[str, Any]] = []
+    i = 0
+    for a in actions:
+        pos = a["position"]
+        while i < len(changes) and changes[i][0] < pos:
+            _apply(now, changes[i])
+            i += 1
+        before = dict(now)
+        while i < len(changes) and changes[i][0] == pos:
+            _apply(now, changes[i])
+            i += 1
+        rec = events[pos]
+        out.append({"position": pos, "actor": a["actor"], "action": fights.SUMMARIES[type(rec.event)](rec),
+                    "duration": a["duration"], "it_before": before, "it_after": dict(now)})
+    return out
+
+
+def _apply(now: dict[str, int], change: tuple[Any, ...]) -> None:
+    fighter, it = change[2], change[3]
+    if fighter is None:
+        now.clear()
+    else:
+        now[fighter] = it
 
 
 PROJECTIONS = [CristalCombats]

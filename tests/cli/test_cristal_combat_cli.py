@@ -61,7 +61,8 @@ def test_show_names_the_incantation_and_who_acts(duel):
     shown = json.loads(duel("combat", "show", "duel", "--json").output)
     york = next(p for p in shown["participants"] if p["id"] == "york")
     assert (shown["next"], york["incanting"], york["until"], york["it"]) == ("thor", "Boule de Feu", 22, 22)
-    assert "incante Boule de Feu jusqu'à IT 22" in duel("combat", "show", "duel").output
+    assert "conscious, incanting Boule de Feu until IT 22" in duel("combat", "show", "duel").output
+    assert "conscient, incante Boule de Feu jusqu'à IT 22" in duel("--lang", "fr", "combat", "show", "duel").output
 
 
 def test_next_prints_who_acts(duel):
@@ -131,5 +132,5 @@ def test_reroll_through_the_cli_player_and_gm(run):
     assert result.output.strip() == "Error: thor has Chance -1; only the GM decides when its dice are rerolled (L58)."
     data = json.loads(run("combat", "reroll", "c", "thor", "--gm", "--dice", "2", "--json").output)
     assert data["events"][0]["event"]["kind"] == "damage" and data["events"][0]["event"]["by"] == "gm"
-    assert "le MJ fait rebrasser (6 → 2), dommages 6 → 2 contre taz" in data["events"][0]["summary"]
+    assert "the GM has the roll redone (6 → 2), damage 6 → 2 against taz" in data["events"][0]["summary"]
     assert next(p["pv"] for p in data["combat"]["participants"] if p["id"] == "taz") == 18

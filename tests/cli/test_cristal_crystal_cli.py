@@ -48,7 +48,7 @@ def test_vision_cristalline_shows_the_spell_and_its_pm_per_effect(crystal):
                                                                      {"Distance": 3, "Dommage": 8})
     assert ev["pm_cost"] == 1 and ev["seconds"] == 24  # 20 s + combustion 8 / 2 (L1119, L1271)
     assert combat_it(crystal, "xar") == it + 24
-    assert data["events"][0]["summary"].endswith("Rayon Magique (11 PM : Distance 3 PM, Dommage 8 PM) ; IT +24")
+    assert data["events"][0]["summary"].endswith("Rayon Magique (11 PM: Distance 3 PM, Dommage 8 PM); IT +24")
 
 
 def test_verrou_cristallin_locks_out_others_and_hides_the_spell(crystal):
@@ -67,7 +67,7 @@ def test_verrou_cristallin_locks_out_others_and_hides_the_spell(crystal):
     data = json.loads(cli(crystal, "inspect", "c", "taz", "bleu", "--dice", "9", "--json").output)
     ev = data["events"][0]["event"]
     assert (ev["success"], ev["locked"], ev["spell"]) == (True, True, "")
-    assert "un Verrou Cristallin cache le sort" in data["events"][0]["summary"]
+    assert "a Verrou Cristallin hides the spell" in data["events"][0]["summary"]
     before = log_length(crystal)
     r = cli(crystal, "unleash", "c", "taz", "bleu", "--dice", "15")
     assert r.exit_code == 1 and r.output.strip() == "Error: The crystal is locked by xar; only they can release it."
@@ -97,4 +97,4 @@ def test_an_unknown_crystal_is_refused_and_an_empty_one_seen_empty(crystal):
     r = cli(crystal, "lock", "c", "xar", "bleu", "--dice", "9")
     assert r.exit_code == 1 and r.output.strip() == "Error: Verrou Cristallin needs a crystal that holds a spell."
     data = json.loads(cli(crystal, "inspect", "c", "xar", "bleu", "--dice", "9", "--json").output)
-    assert data["events"][0]["event"]["spell"] == "" and "le cristal est vide" in data["events"][0]["summary"]
+    assert data["events"][0]["event"]["spell"] == "" and "the crystal is empty" in data["events"][0]["summary"]

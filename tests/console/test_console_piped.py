@@ -20,9 +20,9 @@ def test_a_scripted_fight_uses_the_current_fight_and_the_aliases(brigands_on):
     out = res.stdout.splitlines()
     assert "Current fight: col." in out
     # 'a lia loup ... 15,4' is 'combat attack col lia loup ... --dice 15,4': the d20 and the d6 entered
-    assert any("lia attaque loup (Arc)" in line and "touché, 4 dommages" in line for line in out), res.stdout
+    assert any("lia attacks loup (Arc)" in line and "hit, 4 damage" in line for line in out), res.stdout
     assert any("1d20 = 15 [15] (attack) ; 1d6 = 4 [4] (damage)" in line for line in out), res.stdout
-    assert any("brok attaque loup (Hache de combat)" in line and "6 dommages" in line for line in out), res.stdout
+    assert any("brok attacks loup (Hache de combat)" in line and "6 damage" in line for line in out), res.stdout
     # 'show' is 'combat show col': the loup at 0 PV, acting next on the smallest IT
     # combat show's IT timeline (cli/views.py): the loup acts next, at IT 4, PV 0
     assert any(line.startswith("▶ loup IT    4 ") and "PV 0 " in line for line in out), res.stdout

@@ -80,7 +80,7 @@ def test_the_prompt_completes_an_id_and_shows_the_session_and_the_fight_in_its_b
         term.type("attack lia lo\t")
         term.wait_for("attack lia loup")
         term.type(" --weapon Arc --projectile Flèche --distance 10 15,4\r")
-        term.wait_for("lia attaque loup")
+        term.wait_for("lia attacks loup")
         term.wait_for("col: next brok")  # the bar follows the attack: lia's IT moved on
         term.type("exit\r")
         assert term.close() == 0

@@ -163,8 +163,14 @@ def test_illergan_narration(illergan_lines, position, line):
     ("Arc", "l'arc", "à l'arc"),
     ("Lance de feu", "Lance de feu", "avec « Lance de feu »"),  # not in the article table: named as written
 ], ids=["elided", "masculine", "feminine-h-aspire", "vowel", "unknown"])
+@pytest.mark.french  # the article table is French grammar
 def test_weapons_take_their_article(item, phrase, with_it):
     assert (the(item), with_weapon(item)) == (phrase, with_it)
+
+
+def test_in_english_an_item_is_named_as_the_book_writes_it():
+    assert (the("Épée longue"), with_weapon("Épée longue"), with_weapon("Lance de feu")) == (
+        "Épée longue", "with « Épée longue »", "with « Lance de feu »")
 
 
 def test_the_default_hook_is_the_summary(compagnie):
@@ -189,7 +195,7 @@ def test_replay_text_and_json_carry_the_narration(compagnie):
         "#60    GM       Gustave attaque Rodrigue : ATT 8 + d20 13 = 21 > DP 18, touché ; 8 dégâts, PV 20 → 12 ; "
         "IT 0 → 6",
     ]
-    js = runner.invoke(cli, ["--db", str(compagnie), "replay", "--from", "60", "--until", "60", "--json"])
+    js = runner.invoke(cli, ["--db", str(compagnie), "--lang", "fr", "replay", "--from", "60", "--until", "60", "--json"])
     record = json.loads(js.output.splitlines()[0])
     assert (record["summary"], record["narration"]) == (
         "gustave attaque rodrigue : ATT 8 contre DP 18 : d20 13 → 21 (touché, 8 dommages) ; IT +6",
@@ -198,10 +204,11 @@ def test_replay_text_and_json_carry_the_narration(compagnie):
 
 def test_markdown_and_html_exports_show_the_narration(compagnie, tmp_path):
     runner = CliRunner()
-    md = runner.invoke(cli, ["--db", str(compagnie), "export", "timeline", "--format", "md", "--session", "3"])
+    md = runner.invoke(cli, ["--db", str(compagnie), "--lang", "fr", "export", "timeline", "--format", "md", "--session",
+                             "3"])
     assert ("- `#60` Gustave attaque Rodrigue : ATT 8 + d20 13 = 21 &gt; DP 18, touché ; 8 dégâts, PV 20 → 12 ; "
             "IT 0 → 6") in md.output.splitlines()
     site = tmp_path / "site"
-    runner.invoke(cli, ["--db", str(compagnie), "export", "timeline", "--format", "html", "-o", str(site)])
+    runner.invoke(cli, ["--db", str(compagnie), "--lang", "fr", "export", "timeline", "--format", "html", "-o", str(site)])
     assert ('<span class="summary">Gustave attaque Rodrigue : ATT 8 + d20 13 = 21 &gt; DP 18, touché ; '
             '8 dégâts, PV 20 → 12 ; IT 0 → 6</span>') in (site / "session-3.html").read_text()

@@ -12,7 +12,6 @@ import re
 from typing import Any, Literal
 
 import click
-import msgspec
 
 from cristal_events import bounds
 from cristal_events.cli import views
@@ -32,7 +31,7 @@ from cristal_events.cli.common import (
 )
 from cristal_events.errors import RuleError, UnknownEntity
 from cristal_events.rulesets.cristal import fights as F
-from cristal_events.rulesets.cristal.texts import _
+from cristal_events.rulesets.cristal.texts import N_, _
 
 _dice = dice_option_with("Faces rolled at the table, in the order given above; without it the engine rolls.")
 #: a turn command's faces: the tie-break d6 first when the next actors are tied on IT and REF (L1202)
@@ -548,11 +547,22 @@ def show_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
         return
     names = views.display_names(camp.ruleset.characters(camp.state().rules))
     fighters = [views.Fighter(names.get(p["id"], p["id"]), p["it"], "" if p["pv"] is None else str(p["pv"]),
-                              "" if p["pm"] is None else str(p["pm"]), p["condition"] + (
-                                  f", incante {p['incanting']} jusqu'à IT {p['until']}" if p["incanting"] else ""),
-                              bool(p["next"])) for p in v["participants"]]
-    emit_lines(views.timeline_lines(f"Combat « {name} »" + ("" if v["active"] else " (terminé)"), fighters,
-                                    after=v["waiting"] if v["active"] and not v["next"] else ""))
+                              "" if p["pm"] is None else str(p["pm"]), _condition(p), bool(p["next"]))
+                for p in v["participants"]]
+    title = (_("Fight « {name} »") if v["active"] else _("Fight « {name} » (over)")).format(name=name)
+    emit_lines(views.timeline_lines(title, fighters, after=v["waiting"] if v["active"] and not v["next"] else ""))
+
+
+#: a combatant's condition as ``combat show`` writes it (the state keeps the book's condition as a key)
+_CONDITIONS = {"conscious": N_("conscious"), "unconscious": N_("unconscious"), "dead": N_("dead")}
+
+
+def _condition(p: dict[str, Any]) -> str:
+    cond = p["condition"]
+    text = _(_CONDITIONS[cond]) if cond in _CONDITIONS else cond
+    if p["incanting"]:
+        text += _(", incanting {spell} until IT {until}").format(spell=p["incanting"], until=p["until"])
+    return text
 
 
 @combat_group.command("log")
@@ -565,17 +575,33 @@ def log_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
     Example: cristal combat log taverne
     """
     camp = open_campaign(ctx, readonly=True)  # a read command writes nothing, not even its read model
-    cols = ("position", "actor", "action", "duration", "it_before", "it_after")
-    rows = [{c: r[c] for c in cols} for r in read_model_rows(camp, "cristal_combats", "cristal_combat_log",
-                                                             where={"combat": name}, order_by=("position",))]
-    if not rows and name not in camp.state().rules.combats:  # an ended fight keeps its rows in the read model
-        raise UnknownEntity(_("There is no combat named {name!r}, in progress or ended.").format(name=name))
-    for r in rows:
-        r["it_before"], r["it_after"] = msgspec.json.decode(r["it_before"]), msgspec.json.decode(r["it_after"])
+    rows = log_rows(camp, name)
     if as_json:
         emit_json(rows)
         return
     emit_lines(views.combat_log_lines(rows, views.display_names(camp.ruleset.characters(camp.state().rules))))
+
+
+def log_rows(camp: Any, name: str) -> list[dict[str, Any]]:
+    """The book's table of the fight ``name`` (``combat log``'s rows: position, actor, action, duration,
+    it_before, it_after), computed from the combat read model's facts and the fight's events: the read
+    model stores no text, so each line is its event's summary in the reader's language."""
+    from cristal_events.projections.cristal_combats import combat_log  # the read side, not every command's import
+
+    actions = read_model_rows(camp, "cristal_combats", "cristal_combat_log", where={"combat": name},
+                              order_by=("position",))
+    if not actions and name not in camp.state().rules.combats:  # an ended fight keeps its rows in the read model
+        raise UnknownEntity(_("There is no combat named {name!r}, in progress or ended.").format(name=name))
+    if not actions:
+        return []
+    its = read_model_rows(camp, "cristal_combats", "cristal_combat_its", where={"combat": name},
+                          order_by=("position", "seq"))
+    events = {rec.position: rec for rec in camp.store.read_all(
+        actions[0]["position"] - 1, until=actions[-1]["position"], stream=F.stream(name), hashes=False)}
+    for a in actions:
+        if a["position"] not in events:  # a turn recorded in another stream (an imported log)
+            events[a["position"]] = camp.store.get(a["position"])
+    return combat_log(actions, its, events)
 
 
 COMMANDS = [combat_group]

@@ -1,4 +1,5 @@
-"""The story of one Lois du Cristal event in the book's terms, with the state change it made.
+"""The story of one Lois du Cristal event in the book's terms, with the state change it made, in the
+reader's language (the ruleset's catalog; the French is the text it always was).
 
 :func:`narrate` ``(before, rec, after) -> str`` is the ruleset's ``narrate`` hook (see
 :meth:`cristal_events.ruleset.Ruleset.narrate`): it reads the state before and after the event (both
@@ -20,6 +21,7 @@ from typing import Any
 
 import msgspec
 
+from ... import i18n
 from ...records import RecordedEvent
 from .characters import (
     AlignmentChanged,
@@ -64,7 +66,9 @@ from .fights import (
     TieBroken,
     TurnPassed,
 )
+from .fights.views import cause_shown, what_shown
 from .state import CristalState
+from .texts import N_, _, ngettext
 
 Handler = Callable[[Any, Any, Any], str]
 
@@ -86,19 +90,27 @@ def _lower_first(name: str) -> str:
     return name[:1].lower() + name[1:]
 
 
+def _french() -> bool:
+    """Whether the story is told in French: the article table is French grammar, so the other language
+    names an item as the book writes it (a language's grammar is not a catalog's text)."""
+    return i18n.current() == "fr"
+
+
 def the(item: str) -> str:
-    """``"Épée longue"`` → ``"l'épée longue"``; an item the table does not know keeps its name."""
-    art = articles().get(item.casefold())
+    """``"Épée longue"`` → ``"l'épée longue"`` in French; an item the table does not know, or any item in
+    English, keeps its name."""
+    art = articles().get(item.casefold()) if _french() else None
     if art is None:
         return item
     return f"{art}{_lower_first(item)}" if art.endswith("'") else f"{art} {_lower_first(item)}"
 
 
 def with_weapon(item: str) -> str:
-    """``"Épée longue"`` → ``"à l'épée longue"``, ``"Fouet"`` → ``"au fouet"``; unknown: ``"avec « X »"``."""
-    art = articles().get(item.casefold())
+    """``"Épée longue"`` → ``"à l'épée longue"``, ``"Fouet"`` → ``"au fouet"`` in French; unknown, or in
+    English: ``"avec « X »"``, ``"with « X »"``."""
+    art = articles().get(item.casefold()) if _french() else None
     if art is None:
-        return f"avec « {item} »"
+        return _("with « {item} »").format(item=item)
     low = _lower_first(item)
     return {"le": f"au {low}", "les": f"aux {low}", "la": f"à la {low}"}.get(art, f"à {art}{low}")
 
@@ -161,14 +173,14 @@ def _pv_loss(before: CristalState, combat: str, fid: str, damage: int) -> str:
 
 
 def _join(*parts: str) -> str:
-    return " ; ".join(p for p in parts if p)
+    return _("; ").join(p for p in parts if p)
 
 
 def _swing(att: int, dp: int, s: Swing, chain: bool, split: int = 2) -> str:
     expr = f"(ATT {_minus(att)} + d20 {s.die}) / {split}" if chain else f"ATT {_minus(att)} + d20 {s.die}"
-    cmp = ">" if s.hit else "≤"
-    out = f"{expr} = {_minus(s.total)} {cmp} DP {dp}, {'touché' if s.hit else 'manqué'}"
-    return out + (f" ; {s.damage} dégâts" if s.hit else "")
+    out = (_("{expr} = {total} > DP {dp}, hit") if s.hit else _("{expr} = {total} ≤ DP {dp}, missed")).format(
+        expr=expr, total=_minus(s.total), dp=dp)
+    return out + (_("; {damage} damage").format(damage=s.damage) if s.hit else "")
 
 
 # ------------------------------------------------------------------------------------- combat
@@ -181,36 +193,40 @@ def _attack(b: Any, e: AttackResolved, a: Any) -> str:
     elif e.projectile:
         arms = " " + with_weapon(e.projectile)
     elif e.natural:
-        arms = f" avec « {e.natural} »"
-    where = (" dans le dos" if e.back else "") + (f" à {e.distance} m" if e.distance is not None else "")
-    mods = [f"portée {_signed(e.range_penalty)}"] if e.range_penalty else []
-    mods += [f"alignement −{abs(e.alignment_penalty)}"] if e.alignment_penalty else []
-    mod = f" (ATT avec {', '.join(mods)})" if mods else ""
-    swings = " ; puis ".join(_swing(e.att, e.dp, s, e.chain, max(2, len(e.swings))) for s in e.swings)
+        arms = " " + _("with « {item} »").format(item=e.natural)
+    where = ((_(" in the back") if e.back else "")
+             + (_(" at {distance} m").format(distance=e.distance) if e.distance is not None else ""))
+    mods = [_("range {penalty}").format(penalty=_signed(e.range_penalty))] if e.range_penalty else []
+    mods += [_("alignment −{penalty}").format(penalty=abs(e.alignment_penalty))] if e.alignment_penalty else []
+    mod = _(" (ATT with {mods})").format(mods=", ".join(mods)) if mods else ""
+    swings = _("; then ").join(_swing(e.att, e.dp, s, e.chain, max(2, len(e.swings))) for s in e.swings)
     damage = sum(s.damage for s in e.swings if s.hit)
-    vol = f"{e.vol_spent} Vol* dépensés" if e.vol_spent else ""
-    head = f"{name(b, e.attacker)} attaque {name(b, e.target)}{arms}{where}{mod} : "
+    vol = _("{vol} Vol* spent").format(vol=e.vol_spent) if e.vol_spent else ""
+    head = _("{attacker} attacks {target}{arms}{where}{mod}: ").format(
+        attacker=name(b, e.attacker), target=name(b, e.target), arms=arms, where=where, mod=mod)
     pv = _pv_loss(b, e.name, e.target, damage)
     return head + _join(swings + (f", {pv}" if pv else ""), vol, it_change(b, a, e.name, e.attacker))
 
 
 def _cnc(e: Any) -> str:
     pen = f" {'+' if e.penalty > 0 else '−'} {abs(e.penalty)}" if e.penalty else ""
-    return f"CNC {e.cnc}{pen} + d20 {e.die} = {e.total} {'≥' if e.success else '<'} CNC du sort {e.spell_cnc}"
+    return _("CNC {cnc}{penalty} + d20 {die} = {total} {cmp} the spell's CNC {spell_cnc}").format(
+        cnc=e.cnc, penalty=pen, die=e.die, total=e.total, cmp="≥" if e.success else "<", spell_cnc=e.spell_cnc)
 
 
 def _cast(b: Any, e: SpellCast, a: Any) -> str:
     who = name(b, e.caster)
-    on = f" sur {names(b, e.targets)}" if e.targets else ""
+    on = _(" on {target}").format(target=names(b, e.targets)) if e.targets else ""
     pm = f"{e.pm_cost} PM, PM {arrow(e.pm_before, e.pm_after)}"
     if e.overdraw_pv:
-        pm += f", {e.overdraw_pv} PV puisés faute de PM"
+        pm += _(", {pv} PV drawn for lack of PM").format(pv=e.overdraw_pv)
     if e.success:
-        timing = (f"réussi ; incantation {e.incantation} s, effets au prochain tour" if e.incantation > 0
-                  else "réussi ; effets immédiats")
+        timing = (_("success; incantation {seconds} s, effects on the next turn").format(seconds=e.incantation)
+                  if e.incantation > 0 else _("success; immediate effects"))
     else:
-        timing = f"échoué ; incantation {e.incantation} s perdue"
-    return f"{who} lance {e.spell}{on} ({pm}) : {_join(_cnc(e) + ', ' + timing, it_change(b, a, e.name, e.caster))}"
+        timing = _("failure; incantation {seconds} s lost").format(seconds=e.incantation)
+    return _("{caster} casts {spell}{on} ({pm}): {told}").format(
+        caster=who, spell=e.spell, on=on, pm=pm, told=_join(_cnc(e) + ", " + timing, it_change(b, a, e.name, e.caster)))
 
 
 def _effect(eff: Any) -> str:
@@ -219,98 +235,119 @@ def _effect(eff: Any) -> str:
     return f"{eff.name} {eff.amount} = {eff.value} {eff.unit}".rstrip()
 
 
+_SOURCE = {"spell": "", "crystal": N_(" (crystal)"), "potion": N_(" (potion)")}
+
+
 def _released(b: Any, e: SpellReleased, a: Any) -> str:
     parts = []
     for r in e.results:
         effects = ", ".join(_effect(x) for x in r.effects)
-        hurt = f", {r.damage} dégâts" if r.damage else ""
+        hurt = _(", {damage} damage").format(damage=r.damage) if r.damage else ""
         pv = _pv_loss(b, e.name, r.target, r.damage)
-        parts.append(f"{name(b, r.target)} (DM {r.dm}) : {effects}{hurt}" + (f", {pv}" if pv else ""))
-    told = " ; ".join(parts) or "sans cible"
-    src = {"spell": "", "crystal": " (cristal)", "potion": " (potion)"}.get(e.source, "")
-    tail = _join(f"combustion {e.combustion} s", it_change(b, a, e.name, e.caster)) if e.source == "spell" else ""
-    return _join(f"{e.spell} de {name(b, e.caster)} se libère{src} : {told}", tail)
+        parts.append(_("{target} (DM {dm}): {effects}").format(target=name(b, r.target), dm=r.dm, effects=effects)
+                     + hurt + (f", {pv}" if pv else ""))
+    told = _("; ").join(parts) or _("no target")
+    src = _SOURCE.get(e.source, "")
+    tail = (_join(_("combustion {seconds} s").format(seconds=e.combustion), it_change(b, a, e.name, e.caster))
+            if e.source == "spell" else "")
+    return _join(_("{caster}'s {spell} goes off{source}: {told}").format(
+        spell=e.spell, caster=name(b, e.caster), source=_(src) if src else "", told=told), tail)
 
 
 def _decon(b: Any, e: Deconcentrated, a: Any) -> str:
-    return (f"{name(b, e.caster)} est déconcentré : {e.damage} dégâts > marge {e.margin}, {e.spell} est perdu")
+    return _("{caster} loses concentration: {damage} damage > margin {margin}, {spell} is lost").format(
+        caster=name(b, e.caster), damage=e.damage, margin=e.margin, spell=e.spell)
 
 
 def _pv(b: Any, e: PvChanged, a: Any) -> str:
-    return f"{name(b, e.character)} : PV {arrow(e.pv_after - e.delta, e.pv_after)} ({e.cause})"
+    return _("{character}: PV {change} ({cause})").format(
+        character=name(b, e.character), change=arrow(e.pv_after - e.delta, e.pv_after), cause=cause_shown(e.cause))
 
 
 def _pm(b: Any, e: PmSpent, a: Any) -> str:
-    return f"{name(b, e.character)} dépense {e.pm} PM : PM {arrow(e.pm_after + e.pm, e.pm_after)}"
+    return _("{character} spends {pm} PM: PM {change}").format(
+        character=name(b, e.character), pm=e.pm, change=arrow(e.pm_after + e.pm, e.pm_after))
 
 
-_CONDITION = {"unconscious": "tombe inconscient", "dead": "meurt", "conscious": "reprend conscience"}
+_CONDITION = {"unconscious": N_("{character} falls unconscious (PV {pv})"), "dead": N_("{character} dies (PV {pv})"),
+              "conscious": N_("{character} comes to (PV {pv})")}
 
 
 def _condition(b: Any, e: ConditionChanged, a: Any) -> str:
-    return f"{name(b, e.character)} {_CONDITION[e.condition]} (PV {_minus(e.pv)})"
+    return _(_CONDITION[e.condition]).format(character=name(b, e.character), pv=_minus(e.pv))
 
 
 def _bled(b: Any, e: Bled, a: Any) -> str:
-    return (f"{name(b, e.character)} perd {e.pv_lost} PV en {e.seconds} s d'inconscience : "
-            f"PV {arrow(e.pv_after + e.pv_lost, e.pv_after)}")
+    return _("{character} loses {pv_lost} PV in {seconds} s unconscious: PV {change}").format(
+        character=name(b, e.character), pv_lost=e.pv_lost, seconds=e.seconds,
+        change=arrow(e.pv_after + e.pv_lost, e.pv_after))
 
 
 def _started(b: Any, e: CombatStarted, a: Any) -> str:
-    return f"Combat « {e.name} » : " + ", ".join(f"{name(a, f.id)} IT {f.it}" for f in e.fighters)
+    return _("Fight « {name} »: {fighters}").format(
+        name=e.name, fighters=", ".join(f"{name(a, f.id)} IT {f.it}" for f in e.fighters))
 
 
 def _joined(b: Any, e: CombatJoined, a: Any) -> str:
-    avg = " (moyenne des présents)" if e.averaged else ""
-    return f"{name(a, e.fighter.id)} rejoint le combat « {e.name} » à IT {e.fighter.it}{avg}"
+    avg = _(" (average of those present)") if e.averaged else ""
+    return _("{fighter} joins the fight « {name} » at IT {it}").format(
+        fighter=name(a, e.fighter.id), name=e.name, it=e.fighter.it) + avg
 
 
 def _initiative(b: Any, e: InitiativeRolled, a: Any) -> str:
-    return "Initiative : " + ", ".join(f"{name(a, r.id)} IT {r.base_it} − (d6 {r.die} + REF {r.ref} × 2) = {r.it}"
-                                       for r in e.results)
+    return _("Initiative: {results}").format(results=", ".join(
+        f"{name(a, r.id)} IT {r.base_it} − (d6 {r.die} + REF {r.ref} × 2) = {r.it}" for r in e.results))
 
 
 def _tie(b: Any, e: TieBroken, a: Any) -> str:
-    rolls = " ; puis ".join(", ".join(f"{name(a, k)} d6 {r.total}" for k, r in this.items()) for this in e.rounds)
-    return f"Égalité à IT {e.it} : {rolls} ; {name(a, e.winner)} agit"
+    rolls = _("; then ").join(", ".join(f"{name(a, k)} d6 {r.total}" for k, r in this.items()) for this in e.rounds)
+    return _("Tie at IT {it}: {rounds}; {winner} acts").format(it=e.it, rounds=rolls, winner=name(a, e.winner))
 
 
 def _action(b: Any, e: ActionTaken, a: Any) -> str:
-    aided = f" (aide {name(b, e.aided)})" if e.aided else ""
-    return _join(f"{name(b, e.actor)} : {e.what or e.action}{aided} ({e.seconds} s)", it_change(b, a, e.name, e.actor))
+    aided = _(" (aids {character})").format(character=name(b, e.aided)) if e.aided else ""
+    return _join(_("{actor}: {what}{aided} ({seconds} s)").format(
+        actor=name(b, e.actor), what=what_shown(e.what) or e.action, aided=aided, seconds=e.seconds),
+        it_change(b, a, e.name, e.actor))
 
 
 def _passed(b: Any, e: TurnPassed, a: Any) -> str:
-    return _join(f"{name(b, e.actor)} passe son tour", it_change(b, a, e.name, e.actor))
+    return _join(_("{actor} passes their turn").format(actor=name(b, e.actor)), it_change(b, a, e.name, e.actor))
 
 
 def _stored(b: Any, e: CrystalStored, a: Any) -> str:
-    out = {"stored": "emmagasiné", "failed": "échec", "exploded": f"le cristal explose ({e.explosion})"}[e.outcome]
+    out = (_("the crystal explodes ({explosion})").format(explosion=e.explosion) if e.outcome == "exploded"
+           else _("stored") if e.outcome == "stored" else _("failure"))
     pm = f"PM {arrow(e.pm_after + e.pm_cost, e.pm_after)}" if e.pm_cost else ""
-    return _join(f"{name(b, e.caster)} enferme {e.spell} ({e.pm} PM) dans le cristal {e.crystal} : {out}", pm,
-                 it_change(b, a, e.name, e.caster))
+    return _join(_("{caster} locks {spell} ({pm} PM) in the crystal {crystal}: {outcome}").format(
+        caster=name(b, e.caster), spell=e.spell, pm=e.pm, crystal=e.crystal, outcome=out), pm,
+        it_change(b, a, e.name, e.caster))
 
 
 def _crystal_released(b: Any, e: CrystalReleased, a: Any) -> str:
-    out = f"{e.spell} se libère" if e.success else "échec"
+    out = _("{spell} goes off").format(spell=e.spell) if e.success else _("failure")
     pm = f"PM {arrow(e.pm_after + e.pm_cost, e.pm_after)}" if e.pm_cost else ""
-    return _join(f"{name(b, e.caster)} libère le cristal {e.crystal} : {out}", pm, it_change(b, a, e.name, e.caster))
+    return _join(_("{caster} releases the crystal {crystal}: {spell}").format(
+        caster=name(b, e.caster), crystal=e.crystal, spell=out), pm, it_change(b, a, e.name, e.caster))
 
 
 def _potion(b: Any, e: PotionUsed, a: Any) -> str:
-    return _join(f"{name(b, e.actor)} : potion de {e.spell} ({e.trigger}) sur {name(b, e.target)}",
-                 it_change(b, a, e.name, e.actor))
+    return _join(_("{actor}: potion of {spell} ({trigger}) on {target}").format(
+        actor=name(b, e.actor), spell=e.spell, trigger=e.trigger, target=name(b, e.target)),
+        it_change(b, a, e.name, e.actor))
 
 
 def _ability(b: Any, e: AbilityUsed, a: Any) -> str:
-    on = f" sur {name(b, e.target)}" if e.target else ""
-    return _join(f"{name(b, e.actor)} : {e.ability}{on} ({e.cost} Vol*)", it_change(b, a, e.name, e.actor))
+    on = _(" on {target}").format(target=name(b, e.target)) if e.target else ""
+    return _join(_("{actor}: {ability}{on} ({cost} Vol*)").format(
+        actor=name(b, e.actor), ability=e.ability, on=on, cost=e.cost), it_change(b, a, e.name, e.actor))
 
 
 def _align(b: Any, e: AlignmentUsed, a: Any) -> str:
-    verb = "soigne" if e.kind == "heal" else "blesse"
-    return _join(f"{name(b, e.actor)} {verb} {name(b, e.target)} de {e.points} PV par l'alignement "
-                 f"({e.remaining} restants)", it_change(b, a, e.name, e.actor))
+    text = (_("{actor} heals {target} by {points} PV through the alignment ({remaining} left)") if e.kind == "heal"
+            else _("{actor} harms {target} by {points} PV through the alignment ({remaining} left)"))
+    return _join(text.format(actor=name(b, e.actor), target=name(b, e.target), points=e.points,
+                             remaining=e.remaining), it_change(b, a, e.name, e.actor))
 
 
 def _reroll(b: Any, e: Rerolled, a: Any) -> str:
@@ -321,12 +358,14 @@ def _reroll(b: Any, e: Rerolled, a: Any) -> str:
         pv = _pv_loss(b, e.name, e.target, e.swing.damage if e.swing.hit else 0)
         told += f", {pv}" if pv else ""
     else:
-        told = f"d20 {e.swing.die} = {e.swing.total}, {'touché' if e.swing.hit else 'manqué'}"
-    return f"{name(b, e.character)} utilise sa Chance contre {name(b, e.target)} ({e.left} restantes) : {told}"
+        told = (_("d20 {die} = {total}, hit") if e.swing.hit else _("d20 {die} = {total}, missed")).format(
+            die=e.swing.die, total=e.swing.total)
+    return _("{character} uses their Chance against {target} ({left} left): {told}").format(
+        character=name(b, e.character), target=name(b, e.target), left=e.left, told=told)
 
 
 def _ended(b: Any, e: CombatEnded, a: Any) -> str:
-    return f"Fin du combat « {e.name} » : IT remis à 0"
+    return _("End of the fight « {name} »: IT reset to 0").format(name=e.name)
 
 
 # ---------------------------------------------------------------------------------- characters
@@ -347,99 +386,115 @@ def _xp(b: Any, a: Any, cid: str) -> str:
 
 
 def _rule_cost(charged: int, required: int | None) -> str:
-    return f" (la règle demandait {required} XP)" if required is not None and required != charged else ""
+    return (_(" (the rule asked for {required} XP)").format(required=required)
+            if required is not None and required != charged else "")
 
 
 def _created(b: Any, e: CharacterCreated, a: Any) -> str:
-    return f"{e.name or name(a, e.character)} ({e.race}) entre dans l'histoire : PV {e.pv}, PM {e.pm}"
+    return _("{name} ({race}) enters the story: PV {pv}, PM {pm}").format(
+        name=e.name or name(a, e.character), race=e.race, pv=e.pv, pm=e.pm)
 
 
 def _award(b: Any, e: XpAwarded, a: Any) -> str:
-    return _join(f"{name(a, e.character)} reçoit {e.amount} XP ({e.reason})", _xp(b, a, e.character))
+    return _join(_("{character} receives {amount} XP ({reason})").format(
+        character=name(a, e.character), amount=e.amount, reason=e.reason), _xp(b, a, e.character))
 
 
 def _level(b: Any, e: LevelBought, a: Any) -> str:
-    return _join(f"{name(a, e.character)} achète le niveau global {e.global_level} ({e.class_name} {e.class_level}, "
-                 f"+1 {e.stat}) pour {e.cost_charged} XP{_rule_cost(e.cost_charged, e.cost_required)}",
+    return _join(_("{character} buys global level {level} ({class_name} {class_level}, +1 {stat}) for {cost} XP"
+                   "{rule}").format(character=name(a, e.character), level=e.global_level, class_name=e.class_name,
+                                    class_level=e.class_level, stat=e.stat, cost=e.cost_charged,
+                                    rule=_rule_cost(e.cost_charged, e.cost_required)),
                  _xp(b, a, e.character))
 
 
 def _technique(b: Any, e: TechniqueBought, a: Any) -> str:
-    return _join(f"{name(a, e.character)} achète {e.technique} niveau {e.level} pour {e.cost_charged} XP"
-                 f"{_rule_cost(e.cost_charged, e.cost_required)}", _xp(b, a, e.character))
+    return _join(_("{character} buys {technique} level {level} for {cost} XP{rule}").format(
+        character=name(a, e.character), technique=e.technique, level=e.level, cost=e.cost_charged,
+        rule=_rule_cost(e.cost_charged, e.cost_required)), _xp(b, a, e.character))
 
 
 def _spell(b: Any, e: SpellLearned, a: Any) -> str:
-    return _join(f"{name(a, e.character)} apprend {e.spell} pour {e.cost_charged} XP"
-                 f"{_rule_cost(e.cost_charged, e.cost_required)}", _xp(b, a, e.character))
+    return _join(_("{character} learns {spell} for {cost} XP{rule}").format(
+        character=name(a, e.character), spell=e.spell, cost=e.cost_charged,
+        rule=_rule_cost(e.cost_charged, e.cost_required)), _xp(b, a, e.character))
 
 
 def _item_added(b: Any, e: ItemAdded, a: Any) -> str:
-    return f"{name(a, e.character)} reçoit {e.qty} × {e.item.name}"
+    return _("{character} receives {qty} × {item}").format(character=name(a, e.character), qty=e.qty, item=e.item.name)
 
 
 def _equipped(b: Any, e: ItemEquipped, a: Any) -> str:
-    return f"{name(a, e.character)} équipe {the(e.item)}"
+    return _("{character} equips {item}").format(character=name(a, e.character), item=the(e.item))
 
 
 def _unequipped(b: Any, e: ItemUnequipped, a: Any) -> str:
-    return f"{name(a, e.character)} ôte {the(e.item)}"
+    return _("{character} takes off {item}").format(character=name(a, e.character), item=the(e.item))
 
 
 def _dropped(b: Any, e: ItemDropped, a: Any) -> str:
     why = f" ({e.reason})" if e.reason else ""
-    return f"{name(a, e.character)} laisse {e.qty} × {e.item}{why}"
+    return _("{character} leaves {qty} × {item}{why}").format(character=name(a, e.character), qty=e.qty,
+                                                              item=e.item, why=why)
 
 
 def _gold(b: Any, e: GoldChanged, a: Any) -> str:
     v = _value(b, a, e.character, "gold")
-    return _join(f"{name(a, e.character)} : {_signed(e.amount)} PO ({e.reason})", f"PO {v}" if v else "")
+    return _join(_("{character}: {amount} PO ({reason})").format(
+        character=name(a, e.character), amount=_signed(e.amount), reason=e.reason), f"PO {v}" if v else "")
 
 
 def _rested(b: Any, e: Rested, a: Any) -> str:
-    days = f"{e.days} jour{'s' if e.days > 1 else ''}"
+    days = ngettext("{days} day", "{days} days", e.days).format(days=e.days)
     pv, pm = _value(b, a, e.character, "pv"), _value(b, a, e.character, "pm")
     gains = f"+{e.pv_gained} PV, +{e.pm_gained} PM"
-    return _join(f"{name(a, e.character)} se repose {days} : {gains}", f"PV {pv}, PM {pm}" if pv else "")
+    return _join(_("{character} rests {days}: {gains}").format(character=name(a, e.character), days=days,
+                                                              gains=gains), f"PV {pv}, PM {pm}" if pv else "")
 
 
 def _damaged(b: Any, e: DamageTaken, a: Any) -> str:
     pv = _value(b, a, e.character, "pv")
-    state = ", mort" if e.dead else ", inconscient" if e.unconscious else ""
-    return _join(f"{name(a, e.character)} subit {e.amount} dégâts ({e.reason})", f"PV {pv}{state}" if pv else "")
+    state = _(", dead") if e.dead else _(", unconscious") if e.unconscious else ""
+    return _join(_("{character} takes {amount} damage ({reason})").format(
+        character=name(a, e.character), amount=e.amount, reason=e.reason), f"PV {pv}{state}" if pv else "")
 
 
 def _healed(b: Any, e: Healed, a: Any) -> str:
-    by = f" par {name(a, e.healer)}" if e.healer else ""
+    by = _(" by {healer}").format(healer=name(a, e.healer)) if e.healer else ""
     pv = _value(b, a, e.character, "pv")
-    return _join(f"{name(a, e.character)} est soigné de {e.healed} PV{by} ({e.source} : {e.reason})",
-                 f"PV {pv}" if pv else "")
+    return _join(_("{character} is healed {healed} PV{by} ({source}: {reason})").format(
+        character=name(a, e.character), healed=e.healed, by=by, source=e.source, reason=e.reason),
+        f"PV {pv}" if pv else "")
 
 
 def _alignment(b: Any, e: AlignmentChanged, a: Any) -> str:
     v = _value(b, a, e.character, "alignment")
-    return _join(f"{name(a, e.character)} : alignement {_signed(e.amount)} ({e.reason})",
-                 f"alignement {v}" if v else "")
+    return _join(_("{character}: alignment {amount} ({reason})").format(
+        character=name(a, e.character), amount=_signed(e.amount), reason=e.reason),
+        _("alignment {change}").format(change=v) if v else "")
 
 
 def _altered(b: Any, e: StateAltered, a: Any) -> str:
-    until = f" jusqu'à {e.until}" if e.until else ""
-    return f"{name(a, e.character)} : {e.stat} {_signed(e.delta)} temporaire{until} ({e.reason})"
+    until = _(" until {until}").format(until=e.until) if e.until else ""
+    return _("{character}: {stat} {delta} temporary{until} ({reason})").format(
+        character=name(a, e.character), stat=e.stat, delta=_signed(e.delta), until=until, reason=e.reason)
 
 
 def _alteration_ended(b: Any, e: AlterationEnded, a: Any) -> str:
-    return f"{name(a, e.character)} : fin de l'altération de la position {e.since}"
+    return _("{character}: end of the alteration of position {since}").format(character=name(a, e.character),
+                                                                            since=e.since)
 
 
-_FIELD = {"xp": "XP", "gold": "PO", "pv": "PV", "alignment": "alignement"}
+_FIELD = {"xp": "XP", "gold": "PO", "pv": "PV", "alignment": N_("alignment")}
 
 
 def _corrected(b: Any, e: CharacterCorrected, a: Any) -> str:
-    label = _FIELD.get(e.field, e.field)
+    label = _(_FIELD[e.field]) if e.field in _FIELD else e.field
     v = _value(b, a, e.character, e.field) if e.field in _FIELD else ""
     why = f" ({e.reason})" if e.reason else ""
-    return _join(f"{name(a, e.character)} : la position {e.amends} est corrigée, {label} {_signed(e.delta)}{why}",
-                 f"{label} {v}" if v else "")
+    return _join(_("{character}: position {amends} is corrected, {label} {delta}{why}").format(
+        character=name(a, e.character), amends=e.amends, label=label, delta=_signed(e.delta), why=why),
+        f"{label} {v}" if v else "")
 
 
 HANDLERS: dict[type, Handler] = {

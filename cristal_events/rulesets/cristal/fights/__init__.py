@@ -30,6 +30,7 @@ from typing import Any
 
 from ....ruleset import Deferred
 from ..state import CristalState
+from ..texts import _
 from .events import UPCASTERS as _EVENT_UPCASTERS
 from .fold import *
 from .fold import APPLY, evolver
@@ -117,6 +118,15 @@ TURN_EVENTS: dict[type, str] = {
 }
 
 
+def turn_actor(ev: Any) -> str | None:
+    """Who acts in ``ev`` when it is a row of the book's combat table (L1298-L1311), else None (a
+    spell's effects released by a crystal or a potion are not a turn of their own)."""
+    field = TURN_EVENTS.get(type(ev))
+    if field is None or (isinstance(ev, SpellReleased) and ev.source != "spell"):
+        return None
+    return getattr(ev, field)
+
+
 def log_entry(before: CristalState, after: CristalState, ev: Any) -> dict[str, Any] | None:
     """One row of the book's table (L1298-L1311) for a turn event (see ``views.log_entry``)."""
     if type(ev) in CRYSTAL_SPELL_EVENTS:
@@ -138,8 +148,8 @@ def advise(before: CristalState, after: CristalState, events: list[Any]) -> list
     for ev in events:
         if isinstance(ev, SessionEnded) and after.combats:
             names = ", ".join(repr(n) for n in sorted(after.combats))
-            out.append(f"Session {ev.number} ended with the fight {names} still in progress: its ITs stay "
-                       "where they are until 'combat end' (L1222).")
+            out.append(_("Session {number} ended with the fight {names} still in progress: its ITs stay "
+                         "where they are until 'combat end' (L1222).").format(number=ev.number, names=names))
         joined = ([f.id for f in ev.fighters] if isinstance(ev, CombatStarted)
                   else [ev.fighter.id] if isinstance(ev, CombatJoined) else [])
         cb = after.combats.get(getattr(ev, "name", ""))
@@ -147,8 +157,9 @@ def advise(before: CristalState, after: CristalState, events: list[Any]) -> list
             f = cb.fighters.get(fid) if cb is not None else None
             if f is not None and f.condition == "unconscious":
                 pv = after.characters[fid].pv if fid in after.characters else f.pv
-                out.append(f"{fid} is unconscious ({pv} PV) and joins the fight {ev.name!r} unable to act "
-                           "until healed above 0 PV (L369); unaided, it bleeds 1 PV a minute (L371).")
+                out.append(_("{fighter} is unconscious ({pv} PV) and joins the fight {name!r} unable to act "
+                             "until healed above 0 PV (L369); unaided, it bleeds 1 PV a minute (L371).").format(
+                                 fighter=fid, pv=pv, name=ev.name))
     return out
 
 

@@ -22,7 +22,7 @@ from .. import combat as c
 from .. import crystals as cr
 from .. import magic as m
 from ..state import CristalState
-from ..texts import _
+from ..texts import N_, _
 from .common import (
     Scratch,
     active,
@@ -34,7 +34,7 @@ from .common import (
     numbers,
     pool_left,
 )
-from .crystal_spells import seen
+from .crystal_spells import seen, seen_shown
 from .model import (
     Combat,
     LastRoll,
@@ -363,28 +363,46 @@ def _faces(roll: Roll | None) -> str:
     return "?" if roll is None else str(roll.total)
 
 
+def _crystal_text(e: RollRedone) -> str:
+    text = (_("{spell} on the crystal {crystal}: success") if e.success
+            else _("{spell} on the crystal {crystal}: failure")).format(spell=e.spell, crystal=e.crystal)
+    text += f", {seen_shown(e.seen)}" if e.seen else ""
+    text += _(_OUTCOME[e.outcome]) if e.outcome in _OUTCOME else ""
+    if e.blast:
+        text += _(", {total} damage to {targets}").format(total=e.blast.total, targets=", ".join(e.targets))
+    if e.released:
+        text += _(", {spell} released").format(spell=e.released)
+    return text + _(": IT {before} → {after}").format(before=e.it_before, after=e.it_after)
+
+
+#: what each kind of reroll redid, in the reader's language
 _REDONE_TEXT: dict[str, Any] = {
-    "damage": lambda e: f"dommages {e.damage_before} → {e.damage} contre {e.target}",
-    "concentration": lambda e: f"concentration de {e.spell} : {e.total}, " + ("réussie" if e.success else "échouée"),
-    "initiative": lambda e: f"initiative : IT {e.it_before} → {e.it_after}",
-    "duration": lambda e: f"durée {e.total} s : IT {e.it_before} → {e.it_after}",
-    "effects": lambda e: f"effets de {e.spell} : dommages {e.damage_before} → {e.damage}",
-    "tie-break": lambda e: f"dé d'égalité {e.total}",
-    "crystal": lambda e: f"{e.spell} sur le cristal {e.crystal} : " + ("réussi" if e.success else "échec")
-                         + (f", {e.seen}" if e.seen else "") + _OUTCOME.get(e.outcome, "")
-                         + (f", {e.blast.total} dommages à " + ", ".join(e.targets) if e.blast else "")
-                         + (f", {e.released} libéré" if e.released else "") + f" : IT {e.it_before} → {e.it_after}",
-    "explosion": lambda e: f"explosion du cristal {e.crystal} : {e.damage_before} → {e.damage} à "
-                           + ", ".join(e.targets),
+    "damage": lambda e: _("damage {before} → {after} against {target}").format(
+        before=e.damage_before, after=e.damage, target=e.target),
+    "concentration": lambda e: (_("concentration of {spell}: {total}, success") if e.success
+                                else _("concentration of {spell}: {total}, failure")).format(spell=e.spell,
+                                                                                          total=e.total),
+    "initiative": lambda e: _("initiative: IT {before} → {after}").format(before=e.it_before, after=e.it_after),
+    "duration": lambda e: _("duration {total} s: IT {before} → {after}").format(total=e.total, before=e.it_before,
+                                                                              after=e.it_after),
+    "effects": lambda e: _("effects of {spell}: damage {before} → {after}").format(
+        spell=e.spell, before=e.damage_before, after=e.damage),
+    "tie-break": lambda e: _("tie-break die {total}").format(total=e.total),
+    "crystal": _crystal_text,
+    "explosion": lambda e: _("explosion of the crystal {crystal}: {before} → {after} to {targets}").format(
+        crystal=e.crystal, before=e.damage_before, after=e.damage, targets=", ".join(e.targets)),
 }
 
 
-_OUTCOME: dict[str, str] = {"stored": ", sort emmagasiné", "failed": ", rien d'emmagasiné", "exploded": ", le cristal explose"}
+_OUTCOME: dict[str, str] = {"stored": N_(", spell stored"), "failed": N_(", nothing stored"),
+                            "exploded": N_(", the crystal explodes")}
 
 
 def summarize_redone(rec: Any) -> str:
-    """One French line for ``combat.roll_redone`` (the other combat summaries are in ``views``)."""
+    """One line for ``combat.roll_redone`` in the reader's language (the other combat summaries are in ``views``)."""
     e: RollRedone = rec.event
-    who = "le MJ fait rebrasser" if e.by == "gm" else "utilise sa Chance"
-    return (f"{e.character} : {who} ({_faces(e.old)} → {_faces(e.roll)}), {_REDONE_TEXT[e.kind](e)}"
-            f" ; {e.left} relance(s) restante(s)")
+    text = (_("{character}: the GM has the roll redone ({old} → {new}), {redone}; {left} reroll(s) left")
+            if e.by == "gm" else
+            _("{character} uses their Chance ({old} → {new}), {redone}; {left} reroll(s) left"))
+    return text.format(character=e.character, old=_faces(e.old), new=_faces(e.roll), redone=_REDONE_TEXT[e.kind](e),
+                       left=e.left)

@@ -12,6 +12,7 @@ events' are in ``views``).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ....errors import RuleError, UnknownEntity
@@ -19,7 +20,7 @@ from ....ruleset import Context, Emit
 from .. import crystals as cr
 from .. import magic as m
 from ..state import CristalState
-from ..texts import _
+from ..texts import N_, _
 from .common import Scratch, active, finish, turn
 from .model import (
     Combat,
@@ -97,13 +98,23 @@ def decide_inspect(state: CristalState, cmd: InspectCrystal, ctx: Context) -> li
 # --------------------------------------------------------------------------- read side
 
 def _seen(e: CrystalInspected) -> str:
+    """What the Vision Cristalline showed, in the reader's language."""
     if not e.success:
-        return "échec"
-    return seen(e.locked, e.spell, e.pm, e.spends)
+        return _("failure")
+    if e.locked:
+        return _("a Verrou Cristallin hides the spell")
+    if not e.spell:
+        return _("the crystal is empty")
+    effects = ", ".join(f"{k} {v} PM" for k, v in e.spends.items())
+    if effects:
+        return _("{spell} ({pm} PM: {effects})").format(spell=e.spell, pm=e.pm, effects=effects)
+    return f"{e.spell} ({e.pm} PM)"
 
 
 def seen(locked: bool, spell: str, pm: int, spends: dict[str, int]) -> str:
-    """What a successful Vision Cristalline shows (L1121-L1125)."""
+    """What a successful Vision Cristalline shows (L1121-L1125), as a Chance reroll's event records it
+    (``RollRedone.seen``): in the log's words, French, whatever the language the command was given in (an
+    event never depends on the reader's language); :func:`seen_shown` gives it in the reader's."""
     if locked:
         return "un Verrou Cristallin cache le sort"
     if not spell:
@@ -112,12 +123,36 @@ def seen(locked: bool, spell: str, pm: int, spends: dict[str, int]) -> str:
     return f"{spell} ({pm} PM" + (f" : {effects})" if effects else ")")
 
 
+#: the log's fixed words of :func:`seen`, and their msgids
+_SEEN: dict[str, str] = {"un Verrou Cristallin cache le sort": N_("a Verrou Cristallin hides the spell"),
+                         "le cristal est vide": N_("the crystal is empty")}
+
+
+#: the recorded wording of a spell seen with its PM per effect: ``Rayon Magique (11 PM : Distance 3 PM, ...)``
+_SEEN_SPELL = re.compile(r"(?P<spell>.+) \((?P<pm>[0-9]+) PM : (?P<effects>.+)\)")
+
+
+def seen_shown(recorded: str) -> str:
+    """A recorded :func:`seen` in the reader's language (the spell and effect names are the book's)."""
+    msgid = _SEEN.get(recorded)
+    if msgid is not None:
+        return _(msgid)
+    found = _SEEN_SPELL.fullmatch(recorded)
+    return _("{spell} ({pm} PM: {effects})").format(**found.groupdict()) if found is not None else recorded
+
+
+def _it(seconds: int) -> str:
+    return _("; IT +{seconds}").format(seconds=seconds)
+
+
 SUMMARY: dict[type, Any] = {
-    CrystalLocked: lambda e: f"{e.caster} pose un Verrou Cristallin sur le cristal {e.crystal} : "
-                             + ("réussi" if e.success else "échec") + f" ; IT +{e.seconds}",
-    CrystalUnlocked: lambda e: f"{e.caster} lève son Verrou Cristallin du cristal {e.crystal} ; IT +{e.seconds}",
-    CrystalInspected: lambda e: f"{e.caster} : Vision Cristalline sur le cristal {e.crystal} : {_seen(e)}"
-                                f" ; IT +{e.seconds}",
+    CrystalLocked: lambda e: (_("{caster} lays a Verrou Cristallin on the crystal {crystal}: success") if e.success
+                              else _("{caster} lays a Verrou Cristallin on the crystal {crystal}: failure")).format(
+        caster=e.caster, crystal=e.crystal) + _it(e.seconds),
+    CrystalUnlocked: lambda e: _("{caster} lifts their Verrou Cristallin from the crystal {crystal}").format(
+        caster=e.caster, crystal=e.crystal) + _it(e.seconds),
+    CrystalInspected: lambda e: _("{caster}: Vision Cristalline on the crystal {crystal}: {seen}").format(
+        caster=e.caster, crystal=e.crystal, seen=_seen(e)) + _it(e.seconds),
 }
 
 
