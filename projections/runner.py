@@ -185,16 +185,20 @@ class _Slot:
         self.pending: dict[str, list[Any]] = {t: [] for t in p.append_tables}
 
 
+#: the events folded between two inserts of the pending append rows (a multiple of 1,000)
+FLUSH_EVERY = 20_000
+
+
 def _fold(store: Any, slots: list[_Slot], until: int, flush: Callable[[], None] | None = None,
           progress: Progress | None = None) -> None:
     """Fold the log into every slot, each from its own position, up to ``until``.
 
     The log is read once per distinct starting position (a rebuild: once); each event goes only to
     the projections that handle its class (``Projection.handles``), looked up once per class.
-    ``flush`` is called every 20,000 events (to insert the pending append rows).
+    ``flush`` is called every :data:`FLUSH_EVERY` events (to insert the pending append rows).
     """
     starts = sorted({s.after for s in slots})
-    total, done = until - starts[0], 0
+    total, done, flush_every = until - starts[0], 0, FLUSH_EVERY
     for i, after in enumerate(starts):
         upto = starts[i + 1] if i + 1 < len(starts) else until
         active = [s for s in slots if s.after <= after]
@@ -222,7 +226,7 @@ def _fold(store: Any, slots: list[_Slot], until: int, flush: Callable[[], None] 
             if n % 1000 == 0:
                 if progress:
                     progress(done + n, total)
-                if flush is not None and n % 20000 == 0:
+                if flush is not None and n % flush_every == 0:
                     flush()
         for s in active:
             s.count += n
