@@ -9,6 +9,16 @@
 ``runner.PARALLEL_REBUILD_MIN`` out of reach), the two taking turns in each round, on two copies of a
 generated campaign (``generator.cached``). Prints the median of each and their ratio.
 
+``timeline``: a rebuild of every read model, in one process, with the timeline storing no summary
+(A: version 2, its line told when read by ``projections.timeline.summary``) against the timeline of
+version 1 (B: a French ``summary`` told and stored for each event), each on its own copy; then the
+readers of one session (``log --session S`` and ``export timeline --format md --session S``, in
+process through click) calling ``timeline.summary`` (A) or ``Campaign.summarize`` as before (B).
+
+``memory``: a rebuild in one process, run in a child process per round and variant (the figure is
+its VmHWM, read from /proc/self/status, as benchmarks/run.py reads it, and its wall time): the
+rebuild as it is (every lever) against each memory lever taken back in turn.
+
 ``command``: ``note TEXT`` through the web table's in-process API path (``web.commands.run``, a
 campaign kept open), p50 of ``--commands`` commands, with every command lever (A) and with each one
 taken back in turn: the combat view built again when no rules event was folded
@@ -75,6 +85,141 @@ def rebuild_ab(events: int, rounds: int) -> tuple[float, float]:
         return ta, tb
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def timeline_ab(events: int, rounds: int, session: int) -> dict[str, tuple[float, float]]:
+    """{figure: (median seconds with the summary told when read, with version 1's stored summary)}."""
+    from click.testing import CliRunner
+    from cristal_events.projections import timeline
+    from cristal_events.projections.base import Table
+
+    import cristal_events.cli.campaign as cli_campaign
+    import cristal_events.jobs.walk as walk
+    from cristal_events import i18n
+    from cristal_events.cli import cli
+
+    class StoredSummary(timeline.Timeline):
+        """Version 1 of the timeline, as it was: its French summary told and stored for each event."""
+
+        version = 1
+        append_tables = {"timeline": Table({**timeline.Timeline.append_tables["timeline"].columns,
+                                            "summary": "TEXT"}, pk="position")}
+
+        def __init__(self, campaign):
+            super().__init__(campaign)
+            self._summarizers = {}
+
+        def appended(self, state, rec):
+            summarize = self._summarizers.get(type(rec.event))
+            if summarize is None:
+                summarize = self._summarizers[type(rec.event)] = self.campaign.summarizer(type(rec.event))
+            with i18n.use("fr"):
+                summary = summarize(rec)
+            return {"timeline": [(rec.position, rec.recorded_at, rec.session, rec.stream, rec.type, rec.actor,
+                                  summary)]}
+
+    folder = tempfile.mkdtemp(prefix="cristal-levers-")
+    real_for_campaign, told = runner.for_campaign, timeline.summary
+    threshold = runner.PARALLEL_REBUILD_MIN
+    try:
+        src = generator.cached(events, quiet=True)
+        a_db, b_db = os.path.join(folder, "a.db"), os.path.join(folder, "b.db")
+        shutil.copyfile(src, a_db)
+        shutil.copyfile(src, b_db)
+        a, b = open_campaign(a_db), open_campaign(b_db)
+        runner.PARALLEL_REBUILD_MIN = 1 << 62  # one process: the lever itself is measured
+
+        def version_1(campaign):
+            return [StoredSummary(campaign) if type(p) is timeline.Timeline else p
+                    for p in real_for_campaign(campaign)]
+
+        def stored() -> None:
+            runner.for_campaign = version_1
+            try:
+                runner.rebuild(b)
+            finally:
+                runner.for_campaign = real_for_campaign
+
+        print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
+        out = {f"rebuild of {events:,} events": tuple(B.median_times([lambda: runner.rebuild(a), stored], rounds))}
+        a.close()
+        b.close()
+        invoke = CliRunner().invoke
+
+        def reading(args):
+            def run() -> None:
+                done = invoke(cli, ["--db", a_db, *args])
+                assert done.exit_code == 0, done.output
+            return run
+
+        def as_before(fn):
+            def run() -> None:
+                cli_campaign.timeline_summary = walk.timeline_summary = lambda camp, rec: camp.summarize(rec)
+                try:
+                    fn()
+                finally:
+                    cli_campaign.timeline_summary = walk.timeline_summary = told
+            return run
+
+        for name, args in ((f"log --session {session}", ["log", "--session", str(session)]),
+                           (f"export timeline --format md --session {session}",
+                            ["export", "timeline", "--format", "md", "--session", str(session)])):
+            for lang in ("fr", "en"):
+                fn = reading(["--lang", lang, *args])
+                out[f"{name} (--lang {lang})"] = tuple(B.median_times([fn, as_before(fn)], rounds))
+        print(f"load average after: {os.getloadavg()[0]:.1f}", file=sys.stderr)
+        return out
+    finally:
+        runner.for_campaign, runner.PARALLEL_REBUILD_MIN = real_for_campaign, threshold
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+#: the child of :func:`memory_ab`: a rebuild in one process with some levers taken back (argv: the
+#: campaign, then FLUSH_EVERY, the cache size in KiB or 0 for the rebuild's own, ...); prints its
+#: seconds and VmHWM in KiB
+MEMORY_CHILD = """
+import sys, time
+from cristal_events import open_campaign
+from cristal_events.projections import runner
+db, flush, cache = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+runner.PARALLEL_REBUILD_MIN = 1 << 62
+runner.FLUSH_EVERY = flush
+if cache:
+    runner.REBUILD_CACHE_KIB = cache
+c = open_campaign(db)
+t = time.perf_counter()
+runner.rebuild(c)
+t = time.perf_counter() - t
+c.close()
+print(t, next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:')))
+"""
+
+
+def memory_ab(events: int, rounds: int, variants: dict[str, list[str]]) -> dict[str, tuple[float, float]]:
+    """{variant: (median seconds, median VmHWM in MB)} of a rebuild in a child process per round."""
+    import statistics
+    import subprocess
+
+    folder = tempfile.mkdtemp(prefix="cristal-levers-")
+    out: dict[str, list[tuple[float, float]]] = {k: [] for k in variants}
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
+    try:
+        src = generator.cached(events, quiet=True)
+        print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
+        for r in range(rounds):
+            names = list(variants) if r % 2 == 0 else list(variants)[::-1]
+            for name in names:
+                db = os.path.join(folder, "m.db")
+                shutil.copyfile(src, db)
+                done = subprocess.run([sys.executable, "-c", MEMORY_CHILD, db, *variants[name]], env=env,
+                                      check=True, capture_output=True, text=True)
+                secs, kib = done.stdout.split()
+                out[name].append((float(secs), int(kib) / 1024))
+                os.remove(db)
+        print(f"load average after: {os.getloadavg()[0]:.1f}", file=sys.stderr)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return {k: (statistics.median(t for t, _ in v), statistics.median(m for _, m in v)) for k, v in out.items()}
 
 
 def command_ab(events: int, rounds: int, commands_per_round: int) -> dict[str, float]:
@@ -169,7 +314,8 @@ def console_ab(events: int, rounds: int, commands_per_round: int) -> dict[str, d
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("lever", choices=["rebuild", "command", "console"])
+    ap.add_argument("lever", choices=["rebuild", "timeline", "memory", "command", "console"])
+    ap.add_argument("--session", type=int, default=3, help="the session the readers show (timeline)")
     ap.add_argument("--commands", type=int, default=200, help="commands timed in each round (command)")
     ap.add_argument("--events", type=int, default=100_000)
     ap.add_argument("--rounds", type=int, default=7)
@@ -178,6 +324,14 @@ def main() -> None:
         ta, tb = rebuild_ab(a.events, a.rounds)
         print(f"rebuild of {a.events:,} events, medians of {a.rounds}: second process {ta:.3f} s, "
               f"one process {tb:.3f} s, {tb / ta:.2f} x faster")
+    elif a.lever == "timeline":
+        for name, (ta, tb) in timeline_ab(a.events, a.rounds, a.session).items():
+            print(f"{name}, medians of {a.rounds}: summary told when read {ta:.3f} s, "
+                  f"stored (version 1) {tb:.3f} s, {tb / ta:.2f} x")
+    elif a.lever == "memory":
+        for name, (t, mb) in memory_ab(a.events, a.rounds, MEMORY_VARIANTS).items():
+            print(f"rebuild of {a.events:,} events, one process, {name}: {t:.2f} s, VmHWM {mb:.1f} MB "
+                  f"(medians of {a.rounds})")
     elif a.lever == "console":
         print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
         for name, d in console_ab(a.events, a.rounds, a.commands).items():

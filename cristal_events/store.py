@@ -79,6 +79,9 @@ _ROW_MARKS = "(" + ",".join("?" * _WIDTH) + ")"
 #: event types with a partial index of their own (migration 0003): type -> index
 _INDEXED_TYPES = {"session.started": "events_session_starts"}
 _COLUMNS_NO_HASHES = _COLUMNS.replace(", prev_hash, hash", "")
+#: the envelope columns a read model may copy from the log as they are (``Store.copy_log_rows``)
+LOG_COPY_COLUMNS = frozenset({"position", "event_id", "stream", "version", "type", "schema_version", "recorded_at",
+                              "session", "actor", "causation_id", "correlation_id"})
 _hash_encoder = msgspec.json.Encoder()
 
 
@@ -578,6 +581,19 @@ class Store:
         for i in range(0, len(values), per):
             part = values[i:i + per]
             self.conn.execute(head + ",".join([marks] * len(part)), list(itertools.chain.from_iterable(part)))
+
+    def copy_log_rows(self, table: str, columns: Sequence[str], sources: Sequence[str], after: int,
+                      until: int) -> int:
+        """Write into read table ``table`` (its ``columns``) one row per event after position ``after`` up
+        to ``until``, made of the log's envelope columns ``sources`` (:data:`LOG_COPY_COLUMNS`), in one
+        INSERT ... SELECT: a read model whose rows are the envelope itself (the timeline) is copied by
+        SQLite instead of being folded and inserted from Python. Returns the number of rows written."""
+        if not set(sources) <= LOG_COPY_COLUMNS or len(sources) != len(columns):
+            raise ValueError(f"not columns of the log's envelope: {', '.join(sources)}")
+        cols = ", ".join(f'"{ident(c)}"' for c in columns)
+        cur = self.conn.execute(f'INSERT OR REPLACE INTO "{ident(table)}" ({cols}) SELECT {", ".join(sources)} '
+                                "FROM events WHERE position > ? AND position <= ? ORDER BY position", (after, until))
+        return cur.rowcount
 
     def table_rows(self, table: str, columns: Sequence[str], order_by: Sequence[str]) -> list[tuple[Any, ...]]:
         """Every row of read table ``table`` as tuples of ``columns``, ordered by ``order_by``; [] when the

@@ -423,6 +423,9 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
         if not slots:
             return counts
 
+        copied = [s for s in slots if s.projection.log_columns]  # their rows are copied, not folded
+        slots = [s for s in slots if not s.projection.log_columns]
+
         def flush() -> None:
             for s in slots:
                 for table, rows in s.pending.items():
@@ -437,8 +440,9 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
                 slots = [s for s in slots if s.projection.world_state]
             except _ChildFailed:
                 frames = None
-        _fold(store, slots, last, flush, progress)
-        flush()
+        if slots:
+            _fold(store, slots, last, flush, progress)
+            flush()
         found_beside: list[str] = []
         if frames is not None:
             try:
@@ -449,6 +453,9 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
                 _fold(store, beside, last)
                 slots = slots + beside
                 flush()
+        for s in copied:
+            _copy_rows(campaign, s, last)
+        slots = slots + copied
         for s in slots:
             p = s.projection
             counts[p.name] = s.count
@@ -484,6 +491,18 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
     elif found:  # a caller that asked for no list still learns of it, once the rest is written
         raise ReadModelsBehind(_("The read models are up to date except what they could not hold: {items}.").format(items='; '.join(found)))
     return counts
+
+
+def _copy_rows(campaign: Campaign, s: _Slot, last: int) -> None:
+    """Write the rows of a read model made of the log's envelope (``Projection.log_columns``: the
+    timeline) for the events after its position up to ``last``, copied by the store in SQL.
+
+    Why: they are the columns the log already holds; folding them in Python built a tuple per event,
+    kept up to 20,000 of them pending and inserted them in multi-row statements (about a fifth of a
+    rebuild and a third of its inserted rows; benchmarks/README.md, "Levers, A/B")."""
+    p = s.projection
+    for table, sources in p.log_columns.items():
+        s.count = campaign.store.copy_log_rows(table, list(p.append_tables[table].columns), sources, s.after, last)
 
 
 def _write_beside(campaign: Campaign, beside: list[_Slot], frames: Iterator[_Frame], last: int,

@@ -30,6 +30,10 @@ class Timeline(Projection):
         )
     }
 
+    #: its rows are the events' envelope columns: a catch-up or a rebuild copies them from the log in
+    #: SQL (``Store.copy_log_rows``), :meth:`appended` says the same in Python (``verify``)
+    log_columns = {"timeline": ("position", "recorded_at", "session", "stream", "type", "actor")}
+
     def appended(self, state: Any, rec: Any) -> dict[str, list[tuple[Any, ...]]]:
         return {"timeline": [(rec.position, rec.recorded_at, rec.session, rec.stream, rec.type, rec.actor)]}
 

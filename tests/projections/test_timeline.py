@@ -17,7 +17,7 @@ from cristal_events import i18n, projections
 from cristal_events.cli import cli
 from cristal_events.cli.script import load
 from cristal_events.cli.script import run as run_script
-from cristal_events.service import Campaign
+from cristal_events.service import Campaign, RecordNote
 
 COMPAGNIE = Path(__file__).resolve().parents[2] / "sample_campaigns" / "compagnie_du_cristal.toml"
 V1_COLUMNS = ("position", "recorded_at", "session", "stream", "type", "actor", "summary")
@@ -134,5 +134,27 @@ def test_a_write_command_on_an_older_campaign_rebuilds_its_timeline(copy):
         assert camp.store.conn.execute("SELECT count(*), max(position) FROM timeline").fetchone() == (last + 1, last + 1)
         assert camp.store.checkpoint("timeline")[:2] == (2, last + 1)
         assert runner.verify(camp) == []
+    finally:
+        camp.close()
+
+
+def test_the_timeline_rows_are_copied_from_the_log_on_both_backends_never_folded(backend, monkeypatch):
+    camp = projections.attach(Campaign.create(backend, name="T", ruleset="cristal", seed=5))
+    try:
+        camp.start_session("Arrivée")
+        camp.execute(RecordNote(text="Thor arrive"))
+        camp.end_session()
+        folded = []
+        monkeypatch.setattr(timeline.Timeline, "appended", lambda self, state, rec: folded.append(rec.position) or {})
+        counts = runner.rebuild(camp)
+        camp.execute(RecordNote(text="Après la session"))  # a command's catch-up copies its one event
+        assert folded == []
+        assert counts["timeline"] == camp.store.last_position() - 1
+        stored = camp.store.table_rows("timeline", list(timeline.Timeline.append_tables["timeline"].columns),
+                                       ["position"])
+        assert stored == [(r.position, r.recorded_at, r.session, r.stream, r.type, r.actor)
+                          for r in camp.store.read_all(hashes=False)]
+        monkeypatch.undo()
+        assert runner.verify(camp) == []  # the rows Timeline.appended folds, in memory
     finally:
         camp.close()
