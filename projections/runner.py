@@ -137,27 +137,34 @@ def _row_name(row: Any, table: Any) -> str:
     return f"the row ({key})" if key else "a row"
 
 
+#: the rows converted and inserted at a time: the JSON text of a batch of big rows (the sheets of a
+#: 1M-event campaign: 2,286 rows, each with its whole sheet) is never all held at once
+INSERT_CHUNK = 500
+
+
 def _insert_all(campaign: Campaign, name: str, rows: list[Any], table: Any) -> None:
     cols = list(table.columns)
     values = _values(rows, cols)
     # the columns holding JSON are found on the first row (a read model's rows share their shape);
     # a row that breaks that rule makes SQLite refuse the batch, which is then converted cell by cell
     nested = [i for i, v in enumerate(values[0]) if isinstance(v, _NESTED)]
-    if nested:
-        enc = msgspec.json.encode
+    enc = msgspec.json.encode
 
-        def convert(v: tuple[Any, ...]) -> list[Any]:
-            row = list(v)
-            for i in nested:
-                if isinstance(row[i], _NESTED):
-                    row[i] = enc(row[i]).decode()
-            return row
+    def convert(v: tuple[Any, ...]) -> list[Any]:
+        row = list(v)
+        for i in nested:
+            if isinstance(row[i], _NESTED):
+                row[i] = enc(row[i]).decode()
+        return row
 
-        values = [convert(v) for v in values]
-    try:
-        campaign.store.replace_rows(name, cols, values)
-    except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
-        campaign.store.replace_rows(name, cols, [tuple(map(_cell, v)) for v in values])
+    for at in range(0, len(values), INSERT_CHUNK):
+        part = values[at:at + INSERT_CHUNK]
+        if nested:
+            part = [convert(v) for v in part]
+        try:
+            campaign.store.replace_rows(name, cols, part)
+        except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
+            campaign.store.replace_rows(name, cols, [tuple(map(_cell, v)) for v in part])
 
 
 _NESTED = (dict, list, tuple)
