@@ -10,8 +10,9 @@
 generated campaign (``generator.cached``). Prints the median of each and their ratio.
 
 ``timeline``: a rebuild of every read model, in one process, with the timeline storing no summary
-(A: version 2, its line told when read by ``projections.timeline.summary``) against the timeline of
-version 1 (B: a French ``summary`` told and stored for each event), each on its own copy; then the
+(version 2, its line told when read by ``projections.timeline.summary``; its rows copied from the
+log in SQL, ``Timeline.log_columns``, or folded in Python) against the timeline of version 1 (a
+French ``summary`` told and stored for each event), each on its own copy; then the
 readers of one session (``log --session S`` and ``export timeline --format md --session S``, in
 process through click) calling ``timeline.summary`` (A) or ``Campaign.summarize`` as before (B).
 
@@ -88,7 +89,9 @@ def rebuild_ab(events: int, rounds: int) -> tuple[float, float]:
 
 
 def timeline_ab(events: int, rounds: int, session: int) -> dict[str, tuple[float, float]]:
-    """{figure: (median seconds with the summary told when read, with version 1's stored summary)}."""
+    """{figure: (median seconds of the lever, of the lever taken back)}: the rebuild with the timeline
+    copied in SQL, or folded in Python, against version 1; the readers with and without
+    ``timeline.summary``."""
     from click.testing import CliRunner
     from cristal_events.projections import timeline
     from cristal_events.projections.base import Table
@@ -98,10 +101,16 @@ def timeline_ab(events: int, rounds: int, session: int) -> dict[str, tuple[float
     from cristal_events import i18n
     from cristal_events.cli import cli
 
+    class Folded(timeline.Timeline):
+        """Version 2 folded in Python (its rows built by ``appended``), not copied from the log in SQL."""
+
+        log_columns = {}
+
     class StoredSummary(timeline.Timeline):
         """Version 1 of the timeline, as it was: its French summary told and stored for each event."""
 
         version = 1
+        log_columns = {}  # folded in Python, as version 1 was
         append_tables = {"timeline": Table({**timeline.Timeline.append_tables["timeline"].columns,
                                             "summary": "TEXT"}, pk="position")}
 
@@ -123,27 +132,30 @@ def timeline_ab(events: int, rounds: int, session: int) -> dict[str, tuple[float
     threshold = runner.PARALLEL_REBUILD_MIN
     try:
         src = generator.cached(events, quiet=True)
-        a_db, b_db = os.path.join(folder, "a.db"), os.path.join(folder, "b.db")
-        shutil.copyfile(src, a_db)
-        shutil.copyfile(src, b_db)
-        a, b = open_campaign(a_db), open_campaign(b_db)
+        dbs = [os.path.join(folder, f"{k}.db") for k in "abc"]
+        for db in dbs:
+            shutil.copyfile(src, db)
+        a_db = dbs[0]
+        a, b, c = (open_campaign(db) for db in dbs)
         runner.PARALLEL_REBUILD_MIN = 1 << 62  # one process: the lever itself is measured
 
-        def version_1(campaign):
-            return [StoredSummary(campaign) if type(p) is timeline.Timeline else p
-                    for p in real_for_campaign(campaign)]
-
-        def stored() -> None:
-            runner.for_campaign = version_1
-            try:
-                runner.rebuild(b)
-            finally:
-                runner.for_campaign = real_for_campaign
+        def with_timeline(cls, camp):
+            def run() -> None:
+                runner.for_campaign = lambda campaign: [cls(campaign) if type(p) is timeline.Timeline else p
+                                                        for p in real_for_campaign(campaign)]
+                try:
+                    runner.rebuild(camp)
+                finally:
+                    runner.for_campaign = real_for_campaign
+            return run
 
         print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
-        out = {f"rebuild of {events:,} events": tuple(B.median_times([lambda: runner.rebuild(a), stored], rounds))}
-        a.close()
-        b.close()
+        ta, tb, tc = B.median_times([lambda: runner.rebuild(a), with_timeline(Folded, b),
+                                     with_timeline(StoredSummary, c)], rounds)
+        out = {f"rebuild of {events:,} events, version 2 copied in SQL / version 1": (ta, tc),
+               f"rebuild of {events:,} events, version 2 folded in Python / version 1": (tb, tc)}
+        for camp in (a, b, c):
+            camp.close()
         invoke = CliRunner().invoke
 
         def reading(args):
@@ -175,17 +187,17 @@ def timeline_ab(events: int, rounds: int, session: int) -> dict[str, tuple[float
 
 
 #: the child of :func:`memory_ab`: a rebuild in one process with some levers taken back (argv: the
-#: campaign, then FLUSH_EVERY, the cache size in KiB or 0 for the rebuild's own, ...); prints its
-#: seconds and VmHWM in KiB
+#: campaign, ``runner.FLUSH_EVERY``, ``runner.REBUILD_CACHE_KIB`` (0: None), ``runner.INSERT_CHUNK``,
+#: 1 to fold the timeline in Python instead of copying it); prints its seconds and VmHWM in KiB
 MEMORY_CHILD = """
 import sys, time
 from cristal_events import open_campaign
-from cristal_events.projections import runner
-db, flush, cache = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+from cristal_events.projections import runner, timeline
+db, flush, cache, chunk, folded = sys.argv[1], *map(int, sys.argv[2:6])
 runner.PARALLEL_REBUILD_MIN = 1 << 62
-runner.FLUSH_EVERY = flush
-if cache:
-    runner.REBUILD_CACHE_KIB = cache
+runner.FLUSH_EVERY, runner.REBUILD_CACHE_KIB, runner.INSERT_CHUNK = flush, cache or None, chunk
+if folded:
+    timeline.Timeline.log_columns = {}
 c = open_campaign(db)
 t = time.perf_counter()
 runner.rebuild(c)
@@ -193,6 +205,22 @@ t = time.perf_counter() - t
 c.close()
 print(t, next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:')))
 """
+
+
+def memory_variants() -> dict[str, list[str]]:
+    """The rebuild as it is, then each memory lever taken back (or pushed further) in turn."""
+    kept = [runner.FLUSH_EVERY, runner.REBUILD_CACHE_KIB or 0, runner.INSERT_CHUNK, 0]
+
+    def but(i: int, value: int) -> list[str]:
+        return [str(value if k == i else v) for k, v in enumerate(kept)]
+
+    return {"every lever": but(-1, 0),
+            "the timeline folded in Python (not copied in SQL)": but(3, 1),
+            "pending rows flushed every 5,000 events": but(0, 5_000),
+            "pending rows flushed every 100,000 events": but(0, 100_000),
+            "page cache 256 KiB": but(1, 256),
+            "page cache 8,000 KiB": but(1, 8_000),
+            "rows converted and inserted all at once": but(2, 1 << 40)}
 
 
 def memory_ab(events: int, rounds: int, variants: dict[str, list[str]]) -> dict[str, tuple[float, float]]:
@@ -211,7 +239,7 @@ def memory_ab(events: int, rounds: int, variants: dict[str, list[str]]) -> dict[
             for name in names:
                 db = os.path.join(folder, "m.db")
                 shutil.copyfile(src, db)
-                done = subprocess.run([sys.executable, "-c", MEMORY_CHILD, db, *variants[name]], env=env,
+                done = subprocess.run([sys.executable, "-c", MEMORY_CHILD, db, *variants[name]], env=env, cwd=folder,
                                       check=True, capture_output=True, text=True)
                 secs, kib = done.stdout.split()
                 out[name].append((float(secs), int(kib) / 1024))
@@ -326,10 +354,9 @@ def main() -> None:
               f"one process {tb:.3f} s, {tb / ta:.2f} x faster")
     elif a.lever == "timeline":
         for name, (ta, tb) in timeline_ab(a.events, a.rounds, a.session).items():
-            print(f"{name}, medians of {a.rounds}: summary told when read {ta:.3f} s, "
-                  f"stored (version 1) {tb:.3f} s, {tb / ta:.2f} x")
+            print(f"{name}, medians of {a.rounds}: {ta:.3f} s / {tb:.3f} s ({tb / ta:.2f} x)")
     elif a.lever == "memory":
-        for name, (t, mb) in memory_ab(a.events, a.rounds, MEMORY_VARIANTS).items():
+        for name, (t, mb) in memory_ab(a.events, a.rounds, memory_variants()).items():
             print(f"rebuild of {a.events:,} events, one process, {name}: {t:.2f} s, VmHWM {mb:.1f} MB "
                   f"(medians of {a.rounds})")
     elif a.lever == "console":

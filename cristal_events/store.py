@@ -582,6 +582,21 @@ class Store:
             part = values[i:i + per]
             self.conn.execute(head + ",".join([marks] * len(part)), list(itertools.chain.from_iterable(part)))
 
+    @contextmanager
+    def page_cache(self, kib: int | None) -> Iterator[None]:
+        """SQLite's page cache of this connection at most ``kib`` KiB while inside (None: as it is), then
+        as it was: a rebuild writes every read table once and reads the log once, in order, so a big
+        cache holds pages it will not read again (runner.REBUILD_CACHE_KIB)."""
+        if kib is None:
+            yield
+            return
+        before = self.conn.execute("PRAGMA cache_size").fetchone()[0]
+        self.conn.execute(f"PRAGMA cache_size = {-max(1, int(kib))}")
+        try:
+            yield
+        finally:
+            self.conn.execute(f"PRAGMA cache_size = {int(before)}")
+
     def copy_log_rows(self, table: str, columns: Sequence[str], sources: Sequence[str], after: int,
                       until: int) -> int:
         """Write into read table ``table`` (its ``columns``) one row per event after position ``after`` up

@@ -703,6 +703,12 @@ class PgStore:
             self._sql(f'INSERT INTO "{ident(table)}" ({names}) VALUES {",".join([marks] * len(part))} {conflict}',
                       list(itertools.chain.from_iterable(part)))
 
+    @contextmanager
+    def page_cache(self, kib: int | None) -> Iterator[None]:
+        """As on SQLite, where it bounds the connection's page cache; PostgreSQL's buffers are the
+        server's (``shared_buffers``), not this connection's: nothing to change here."""
+        yield
+
     def copy_log_rows(self, table: str, columns: Sequence[str], sources: Sequence[str], after: int,
                       until: int) -> int:
         """As :meth:`cristal_events.store.Store.copy_log_rows`: one INSERT ... SELECT of the envelope's

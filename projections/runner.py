@@ -257,6 +257,9 @@ def _write_state(campaign: Campaign, p: Projection, s: _Slot) -> None:
         _insert(campaign, table, rows, spec, s.problems, p.name)
 
 
+#: the page cache of a rebuild's connection, in KiB (None: SQLite's own, 2,000 KiB): see Store.page_cache
+REBUILD_CACHE_KIB: int | None = None
+
 #: a rebuild of at least this many events folds the read models that keep a state of their own in a
 #: second process (see :func:`_fold_beside`); below it a fork costs more than it saves
 PARALLEL_REBUILD_MIN = 20_000
@@ -414,7 +417,7 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
     store = campaign.store
     counts: dict[str, int] = {}
     found: list[str] = []  # what the read models could not hold, one sentence each
-    with store.transaction():
+    with store.page_cache(REBUILD_CACHE_KIB if rebuild else None), store.transaction():
         _ensure_tables(campaign, projs)
         last = store.last_position()
         slots: list[_Slot] = []
