@@ -571,16 +571,27 @@ class Store:
     def replace_rows(self, table: str, columns: Sequence[str], values: Sequence[Sequence[Any]]) -> None:
         """INSERT OR REPLACE ``values`` (sequences in ``columns`` order) into read table ``table`` with
         multi-row statements: one SQLite step per chunk of rows instead of one per row (rows replace
-        each other in order, as one by one). Hand-written: see the figures above."""
+        each other in order, as one by one). Hand-written: see the figures above.
+
+        Every chunk holds a power of two of rows (256, then what is left as 128, 64 ... 1), so a table
+        is written by at most nine statements, which the connection's statement cache keeps prepared.
+        A chunk of whatever size was left made a new statement of up to 500 rows at nearly every
+        call, each kept in that cache (128 of them): 50 MB more for 300,000 rows inserted 2,000 at a
+        time, a quarter of a 1M-event rebuild's peak (benchmarks/README.md, "Levers, A/B")."""
         if not values:
             return
         cols = list(columns)
-        per = max(1, min(500, self.conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // len(cols)))
+        per = max(1, min(256, self.conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // len(cols)))
+        per = 1 << (per.bit_length() - 1)  # a power of two
         head = f'INSERT OR REPLACE INTO "{ident(table)}" ({", ".join(chr(34) + ident(c) + chr(34) for c in cols)}) VALUES '
         marks = "(" + ",".join("?" * len(cols)) + ")"
-        for i in range(0, len(values), per):
-            part = values[i:i + per]
-            self.conn.execute(head + ",".join([marks] * len(part)), list(itertools.chain.from_iterable(part)))
+        at, n = 0, len(values)
+        while at < n:
+            k = per
+            while k > n - at:
+                k >>= 1
+            self.conn.execute(head + ",".join([marks] * k), list(itertools.chain.from_iterable(values[at:at + k])))
+            at += k
 
     @contextmanager
     def page_cache(self, kib: int | None) -> Iterator[None]:

@@ -69,3 +69,31 @@ def test_a_rebuild_bounds_its_page_cache_and_gives_it_back(pair, monkeypatch):
     runner.catch_up(a)  # a catch-up keeps the connection's own cache
     assert len(seen) == 2 and seen[-1] == before
     assert runner.verify(a) == []
+
+
+def test_rows_are_inserted_by_a_few_statements_whatever_the_batch_sizes(tmp_path):
+    """A batch of any size is written in chunks of a power of two of rows: a table gets at most nine
+    distinct statements (which the connection keeps prepared), not a new one per batch size."""
+    from cristal_events.projections.base import XP_LEDGER
+
+    camp = Campaign.create(tmp_path / "s.db", name="S", ruleset="cristal", seed=1)
+    try:
+        store = camp.store
+        store.create_read_tables({"xp_ledger": (XP_LEDGER.columns, XP_LEDGER.pk)})
+        cols = list(XP_LEDGER.columns)
+        seen: list[str] = []
+        store.conn.set_trace_callback(seen.append)
+        at = 0
+        with store.transaction():
+            for size in (1, 7, 300, 257, 511, 1000, 2, 999, 123):
+                store.replace_rows("xp_ledger", cols, [(at + i, "thor", 1, "t", "GM", "award", 5, "", "r", None, None,
+                                                        5, None, "[]") for i in range(size)])
+                at += size
+        store.conn.set_trace_callback(None)
+        # the trace shows each statement with its values bound: its chunk's rows are its value tuples
+        chunks = [sql.count("),(") + 1 for sql in seen if sql.startswith('INSERT OR REPLACE INTO "xp_ledger"')]
+        assert sum(chunks) == at and len(set(chunks)) <= 9
+        assert all(k & (k - 1) == 0 and k <= 256 for k in chunks)
+        assert store.conn.execute("SELECT count(*), min(position), max(position) FROM xp_ledger").fetchone() == (at, 0, at - 1)
+    finally:
+        camp.close()
