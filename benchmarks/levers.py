@@ -188,7 +188,8 @@ def timeline_ab(events: int, rounds: int, session: int) -> dict[str, tuple[float
 
 #: the child of :func:`memory_ab`: a rebuild in one process with some levers taken back (argv: the
 #: campaign, ``runner.FLUSH_EVERY``, ``runner.REBUILD_CACHE_KIB`` (0: None), ``runner.INSERT_CHUNK``,
-#: 1 to fold the timeline in Python instead of copying it); prints its seconds and VmHWM in KiB
+#: 1 to fold the timeline in Python instead of copying it); prints its seconds, its seconds of CPU (what
+#: a loaded machine leaves comparable) and its VmHWM in KiB
 MEMORY_CHILD = """
 import sys, time
 from cristal_events import open_campaign
@@ -199,11 +200,11 @@ runner.FLUSH_EVERY, runner.REBUILD_CACHE_KIB, runner.INSERT_CHUNK = flush, cache
 if folded:
     timeline.Timeline.log_columns = {}
 c = open_campaign(db)
-t = time.perf_counter()
+t, cpu = time.perf_counter(), time.process_time()
 runner.rebuild(c)
-t = time.perf_counter() - t
+t, cpu = time.perf_counter() - t, time.process_time() - cpu
 c.close()
-print(t, next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:')))
+print(t, cpu, next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:')))
 """
 
 
@@ -223,13 +224,14 @@ def memory_variants() -> dict[str, list[str]]:
             "rows converted and inserted all at once": but(2, 1 << 40)}
 
 
-def memory_ab(events: int, rounds: int, variants: dict[str, list[str]]) -> dict[str, tuple[float, float]]:
-    """{variant: (median seconds, median VmHWM in MB)} of a rebuild in a child process per round."""
+def memory_ab(events: int, rounds: int, variants: dict[str, list[str]]) -> dict[str, tuple[float, float, float]]:
+    """{variant: (median seconds, median seconds of CPU, median VmHWM in MB)} of a rebuild in a child
+    process per round."""
     import statistics
     import subprocess
 
     folder = tempfile.mkdtemp(prefix="cristal-levers-")
-    out: dict[str, list[tuple[float, float]]] = {k: [] for k in variants}
+    out: dict[str, list[tuple[float, float, float]]] = {k: [] for k in variants}
     env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
     try:
         src = generator.cached(events, quiet=True)
@@ -241,13 +243,13 @@ def memory_ab(events: int, rounds: int, variants: dict[str, list[str]]) -> dict[
                 shutil.copyfile(src, db)
                 done = subprocess.run([sys.executable, "-c", MEMORY_CHILD, db, *variants[name]], env=env, cwd=folder,
                                       check=True, capture_output=True, text=True)
-                secs, kib = done.stdout.split()
-                out[name].append((float(secs), int(kib) / 1024))
+                secs, cpu, kib = done.stdout.split()
+                out[name].append((float(secs), float(cpu), int(kib) / 1024))
                 os.remove(db)
         print(f"load average after: {os.getloadavg()[0]:.1f}", file=sys.stderr)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    return {k: (statistics.median(t for t, _ in v), statistics.median(m for _, m in v)) for k, v in out.items()}
+    return {k: tuple(statistics.median(x[i] for x in v) for i in range(3)) for k, v in out.items()}  # type: ignore[misc]
 
 
 def command_ab(events: int, rounds: int, commands_per_round: int) -> dict[str, float]:
@@ -356,9 +358,9 @@ def main() -> None:
         for name, (ta, tb) in timeline_ab(a.events, a.rounds, a.session).items():
             print(f"{name}, medians of {a.rounds}: {ta:.3f} s / {tb:.3f} s ({tb / ta:.2f} x)")
     elif a.lever == "memory":
-        for name, (t, mb) in memory_ab(a.events, a.rounds, memory_variants()).items():
-            print(f"rebuild of {a.events:,} events, one process, {name}: {t:.2f} s, VmHWM {mb:.1f} MB "
-                  f"(medians of {a.rounds})")
+        for name, (t, cpu, mb) in memory_ab(a.events, a.rounds, memory_variants()).items():
+            print(f"rebuild of {a.events:,} events, one process, {name}: {t:.2f} s ({cpu:.2f} s of CPU), "
+                  f"VmHWM {mb:.1f} MB (medians of {a.rounds})")
     elif a.lever == "console":
         print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
         for name, d in console_ab(a.events, a.rounds, a.commands).items():
