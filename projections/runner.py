@@ -325,8 +325,8 @@ def _fold_beside(campaign: Campaign, slots: list[_Slot], until: int) -> Iterator
     ``os.pread``, so that the two never share a file offset), so it never waits for this process,
     which may still be folding; it never touches this process's connection and leaves by ``os._exit``.
 
-    Why: a rebuild is bound by one core's Python (the rules fold, the timeline's summaries, the
-    combat log); a second core folds the timeline, sessions and ledger at the same time
+    Why: a rebuild is bound by one core's Python (the rules fold, the combat log); a second core
+    folds the sessions and the ledger at the same time (the timeline is copied in SQL, :func:`_copy_rows`)
     (benchmarks/README.md, "Levers, A/B"). The rows are inserted by this process, which holds the
     write transaction, with the same :func:`_insert` (and its skipped-row sentences) as a rebuild in
     one process."""
