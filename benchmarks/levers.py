@@ -9,6 +9,17 @@
 ``runner.PARALLEL_REBUILD_MIN`` out of reach), the two taking turns in each round, on two copies of a
 generated campaign (``generator.cached``). Prints the median of each and their ratio.
 
+``timeline``: a rebuild of every read model, in one process, with the timeline storing no summary
+(version 2, its line told when read by ``projections.timeline.summary``; its rows copied from the
+log in SQL, ``Timeline.log_columns``, or folded in Python) against the timeline of version 1 (a
+French ``summary`` told and stored for each event), each on its own copy; then the
+readers of one session (``log --session S`` and ``export timeline --format md --session S``, in
+process through click) calling ``timeline.summary`` (A) or ``Campaign.summarize`` as before (B).
+
+``memory``: a rebuild in one process, run in a child process per round and variant (the figure is
+its VmHWM, read from /proc/self/status, as benchmarks/run.py reads it, and its wall time): the
+rebuild as it is (every lever) against each memory lever taken back in turn.
+
 ``command``: ``note TEXT`` through the web table's in-process API path (``web.commands.run``, a
 campaign kept open), p50 of ``--commands`` commands, with every command lever (A) and with each one
 taken back in turn: the combat view built again when no rules event was folded
@@ -98,6 +109,170 @@ def rebuild_ab(events: int, rounds: int) -> tuple[float, float]:
         return ta, tb
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def timeline_ab(events: int, rounds: int, session: int) -> dict[str, tuple[float, float]]:
+    """{figure: (median seconds of the lever, of the lever taken back)}: the rebuild with the timeline
+    copied in SQL, or folded in Python, against version 1; the readers with and without
+    ``timeline.summary``."""
+    from click.testing import CliRunner
+    from cristal_events.projections import timeline
+    from cristal_events.projections.base import Table
+
+    import cristal_events.cli.campaign as cli_campaign
+    import cristal_events.jobs.walk as walk
+    from cristal_events import i18n
+    from cristal_events.cli import cli
+
+    class Folded(timeline.Timeline):
+        """Version 2 folded in Python (its rows built by ``appended``), not copied from the log in SQL."""
+
+        log_columns = {}
+
+    class StoredSummary(timeline.Timeline):
+        """Version 1 of the timeline, as it was: its French summary told and stored for each event."""
+
+        version = 1
+        log_columns = {}  # folded in Python, as version 1 was
+        append_tables = {"timeline": Table({**timeline.Timeline.append_tables["timeline"].columns,
+                                            "summary": "TEXT"}, pk="position")}
+
+        def __init__(self, campaign):
+            super().__init__(campaign)
+            self._summarizers = {}
+
+        def appended(self, state, rec):
+            summarize = self._summarizers.get(type(rec.event))
+            if summarize is None:
+                summarize = self._summarizers[type(rec.event)] = self.campaign.summarizer(type(rec.event))
+            with i18n.use("fr"):
+                summary = summarize(rec)
+            return {"timeline": [(rec.position, rec.recorded_at, rec.session, rec.stream, rec.type, rec.actor,
+                                  summary)]}
+
+    folder = tempfile.mkdtemp(prefix="cristal-levers-")
+    real_for_campaign, told = runner.for_campaign, timeline.summary
+    threshold = runner.PARALLEL_REBUILD_MIN
+    try:
+        src = generator.cached(events, quiet=True)
+        dbs = [os.path.join(folder, f"{k}.db") for k in "abc"]
+        for db in dbs:
+            shutil.copyfile(src, db)
+        a_db = dbs[0]
+        a, b, c = (open_campaign(db) for db in dbs)
+        runner.PARALLEL_REBUILD_MIN = 1 << 62  # one process: the lever itself is measured
+
+        def with_timeline(cls, camp):
+            def run() -> None:
+                runner.for_campaign = lambda campaign: [cls(campaign) if type(p) is timeline.Timeline else p
+                                                        for p in real_for_campaign(campaign)]
+                try:
+                    runner.rebuild(camp)
+                finally:
+                    runner.for_campaign = real_for_campaign
+            return run
+
+        print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
+        ta, tb, tc = B.median_times([lambda: runner.rebuild(a), with_timeline(Folded, b),
+                                     with_timeline(StoredSummary, c)], rounds)
+        out = {f"rebuild of {events:,} events, version 2 copied in SQL / version 1": (ta, tc),
+               f"rebuild of {events:,} events, version 2 folded in Python / version 1": (tb, tc)}
+        for camp in (a, b, c):
+            camp.close()
+        invoke = CliRunner().invoke
+
+        def reading(args):
+            def run() -> None:
+                done = invoke(cli, ["--db", a_db, *args])
+                assert done.exit_code == 0, done.output
+            return run
+
+        def as_before(fn):
+            def run() -> None:
+                cli_campaign.timeline_summary = walk.timeline_summary = lambda camp, rec: camp.summarize(rec)
+                try:
+                    fn()
+                finally:
+                    cli_campaign.timeline_summary = walk.timeline_summary = told
+            return run
+
+        for name, args in ((f"log --session {session}", ["log", "--session", str(session)]),
+                           (f"export timeline --format md --session {session}",
+                            ["export", "timeline", "--format", "md", "--session", str(session)])):
+            for lang in ("fr", "en"):
+                fn = reading(["--lang", lang, *args])
+                out[f"{name} (--lang {lang})"] = tuple(B.median_times([fn, as_before(fn)], rounds))
+        print(f"load average after: {os.getloadavg()[0]:.1f}", file=sys.stderr)
+        return out
+    finally:
+        runner.for_campaign, runner.PARALLEL_REBUILD_MIN = real_for_campaign, threshold
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+#: the child of :func:`memory_ab`: a rebuild in one process with some levers taken back (argv: the
+#: campaign, ``runner.FLUSH_EVERY``, ``runner.REBUILD_CACHE_KIB`` (0: None), ``runner.INSERT_CHUNK``,
+#: 1 to fold the timeline in Python instead of copying it); prints its seconds, its seconds of CPU (what
+#: a loaded machine leaves comparable) and its VmHWM in KiB
+MEMORY_CHILD = """
+import sys, time
+from cristal_events import open_campaign
+from cristal_events.projections import runner, timeline
+db, flush, cache, chunk, folded = sys.argv[1], *map(int, sys.argv[2:6])
+runner.PARALLEL_REBUILD_MIN = 1 << 62
+runner.FLUSH_EVERY, runner.REBUILD_CACHE_KIB, runner.INSERT_CHUNK = flush, cache or None, chunk
+if folded:
+    timeline.Timeline.log_columns = {}
+c = open_campaign(db)
+t, cpu = time.perf_counter(), time.process_time()
+runner.rebuild(c)
+t, cpu = time.perf_counter() - t, time.process_time() - cpu
+c.close()
+print(t, cpu, next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:')))
+"""
+
+
+def memory_variants() -> dict[str, list[str]]:
+    """The rebuild as it is, then each memory lever taken back (or pushed further) in turn."""
+    kept = [runner.FLUSH_EVERY, runner.REBUILD_CACHE_KIB or 0, runner.INSERT_CHUNK, 0]
+
+    def but(i: int, value: int) -> list[str]:
+        return [str(value if k == i else v) for k, v in enumerate(kept)]
+
+    return {"every lever": but(-1, 0),
+            "the timeline folded in Python (not copied in SQL)": but(3, 1),
+            "pending rows flushed every 5,000 events": but(0, 5_000),
+            "pending rows flushed every 100,000 events": but(0, 100_000),
+            "page cache 256 KiB": but(1, 256),
+            "page cache 8,000 KiB": but(1, 8_000),
+            "rows converted and inserted all at once": but(2, 1 << 40)}
+
+
+def memory_ab(events: int, rounds: int, variants: dict[str, list[str]]) -> dict[str, tuple[float, float, float]]:
+    """{variant: (median seconds, median seconds of CPU, median VmHWM in MB)} of a rebuild in a child
+    process per round."""
+    import statistics
+    import subprocess
+
+    folder = tempfile.mkdtemp(prefix="cristal-levers-")
+    out: dict[str, list[tuple[float, float, float]]] = {k: [] for k in variants}
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
+    try:
+        src = generator.cached(events, quiet=True)
+        print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
+        for r in range(rounds):
+            names = list(variants) if r % 2 == 0 else list(variants)[::-1]
+            for name in names:
+                db = os.path.join(folder, "m.db")
+                shutil.copyfile(src, db)
+                done = subprocess.run([sys.executable, "-c", MEMORY_CHILD, db, *variants[name]], env=env, cwd=folder,
+                                      check=True, capture_output=True, text=True)
+                secs, cpu, kib = done.stdout.split()
+                out[name].append((float(secs), float(cpu), int(kib) / 1024))
+                os.remove(db)
+        print(f"load average after: {os.getloadavg()[0]:.1f}", file=sys.stderr)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return {k: tuple(statistics.median(x[i] for x in v) for i in range(3)) for k, v in out.items()}  # type: ignore[misc]
 
 
 def command_ab(events: int, rounds: int, commands_per_round: int) -> dict[str, float]:
@@ -380,9 +555,10 @@ def combat_log_ab(events: int, rounds: int, reads: int) -> dict[str, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("lever", choices=["rebuild", "command", "console", "import", "verify", "combatlog"])
+    ap.add_argument("lever", choices=["rebuild", "command", "console", "import", "verify", "combatlog", "timeline", "memory"])
     ap.add_argument("--campaign", help="the campaign whose rows are imported (import; read only)")
     ap.add_argument("--sizes", default="100000", help="comma-separated row counts imported (import)")
+    ap.add_argument("--session", type=int, default=3, help="the session the readers show (timeline)")
     ap.add_argument("--commands", type=int, default=200, help="commands timed in each round (command)")
     ap.add_argument("--events", type=int, default=100_000)
     ap.add_argument("--rounds", type=int, default=7)
@@ -412,6 +588,13 @@ def main() -> None:
               f"{d['read_a'] * 1000:.2f} ms, stored {d['read_b'] * 1000:.2f} ms ({d['read_a'] / d['read_b']:.2f} x)")
         print(f"file after the rebuild: {d['size_a'] / 1e6:.1f} MB against {d['size_b'] / 1e6:.1f} MB")
         print(f"load average after: {os.getloadavg()[0]:.1f}", file=sys.stderr)
+    elif a.lever == "timeline":
+        for name, (ta, tb) in timeline_ab(a.events, a.rounds, a.session).items():
+            print(f"{name}, medians of {a.rounds}: {ta:.3f} s / {tb:.3f} s ({tb / ta:.2f} x)")
+    elif a.lever == "memory":
+        for name, (t, cpu, mb) in memory_ab(a.events, a.rounds, memory_variants()).items():
+            print(f"rebuild of {a.events:,} events, one process, {name}: {t:.2f} s ({cpu:.2f} s of CPU), "
+                  f"VmHWM {mb:.1f} MB (medians of {a.rounds})")
     elif a.lever == "console":
         print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
         for name, d in console_ab(a.events, a.rounds, a.commands).items():

@@ -81,6 +81,9 @@ _ROW_MARKS = "(" + ",".join("?" * _WIDTH) + ")"
 #: event types with a partial index of their own (migration 0003): type -> index
 _INDEXED_TYPES = {"session.started": "events_session_starts"}
 _COLUMNS_NO_HASHES = _COLUMNS.replace(", prev_hash, hash", "")
+#: the envelope columns a read model may copy from the log as they are (``Store.copy_log_rows``)
+LOG_COPY_COLUMNS = frozenset({"position", "event_id", "stream", "version", "type", "schema_version", "recorded_at",
+                              "session", "actor", "causation_id", "correlation_id"})
 _hash_encoder = msgspec.json.Encoder()
 
 
@@ -556,16 +559,55 @@ class Store:
     def replace_rows(self, table: str, columns: Sequence[str], values: Sequence[Sequence[Any]]) -> None:
         """INSERT OR REPLACE ``values`` (sequences in ``columns`` order) into read table ``table`` with
         multi-row statements: one SQLite step per chunk of rows instead of one per row (rows replace
-        each other in order, as one by one). Hand-written: see the figures above."""
+        each other in order, as one by one). Hand-written: see the figures above.
+
+        Every chunk holds a power of two of rows (256, then what is left as 128, 64 ... 1), so a table
+        is written by at most nine statements, which the connection's statement cache keeps prepared.
+        A chunk of whatever size was left made a new statement of up to 500 rows at nearly every
+        call, each kept in that cache (128 of them): 50 MB more for 300,000 rows inserted 2,000 at a
+        time, a quarter of a 1M-event rebuild's peak (benchmarks/README.md, "Levers, A/B")."""
         if not values:
             return
         cols = list(columns)
-        per = max(1, min(500, self.conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // len(cols)))
+        per = max(1, min(256, self.conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // len(cols)))
+        per = 1 << (per.bit_length() - 1)  # a power of two
         head = f'INSERT OR REPLACE INTO "{ident(table)}" ({", ".join(chr(34) + ident(c) + chr(34) for c in cols)}) VALUES '
         marks = "(" + ",".join("?" * len(cols)) + ")"
-        for i in range(0, len(values), per):
-            part = values[i:i + per]
-            self.conn.execute(head + ",".join([marks] * len(part)), list(itertools.chain.from_iterable(part)))
+        at, n = 0, len(values)
+        while at < n:
+            k = per
+            while k > n - at:
+                k >>= 1
+            self.conn.execute(head + ",".join([marks] * k), list(itertools.chain.from_iterable(values[at:at + k])))
+            at += k
+
+    @contextmanager
+    def page_cache(self, kib: int | None) -> Iterator[None]:
+        """SQLite's page cache of this connection at most ``kib`` KiB while inside (None: as it is), then
+        as it was: a rebuild writes every read table once and reads the log once, in order, so a big
+        cache holds pages it will not read again (runner.REBUILD_CACHE_KIB)."""
+        if kib is None:
+            yield
+            return
+        before = self.conn.execute("PRAGMA cache_size").fetchone()[0]
+        self.conn.execute(f"PRAGMA cache_size = {-max(1, int(kib))}")
+        try:
+            yield
+        finally:
+            self.conn.execute(f"PRAGMA cache_size = {int(before)}")
+
+    def copy_log_rows(self, table: str, columns: Sequence[str], sources: Sequence[str], after: int,
+                      until: int) -> int:
+        """Write into read table ``table`` (its ``columns``) one row per event after position ``after`` up
+        to ``until``, made of the log's envelope columns ``sources`` (:data:`LOG_COPY_COLUMNS`), in one
+        INSERT ... SELECT: a read model whose rows are the envelope itself (the timeline) is copied by
+        SQLite instead of being folded and inserted from Python. Returns the number of rows written."""
+        if not set(sources) <= LOG_COPY_COLUMNS or len(sources) != len(columns):
+            raise ValueError(f"not columns of the log's envelope: {', '.join(sources)}")
+        cols = ", ".join(f'"{ident(c)}"' for c in columns)
+        cur = self.conn.execute(f'INSERT OR REPLACE INTO "{ident(table)}" ({cols}) SELECT {", ".join(sources)} '
+                                "FROM events WHERE position > ? AND position <= ? ORDER BY position", (after, until))
+        return cur.rowcount
 
     def table_rows(self, table: str, columns: Sequence[str], order_by: Sequence[str]) -> list[tuple[Any, ...]]:
         """Every row of read table ``table`` as tuples of ``columns``, ordered by ``order_by``; [] when the

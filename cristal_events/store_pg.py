@@ -695,6 +695,29 @@ class PgStore:
             self._sql(f'INSERT INTO "{ident(table)}" ({names}) VALUES {",".join([marks] * len(part))} {conflict}',
                       list(itertools.chain.from_iterable(part)))
 
+    @contextmanager
+    def page_cache(self, kib: int | None) -> Iterator[None]:
+        """As on SQLite, where it bounds the connection's page cache; PostgreSQL's buffers are the
+        server's (``shared_buffers``), not this connection's: nothing to change here."""
+        yield
+
+    def copy_log_rows(self, table: str, columns: Sequence[str], sources: Sequence[str], after: int,
+                      until: int) -> int:
+        """As :meth:`cristal_events.store.Store.copy_log_rows`: one INSERT ... SELECT of the envelope's
+        ``sources`` columns (the events after ``after`` up to ``until``), a row already there replaced."""
+        from .store import LOG_COPY_COLUMNS
+
+        if not set(sources) <= LOG_COPY_COLUMNS or len(sources) != len(columns):
+            raise ValueError(f"not columns of the log's envelope: {', '.join(sources)}")
+        pk = self._pk(table)
+        names = ", ".join(f'"{ident(c)}"' for c in columns)
+        update = ", ".join(f'"{c}" = EXCLUDED."{c}"' for c in columns if c not in pk)
+        conflict = f'ON CONFLICT ({", ".join(chr(34) + c + chr(34) for c in pk)}) ' + (
+            f"DO UPDATE SET {update}" if update else "DO NOTHING")
+        cur = self._sql(f'INSERT INTO "{ident(table)}" ({names}) SELECT {", ".join(sources)} FROM events '
+                        f"WHERE position > %s AND position <= %s ORDER BY position {conflict}", (after, until))
+        return cur.rowcount
+
     def table_rows(self, table: str, columns: Sequence[str], order_by: Sequence[str]) -> list[tuple[Any, ...]]:
         if table not in self.table_names():
             return []

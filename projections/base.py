@@ -74,6 +74,12 @@ class Projection:
     #: campaign), except after a catch-up that could not write or fold everything, whose state is
     #: stored as before (``state_type``)
     rows_state: ClassVar[bool] = False
+    #: ``{append table: the log's envelope columns its rows are, in the table's column order}`` for a
+    #: read model whose every row is one event's envelope and nothing else (the timeline): the runner
+    #: has the store copy them from the log (``Store.copy_log_rows``: one INSERT ... SELECT) instead
+    #: of folding it in Python. ``appended`` still gives the same rows (what ``verify`` and a read of
+    #: a read model behind the log compute), and its state stays ``initial()``
+    log_columns: ClassVar[dict[str, tuple[str, ...]]] = {}
 
     def __init__(self, campaign: Campaign):
         self.campaign = campaign

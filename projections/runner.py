@@ -135,27 +135,34 @@ def _row_name(row: Any, table: Any) -> str:
     return f"the row ({key})" if key else "a row"
 
 
+#: the rows converted and inserted at a time: the JSON text of a batch of big rows (the sheets of a
+#: 1M-event campaign: 2,286 rows, each with its whole sheet) is never all held at once
+INSERT_CHUNK = 500
+
+
 def _insert_all(campaign: Campaign, name: str, rows: list[Any], table: Any) -> None:
     cols = list(table.columns)
     values = _values(rows, cols)
     # the columns holding JSON are found on the first row (a read model's rows share their shape);
     # a row that breaks that rule makes SQLite refuse the batch, which is then converted cell by cell
     nested = [i for i, v in enumerate(values[0]) if isinstance(v, _NESTED)]
-    if nested:
-        enc = msgspec.json.encode
+    enc = msgspec.json.encode
 
-        def convert(v: tuple[Any, ...]) -> list[Any]:
-            row = list(v)
-            for i in nested:
-                if isinstance(row[i], _NESTED):
-                    row[i] = enc(row[i]).decode()
-            return row
+    def convert(v: tuple[Any, ...]) -> list[Any]:
+        row = list(v)
+        for i in nested:
+            if isinstance(row[i], _NESTED):
+                row[i] = enc(row[i]).decode()
+        return row
 
-        values = [convert(v) for v in values]
-    try:
-        campaign.store.replace_rows(name, cols, values)
-    except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
-        campaign.store.replace_rows(name, cols, [tuple(map(_cell, v)) for v in values])
+    for at in range(0, len(values), INSERT_CHUNK):
+        part = values[at:at + INSERT_CHUNK]
+        if nested:
+            part = [convert(v) for v in part]
+        try:
+            campaign.store.replace_rows(name, cols, part)
+        except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
+            campaign.store.replace_rows(name, cols, [tuple(map(_cell, v)) for v in part])
 
 
 _NESTED = (dict, list, tuple)
@@ -183,16 +190,20 @@ class _Slot:
         self.pending: dict[str, list[Any]] = {t: [] for t in p.append_tables}
 
 
+#: the events folded between two inserts of the pending append rows (a multiple of 1,000)
+FLUSH_EVERY = 20_000
+
+
 def _fold(store: Any, slots: list[_Slot], until: int, flush: Callable[[], None] | None = None,
           progress: Progress | None = None) -> None:
     """Fold the log into every slot, each from its own position, up to ``until``.
 
     The log is read once per distinct starting position (a rebuild: once); each event goes only to
     the projections that handle its class (``Projection.handles``), looked up once per class.
-    ``flush`` is called every 20,000 events (to insert the pending append rows).
+    ``flush`` is called every :data:`FLUSH_EVERY` events (to insert the pending append rows).
     """
     starts = sorted({s.after for s in slots})
-    total, done = until - starts[0], 0
+    total, done, flush_every = until - starts[0], 0, FLUSH_EVERY
     for i, after in enumerate(starts):
         upto = starts[i + 1] if i + 1 < len(starts) else until
         active = [s for s in slots if s.after <= after]
@@ -220,7 +231,7 @@ def _fold(store: Any, slots: list[_Slot], until: int, flush: Callable[[], None] 
             if n % 1000 == 0:
                 if progress:
                     progress(done + n, total)
-                if flush is not None and n % 20000 == 0:
+                if flush is not None and n % flush_every == 0:
                     flush()
         for s in active:
             s.count += n
@@ -243,6 +254,9 @@ def _write_state(campaign: Campaign, p: Projection, s: _Slot) -> None:
             campaign.store.delete_rows(table, spec.pk, gone)
         _insert(campaign, table, rows, spec, s.problems, p.name)
 
+
+#: the page cache of a rebuild's connection, in KiB (None: SQLite's own, 2,000 KiB): see Store.page_cache
+REBUILD_CACHE_KIB: int | None = None
 
 #: a rebuild of at least this many events folds the read models that keep a state of their own in a
 #: second process (see :func:`_fold_beside`); below it a fork costs more than it saves
@@ -309,8 +323,8 @@ def _fold_beside(campaign: Campaign, slots: list[_Slot], until: int) -> Iterator
     ``os.pread``, so that the two never share a file offset), so it never waits for this process,
     which may still be folding; it never touches this process's connection and leaves by ``os._exit``.
 
-    Why: a rebuild is bound by one core's Python (the rules fold, the timeline's summaries, the
-    combat log); a second core folds the timeline, sessions and ledger at the same time
+    Why: a rebuild is bound by one core's Python (the rules fold, the combat log); a second core
+    folds the sessions and the ledger at the same time (the timeline is copied in SQL, :func:`_copy_rows`)
     (benchmarks/README.md, "Levers, A/B"). The rows are inserted by this process, which holds the
     write transaction, with the same :func:`_insert` (and its skipped-row sentences) as a rebuild in
     one process."""
@@ -405,7 +419,7 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
     store = campaign.store
     counts: dict[str, int] = {}
     found: list[str] = []  # what the read models could not hold, one sentence each
-    with store.transaction():
+    with store.page_cache(REBUILD_CACHE_KIB if rebuild else None), store.transaction():
         _ensure_tables(campaign, projs)
         last = store.last_position()
         slots: list[_Slot] = []
@@ -421,6 +435,9 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
         if not slots:
             return counts
 
+        copied = [s for s in slots if s.projection.log_columns]  # their rows are copied, not folded
+        slots = [s for s in slots if not s.projection.log_columns]
+
         def flush() -> None:
             for s in slots:
                 for table, rows in s.pending.items():
@@ -435,8 +452,9 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
                 slots = [s for s in slots if s.projection.world_state]
             except _ChildFailed:
                 frames = None
-        _fold(store, slots, last, flush, progress)
-        flush()
+        if slots:
+            _fold(store, slots, last, flush, progress)
+            flush()
         found_beside: list[str] = []
         if frames is not None:
             try:
@@ -447,6 +465,9 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
                 _fold(store, beside, last)
                 slots = slots + beside
                 flush()
+        for s in copied:
+            _copy_rows(campaign, s, last)
+        slots = slots + copied
         for s in slots:
             p = s.projection
             counts[p.name] = s.count
@@ -482,6 +503,18 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
     elif found:  # a caller that asked for no list still learns of it, once the rest is written
         raise ReadModelsBehind(_("The read models are up to date except what they could not hold: {items}.").format(items='; '.join(found)))
     return counts
+
+
+def _copy_rows(campaign: Campaign, s: _Slot, last: int) -> None:
+    """Write the rows of a read model made of the log's envelope (``Projection.log_columns``: the
+    timeline) for the events after its position up to ``last``, copied by the store in SQL.
+
+    Why: they are the columns the log already holds; folding them in Python built a tuple per event,
+    kept up to 20,000 of them pending and inserted them in multi-row statements (about a fifth of a
+    rebuild and a third of its inserted rows; benchmarks/README.md, "Levers, A/B")."""
+    p = s.projection
+    for table, sources in p.log_columns.items():
+        s.count = campaign.store.copy_log_rows(table, list(p.append_tables[table].columns), sources, s.after, last)
 
 
 def _write_beside(campaign: Campaign, beside: list[_Slot], frames: Iterator[_Frame], last: int,

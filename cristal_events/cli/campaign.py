@@ -10,6 +10,7 @@ import msgspec
 from ..errors import CristalError, EventDecodeError, NotACampaign
 from ..events import SessionEnded, SessionSalted, SessionStarted
 from ..i18n import _
+from ..projections.timeline import summary as timeline_summary
 from ..receipts import Receipt, parse_receipt, read_receipts
 from ..records import RecordedEvent
 from ..rounding import MODES
@@ -143,7 +144,7 @@ def session_end(ctx: click.Context, as_json: bool) -> None:
 
 def log_line(camp: Campaign, rec: RecordedEvent) -> str:
     sess = f"s{rec.session}" if rec.session is not None else "--"
-    return f"{rec.position:>6}  {sess:>4}  {rec.stream:<22} {rec.type:<24} {rec.actor:<8} {camp.summarize(rec)}"
+    return f"{rec.position:>6}  {sess:>4}  {rec.stream:<22} {rec.type:<24} {rec.actor:<8} {timeline_summary(camp, rec)}"
 
 
 def record_json(camp: Campaign, rec: RecordedEvent) -> dict[str, Any]:
@@ -152,7 +153,7 @@ def record_json(camp: Campaign, rec: RecordedEvent) -> dict[str, Any]:
         "type": rec.type, "schema_version": rec.schema_version, "recorded_at": rec.recorded_at,
         "session": rec.session, "actor": rec.actor, "causation_id": rec.causation_id,
         "correlation_id": rec.correlation_id, "payload": msgspec.json.decode(rec.payload),
-        "summary": camp.summarize(rec), "prev_hash": rec.prev_hash, "hash": rec.hash,
+        "summary": timeline_summary(camp, rec), "prev_hash": rec.prev_hash, "hash": rec.hash,
     }
 
 

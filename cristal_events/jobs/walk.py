@@ -16,6 +16,7 @@ import msgspec
 from ..errors import CristalError, UnknownEntity
 from ..events import SessionStarted
 from ..i18n import _
+from ..projections.timeline import summary as timeline_summary
 from ..records import RecordedEvent
 from ..service import Campaign, World
 from .diff import Change, diff
@@ -149,7 +150,7 @@ def walk(camp: Campaign, *, after: int = 0, until: int | None = None, character:
             if progress is not None and done % 1000 == 0:
                 progress(done, total)
             info = infos.get(rec.session) if rec.session is not None else None
-            summary = camp.summarize(rec)
+            summary = timeline_summary(camp, rec)
             yield Step(rec=rec, summary=summary, session=info, before=None, after=None,  # type: ignore[arg-type]
                        characters=involved(rec, [], set()), narration=summary)
         if progress is not None:
@@ -169,7 +170,7 @@ def walk(camp: Campaign, *, after: int = 0, until: int | None = None, character:
         if character is not None and character not in who:
             continue
         info = infos.get(rec.session) if rec.session is not None else None
-        yield Step(rec=rec, summary=camp.summarize(rec), session=info, before=before, after=world,
+        yield Step(rec=rec, summary=timeline_summary(camp, rec), session=info, before=before, after=world,
                    changes=changes, characters=who, narration=camp.narrate(before, rec, world))
     if progress is not None:
         progress(total, total)

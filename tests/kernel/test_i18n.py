@@ -224,8 +224,8 @@ def test_a_ruleset_keeps_its_own_catalog_with_the_same_tools(tmp_path):
 
 
 def test_the_read_models_do_not_depend_on_the_language_that_wrote_them(camp_path):
-    """A table where commands are typed in both languages still verifies in either: the timeline's stored
-    summaries are written in one language (projections.timeline.STORED_LANGUAGE), whoever wrote them."""
+    """A table where commands are typed in both languages still verifies in either: the read models store
+    no sentence (the timeline's line is told when read, projections.timeline.summary), whoever wrote them."""
     db = str(camp_path)
     assert _run(["--lang", "en", "--db", db, "session", "start", "--title", "Arrivée"]).exit_code == 0
     assert _run(["--lang", "fr", "--db", db, "note", "Thor arrive"]).exit_code == 0

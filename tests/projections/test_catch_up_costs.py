@@ -39,6 +39,9 @@ def test_a_note_builds_no_combat_view_and_writes_no_sheet(camp, monkeypatch):
     monkeypatch.setattr(CristalCombats, "rows", lambda self, state: views.append(1) or real_rows(self, state))
     monkeypatch.setattr(camp.store, "replace_rows", lambda table, cols, rows: written.append((table, len(rows)))
                         or real_replace(table, cols, rows))
+    real_copy = camp.store.copy_log_rows  # the timeline's rows are copied from the log (Timeline.log_columns)
+    monkeypatch.setattr(camp.store, "copy_log_rows", lambda table, *args: written.append((table, None))
+                        or real_copy(table, *args))
     camp.execute(RecordNote(text="La pluie tombe."))
     assert views == []
     assert [t for t, _ in written] == ["timeline"]
