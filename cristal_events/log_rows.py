@@ -38,6 +38,10 @@ class VerifyReport(msgspec.Struct, kw_only=True):
     problems: list[str] = []
 
 
+#: the envelope columns a read model may copy from the log as they are (``Store.copy_log_rows`` on both stores)
+LOG_COPY_COLUMNS = frozenset({"position", "event_id", "stream", "version", "type", "schema_version", "recorded_at",
+                              "session", "actor", "causation_id", "correlation_id"})
+
 def row_hash(prev_hash: str, position: int, event_id: str, stream: str, version: int, type_: str,
              schema_version: int, payload: str, recorded_at: str, session: int | None, actor: str,
              causation_id: str | None, correlation_id: str | None) -> str:

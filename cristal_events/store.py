@@ -44,6 +44,7 @@ from .log_rows import (  # shared with the PostgreSQL store (re-exported: caller
     ANY,
     GENESIS,
     IMPORT_FIELDS,
+    LOG_COPY_COLUMNS,
     VerifyReport,
     access_row,
     chained,
@@ -61,7 +62,7 @@ from .log_rows import (  # shared with the PostgreSQL store (re-exported: caller
 from .records import RecordedEvent  # the envelope is the kernel's; re-exported for old callers
 
 #: the names other modules import from here (those of .log_rows included)
-__all__ = ["ANY", "GENESIS", "IMPORT_FIELDS", "VerifyReport", "access_row", "gap_problem", "ident", "new_event_id", "new_event_ids", "row_hash", "unlinked_problem", "utc_now", "Store", "RecordedEvent"]
+__all__ = ["ANY", "GENESIS", "IMPORT_FIELDS", "LOG_COPY_COLUMNS", "VerifyReport", "access_row", "gap_problem", "ident", "new_event_id", "new_event_ids", "row_hash", "unlinked_problem", "utc_now", "Store", "RecordedEvent"]
 
 #: a ``--db`` target naming a PostgreSQL campaign starts with one of these (cristal_events/store_pg.py)
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -81,9 +82,6 @@ _ROW_MARKS = "(" + ",".join("?" * _WIDTH) + ")"
 #: event types with a partial index of their own (migration 0003): type -> index
 _INDEXED_TYPES = {"session.started": "events_session_starts"}
 _COLUMNS_NO_HASHES = _COLUMNS.replace(", prev_hash, hash", "")
-#: the envelope columns a read model may copy from the log as they are (``Store.copy_log_rows``)
-LOG_COPY_COLUMNS = frozenset({"position", "event_id", "stream", "version", "type", "schema_version", "recorded_at",
-                              "session", "actor", "causation_id", "correlation_id"})
 _hash_encoder = msgspec.json.Encoder()
 
 

@@ -705,7 +705,7 @@ class PgStore:
                       until: int) -> int:
         """As :meth:`cristal_events.store.Store.copy_log_rows`: one INSERT ... SELECT of the envelope's
         ``sources`` columns (the events after ``after`` up to ``until``), a row already there replaced."""
-        from .store import LOG_COPY_COLUMNS
+        from .log_rows import LOG_COPY_COLUMNS
 
         if not set(sources) <= LOG_COPY_COLUMNS or len(sources) != len(columns):
             raise ValueError(f"not columns of the log's envelope: {', '.join(sources)}")
