@@ -121,6 +121,27 @@ class Domain:
 #: the core's texts: the kernel, the service, the store, the CLI's core commands, the jobs, the web pages
 CORE = Domain("cristal_events", Path(__file__).with_name("locale"))
 
+#: click's own texts ("Usage:", "Error: {message}", "No such command {name!r}." ...), extracted from click 8
+#: with Babel into ``locale/{fr,en}/LC_MESSAGES/click.po`` (the English catalog gives each msgid as it is)
+CLICK = Domain("click", Path(__file__).with_name("locale"))
+
+
+def translate_click() -> None:
+    """Make click's own texts follow the current language. click ships no catalog, and its modules call
+    the standard library's process-wide ``gettext.gettext`` (the language from environment variables, one
+    for the whole process), which cannot follow this module's per-context language (a web request, a
+    console line); the one seam click has is the module-level ``_`` / ``ngettext`` each of its modules
+    imports, so those names are pointed at :data:`CLICK` (written here because no library offers it)."""
+    import sys
+
+    for name, module in list(sys.modules.items()):
+        if module is None or not (name == "click" or name.startswith("click.")):
+            continue
+        if getattr(module, "_", None) is _gettext.gettext:
+            module._ = CLICK.gettext  # type: ignore[attr-defined]
+        if getattr(module, "ngettext", None) is _gettext.ngettext:
+            module.ngettext = CLICK.ngettext  # type: ignore[attr-defined]
+
 
 def _(message: str) -> str:
     """The core's ``message`` (an English sentence, its msgid) in the current language."""

@@ -20,7 +20,6 @@ import os
 import sqlite3
 import sys
 from functools import cache
-from gettext import gettext as _click_gettext  # click's own texts are looked up in its gettext domain
 from typing import Any
 
 import click
@@ -33,6 +32,8 @@ from ..rulesets import BUILTIN as BUILTIN_RULESETS
 from ..rulesets import get as ruleset_get
 from ..rulesets import names as ruleset_names
 from . import listing
+
+i18n.translate_click()  # click's own texts ("Usage:", "Error: ...") in the current language too
 
 #: the core commands and the module (in this package) that defines each; a test checks it
 #: against the modules' ``COMMANDS`` lists. Only the module of the command typed is imported.
@@ -241,7 +242,7 @@ class CristalGroup(click.Group):
             return
         limit = formatter.width - 6 - max(map(len, shown))
         rows = [(name, click.Command(name, help=text).get_short_help_str(limit)) for name, text in sorted(shown.items())]
-        with formatter.section(_click_gettext("Commands")):
+        with formatter.section(i18n.CLICK.gettext("Commands")):
             formatter.write_dl(rows)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:

@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 import click
 import msgspec
 
-from .. import bounds
+from .. import bounds, i18n
 from ..display import inert_json, visible
 from ..errors import DiceError
 from ..i18n import _
@@ -219,7 +219,8 @@ class BoundedInt(click.ParamType):
             text: Any = str(value)
         else:
             text = value
-        what = self.what or (param.get_error_hint(ctx) if param is not None and ctx is not None else "Value")
+        what = (i18n.translate_any(self.what) if self.what  # a name marked N_ where the type is made
+                else param.get_error_hint(ctx) if param is not None and ctx is not None else _("Value"))
         try:
             return bounds.parse_int(text, what, lo=self.lo, hi=self.hi)
         except bounds.OutOfBounds as exc:
@@ -242,7 +243,8 @@ class BoundedReal(click.ParamType):
         return BoundedReal(self.lo, self.hi, what)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
-        what = self.what or (param.get_error_hint(ctx) if param is not None and ctx is not None else "Value")
+        what = (i18n.translate_any(self.what) if self.what  # a name marked N_ where the type is made
+                else param.get_error_hint(ctx) if param is not None and ctx is not None else _("Value"))
         try:
             return bounds.parse_real(value, what, lo=self.lo, hi=self.hi)
         except bounds.OutOfBounds as exc:

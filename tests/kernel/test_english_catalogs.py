@@ -16,8 +16,9 @@ ROOT = Path(__file__).resolve().parents[2]
 CATALOGS = sorted((ROOT / "cristal_events").rglob("en/LC_MESSAGES/*.mo"))
 
 
-def test_the_three_domains_have_an_english_catalog():
-    assert {p.stem for p in CATALOGS} == {"cristal_events", "cristal_rules", "illergan_rules"}
+def test_the_four_domains_have_an_english_catalog():
+    # click's own texts have a catalog of the engine's too (tests/cli/test_click_texts.py)
+    assert {p.stem for p in CATALOGS} == {"cristal_events", "cristal_rules", "illergan_rules", "click"}
 
 
 @pytest.mark.parametrize("mo", CATALOGS, ids=lambda p: p.stem)
@@ -25,7 +26,7 @@ def test_each_english_msgstr_is_its_msgid(mo):
     with mo.open("rb") as f:
         catalog = gettext.GNUTranslations(f)
     entries = {k: v for k, v in catalog._catalog.items() if k}  # the header's key is ""
-    assert len(entries) > 300  # the catalog was read (an empty one proves nothing)
+    assert len(entries) > (60 if mo.stem == "click" else 300)  # the catalog was read (an empty one proves nothing)
     singular = {k: v for k, v in entries.items() if isinstance(k, str) and v != k}
     assert singular == {}
     plural_ids = {k[0] for k in entries if isinstance(k, tuple)}

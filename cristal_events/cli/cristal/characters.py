@@ -33,7 +33,7 @@ SIGNED = {"ignore_unknown_options": True}
 #: a fixed-state adjustment ``STAT=N`` (--set, --mod, --penalty) and a potion's ``NAME=PM``
 STAT_PAIR = IntPair("STAT=N like FRC=+1")
 PM_PAIR = IntPair("NAME=PM")
-XP_AMOUNT = INT.named("XP amount")
+XP_AMOUNT = INT.named(N_("XP amount"))
 
 
 # ---------------------------------------------------------------------------- character
@@ -53,9 +53,9 @@ def character_group() -> None:
 @click.option("--set", "adjust", type=STAT_PAIR, multiple=True, metavar="STAT=N",
               help="A fixed-state adjustment the GM allows at creation (L1466), e.g. FRC=+1 INT=-1.")
 @click.option("--roll", "roll_adj", is_flag=True, help="Roll [1d4 -2] on each fixed state (L1466).")
-@click.option("--alignment", type=INT.named("Alignment"), default=0, help="Starting alignment (0 by the book, L1464).")
-@click.option("--luck", type=INT.named("Chance"), default=0, help="Chance, the optional rule (L56).")
-@click.option("--gold", type=INT.named("Gold"), default=0, help="Starting gold in PO (50 to 200 suggested, L1474).")
+@click.option("--alignment", type=INT.named(N_("Alignment")), default=0, help="Starting alignment (0 by the book, L1464).")
+@click.option("--luck", type=INT.named(N_("Chance")), default=0, help="Chance, the optional rule (L56).")
+@click.option("--gold", type=INT.named(N_("Gold")), default=0, help="Starting gold in PO (50 to 200 suggested, L1474).")
 @click.option("--player", default="", help="The player's name.")
 @dice_option_with("Faces of the --roll dice, FRC to CHAR.")
 @json_option
@@ -100,7 +100,7 @@ def check_group() -> None:
 @check_group.command("technique")
 @click.argument("character_id")
 @click.argument("technique")
-@click.option("--difficulty", type=INT.named("Difficulty"), default=5, show_default=True,
+@click.option("--difficulty", type=INT.named(N_("Difficulty")), default=5, show_default=True,
               help="The obstacle's difficulty: 5 standard (L770), 10 a raging river.")
 @click.option("--reason", default="", help="What the character attempts.")
 @dice_option_with("One face: the 1d6.")
@@ -165,7 +165,7 @@ def award_cmd(ctx: click.Context, args: tuple[str, ...], all_: bool, reason: str
 @click.argument("kind", type=click.Choice(["level", "technique", "spell"]))
 @click.argument("name")
 @click.option("--stat", default=None, help="For a level: the fixed state that gains +1 (L66).")
-@click.option("--cost", type=INT.named("Cost"), default=None, help="For a spell: the GM's price when the book prints none.")
+@click.option("--cost", type=INT.named(N_("Cost")), default=None, help="For a spell: the GM's price when the book prints none.")
 @json_option
 @click.pass_context
 def buy_cmd(ctx: click.Context, character_id: str, kind: str, name: str, stat: str | None, cost: int | None,
@@ -197,28 +197,28 @@ def item_group() -> None:
 @item_group.command("add", context_settings=SIGNED)
 @click.argument("character_id")
 @click.argument("item")
-@click.option("--qty", type=INT.named("Quantity"), default=1, help="Quantity (QTÉ).")
+@click.option("--qty", type=INT.named(N_("Quantity")), default=1, help="Quantity (QTÉ).")
 @click.option("--from-pack", is_flag=True, help="Take the item from the content pack (the default without properties).")
 @click.option("--category", default=None, help="Principale, Projectiles, Poisons, Objets de Valeurs, Cristal Magique, Autres.")
-@click.option("--att", type=INT.named("--att"), default=None, help="ATT bonus when used.")
+@click.option("--att", type=INT.named(N_("--att")), default=None, help="ATT bonus when used.")
 @click.option("--dmg", default=None, help="DMG, e.g. 1d8.")
-@click.option("--mag", type=INT.named("--mag"), default=None, help="The item's own MAG.")
-@click.option("--dp", type=INT.named("--dp"), default=None, help="DP when worn.")
-@click.option("--dm", type=INT.named("--dm"), default=None, help="DM bonus to the wearer.")
+@click.option("--mag", type=INT.named(N_("--mag")), default=None, help="The item's own MAG.")
+@click.option("--dp", type=INT.named(N_("--dp")), default=None, help="DP when worn.")
+@click.option("--dm", type=INT.named(N_("--dm")), default=None, help="DM bonus to the wearer.")
 @click.option("--mod", "mods", type=STAT_PAIR, multiple=True, metavar="STATE=N", help="Bonus/Handicap, e.g. FRC=-6 (L865).")
-@click.option("--weight", type=REAL.named("--weight (kg)"), default=None, help="Poids in kg.")
-@click.option("--it", type=INT.named("--it"), default=None, help="Seconds to use it (IT).")
+@click.option("--weight", type=REAL.named(N_("--weight (kg)")), default=None, help="Poids in kg.")
+@click.option("--it", type=INT.named(N_("--it")), default=None, help="Seconds to use it (IT).")
 @click.option("--special", default=None, help="Spéciale (free text).")
-@click.option("--crystal-pm", "crystal_pm", type=INT.named("--crystal-pm"), default=None,
+@click.option("--crystal-pm", "crystal_pm", type=INT.named(N_("--crystal-pm")), default=None,
               help="A Cristal Magique's PM max (L919); price and size from the band table (L1083-L1089).")
-@click.option("--price", type=INT.named("--price"), default=None, help="Prix in PO (a crystal's defaults to its band's).")
+@click.option("--price", type=INT.named(N_("--price")), default=None, help="Prix in PO (a crystal's defaults to its band's).")
 @click.option("--manual", is_flag=True, help="A manual magic item: its power must be understood to be used (L1145).")
 @click.option("--potion", "potion_spell", default=None, help="A potion holding this spell (at most 15 PM, L1184).")
 @click.option("--potion-effect", "potion_effects", type=PM_PAIR, multiple=True, metavar="NAME=PM",
               help="The PM of the potion's spell per variable effect (fixed when made, L1177).")
 @click.option("--trigger", type=click.Choice(["ingestion", "contact", "ouverture"]), default="ingestion",
               help="What sets the potion off (L1173-L1175).")
-@click.option("--brewed", type=INT.named("--brewed (in-game day)"), default=None, help="The in-game day the potion was made (it fades after potion_fade_days, L1182).")
+@click.option("--brewed", type=INT.named(N_("--brewed (in-game day)")), default=None, help="The in-game day the potion was made (it fades after potion_fade_days, L1182).")
 @json_option
 @click.pass_context
 def item_add_cmd(ctx: click.Context, character_id: str, item: str, qty: int, from_pack: bool, category: str | None,
@@ -297,7 +297,7 @@ def item_unequip_cmd(ctx: click.Context, character_id: str, item: str, as_json: 
 @item_group.command("drop")
 @click.argument("character_id")
 @click.argument("item")
-@click.option("--qty", type=INT.named("Quantity"), default=None, help="How many (default: all).")
+@click.option("--qty", type=INT.named(N_("Quantity")), default=None, help="How many (default: all).")
 @click.option("--reason", default="", help="Why (sold, lost, thrown ...).")
 @json_option
 @click.pass_context
@@ -311,7 +311,7 @@ def item_drop_cmd(ctx: click.Context, character_id: str, item: str, qty: int | N
 # ---------------------------------------------------------------------------- gold, health, alignment, states
 @click.command("gold", context_settings=SIGNED)
 @click.argument("character_id")
-@click.argument("amount", type=INT.named("Gold amount"))
+@click.argument("amount", type=INT.named(N_("Gold amount")))
 @click.option("--reason", default="", help="Why (required).")
 @json_option
 @click.pass_context
@@ -323,7 +323,7 @@ def gold_cmd(ctx: click.Context, character_id: str, amount: int, reason: str, as
 @click.command("rest")
 @click.argument("character_ids", nargs=-1)
 @click.option("--all", "all_", is_flag=True, help="Every living character.")
-@click.option("--days", type=INT.named("Days"), default=1, show_default=True, help="Days of rest.")
+@click.option("--days", type=INT.named(N_("Days")), default=1, show_default=True, help="Days of rest.")
 @json_option
 @click.pass_context
 def rest_cmd(ctx: click.Context, character_ids: tuple[str, ...], all_: bool, days: int, as_json: bool) -> None:
@@ -336,7 +336,7 @@ def rest_cmd(ctx: click.Context, character_ids: tuple[str, ...], all_: bool, day
 
 @click.command("damage", context_settings=SIGNED)
 @click.argument("character_id")
-@click.argument("amount", type=INT.named("Damage"))
+@click.argument("amount", type=INT.named(N_("Damage")))
 @click.option("--reason", default="", help="What hurt (required).")
 @json_option
 @click.pass_context
@@ -347,7 +347,7 @@ def damage_cmd(ctx: click.Context, character_id: str, amount: int, reason: str, 
 
 @click.command("heal", context_settings=SIGNED)
 @click.argument("character_id")
-@click.argument("amount", type=INT.named("Healing"))
+@click.argument("amount", type=INT.named(N_("Healing")))
 @click.option("--source", default="", help="What heals, one of: natural, care, alignment (with --by), divine; never magic (L1190).")
 @click.option("--by", "healer", default="", help="The healer's id (alignment healing uses their pool, L1419).")
 @click.option("--reason", default="", help="Why (required).")
@@ -365,7 +365,7 @@ def heal_cmd(ctx: click.Context, character_id: str, amount: int, source: str, he
 
 @click.command("alignment", context_settings=SIGNED)
 @click.argument("character_id")
-@click.argument("amount", type=INT.named("Alignment change"))
+@click.argument("amount", type=INT.named(N_("Alignment change")))
 @click.option("--reason", default="", help="The deed (required).")
 @json_option
 @click.pass_context
@@ -378,9 +378,9 @@ def alignment_cmd(ctx: click.Context, character_id: str, amount: int, reason: st
 @click.command("state", context_settings=SIGNED)
 @click.argument("character_id")
 @click.argument("stat", required=False)
-@click.argument("delta", type=INT.named("Alteration"), required=False)
+@click.argument("delta", type=INT.named(N_("Alteration")), required=False)
 @click.option("--until", default="", help="When it ends (free text: 'antidote', 'session 4' ...).")
-@click.option("--end", "end", type=INT.named("Position"), default=None, help="End the alteration applied at this position instead.")
+@click.option("--end", "end", type=INT.named(N_("Position")), default=None, help="End the alteration applied at this position instead.")
 @click.option("--reason", default="", help="The cause (required for a new alteration).")
 @json_option
 @click.pass_context
@@ -479,7 +479,7 @@ def ability_cmd(ctx: click.Context, character_id: str, ability: str, target: str
 
 @click.command("bleed")
 @click.argument("character_id")
-@click.argument("minutes", type=INT.named("Minutes"))
+@click.argument("minutes", type=INT.named(N_("Minutes")))
 @json_option
 @click.pass_context
 def bleed_cmd(ctx: click.Context, character_id: str, minutes: int, as_json: bool) -> None:

@@ -28,7 +28,7 @@ from cristal_events.rulesets.illergan.content import DATA, decode_pack, load_pac
 from cristal_events.rulesets.illergan.locations import Body
 from cristal_events.rulesets.illergan.money import from_copper
 from cristal_events.rulesets.illergan.state import content_of
-from cristal_events.rulesets.illergan.texts import _
+from cristal_events.rulesets.illergan.texts import N_, _
 
 from .common import PAIR, STARLS, Coins
 
@@ -212,7 +212,7 @@ def xp_group() -> None:
 
 @xp_group.command("award", context_settings=SIGNED)
 @click.argument("character_id")
-@click.argument("amount", type=INT.named("The amount"))
+@click.argument("amount", type=INT.named(N_("The amount")))
 @click.option("--reason", required=True, help="Why (I-L590: the GM notes the actions rewarded).")
 @json_option
 @click.pass_context
@@ -398,7 +398,7 @@ def equip_cmd(ctx: click.Context, character_id: str, slot: Literal["weapon", "ar
 @click.command("carry", context_settings=SIGNED)
 @click.argument("character_id")
 @click.argument("item")
-@click.argument("qty", type=INT.named("The quantity"))
+@click.argument("qty", type=INT.named(N_("The quantity")))
 @click.option("--reason", default="", help="Where it comes from or where it is left.")
 @json_option
 @click.pass_context

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...i18n import N_ as N_  # re-exported: the marker its CLI files use
 from ...i18n import Domain
 
 LOCALE = Path(__file__).with_name("locale")
