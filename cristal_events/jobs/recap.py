@@ -40,7 +40,7 @@ from ..records import RecordedEvent
 from . import dice_report
 from .exports import combats
 from .page import vital
-from .walk import CHARACTER_STREAM, Step, resolve_range, sessions, walk
+from .walk import CHARACTER_STREAM, Step, named_in, resolve_range, sessions, walk
 
 View = Literal["players", "gm"]
 VIEWS = ("players", "gm")
@@ -146,23 +146,12 @@ def _stats(payload: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _strings(value: Any) -> Iterable[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
-
-
 def _mentions(rec: RecordedEvent, ids: set[str]) -> set[str]:
-    found = set()
+    found: dict[str, None] = {}
     if rec.stream.startswith(CHARACTER_STREAM) and rec.stream[len(CHARACTER_STREAM):] in ids:
-        found.add(rec.stream[len(CHARACTER_STREAM):])
-    found.update(s for s in _strings(msgspec.json.decode(rec.payload)) if s in ids)
-    return found
+        found[rec.stream[len(CHARACTER_STREAM):]] = None
+    named_in(rec.payload, ids, found)
+    return set(found)
 
 
 def _fight_of(rec: RecordedEvent) -> str | None:

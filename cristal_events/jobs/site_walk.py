@@ -32,9 +32,8 @@ from typing import Any
 
 import msgspec
 
-from ..records import RecordedEvent
 from .diff import Change
-from .walk import CHARACTER_STREAM, SessionInfo, Step, sessions
+from .walk import SessionInfo, Step, involved, sessions
 
 Progress = Callable[[int, int], None]
 _LARGE = 16  # a map of at least this many keys is compared at C speed first (see _diff)
@@ -164,38 +163,6 @@ def changes(before: Any, after: Any) -> list[Change]:
     if a is not b:
         _diff(a, b, ("settings",), out)
     return out
-
-
-def _named(payload: str, known: dict[str, Any], found: dict[str, None]) -> None:
-    """Every string value of a payload (not the keys) that is a known character id, in the order of
-    :func:`.walk.involved`'s walk of the decoded value (a loop over a stack, not a generator per
-    nested value: a quarter faster than it, and than a regular expression over the text)."""
-    stack = [msgspec.json.decode(payload)]
-    pop, extend = stack.pop, stack.extend
-    while stack:
-        v = pop()
-        t = type(v)
-        if t is str:
-            if v in known:
-                found[v] = None
-        elif t is dict:
-            extend(reversed(list(v.values())))
-        elif t is list:
-            extend(reversed(v))
-
-
-def involved(rec: RecordedEvent, changed: list[Change], known: dict[str, Any]) -> tuple[str, ...]:
-    """:func:`.walk.involved`: the stream's character, those whose state changed, those the payload names."""
-    found: dict[str, None] = {}
-    if rec.stream.startswith(CHARACTER_STREAM):
-        found[rec.stream[len(CHARACTER_STREAM):]] = None
-    for ch in changed:
-        p = ch["path"]
-        if len(p) >= 2 and p[0] == "characters" and isinstance(p[1], str):
-            found[p[1]] = None
-    if known:
-        _named(rec.payload, known, found)
-    return tuple(found)
 
 
 @contextmanager

@@ -84,15 +84,23 @@ def check_character(camp: Campaign, character: str) -> None:
         raise UnknownEntity(_("No character {character!r} in this campaign.").format(character=character))
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
+def named_in(payload: str, known: set[str] | dict[str, Any], found: dict[str, None]) -> None:
+    """Add to ``found`` every string value of a payload (not its keys) that is in ``known``, in the
+    payload's order (depth first): the characters an event names. A loop over a stack, not a generator
+    per nested value: a quarter faster, and faster than a regular expression over the text (the site
+    export calls it for every event; benchmarks/README.md, "The HTML export")."""
+    stack = [msgspec.json.decode(payload)]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        v = pop()
+        t = type(v)
+        if t is str:
+            if v in known:
+                found[v] = None
+        elif t is dict:
+            extend(reversed(list(v.values())))
+        elif t is list:
+            extend(reversed(v))
 
 
 def involved(rec: RecordedEvent, changes: list[Change], known: set[str] | dict[str, Any]) -> tuple[str, ...]:
@@ -105,9 +113,7 @@ def involved(rec: RecordedEvent, changes: list[Change], known: set[str] | dict[s
         if len(p) >= 2 and p[0] == "characters" and isinstance(p[1], str):
             found[p[1]] = None
     if known:
-        for s in _strings(msgspec.json.decode(rec.payload)):
-            if s in known:
-                found[s] = None
+        named_in(rec.payload, known, found)
     return tuple(found)
 
 
