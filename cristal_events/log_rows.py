@@ -19,6 +19,7 @@ from typing import Any
 
 import msgspec
 
+from . import cores
 from .i18n import _
 from .records import RecordedEvent
 
@@ -242,17 +243,12 @@ def _settle(chunk: list[Sequence[Any]], worker: _Validator | None, validate: Cal
 
 
 def import_workers() -> int:
-    """The worker processes an import validates in: one per core left idle by the load average of the
-    last minute, keeping one for this process (busy chaining and inserting), at most two; 0 (validate
-    here) on a busy machine, where the workers would share the cores the others leave and only add
-    their hand-over (measured slower: benchmarks/README.md, "Levers, A/B"), as the rebuild decides
-    for its second process (``projections.runner._free_core``)."""
-    try:
-        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        idle = cpus - os.getloadavg()[0]
-    except OSError:
-        return 0
-    return max(0, min(cpus - 1, int(idle), 2))
+    """The worker processes an import validates in: one per core left idle beside this process
+    (busy chaining and inserting; ``cristal_events.cores.idle``), at most two; 0 (validate here) on
+    a busy machine, where the workers would share the cores the others leave and only add their
+    hand-over (measured slower: benchmarks/README.md, "Levers, A/B"), as the rebuild decides for its
+    second process (``projections.runner._free_core``)."""
+    return min(cores.idle(), 2)
 
 
 class _Validator:

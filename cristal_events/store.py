@@ -28,7 +28,7 @@ from typing import Any
 
 import msgspec
 
-from . import migrate
+from . import cores, migrate
 from .codec import Codec, encode
 from .errors import (
     CampaignDamaged,
@@ -1011,8 +1011,7 @@ def verify_workers(events: int) -> int:
     off Linux: a fork without exec is not safe everywhere, macOS's system libraries for one)."""
     if events < VERIFY_PARALLEL_MIN or not sys.platform.startswith("linux"):
         return 1
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(cpus, 4))
+    return max(1, min(cores.usable(), 4))
 
 
 class _Stretch(msgspec.Struct, array_like=True):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from cristal_events import cores
 from cristal_events.errors import ReadModelsBehind
 from cristal_events.i18n import _
 
@@ -294,18 +295,11 @@ def _plain_rows(rows: list[Any], table: Any) -> list[Any]:
 
 
 def _free_core() -> bool:
-    """Whether a second process would find a core of its own: this process may run on two or more
-    and the load average of the last minute leaves at least one of them idle. On a busy machine the
-    two processes share the cores the others leave, and a rebuild in two processes measured 1.4 to
-    1.7 x slower than in one (benchmarks/README.md, "Levers, A/B")."""
-    if not hasattr(os, "fork"):
-        return False
-    try:
-        cores = len(os.sched_getaffinity(0))
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return False
-    return cores > 1 and load <= cores - 1
+    """Whether a second process would find a core of its own (``cristal_events.cores.idle``: the
+    tasks runnable now besides this one leave a core idle). On a busy machine the two processes
+    share the cores the others leave, and a rebuild in two processes measured 1.4 to 1.7 x slower
+    than in one (benchmarks/README.md, "Levers, A/B")."""
+    return hasattr(os, "fork") and cores.idle() >= 1
 
 
 class _ChildFailed(Exception):

@@ -32,6 +32,7 @@ from typing import Any
 
 import msgspec
 
+from .. import cores
 from .diff import Change
 from .walk import SessionInfo, Step, involved, sessions
 
@@ -233,12 +234,7 @@ def two_cores() -> bool:
     (``projections.runner``, which waits for an idle core), the site's won 2 of 3 A/B rounds even
     with the machine's load at 7-9 on 2 cores (24.6 s against 34.2 s for 100k events: the scheduler
     gives each process its share), so it does not look at the load (benchmarks/README.md)."""
-    if not hasattr(os, "fork"):
-        return False
-    try:
-        return len(os.sched_getaffinity(0)) > 1
-    except (AttributeError, OSError):
-        return False
+    return hasattr(os, "fork") and cores.usable() > 1
 
 
 def forkable(camp: Any) -> bool:

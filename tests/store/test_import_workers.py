@@ -47,12 +47,15 @@ def forks(monkeypatch):
 
 
 def test_workers_only_where_a_core_is_idle(monkeypatch):
+    from cristal_events import cores
+
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
-    for load, workers in ((0.2, 2), (2.5, 1), (3.1, 0), (9.0, 0)):  # one core always kept for the chain
-        monkeypatch.setattr(os, "getloadavg", lambda load=load: (load, load, load))
+    # the tasks runnable now, this one included: one core is always kept for the chain
+    for runnable, workers in ((1, 2), (2, 2), (3, 1), (4, 0), (9, 0)):
+        monkeypatch.setattr(cores, "_runnable_now", lambda n=runnable: n)
         assert log_rows.import_workers() == workers
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
-    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(cores, "_runnable_now", lambda: 1)
     assert log_rows.import_workers() == 0  # one core: nothing to share it with
 
 
