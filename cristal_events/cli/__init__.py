@@ -35,7 +35,6 @@ with imports_paused():  # the process's modules: cristal_events.imports_paused s
     from ..rulesets import BUILTIN as BUILTIN_RULESETS
     from ..rulesets import get as ruleset_get
     from ..rulesets import names as ruleset_names
-    from . import listing
 
 i18n.translate_click()  # click's own texts ("Usage:", "Error: ...") in the current language too
 
@@ -110,6 +109,8 @@ def ruleset_command(name: str, cmd_name: str) -> click.Command | None:
 def _listed(ruleset: str, lang: str | None = None) -> dict[str, str] | None:
     """The static listing of a built-in ruleset's commands (name -> first paragraph of its help, in
     ``lang``; :mod:`.listing`), or None for a ruleset it does not hold."""
+    from . import listing  # the --help listing's table: a command typed needs none of it
+
     table = listing.LISTING.get(ruleset) if ruleset in BUILTIN_RULESETS else None
     return None if table is None else table[lang or i18n.current()]
 
@@ -232,6 +233,8 @@ class CristalGroup(click.Group):
         """The ``Commands:`` section of ``--help``, from the static listing (:mod:`.listing`), so that
         the listing imports no command module; a ruleset the listing does not hold (a plug-in) is
         listed from its commands. Each short help is cut by click itself, as for a loaded command."""
+        from . import listing
+
         lang = i18n.current()
         shown = dict(listing.LISTING["core"][lang])
         for rs in self._ruleset_for(ctx):
@@ -318,7 +321,7 @@ def _sealed_notice(ctx: click.Context) -> None:
     obj = ctx.obj if isinstance(ctx.obj, dict) else {}
     db = obj.get("db")
     shared = obj.get("shared_campaign")  # a face holding the campaign open (cli/inprocess.py): read there
-    sealed = shared.sealed() if shared is not None else None
+    sealed = shared.sealed() if shared is not None else ctx.meta.get("cristal.sealed")  # common.SEALED_KEY
     if sealed is None:
         sealed = Store.sealed_of(db) if db else []
     if len(sealed) == 1:
