@@ -16,18 +16,22 @@ class imports_paused:
     Importing creates objects that live as long as the process (classes, functions, tables), so the
     collections the allocations trigger meanwhile (about 50 while a one-shot command imports what it
     needs) traverse them for nothing, and every later full collection (and the interpreter's exit)
-    would again; ``gc.freeze()`` moves them out of the collector's sight. Re-entrant: an inner pause
-    leaves the collector to the outer one; a process that disabled the collector keeps it disabled
-    and nothing is frozen. (The standard library has no such helper; benchmarks/README.md, "Eighth
-    session: the one-shot CLI write", has the A/B.)"""
+    would again; ``gc.freeze()`` moves them out of the collector's sight. Only a pause that imported
+    a module freezes (a long-lived process, the web table, pauses around every command it resolves but
+    imports each module once, so what it freezes is bounded). Re-entrant: an inner pause leaves the
+    collector to the outer one; a process that disabled the collector keeps it disabled and nothing is
+    frozen. (The standard library has no such helper; benchmarks/README.md, "Eighth session: the
+    one-shot CLI write", has the A/B.)"""
 
     def __enter__(self) -> None:
         self.was_enabled = _gc.isenabled()
+        self.modules = len(_sys.modules)
         _gc.disable()
 
     def __exit__(self, *exc: object) -> None:
         if self.was_enabled:
-            _gc.freeze()
+            if len(_sys.modules) > self.modules:
+                _gc.freeze()
             _gc.enable()
 
 
