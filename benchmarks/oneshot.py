@@ -7,9 +7,11 @@ fresh venv: ``run.installed_python``), ``cristal xp award`` and ``cristal note``
 turns in each round; it prints each median (wall and CPU time of the process), its ratio to the
 baselines, and the load average before and after.
 
-``--tree OTHER`` adds the same commands from another source tree (e.g. ``git worktree add /tmp/before
-HEAD~3``, or ``git archive`` of a commit unpacked), its own wheel in its own venv, in the same rounds: the
-A/B of a change to the start-up (benchmarks/README.md, "One-shot CLI write").
+``--tree OTHER`` (repeatable) adds the same commands from another source tree (e.g. ``git archive`` of a
+commit unpacked into ``/tmp/before``), its own wheel in its own venv, in the same rounds: the A/B of a
+change to the start-up (benchmarks/README.md, "One-shot CLI write"); ``--commands "xp award"`` times only
+that command of each tree. The wall time of a process and its CPU time (user + system) are both printed:
+on a shared machine the CPU time is the steadier signal.
 """
 
 from __future__ import annotations
@@ -68,12 +70,16 @@ def timed(argv: list[str], cwd: str, stdin: bytes | None = None) -> tuple[float,
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=20, help="rounds, every command once in each (default 20)")
-    ap.add_argument("--tree", type=Path, default=None, help="a second source tree to time beside this one")
+    ap.add_argument("--tree", type=Path, action="append", default=[],
+                    help="another source tree to time beside this one (repeatable; labelled by its folder's name)")
+    ap.add_argument("--commands", default="xp award,note,--help",
+                    help="the engine's commands to time, among xp award, note, --help (default: all three)")
     a = ap.parse_args()
+    wanted = {c.strip() for c in a.commands.split(",")}
     folder = tempfile.mkdtemp(prefix="cristal-oneshot-")
     try:
         template = run.generator.cached(10_000, quiet=True)  # the benchmark's cached 10k campaign (read only)
-        trees = {"this": run.ROOT, **({"other": a.tree.resolve()} if a.tree else {})}
+        trees = {"this": run.ROOT, **{t.resolve().name: t.resolve() for t in a.tree}}
         cmds: dict[str, tuple[list[str], str, bytes | None]] = {}
         floor_py = None
         for label, tree in trees.items():
@@ -85,9 +91,10 @@ def main() -> None:
             who = next(iter(run.open_campaign(db).state().rules.characters))
             away = os.path.dirname(os.path.dirname(py))  # not the source tree: -c puts the cwd first
             code = ["-c", "from cristal_events.cli import main; main()", "--db", db]
-            cmds[f"{label}: xp award"] = ([py, *code, "xp", "award", who, "5", "--reason", "bench"], away, None)
-            cmds[f"{label}: note"] = ([py, *code, "note", "bench one-shot"], away, None)
-            cmds[f"{label}: --help"] = ([py, *code, "--help"], away, None)
+            for name, args in (("xp award", ["xp", "award", who, "5", "--reason", "bench"]),
+                               ("note", ["note", "bench one-shot"]), ("--help", ["--help"])):
+                if name in wanted:
+                    cmds[f"{label}: {name}"] = ([py, *code, *args], away, None)
         assert floor_py is not None
         away = os.path.dirname(os.path.dirname(floor_py))
         cmds["import click, msgspec, sqlite3"] = ([floor_py, "-c", "import sqlite3, click, msgspec"], away, None)
@@ -109,9 +116,12 @@ def main() -> None:
         cpu = {k: statistics.median(t[1] for t in v) for k, v in times.items()}
         lib, su = wall["import click, msgspec, sqlite3"], wall["sqlite-utils insert"]
         print(f"{a.rounds} rounds, medians; load average {load:.2f} before, {os.getloadavg()[0]:.2f} after")
-        print(f"{'command':<34} {'wall ms':>8} {'cpu ms':>8} {'/ import':>9} {'/ sqlite-utils':>15}")
+        lib_cpu, su_cpu = cpu["import click, msgspec, sqlite3"], cpu["sqlite-utils insert"]
+        print(f"{'command':<34} {'wall ms':>8} {'cpu ms':>8} {'/ import':>9} {'/ sqlite-utils':>15} "
+              f"{'cpu / import':>13} {'cpu / s-u':>10}")
         for k in cmds:
-            print(f"{k:<34} {wall[k] * 1000:8.1f} {cpu[k] * 1000:8.1f} {wall[k] / lib:8.2f}x {wall[k] / su:14.2f}x")
+            print(f"{k:<34} {wall[k] * 1000:8.1f} {cpu[k] * 1000:8.1f} {wall[k] / lib:8.2f}x {wall[k] / su:14.2f}x "
+                  f"{cpu[k] / lib_cpu:12.2f}x {cpu[k] / su_cpu:9.2f}x")
         print("goal: xp award <= 1.5 x import click, msgspec, sqlite3 and <= 0.7 x sqlite-utils insert")
     finally:
         shutil.rmtree(folder, ignore_errors=True)

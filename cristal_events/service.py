@@ -64,6 +64,11 @@ SNAPSHOT_EVERY = int(os.environ.get("CRISTAL_SNAPSHOT_EVERY", "1000"))
 #: as the log grows, so the cache stays linear in the state's size (not quadratic) and time travel
 #: still folds at most two spacings (~1/32 of the log) from the snapshot before the position
 SNAPSHOT_KEEP = int(os.environ.get("CRISTAL_SNAPSHOT_KEEP", "64"))
+#: a command that leaves the newest snapshot this many events or more behind the head writes one at the
+#: head (the older one of its bucket that was not the bucket's first is dropped): a campaign opened for
+#: the next command (a one-shot CLI process) folds at most this many events from it, not up to
+#: SNAPSHOT_EVERY (benchmarks/README.md, "Eighth session: the one-shot CLI write")
+SNAPSHOT_BEHIND = int(os.environ.get("CRISTAL_SNAPSHOT_BEHIND", "250"))
 
 
 def snapshot_spacing(last_position: int) -> int:
@@ -391,6 +396,7 @@ class Campaign:
         self._world: World | None = None
         self._before: World | None = None  # the state before this campaign's last command
         self._travelled: World | None = None  # the last state world_at had to rebuild
+        self._snapshot_at = 0  # the position of the newest snapshot this campaign read or wrote
         self._evolvers: dict[type, Any] = {}  # the ruleset's typed evolver of each event class, found once
         #: what :meth:`warn` reported: a snapshot ignored, or "Recorded (position N) but ..." for each
         #: command whose hooks failed after its commit (the CLI prints each on stderr as it is reported
@@ -474,6 +480,7 @@ class Campaign:
         world = self._world
         if world is None:
             world = self._load_snapshot(None) or self._initial()
+            self._snapshot_at = world.core.position
         last = self.store.last_position()
         if world.core.position < last:
             for rec in self.store.read_all(after=world.core.position, hashes=False):
@@ -570,14 +577,26 @@ class Campaign:
         return True
 
     def _maybe_snapshot(self, world: World, before: int) -> None:
-        if SNAPSHOT_EVERY > 0 and world.core.position // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
+        """A snapshot after a command that crossed a multiple of SNAPSHOT_EVERY, or that leaves the
+        newest snapshot SNAPSHOT_BEHIND events or more behind (then the snapshots are thinned to the
+        first of each bucket and the latest one, so that a bucket holds at most two)."""
+        position = world.core.position
+        if SNAPSHOT_EVERY <= 0:
+            return
+        if position // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
             if self.write_snapshot(world):
-                self._thin_snapshots(world.core.position)
+                self._snapshot_at = position
+                self._thin_snapshots(position)
+        elif SNAPSHOT_BEHIND > 0 and position - self._snapshot_at >= SNAPSHOT_BEHIND:
+            if self.write_snapshot(world):
+                self._snapshot_at = position
+                self._thin_snapshots(position, always=True)
 
-    def _thin_snapshots(self, last: int) -> None:
-        """Keep the first snapshot of each ``snapshot_spacing(last)`` bucket, and the latest one."""
+    def _thin_snapshots(self, last: int, *, always: bool = False) -> None:
+        """Keep the first snapshot of each ``snapshot_spacing(last)`` bucket, and the latest one
+        (``always``: also while the spacing is SNAPSHOT_EVERY, after a snapshot written at the head)."""
         spacing = snapshot_spacing(last)
-        if spacing == SNAPSHOT_EVERY:
+        if spacing == SNAPSHOT_EVERY and not always:
             return
         key = self._state_key()
         seen: set[int] = set()

@@ -13,6 +13,7 @@ on the terminal.
 
 from __future__ import annotations
 
+import atexit
 import copy as _copy
 import importlib
 import inspect
@@ -22,16 +23,18 @@ import sys
 from functools import cache
 from typing import Any
 
-import click
+from .. import imports_paused
 
-from .. import __version__, i18n
-from ..display import visible
-from ..errors import CristalError
-from ..i18n import N_, _
-from ..rulesets import BUILTIN as BUILTIN_RULESETS
-from ..rulesets import get as ruleset_get
-from ..rulesets import names as ruleset_names
-from . import listing
+with imports_paused():  # the process's modules: cristal_events.imports_paused says why
+    import click
+
+    from .. import __version__, i18n
+    from ..display import visible
+    from ..errors import CristalError
+    from ..i18n import N_, _
+    from ..rulesets import BUILTIN as BUILTIN_RULESETS
+    from ..rulesets import get as ruleset_get
+    from ..rulesets import names as ruleset_names
 
 i18n.translate_click()  # click's own texts ("Usage:", "Error: ...") in the current language too
 
@@ -106,6 +109,8 @@ def ruleset_command(name: str, cmd_name: str) -> click.Command | None:
 def _listed(ruleset: str, lang: str | None = None) -> dict[str, str] | None:
     """The static listing of a built-in ruleset's commands (name -> first paragraph of its help, in
     ``lang``; :mod:`.listing`), or None for a ruleset it does not hold."""
+    from . import listing  # the --help listing's table: a command typed needs none of it
+
     table = listing.LISTING.get(ruleset) if ruleset in BUILTIN_RULESETS else None
     return None if table is None else table[lang or i18n.current()]
 
@@ -228,6 +233,8 @@ class CristalGroup(click.Group):
         """The ``Commands:`` section of ``--help``, from the static listing (:mod:`.listing`), so that
         the listing imports no command module; a ruleset the listing does not hold (a plug-in) is
         listed from its commands. Each short help is cut by click itself, as for a loaded command."""
+        from . import listing
+
         lang = i18n.current()
         shown = dict(listing.LISTING["core"][lang])
         for rs in self._ruleset_for(ctx):
@@ -246,7 +253,8 @@ class CristalGroup(click.Group):
             formatter.write_dl(rows)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        cmd = self._command(ctx, cmd_name)
+        with imports_paused():  # the command's module, its ruleset's: cristal_events.imports_paused
+            cmd = self._command(ctx, cmd_name)
         if cmd is not None and ctx.resilient_parsing:  # a shell's Tab (or a lenient parse): names complete
             from .completion import attach
 
@@ -313,7 +321,7 @@ def _sealed_notice(ctx: click.Context) -> None:
     obj = ctx.obj if isinstance(ctx.obj, dict) else {}
     db = obj.get("db")
     shared = obj.get("shared_campaign")  # a face holding the campaign open (cli/inprocess.py): read there
-    sealed = shared.sealed() if shared is not None else None
+    sealed = shared.sealed() if shared is not None else ctx.meta.get("cristal.sealed")  # common.SEALED_KEY
     if sealed is None:
         sealed = Store.sealed_of(db) if db else []
     if len(sealed) == 1:
@@ -359,13 +367,54 @@ def _warn(message: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point (``cristal``)."""
+    """Console entry point (``cristal``). Called without ``argv`` (the program itself, reading
+    ``sys.argv``), the process ends as soon as the command has (:func:`_end_process`)."""
     try:
         cli.main(args=argv, prog_name="cristal")
     except BrokenPipeError:  # the reader of a pipe went away (cristal log | head): stop quietly
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _quiet_stdout()
         sys.exit(1)
     except KeyboardInterrupt:
         click.echo(_("Error: interrupted; nothing more was written."), err=True)
         sys.exit(130)
+    except SystemExit as exc:  # click's standalone mode always ends so, with the command's exit status
+        if argv is None:
+            _end_process(exc.code)
+        raise
+
+
+def _quiet_stdout() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+def _end_process(code: object) -> None:
+    """End the ``cristal`` process with ``code`` now: the exit handlers run (``atexit``) and the
+    standard streams are flushed, then ``os._exit``, without the interpreter's teardown, which frees
+    every object and module one by one (for a one-shot command about a fifth of its time, more than
+    the command's own work: benchmarks/README.md, "Eighth session: the one-shot CLI write"). Every
+    file and connection the command opened is closed already (click closed its contexts; the
+    campaign's close checkpointed the WAL). Returns (the caller exits as usual) when a thread other
+    than this one runs (a normal exit waits for it), when a profiler or a tracer (coverage) is
+    active (it writes its report at the teardown), or for an exit code that is not a number."""
+    import threading  # imported already (by sqlite3's dbapi2 and click): no start-up cost
+
+    exit_funcs = getattr(atexit, "_run_exitfuncs", None)  # what the teardown runs first (CPython)
+    if (exit_funcs is None or threading.active_count() > 1 or sys.getprofile() is not None
+            or sys.gettrace() is not None or not (code is None or isinstance(code, int))):
+        return
+    exit_funcs()
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except BrokenPipeError:  # as above: the reader went away
+        _quiet_stdout()
+        code = 1
+    except (OSError, ValueError):  # a closed stream
+        code = code or 120  # what the interpreter's own last flush reports
+    try:
+        if sys.stderr is not None:
+            sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(code or 0)

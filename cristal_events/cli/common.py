@@ -9,6 +9,7 @@ C1 and format characters).
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any, NoReturn
@@ -18,12 +19,15 @@ import msgspec
 
 from .. import bounds, i18n
 from ..display import inert_json, visible
-from ..errors import DiceError
+from ..errors import CristalError, DiceError
 from ..i18n import _
 from ..service import Campaign, RecordedEvent
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
 SECRET_KEY = "cristal.secret"
+#: the last session's secret rolls still sealed, as :func:`run` found them on the campaign it opened
+#: (``cli._sealed_notice`` prints their count without a connection of its own)
+SEALED_KEY = "cristal.sealed"
 
 
 def _remember_secret(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
@@ -80,6 +84,8 @@ def run(ctx: click.Context, command: Any, as_json: bool, dice: list[int] | None 
     camp = open_campaign(ctx, write=True)
     secret = bool(ctx.meta.get(SECRET_KEY))
     recs = camp.execute(command, actor=actor(ctx), faces=dice, secret=secret)
+    if ctx.obj.get("shared_campaign") is None:
+        ctx.meta[SEALED_KEY] = _still_sealed(camp)
     if camp.last_sealed:  # a secret roll: its events, for the game master's eyes only
         return _show_sealed(camp, recs, as_json)
     extra, show = then(camp) if then is not None else ({}, None)
@@ -96,6 +102,19 @@ def run(ctx: click.Context, command: Any, as_json: bool, dice: list[int] | None 
     if show is not None:
         show()
     return recs
+
+
+def _still_sealed(camp: Campaign) -> list[int] | None:
+    """The positions of the last session's secret rolls still sealed, read on the campaign the command
+    ran on (its state is current: the command was decided on it), as ``cli.inprocess.Kept.sealed``
+    reads them; None when they cannot be read (the notice peeks then, as before)."""
+    try:
+        start = camp.store.last_session_start()
+        if start is None:
+            return []
+        return [p for p in camp.state().core.sealed if p > start]
+    except (CristalError, sqlite3.Error):
+        return None
 
 
 def _show_sealed(camp: Campaign, recs: list[RecordedEvent], as_json: bool) -> list[RecordedEvent]:

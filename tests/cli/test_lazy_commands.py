@@ -124,8 +124,9 @@ def test_a_one_shot_note_imports_only_what_it_needs(party):
 def test_a_one_shot_xp_award_imports_only_what_it_needs(party):
     modules, text = _modules_after("--db", str(party), "xp", "award", "thor", "5", "--reason", "bench")
     assert "thor receives 5 XP (bench)" in text
-    assert "cristal_events.cli.cristal.characters" in modules
+    assert "cristal_events.cli.cristal.xp" in modules  # the XP commands' own module, not the characters' one
     unneeded = [m for m in (*NEVER_IN_A_WRITE, *OTHER_COMMAND_MODULES, "cristal_events.cli.campaign",
-                            "cristal_events.cli.cristal.combat", "cristal_events.cli.cristal.magic")
+                            "cristal_events.cli.cristal.characters", "cristal_events.cli.cristal.combat",
+                            "cristal_events.cli.cristal.magic")
                 if m in modules]
     assert unneeded == []

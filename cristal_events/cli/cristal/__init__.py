@@ -7,8 +7,9 @@ the modules' ``COMMANDS`` lists).
 
 from __future__ import annotations
 
-PARTS = {name: "characters" for name in ("character", "xp", "item", "gold", "rest", "damage", "heal",
+PARTS = {name: "characters" for name in ("character", "item", "gold", "rest", "damage", "heal",
                                               "alignment", "state", "content", "check", "ability", "bleed")}
+PARTS["xp"] = "xp"
 PARTS["combat"] = "combat"
 PARTS["magic"] = "magic"
 

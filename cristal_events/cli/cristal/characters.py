@@ -1,4 +1,5 @@
-"""Lois du Cristal character commands: creation, XP, equipment, gold, rest, health, sheets, content packs.
+"""Lois du Cristal character commands: creation, equipment, gold, rest, health, sheets, content packs
+(the XP commands are in :mod:`.xp`).
 
 Each command parses its arguments into a command Struct of :mod:`.characters`, runs it through
 ``Campaign.execute`` and prints what was recorded (``--json`` for scripts). Signed amounts such as
@@ -24,7 +25,7 @@ from cristal_events.cli.common import (
 )
 from cristal_events.errors import CristalError, RuleError
 from cristal_events.rulesets.cristal import characters as C
-from cristal_events.rulesets.cristal.content import FIXED_STATES, parse_file, provenance
+from cristal_events.rulesets.cristal.content import parse_file, provenance
 from cristal_events.rulesets.cristal.texts import N_, _
 
 SIGNED = {"ignore_unknown_options": True}
@@ -33,7 +34,6 @@ SIGNED = {"ignore_unknown_options": True}
 #: a fixed-state adjustment ``STAT=N`` (--set, --mod, --penalty) and a potion's ``NAME=PM``
 STAT_PAIR = IntPair("STAT=N like FRC=+1")
 PM_PAIR = IntPair("NAME=PM")
-XP_AMOUNT = INT.named(N_("XP amount"))
 
 
 # ---------------------------------------------------------------------------- character
@@ -132,57 +132,6 @@ def sur_effort_cmd(ctx: click.Context, character_id: str, stat: str, reason: str
     Example: cristal check sur-effort thor FRC --reason "La herse tombe sur Lia" --dice 5
     """
     run(ctx, C.SurEffort(character=character_id, stat=stat, reason=reason), as_json, dice)
-
-
-# ---------------------------------------------------------------------------- xp
-@click.group("xp")
-def xp_group() -> None:
-    """Award and spend experience points (L383-L395).
-
-    Example: cristal xp award --all 600 --reason "Starting XP (L1478)"
-    """
-
-
-@xp_group.command("award", context_settings=SIGNED)
-@click.argument("args", nargs=-1)
-@click.option("--all", "all_", is_flag=True, help="Every living character.")
-@click.option("--reason", default="", help="Why the XP is given (required).")
-@json_option
-@click.pass_context
-def award_cmd(ctx: click.Context, args: tuple[str, ...], all_: bool, reason: str, as_json: bool) -> None:
-    """Award XP to characters: ID... AMOUNT, or --all AMOUNT.
-
-    Example: cristal xp award thor lia 60 --reason "Goblins of the inn"
-    """
-    if not args:
-        raise RuleError(_("xp award needs an AMOUNT (and character ids or --all)."))
-    ids, amount = tuple(args[:-1]), XP_AMOUNT.convert(args[-1], None, ctx)  # the variadic ids come first
-    run(ctx, C.AwardXp(characters=ids, all=all_, amount=amount, reason=reason), as_json)
-
-
-@xp_group.command("buy")
-@click.argument("character_id")
-@click.argument("kind", type=click.Choice(["level", "technique", "spell"]))
-@click.argument("name")
-@click.option("--stat", default=None, help="For a level: the fixed state that gains +1 (L66).")
-@click.option("--cost", type=INT.named(N_("Cost")), default=None, help="For a spell: the GM's price when the book prints none.")
-@json_option
-@click.pass_context
-def buy_cmd(ctx: click.Context, character_id: str, kind: str, name: str, stat: str | None, cost: int | None,
-            as_json: bool) -> None:
-    """Spend XP on a global level (to CLASS), a technique's next level, or a spell.
-
-    Example: cristal xp buy thor level Guerrier --stat FRC
-    """
-    if kind == "level":
-        if not stat:
-            raise RuleError(_("A level needs --stat, one of {fixed_states} (L66).").format(fixed_states=', '.join(FIXED_STATES)))
-        cmd: Any = C.BuyLevel(character=character_id, class_name=name, stat=stat)
-    elif kind == "technique":
-        cmd = C.BuyTechnique(character=character_id, technique=name)
-    else:
-        cmd = C.LearnSpell(character=character_id, spell=name, cost=cost)
-    run(ctx, cmd, as_json)
 
 
 # ---------------------------------------------------------------------------- items
@@ -490,5 +439,5 @@ def bleed_cmd(ctx: click.Context, character_id: str, minutes: int, as_json: bool
     run(ctx, C.Bleed(character=character_id, minutes=minutes), as_json)
 
 
-COMMANDS = [character_group, check_group, xp_group, item_group, gold_cmd, rest_cmd, damage_cmd, heal_cmd, alignment_cmd,
+COMMANDS = [character_group, check_group, item_group, gold_cmd, rest_cmd, damage_cmd, heal_cmd, alignment_cmd,
             state_cmd, content_group, ability_cmd, bleed_cmd]
