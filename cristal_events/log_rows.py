@@ -121,27 +121,42 @@ def still_sealed(rows: Iterable[Sequence[Any]]) -> list[int]:
     return sealed
 
 
-def decoded(rows: Iterable[Sequence[Any]], codec: Any, tail: tuple[str, ...]) -> Iterator[RecordedEvent]:
+def decoded(rows: Iterable[Sequence[Any]] | Callable[[], Iterable[Sequence[Any]]], codec: Any, tail: tuple[str, ...],
+            *, errors: tuple[type[Exception], ...] = (),
+            translate: Callable[[Exception], Exception] | None = None) -> Iterator[RecordedEvent]:
     """The log's rows as recorded events (``codec`` None: not decoded), the replay's hot path for both
     stores: a row of a type already decoded at its class's schema version goes straight to that class's
     decoder; anything else (a type not seen yet, an older version to upcast, a newer one, an invalid
     payload) goes through ``Codec.read``, which builds the decoder, upcasts or raises the one-sentence
-    EventDecodeError. ``tail``: the two hashes as empty strings when the rows were read without them."""
-    if codec is None:
+    EventDecodeError. ``tail``: the two hashes as empty strings when the rows were read without them.
+
+    ``rows`` may be a function returning them (the store's query), called at the first step, so that
+    nothing is read before the caller iterates; an exception of ``errors`` raised while reading (the
+    driver's) is raised as ``translate(exc)``. That way the store returns this generator itself and a
+    replay resumes one frame per event, not one per level of generators wrapping it (measured:
+    benchmarks/README.md, "Eighth session")."""
+    try:
+        if callable(rows):
+            rows = rows()
+        if codec is None:
+            for r in rows:
+                yield RecordedEvent(*r, *tail)
+            return
+        current, slow, invalid = codec.current, codec.read, (msgspec.ValidationError, msgspec.DecodeError)
         for r in rows:
-            yield RecordedEvent(*r, *tail)
-        return
-    current, slow, errors = codec.current, codec.read, (msgspec.ValidationError, msgspec.DecodeError)
-    for r in rows:
-        entry = current.get(r[4])
-        if entry is not None and entry[0] == r[5]:
-            try:
-                ev = entry[1](r[6])
-            except errors:
+            entry = current.get(r[4])
+            if entry is not None and entry[0] == r[5]:
+                try:
+                    ev = entry[1](r[6])
+                except invalid:
+                    ev = slow(r[4], r[5], r[6])
+            else:
                 ev = slow(r[4], r[5], r[6])
-        else:
-            ev = slow(r[4], r[5], r[6])
-        yield RecordedEvent(*r, *tail, ev)  # type: ignore[call-arg]  # the row's 14 columns, then the event
+            yield RecordedEvent(*r, *tail, ev)  # type: ignore[call-arg]  # the row's 14 columns, then the event
+    except errors as exc:
+        if translate is None:
+            raise
+        raise translate(exc) from None
 
 
 # ------------------------------------------------------------------------------ the import pipeline

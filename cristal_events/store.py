@@ -723,12 +723,12 @@ class Store:
             args.append(session)
         columns = _COLUMNS if hashes else _COLUMNS_NO_HASHES
         sql = f"SELECT {columns} FROM {source} WHERE {' AND '.join(where)} ORDER BY position"
-        yield from self._rows(sql, args, decode, hashes)
+        return self._rows(sql, args, decode, hashes)
 
     def read_stream(self, stream: str, after_version: int = 0, *, decode: bool = True) -> Iterator[RecordedEvent]:
         """The events of one stream after ``after_version``, in stream order."""
         sql = f"SELECT {_COLUMNS} FROM events WHERE stream = ? AND version > ? ORDER BY version"
-        yield from self._rows(sql, [stream, after_version], decode)
+        return self._rows(sql, [stream, after_version], decode)
 
     def get(self, position: int) -> RecordedEvent | None:
         """The event at one position, or None."""
@@ -828,14 +828,17 @@ class Store:
         return self.conn.execute(Store._LAST_SESSION_START).fetchone()[0]
 
     def _rows(self, sql: str, args: list[Any], decode: bool, hashes: bool = True) -> Iterator[RecordedEvent]:
-        codec = self.codec if decode else None
+        """The rows of ``sql`` as recorded events, read when the caller first iterates: the generator
+        of :func:`log_rows.decoded` itself (the hot path), which runs the query at its first step and
+        raises an SQLite error as the store's sentence; not wrapped in generators of its own (read_all,
+        read_stream and this one return it), so a replay resumes one frame per event."""
         # without the hash columns the SELECT returns 12 values and the two hashes are given here
         # as empty strings (fetching a constant column still costs a call into SQLite per row)
-        tail = () if hashes else ("", "")
-        try:
-            yield from decoded(self.conn.execute(sql, args), codec, tail)  # log_rows.decoded: the hot path
-        except sqlite3.Error as exc:
-            raise translate_sqlite_error(exc, self.path) from None
+        return decoded(lambda: self.conn.execute(sql, args), self.codec if decode else None,
+                       () if hashes else ("", ""), errors=(sqlite3.Error,), translate=self._sqlite_failure)
+
+    def _sqlite_failure(self, exc: Exception) -> Exception:
+        return translate_sqlite_error(exc, self.path)  # type: ignore[arg-type]  # only sqlite3.Error reaches it
 
     # ---------------------------------------------------------------- verifying
     def _stretches(self, workers: int | None, progress: Any = None) -> list["_Stretch"]:
