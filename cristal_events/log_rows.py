@@ -195,7 +195,7 @@ def validated(rows: Iterable[Sequence[Any]], validate: Callable[[str, int, str],
     yielded; ``validate`` None: the rows as they are.
 
     An import of more than ``parallel_min`` rows (default :data:`IMPORT_PARALLEL_MIN`) validates in
-    ``workers`` forked processes (default :func:`import_workers`, 0 on a busy machine) while this one
+    ``workers`` forked processes (default :func:`import_workers`, 0 on two cores or a busy machine) while this one
     chains and inserts: decoding a payload to its typed event needs the GIL, so a thread would not help. A worker only
     says which row of its chunk failed first; that row is validated again here, so the exception is
     exactly the one the validation raises in this process, and the first bad row in log order is the
@@ -260,12 +260,15 @@ def _settle(chunk: list[Sequence[Any]], worker: _Validator | None, validate: Cal
 
 
 def import_workers() -> int:
-    """The worker processes an import validates in: one per core left idle beside this process
-    (busy chaining and inserting; ``cristal_events.cores.idle``), at most two; 0 (validate here) on
-    a busy machine, where the workers would share the cores the others leave and only add their
-    hand-over (measured slower: benchmarks/README.md, "Levers, A/B"), as the rebuild decides for its
-    second process (``projections.runner._free_core``)."""
-    return min(cores.idle(), 2)
+    """The worker processes an import validates in: one per core left idle beside the two this
+    process keeps busy (its thread chaining and binding the rows, and SQLite's inserts on its writer
+    thread, :meth:`Store._pipelined`; ``cristal_events.cores.idle`` counts this process as one), at
+    most two; 0 (validate here) on a machine of two cores, or a busy one. A worker costs more CPU
+    than it takes off this process (the hand-over, and the copy-on-write of the pages this process
+    touches after the fork: 100k rows, 0.62 s in the worker for 0.15 s less here; 1M, 5.4 s for
+    1.9 s), so it pays only on a core nobody else needs (benchmarks/README.md, "Eighth session");
+    as the rebuild decides for its second process (``projections.runner._free_core``)."""
+    return min(max(cores.idle() - 1, 0), 2)
 
 
 class _Validator:
