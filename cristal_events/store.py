@@ -21,7 +21,7 @@ import sqlite3
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -72,6 +72,10 @@ _MOVED = (sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
 _CANONICAL = ("prev_hash, position, event_id, stream, version, type, schema_version, payload, recorded_at, "
               "session, actor, causation_id, correlation_id")
 _SQLITE_MAX_INT = 2**63 - 1  # the largest integer SQLite binds
+#: an import of at least so many rows into an empty log goes through the rollback journal
+#: (Store._rollback_journal): its two switches and syncs cost about 19 ms, which the rows repay from
+#: about 6,000 on (3.3 us a row; benchmarks/README.md, "Eighth session")
+ROLLBACK_JOURNAL_MIN = 10_000
 
 _COLUMNS = (
     "position, event_id, stream, version, type, schema_version, payload, recorded_at, session, actor, "
@@ -320,11 +324,26 @@ class Store:
         every row before it is chained; its exception rolls everything back. A big import runs it in
         a worker process while this one chains and writes (:func:`log_rows.validated`).
 
-        An import into an empty log outside a caller's transaction (``cristal copy``, a benchmark) is
-        written through SQLite's rollback journal rather than the WAL when no other connection has
-        the file open (:meth:`_rollback_journal`): the same rows, the same transaction."""
+        An import of :data:`ROLLBACK_JOURNAL_MIN` rows or more into an empty log outside a caller's
+        transaction (``cristal copy``, a benchmark) is written through SQLite's rollback journal
+        rather than the WAL when no other connection has the file open (:meth:`_rollback_journal`):
+        the same rows, the same transaction. So many rows are read before the transaction starts
+        (an error of the iterable among them is raised after the rows before it, as it would be)."""
         try:
-            with self._rollback_journal(), self.transaction(), closing(validated(rows, validate)) as checked:
+            journal: Any = nullcontext()
+            if not self._depth and not self.conn.in_transaction and self._head() == (0, GENESIS):
+                it = iter(rows)
+                head: list[Sequence[Any]] = []
+                try:
+                    for r in itertools.islice(it, ROLLBACK_JOURNAL_MIN):
+                        head.append(r)
+                except Exception as exc:  # noqa: BLE001 - raised in its place, after the rows before it
+                    rows = _then_raise(head, exc)
+                else:
+                    rows = itertools.chain(head, it)
+                    if len(head) == ROLLBACK_JOURNAL_MIN:
+                        journal = self._rollback_journal()
+            with journal, self.transaction(), closing(validated(rows, validate)) as checked:
                 position, prev = self._head()
                 return self._pipelined(chained(checked, position, prev, self._chunk_rows()))
         except sqlite3.Error as exc:
@@ -341,7 +360,7 @@ class Store:
         0.92 s (benchmarks/README.md, "Eighth session"). Only when nothing can notice: no caller's
         transaction, an empty log, the file in WAL mode, and no other connection on it (leaving the
         WAL needs the only connection; asked without waiting, else the import stays in the WAL). The
-        file is left in WAL mode, also by the next import into a log a killed import left empty (in
+        file is left in WAL mode, also by the next bulk import into a log a killed one left empty (in
         rollback mode: its journal rolled back when the file is next opened)."""
         conn = self.conn
         if self._depth or conn.in_transaction or self._head() != (0, GENESIS):
@@ -1189,6 +1208,12 @@ def _collect(child: tuple[int, int] | None) -> list[tuple[int, _Stretch]] | None
         return msgspec.msgpack.decode(data, type=list[tuple[int, _Stretch]])
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
+
+
+def _then_raise(rows: list[Sequence[Any]], exc: Exception) -> Iterator[Sequence[Any]]:
+    """``rows``, then ``exc`` raised (an import's iterable failed while its first rows were read ahead)."""
+    yield from rows
+    raise exc
 
 
 _switch = {"users": 0, "saved": 0.0}

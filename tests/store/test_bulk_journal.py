@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import cristal_events.store as S
 from cristal_events import init_campaign
 from cristal_events.errors import EventDecodeError
 from cristal_events.store import GENESIS, Store
@@ -26,6 +27,12 @@ def _rows(n: int, first: int = 0) -> list[tuple]:
     return [(f"00000000-0000-7000-8000-{i:012d}", "campaign", i + 1, "note.recorded", 1,
              f'{{"type":"note.recorded","text":"n{i}","topic":""}}', "2026-12-01T00:00:00+00:00", None,
              "GM", None, None) for i in range(first, first + n)]
+
+
+@pytest.fixture(autouse=True)
+def bulk_from_1000(monkeypatch):
+    """The rollback journal from 1,000 rows on (the threshold is 10,000), so that the tests stay small."""
+    monkeypatch.setattr(S, "ROLLBACK_JOURNAL_MIN", 1000)
 
 
 @pytest.fixture
@@ -95,15 +102,39 @@ def test_a_bad_row_writes_nothing_and_leaves_the_wal(tmp_path, codec):
     assert not Path(f"{tmp_path / 'a.db'}-journal").exists()
 
 
-def test_not_inside_a_callers_transaction_nor_into_a_log_with_events(tmp_path, codec):
+def test_not_inside_a_callers_transaction_nor_into_a_log_with_events_nor_for_a_few_rows(tmp_path, codec):
     store = Store.create(tmp_path / "a.db", codec)
     seen = _traced(store)
     with store.transaction():
-        assert store.import_rows(_rows(100)) == 100
+        assert store.import_rows(_rows(1500)) == 1500
     assert _journal_switches(seen) == []
-    assert store.import_rows(_rows(100, first=100)) == 100  # the log holds events: its appends stay in the WAL
+    assert store.import_rows(_rows(1500, first=1500)) == 1500  # the log holds events: they stay in the WAL
     assert _journal_switches(seen) == []
-    assert store.count() == 200 and store.verify().ok
+    assert store.count() == 3000 and store.verify().ok
+    store.close()
+    small = Store.create(tmp_path / "b.db", codec)
+    seen = _traced(small)
+    assert small.import_rows(_rows(999)) == 999  # fewer rows than the threshold: the switches cost more
+    assert _journal_switches(seen) == []
+    small.close()
+
+
+def test_an_iterable_failing_while_read_ahead_fails_after_the_rows_before_it(tmp_path, codec):
+    store = Store.create(tmp_path / "a.db", codec)
+    good = _rows(600)
+    bad = list(good)
+    bad[300] = (*bad[300][:5], "[]", *bad[300][6:])
+
+    def failing(rows):
+        yield from rows
+        raise OSError("the export file went away")
+
+    with pytest.raises(OSError, match="went away"):
+        store.import_rows(failing(good), validate=codec.decode)
+    with pytest.raises(EventDecodeError, match="Invalid 'note.recorded' payload"):  # the earlier bad row first
+        store.import_rows(failing(bad), validate=codec.decode)
+    assert store.count() == 0
+    assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     store.close()
 
 
@@ -133,7 +164,7 @@ def test_an_import_killed_midway_leaves_an_empty_log_that_imports_again(tmp_path
     assert Path(f"{db}-journal").exists()  # the hot journal of the rollback mode
     store = Store.open(db, codec)  # SQLite rolls the journal back
     assert store.count() == 0 and store.head() == (0, GENESIS)
-    assert store.import_rows(_rows(500), validate=codec.decode) == 500
+    assert store.import_rows(_rows(1500), validate=codec.decode) == 1500  # a bulk import: back to the WAL
     assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert store.verify().ok
     store.close()
