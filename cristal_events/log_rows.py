@@ -121,27 +121,42 @@ def still_sealed(rows: Iterable[Sequence[Any]]) -> list[int]:
     return sealed
 
 
-def decoded(rows: Iterable[Sequence[Any]], codec: Any, tail: tuple[str, ...]) -> Iterator[RecordedEvent]:
+def decoded(rows: Iterable[Sequence[Any]] | Callable[[], Iterable[Sequence[Any]]], codec: Any, tail: tuple[str, ...],
+            *, errors: tuple[type[Exception], ...] = (),
+            translate: Callable[[Exception], Exception] | None = None) -> Iterator[RecordedEvent]:
     """The log's rows as recorded events (``codec`` None: not decoded), the replay's hot path for both
     stores: a row of a type already decoded at its class's schema version goes straight to that class's
     decoder; anything else (a type not seen yet, an older version to upcast, a newer one, an invalid
     payload) goes through ``Codec.read``, which builds the decoder, upcasts or raises the one-sentence
-    EventDecodeError. ``tail``: the two hashes as empty strings when the rows were read without them."""
-    if codec is None:
+    EventDecodeError. ``tail``: the two hashes as empty strings when the rows were read without them.
+
+    ``rows`` may be a function returning them (the store's query), called at the first step, so that
+    nothing is read before the caller iterates; an exception of ``errors`` raised while reading (the
+    driver's) is raised as ``translate(exc)``. That way the store returns this generator itself and a
+    replay resumes one frame per event, not one per level of generators wrapping it (measured:
+    benchmarks/README.md, "Eighth session")."""
+    try:
+        if callable(rows):
+            rows = rows()
+        if codec is None:
+            for r in rows:
+                yield RecordedEvent(*r, *tail)
+            return
+        current, slow, invalid = codec.current, codec.read, (msgspec.ValidationError, msgspec.DecodeError)
         for r in rows:
-            yield RecordedEvent(*r, *tail)
-        return
-    current, slow, errors = codec.current, codec.read, (msgspec.ValidationError, msgspec.DecodeError)
-    for r in rows:
-        entry = current.get(r[4])
-        if entry is not None and entry[0] == r[5]:
-            try:
-                ev = entry[1](r[6])
-            except errors:
+            entry = current.get(r[4])
+            if entry is not None and entry[0] == r[5]:
+                try:
+                    ev = entry[1](r[6])
+                except invalid:
+                    ev = slow(r[4], r[5], r[6])
+            else:
                 ev = slow(r[4], r[5], r[6])
-        else:
-            ev = slow(r[4], r[5], r[6])
-        yield RecordedEvent(*r, *tail, ev)  # type: ignore[call-arg]  # the row's 14 columns, then the event
+            yield RecordedEvent(*r, *tail, ev)  # type: ignore[call-arg]  # the row's 14 columns, then the event
+    except errors as exc:
+        if translate is None:
+            raise
+        raise translate(exc) from None
 
 
 # ------------------------------------------------------------------------------ the import pipeline
@@ -160,9 +175,11 @@ def chained(rows: Iterable[Sequence[Any]], position: int, prev: str, size: int) 
     chunk: list[tuple[Any, ...]] = []
     for eid, stream, version, type_, sv, payload, when, session, actor, cause, corr in rows:
         position += 1
-        canon = (prev, position, eid, stream, version, type_, sv, payload, when, session, actor, cause, corr)
-        h = sha(enc(canon)).hexdigest()  # = row_hash(*canon)
-        chunk.append((*canon[1:], prev, h))
+        # = row_hash(prev, position, ...); the row built as a literal (not sliced from the canonical
+        # tuple): 10 % of the chain's time (benchmarks/README.md, "Eighth session")
+        h = sha(enc((prev, position, eid, stream, version, type_, sv, payload, when, session, actor, cause,
+                     corr))).hexdigest()
+        chunk.append((position, eid, stream, version, type_, sv, payload, when, session, actor, cause, corr, prev, h))
         prev = h
         if len(chunk) == size:
             yield chunk
@@ -178,7 +195,7 @@ def validated(rows: Iterable[Sequence[Any]], validate: Callable[[str, int, str],
     yielded; ``validate`` None: the rows as they are.
 
     An import of more than ``parallel_min`` rows (default :data:`IMPORT_PARALLEL_MIN`) validates in
-    ``workers`` forked processes (default :func:`import_workers`, 0 on a busy machine) while this one
+    ``workers`` forked processes (default :func:`import_workers`, 0 on two cores or a busy machine) while this one
     chains and inserts: decoding a payload to its typed event needs the GIL, so a thread would not help. A worker only
     says which row of its chunk failed first; that row is validated again here, so the exception is
     exactly the one the validation raises in this process, and the first bad row in log order is the
@@ -243,12 +260,15 @@ def _settle(chunk: list[Sequence[Any]], worker: _Validator | None, validate: Cal
 
 
 def import_workers() -> int:
-    """The worker processes an import validates in: one per core left idle beside this process
-    (busy chaining and inserting; ``cristal_events.cores.idle``), at most two; 0 (validate here) on
-    a busy machine, where the workers would share the cores the others leave and only add their
-    hand-over (measured slower: benchmarks/README.md, "Levers, A/B"), as the rebuild decides for its
-    second process (``projections.runner._free_core``)."""
-    return min(cores.idle(), 2)
+    """The worker processes an import validates in: one per core left idle beside the two this
+    process keeps busy (its thread chaining and binding the rows, and SQLite's inserts on its writer
+    thread, :meth:`Store._pipelined`; ``cristal_events.cores.idle`` counts this process as one), at
+    most two; 0 (validate here) on a machine of two cores, or a busy one. A worker costs more CPU
+    than it takes off this process (the hand-over, and the copy-on-write of the pages this process
+    touches after the fork: 100k rows, 0.62 s in the worker for 0.15 s less here; 1M, 5.4 s for
+    1.9 s), so it pays only on a core nobody else needs (benchmarks/README.md, "Eighth session");
+    as the rebuild decides for its second process (``projections.runner._free_core``)."""
+    return min(max(cores.idle() - 1, 0), 2)
 
 
 class _Validator:

@@ -21,7 +21,7 @@ import sqlite3
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -72,6 +72,10 @@ _MOVED = (sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
 _CANONICAL = ("prev_hash, position, event_id, stream, version, type, schema_version, payload, recorded_at, "
               "session, actor, causation_id, correlation_id")
 _SQLITE_MAX_INT = 2**63 - 1  # the largest integer SQLite binds
+#: an import of at least so many rows into an empty log goes through the rollback journal
+#: (Store._rollback_journal): its two switches and syncs cost about 19 ms, which the rows repay from
+#: about 6,000 on (3.3 us a row; benchmarks/README.md, "Eighth session")
+ROLLBACK_JOURNAL_MIN = 10_000
 
 _COLUMNS = (
     "position, event_id, stream, version, type, schema_version, payload, recorded_at, session, actor, "
@@ -318,13 +322,76 @@ class Store:
 
         ``validate(type, schema_version, payload)`` (e.g. ``codec.decode``), when given, is called on
         every row before it is chained; its exception rolls everything back. A big import runs it in
-        a worker process while this one chains and writes (:func:`log_rows.validated`)."""
+        a worker process while this one chains and writes (:func:`log_rows.validated`).
+
+        An import of :data:`ROLLBACK_JOURNAL_MIN` rows or more into an empty log outside a caller's
+        transaction (``cristal copy``, a benchmark) is written through SQLite's rollback journal
+        rather than the WAL when no other connection has the file open (:meth:`_rollback_journal`):
+        the same rows, the same transaction. So many rows are read before the transaction starts
+        (an error of the iterable among them is raised after the rows before it, as it would be)."""
         try:
-            with self.transaction(), closing(validated(rows, validate)) as checked:
+            journal: Any = nullcontext()
+            if not self._depth and not self.conn.in_transaction and self._head() == (0, GENESIS):
+                it = iter(rows)
+                head: list[Sequence[Any]] = []
+                try:
+                    for r in itertools.islice(it, ROLLBACK_JOURNAL_MIN):
+                        head.append(r)
+                except Exception as exc:  # noqa: BLE001 - raised in its place, after the rows before it
+                    rows = _then_raise(head, exc)
+                else:
+                    rows = itertools.chain(head, it)
+                    if len(head) == ROLLBACK_JOURNAL_MIN:
+                        journal = self._rollback_journal()
+            with journal, self.transaction(), closing(validated(rows, validate)) as checked:
                 position, prev = self._head()
                 return self._pipelined(chained(checked, position, prev, self._chunk_rows()))
         except sqlite3.Error as exc:
             raise translate_sqlite_error(exc, self.path) from None
+
+    @contextmanager
+    def _rollback_journal(self) -> Iterator[None]:
+        """While a bulk import fills an empty log, SQLite's rollback journal (``journal_mode=DELETE``,
+        ``synchronous=FULL``) instead of the WAL, then the WAL again: the pages of a new file are
+        written once, into the file, where the WAL writes each into the log first (and again each
+        time the page cache spills it), then copies it into the file at the checkpoint; a page that
+        did not exist before the transaction needs no journal, so a rollback (a bad row, a crash)
+        truncates the file back. Measured: SQLite's share of a 100k import 0.59 s of CPU against
+        0.92 s (benchmarks/README.md, "Eighth session"). Only when nothing can notice: no caller's
+        transaction, an empty log, the file in WAL mode, and no other connection on it (leaving the
+        WAL needs the only connection; asked without waiting, else the import stays in the WAL). The
+        file is left in WAL mode, also by the next bulk import into a log a killed one left empty (in
+        rollback mode: its journal rolled back when the file is next opened)."""
+        conn = self.conn
+        if self._depth or conn.in_transaction or self._head() != (0, GENESIS):
+            yield
+            return
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] not in ("wal", "delete"):  # delete: a crashed import's
+            yield
+            return
+        timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+        sync = conn.execute("PRAGMA synchronous").fetchone()[0]
+        conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            mode = conn.execute("PRAGMA journal_mode = DELETE").fetchone()[0]
+        except sqlite3.Error:  # another connection holds the file: the WAL it is
+            mode = "wal"
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
+        if mode != "delete":
+            yield
+            return
+        # FULL: in rollback mode NORMAL may leave a file damaged by a power cut (SQLite's docs); it
+        # costs one more sync of a journal that holds only the file's first pages
+        conn.execute("PRAGMA synchronous = FULL")
+        try:
+            yield
+        finally:
+            conn.execute(f"PRAGMA synchronous = {int(sync)}")
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")
+            except sqlite3.Error:  # a reader came meanwhile and held on past the timeout: the file
+                pass  # stays in rollback mode, which every command reads and writes the same
 
     def _pipelined(self, chunks: Iterator[list[tuple[Any, ...]]]) -> int:
         """Insert the chunks in order, one at a time on a writer thread while the next is prepared.
@@ -723,12 +790,12 @@ class Store:
             args.append(session)
         columns = _COLUMNS if hashes else _COLUMNS_NO_HASHES
         sql = f"SELECT {columns} FROM {source} WHERE {' AND '.join(where)} ORDER BY position"
-        yield from self._rows(sql, args, decode, hashes)
+        return self._rows(sql, args, decode, hashes)
 
     def read_stream(self, stream: str, after_version: int = 0, *, decode: bool = True) -> Iterator[RecordedEvent]:
         """The events of one stream after ``after_version``, in stream order."""
         sql = f"SELECT {_COLUMNS} FROM events WHERE stream = ? AND version > ? ORDER BY version"
-        yield from self._rows(sql, [stream, after_version], decode)
+        return self._rows(sql, [stream, after_version], decode)
 
     def get(self, position: int) -> RecordedEvent | None:
         """The event at one position, or None."""
@@ -828,14 +895,17 @@ class Store:
         return self.conn.execute(Store._LAST_SESSION_START).fetchone()[0]
 
     def _rows(self, sql: str, args: list[Any], decode: bool, hashes: bool = True) -> Iterator[RecordedEvent]:
-        codec = self.codec if decode else None
+        """The rows of ``sql`` as recorded events, read when the caller first iterates: the generator
+        of :func:`log_rows.decoded` itself (the hot path), which runs the query at its first step and
+        raises an SQLite error as the store's sentence; not wrapped in generators of its own (read_all,
+        read_stream and this one return it), so a replay resumes one frame per event."""
         # without the hash columns the SELECT returns 12 values and the two hashes are given here
         # as empty strings (fetching a constant column still costs a call into SQLite per row)
-        tail = () if hashes else ("", "")
-        try:
-            yield from decoded(self.conn.execute(sql, args), codec, tail)  # log_rows.decoded: the hot path
-        except sqlite3.Error as exc:
-            raise translate_sqlite_error(exc, self.path) from None
+        return decoded(lambda: self.conn.execute(sql, args), self.codec if decode else None,
+                       () if hashes else ("", ""), errors=(sqlite3.Error,), translate=self._sqlite_failure)
+
+    def _sqlite_failure(self, exc: Exception) -> Exception:
+        return translate_sqlite_error(exc, self.path)  # type: ignore[arg-type]  # only sqlite3.Error reaches it
 
     # ---------------------------------------------------------------- verifying
     def _stretches(self, workers: int | None, progress: Any = None) -> list["_Stretch"]:
@@ -1138,6 +1208,12 @@ def _collect(child: tuple[int, int] | None) -> list[tuple[int, _Stretch]] | None
         return msgspec.msgpack.decode(data, type=list[tuple[int, _Stretch]])
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
+
+
+def _then_raise(rows: list[Sequence[Any]], exc: Exception) -> Iterator[Sequence[Any]]:
+    """``rows``, then ``exc`` raised (an import's iterable failed while its first rows were read ahead)."""
+    yield from rows
+    raise exc
 
 
 _switch = {"users": 0, "saved": 0.0}

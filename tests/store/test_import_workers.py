@@ -50,12 +50,15 @@ def test_workers_only_where_a_core_is_idle(monkeypatch):
     from cristal_events import cores
 
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
-    # the tasks runnable now, this one included: one core is always kept for the chain
-    for runnable, workers in ((1, 2), (2, 2), (3, 1), (4, 0), (9, 0)):
+    # the tasks runnable now, this one included: two cores are always kept for the importing
+    # process (the chain, and SQLite on its writer thread)
+    for runnable, workers in ((1, 2), (2, 1), (3, 0), (4, 0), (9, 0)):
         monkeypatch.setattr(cores, "_runnable_now", lambda n=runnable: n)
         assert log_rows.import_workers() == workers
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
     monkeypatch.setattr(cores, "_runnable_now", lambda: 1)
+    assert log_rows.import_workers() == 0  # two idle cores: both the importing process's
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
     assert log_rows.import_workers() == 0  # one core: nothing to share it with
 
 
