@@ -304,10 +304,12 @@ def import_jsonl(source: str | os.PathLike[str], target: str | os.PathLike[str],
     tmp = _temporary_path(target)
     store = Store.create(tmp, check.codec)
     try:
-        with store.transaction():
-            n = store.import_rows(map(line_row, import_lines(source)))
-            if n != check.events or store.last_hash() != check.last_hash:
-                raise CristalError(_("{source} changed while it was imported; nothing was imported.").format(source=source))
+        # its own transaction, not one of ours: into the empty file nobody else knows of, the import
+        # writes through SQLite's rollback journal (``Store.import_rows``); a changed source found
+        # after it removes the whole temporary file below, so nothing is imported either way
+        n = store.import_rows(map(line_row, import_lines(source)))
+        if n != check.events or store.last_hash() != check.last_hash:
+            raise CristalError(_("{source} changed while it was imported; nothing was imported.").format(source=source))
         if progress is not None:
             progress(n, check.events)
         if prepare is not None:

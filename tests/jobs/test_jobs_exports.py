@@ -209,3 +209,38 @@ def test_html_is_self_contained_and_escapes_user_text(small, run, tmp_path):
     assert "http://" not in page.replace("http://www.w3.org/2000/svg", "").replace('&quot;http://x&quot;', "")
     assert "Content-Security-Policy" in page
     assert '<li id="e4" data-type="campaign.setting_changed">' in page
+
+
+def test_import_fills_its_new_file_through_the_rollback_journal(small, run, tmp_path, monkeypatch):
+    """``cristal import`` builds the campaign in a new file nobody else knows of, so its bulk import
+    takes the journal lever (``Store._rollback_journal``) as a direct ``import_rows`` does; the file
+    it publishes is in WAL mode again and holds the same chain."""
+    import contextlib
+    import sqlite3
+
+    import cristal_events.store as S
+
+    monkeypatch.setattr(S, "ROLLBACK_JOURNAL_MIN", 5)  # 10,000 rows in real use; the sample has 7
+    modes: list[str] = []
+    lever = S.Store._rollback_journal
+
+    @contextlib.contextmanager
+    def spied(self):
+        with lever(self):
+            modes.append(self.conn.execute("PRAGMA journal_mode").fetchone()[0])
+            yield
+
+    monkeypatch.setattr(S.Store, "_rollback_journal", spied)
+    out, copy = tmp_path / "t.jsonl", tmp_path / "copy.db"
+    assert run("export", "timeline", "--format", "jsonl", "-o", str(out)).exit_code == 0
+    result = run("import", str(out), str(copy))
+    assert result.exit_code == 0, result.output
+    assert modes == ["delete"]  # the import's pages written once, into the file
+    conn = sqlite3.connect(copy)
+    try:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        conn.close()
+    a, b = Campaign.open(small, readonly=True), Campaign.open(copy, readonly=True)
+    assert [r.hash for r in a.store.read_all()] == [r.hash for r in b.store.read_all()]
+    assert b.verify().ok
