@@ -302,6 +302,29 @@ def _free_core() -> bool:
     return hasattr(os, "fork") and cores.idle() >= 1
 
 
+#: where a rebuild splits the log for the read models that fold the rules' state (``world_state``):
+#: this process folds them up to the usable snapshot at or before this share of the log, the second
+#: process from that snapshot's state on, beside the others (see :func:`_split_point`)
+SPLIT_AT = 0.55
+
+
+def _split_point(campaign: Campaign, last: int) -> Any:
+    """The campaign's world at the newest usable snapshot at or before ``SPLIT_AT`` of the log, where
+    the second process starts folding the world read models; None (no split) without one in the
+    second half of that share.
+
+    Why: the rules' fold and the combat log are most of a rebuild (benchmarks/README.md, "Eighth
+    session"); the sessions and the ledger alone left the second process idle most of the time. The
+    state at a position is a function of the log up to it, so the two parts fold the same rows as one
+    fold, provided the snapshot is right: the caller checks that its own fold reached the same state
+    there (:func:`_run`), and folds the rest itself otherwise."""
+    target = int(last * SPLIT_AT)
+    world = campaign._load_snapshot(target)
+    if world is None or world.core.position < target // 2:
+        return None
+    return world
+
+
 class _ChildFailed(Exception):
     """The second process of a rebuild ended without its last frame."""
 
@@ -357,7 +380,8 @@ def _fold_beside(campaign: Campaign, slots: list[_Slot], until: int) -> Iterator
             flush()
             write({s.projection.name: _Done({t: _plain_rows(rows, s.projection.state_tables[t])
                                              for t, rows in s.projection.rows(s.state).items()},
-                                            msgspec.msgpack.encode(s.state), s.count, s.problems)
+                                            b"" if s.projection.world_state else msgspec.msgpack.encode(s.state),
+                                            s.count, s.problems)
                    for s in slots})
             code = 0
         finally:
@@ -439,28 +463,49 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
                     rows.clear()
 
         beside = [s for s in slots if not s.projection.world_state]
-        frames = None
-        if rebuild and last >= PARALLEL_REBUILD_MIN and beside and len(beside) < len(slots) and _free_core():
-            try:
-                frames = _fold_beside(campaign, beside, last)
-                slots = [s for s in slots if s.projection.world_state]
-            except _ChildFailed:
-                frames = None
+        world = [s for s in slots if s.projection.world_state]
+        frames, later, until = None, [], last  # later: the world read models' second part, in the child
+        if rebuild and last >= PARALLEL_REBUILD_MIN and world and _free_core():
+            split = _split_point(campaign, last)
+            if split is not None:
+                until = split.core.position
+                later = [_Slot(s.projection, until, s.projection.state_of(split)) for s in world]
+            if beside or later:
+                try:
+                    frames = _fold_beside(campaign, beside + later, last)
+                    slots = world
+                except _ChildFailed:
+                    frames, later, until = None, [], last
         if slots:
-            _fold(store, slots, last, flush, progress)
+            _fold(store, slots, until, flush, progress if until == last or progress is None else
+                  lambda done, total: progress(done * last // until, last))  # this process's share of the work
             flush()
+        for s in copied:  # before the child's rows: this process does not wait for the child to copy them
+            _copy_rows(campaign, s, last)
         found_beside: list[str] = []
         if frames is not None:
+            # the child's part of the world read models holds only if it started from the state this
+            # process's fold reached there (a snapshot is a cache: a rebuild folds the log): else it is
+            # dropped and this process folds the rest itself
+            agreed = all(s.state == t.state for s, t in zip(world, later))
             try:
-                found_beside = _write_beside(campaign, beside, frames, last, counts)
+                found_beside = _write_beside(campaign, beside + later if agreed else beside, frames, last, counts,
+                                             {s.projection.name: (s.count, s.problems) for s in world if agreed and later})
             except _ChildFailed:  # the child failed: empty what it sent, and fold its read models here
-                for s in beside:
+                redo = beside + [_Slot(s.projection, 0, s.projection.initial()) for s in world if later]
+                for s in redo:
                     _clear(campaign, s.projection)
-                _fold(store, beside, last)
-                slots = slots + beside
+                slots = [s for s in slots if not later or not s.projection.world_state] + redo
+                _fold(store, redo, last, flush)
                 flush()
-        for s in copied:
-            _copy_rows(campaign, s, last)
+            else:
+                if later and agreed:  # their rows and checkpoints are written: nothing more of them here
+                    slots = [s for s in slots if not s.projection.world_state]
+                elif later:
+                    for s in world:
+                        s.after = until
+                    _fold(store, world, last, flush)
+                    flush()
         slots = slots + copied
         for s in slots:
             p = s.projection
@@ -490,7 +535,7 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
             found.extend(s.problems)
         found.extend(found_beside)
         if progress:
-            total = last - min(s.after for s in slots)
+            total = last - min((s.after for s in slots), default=0)
             progress(total, total)
     if problems is not None:
         problems.extend(found)
@@ -512,22 +557,29 @@ def _copy_rows(campaign: Campaign, s: _Slot, last: int) -> None:
 
 
 def _write_beside(campaign: Campaign, beside: list[_Slot], frames: Iterator[_Frame], last: int,
-                  counts: dict[str, int]) -> list[str]:
+                  counts: dict[str, int], earlier: dict[str, tuple[int, list[str]]] | None = None) -> list[str]:
     """Insert the rows the second process folded (:func:`_fold_beside`) and checkpoint its read
     models (their event counts into ``counts``); what they could not fold or hold, one sentence each,
-    in the order of ``beside``."""
+    in the order of ``beside``. The frames of a read model not in ``beside`` are skipped (a world read
+    model's part this process folds again). ``earlier``: for a world read model whose first part this
+    process folded, that part's event count and what it could not fold."""
     store = campaign.store
     specs = {s.projection.name: s.projection for s in beside}
     problems: dict[str, list[str]] = {name: [] for name in specs}
+    earlier = earlier or {}
     for frame in frames:
         if isinstance(frame, tuple):
             name, table, rows = frame
-            _insert(campaign, table, rows, specs[name].append_tables[table], problems[name], name)
+            if name in specs:
+                _insert(campaign, table, rows, specs[name].append_tables[table], problems[name], name)
             continue
         for name, done in frame.items():
+            if name not in specs:
+                continue
             p, found = specs[name], problems[name]
-            found[:0] = done.problems
-            counts[name] = done.count
+            count, first = earlier.get(name, (0, []))
+            found[:0] = [*first, *done.problems]
+            counts[name] = count + done.count
             try:
                 if p.state_tables:
                     with store.savepoint():
@@ -546,7 +598,7 @@ def _write_beside(campaign: Campaign, beside: list[_Slot], frames: Iterator[_Fra
                 else:
                     if p.rows_state:
                         _state_kept.setdefault(store, set()).add(name)
-                    store.put_checkpoint(name, p.version, last, done.blob)
+                    store.put_checkpoint(name, p.version, last, None if p.world_state else done.blob)
     return [line for name in specs for line in problems[name]]
 
 
