@@ -13,6 +13,7 @@ import shutil
 import msgspec
 import pytest
 from cristal_events.projections import runner
+from cristal_events.projections.cristal_combats import CristalCombats
 
 from cristal_events import projections
 from cristal_events.rulesets.cristal import characters as C
@@ -159,4 +160,31 @@ def test_no_usable_snapshot_in_the_share_keeps_the_rules_read_models_here(pair, 
     assert calls == [[("cristal_ledger", 0), ("sessions", 0)]]
     two_processes(monkeypatch, False)
     assert counts == runner.rebuild(b)
+    assert dump(a) == dump(b)
+
+
+def test_a_row_past_64_bits_folded_in_the_second_process_is_skipped_as_in_one_process(pair, monkeypatch):
+    # the second process sends a row of plain cells as it is; its integer past 64 bits (one an older
+    # engine let into the log) makes the frame's encoder fail that process, and this one folds its
+    # read models: the same rows and the same sentence as a rebuild in one process
+    a, b, middle = pair
+    real = CristalCombats.appended
+    late = a.store.conn.execute("SELECT max(position) FROM cristal_combat_log").fetchone()[0]
+
+    def unholdable(self, state, rec):
+        out = real(self, state, rec)
+        if rec.position == late:
+            return {**out, "cristal_combat_log": [(*r[:3], 2**70) for r in out["cristal_combat_log"]]}
+        return out
+
+    monkeypatch.setattr(CristalCombats, "appended", unholdable)
+    calls = watched(monkeypatch)
+    two_processes(monkeypatch, True)
+    found_two: list[str] = []
+    counts = runner.rebuild(a, problems=found_two)
+    assert calls[0][-1] == ("cristal_sheets", middle) and late > middle
+    two_processes(monkeypatch, False)
+    found_one: list[str] = []
+    assert counts == runner.rebuild(b, problems=found_one)
+    assert found_two == found_one and f"position {late}" in found_one[0]
     assert dump(a) == dump(b)
