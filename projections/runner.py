@@ -18,6 +18,7 @@ import msgspec
 from cristal_events import cores
 from cristal_events.errors import ReadModelsBehind
 from cristal_events.i18n import _
+from cristal_events.log_rows import decoded
 
 from . import for_campaign
 from .base import Projection
@@ -210,7 +211,9 @@ def _fold(store: Any, slots: list[_Slot], until: int, flush: Callable[[], None] 
         active = [s for s in slots if s.after <= after]
         routes: dict[type, list[tuple[Any, Any, dict[str, list[Any]], _Slot]]] = {}
         n = 0
-        for rec in store.read_all(after=after, until=upto, hashes=False):
+        needed = _needed_types(store, active)
+        recs = store.read_all(after=after, until=upto, hashes=False, decode=needed is None)
+        for rec in recs if needed is None else _decoded_if(recs, store.codec, needed):
             cls = type(rec.event)
             targets = routes.get(cls)
             if targets is None:
@@ -237,6 +240,44 @@ def _fold(store: Any, slots: list[_Slot], until: int, flush: Callable[[], None] 
         for s in active:
             s.count += n
         done += n
+
+
+def _needed_types(store: Any, active: list[_Slot]) -> frozenset[str] | None:
+    """The event types whose payloads the ``active`` slots read, when they fold none of the rules'
+    state and each says what it reads (``Projection.handles``, ``Projection.payload_fields``); else
+    None (decode every event).
+
+    Why: the second process of a rebuild folds the sessions and the ledger alone over the first part
+    of the log, which reads one payload in ten (the ledger's XP events, the session starts); decoding
+    the others was most of its time there (benchmarks/README.md, "Eighth session"). Where the rules'
+    read models fold, three events in four are theirs, and decoding the few others apart costs more
+    than it saves."""
+    classes: set[type] = set()
+    for s in active:
+        p = s.projection
+        if p.world_state:
+            return None
+        if s.handles is not None:
+            classes |= s.handles
+        elif p.payload_fields is not None:
+            classes.update(c for c in store.codec.classes
+                           if any(f in c.__struct_fields__ for f in p.payload_fields))
+        else:
+            return None
+    tags = {getattr(c, "__struct_config__", None) and c.__struct_config__.tag for c in classes}
+    if not all(isinstance(t, str) for t in tags):
+        return None
+    return frozenset(t for t in tags if isinstance(t, str))
+
+
+def _decoded_if(recs: Iterable[Any], codec: Any, needed: frozenset[str]) -> Iterator[Any]:
+    """``recs`` (read undecoded, without hashes) with the events of the ``needed`` types decoded by the
+    store's own decoding (:func:`cristal_events.log_rows.decoded`: its upcasting and its errors)."""
+    astuple = msgspec.structs.astuple
+    for rec in recs:
+        if rec.type in needed:
+            rec = next(decoded((astuple(rec)[:12],), codec, ("", "")))
+        yield rec
 
 
 def _write_state(campaign: Campaign, p: Projection, s: _Slot) -> None:
@@ -315,7 +356,7 @@ def _free_core() -> bool:
 #: where a rebuild splits the log for the read models that fold the rules' state (``world_state``):
 #: this process folds them up to the usable snapshot at or before this share of the log, the second
 #: process from that snapshot's state on, beside the others (see :func:`_split_point`)
-SPLIT_AT = 0.55
+SPLIT_AT = 0.6
 
 
 def _split_point(campaign: Campaign, last: int) -> Any:

@@ -188,3 +188,29 @@ def test_a_row_past_64_bits_folded_in_the_second_process_is_skipped_as_in_one_pr
     assert counts == runner.rebuild(b, problems=found_one)
     assert found_two == found_one and f"position {late}" in found_one[0]
     assert dump(a) == dump(b)
+
+
+def test_a_stretch_folded_without_the_rules_decodes_only_the_payloads_its_read_models_read(pair):
+    a, b, _ = pair
+    by_name = {p.name: p for p in projections.for_campaign(a)}
+
+    def slots(*names):
+        return [runner._Slot(by_name[n], 0, by_name[n].initial()) for n in names]
+
+    ledger = {cls.__struct_config__.tag for cls in by_name["cristal_ledger"].handles}
+    assert runner._needed_types(a.store, slots("cristal_ledger", "sessions")) == ledger | {"session.started"}
+    assert runner._needed_types(a.store, slots("cristal_ledger", "sessions", "cristal_sheets")) is None
+    assert runner._needed_types(a.store, slots("timeline")) is None  # takes every event and says nothing
+    # folded with most events undecoded, the sessions and the ledger hold what a fold of every event holds
+    lazy = slots("cristal_ledger", "sessions")
+    runner._fold(a.store, lazy, a.store.last_position())
+    full = slots("cristal_ledger", "sessions")
+    for rec in a.store.read_all(hashes=False):
+        for s in full:
+            if s.handles is None or type(rec.event) in s.handles:
+                s.state = s.evolve(s.state, rec)
+                for table, rows in (s.appended(s.state, rec) if s.appended else {}).items():
+                    s.pending[table].extend(rows)
+    assert [(s.state, s.pending) for s in lazy] == [(s.state, s.pending) for s in full]
+    assert lazy[1].state.others  # several sessions, titled
+    assert {s.title for s in lazy[1].state.others.values()} == {"Soirée 0", "Soirée 1", "Soirée 2"}
