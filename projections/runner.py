@@ -376,6 +376,15 @@ def _split_point(campaign: Campaign, last: int) -> Any:
     return world
 
 
+def _own_file(store: Any) -> bool:
+    """Whether the second process can open the campaign on its own connection: a SQLite file (a
+    PostgreSQL campaign's rebuild runs in one process; the child's connection would fail and this
+    process fold everything after its own part)."""
+    from cristal_events.store import Store
+
+    return isinstance(store, Store) and os.path.isfile(store.path)
+
+
 class _ChildFailed(Exception):
     """The second process of a rebuild ended without its last frame."""
 
@@ -516,7 +525,7 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
         beside = [s for s in slots if not s.projection.world_state]
         world = [s for s in slots if s.projection.world_state]
         frames, later, until = None, [], last  # later: the world read models' second part, in the child
-        if rebuild and last >= PARALLEL_REBUILD_MIN and world and _free_core():
+        if rebuild and last >= PARALLEL_REBUILD_MIN and world and _own_file(store) and _free_core():
             split = _split_point(campaign, last)
             if split is not None:
                 until = split.core.position
