@@ -332,10 +332,20 @@ def _plain_rows(rows: list[Any], table: Any) -> list[Any]:
     the second process as the ValueError would: this process then folds its read models itself."""
     enc = msgspec.json.encode
     plain = _PLAIN_TYPES.issuperset
-    out = []
+    out: list[Any] = []
+    nested: list[int] | None = None  # the JSON columns, found on the first row that has one (as _insert_all)
     for v in _values(rows, list(table.columns)):
         if plain(map(type, v)):
             out.append(v)
+            continue
+        if nested is None:
+            nested = [i for i, c in enumerate(v) if isinstance(c, _NESTED)]
+        row = list(v)
+        for i in nested:
+            if isinstance(row[i], _NESTED):
+                row[i] = enc(row[i]).decode()
+        if plain(map(type, row)):  # the ledger's rows: their flags as JSON, the rest as it is
+            out.append(row)
             continue
         row = [enc(c).decode() if isinstance(c, _NESTED) else c for c in v]
         for c in row:
