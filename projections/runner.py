@@ -264,8 +264,8 @@ def _needed_types(store: Any, active: list[_Slot]) -> frozenset[str] | None:
                            if any(f in c.__struct_fields__ for f in p.payload_fields))
         else:
             return None
-    tags = {getattr(c, "__struct_config__", None) and c.__struct_config__.tag for c in classes}
-    if not all(isinstance(t, str) for t in tags):
+    tags = {getattr(getattr(c, "__struct_config__", None), "tag", None) for c in classes}
+    if not all(isinstance(t, str) for t in tags):  # an untagged class: its rows cannot be told by their type
         return None
     return frozenset(t for t in tags if isinstance(t, str))
 
@@ -400,8 +400,10 @@ class _ChildFailed(Exception):
 
 
 def _fold_beside(campaign: Campaign, slots: list[_Slot], until: int) -> Iterator[_Frame]:
-    """Fold ``slots`` (a rebuild of read models whose state is their own, not the rules') in a forked
-    child on its own read-only connection, while this process folds the others. Returns the child's
+    """Fold ``slots`` (a rebuild of read models whose state is their own, not the rules', from the
+    start, and the rules' read models from the snapshot :func:`_split_point` found, each slot from its
+    own position) in a forked child on its own read-only connection, while this process folds the
+    others (and the rules' read models up to that snapshot). Returns the child's
     frames as it writes them: (projection, table, rows) every 20,000 events, then one dict of every
     projection's :class:`_Done`; reading them waits for the child where needed and raises
     :class:`_ChildFailed` if it ends without its last frame (the caller then folds them itself).
@@ -411,8 +413,9 @@ def _fold_beside(campaign: Campaign, slots: list[_Slot], until: int) -> Iterator
     which may still be folding; it never touches this process's connection and leaves by ``os._exit``.
 
     Why: a rebuild is bound by one core's Python (the rules fold, the combat log); a second core
-    folds the sessions and the ledger at the same time (the timeline is copied in SQL, :func:`_copy_rows`)
-    (benchmarks/README.md, "Levers, A/B"). The rows are inserted by this process, which holds the
+    folds the sessions and the ledger, and the later part of the rules' read models, at the same time
+    (the timeline is copied in SQL, :func:`_copy_rows`) (benchmarks/README.md, "Levers, A/B" and
+    "Eighth session"). The rows are inserted by this process, which holds the
     write transaction, with the same :func:`_insert` (and its skipped-row sentences) as a rebuild in
     one process."""
     import tempfile  # (and its shutil, bz2, lzma) only for a rebuild's second process, not a command's catch-up
