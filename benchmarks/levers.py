@@ -33,6 +33,18 @@ the facts stored and each line and IT map computed when read (A: ``CristalCombat
 the lines and IT maps stored as text (B: version 2, kept in :func:`_stored_text_combats`), each on its
 own copy of the generated campaign, the variants taking turns in each round.
 
+``split``: a rebuild of every read model, each in a child process of its own on its own copy of
+``--campaign`` (never written), the second process forced on (``runner._free_core``), with the rules'
+read models split at the snapshot at or before ``runner.SPLIT_AT`` of the log (A, one variant per
+``--split-at`` value) against the split taken back (B: ``SPLIT_AT`` 0, the second process folding the
+sessions and the ledger only, as before) and one process (C), and ``baseline.raw_replay`` of the same
+events (a raw copy of the log), all taking turns in each round. Prints each variant's median wall
+time, CPU time of the rebuilding process and of its second process (``RUSAGE_CHILDREN``), the longer
+of the two (the critical path a quiet machine shows, whatever the load here), its VmHWM, and the
+ratios to the raw replay; then the load average::
+
+    python benchmarks/levers.py split --campaign /tmp/me/big.db --rounds 3 --split-at 0.55,0.62
+
 ``console``: an attack (``attack A B 10,1`` in a fight of two extras, the fight current) and a
 ``note`` through :meth:`Console.run_line` (what ``cristal play`` runs for a line), p50 of ``--commands``
 of each, with every lever and with the sessions' state copied into their checkpoint at each command
@@ -273,6 +285,90 @@ def memory_ab(events: int, rounds: int, variants: dict[str, list[str]]) -> dict[
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return {k: tuple(statistics.median(x[i] for x in v) for i in range(3)) for k, v in out.items()}  # type: ignore[misc]
+
+
+#: the child of :func:`split_ab`: a rebuild of ``argv[1]`` with ``runner.SPLIT_AT`` = ``argv[2]`` (-1: one
+#: process), the second process forced on; prints its seconds, its CPU seconds, its second process's
+#: CPU seconds and its VmHWM in KiB
+SPLIT_CHILD = """
+import resource, sys, time
+from cristal_events import open_campaign
+from cristal_events.projections import runner
+db, split = sys.argv[1], float(sys.argv[2])
+if split < 0:
+    runner.PARALLEL_REBUILD_MIN = 1 << 62
+else:
+    runner._free_core, runner.SPLIT_AT = (lambda: True), split
+c = open_campaign(db)
+t, cpu = time.perf_counter(), time.process_time()
+runner.rebuild(c)
+t, cpu = time.perf_counter() - t, time.process_time() - cpu
+c.close()
+child = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(t, cpu, child.ru_utime + child.ru_stime,
+      next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:')))
+"""
+
+#: the raw replay of :func:`split_ab`, in a child process as the rebuilds: prints its seconds and CPU seconds
+RAW_CHILD = """
+import sys, time
+import baseline as B
+from cristal_events import open_campaign
+camp = open_campaign(sys.argv[2], readonly=True)
+classes = camp.store.codec.classes
+camp.close()
+conn = B.raw_connect(sys.argv[1])
+t, cpu = time.perf_counter(), time.process_time()
+B.raw_replay(conn, classes, lambda s, e: s + 1, 0)
+print(time.perf_counter() - t, time.process_time() - cpu)
+"""
+
+
+def split_ab(source: str, rounds: int, splits: list[float]) -> tuple[dict[str, dict[str, float]], tuple[float, float]]:
+    """({variant: median wall, cpu, child_cpu, path (the longer CPU time), VmHWM MB}, (raw replay wall, cpu))."""
+    import statistics
+    import subprocess
+
+    folder = tempfile.mkdtemp(prefix="cristal-levers-")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE.parent), str(HERE)])}
+    variants = {**{f"split at {x:g} of the log": x for x in splits},
+                "no split (the second process folds the sessions and the ledger)": 0.0, "one process": -1.0}
+    out: dict[str, list[list[float]]] = {k: [] for k in [*variants, "raw"]}
+    loads: list[float] = []
+    try:
+        raw = os.path.join(folder, "raw.db")
+        conn = B.raw_create(raw)  # the raw floor's table holding the same events (run.py imports them the same way)
+        conn.execute("ATTACH ? AS src", (f"file:{source}?mode=ro",))
+        conn.execute("BEGIN")
+        conn.execute("INSERT INTO events SELECT position, event_id, stream, version, type, schema_version, payload, "
+                     "recorded_at, session, actor, causation_id, correlation_id FROM src.events ORDER BY position")
+        conn.execute("COMMIT")
+        conn.close()
+        for r in range(rounds):
+            names = ["raw", *variants] if r % 2 == 0 else [*variants, "raw"][::-1]
+            for name in names:
+                loads.append(os.getloadavg()[0])
+                if name == "raw":
+                    args = [RAW_CHILD, raw, source]
+                else:
+                    db = os.path.join(folder, "r.db")
+                    shutil.copyfile(source, db)
+                    args = [SPLIT_CHILD, db, str(variants[name])]
+                done = subprocess.run([sys.executable, "-c", *args], env=env, cwd=folder, check=True,
+                                      capture_output=True, text=True)
+                out[name].append([float(x) for x in done.stdout.split()])
+                print(f"round {r + 1}, {name}: {done.stdout.strip()} (load {loads[-1]:.1f})", file=sys.stderr)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    res = {}
+    for name in variants:
+        rows = out[name]
+        wall, cpu, child, kib = (statistics.median(x[i] for x in rows) for i in range(4))
+        res[name] = {"wall": wall, "cpu": cpu, "child_cpu": child,
+                     "path": statistics.median(max(x[1], x[2]) for x in rows), "mb": kib / 1024}
+    raw_wall, raw_cpu = (statistics.median(x[i] for x in out["raw"]) for i in range(2))
+    print(f"load average {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores", file=sys.stderr)
+    return res, (raw_wall, raw_cpu)
 
 
 def command_ab(events: int, rounds: int, commands_per_round: int) -> dict[str, float]:
@@ -555,7 +651,10 @@ def combat_log_ab(events: int, rounds: int, reads: int) -> dict[str, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("lever", choices=["rebuild", "command", "console", "import", "verify", "combatlog", "timeline", "memory"])
+    ap.add_argument("lever", choices=["rebuild", "command", "console", "import", "verify", "combatlog", "timeline", "memory",
+                                      "split"])
+    ap.add_argument("--split-at", default=str(runner.SPLIT_AT),
+                    help="comma-separated shares of the log where the rebuild splits (split)")
     ap.add_argument("--campaign", help="the campaign whose rows are imported (import; read only)")
     ap.add_argument("--sizes", default="100000", help="comma-separated row counts imported (import)")
     ap.add_argument("--session", type=int, default=3, help="the session the readers show (timeline)")
@@ -567,6 +666,14 @@ def main() -> None:
         ta, tb = rebuild_ab(a.events, a.rounds)
         print(f"rebuild of {a.events:,} events, medians of {a.rounds}: second process {ta:.3f} s, "
               f"one process {tb:.3f} s, {tb / ta:.2f} x faster")
+    elif a.lever == "split":
+        source = a.campaign or generator.cached(a.events, quiet=True)
+        res, (raw_wall, raw_cpu) = split_ab(source, a.rounds, [float(x) for x in a.split_at.split(",")])
+        print(f"raw replay, medians of {a.rounds}: {raw_wall:.2f} s ({raw_cpu:.2f} s of CPU)")
+        for name, d in res.items():
+            print(f"rebuild, {name}: {d['wall']:.2f} s ({raw_wall / d['wall']:.3f} x raw replay); CPU "
+                  f"{d['cpu']:.2f} s + second process {d['child_cpu']:.2f} s, the longer {d['path']:.2f} s "
+                  f"({raw_cpu / d['path']:.3f} x the raw replay's CPU); VmHWM {d['mb']:.1f} MB")
     elif a.lever == "import":
         sizes = [int(x) for x in a.sizes.split(",")]
         for n, d in import_ab(a.campaign or generator.cached(a.events, quiet=True), sizes, a.rounds).items():

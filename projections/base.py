@@ -62,6 +62,12 @@ class Projection:
     state_type: ClassVar[Any] = type(None)
     #: the event classes ``evolve``/``appended`` react to; None = every event (see the module docstring)
     handles: frozenset[type] | None = None  # a class attribute, or set per instance (a ruleset's fold)
+    #: for a projection that takes every event (``handles`` None): the attributes of ``rec.event`` its
+    #: ``evolve`` and ``appended`` read (with ``getattr`` and a default), or None (the whole event). An
+    #: event of a class with none of them may then reach it undecoded (``rec.event`` None, which gives
+    #: the same defaults): a stretch of the log folded only by read models that say what they read is
+    #: read without decoding the other payloads (``runner._fold``: the second process of a rebuild)
+    payload_fields: ClassVar[tuple[str, ...] | None] = None
     #: True when the state is a function of the campaign's world at the checkpoint's position, as for
     #: the read models that fold the ruleset's whole state. Such a projection also defines
     #: ``state_of(world) -> state`` (what ``evolve`` reaches from ``initial()`` over the events folded

@@ -18,6 +18,7 @@ import msgspec
 from cristal_events import cores
 from cristal_events.errors import ReadModelsBehind
 from cristal_events.i18n import _
+from cristal_events.log_rows import decoded
 
 from . import for_campaign
 from .base import Projection
@@ -210,7 +211,9 @@ def _fold(store: Any, slots: list[_Slot], until: int, flush: Callable[[], None] 
         active = [s for s in slots if s.after <= after]
         routes: dict[type, list[tuple[Any, Any, dict[str, list[Any]], _Slot]]] = {}
         n = 0
-        for rec in store.read_all(after=after, until=upto, hashes=False):
+        needed = _needed_types(store, active)
+        recs = store.read_all(after=after, until=upto, hashes=False, decode=needed is None)
+        for rec in recs if needed is None else _decoded_if(recs, store.codec, needed):
             cls = type(rec.event)
             targets = routes.get(cls)
             if targets is None:
@@ -239,6 +242,44 @@ def _fold(store: Any, slots: list[_Slot], until: int, flush: Callable[[], None] 
         done += n
 
 
+def _needed_types(store: Any, active: list[_Slot]) -> frozenset[str] | None:
+    """The event types whose payloads the ``active`` slots read, when they fold none of the rules'
+    state and each says what it reads (``Projection.handles``, ``Projection.payload_fields``); else
+    None (decode every event).
+
+    Why: the second process of a rebuild folds the sessions and the ledger alone over the first part
+    of the log, which reads one payload in ten (the ledger's XP events, the session starts); decoding
+    the others was most of its time there (benchmarks/README.md, "Eighth session"). Where the rules'
+    read models fold, three events in four are theirs, and decoding the few others apart costs more
+    than it saves."""
+    classes: set[type] = set()
+    for s in active:
+        p = s.projection
+        if p.world_state:
+            return None
+        if s.handles is not None:
+            classes |= s.handles
+        elif p.payload_fields is not None:
+            classes.update(c for c in store.codec.classes
+                           if any(f in c.__struct_fields__ for f in p.payload_fields))
+        else:
+            return None
+    tags = {getattr(getattr(c, "__struct_config__", None), "tag", None) for c in classes}
+    if not all(isinstance(t, str) for t in tags):  # an untagged class: its rows cannot be told by their type
+        return None
+    return frozenset(t for t in tags if isinstance(t, str))
+
+
+def _decoded_if(recs: Iterable[Any], codec: Any, needed: frozenset[str]) -> Iterator[Any]:
+    """``recs`` (read undecoded, without hashes) with the events of the ``needed`` types decoded by the
+    store's own decoding (:func:`cristal_events.log_rows.decoded`: its upcasting and its errors)."""
+    astuple = msgspec.structs.astuple
+    for rec in recs:
+        if rec.type in needed:
+            rec = next(decoded((astuple(rec)[:12],), codec, ("", "")))
+        yield rec
+
+
 def _write_state(campaign: Campaign, p: Projection, s: _Slot) -> None:
     """Bring ``p``'s state tables to ``p.rows(s.state)``: only the rows that changed when the
     projection can tell them (a catch-up from its checkpoint), else every row again."""
@@ -265,6 +306,7 @@ PARALLEL_REBUILD_MIN = 20_000
 
 #: the cell values a row may carry from the second process unchanged (msgpack keeps each as it is)
 _PLAIN = (type(None), bool, int, float, str, bytes)
+_PLAIN_TYPES = frozenset(_PLAIN)
 
 
 class _Done(msgspec.Struct, array_like=True):
@@ -281,11 +323,30 @@ _Frame = tuple[str, str, list[tuple[Any, ...]]] | dict[str, _Done]
 
 
 def _plain_rows(rows: list[Any], table: Any) -> list[Any]:
-    """``rows`` as lists of plain cells in column order, nested values as the JSON text
-    :func:`_insert_all` would store; ValueError for a cell msgpack would not give back as it is."""
+    """``rows`` as sequences of plain cells in column order, nested values as the JSON text
+    :func:`_insert_all` would store; ValueError for a cell msgpack would not give back as it is.
+
+    A row whose cells are all of the plain types is kept as it is (most rows: the combat log's, a
+    third of a rebuild's rows, checked cell by cell cost the second process 1.4 us a row); an integer
+    of it past 64 bits is then refused by the frame's msgpack encoder (OverflowError), which fails
+    the second process as the ValueError would: this process then folds its read models itself."""
     enc = msgspec.json.encode
-    out = []
+    plain = _PLAIN_TYPES.issuperset
+    out: list[Any] = []
+    nested: list[int] | None = None  # the JSON columns, found on the first row that has one (as _insert_all)
     for v in _values(rows, list(table.columns)):
+        if plain(map(type, v)):
+            out.append(v)
+            continue
+        if nested is None:
+            nested = [i for i, c in enumerate(v) if isinstance(c, _NESTED)]
+        row = list(v)
+        for i in nested:
+            if isinstance(row[i], _NESTED):
+                row[i] = enc(row[i]).decode()
+        if plain(map(type, row)):  # the ledger's rows: their flags as JSON, the rest as it is
+            out.append(row)
+            continue
         row = [enc(c).decode() if isinstance(c, _NESTED) else c for c in v]
         for c in row:
             if type(c) not in _PLAIN or (type(c) is int and not -(1 << 63) <= c < (1 << 64)):
@@ -302,13 +363,47 @@ def _free_core() -> bool:
     return hasattr(os, "fork") and cores.idle() >= 1
 
 
+#: where a rebuild splits the log for the read models that fold the rules' state (``world_state``):
+#: this process folds them up to the usable snapshot at or before this share of the log, the second
+#: process from that snapshot's state on, beside the others (see :func:`_split_point`)
+SPLIT_AT = 0.6
+
+
+def _split_point(campaign: Campaign, last: int) -> Any:
+    """The campaign's world at the newest usable snapshot at or before ``SPLIT_AT`` of the log, where
+    the second process starts folding the world read models; None (no split) without one in the
+    second half of that share.
+
+    Why: the rules' fold and the combat log are most of a rebuild (benchmarks/README.md, "Eighth
+    session"); the sessions and the ledger alone left the second process idle most of the time. The
+    state at a position is a function of the log up to it, so the two parts fold the same rows as one
+    fold, provided the snapshot is right: the caller checks that its own fold reached the same state
+    there (:func:`_run`), and folds the rest itself otherwise."""
+    target = int(last * SPLIT_AT)
+    world = campaign._load_snapshot(target)
+    if world is None or world.core.position < target // 2:
+        return None
+    return world
+
+
+def _own_file(store: Any) -> bool:
+    """Whether the second process can open the campaign on its own connection: a SQLite file (a
+    PostgreSQL campaign's rebuild runs in one process; the child's connection would fail and this
+    process fold everything after its own part)."""
+    from cristal_events.store import Store
+
+    return isinstance(store, Store) and os.path.isfile(store.path)
+
+
 class _ChildFailed(Exception):
     """The second process of a rebuild ended without its last frame."""
 
 
 def _fold_beside(campaign: Campaign, slots: list[_Slot], until: int) -> Iterator[_Frame]:
-    """Fold ``slots`` (a rebuild of read models whose state is their own, not the rules') in a forked
-    child on its own read-only connection, while this process folds the others. Returns the child's
+    """Fold ``slots`` (a rebuild of read models whose state is their own, not the rules', from the
+    start, and the rules' read models from the snapshot :func:`_split_point` found, each slot from its
+    own position) in a forked child on its own read-only connection, while this process folds the
+    others (and the rules' read models up to that snapshot). Returns the child's
     frames as it writes them: (projection, table, rows) every 20,000 events, then one dict of every
     projection's :class:`_Done`; reading them waits for the child where needed and raises
     :class:`_ChildFailed` if it ends without its last frame (the caller then folds them itself).
@@ -318,8 +413,9 @@ def _fold_beside(campaign: Campaign, slots: list[_Slot], until: int) -> Iterator
     which may still be folding; it never touches this process's connection and leaves by ``os._exit``.
 
     Why: a rebuild is bound by one core's Python (the rules fold, the combat log); a second core
-    folds the sessions and the ledger at the same time (the timeline is copied in SQL, :func:`_copy_rows`)
-    (benchmarks/README.md, "Levers, A/B"). The rows are inserted by this process, which holds the
+    folds the sessions and the ledger, and the later part of the rules' read models, at the same time
+    (the timeline is copied in SQL, :func:`_copy_rows`) (benchmarks/README.md, "Levers, A/B" and
+    "Eighth session"). The rows are inserted by this process, which holds the
     write transaction, with the same :func:`_insert` (and its skipped-row sentences) as a rebuild in
     one process."""
     import tempfile  # (and its shutil, bz2, lzma) only for a rebuild's second process, not a command's catch-up
@@ -357,7 +453,8 @@ def _fold_beside(campaign: Campaign, slots: list[_Slot], until: int) -> Iterator
             flush()
             write({s.projection.name: _Done({t: _plain_rows(rows, s.projection.state_tables[t])
                                              for t, rows in s.projection.rows(s.state).items()},
-                                            msgspec.msgpack.encode(s.state), s.count, s.problems)
+                                            b"" if s.projection.world_state else msgspec.msgpack.encode(s.state),
+                                            s.count, s.problems)
                    for s in slots})
             code = 0
         finally:
@@ -439,28 +536,49 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
                     rows.clear()
 
         beside = [s for s in slots if not s.projection.world_state]
-        frames = None
-        if rebuild and last >= PARALLEL_REBUILD_MIN and beside and len(beside) < len(slots) and _free_core():
-            try:
-                frames = _fold_beside(campaign, beside, last)
-                slots = [s for s in slots if s.projection.world_state]
-            except _ChildFailed:
-                frames = None
+        world = [s for s in slots if s.projection.world_state]
+        frames, later, until = None, [], last  # later: the world read models' second part, in the child
+        if rebuild and last >= PARALLEL_REBUILD_MIN and world and _own_file(store) and _free_core():
+            split = _split_point(campaign, last)
+            if split is not None:
+                until = split.core.position
+                later = [_Slot(s.projection, until, s.projection.state_of(split)) for s in world]
+            if beside or later:
+                try:
+                    frames = _fold_beside(campaign, beside + later, last)
+                    slots = world
+                except _ChildFailed:
+                    frames, later, until = None, [], last
         if slots:
-            _fold(store, slots, last, flush, progress)
+            _fold(store, slots, until, flush, progress if until == last or progress is None else
+                  lambda done, total: progress(done * last // until, last))  # this process's share of the work
             flush()
+        for s in copied:  # before the child's rows: this process does not wait for the child to copy them
+            _copy_rows(campaign, s, last)
         found_beside: list[str] = []
         if frames is not None:
+            # the child's part of the world read models holds only if it started from the state this
+            # process's fold reached there (a snapshot is a cache: a rebuild folds the log): else it is
+            # dropped and this process folds the rest itself
+            agreed = all(s.state == t.state for s, t in zip(world, later))
             try:
-                found_beside = _write_beside(campaign, beside, frames, last, counts)
+                found_beside = _write_beside(campaign, beside + later if agreed else beside, frames, last, counts,
+                                             {s.projection.name: (s.count, s.problems) for s in world if agreed and later})
             except _ChildFailed:  # the child failed: empty what it sent, and fold its read models here
-                for s in beside:
+                redo = beside + [_Slot(s.projection, 0, s.projection.initial()) for s in world if later]
+                for s in redo:
                     _clear(campaign, s.projection)
-                _fold(store, beside, last)
-                slots = slots + beside
+                slots = [s for s in slots if not later or not s.projection.world_state] + redo
+                _fold(store, redo, last, flush)
                 flush()
-        for s in copied:
-            _copy_rows(campaign, s, last)
+            else:
+                if later and agreed:  # their rows and checkpoints are written: nothing more of them here
+                    slots = [s for s in slots if not s.projection.world_state]
+                elif later:
+                    for s in world:
+                        s.after = until
+                    _fold(store, world, last, flush)
+                    flush()
         slots = slots + copied
         for s in slots:
             p = s.projection
@@ -490,7 +608,7 @@ def _run(campaign: Campaign, projs: list[Projection], *, rebuild: bool, progress
             found.extend(s.problems)
         found.extend(found_beside)
         if progress:
-            total = last - min(s.after for s in slots)
+            total = last - min((s.after for s in slots), default=0)
             progress(total, total)
     if problems is not None:
         problems.extend(found)
@@ -512,22 +630,29 @@ def _copy_rows(campaign: Campaign, s: _Slot, last: int) -> None:
 
 
 def _write_beside(campaign: Campaign, beside: list[_Slot], frames: Iterator[_Frame], last: int,
-                  counts: dict[str, int]) -> list[str]:
+                  counts: dict[str, int], earlier: dict[str, tuple[int, list[str]]] | None = None) -> list[str]:
     """Insert the rows the second process folded (:func:`_fold_beside`) and checkpoint its read
     models (their event counts into ``counts``); what they could not fold or hold, one sentence each,
-    in the order of ``beside``."""
+    in the order of ``beside``. The frames of a read model not in ``beside`` are skipped (a world read
+    model's part this process folds again). ``earlier``: for a world read model whose first part this
+    process folded, that part's event count and what it could not fold."""
     store = campaign.store
     specs = {s.projection.name: s.projection for s in beside}
     problems: dict[str, list[str]] = {name: [] for name in specs}
+    earlier = earlier or {}
     for frame in frames:
         if isinstance(frame, tuple):
             name, table, rows = frame
-            _insert(campaign, table, rows, specs[name].append_tables[table], problems[name], name)
+            if name in specs:
+                _insert(campaign, table, rows, specs[name].append_tables[table], problems[name], name)
             continue
         for name, done in frame.items():
+            if name not in specs:
+                continue
             p, found = specs[name], problems[name]
-            found[:0] = done.problems
-            counts[name] = done.count
+            count, first = earlier.get(name, (0, []))
+            found[:0] = [*first, *done.problems]
+            counts[name] = count + done.count
             try:
                 if p.state_tables:
                     with store.savepoint():
@@ -546,7 +671,7 @@ def _write_beside(campaign: Campaign, beside: list[_Slot], frames: Iterator[_Fra
                 else:
                     if p.rows_state:
                         _state_kept.setdefault(store, set()).add(name)
-                    store.put_checkpoint(name, p.version, last, done.blob)
+                    store.put_checkpoint(name, p.version, last, None if p.world_state else done.blob)
     return [line for name in specs for line in problems[name]]
 
 
