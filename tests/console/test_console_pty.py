@@ -11,6 +11,7 @@ import subprocess
 import termios
 import time
 
+import pyte
 from console_helpers import CRISTAL, ENV, last_position, play
 
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[=>()][0-9A-Za-z]?|[\x00-\x08\x0e-\x1f]")
@@ -18,7 +19,11 @@ ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[=>()][0-9A-Za-z]?|[\x00-\x08\x0
 
 class Terminal:
     """The console on a pseudo-terminal of 120 x 30 answering as a terminal does; ``screen`` is what the
-    console wrote, escapes removed (a prompt's trailing space is a cursor move: prompts are matched without it)."""
+    console wrote, escapes removed (a prompt's trailing space is a cursor move: prompts are matched without it);
+    ``drawn`` is the screen as a terminal shows it now (pyte, a VT100 emulator): where prompt_toolkit redraws
+    the line being typed and the bottom bar in place, the pieces it writes need not follow each other in the
+    stream (under load a completion's last letters came after the bar's redraw), so what is typed and the
+    bar are looked for there."""
 
     def __init__(self, db):
         self.master, slave = os.openpty()
@@ -28,16 +33,22 @@ class Terminal:
                                      env=env, close_fds=True)
         os.close(slave)
         self.raw = b""
+        self.vt = pyte.Screen(120, 30)
+        self.vt_stream = pyte.ByteStream(self.vt)
 
     @property
     def screen(self) -> str:
         return ANSI.sub("", self.raw.decode("utf-8", "replace"))
 
-    def wait_for(self, text: str, timeout: float = 60) -> str:
+    @property
+    def drawn(self) -> str:
+        return "\n".join(line.rstrip() for line in self.vt.display)
+
+    def wait_for(self, text: str, timeout: float = 60, *, drawn: bool = False) -> str:
         deadline = time.monotonic() + timeout
-        while text not in self.screen:
+        while text not in (self.drawn if drawn else self.screen):
             left = deadline - time.monotonic()
-            assert left > 0, f"{text!r} never appeared; the terminal shows:\n{self.screen[-3000:]}"
+            assert left > 0, f"{text!r} never appeared; the terminal shows:\n{(self.drawn if drawn else self.screen)[-3000:]}"
             ready, _, _ = select.select([self.master], [], [], min(left, 0.5))
             if ready:
                 try:
@@ -45,10 +56,12 @@ class Terminal:
                 except OSError:  # the console left
                     break
                 self.raw += chunk
+                self.vt_stream.feed(chunk)
                 for _ in range(chunk.count(b"\x1b[6n")):  # the cursor position request a terminal answers:
                     os.write(self.master, b"\x1b[1;1R")  # prompt_toolkit draws its bottom bar once it knows
-        assert text in self.screen, self.screen[-3000:]
-        return self.screen
+        shown = self.drawn if drawn else self.screen
+        assert text in shown, shown[-3000:]
+        return shown
 
     def type(self, keys: str) -> None:
         os.write(self.master, keys.encode())
@@ -71,17 +84,17 @@ def test_the_prompt_completes_an_id_and_shows_the_session_and_the_fight_in_its_b
         term.type("fight col\r")
         term.wait_for("table col>")
         # the bar now draws the fight's timeline: who acts next, each fighter's IT and PV
-        term.wait_for("col: next lia · lia IT 0 PV 6 · brok IT 0 PV 18 · loup IT 4 PV 10")
+        term.wait_for("col: next lia · lia IT 0 PV 6 · brok IT 0 PV 18 · loup IT 4 PV 10", drawn=True)
         before = last_position(brigands)
         term.type("sheet br\t")  # Tab completes the one id that starts with 'br'
-        term.wait_for("sheet brok")
+        term.wait_for("sheet brok", drawn=True)
         term.type("\r")
         term.wait_for("Brok")
         term.type("attack lia lo\t")
-        term.wait_for("attack lia loup")
+        term.wait_for("attack lia loup", drawn=True)
         term.type(" --weapon Arc --projectile Flèche --distance 10 15,4\r")
         term.wait_for("lia attacks loup")
-        term.wait_for("col: next brok")  # the bar follows the attack: lia's IT moved on
+        term.wait_for("col: next brok", drawn=True)  # the bar follows the attack: lia's IT moved on
         term.type("exit\r")
         assert term.close() == 0
     finally:
