@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from glob import escape as glob_escape
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import msgspec
 
@@ -39,6 +39,9 @@ from .diff import render_change
 from .fudges import dice_audit
 from .fudges import text_lines as _fudge_text
 from .walk import Step
+
+if TYPE_CHECKING:
+    from .site_walk import StepLike
 
 Progress = Callable[[int, int], None]
 FORMATS = ("jsonl", "csv", "md", "html")
@@ -143,7 +146,7 @@ class CombatView:
 ACTOR_FIELDS = ("actor", "attacker", "caster")
 
 
-def _instant_actor(s: Step, participants: dict[str, int]) -> str | None:
+def _instant_actor(s: StepLike, participants: dict[str, int]) -> str | None:
     """The fighter an event names as acting (``actor``, ``attacker``, ``caster``), when it is one."""
     payload = msgspec.json.decode(s.rec.payload)
     for key in ACTOR_FIELDS:
@@ -152,7 +155,7 @@ def _instant_actor(s: Step, participants: dict[str, int]) -> str | None:
     return None
 
 
-def combats(steps: Iterable[Step]) -> list[CombatView]:
+def combats(steps: Iterable[StepLike]) -> list[CombatView]:
     """Each combat stream as the book's table (L1300): IT before, who acts, the action, its duration, IT
     after; one row per event that added time to one combatant's IT, or that names a fighter acting
     while no IT moved (a spell cast whose incantation is 0 s)."""

@@ -28,7 +28,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
@@ -108,7 +108,8 @@ class Hint:
     __slots__ = ("rec", "_strings")
 
     def __init__(self, rec: Any = None):
-        self.rec, self._strings = rec, None
+        self.rec = rec
+        self._strings: set[str] | None = None
 
     def strings(self) -> set[str]:
         if self._strings is None:
@@ -190,14 +191,15 @@ def _diff(a: Any, b: Any, path: tuple[Any, ...], out: list[Change], hint: Hint =
             if (kb == ka) if len(kb) == n else (kb[:n] == ka):  # the same keys in the same order, maybe more
                 vb_n = vb_ if len(vb_) == n else vb_[:n]
                 if va_ == vb_n:  # at C speed: a map copied with nothing changed stops here
-                    found: list[int] | None = []
+                    found: list[int] = []
                     if eb[3] is None and ea[3] is not None and len(kb) == n:
                         eb[3] = ea[3]  # the same keys in the same order: the same positions
                 else:
-                    found = _named_positions(ea, eb, n, hint)
-                    if found is None:
-                        found = []
-                        _differing(va_, vb_n, 0, n, found)
+                    named = _named_positions(ea, eb, n, hint)
+                    if named is None:
+                        named = []
+                        _differing(va_, vb_n, 0, n, named)
+                    found = named
                 for i in found:
                     key, va, vb = ka[i], va_[i], vb_[i]
                     if type(va) in _PLAIN and type(vb) in _PLAIN:
@@ -282,6 +284,27 @@ class Characters:
         if mapping is not self.held:
             self.known, self.held = (mapping if self.direct and type(mapping) is dict else self.read(rules)), mapping
         return self.known
+
+
+class StepLike(Protocol):
+    """What the site's pages read of a step: a :class:`.walk.Step` or a :class:`SiteStep`."""
+
+    @property
+    def rec(self) -> Any: ...
+    @property
+    def summary(self) -> str: ...
+    @property
+    def told(self) -> str: ...
+    @property
+    def session(self) -> SessionInfo | None: ...
+    @property
+    def before(self) -> Any: ...
+    @property
+    def after(self) -> Any: ...
+    @property
+    def changes(self) -> list[Change]: ...
+    @property
+    def characters(self) -> tuple[str, ...]: ...
 
 
 class SiteStep:
