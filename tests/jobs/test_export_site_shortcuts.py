@@ -158,7 +158,7 @@ def test_names_and_points_follow_a_renamed_and_hurt_character():
     got = []
     for i, st in enumerate((s1, s2, s3)):
         step = site_walk.SiteStep(R(i + 1), "", None, None, World(st), [], tuple(st.characters))
-        names = col.session_names([step])
+        names = col.session_names(step.after.rules)
         got.append(dict(names))
         col._points(step, "PV", col.pv, col._pv_of)
     assert got == [{"a": "Ann", "b": "Bob"}, {"a": "Anna", "b": "Bob"}, {"a": "Anna"}]
