@@ -399,12 +399,19 @@ def forkable(camp: Any) -> bool:
             and Path(path).is_file() and not camp.store.conn.in_transaction)
 
 
+#: the share of the log the first process walks: the later events cost more (a larger state: more
+#: characters to compare), so an even split left the first process waiting for the second, whose
+#: half took 1.17 × as long on the 1M campaign (317 s against 272 s at a load of 8); 0.54 evens them
+SPLIT_SHARE = 0.54
+
+
 def split_point(camp: Any, after: int, end: int,
                 infos: dict[int, SessionInfo]) -> tuple[int, str, str] | None:
-    """Where to cut ``after+1 .. end`` in two: the position just before the session start nearest the
-    middle whose previous event belongs to a session (so both page names are known before either
-    side is walked), with the last page before the cut and the first after it; None without one."""
-    middle = (after + end) // 2
+    """Where to cut ``after+1 .. end`` in two: the position just before the session start nearest
+    :data:`SPLIT_SHARE` of the way whose previous event belongs to a session (so both page names
+    are known before either side is walked), with the last page before the cut and the first after
+    it; None without one."""
+    middle = after + round((end - after) * SPLIT_SHARE)
     starts = [r.position for r in camp.store.read_all(after=after + 1, until=end, type="session.started",
                                                       decode=False, hashes=False)]
     for position in sorted(starts, key=lambda p: abs(p - middle)):
