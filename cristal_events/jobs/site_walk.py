@@ -131,7 +131,8 @@ def _named_positions(ea: list[Any], eb: list[Any], n: int, hint: Hint) -> list[i
     values, and the copy compared with the earlier map's at C speed (equal: nothing else changed;
     otherwise None, and the caller looks everywhere). A list comparison reads only pointers where
     the two hold the same object, while cutting the lists in slices touches every object it copies:
-    9 µs against 33 for a map of 2,000 characters that an event changed in one place."""
+    2.4 µs against 16-33 for a map of 2,054 characters that an event changed in one place (timeit,
+    1M campaign; the two lists of the later map, which both need, cost 18-60 µs more)."""
     index = ea[3]
     if index is None:
         index = ea[3] = {k: i for i, k in enumerate(ea[1])}
