@@ -147,9 +147,11 @@ def _named_positions(ea: list[Any], eb: list[Any], n: int, hint: Hint) -> list[i
         kept = [vb[i] for i in positions]
         for i in positions:
             vb[i] = va[i]
-        same = vb == va
-        for i, v in zip(positions, kept):
-            vb[i] = v
+        try:
+            same = vb == va
+        finally:  # put back even if a value's own comparison raised
+            for i, v in zip(positions, kept):
+                vb[i] = v
     else:
         patched = vb[:n]
         for i in positions:
