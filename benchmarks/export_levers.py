@@ -1,6 +1,14 @@
 """A/B of the HTML site export's levers (benchmarks/README.md, "HTML export").
 
     python benchmarks/export_levers.py --db CAMPAIGN.db --rounds 3 [--until POSITION]
+    python benchmarks/export_levers.py --db CAMPAIGN.db --tree BEFORE --after 900000 --events 10000 --rounds 6
+
+``--tree BEFORE`` (a source tree of the engine, e.g. ``git archive COMMIT | tar -x -C BEFORE``)
+measures this tree's site walk and pages against that one's: positions ``--after``+1 ..
+``--after``+``--events`` written by ``jobs.page._write_sessions`` in one process (the emitted pages
+counted, not written), each tree in a new process, the two taking turns (the first of a round
+alternating), the CPU microseconds an event of each round and their medians and minimums (the
+minimum is the figure that survives a machine shared by other work).
 
 The site of a campaign (``jobs.page.export_site`` into a staged folder, as ``cristal export timeline
 --format html -o SITE`` writes it), in three variants taking turns in each round: every lever (the
@@ -65,12 +73,64 @@ def export_ab(db: str, rounds: int, until: int | None) -> dict[str, list[tuple[f
     return out
 
 
+_TREE_CODE = r"""
+import sys, time, gc
+from cristal_events import i18n
+from cristal_events.jobs import page, site_walk
+from cristal_events.jobs.walk import sessions
+from cristal_events.service import Campaign
+i18n.set_language("en")
+db, after, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+gc.disable()  # as export_site does
+with Campaign.open(db, readonly=True) as camp:
+    infos = sessions(camp)
+    col = page._Collector(camp, [])
+    sizes = []
+    t = time.process_time()
+    page._write_sessions(col, site_walk.steps(camp, after=after, until=after + n, infos=infos),
+                         lambda name, html: sizes.append(len(html)))
+    print((time.process_time() - t) / n * 1e6, sum(sizes))
+"""
+
+
+def trees_ab(db: str, before: str, after: int, events: int, rounds: int) -> dict[str, list[float]]:
+    """This tree against ``before``: CPU microseconds an event of the site walk and pages of one
+    stretch, each round in new processes taking turns; both must write as many characters."""
+    import subprocess
+
+    trees = {"this tree": str(HERE.parent), f"before ({before})": before}
+    out: dict[str, list[float]] = {name: [] for name in trees}
+    sizes: dict[str, str] = {}
+    for r in range(rounds):
+        order = list(trees.items()) if r % 2 == 0 else list(trees.items())[::-1]
+        for name, tree in order:
+            # -P: the current folder is not put first on the path (it would import this tree for both)
+            done = subprocess.run([sys.executable, "-P", "-c", _TREE_CODE, os.path.abspath(db), str(after),
+                                   str(events)], check=True, capture_output=True, text=True,
+                                  env={**os.environ, "PYTHONPATH": tree})
+            cpu, size = done.stdout.split()
+            out[name].append(float(cpu))
+            sizes[name] = size
+        print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.1f}" for k, v in out.items())
+              + f" µs an event (CPU); load {os.getloadavg()[0]:.1f}", flush=True)
+    if len(set(sizes.values())) != 1:
+        raise SystemExit(f"the trees wrote different pages: {sizes}")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--db", required=True, help="the campaign to export (only read)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--until", type=int, default=None, help="export positions 1..UNTIL only")
+    ap.add_argument("--tree", default=None, help="a source tree to measure this one against (see above)")
+    ap.add_argument("--after", type=int, default=0, help="with --tree: the position before the stretch")
+    ap.add_argument("--events", type=int, default=10_000, help="with --tree: the events of the stretch")
     a = ap.parse_args()
+    if a.tree:
+        for name, runs in trees_ab(a.db, a.tree, a.after, a.events, a.rounds).items():
+            print(f"{name}: median {statistics.median(runs):.1f}, minimum {min(runs):.1f} µs an event (CPU)")
+        return
     for name, runs in export_ab(a.db, a.rounds, a.until).items():
         print(f"{name}: median {statistics.median(w for w, _ in runs):.2f} s, "
               f"{statistics.median(c for _, c in runs):.2f} s CPU of the first process")

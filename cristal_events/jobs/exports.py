@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from glob import escape as glob_escape
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import msgspec
 
@@ -39,6 +39,9 @@ from .diff import render_change
 from .fudges import dice_audit
 from .fudges import text_lines as _fudge_text
 from .walk import Step
+
+if TYPE_CHECKING:
+    from .site_walk import StepLike
 
 Progress = Callable[[int, int], None]
 FORMATS = ("jsonl", "csv", "md", "html")
@@ -143,7 +146,7 @@ class CombatView:
 ACTOR_FIELDS = ("actor", "attacker", "caster")
 
 
-def _instant_actor(s: Step, participants: dict[str, int]) -> str | None:
+def _instant_actor(s: StepLike, participants: dict[str, int]) -> str | None:
     """The fighter an event names as acting (``actor``, ``attacker``, ``caster``), when it is one."""
     payload = msgspec.json.decode(s.rec.payload)
     for key in ACTOR_FIELDS:
@@ -152,17 +155,29 @@ def _instant_actor(s: Step, participants: dict[str, int]) -> str | None:
     return None
 
 
-def combats(steps: Iterable[Step]) -> list[CombatView]:
+def combats(steps: Iterable[StepLike]) -> list[CombatView]:
     """Each combat stream as the book's table (L1300): IT before, who acts, the action, its duration, IT
     after; one row per event that added time to one combatant's IT, or that names a fighter acting
     while no IT moved (a spell cast whose incantation is 0 s)."""
-    views: dict[str, CombatView] = {}
+    views = CombatViews()
     for s in steps:
+        views.add(s)
+    return views.views()
+
+
+class CombatViews:
+    """:func:`combats` one step at a time (the HTML site lets each step go once read, so a session's
+    states are not all held until its page is written)."""
+
+    def __init__(self) -> None:
+        self._views: dict[str, CombatView] = {}
+
+    def add(self, s: StepLike) -> None:
         if not s.rec.stream.startswith("combat:"):
-            continue
+            return
         name = s.rec.stream[len("combat:"):]
         before, after = combat_its(s.before.rules, name), combat_its(s.after.rules, name)
-        view = views.setdefault(name, CombatView(name, [], []))
+        view = self._views.setdefault(name, CombatView(name, [], []))
         for cid in list(before) + list(after):
             if cid not in view.participants:
                 view.participants.append(cid)
@@ -171,11 +186,13 @@ def combats(steps: Iterable[Step]) -> list[CombatView]:
             instant = _instant_actor(s, before)
             moved = [instant] if instant is not None else []
         if len(moved) != 1:
-            continue  # the book's table has one row per action: an event that took someone's time
+            return  # the book's table has one row per action: an event that took someone's time
         actor = moved[0]
         view.rows.append(CombatRow(s.rec.position, s.summary, actor, after[actor] - before[actor], before, after,
                                    s.told))
-    return list(views.values())
+
+    def views(self) -> list[CombatView]:
+        return list(self._views.values())
 
 
 def session_groups(steps: Iterable[Step]) -> list[tuple[Any, list[Step]]]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import html as _html
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -29,8 +29,9 @@ from ..xp_ledger import LedgerEntry
 from . import site_walk
 from .dice_report import dice_report, html_section
 from .diff import Change, render_change
-from .exports import combats, fudge_record_lines, xp_by_session
-from .walk import Step, check_character, sessions
+from .exports import CombatViews, fudge_record_lines, xp_by_session
+from .site_walk import StepLike as Step
+from .walk import check_character, sessions
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 CSS = """
@@ -211,6 +212,14 @@ class _ChangeLines:
         self.arrow = _("{path}: {before} → {after}")
         self.yes, self.no = _("yes"), _("no")
         self.counts: dict[int, str] = {}
+        self.escaped: dict[str, str] = {}
+
+    def esc(self, text: str) -> str:
+        """:func:`esc` of a text that repeats on the page (an event's type, its actor), kept."""
+        done = self.escaped.get(text)
+        if done is None:
+            done = self.escaped[text] = esc(text)
+        return done
 
     def count(self, n: int) -> str:
         """« 3 changes of the state », translated once per number."""
@@ -237,23 +246,29 @@ class _ChangeLines:
         b, a = self.value(before), self.value(after)
         if b is None or a is None or (before is None and after is None):
             return render_change(change)
-        path = ".".join(p if type(p) is str else str(p) for p in change["path"])
+        path = ".".join(map(str, change["path"]))  # str() of a str is itself
         return self.arrow.format(path=path, before=b, after=a)
 
 
 def _event_item(s: Step, line: _ChangeLines) -> str:
     n = len(s.changes)
     if n:
-        changes = "".join(f"<li>{esc(line(c))}</li>" for c in s.changes)
+        changes = "".join([f"<li>{esc(line(c))}</li>" for c in s.changes])
         folded = (f'<details class="changes"><summary>{words(line.count(n))}</summary>'
                   f"<ul>{changes}</ul></details>")
     else:
         folded = ""
-    return (f'<li id="e{s.rec.position}" data-type="{esc(s.rec.type)}"><span class="pos">#{s.rec.position}</span>'
-            f'<span class="actor">{esc(s.rec.actor)}</span><span class="summary">{esc(s.told)}</span>{folded}</li>')
+    rec = s.rec
+    return (f'<li id="e{rec.position}" data-type="{line.esc(rec.type)}"><span class="pos">#{rec.position}</span>'
+            f'<span class="actor">{line.esc(rec.actor)}</span><span class="summary">{esc(s.told)}</span>{folded}</li>')
 
 
-def _combat_table(view: Any, names: dict[str, str]) -> str:
+def _num(value: Any) -> str:
+    """:func:`esc` of a table's cell, an integer written as it is (its digits need no escaping)."""
+    return str(value) if type(value) is int else esc(value)
+
+
+def _combat_table(view: Any, names: Mapping[str, str]) -> str:
     who = [esc(names.get(c, c)) for c in view.participants]
     head = ("<tr>" + f'<th colspan="{len(who)}">{_("IT before")}</th><th rowspan="2">{_("Turn of")}</th>'
             f'<th rowspan="2">{_("Action")}</th><th rowspan="2">{_("Duration")}</th>'
@@ -261,8 +276,8 @@ def _combat_table(view: Any, names: dict[str, str]) -> str:
             "<tr>" + "".join(f"<th>{w}</th>" for w in who) * 2 + "</tr>")
     body = []
     for r in view.rows:
-        before = "".join(f'<td class="num">{esc(r.it_before.get(c, ""))}</td>' for c in view.participants)
-        after = "".join(f'<td class="num">{esc(r.it_after.get(c, ""))}</td>' for c in view.participants)
+        before = "".join([f'<td class="num">{_num(r.it_before.get(c, ""))}</td>' for c in view.participants])
+        after = "".join([f'<td class="num">{_num(r.it_after.get(c, ""))}</td>' for c in view.participants])
         body.append(f"<tr>{before}<td>{esc(names.get(r.actor, r.actor))}</td><td>{esc(r.told)}</td>"
                     f'<td class="num">+{esc(r.duration)}</td>{after}</tr>')
     return (f'<section class="combat"><h3>Combat : {esc(view.name)}</h3><table>{head}{"".join(body)}</table>'
@@ -311,44 +326,77 @@ def _groups(steps: Iterable[Step]) -> Iterator[tuple[int | None, list[Step]]]:
         yield key, group  # type: ignore[misc]
 
 
-def _names(camp: Any, group: list[Step], characters: Callable[[Any], dict[str, Any]] | None = None) -> dict[str, str]:
-    chars = (characters or camp.ruleset.characters)(group[-1].after.rules)
-    return {cid: str(getattr(c, "name", cid) or cid) for cid, c in chars.items()}
+class _Current(Mapping[str, str]):
+    """The names of the characters of one state (a session's last), read in the names every state
+    seen so far gave them (:meth:`_Collector.session_names`): what ``{id: name}`` of that state was."""
+
+    __slots__ = ("names", "chars")
+
+    def __init__(self, names: dict[str, str], chars: dict[str, Any]):
+        self.names, self.chars = names, chars
+
+    def __getitem__(self, cid: str) -> str:
+        if cid not in self.chars:
+            raise KeyError(cid)
+        return self.names[cid]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.chars)
+
+    def __len__(self) -> int:
+        return len(self.chars)
 
 
-def _session_section(key: int | None, group: list[Step], names: dict[str, str], xp: dict[Any, Any],
-                     receipts: dict[int, str], file: str) -> tuple[SessionPage, str]:
-    info = group[0].session
-    if key is None:
-        heading = _("Outside any session")
-    else:
-        assert info is not None  # a group with a session number has its session
-        heading = (_("Session {number}: {title}").format(number=key, title=info.title) if info.title
-                   else _("Session {number}").format(number=key))
-    date = info.in_game_date if info else ""
-    present: dict[str, None] = {}
-    for s in group:
-        present.update(dict.fromkeys(s.characters))
-    who = [names.get(c, c) for c in present]
-    trades = " ; ".join(f"{names.get(c, c)} +{e} / −{sp}" for c, (e, sp) in xp.get(key, {}).items())
-    receipt = str(receipts[key]) if key in receipts else ""
-    page = SessionPage(key, file, heading, date, len(group), group[0].rec.position, group[-1].rec.position,
-                       who, trades, receipt)
-    sid = f"s{key}" if key is not None else f"hors-session-{page.first}"
-    meta = (f'<p class="meta">{esc(_("In-game date: {date}").format(date=date))}</p>' if date else "")
-    meta += (f'<p class="meta">{esc(_("Present: {who}").format(who=", ".join(who)))}</p>' if who else "")
-    meta += (f'<p class="meta">{esc(_("XP earned / spent: {trades}").format(trades=trades))}</p>' if trades else "")
-    meta += (f'<p class="meta receipt">{esc(_("Receipt: "))}<code>{esc(receipt)}</code></p>' if receipt else "")
-    positions = _("Positions #{first} to #{last}; the state changes of each event are folded under it.").format(
-        first=page.first, last=page.last)
-    body = [f'<section class="session" id="{sid}"><h2>{esc(heading)}</h2>{meta}'
-            f'<p class="meta">{words(positions)}</p><ol class="events">']
-    line = _ChangeLines()  # the sentences of this page, translated once
-    body.extend(_event_item(s, line) for s in group)
-    body.append("</ol>")
-    body.extend(_combat_table(v, names) for v in combats(group))
-    body.append("</section>\n")
-    return page, "".join(body)
+class _Section:
+    """One session's section, built as its steps go by: each step is read once and let go, so a
+    session's states are not all held until its page is written (holding them cost the walk about
+    10 µs an event at 1M events: 2,000-character maps the collector never reads again)."""
+
+    def __init__(self, key: int | None, first: Step):
+        self.key, self.info = key, first.session
+        self.first = self.last = first.rec.position
+        self.count = 0
+        self.present: dict[str, None] = {}
+        self.line = _ChangeLines()  # the sentences of this page, translated once
+        self.items: list[str] = []
+        self.fights = CombatViews()
+        self.after: Any = first.after
+
+    def add(self, s: Step) -> None:
+        self.present.update(dict.fromkeys(s.characters))
+        self.items.append(_event_item(s, self.line))
+        self.fights.add(s)
+        self.last, self.after = s.rec.position, s.after
+        self.count += 1
+
+    def html(self, names: Mapping[str, str], xp: dict[Any, Any], receipts: dict[int, str],
+             file: str) -> tuple[SessionPage, str]:
+        key, info = self.key, self.info
+        if key is None:
+            heading = _("Outside any session")
+        else:
+            assert info is not None  # a group with a session number has its session
+            heading = (_("Session {number}: {title}").format(number=key, title=info.title) if info.title
+                       else _("Session {number}").format(number=key))
+        date = info.in_game_date if info else ""
+        who = [names.get(c, c) for c in self.present]
+        trades = " ; ".join(f"{names.get(c, c)} +{e} / −{sp}" for c, (e, sp) in xp.get(key, {}).items())
+        receipt = str(receipts[key]) if key in receipts else ""
+        page = SessionPage(key, file, heading, date, self.count, self.first, self.last, who, trades, receipt)
+        sid = f"s{key}" if key is not None else f"hors-session-{page.first}"
+        meta = (f'<p class="meta">{esc(_("In-game date: {date}").format(date=date))}</p>' if date else "")
+        meta += (f'<p class="meta">{esc(_("Present: {who}").format(who=", ".join(who)))}</p>' if who else "")
+        meta += (f'<p class="meta">{esc(_("XP earned / spent: {trades}").format(trades=trades))}</p>' if trades else "")
+        meta += (f'<p class="meta receipt">{esc(_("Receipt: "))}<code>{esc(receipt)}</code></p>' if receipt else "")
+        positions = _("Positions #{first} to #{last}; the state changes of each event are folded under it.").format(
+            first=page.first, last=page.last)
+        body = [f'<section class="session" id="{sid}"><h2>{esc(heading)}</h2>{meta}'
+                f'<p class="meta">{words(positions)}</p><ol class="events">']
+        body.extend(self.items)
+        body.append("</ol>")
+        body.extend(_combat_table(v, names) for v in self.fights.views())
+        body.append("</section>\n")
+        return page, "".join(body)
 
 
 def _head(title: str, css: str = "") -> str:
@@ -462,25 +510,71 @@ class _Collector:
         self.dice: list[RecordedEvent] = []
         self._rolls: dict[bytes, Any] = {}
         self._encode = msgspec.msgpack.Encoder().encode
+        self._named: dict[str, Any] = {}  # the character object each name in self.names was read from
+        # the character object each chart last read a value from: the same object, the same value
+        self._pv_of: dict[str, Any] = {}
+        self._xp_of: dict[str, Any] = {}
+
+    def session_names(self, rules: Any) -> Mapping[str, str]:
+        """The names of the characters of a session's last rules' state, and ``self.names`` updated
+        with them: a name is read again only from a character object it was not read from (the states
+        share what an event did not change; reading 2,000 names cost 3 ms a session under cProfile)."""
+        chars = self.chars(rules)
+        named, names = self._named, self.names
+        for cid, c in chars.items():
+            if named.get(cid) is not c:
+                named[cid] = c
+                names[cid] = str(getattr(c, "name", cid) or cid)
+        return _Current(names, chars)
+
+    def _points(self, s: Step, key: str, out: dict[str, list[tuple[int, int]]], read: dict[str, Any]) -> None:
+        """:func:`_add_points`, a character skipped when its object is the one this chart last read
+        (the rules' states share what an event did not change): its value is the one already there."""
+        chars = self.chars(s.after.rules)
+        for cid in s.characters:
+            char = chars.get(cid)
+            if char is None or read.get(cid) is char:
+                continue
+            read[cid] = char
+            value = vital(char, key)
+            if value is None:
+                continue
+            pts = out.setdefault(cid, [])
+            if not pts or pts[-1][1] != value:
+                pts.append((s.rec.position, value))
 
     def group(self, key: int | None, group: list[Step], file: str) -> str:
-        names = _names(self.camp, group, self.chars)
-        self.names.update(names)
+        """The section of one session's steps (:meth:`start`, :meth:`add` each, :meth:`finish`)."""
+        section = self.start(key, group[0])
         for s in group:
-            if s.rec.type == "dice.rolled":
-                self.dice.append(self._kept(s.rec))
-            elif s.rec.type in _DICE_TYPES:
-                self.dice.append(s.rec)
-            _add_points(self.camp, s, "PV", self.pv, self.chars)
+            self.add(section, s)
+        return self.finish(section, file)
+
+    def start(self, key: int | None, first: Step) -> _Section:
+        return _Section(key, first)
+
+    def add(self, section: _Section, s: Step) -> None:
+        """One step of the section: its line, and what the index gathers of it."""
+        rec = s.rec
+        if rec.type == "dice.rolled":
+            self.dice.append(self._kept(rec))
+        elif rec.type in _DICE_TYPES:
+            self.dice.append(rec)
+        if s.characters:
+            self._points(s, "PV", self.pv, self._pv_of)
             if self.xp_points is None:
-                _add_points(self.camp, s, "XP", self.xp_walk, self.chars)
+                self._points(s, "XP", self.xp_walk, self._xp_of)
             for cid in s.characters:
-                span = self.seen.setdefault(cid, [s.rec.position, s.rec.position])
-                span[1] = s.rec.position
-        self.count += len(group)
-        if key is not None:
-            self.marks.append((key, group[0].rec.position))
-        page, html = _session_section(key, group, names, self.xp, self.receipts, file)
+                span = self.seen.setdefault(cid, [rec.position, rec.position])
+                span[1] = rec.position
+        section.add(s)
+
+    def finish(self, section: _Section, file: str) -> str:
+        names = self.session_names(section.after.rules)
+        self.count += section.count
+        if section.key is not None:
+            self.marks.append((section.key, section.first))
+        page, html = section.html(names, self.xp, self.receipts, file)
         self.pages.append(page)
         return html
 
@@ -590,14 +684,30 @@ def _write_sessions(col: _Collector, steps: Iterable[Step], emit: Callable[[str,
     before the first; ``following``: the page after the last, when another process writes them)."""
     title = esc(col.camp.header.name)
     held: tuple[str, str, SessionPage, str | None] | None = None  # a page waits for its next's name
-    for key, group in _groups(steps):
-        file = _file_of(key, group[0].rec.position)
-        section = col.group(key, group, file)
-        if held is not None:
-            _emit_session(emit, title, held, file)
-        held = (file, section, col.pages[-1], held[0] if held else preceding)
+    section: _Section | None = None
+    for s in steps:
+        key = s.session.number if s.session else None
+        if section is None or key != section.key:
+            if section is not None:
+                held = _section_done(col, section, emit, title, held, preceding)
+            section = col.start(key, s)
+        col.add(section, s)
+    if section is not None:
+        held = _section_done(col, section, emit, title, held, preceding)
     if held is not None:
         _emit_session(emit, title, held, following)
+
+
+def _section_done(col: _Collector, section: _Section, emit: Callable[[str, str], None], title: str,
+                  held: tuple[str, str, SessionPage, str | None] | None,
+                  preceding: str | None) -> tuple[str, str, SessionPage, str | None]:
+    """A session's section finished: the page before it written (its next's name is now known),
+    this one held until the next one's name is known."""
+    file = _file_of(section.key, section.first)
+    html = col.finish(section, file)
+    if held is not None:
+        _emit_session(emit, title, held, file)
+    return (file, html, col.pages[-1], held[0] if held else preceding)
 
 
 def _file_of(key: int | None, first: int) -> str:
