@@ -32,7 +32,7 @@ import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import closing, contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -79,9 +79,18 @@ _COLUMNS_NO_HASHES = _COLUMNS.replace(", prev_hash, hash", "")
 _CANONICAL = ("prev_hash, position, event_id, stream, version, type, schema_version, payload, recorded_at, "
               "session, actor, causation_id, correlation_id")
 _PAGE = 5000  # rows per keyset page of a read (bounded memory; each page is fetched whole)
-_COPY_FROM = 16  # from this many rows an append uses COPY instead of one multi-row INSERT
+_COPY_FROM = 16  # from this many rows an append uses COPY instead of the function cristal_append
 _PG_MAX_INT = 2**63 - 1
+#: one append, one statement (migration 0003_append_function.sql); every parameter typed, so the
+#: function is found whatever psycopg infers from a list of None
+_APPEND = ("SELECT status, version, head, head_hash, positions FROM cristal_append(%s::bigint, %s::text, %s::integer, "
+           "%s::bigint, %s::text, %s::boolean, %s::boolean, %s::text, %s::bigint, %s::text, %s::text, %s::json)")
+#: its statuses
+_APPENDED, _KNOWN, _SOME_KNOWN, _STALE_VERSION, _STALE_HEAD = range(5)
 _hash_encoder = msgspec.json.Encoder()
+#: the rows of an append travel as one JSON parameter (cristal_append reads them with json_array_elements):
+#: msgspec encodes them in C where psycopg would quote six text arrays in Python (about 150 us an append)
+_json_encode = msgspec.json.Encoder().encode
 #: SQLite column types of the read models -> PostgreSQL's
 _TYPES = {"INTEGER": "bigint", "REAL": "double precision", "TEXT": "text", "BLOB": "bytea"}
 
@@ -194,6 +203,30 @@ def _checksum(sql: str) -> str:
     return hashlib.sha256(sql.encode()).hexdigest()
 
 
+def _chain(prev: str, head: int, ids: Sequence[str], stream: str, version: int, types: Sequence[str],
+           versions: Sequence[int], payloads: Sequence[str], when: str, session: int | None, actor: str,
+           causes: Sequence[str | None], correlation: str | None) -> list[str]:
+    """The hashes of rows appended after ``(head, prev)`` to a stream at ``version``: the canonical
+    array of :func:`cristal_events.store.row_hash`, so the chain is SQLite's."""
+    enc, sha = _hash_encoder.encode, hashlib.sha256
+    out = []
+    for i, eid in enumerate(ids):
+        prev = sha(enc((prev, head + i + 1, eid, stream, version + i + 1, types[i], versions[i], payloads[i], when,
+                        session, actor, causes[i], correlation))).hexdigest()
+        out.append(prev)
+    return out
+
+
+def _some_known(known: int, total: int) -> str:
+    return _("{len} of the {len2} event ids are already stored; a retry must resend the same batch.").format(
+        len=known, len2=total)
+
+
+def _stale(stream: str, current: int, expected: int) -> str:
+    return _("Stream {stream} is at version {current}, not {expected_version}: someone else wrote first; "
+             "retry.").format(stream=stream, current=current, expected_version=expected)
+
+
 def _lock_key(schema: str) -> int:
     """The advisory-lock key of a campaign: 63 bits of the SHA-256 of its schema's name."""
     return int.from_bytes(hashlib.sha256(schema.encode()).digest()[:8], "big") >> 1
@@ -282,6 +315,10 @@ class PgStore:
         self._depth = 0
         self._lock = _lock_key(target.schema)
         self._pks: dict[str, list[str]] = {}
+        #: the head (position, hash) and the (stream, version) the last append left: what the next
+        #: append chains from (a guess; the function refuses it when the log has moved)
+        self._tip: tuple[int, str] | None = None
+        self._stream_tip: tuple[str, int] | None = None
 
     @property
     def secrets_base(self) -> Path:
@@ -400,42 +437,28 @@ class PgStore:
                event_ids: Sequence[str] | None = None, actor: str = "GM", session: int | None = None,
                causation_id: str | None = None, correlation_id: str | None = None,
                recorded_at: str | None = None, causation_ids: Sequence[str | None] | None = None) -> list[int]:
-        """As :meth:`cristal_events.store.Store.append`."""
+        """As :meth:`cristal_events.store.Store.append`. A command's few events: one call of the
+        function ``cristal_append`` (migration 0003), one statement and, in autocommit, one round trip
+        and one transaction, the rows chained from the head this store last saw (when the log has
+        moved, the function refuses them and returns the head: they are chained again, under the
+        lock). A batch (from 16 events): binary COPY inside a transaction holding the lock
+        (docs/architecture.md, "PostgreSQL")."""
         if not events:
             return []
         ids = list(event_ids) if event_ids is not None else new_event_ids(len(events))
         if len(ids) != len(events):
             raise ValueError("event_ids and events differ in length")
         psycopg = _psycopg()
+        causes = list(causation_ids) if causation_ids is not None else [causation_id] * len(events)
         try:
-            with self.transaction():
-                if event_ids is not None:
-                    known = self._positions_of(ids)
-                    if len(known) == len(ids):
-                        return [known[i] for i in ids]
-                    if known:
-                        raise ConcurrencyConflict(
-                            _("{len} of the {len2} event ids are already stored; a retry must resend the same "
-                              "batch.").format(len=len(known), len2=len(ids))
-                        )
-                current, position, prev = self._state_of(stream)
-                if expected_version is not None and current != expected_version:
-                    raise ConcurrencyConflict(
-                        _("Stream {stream} is at version {current}, not {expected_version}: someone else wrote "
-                          "first; retry.").format(stream=stream, current=current, expected_version=expected_version)
-                    )
-                when = recorded_at or utc_now()
-                rows = []
-                enc, sha = _hash_encoder.encode, hashlib.sha256
-                for i, (event, eid) in enumerate(zip(events, ids)):
-                    position += 1
-                    cause = causation_ids[i] if causation_ids is not None else causation_id
-                    canon = (prev, position, eid, stream, current + i + 1, event.__struct_config__.tag,
-                             type(event).version, encode(event).decode(), when, session, actor, cause, correlation_id)
-                    h = sha(enc(canon)).hexdigest()
-                    rows.append((*canon[1:], prev, h))
-                    prev = h
-                self._insert(rows)
+            payloads = [encode(e).decode() for e in events]
+            types = [e.__struct_config__.tag for e in events]
+            versions = [type(e).version for e in events]
+            if len(events) >= _COPY_FROM:
+                return self._append_batch(stream, expected_version, event_ids is not None, ids, types, versions,
+                                          payloads, recorded_at, session, actor, causes, correlation_id)
+            return self._append_call(stream, expected_version, event_ids is not None, ids, types, versions,
+                                     payloads, recorded_at, session, actor, causes, correlation_id)
         except psycopg.errors.UniqueViolation as exc:
             raise ConcurrencyConflict(_("Stream {stream} moved while appending ({exc}); retry.").format(
                 stream=stream, exc=_first_line(exc))) from None
@@ -444,7 +467,73 @@ class PgStore:
                                  "written.")) from None
         except psycopg.Error as exc:
             raise translate(exc, self.path) from None
-        return [r[0] for r in rows]
+
+    def _append_call(self, stream: str, expected: int | None, check_ids: bool, ids: list[str], types: list[str],
+                     versions: list[int], payloads: list[str], recorded_at: str | None, session: int | None,
+                     actor: str, causes: list[str | None], correlation: str | None) -> list[int]:
+        """The few rows of a command through ``cristal_append``: the function takes the campaign's
+        lock, answers a retry by its ids, checks the stream's version and the head the rows were
+        chained from, inserts them and moves the head, in one statement."""
+        head, prev = self._tip if self._tip is not None else (-1, GENESIS)
+        version = expected if expected is not None else (
+            self._stream_tip[1] if self._stream_tip is not None and self._stream_tip[0] == stream else 0)
+        with ExitStack() as locked:
+            for attempt in range(3):
+                when = recorded_at or utc_now()
+                hashes = _chain(prev, head, ids, stream, version, types, versions, payloads, when, session, actor,
+                                causes, correlation)
+                rows = _json_encode(list(zip(ids, types, versions, payloads, causes, hashes))).decode()
+                status, current, head, prev, known = self._sql(_APPEND, (
+                    self._lock, stream, version, head, prev, check_ids, recorded_at is None, when, session, actor,
+                    correlation, rows)).fetchone()
+                if status == _KNOWN:
+                    return list(known)
+                if status == _SOME_KNOWN:
+                    raise ConcurrencyConflict(_some_known(current, len(ids)))
+                self._tip, self._stream_tip = (head, prev), (stream, current)
+                if status == _APPENDED:
+                    return list(range(head - len(ids) + 1, head + 1))
+                if status == _STALE_VERSION and expected is not None:
+                    raise ConcurrencyConflict(_stale(stream, current, expected))
+                # the rows were numbered or chained from a head the log has left: again, from the head
+                # the function returned, now inside a transaction holding the campaign's lock, so the
+                # head the second call returns cannot move before the third
+                version = current
+                if attempt == 0 and not self._depth:
+                    locked.enter_context(self.transaction())
+        raise StoreUnavailable(_("The campaign {path} could not be used: {reason}; nothing was written.").format(
+            path=self.path, reason="its head moved under the campaign's lock"))
+
+    def _append_batch(self, stream: str, expected: int | None, check_ids: bool, ids: list[str], types: list[str],
+                      versions: list[int], payloads: list[str], recorded_at: str | None, session: int | None,
+                      actor: str, causes: list[str | None], correlation: str | None) -> list[int]:
+        """A batch: its own transaction (or the caller's) holding the campaign's lock, the state read,
+        the rows chained and written with binary COPY, the head moved."""
+        with self.transaction():
+            if check_ids:
+                known = self._positions_of(ids)
+                if len(known) == len(ids):
+                    return [known[i] for i in ids]
+                if known:
+                    raise ConcurrencyConflict(_some_known(len(known), len(ids)))
+            current, position, prev = self._state_of(stream)
+            if expected is not None and current != expected:
+                raise ConcurrencyConflict(_stale(stream, current, expected))
+            when = recorded_at or utc_now()
+            rows: list[tuple[Any, ...]] = []
+            add, enc, sha = rows.append, _hash_encoder.encode, hashlib.sha256
+            n = len(ids)
+            for pos, ver, eid, typ, sv, payload, cause in zip(range(position + 1, position + n + 1),
+                                                               range(current + 1, current + n + 1), ids, types,
+                                                               versions, payloads, causes):
+                h = sha(enc((prev, pos, eid, stream, ver, typ, sv, payload, when, session, actor, cause,
+                             correlation))).hexdigest()
+                add((pos, eid, stream, ver, typ, sv, payload, when, session, actor, cause, correlation, prev, h))
+                prev = h
+            self._copy(rows)
+            self.conn.execute("UPDATE log_head SET position = GREATEST(position, %s)", (rows[-1][0],))
+        self._tip, self._stream_tip = (rows[-1][0], rows[-1][-1]), (stream, rows[-1][3])
+        return list(range(position + 1, position + n + 1))
 
     def append_rows(self, rows: Iterable[dict[str, Any]]) -> int:
         return self.import_rows(tuple(map(r.__getitem__, IMPORT_FIELDS)) for r in rows)
@@ -470,18 +559,6 @@ class PgStore:
         except psycopg.Error as exc:
             raise translate(exc, self.path) from None
         return n
-
-    def _insert(self, rows: list[tuple[Any, ...]]) -> None:
-        """A command's few rows in one multi-row INSERT that moves the head too (one statement, one
-        round trip); a batch with COPY, then the head."""
-        if len(rows) >= _COPY_FROM:
-            self._copy(rows)
-            self.conn.execute("UPDATE log_head SET position = GREATEST(position, %s)", (rows[-1][0],))
-            return
-        marks = ",".join(["(%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)"] * len(rows))
-        self.conn.execute(f"WITH head AS (UPDATE log_head SET position = GREATEST(position, %s)) "
-                          f"INSERT INTO events ({_COLUMNS}) VALUES {marks}",
-                          [rows[-1][0], *itertools.chain.from_iterable(rows)])
 
     def _copy(self, rows: Sequence[tuple[Any, ...]]) -> None:
         """COPY in binary format with the column types set once: psycopg packs each row in C, no SQL
