@@ -88,6 +88,14 @@ _APPEND = ("SELECT status, version, head, head_hash, positions FROM cristal_appe
 #: its statuses
 _APPENDED, _KNOWN, _SOME_KNOWN, _STALE_VERSION, _STALE_HEAD = range(5)
 _hash_encoder = msgspec.json.Encoder()
+#: the last of an index as ORDER BY ... DESC LIMIT 1, never MAX(): psycopg prepares a statement run
+#: five times, and the server's generic plan of a MAX made while the table was small (a new campaign,
+#: a store opened early) was a plain aggregate over every row of the stream, kept as the log grew
+#: (an append's version read went O(stream): benchmarks/README.md, "Eighth session"); a backward
+#: index scan stopping at the first row is the only plan of these whatever the table's size
+_STREAM_VERSION = ("SELECT COALESCE((SELECT version FROM events WHERE stream = %s ORDER BY stream DESC, version DESC "
+                   "LIMIT 1), 0)")
+_LAST_POSITION = "SELECT COALESCE((SELECT position FROM events ORDER BY position DESC LIMIT 1), 0)"
 #: the rows of an append travel as one JSON parameter (cristal_append reads them with json_array_elements):
 #: msgspec encodes them in C where psycopg would quote six text arrays in Python (about 150 us an append)
 _json_encode = msgspec.json.Encoder().encode
@@ -431,7 +439,7 @@ class PgStore:
 
     # ------------------------------------------------------------------ writing
     def stream_version(self, stream: str) -> int:
-        return self._sql("SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = %s", (stream,)).fetchone()[0]
+        return self._sql(_STREAM_VERSION, (stream,)).fetchone()[0]
 
     def append(self, stream: str, events: Sequence[Event], expected_version: int | None = ANY, *,
                event_ids: Sequence[str] | None = None, actor: str = "GM", session: int | None = None,
@@ -575,7 +583,8 @@ class PgStore:
     def _state_of(self, stream: str) -> tuple[int, int, str]:
         """(the stream's version, the head's position, its hash) in one statement (one round trip)."""
         version, seq, last, h = self._sql(
-            "SELECT (SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = %s), (SELECT position FROM log_head), "
+            "SELECT COALESCE((SELECT version FROM events WHERE stream = %s ORDER BY stream DESC, version DESC LIMIT 1), 0), "
+            "(SELECT position FROM log_head), "
             "e.position, e.hash FROM (SELECT 1) one LEFT JOIN LATERAL "
             "(SELECT position, hash FROM events ORDER BY position DESC LIMIT 1) e ON true", (stream,)).fetchone()
         if last is None:
@@ -591,7 +600,7 @@ class PgStore:
 
     # ------------------------------------------------------------------ reading
     def last_position(self) -> int:
-        return self._sql("SELECT COALESCE(MAX(position), 0) FROM events").fetchone()[0]
+        return self._sql(_LAST_POSITION).fetchone()[0]
 
     def count(self) -> int:
         return self._sql("SELECT COUNT(*) FROM events").fetchone()[0]
@@ -876,7 +885,7 @@ class PgStore:
 
     @staticmethod
     def peek_last_position(target: str) -> int:
-        row = PgStore._peek(target, "SELECT COALESCE(MAX(position), 0) FROM events")
+        row = PgStore._peek(target, _LAST_POSITION)
         if row is None:
             raise StoreUnavailable(_("The campaign {path} cannot be read.").format(path=target))
         return row[0]
@@ -896,7 +905,8 @@ class PgStore:
 
     #: as :data:`Store._LAST_SESSION_START` and :data:`Store._SEALED_ROWS` (the partial indexes of
     #: migrations 0001 and 0002 of PostgreSQL)
-    _LAST_SESSION_START = "SELECT MAX(position) FROM events WHERE type = 'session.started'"
+    _LAST_SESSION_START = ("SELECT (SELECT position FROM events WHERE type = 'session.started' "
+                           "ORDER BY position DESC LIMIT 1)")
     _SEALED_ROWS = ("SELECT position, type, payload FROM events WHERE position > %s "
                     "AND type IN ('roll.sealed', 'roll.revealed') ORDER BY position")
 

@@ -18,9 +18,13 @@
 --      rows chained from a head that is not the log's;
 --   5. the rows inserted (position = head + n, version = stream version + n, prev_hash = the previous
 --      row's hash), the head row moved: status 0.
+-- Every read is an equality or an ORDER BY ... DESC LIMIT 1 on an index, never MAX(): the plans of
+-- this function are cached per connection, generic after five calls, and a generic MAX planned while
+-- the table was small was a plain aggregate over every row of the stream, kept as the log grew.
 -- Statements 2-4 run after the lock, each with its own snapshot (a VOLATILE function in READ
--- COMMITTED), so they see every append committed before the lock was granted. The payloads travel as
--- bound parameters (arrays), never as SQL text. The tables are found on the caller's search_path (the
+-- COMMITTED), so they see every append committed before the lock was granted. The rows travel as one
+-- bound JSON parameter ([[id, type, schema_version, payload, causation_id, hash], ...]), never as SQL
+-- text. The tables are found on the caller's search_path (the
 -- campaign's schema, as for every statement of the engine); the function is SECURITY INVOKER, so the
 -- append-only triggers and the revoked privileges apply to it as to any INSERT.
 CREATE FUNCTION cristal_append(
@@ -33,13 +37,12 @@ DECLARE
     known integer;
     seq bigint;
     head_at text;
-    ids text[];
 BEGIN
     PERFORM pg_advisory_xact_lock(p_lock);
     IF p_check_ids THEN
-        ids := ARRAY(SELECT r.j->>0 FROM json_array_elements(p_rows) AS r(j));
-        SELECT count(*), array_agg(e.position ORDER BY array_position(ids, e.event_id)) INTO known, positions
-            FROM events e WHERE e.event_id = ANY(ids);
+        SELECT count(e.position), array_agg(e.position ORDER BY i.o) INTO known, positions
+            FROM json_array_elements(p_rows) WITH ORDINALITY AS i(j, o)
+            CROSS JOIN LATERAL (SELECT s.position FROM events s WHERE s.event_id = i.j->>0) e;
         IF known = n THEN
             status := 1;
             RETURN;
@@ -51,7 +54,8 @@ BEGIN
         END IF;
         positions := NULL;
     END IF;
-    SELECT (SELECT COALESCE(MAX(e.version), 0) FROM events e WHERE e.stream = p_stream), l.position, t.position,
+    SELECT COALESCE((SELECT e.version FROM events e WHERE e.stream = p_stream
+                     ORDER BY e.stream DESC, e.version DESC LIMIT 1), 0), l.position, t.position,
            t.hash, t.recorded_at
         INTO version, seq, head, head_hash, head_at
         FROM log_head l LEFT JOIN LATERAL (SELECT e.position, e.hash, e.recorded_at FROM events e
