@@ -463,7 +463,7 @@ class PgStore:
         causes = list(causation_ids) if causation_ids is not None else [causation_id] * len(events)
         try:
             payloads = [encode(e).decode() for e in events]
-            types = [e.__struct_config__.tag for e in events]
+            types = [str(e.__struct_config__.tag) for e in events]
             versions = [type(e).version for e in events]
             if len(events) >= _COPY_FROM:
                 return self._append_batch(stream, expected_version, event_ids is not None, ids, types, versions,
@@ -489,14 +489,16 @@ class PgStore:
         version = expected if expected is not None else (
             self._stream_tip[1] if self._stream_tip is not None and self._stream_tip[0] == stream else 0)
         with ExitStack() as locked:
-            for attempt in range(3):
+            for attempt in range(4):
                 when = recorded_at or utc_now()
                 hashes = _chain(prev, head, ids, stream, version, types, versions, payloads, when, session, actor,
                                 causes, correlation)
                 rows = _json_encode(list(zip(ids, types, versions, payloads, causes, hashes))).decode()
+                # a time taken before the lock must not precede the head's (p_now); one taken inside a
+                # transaction holding the lock is the SQLite store's own, whatever another machine's clock said
                 status, current, head, prev, known = self._sql(_APPEND, (
-                    self._lock, stream, version, head, prev, check_ids, recorded_at is None, when, session, actor,
-                    correlation, rows)).fetchone()
+                    self._lock, stream, version, head, prev, check_ids, recorded_at is None and not self._depth,
+                    when, session, actor, correlation, rows)).fetchone()
                 if status == _KNOWN:
                     return list(known)
                 if status == _SOME_KNOWN:
@@ -506,11 +508,12 @@ class PgStore:
                     return list(range(head - len(ids) + 1, head + 1))
                 if status == _STALE_VERSION and expected is not None:
                     raise ConcurrencyConflict(_stale(stream, current, expected))
-                # the rows were numbered or chained from a head the log has left: again, from the head
-                # the function returned, now inside a transaction holding the campaign's lock, so the
-                # head the second call returns cannot move before the third
+                # the rows were numbered, chained or stamped from a state the log has left: again from the
+                # state the function returned (a store just opened knows no head: its second call is
+                # the one that writes); after two refusals inside a transaction holding the campaign's
+                # lock (re-entrant), so the state the next call returns cannot move before the one after
                 version = current
-                if attempt == 0 and not self._depth:
+                if attempt == 1 and not self._depth:
                     locked.enter_context(self.transaction())
         raise StoreUnavailable(_("The campaign {path} could not be used: {reason}; nothing was written.").format(
             path=self.path, reason="its head moved under the campaign's lock"))

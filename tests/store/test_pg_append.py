@@ -215,3 +215,26 @@ def test_a_campaign_created_before_the_function_migrates_forward(url, monkeypatc
         assert report.ok and report.events == 21
     finally:
         new.close()
+
+
+def test_a_writer_whose_clock_is_behind_the_head_still_writes_its_time_under_the_lock(store, monkeypatch):
+    store.append("campaign", notes("a"), expected_version=0)
+    behind = "2001-01-01T00:00:00.000000+00:00"  # another machine's clock, years behind the head's
+    monkeypatch.setattr(store_pg, "utc_now", lambda: behind)
+    counting = store.conn = Counting(store.conn)
+    assert store.append("campaign", notes("b"), expected_version=1) == [2]
+    # refused twice before the lock (the time precedes the head's), then stamped inside the transaction
+    # holding the lock, as the statements before the function did: at most four calls, nothing lost
+    assert sum("cristal_append" in s for s in counting.sent) == 3
+    assert store.get(2).recorded_at == behind and store.verify().ok
+
+
+def test_a_store_just_opened_writes_on_its_second_call(url, store):
+    store.append("campaign", notes("a"), expected_version=0)
+    fresh = PgStore.open(url, codec())
+    try:
+        counting = fresh.conn = Counting(fresh.conn)
+        assert fresh.append("campaign", notes("b"), expected_version=1) == [2]
+        assert counting.sent == [store_pg._APPEND] * 2  # the first learns the head, the second writes
+    finally:
+        fresh.close()
