@@ -238,3 +238,23 @@ def test_a_store_just_opened_writes_on_its_second_call(url, store):
         assert counting.sent == [store_pg._APPEND] * 2  # the first learns the head, the second writes
     finally:
         fresh.close()
+
+
+def test_a_batch_goes_through_copy_with_the_same_guarantees(url, store):
+    ids = [f"0193bbbb-0000-7000-8000-{i:012x}" for i in range(20)]
+    batch = notes(*[f"n{i}" for i in range(20)])
+    assert store.append("character:thor", batch, 0, event_ids=ids) == list(range(1, 21))
+    assert store.append("character:thor", batch, 0, event_ids=ids) == list(range(1, 21))  # the retry
+    with pytest.raises(ConcurrencyConflict, match="1 of the 20 event ids are already stored"):
+        store.append("character:york", batch, 0, event_ids=[*ids[19:], *(i.replace("bbbb", "cccc") for i in ids[:19])])
+    with pytest.raises(ConcurrencyConflict, match="is at version 20, not 3"):
+        store.append("character:thor", batch, 3)
+    other = PgStore.open(url, codec())
+    try:  # the batch left the tip where the log ends: the next one-statement append writes at once
+        other.append("campaign", notes("x"))
+        counting = store.conn = Counting(store.conn)
+        assert store.append("campaign", notes("y"), expected_version=1) == [22]
+        assert sum("cristal_append" in s for s in counting.sent) == 2  # its tip was stale: one refusal
+    finally:
+        other.close()
+    assert store.verify().ok and [r.version for r in store.read_stream("character:thor")] == list(range(1, 21))
