@@ -21,7 +21,9 @@ so a campaign verifies the same on both. Append-only is PostgreSQL's own: trigge
 DELETE and TRUNCATE of ``events``, and those privileges are revoked from the role that created it.
 
 Batches are written with ``COPY`` (psycopg's binary-capable copy protocol), a single command's few
-rows with one multi-row INSERT; the replay reads keyset pages of positions (benchmarks/postgres.py).
+rows with one call of the function ``cristal_append`` (migration 0003: the lock, the checks and the
+insert in one statement, one round trip); the replay reads keyset pages of positions
+(benchmarks/postgres.py, benchmarks/pg_append.py).
 """
 
 from __future__ import annotations
@@ -100,7 +102,7 @@ _STREAM_VERSION = ("SELECT COALESCE((SELECT version FROM events WHERE stream = %
                    "LIMIT 1), 0)")
 _LAST_POSITION = "SELECT COALESCE((SELECT position FROM events ORDER BY position DESC LIMIT 1), 0)"
 #: the rows of an append travel as one JSON parameter (cristal_append reads them with json_array_elements):
-#: msgspec encodes them in C where psycopg would quote six text arrays in Python (about 150 us an append)
+#: msgspec encodes them in C where psycopg would quote six text arrays in Python (about 90 us an append)
 _json_encode = msgspec.json.Encoder().encode
 #: SQLite column types of the read models -> PostgreSQL's
 _TYPES = {"INTEGER": "bigint", "REAL": "double precision", "TEXT": "text", "BLOB": "bytea"}
