@@ -13,9 +13,10 @@ on a fresh database, with events of about 150 bytes (a note, its envelope and ha
   vs a raw binary COPY of the same finished rows into a table with the same keys, and eventsourcing's
   ``PostgresApplicationRecorder.insert_events`` (1,000 stored events) and Application (an aggregate of
   1,000 events saved);
-* append 1 per transaction, with the campaign's ordering lock: ``PgStore.append`` of one event (its
-  own transaction, advisory lock, stream version, head, insert) vs a raw autocommit INSERT of the
-  finished row, and eventsourcing's recorder and application, one event per call;
+* append 1 per transaction, with the campaign's ordering lock: ``PgStore.append`` of one event (one
+  call of the function ``cristal_append`` in autocommit: the advisory lock, the stream's version and
+  the head checked, the insert, in one statement and one round trip) vs a raw autocommit INSERT of
+  the finished row, and eventsourcing's recorder and application, one event per call;
 * replay: ``PgStore.read_all`` (keyset pages, decode to typed events) and a fold vs a raw keyset
   SELECT with the same msgspec decoders and the same fold, and eventsourcing's recorder
   (``select_events`` of every aggregate, its events decoded by the application's mapper).

@@ -21,7 +21,9 @@ so a campaign verifies the same on both. Append-only is PostgreSQL's own: trigge
 DELETE and TRUNCATE of ``events``, and those privileges are revoked from the role that created it.
 
 Batches are written with ``COPY`` (psycopg's binary-capable copy protocol), a single command's few
-rows with one multi-row INSERT; the replay reads keyset pages of positions (benchmarks/postgres.py).
+rows with one call of the function ``cristal_append`` (migration 0003: the lock, the checks and the
+insert in one statement, one round trip); the replay reads keyset pages of positions
+(benchmarks/postgres.py, benchmarks/pg_append.py).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import closing, contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -79,9 +81,29 @@ _COLUMNS_NO_HASHES = _COLUMNS.replace(", prev_hash, hash", "")
 _CANONICAL = ("prev_hash, position, event_id, stream, version, type, schema_version, payload, recorded_at, "
               "session, actor, causation_id, correlation_id")
 _PAGE = 5000  # rows per keyset page of a read (bounded memory; each page is fetched whole)
-_COPY_FROM = 16  # from this many rows an append uses COPY instead of one multi-row INSERT
+_COPY_FROM = 16  # from this many rows an append uses COPY instead of the function cristal_append
 _PG_MAX_INT = 2**63 - 1
+_COPY = f"COPY events ({_COLUMNS}) FROM STDIN (FORMAT BINARY)"
+_COPY_TYPES = ["int8", "text", "text", "int4", "text", "int4", "text", "text", "int8", "text", "text", "text", "text",
+               "text"]
+#: one append, one statement (migration 0003_append_function.sql); every parameter typed, so the
+#: function is found whatever psycopg infers from a list of None
+_APPEND = ("SELECT status, version, head, head_hash, positions FROM cristal_append(%s::bigint, %s::text, %s::integer, "
+           "%s::bigint, %s::text, %s::boolean, %s::boolean, %s::text, %s::bigint, %s::text, %s::text, %s::json)")
+#: its statuses
+_APPENDED, _KNOWN, _SOME_KNOWN, _STALE_VERSION, _STALE_HEAD = range(5)
 _hash_encoder = msgspec.json.Encoder()
+#: the last of an index as ORDER BY ... DESC LIMIT 1, never MAX(): psycopg prepares a statement run
+#: five times, and the server's generic plan of a MAX made while the table was small (a new campaign,
+#: a store opened early) was a plain aggregate over every row of the stream, kept as the log grew
+#: (an append's version read went O(stream): benchmarks/README.md, "Eighth session"); a backward
+#: index scan stopping at the first row is the only plan of these whatever the table's size
+_STREAM_VERSION = ("SELECT COALESCE((SELECT version FROM events WHERE stream = %s ORDER BY stream DESC, version DESC "
+                   "LIMIT 1), 0)")
+_LAST_POSITION = "SELECT COALESCE((SELECT position FROM events ORDER BY position DESC LIMIT 1), 0)"
+#: the rows of an append travel as one JSON parameter (cristal_append reads them with json_array_elements):
+#: msgspec encodes them in C where psycopg would quote six text arrays in Python (about 90 us an append)
+_json_encode = msgspec.json.Encoder().encode
 #: SQLite column types of the read models -> PostgreSQL's
 _TYPES = {"INTEGER": "bigint", "REAL": "double precision", "TEXT": "text", "BLOB": "bytea"}
 
@@ -194,6 +216,30 @@ def _checksum(sql: str) -> str:
     return hashlib.sha256(sql.encode()).hexdigest()
 
 
+def _chain(prev: str, head: int, ids: Sequence[str], stream: str, version: int, types: Sequence[str],
+           versions: Sequence[int], payloads: Sequence[str], when: str, session: int | None, actor: str,
+           causes: Sequence[str | None], correlation: str | None) -> list[str]:
+    """The hashes of rows appended after ``(head, prev)`` to a stream at ``version``: the canonical
+    array of :func:`cristal_events.store.row_hash`, so the chain is SQLite's."""
+    enc, sha = _hash_encoder.encode, hashlib.sha256
+    out = []
+    for i, eid in enumerate(ids):
+        prev = sha(enc((prev, head + i + 1, eid, stream, version + i + 1, types[i], versions[i], payloads[i], when,
+                        session, actor, causes[i], correlation))).hexdigest()
+        out.append(prev)
+    return out
+
+
+def _some_known(known: int, total: int) -> str:
+    return _("{len} of the {len2} event ids are already stored; a retry must resend the same batch.").format(
+        len=known, len2=total)
+
+
+def _stale(stream: str, current: int, expected: int) -> str:
+    return _("Stream {stream} is at version {current}, not {expected_version}: someone else wrote first; "
+             "retry.").format(stream=stream, current=current, expected_version=expected)
+
+
 def _lock_key(schema: str) -> int:
     """The advisory-lock key of a campaign: 63 bits of the SHA-256 of its schema's name."""
     return int.from_bytes(hashlib.sha256(schema.encode()).digest()[:8], "big") >> 1
@@ -282,6 +328,10 @@ class PgStore:
         self._depth = 0
         self._lock = _lock_key(target.schema)
         self._pks: dict[str, list[str]] = {}
+        #: the head (position, hash) and the (stream, version) the last append left: what the next
+        #: append chains from (a guess; the function refuses it when the log has moved)
+        self._tip: tuple[int, str] | None = None
+        self._stream_tip: tuple[str, int] | None = None
 
     @property
     def secrets_base(self) -> Path:
@@ -394,48 +444,34 @@ class PgStore:
 
     # ------------------------------------------------------------------ writing
     def stream_version(self, stream: str) -> int:
-        return self._sql("SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = %s", (stream,)).fetchone()[0]
+        return self._sql(_STREAM_VERSION, (stream,)).fetchone()[0]
 
     def append(self, stream: str, events: Sequence[Event], expected_version: int | None = ANY, *,
                event_ids: Sequence[str] | None = None, actor: str = "GM", session: int | None = None,
                causation_id: str | None = None, correlation_id: str | None = None,
                recorded_at: str | None = None, causation_ids: Sequence[str | None] | None = None) -> list[int]:
-        """As :meth:`cristal_events.store.Store.append`."""
+        """As :meth:`cristal_events.store.Store.append`. A command's few events: one call of the
+        function ``cristal_append`` (migration 0003), one statement and, in autocommit, one round trip
+        and one transaction, the rows chained from the head this store last saw (when the log has
+        moved, the function refuses them and returns the head: they are chained again, under the
+        lock). A batch (from 16 events): binary COPY inside a transaction holding the lock
+        (docs/architecture.md, "PostgreSQL")."""
         if not events:
             return []
         ids = list(event_ids) if event_ids is not None else new_event_ids(len(events))
         if len(ids) != len(events):
             raise ValueError("event_ids and events differ in length")
         psycopg = _psycopg()
+        causes = list(causation_ids) if causation_ids is not None else [causation_id] * len(events)
         try:
-            with self.transaction():
-                if event_ids is not None:
-                    known = self._positions_of(ids)
-                    if len(known) == len(ids):
-                        return [known[i] for i in ids]
-                    if known:
-                        raise ConcurrencyConflict(
-                            _("{len} of the {len2} event ids are already stored; a retry must resend the same "
-                              "batch.").format(len=len(known), len2=len(ids))
-                        )
-                current, position, prev = self._state_of(stream)
-                if expected_version is not None and current != expected_version:
-                    raise ConcurrencyConflict(
-                        _("Stream {stream} is at version {current}, not {expected_version}: someone else wrote "
-                          "first; retry.").format(stream=stream, current=current, expected_version=expected_version)
-                    )
-                when = recorded_at or utc_now()
-                rows = []
-                enc, sha = _hash_encoder.encode, hashlib.sha256
-                for i, (event, eid) in enumerate(zip(events, ids)):
-                    position += 1
-                    cause = causation_ids[i] if causation_ids is not None else causation_id
-                    canon = (prev, position, eid, stream, current + i + 1, event.__struct_config__.tag,
-                             type(event).version, encode(event).decode(), when, session, actor, cause, correlation_id)
-                    h = sha(enc(canon)).hexdigest()
-                    rows.append((*canon[1:], prev, h))
-                    prev = h
-                self._insert(rows)
+            payloads = [encode(e).decode() for e in events]
+            types = [str(e.__struct_config__.tag) for e in events]
+            versions = [type(e).version for e in events]
+            if len(events) >= _COPY_FROM:
+                return self._append_batch(stream, expected_version, event_ids is not None, ids, types, versions,
+                                          payloads, recorded_at, session, actor, causes, correlation_id)
+            return self._append_call(stream, expected_version, event_ids is not None, ids, types, versions,
+                                     payloads, recorded_at, session, actor, causes, correlation_id)
         except psycopg.errors.UniqueViolation as exc:
             raise ConcurrencyConflict(_("Stream {stream} moved while appending ({exc}); retry.").format(
                 stream=stream, exc=_first_line(exc))) from None
@@ -444,7 +480,81 @@ class PgStore:
                                  "written.")) from None
         except psycopg.Error as exc:
             raise translate(exc, self.path) from None
-        return [r[0] for r in rows]
+
+    def _append_call(self, stream: str, expected: int | None, check_ids: bool, ids: list[str], types: list[str],
+                     versions: list[int], payloads: list[str], recorded_at: str | None, session: int | None,
+                     actor: str, causes: list[str | None], correlation: str | None) -> list[int]:
+        """The few rows of a command through ``cristal_append``: the function takes the campaign's
+        lock, answers a retry by its ids, checks the stream's version and the head the rows were
+        chained from, inserts them and moves the head, in one statement."""
+        head, prev = self._tip if self._tip is not None else (-1, GENESIS)
+        version = expected if expected is not None else (
+            self._stream_tip[1] if self._stream_tip is not None and self._stream_tip[0] == stream else 0)
+        with ExitStack() as locked:
+            for attempt in range(4):
+                when = recorded_at or utc_now()
+                hashes = _chain(prev, head, ids, stream, version, types, versions, payloads, when, session, actor,
+                                causes, correlation)
+                rows = _json_encode(list(zip(ids, types, versions, payloads, causes, hashes))).decode()
+                # a time taken before the lock must not precede the head's (p_now); one taken inside a
+                # transaction holding the lock is the SQLite store's own, whatever another machine's clock said
+                status, current, head, prev, known = self._sql(_APPEND, (
+                    self._lock, stream, version, head, prev, check_ids, recorded_at is None and not self._depth,
+                    when, session, actor, correlation, rows)).fetchone()
+                if status == _KNOWN:
+                    return list(known)
+                if status == _SOME_KNOWN:
+                    raise ConcurrencyConflict(_some_known(current, len(ids)))
+                self._tip, self._stream_tip = (head, prev), (stream, current)
+                if status == _APPENDED:
+                    return list(range(head - len(ids) + 1, head + 1))
+                if status == _STALE_VERSION and expected is not None:
+                    raise ConcurrencyConflict(_stale(stream, current, expected))
+                # the rows were numbered, chained or stamped from a state the log has left: again from the
+                # state the function returned (a store just opened knows no head: its second call is
+                # the one that writes); after two refusals inside a transaction holding the campaign's
+                # lock (re-entrant), so the state the next call returns cannot move before the one after
+                version = current
+                if attempt == 1 and not self._depth:
+                    locked.enter_context(self.transaction())
+        raise StoreUnavailable(_("The campaign {path} could not be used: {reason}; nothing was written.").format(
+            path=self.path, reason="its head moved under the campaign's lock"))
+
+    def _append_batch(self, stream: str, expected: int | None, check_ids: bool, ids: list[str], types: list[str],
+                      versions: list[int], payloads: list[str], recorded_at: str | None, session: int | None,
+                      actor: str, causes: list[str | None], correlation: str | None) -> list[int]:
+        """A batch: its own transaction (or the caller's) holding the campaign's lock, the state read,
+        the rows chained and written with binary COPY, the head moved."""
+        with self.transaction():
+            if check_ids:
+                known = self._positions_of(ids)
+                if len(known) == len(ids):
+                    return [known[i] for i in ids]
+                if known:
+                    raise ConcurrencyConflict(_some_known(len(known), len(ids)))
+            current, position, prev = self._state_of(stream)
+            if expected is not None and current != expected:
+                raise ConcurrencyConflict(_stale(stream, current, expected))
+            when = recorded_at or utc_now()
+            enc, sha = _hash_encoder.encode, hashlib.sha256
+            n = len(ids)
+            # each row is hashed and handed to COPY at once: psycopg sends a buffer of rows every 32 kB,
+            # so the server inserts the first rows while this process hashes the next ones (on two
+            # cores the batch costs the longer of the two, not their sum; benchmarks/pg_append.py)
+            with self.conn.cursor() as cur, cur.copy(_COPY) as copy:
+                copy.set_types(_COPY_TYPES)
+                write = copy.write_row
+                for pos, ver, eid, typ, sv, payload, cause in zip(range(position + 1, position + n + 1),
+                                                                   range(current + 1, current + n + 1), ids,
+                                                                   types, versions, payloads, causes):
+                    h = sha(enc((prev, pos, eid, stream, ver, typ, sv, payload, when, session, actor, cause,
+                                 correlation))).hexdigest()
+                    write((pos, eid, stream, ver, typ, sv, payload, when, session, actor, cause, correlation, prev,
+                           h))
+                    prev = h
+            self.conn.execute("UPDATE log_head SET position = GREATEST(position, %s)", (position + n,))
+        self._tip, self._stream_tip = (position + n, prev), (stream, current + n)
+        return list(range(position + 1, position + n + 1))
 
     def append_rows(self, rows: Iterable[dict[str, Any]]) -> int:
         return self.import_rows(tuple(map(r.__getitem__, IMPORT_FIELDS)) for r in rows)
@@ -471,34 +581,24 @@ class PgStore:
             raise translate(exc, self.path) from None
         return n
 
-    def _insert(self, rows: list[tuple[Any, ...]]) -> None:
-        """A command's few rows in one multi-row INSERT that moves the head too (one statement, one
-        round trip); a batch with COPY, then the head."""
-        if len(rows) >= _COPY_FROM:
-            self._copy(rows)
-            self.conn.execute("UPDATE log_head SET position = GREATEST(position, %s)", (rows[-1][0],))
-            return
-        marks = ",".join(["(%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)"] * len(rows))
-        self.conn.execute(f"WITH head AS (UPDATE log_head SET position = GREATEST(position, %s)) "
-                          f"INSERT INTO events ({_COLUMNS}) VALUES {marks}",
-                          [rows[-1][0], *itertools.chain.from_iterable(rows)])
-
     def _copy(self, rows: Sequence[tuple[Any, ...]]) -> None:
         """COPY in binary format with the column types set once: psycopg packs each row in C, no SQL
         text is built and no value is escaped (the lever benchmarks/postgres.py measures)."""
-        with self.conn.cursor() as cur, cur.copy(f"COPY events ({_COLUMNS}) FROM STDIN (FORMAT BINARY)") as copy:
-            copy.set_types(["int8", "text", "text", "int4", "text", "int4", "text", "text", "int8", "text", "text",
-                            "text", "text", "text"])
+        with self.conn.cursor() as cur, cur.copy(_COPY) as copy:
+            copy.set_types(_COPY_TYPES)
             for r in rows:
                 copy.write_row(r)
 
     def _positions_of(self, ids: Sequence[str]) -> dict[str, int]:
-        return dict(self._sql("SELECT event_id, position FROM events WHERE event_id = ANY(%s)", (list(ids),)).fetchall())
+        # one index probe per id (a parameterized nested loop), whatever plan the table's size suggested
+        return dict(self._sql("SELECT i.id, e.position FROM unnest(%s::text[]) AS i(id) CROSS JOIN LATERAL "
+                              "(SELECT position FROM events WHERE event_id = i.id) e", (list(ids),)).fetchall())
 
     def _state_of(self, stream: str) -> tuple[int, int, str]:
         """(the stream's version, the head's position, its hash) in one statement (one round trip)."""
         version, seq, last, h = self._sql(
-            "SELECT (SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = %s), (SELECT position FROM log_head), "
+            "SELECT COALESCE((SELECT version FROM events WHERE stream = %s ORDER BY stream DESC, version DESC LIMIT 1), 0), "
+            "(SELECT position FROM log_head), "
             "e.position, e.hash FROM (SELECT 1) one LEFT JOIN LATERAL "
             "(SELECT position, hash FROM events ORDER BY position DESC LIMIT 1) e ON true", (stream,)).fetchone()
         if last is None:
@@ -514,7 +614,7 @@ class PgStore:
 
     # ------------------------------------------------------------------ reading
     def last_position(self) -> int:
-        return self._sql("SELECT COALESCE(MAX(position), 0) FROM events").fetchone()[0]
+        return self._sql(_LAST_POSITION).fetchone()[0]
 
     def count(self) -> int:
         return self._sql("SELECT COUNT(*) FROM events").fetchone()[0]
@@ -799,7 +899,7 @@ class PgStore:
 
     @staticmethod
     def peek_last_position(target: str) -> int:
-        row = PgStore._peek(target, "SELECT COALESCE(MAX(position), 0) FROM events")
+        row = PgStore._peek(target, _LAST_POSITION)
         if row is None:
             raise StoreUnavailable(_("The campaign {path} cannot be read.").format(path=target))
         return row[0]
@@ -819,7 +919,8 @@ class PgStore:
 
     #: as :data:`Store._LAST_SESSION_START` and :data:`Store._SEALED_ROWS` (the partial indexes of
     #: migrations 0001 and 0002 of PostgreSQL)
-    _LAST_SESSION_START = "SELECT MAX(position) FROM events WHERE type = 'session.started'"
+    _LAST_SESSION_START = ("SELECT (SELECT position FROM events WHERE type = 'session.started' "
+                           "ORDER BY position DESC LIMIT 1)")
     _SEALED_ROWS = ("SELECT position, type, payload FROM events WHERE position > %s "
                     "AND type IN ('roll.sealed', 'roll.revealed') ORDER BY position")
 
