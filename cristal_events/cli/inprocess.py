@@ -46,6 +46,7 @@ class Kept:
 
         if self.campaign is None:
             self.campaign = Campaign.open(self.db, readonly=False)
+            self.campaign.head_snapshots = False  # the state is held here; the snapshot is written at close
         if write and not self.attached:
             from cristal_events import projections
 
@@ -75,6 +76,10 @@ class Kept:
 
     def close(self) -> None:
         if self.campaign is not None:
+            try:  # a cache for the next process's fold: a busy, read-only or gone store goes without it
+                self.campaign.snapshot_head()
+            except Exception:  # noqa: BLE001 - whatever the backend's error, closing must go on
+                pass
             self.campaign.close()
             self.campaign = None
             self.attached = False

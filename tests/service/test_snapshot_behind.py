@@ -60,3 +60,46 @@ def test_no_snapshot_at_the_head_when_snapshots_are_off(db_path, monkeypatch):
         camp.execute(RecordNote(text=str(i)))
     assert _positions(camp) == []
     camp.close()
+
+
+def test_a_face_keeping_the_campaign_open_writes_the_head_snapshot_when_it_closes(db_path, monkeypatch):
+    """The console and the web table hold the state in memory (``Kept``): their commands write no
+    snapshot at the head, which would put a whole state's encoding into one command in every few
+    dozen; the snapshot is written once, when the campaign is closed, for the next process."""
+    from cristal_events.cli.inprocess import Kept
+
+    monkeypatch.setattr(service, "SNAPSHOT_EVERY", 100)
+    monkeypatch.setattr(service, "SNAPSHOT_BEHIND", 10)
+    init_campaign(db_path, name="T").close()
+    kept = Kept(str(db_path))
+    camp = kept(True)
+    assert camp.head_snapshots is False
+    for i in range(25):  # positions 2..26: two commands' worth of SNAPSHOT_BEHIND past the start
+        camp.execute(RecordNote(text=str(i)))
+    assert _positions(camp) == []
+    kept.close()
+    again = open_campaign(db_path)
+    assert _positions(again) == [26]
+    assert again.state() == again.state_at(26) and again._snapshot_at == 26  # folded from it
+    assert again.check_snapshots() == []
+    again.snapshot_head()  # near enough already: nothing more
+    assert _positions(again) == [26]
+    again.close()
+
+
+def test_the_head_snapshot_at_close_leaves_a_log_another_writer_moved_on(db_path, monkeypatch):
+    monkeypatch.setattr(service, "SNAPSHOT_EVERY", 100)
+    monkeypatch.setattr(service, "SNAPSHOT_BEHIND", 10)
+    camp = init_campaign(db_path, name="T")
+    camp.head_snapshots = False
+    for i in range(12):
+        camp.execute(RecordNote(text=str(i)))
+    other = open_campaign(db_path)
+    other.head_snapshots = False
+    other.execute(RecordNote(text="later"))  # the log is at 14; camp's state at 13
+    camp.snapshot_head()
+    assert _positions(camp) == []  # its state is not the head's any more: the next process folds
+    other.snapshot_head()
+    assert _positions(other) == [14]
+    camp.close()
+    other.close()
