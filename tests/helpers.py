@@ -34,3 +34,10 @@ def one_error(res: Any) -> str:
     lines = res.output.strip().splitlines()
     assert len(lines) == 1, res.output
     return lines[0]
+
+
+def every_table(camp: Any) -> dict[str, list[Any]]:
+    """Every table of a SQLite campaign file, its rows sorted (the log, the read models, their
+    checkpoints, the snapshots): two campaigns built two ways compare equal row for row."""
+    names = sorted(r[0] for r in camp.store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
+    return {t: sorted(camp.store.conn.execute(f'SELECT * FROM "{t}"').fetchall(), key=repr) for t in names}

@@ -9,6 +9,7 @@ import shutil
 
 import pytest
 from cristal_events.projections import runner
+from helpers import every_table as dump
 
 from cristal_events import projections
 from cristal_events.rulesets.cristal import characters as C
@@ -28,10 +29,6 @@ def played(path):
         camp.end_session()
     return camp
 
-
-def dump(camp):
-    names = [r[0] for r in camp.store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-    return {t: sorted(camp.store.conn.execute(f'SELECT * FROM "{t}"').fetchall(), key=repr) for t in names}
 
 
 @pytest.fixture
