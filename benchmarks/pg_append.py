@@ -39,7 +39,8 @@ from cristal_events.codec import Codec, encode
 from cristal_events.errors import ConcurrencyConflict
 from cristal_events.events import CORE_EVENTS, CORE_UPCASTERS, Event
 from cristal_events.log_rows import ANY, new_event_ids, utc_now
-from cristal_events.store_pg import _COLUMNS, PgStore, _hash_encoder
+from cristal_events.log_rows import hash_encoder as _hash_encoder
+from cristal_events.store_pg import _COLUMNS, PgStore
 
 _COPY_FROM = 16
 

@@ -23,7 +23,9 @@ from . import cores
 from .i18n import _
 from .records import RecordedEvent
 
-_encoder = msgspec.json.Encoder()
+#: the canonical encoding of the hash chain (:func:`row_hash`): the one encoder both stores hash with,
+#: so that a campaign verifies the same on SQLite and PostgreSQL
+hash_encoder = msgspec.json.Encoder()
 
 GENESIS = "0" * 64
 ANY = None  # expected_version that skips the concurrency check
@@ -47,7 +49,7 @@ def row_hash(prev_hash: str, position: int, event_id: str, stream: str, version:
              schema_version: int, payload: str, recorded_at: str, session: int | None, actor: str,
              causation_id: str | None, correlation_id: str | None) -> str:
     """SHA-256 over the canonical JSON array of the envelope and the payload text."""
-    canonical = _encoder.encode([
+    canonical = hash_encoder.encode([
         prev_hash, position, event_id, stream, version, type_, schema_version, payload, recorded_at,
         session, actor, causation_id, correlation_id,
     ])
@@ -174,7 +176,7 @@ def chained(rows: Iterable[Sequence[Any]], position: int, prev: str, size: int) 
     """Rows of :data:`IMPORT_FIELDS` re-numbered after ``position``, chained after ``prev`` and hashed,
     as full rows of the events table (the 14 columns, the two hashes last) in chunks of ``size``: the
     sequential link of an import, both stores'."""
-    enc, sha = _encoder.encode, hashlib.sha256
+    enc, sha = hash_encoder.encode, hashlib.sha256
     chunk: list[tuple[Any, ...]] = []
     for eid, stream, version, type_, sv, payload, when, session, actor, cause, corr in rows:
         position += 1

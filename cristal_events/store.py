@@ -50,6 +50,7 @@ from .log_rows import (  # shared with the PostgreSQL store (re-exported: caller
     chained,
     decoded,
     gap_problem,
+    hash_encoder,
     ident,
     new_event_id,
     new_event_ids,
@@ -86,7 +87,6 @@ _ROW_MARKS = "(" + ",".join("?" * _WIDTH) + ")"
 #: event types with a partial index of their own (migration 0003): type -> index
 _INDEXED_TYPES = {"session.started": "events_session_starts"}
 _COLUMNS_NO_HASHES = _COLUMNS.replace(", prev_hash, hash", "")
-_hash_encoder = msgspec.json.Encoder()
 
 
 #: the first 16 bytes of every SQLite database file
@@ -284,7 +284,7 @@ class Store:
                 position, prev = self._head()
                 when = recorded_at or utc_now()
                 rows = []
-                enc, sha = _hash_encoder.encode, hashlib.sha256
+                enc, sha = hash_encoder.encode, hashlib.sha256
                 for i, (event, eid) in enumerate(zip(events, ids)):
                     position += 1
                     cause = causation_ids[i] if causation_ids is not None else causation_id
@@ -1100,7 +1100,7 @@ class _Stretch(msgspec.Struct, array_like=True):
 def _row_digest(conn: sqlite3.Connection, position: int) -> str:
     """The hash of one row recomputed in Python from its columns (the reference encoding)."""
     r = conn.execute(f"SELECT {_CANONICAL} FROM events WHERE position = ?", (position,)).fetchone()
-    return hashlib.sha256(_hash_encoder.encode(r)).hexdigest()
+    return hashlib.sha256(hash_encoder.encode(r)).hexdigest()
 
 
 def _walk_stretch(conn: sqlite3.Connection, lo: int, hi: int | None, tick: Any = None) -> _Stretch:
@@ -1119,7 +1119,7 @@ def _walk(conn: sqlite3.Connection, lo: int, hi: int | None, *, in_sql: bool, ti
     cols = f"prev_hash, position, CAST(json_array({_CANONICAL}) AS BLOB), hash" if in_sql else f"{_CANONICAL}, hash"
     where, args = ("position > ?", (lo,)) if hi is None else ("position > ? AND position <= ?", (lo, hi))
     cur = conn.execute(f"SELECT {cols} FROM events WHERE {where} ORDER BY position", args)
-    enc, sha = _hash_encoder.encode, hashlib.sha256
+    enc, sha = hash_encoder.encode, hashlib.sha256
     out = _Stretch()
     first = next(cur, None)
     if first is None:

@@ -62,6 +62,7 @@ from .log_rows import (
     access_row,
     chained,
     decoded,
+    hash_encoder,
     ident,
     new_event_ids,
     still_sealed,
@@ -92,7 +93,6 @@ _APPEND = ("SELECT status, version, head, head_hash, positions FROM cristal_appe
            "%s::bigint, %s::text, %s::boolean, %s::boolean, %s::text, %s::bigint, %s::text, %s::text, %s::json)")
 #: its statuses
 _APPENDED, _KNOWN, _SOME_KNOWN, _STALE_VERSION, _STALE_HEAD = range(5)
-_hash_encoder = msgspec.json.Encoder()
 #: the last of an index as ORDER BY ... DESC LIMIT 1, never MAX(): psycopg prepares a statement run
 #: five times, and the server's generic plan of a MAX made while the table was small (a new campaign,
 #: a store opened early) was a plain aggregate over every row of the stream, kept as the log grew
@@ -221,7 +221,7 @@ def _chain(prev: str, head: int, ids: Sequence[str], stream: str, version: int, 
            causes: Sequence[str | None], correlation: str | None) -> list[str]:
     """The hashes of rows appended after ``(head, prev)`` to a stream at ``version``: the canonical
     array of :func:`cristal_events.store.row_hash`, so the chain is SQLite's."""
-    enc, sha = _hash_encoder.encode, hashlib.sha256
+    enc, sha = hash_encoder.encode, hashlib.sha256
     out = []
     for i, eid in enumerate(ids):
         prev = sha(enc((prev, head + i + 1, eid, stream, version + i + 1, types[i], versions[i], payloads[i], when,
@@ -536,7 +536,7 @@ class PgStore:
             if expected is not None and current != expected:
                 raise ConcurrencyConflict(_stale(stream, current, expected))
             when = recorded_at or utc_now()
-            enc, sha = _hash_encoder.encode, hashlib.sha256
+            enc, sha = hash_encoder.encode, hashlib.sha256
             n = len(ids)
             # each row is hashed and handed to COPY at once: psycopg sends a buffer of rows every 32 kB,
             # so the server inserts the first rows while this process hashes the next ones (on two
@@ -955,7 +955,7 @@ class PgStore:
 
         last_pos = self.last_position()
         sql = f"SELECT {_CANONICAL}, hash FROM events WHERE position > %s ORDER BY position LIMIT {_PAGE}"
-        enc, sha = _hash_encoder.encode, hashlib.sha256
+        enc, sha = hash_encoder.encode, hashlib.sha256
         prev, expected, n, first_bad, problems = GENESIS, 1, 0, None, []
         cursor = 0
         while True:
