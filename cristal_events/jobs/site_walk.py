@@ -74,7 +74,7 @@ def _comparer(cls: type) -> Comparer | None:
     if not fields:
         lines.append("    return None")
     made: dict[str, Any] = {}
-    exec("\n".join(lines), globals(), made)  # noqa: S102 - the code is made from the class's own field names
+    exec("\n".join(lines), globals(), made)  # the code is made from the class's own field names
     found: Comparer = made["compare"]
     _COMPARERS[cls] = found
     return found
