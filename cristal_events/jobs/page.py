@@ -302,13 +302,16 @@ class _ChangeLines:
 
     def path_html(self, path: list[Any]) -> str:
         """:func:`esc` of a change's path joined by dots, kept for a path of strings only (a tuple
-        key that holds a number could equal another holding ``True`` or ``1.0``, which read otherwise)."""
+        key that holds a number could equal another holding ``True`` or ``1.0``, which read otherwise;
+        ``str.join`` refuses anything but a string)."""
         key = tuple(path)
         done = self.paths.get(key)
         if done is None:
-            done = esc(".".join(map(str, path)))
-            if all(type(p) is str for p in key):
-                self.paths[key] = done
+            try:
+                joined = ".".join(key)
+            except TypeError:  # a list's index in it: not kept
+                return esc(".".join(map(str, path)))
+            done = self.paths[key] = esc(joined)
         return done
 
     def item(self, change: Change) -> str:
