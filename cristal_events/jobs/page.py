@@ -29,7 +29,7 @@ from ..records import RecordedEvent
 from ..xp_ledger import LedgerEntry
 from . import site_walk
 from .dice_report import dice_report, html_section
-from .diff import Change, render_change, render_value
+from .diff import Change, render_change
 from .exports import CombatViews, fudge_record_lines, xp_by_session
 from .site_walk import StepLike as Step
 from .walk import check_character, sessions
@@ -232,11 +232,14 @@ class _ChangeLines:
         self.values: dict[str, str] = {}  # a value's escape, cut at 60 characters
         self.paths: dict[tuple[Any, ...], str] = {}
         self.openings: dict[int, str] = {}
-        # the sentences' words around their fields, escaped, when the fields come in the order
-        # :meth:`item` writes them; otherwise :meth:`item` escapes the whole line
-        self.parts = _escaped_parts(self.arrow, ("path", "before", "after"))
-        self.added = _escaped_parts(_("{path}: added {value}"), ("path", "value"))
-        self.removed = _escaped_parts(_("{path}: removed"), ("path",))
+        # the sentence's words around its three fields, escaped, when they come in that order (the
+        # fast path of :meth:`item`); otherwise :meth:`item` escapes the whole line
+        self.parts: tuple[str, str, str, str] | None = None
+        pieces = list(_string.Formatter().parse(self.arrow))
+        fields = [(name, spec, conv) for _lit, name, spec, conv in pieces if name is not None]
+        if fields == [("path", "", None), ("before", "", None), ("after", "", None)]:
+            literals = [lit for lit, *_rest in pieces] + [""]
+            self.parts = (esc(literals[0]), esc(literals[1]), esc(literals[2]), esc(literals[3]))
         self.words = {True: esc(self.yes), False: esc(self.no)}
 
     def esc(self, text: str) -> str:
@@ -319,27 +322,7 @@ class _ChangeLines:
             b, a = self.value_html(before), self.value_html(after)
             if b is not None and a is not None and (before is not None or after is not None):
                 return f"<li>{parts[0]}{self.path_html(change['path'])}{parts[1]}{b}{parts[2]}{a}{parts[3]}</li>"
-        # an object added or removed (a fighter's last roll, its last attack): render_change's own
-        # sentences, the path from the page's kept escapes
-        if before is None and type(after) is dict and self.added is not None:
-            p = self.added
-            return f"<li>{p[0]}{self.path_html(change['path'])}{p[1]}{esc(render_value(after))}{p[2]}</li>"
-        if after is None and type(before) is dict and self.removed is not None:
-            p = self.removed
-            return f"<li>{p[0]}{self.path_html(change['path'])}{p[1]}</li>"
         return f"<li>{esc(self(change))}</li>"
-
-
-def _escaped_parts(sentence: str, fields: tuple[str, ...]) -> tuple[str, ...] | None:
-    """The words of a translated sentence around its fields, each escaped (:func:`esc`), when its
-    fields are ``fields`` in that order with no format spec or conversion; else None."""
-    pieces = list(_string.Formatter().parse(sentence))
-    found = tuple((name, spec, conv) for _lit, name, spec, conv in pieces if name is not None)
-    if found != tuple((name, "", None) for name in fields):
-        return None
-    literals = [lit for lit, *_rest in pieces]
-    literals += [""] * (len(fields) + 1 - len(literals))
-    return tuple(esc(lit) for lit in literals)
 
 
 def _event_item(s: Step, line: _ChangeLines) -> str:
