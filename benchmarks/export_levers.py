@@ -74,7 +74,7 @@ def export_ab(db: str, rounds: int, until: int | None) -> dict[str, list[tuple[f
 
 
 _TREE_CODE = r"""
-import sys, time, gc
+import sys, time, gc, hashlib
 from cristal_events import i18n
 from cristal_events.jobs import page, site_walk
 from cristal_events.jobs.walk import sessions
@@ -85,17 +85,20 @@ gc.disable()  # as export_site does
 with Campaign.open(db, readonly=True) as camp:
     infos = sessions(camp)
     col = page._Collector(camp, [])
-    sizes = []
+    pages = []
     t = time.process_time()
     page._write_sessions(col, site_walk.steps(camp, after=after, until=after + n, infos=infos),
-                         lambda name, html: sizes.append(len(html)))
-    print((time.process_time() - t) / n * 1e6, sum(sizes))
+                         lambda name, html: pages.append((name, html)))
+    cpu = time.process_time() - t
+    digest = hashlib.sha256("".join(f"{name}\0{html}\0" for name, html in pages).encode()).hexdigest()
+    print(cpu / n * 1e6, digest)
 """
 
 
 def trees_ab(db: str, before: str, after: int, events: int, rounds: int) -> dict[str, list[float]]:
     """This tree against ``before``: CPU microseconds an event of the site walk and pages of one
-    stretch, each round in new processes taking turns; both must write as many characters."""
+    stretch, each round in new processes taking turns; both must write the same pages (a SHA-256 of
+    their names and texts)."""
     import subprocess
 
     trees = {"this tree": str(HERE.parent), f"before ({before})": before}
@@ -108,9 +111,9 @@ def trees_ab(db: str, before: str, after: int, events: int, rounds: int) -> dict
             done = subprocess.run([sys.executable, "-P", "-c", _TREE_CODE, os.path.abspath(db), str(after),
                                    str(events)], check=True, capture_output=True, text=True,
                                   env={**os.environ, "PYTHONPATH": tree})
-            cpu, size = done.stdout.split()
+            cpu, digest = done.stdout.split()
             out[name].append(float(cpu))
-            sizes[name] = size
+            sizes[name] = digest
         print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.1f}" for k, v in out.items())
               + f" µs an event (CPU); load {os.getloadavg()[0]:.1f}", flush=True)
     if len(set(sizes.values())) != 1:

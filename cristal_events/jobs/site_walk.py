@@ -39,19 +39,45 @@ from .walk import SessionInfo, named_in, sessions
 Progress = Callable[[int, int], None]
 _LARGE = 16  # a map of at least this many keys is compared at C speed first (see _diff)
 _PLAIN = frozenset({int, str, bool, float, type(None)})
-_STRUCT_TYPES: dict[type, tuple[tuple[str, ...], range] | None] = {}
-_astuple = msgspec.structs.astuple
 
 
-def _struct_fields(cls: type) -> tuple[tuple[str, ...], range] | None:
-    """The fields of a msgspec struct class and the range of their indexes, None for any other class
-    (cached per class)."""
-    try:
-        return _STRUCT_TYPES[cls]
-    except KeyError:
-        fields = cls.__struct_fields__ if issubclass(cls, msgspec.Struct) else None
-        found = _STRUCT_TYPES[cls] = (fields, range(len(fields))) if fields is not None else None
-        return found
+Comparer = Callable[[Any, Any, tuple[Any, ...], list[Change], "Hint"], None]
+#: per class, the comparer of two structs of that class (:func:`_comparer`), None for any other class
+_COMPARERS: dict[type, Comparer | None] = {}
+
+
+def _comparer(cls: type) -> Comparer | None:
+    """The comparer of two structs of class ``cls``, written for its fields (None when ``cls`` is no
+    msgspec struct), made once per class: what :func:`_diff` does for a struct, each field read by
+    its name and its path's part a constant. Reading the two structs as tuples and finding the
+    differing fields in a comprehension cost 0.46 µs for 15 fields, this 0.18 (timeit); a state of
+    the 1M campaign compares about three structs an event. Written with ``exec`` because neither
+    msgspec nor the standard library compares two structs field by field for their differences."""
+    if cls in _COMPARERS:
+        return _COMPARERS[cls]
+    if not issubclass(cls, msgspec.Struct):
+        _COMPARERS[cls] = None
+        return None
+    fields = cls.__struct_fields__
+    if not all(name.isidentifier() for name in fields):  # pragma: no cover - msgspec fields are attribute names
+        _COMPARERS[cls] = None
+        return None
+    lines = ["def compare(a, b, path, out, hint):"]
+    for name in fields:
+        lines += [f"    va, vb = a.{name}, b.{name}",
+                  "    if va is not vb:",
+                  "        if type(va) in _PLAIN and type(vb) in _PLAIN:",
+                  "            if va != vb:",
+                  f"                out.append({{'path': [*path, {name!r}], 'before': va, 'after': vb}})",
+                  "        else:",
+                  f"            _diff(va, vb, (*path, {name!r}), out, hint)"]
+    if not fields:
+        lines.append("    return None")
+    made: dict[str, Any] = {}
+    exec("\n".join(lines), globals(), made)  # the code is made from the class's own field names
+    found: Comparer = made["compare"]
+    _COMPARERS[cls] = found
+    return found
 
 
 def _plain(value: Any) -> Any:
@@ -172,19 +198,9 @@ def _diff(a: Any, b: Any, path: tuple[Any, ...], out: list[Change], hint: Hint =
     strings are compared where they stand, without a call. ``hint``: the keys the event names, where
     a large map's changes are looked for first (:func:`_named_positions`; the result is the same)."""
     ta = type(a)
-    struct = _struct_fields(ta)
-    if struct is not None and ta is type(b):
-        # the fields as two tuples (msgspec, in C) and the indexes of those that are other objects in
-        # one comprehension: half the time of a getattr pair per field (15 fields: 1.0 µs against 1.9)
-        fields, indexes = struct
-        xa, xb = _astuple(a), _astuple(b)
-        for i in [i for i in indexes if xa[i] is not xb[i]]:
-            va, vb = xa[i], xb[i]
-            if type(va) in _PLAIN and type(vb) in _PLAIN:
-                if va != vb:
-                    out.append({"path": [*path, fields[i]], "before": va, "after": vb})
-            else:
-                _diff(va, vb, path + (fields[i],), out, hint)
+    compare = _COMPARERS[ta] if ta in _COMPARERS else _comparer(ta)
+    if compare is not None and ta is type(b):
+        compare(a, b, path, out, hint)
         return
     if isinstance(a, dict) and isinstance(b, dict):
         if len(a) >= _LARGE and len(b) >= len(a):
