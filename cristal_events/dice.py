@@ -20,14 +20,10 @@ from a :class:`Dice`, which either hands out the faces typed in at the table or 
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import random
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import msgspec
 
@@ -36,6 +32,9 @@ from cristal_events.errors import DiceError
 from cristal_events.rolls import Roll
 
 from .i18n import _
+
+if TYPE_CHECKING:  # a seeded Random is the caller's; hmac and unicodedata are imported where used, so that a
+    import random  # command that rolls nothing loads neither OpenSSL nor them (benchmarks/README.md, "Ninth session")
 
 __all__ = [
     "MAX_DEPTH", "MAX_DICE", "MAX_LENGTH", "MAX_SIDES", "MAX_VALUE",
@@ -300,7 +299,11 @@ def parse(text: str) -> Expr:
     if len(text) > MAX_LENGTH:
         raise DiceError(_("The expression is {len} characters long; the limit is {MAX_LENGTH}.").format(len=len(text), MAX_LENGTH=MAX_LENGTH))
     # NFC so that a decomposed 'dé' (d + combining accent) reads like the composed one.
-    return _Parser(unicodedata.normalize("NFC", text)).whole()
+    if not text.isascii():  # ASCII text is NFC already
+        import unicodedata
+
+        text = unicodedata.normalize("NFC", text)
+    return _Parser(text).whole()
 
 
 def _as_expr(expr: Expr | str) -> Expr:
@@ -445,6 +448,9 @@ def engine_face(key: bytes, salt: str, n: int, sides: int) -> int:
     >>> engine_face(b"secret", "", 0, 20)
     10
     """
+    import hashlib
+    import hmac
+
     limit = _SPAN - _SPAN % sides
     k = 0
     while True:

@@ -16,7 +16,6 @@ from cristal_events.errors import ContentError, RuleError, UnknownEntity
 from cristal_events.rolls import Roll
 
 from .magic import (
-    DATA,
     SIMPLE_DICE,
     EffectSpend,
     VariableEffect,
@@ -24,6 +23,7 @@ from .magic import (
     parse_scale,
     spell_pm_cost,
 )
+from . import datafiles
 from .texts import _
 
 __all__ = [
@@ -115,7 +115,7 @@ class _CrystalFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 @cache
 def _crystal_data() -> _CrystalFile:
     try:
-        return msgspec.json.decode((DATA / "crystals.json").read_bytes(), type=_CrystalFile)
+        return msgspec.json.decode(datafiles.read("crystals.json"), type=_CrystalFile)
     except msgspec.ValidationError as exc:
         raise ContentError(_("crystals.json is malformed: {exc}.").format(exc=exc)) from exc
 

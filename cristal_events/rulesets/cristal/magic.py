@@ -15,7 +15,6 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import cache
-from pathlib import Path
 from typing import Literal
 
 import msgspec
@@ -26,6 +25,7 @@ from cristal_events.errors import ContentError, RuleError, UnknownEntity
 from cristal_events.rolls import Roll
 from cristal_events.rounding import RoundingMode
 
+from . import datafiles
 from .texts import N_, _
 
 __all__ = [  # the crystal, artefact and potion names are in .crystals
@@ -36,7 +36,6 @@ __all__ = [  # the crystal, artefact and potion names are in .crystals
     "spell_durations", "check_magic_can", "FORBIDDEN_EFFECTS",
 ]
 
-DATA = Path(__file__).parent / "data"
 
 
 # --------------------------------------------------------------------------- variable effects
@@ -212,7 +211,7 @@ class _PenaltyFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 @cache
 def _penalties() -> dict[str, _Penalty]:
     try:
-        data = msgspec.json.decode((DATA / "cnc_penalties.json").read_bytes(), type=_PenaltyFile)
+        data = msgspec.json.decode(datafiles.read("cnc_penalties.json"), type=_PenaltyFile)
     except msgspec.ValidationError as exc:
         raise ContentError(_("cnc_penalties.json is malformed: {exc}.").format(exc=exc)) from exc
     return {p.key: p for p in data.penalties}
