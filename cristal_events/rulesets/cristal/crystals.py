@@ -15,6 +15,7 @@ from cristal_events.dice import Dice
 from cristal_events.errors import ContentError, RuleError, UnknownEntity
 from cristal_events.rolls import Roll
 
+from . import datafiles
 from .magic import (
     SIMPLE_DICE,
     EffectSpend,
@@ -23,7 +24,6 @@ from .magic import (
     parse_scale,
     spell_pm_cost,
 )
-from . import datafiles
 from .texts import _
 
 __all__ = [
