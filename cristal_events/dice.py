@@ -20,7 +20,6 @@ from a :class:`Dice`, which either hands out the faces typed in at the table or 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, ClassVar, Literal
@@ -32,6 +31,7 @@ from cristal_events.errors import DiceError
 from cristal_events.rolls import Roll
 
 from .i18n import _
+from .patterns import pattern  # compiled when first used
 
 if TYPE_CHECKING:  # a seeded Random is the caller's; hmac and unicodedata are imported where used, so that a
     import random  # command that rolls nothing loads neither OpenSSL nor them (benchmarks/README.md, "Ninth session")
@@ -139,13 +139,13 @@ class BinOp(Expr, frozen=True):
 # ---------------------------------------------------------------------------------------------
 # Tokens
 
-_TOKEN = re.compile(
+_TOKEN = pattern(
     r"(?P<ws>\s+)"
     r"|(?P<num>[0-9]+(?:[.,][0-9]+)?)"
     r"|(?P<name>[^\W\d_][\w]*)"
     r"|(?P<op>[-+*/%()\[\]])"
 )
-_DIE_WORD = re.compile(r"(?:d|D|dé|Dé|dÉ|DÉ)(?P<sides>[0-9]+)?")
+_DIE_WORD = pattern(r"(?:d|D|dé|Dé|dÉ|DÉ)(?P<sides>[0-9]+)?")
 _CLOSER = {"(": ")", "[": "]"}
 
 

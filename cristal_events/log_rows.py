@@ -63,7 +63,8 @@ def sha256(hashes: int = 1, size: int = 0) -> Callable[..., Any]:
     global _openssl, _builtin
     if _openssl is None and hashes < BULK_HASHES and size < BULK_BYTES and "hashlib" not in sys.modules:
         if _builtin is None:
-            for name in ("_sha2", "_sha256"):  # Python 3.12 merged _sha256 into _sha2
+            # Python 3.12 merged _sha256 into _sha2 (a module not found costs a search of the whole path)
+            for name in ("_sha2", "_sha256") if sys.version_info >= (3, 12) else ("_sha256",):
                 try:
                     _builtin = __import__(name).sha256
                     break

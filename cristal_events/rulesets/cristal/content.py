@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 
 from cristal_events.errors import ContentError, UnknownEntity
+from cristal_events.patterns import pattern  # compiled when first used
 
 from . import datafiles
 from .texts import N_, _
@@ -360,7 +361,7 @@ def _lookup(table: dict[str, Any], name: str, noun: str) -> Any:
 # ---------------------------------------------------------------------------------------------
 # Small grammars used by the data: adjustment formulas, dice amounts, effect scales.
 
-_ADJ_TERM = re.compile(r"^\s*([+-]?)\s*([A-Z]+|\d+)\s*(?:([*/])\s*(\d+))?\s*")
+_ADJ_TERM = pattern(r"^\s*([+-]?)\s*([A-Z]+|\d+)\s*(?:([*/])\s*(\d+))?\s*")
 
 
 def parse_adjustment(text: str) -> tuple[tuple[int, str, str, int], ...]:
@@ -384,7 +385,7 @@ def parse_adjustment(text: str) -> tuple[tuple[int, str, str, int], ...]:
     return tuple(terms)
 
 
-_AMOUNT = re.compile(r"^\(?\s*(\d+)(?:d(\d+))?\s*\)?$")
+_AMOUNT = pattern(r"^\(?\s*(\d+)(?:d(\d+))?\s*\)?$")
 
 
 @functools.lru_cache(maxsize=4096)

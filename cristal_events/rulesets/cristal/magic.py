@@ -22,6 +22,7 @@ import msgspec
 import cristal_events.rounding as rounding
 from cristal_events.dice import Dice
 from cristal_events.errors import ContentError, RuleError, UnknownEntity
+from cristal_events.patterns import pattern  # compiled when first used
 from cristal_events.rolls import Roll
 from cristal_events.rounding import RoundingMode
 
@@ -82,8 +83,8 @@ class EffectOutcome(msgspec.Struct, frozen=True, kw_only=True):
     absorbed: bool = False
 
 
-_FRACTION_SCALE = re.compile(r"^\(?\s*(?P<amount>[^()/]+?)\s*\)?\s*/\s*(?P<den>\d+)$")
-SIMPLE_DICE = re.compile(r"^(?P<count>\d*)d(?P<faces>\d+)$")
+_FRACTION_SCALE = pattern(r"^\(?\s*(?P<amount>[^()/]+?)\s*\)?\s*/\s*(?P<den>\d+)$")
+SIMPLE_DICE = pattern(r"^(?P<count>\d*)d(?P<faces>\d+)$")
 
 
 def parse_scale(text: str | int) -> Scale:
