@@ -18,7 +18,6 @@ from typing import Any
 
 import msgspec
 
-from . import cores
 from .i18n import _
 from .records import RecordedEvent
 
@@ -307,6 +306,8 @@ def import_workers() -> int:
     touches after the fork: 100k rows, 0.62 s in the worker for 0.15 s less here; 1M, 5.4 s for
     1.9 s), so it pays only on a core nobody else needs (benchmarks/README.md, "Eighth session");
     as the rebuild decides for its second process (``projections.runner._free_core``)."""
+    from . import cores  # a big import only (a one-shot command imports no more than it uses)
+
     return min(max(cores.idle() - 1, 0), 2)
 
 

@@ -48,7 +48,6 @@ from .events import (
 )
 from .i18n import N_, _, ngettext
 from .log_rows import sha256
-from .receipts import Receipt, ReceiptProblem, verify_receipts
 from .records import RecordedEvent
 from .rounding import MODES
 from .ruleset import CORE_SETTING_KEYS, Context, Emit, Ruleset
@@ -57,8 +56,10 @@ from .session_dice import engine_dice, joined_salt, sealed_commitment
 from .store import Store, VerifyReport, create_store, new_event_id, new_event_ids, open_store
 from .version import __version__
 
-if TYPE_CHECKING:  # pathlib where a secret's file is used: store.path_text says why
+if TYPE_CHECKING:  # pathlib where a secret's file is used (store.path_text says why); receipts where asked for
     from pathlib import Path
+
+    from .receipts import Receipt, ReceiptProblem
 
 CAMPAIGN_STREAM = "campaign"
 SNAPSHOT_EVERY = int(os.environ.get("CRISTAL_SNAPSHOT_EVERY", "1000"))
@@ -1249,7 +1250,7 @@ class Campaign:
         return self.execute(Correct(position=position, reason=reason, changes=changes or {}), actor=actor)
 
     def verify(self, *, workers: int | None = None, progress: Progress | None = None,
-               receipts: Iterable[Receipt] = (), snapshots: bool = False, rolls: bool = False,
+               receipts: Iterable["Receipt"] = (), snapshots: bool = False, rolls: bool = False,
                read_models: Callable[..., list[str]] | None = None,
                progress_for: Callable[[str], Progress | None] | None = None) -> Verification:
         """The hash chain and the log's guards checked (:meth:`Store.verify`), then what is asked:
@@ -1295,16 +1296,22 @@ class Campaign:
                 out.first_bad_position = fair.mismatches[0].position
         return out
 
-    def receipt(self) -> Receipt:
+    def receipt(self) -> "Receipt":
         """The receipt of the last event: its position and chain hash (see :mod:`cristal_events.receipts`)."""
+        from .receipts import Receipt
+
         return Receipt(*self.store.head())
 
-    def session_receipts(self) -> dict[int, Receipt]:
+    def session_receipts(self) -> "dict[int, Receipt]":
         """Each ended session's receipt: the position and chain hash of its ``session.ended`` event."""
+        from .receipts import Receipt
+
         return {s: Receipt(p, h) for s, (p, h) in self.store.session_ends().items()}
 
-    def verify_receipts(self, receipts: Iterable[Receipt]) -> list[ReceiptProblem]:
+    def verify_receipts(self, receipts: "Iterable[Receipt]") -> "list[ReceiptProblem]":
         """The receipts this log no longer honours (another hash at the position, or no event there)."""
+        from .receipts import verify_receipts
+
         return verify_receipts(receipts, self.store.hash_at, self.store.last_position())
 
     def summarize(self, rec: RecordedEvent) -> str:

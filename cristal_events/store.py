@@ -26,7 +26,7 @@ from typing import Any
 
 import msgspec
 
-from . import cores, migrate
+from . import migrate
 from .codec import Codec, encode
 from .errors import (
     CampaignDamaged,
@@ -1082,6 +1082,8 @@ def verify_workers(events: int) -> int:
     off Linux: a fork without exec is not safe everywhere, macOS's system libraries for one)."""
     if events < VERIFY_PARALLEL_MIN or not sys.platform.startswith("linux"):
         return 1
+    from . import cores  # a big verify only
+
     return max(1, min(cores.usable(), 4))
 
 
