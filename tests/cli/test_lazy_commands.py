@@ -44,6 +44,11 @@ NEVER_IN_A_WRITE = (
     # pathlib, with urllib.parse and ipaddress: the write path names its files with os.path (store.path_text)
     "pathlib",
     "urllib.parse",
+    # the Unicode tables: ASCII names and formulas need no decomposition (content.name_key, dice.parse)
+    "unicodedata",
+    # the combat rules and the count of idle cores (a fight; a big import, verify or rebuild)
+    "cristal_events.rulesets.cristal.combat",
+    "cristal_events.cores",
 )
 
 #: the command modules of the core besides the one a command lives in (cli/campaign.py has 'note')
@@ -141,6 +146,7 @@ def test_a_one_shot_xp_award_imports_only_what_it_needs(party):
     assert "cristal_events.cli.cristal.xp" in modules  # the XP commands' own module, not the characters' one
     unneeded = [m for m in (*NEVER_IN_A_WRITE, *OTHER_COMMAND_MODULES, "cristal_events.cli.campaign",
                             "cristal_events.cli.cristal.characters", "cristal_events.cli.cristal.combat",
-                            "cristal_events.cli.cristal.magic")
+                            "cristal_events.cli.cristal.magic",
+                            "cristal_events.receipts")  # (the session commands' module, which 'note' shares, reads receipts)
                 if m in modules]
     assert unneeded == []

@@ -22,7 +22,6 @@ Example::
 
 import functools
 import re
-import unicodedata
 from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
@@ -320,7 +319,12 @@ class Content(msgspec.Struct, frozen=True, kw_only=True):
 def name_key(name: str) -> str:
     """How every name a user types is matched (race, class, item, spell, ability, a carried item):
     case, accents and runs of spaces aside ("epee  longue" is "Épée longue")."""
-    folded = unicodedata.normalize("NFKD", " ".join(name.split()).casefold())
+    folded = " ".join(name.split()).casefold()
+    if folded.isascii():  # NFKD leaves ASCII as it is, with no accent to drop: no unicodedata to import
+        return folded
+    import unicodedata
+
+    folded = unicodedata.normalize("NFKD", folded)
     return "".join(ch for ch in folded if not unicodedata.combining(ch))
 
 

@@ -12,7 +12,6 @@ Tables (CNC penalties, crystal bands, the crystal and artefact spells, potion li
 """
 
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Literal
@@ -358,6 +357,10 @@ class SpellTime(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def _fold(text: str) -> str:
+    if text.isascii():  # as name_key: ASCII has nothing to decompose
+        return text.lower()
+    import unicodedata
+
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).lower()
 
 
