@@ -933,6 +933,7 @@ class Store:
         # numbers (a read of 4 bytes takes one; the pipe serialises the readers): a process slowed by the
         # machine's load takes fewer, where halves fixed in advance left this one waiting for the slower
         pieces = max(workers, min(workers * 8, last // _STRETCH_MIN))
+        sha256(last)  # a bulk: OpenSSL's SHA-256 loaded here, once, rather than in every process forked below
         los = [last * i // pieces for i in range(pieces)]
         spans: list[tuple[int, int | None]] = list(zip(los, [*los[1:], None]))  # (lo, hi], the last one open
         queue_r, queue_w = os.pipe()
