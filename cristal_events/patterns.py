@@ -1,9 +1,22 @@
-"""Regular expressions compiled when first used (:func:`pattern`), for the module-level patterns of the
-kernel and the rules: a one-shot command imports those modules and uses few of their patterns."""
+"""Text machinery made when first used: regular expressions compiled then (:func:`pattern`), for the
+module-level patterns of the kernel and the rules, and the Unicode tables imported then
+(:func:`unicode_data`): a one-shot command imports those modules and uses little of them."""
 
 from __future__ import annotations
 
+import functools
 import re  # loaded by click and the standard library already: importing it costs nothing here
+from types import ModuleType
+
+
+@functools.cache
+def unicode_data() -> ModuleType:
+    """The ``unicodedata`` module, imported the first time text outside ASCII is normalized (ASCII is
+    already NFC and NFKD, with no accent to drop). A cached call rather than an ``import`` statement in
+    each caller: that statement costs about 1-3 us a call, on paths run for every name or formula."""
+    import unicodedata
+
+    return unicodedata
 
 
 class _LazyPattern:

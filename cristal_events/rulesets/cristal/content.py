@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 
 from cristal_events.errors import ContentError, UnknownEntity
-from cristal_events.patterns import pattern  # compiled when first used
+from cristal_events.patterns import pattern, unicode_data  # made when first used
 
 from . import datafiles
 from .texts import N_, _
@@ -322,10 +322,9 @@ def name_key(name: str) -> str:
     folded = " ".join(name.split()).casefold()
     if folded.isascii():  # NFKD leaves ASCII as it is, with no accent to drop: no unicodedata to import
         return folded
-    import unicodedata
-
-    folded = unicodedata.normalize("NFKD", folded)
-    return "".join(ch for ch in folded if not unicodedata.combining(ch))
+    ud = unicode_data()
+    folded = ud.normalize("NFKD", folded)
+    return "".join(ch for ch in folded if not ud.combining(ch))
 
 
 def did_you_mean(name: str, names: Any) -> str:

@@ -21,7 +21,7 @@ import msgspec
 import cristal_events.rounding as rounding
 from cristal_events.dice import Dice
 from cristal_events.errors import ContentError, RuleError, UnknownEntity
-from cristal_events.patterns import pattern  # compiled when first used
+from cristal_events.patterns import pattern, unicode_data  # made when first used
 from cristal_events.rolls import Roll
 from cristal_events.rounding import RoundingMode
 
@@ -359,9 +359,8 @@ class SpellTime(msgspec.Struct, frozen=True, kw_only=True):
 def _fold(text: str) -> str:
     if text.isascii():  # as name_key: ASCII has nothing to decompose
         return text.lower()
-    import unicodedata
-
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).lower()
+    ud = unicode_data()
+    return "".join(c for c in ud.normalize("NFKD", text) if not ud.combining(c)).lower()
 
 
 def parse_spell_time(text: str | int) -> SpellTime:
