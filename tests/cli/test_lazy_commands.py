@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
@@ -63,8 +62,8 @@ def _modules_after(*args: str) -> tuple[set[str], str]:
             "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
             "print('MODULES ' + ' '.join(sorted(sys.modules)))\n")
     # -S: no site, so no .pth file runs (this venv's editable install imports pathlib at start-up, which a
-    # user's wheel install does not); the libraries are found on the path instead
-    libraries = dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
+    # user's wheel install does not); the libraries are found on this process's path instead (the checkout first)
+    libraries = dict.fromkeys(p for p in sys.path if p and os.path.isdir(p))
     out = subprocess.run([sys.executable, "-S", "-c", code, *args], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *libraries]),
                               "CRISTAL_LANG": "en"})
