@@ -26,6 +26,7 @@ import msgspec
 
 from .errors import OutOfBounds
 from .i18n import N_, _
+from .patterns import pattern  # compiled when first used
 
 #: the largest magnitude of any whole number a command, an event or an import may carry
 LIMIT = 10**9
@@ -117,15 +118,24 @@ def check_payload(event: Any, payload: str | bytes, what: str) -> None:
 
 
 # --------------------------------------------------------------------------------------- parsing
-_INT_TEXT = re.compile(r"[+-]?[0-9]+", re.ASCII)
-_REAL_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:[.,][0-9]*)?|[.,][0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+
+
+def _int_text(t: str) -> bool:
+    """Whether ``t`` is ``[+-]?[0-9]+`` (ASCII digits, an optional sign): str methods rather than a regular
+    expression, which a one-shot command would compile for its one number (``isascii`` first, since
+    ``isdigit`` alone takes other scripts' digits and the superscripts)."""
+    digits = t[1:] if t[:1] in ("+", "-") else t
+    return digits.isascii() and digits.isdigit()
+
+
+_REAL_TEXT = pattern(r"[+-]?(?:[0-9]+(?:[.,][0-9]*)?|[.,][0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
 
 
 def parse_int(text: Any, what: str, *, lo: int = -LIMIT, hi: int = LIMIT) -> int:
     """``"+3"`` -> 3: ASCII digits 0-9 with an optional sign and nothing else (no ``1_0``, no other
     script's digits), from ``lo`` to ``hi``; anything else is one sentence naming ``what``."""
     t = str(text).strip()
-    if not _INT_TEXT.fullmatch(t):
+    if not _int_text(t):
         raise OutOfBounds(_("{what} '{text}' is not a whole number.").format(what=what, text=text))
     if len(t) > 30:  # int() of a huge string is slow, and the number is out of bounds anyway
         raise OutOfBounds(_("{what} '{t}…' is too large (from {bound} to {bound2}).").format(what=what, t=t[:20], bound=_bound(lo), bound2=_bound(hi)))
@@ -159,5 +169,5 @@ def as_int(value: Any) -> int | None:
         return int(value) if value.is_integer() else None
     if isinstance(value, str):
         t = value.strip()
-        return int(t) if len(t) <= 30 and _INT_TEXT.fullmatch(t) else None
+        return int(t) if len(t) <= 30 and _int_text(t) else None
     return None

@@ -20,14 +20,10 @@ from a :class:`Dice`, which either hands out the faces typed in at the table or 
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import random
-import re
-import unicodedata
+import functools
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import msgspec
 
@@ -36,6 +32,10 @@ from cristal_events.errors import DiceError
 from cristal_events.rolls import Roll
 
 from .i18n import _
+from .patterns import pattern, unicode_data  # made when first used
+
+if TYPE_CHECKING:  # a seeded Random is the caller's; hmac and unicodedata are imported where used, so that a
+    import random  # command that rolls nothing loads neither OpenSSL nor them (benchmarks/README.md, "Ninth session")
 
 __all__ = [
     "MAX_DEPTH", "MAX_DICE", "MAX_LENGTH", "MAX_SIDES", "MAX_VALUE",
@@ -140,13 +140,13 @@ class BinOp(Expr, frozen=True):
 # ---------------------------------------------------------------------------------------------
 # Tokens
 
-_TOKEN = re.compile(
+_TOKEN = pattern(
     r"(?P<ws>\s+)"
     r"|(?P<num>[0-9]+(?:[.,][0-9]+)?)"
     r"|(?P<name>[^\W\d_][\w]*)"
     r"|(?P<op>[-+*/%()\[\]])"
 )
-_DIE_WORD = re.compile(r"(?:d|D|dé|Dé|dÉ|DÉ)(?P<sides>[0-9]+)?")
+_DIE_WORD = pattern(r"(?:d|D|dé|Dé|dÉ|DÉ)(?P<sides>[0-9]+)?")
 _CLOSER = {"(": ")", "[": "]"}
 
 
@@ -300,7 +300,9 @@ def parse(text: str) -> Expr:
     if len(text) > MAX_LENGTH:
         raise DiceError(_("The expression is {len} characters long; the limit is {MAX_LENGTH}.").format(len=len(text), MAX_LENGTH=MAX_LENGTH))
     # NFC so that a decomposed 'dé' (d + combining accent) reads like the composed one.
-    return _Parser(unicodedata.normalize("NFC", text)).whole()
+    if not text.isascii():  # ASCII text is NFC already
+        text = unicode_data().normalize("NFC", text)
+    return _Parser(text).whole()
 
 
 def _as_expr(expr: Expr | str) -> Expr:
@@ -436,6 +438,16 @@ class _Evaluator:
 _SPAN = 1 << 256
 
 
+@functools.cache
+def _hmac() -> tuple[Any, Any]:
+    """``hmac.digest`` and OpenSSL's SHA-256 (hmac loads ``_hashlib``), imported when the engine first rolls
+    a keyed die: a command that rolls nothing loads neither (benchmarks/README.md, "Ninth session")."""
+    import hashlib
+    import hmac
+
+    return hmac.digest, hashlib.sha256
+
+
 def engine_face(key: bytes, salt: str, n: int, sides: int) -> int:
     """Die number ``n`` of a keyed stream (docs/verifiable-dice.md): HMAC-SHA256 of ``f"{salt}:{n}"``
     under ``key``, read as a 256-bit integer and mapped without bias to 1..sides by rejection
@@ -445,11 +457,12 @@ def engine_face(key: bytes, salt: str, n: int, sides: int) -> int:
     >>> engine_face(b"secret", "", 0, 20)
     10
     """
+    digest, sha256 = _hmac()
     limit = _SPAN - _SPAN % sides
     k = 0
     while True:
         msg = f"{salt}:{n}" if k == 0 else f"{salt}:{n}:{k}"
-        value = int.from_bytes(hmac.digest(key, msg.encode(), hashlib.sha256), "big")
+        value = int.from_bytes(digest(key, msg.encode(), sha256), "big")
         if value < limit:
             return value % sides + 1
         k += 1

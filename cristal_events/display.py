@@ -39,6 +39,7 @@ from typing import Any
 
 from .errors import RuleError
 from .i18n import _
+from .patterns import pattern  # compiled when first used
 
 #: every character :func:`visible` renders: C0, DEL, C1, the Unicode format characters (Cf) of
 #: Unicode 15.1 but the two joiners U+200C/U+200D, U+2028/U+2029 and lone surrogates. A test checks
@@ -48,9 +49,9 @@ _FORMAT = (
     "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f\ud800-\udfff"
 )
-_SHOWN = re.compile(f"[\x00-\x1f\x7f-\x9f{_FORMAT}]")
+_SHOWN = pattern(f"[\x00-\x1f\x7f-\x9f{_FORMAT}]")
 #: what an id may not contain: all of the above, and the two joiners too
-_NOT_IN_ID = re.compile(f"[\x00-\x1f\x7f-\x9f{_FORMAT}\u200c\u200d]")
+_NOT_IN_ID = pattern(f"[\x00-\x1f\x7f-\x9f{_FORMAT}\u200c\u200d]")
 
 _NAMED = {"\n": "⏎", "\r": "\\r", "\t": "\\t"}
 
@@ -79,7 +80,7 @@ def visible(text: Any) -> str:
     return _SHOWN.sub(_show, s) if _SHOWN.search(s) else s
 
 
-_IN_JSON = re.compile(f"[\x7f-\x9f{_FORMAT}]")
+_IN_JSON = pattern(f"[\x7f-\x9f{_FORMAT}]")
 
 
 def _json_escape(match: re.Match[str]) -> str:
@@ -102,7 +103,7 @@ def id_problem(value: str) -> str | None:
     """Why ``value`` cannot be an id (a clause), or None when it is plain text."""
     if not value.strip():
         return _("cannot be empty")
-    m = _NOT_IN_ID.search(value)
+    m = None if value.isprintable() else _NOT_IN_ID.search(value)  # every character it finds is unprintable
     if m is not None:
         return _("'{visible}' contains {show}, a control or invisible formatting character").format(visible=visible(value), show=_show(m))
     if value != value.strip():

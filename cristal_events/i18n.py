@@ -20,7 +20,10 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pathlib (with urllib.parse, ipaddress, fnmatch) is imported by the tools that use it
+    from pathlib import Path
 
 #: the languages of the product; the first one is the fallback
 LANGUAGES = ("en", "fr")
@@ -89,10 +92,17 @@ class Domain:
 
     def __init__(self, name: str, locale_dir: str | os.PathLike[str]) -> None:
         self.name = name
-        self.locale_dir = Path(locale_dir)
+        self._locale_dir = os.fspath(locale_dir)
         self._catalogs: dict[str, _gettext.NullTranslations] = {}
         if not any(d.name == name for d in DOMAINS):
             DOMAINS.append(self)
+
+    @property
+    def locale_dir(self) -> Path:
+        """The folder of the catalogs (``<lang>/LC_MESSAGES/<name>.mo``)."""
+        from pathlib import Path
+
+        return Path(self._locale_dir)
 
     def catalog(self, lang: str) -> _gettext.NullTranslations:
         found = self._catalogs.get(lang)
@@ -103,7 +113,7 @@ class Domain:
                 # and parsing it (about 120 kB per domain) would only add to every command's start-up
                 found = _gettext.NullTranslations()
             else:
-                found = _gettext.translation(self.name, self.locale_dir, languages=[lang], fallback=True)
+                found = _gettext.translation(self.name, self._locale_dir, languages=[lang], fallback=True)
             self._catalogs[lang] = found
         return found
 
@@ -119,11 +129,11 @@ class Domain:
 
 
 #: the core's texts: the kernel, the service, the store, the CLI's core commands, the jobs, the web pages
-CORE = Domain("cristal_events", Path(__file__).with_name("locale"))
+CORE = Domain("cristal_events", os.path.join(os.path.dirname(__file__), "locale"))
 
 #: click's own texts ("Usage:", "Error: {message}", "No such command {name!r}." ...), extracted from click 8
 #: with Babel into ``locale/{fr,en}/LC_MESSAGES/click.po`` (the English catalog gives each msgid as it is)
-CLICK = Domain("click", Path(__file__).with_name("locale"))
+CLICK = Domain("click", os.path.join(os.path.dirname(__file__), "locale"))
 
 
 def translate_click() -> None:

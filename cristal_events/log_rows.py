@@ -7,7 +7,6 @@ that neither imports the other's module to share them."""
 from __future__ import annotations
 
 import collections
-import hashlib
 import itertools
 import os
 import sys
@@ -19,7 +18,6 @@ from typing import Any
 
 import msgspec
 
-from . import cores
 from .i18n import _
 from .records import RecordedEvent
 
@@ -45,6 +43,41 @@ class VerifyReport(msgspec.Struct, kw_only=True):
 LOG_COPY_COLUMNS = frozenset({"position", "event_id", "stream", "version", "type", "schema_version", "recorded_at",
                               "session", "actor", "causation_id", "correlation_id"})
 
+#: at or beyond this many hashes (or :data:`BULK_BYTES` hashed), :func:`sha256` is OpenSSL's
+BULK_HASHES = 4096
+BULK_BYTES = 1 << 20
+_openssl: Callable[..., Any] | None = None
+_builtin: Callable[..., Any] | None = None
+
+
+def sha256(hashes: int = 1, size: int = 0) -> Callable[..., Any]:
+    """The SHA-256 constructor for ``hashes`` inputs of about a row's size (``size``: bytes in all, when
+    larger): the one place that chooses. OpenSSL's (``hashlib``) hashes a row 2-3 times faster than the
+    interpreter's own module (0.36-0.47 us against 0.85-1.43 us for 200-400 bytes here), but loading
+    ``_hashlib`` (libcrypto) costs a process 2-4 ms, what about 4,000 rows' or 1 MB's difference: so a
+    process that hashes a few things (a one-shot command: its row, a snapshot's digest, the migrations)
+    takes the built-in ``_sha2``/``_sha256``, and a bulk path (an import, a verify) or a process that has
+    loaded hashlib already takes OpenSSL's. The digests are the same (benchmarks/README.md, "Ninth
+    session: the one-shot CLI write")."""
+    global _openssl, _builtin
+    if _openssl is None and hashes < BULK_HASHES and size < BULK_BYTES and "hashlib" not in sys.modules:
+        if _builtin is None:
+            # Python 3.12 merged _sha256 into _sha2 (a module not found costs a search of the whole path)
+            for name in ("_sha2", "_sha256") if sys.version_info >= (3, 12) else ("_sha256",):
+                try:
+                    _builtin = __import__(name).sha256
+                    break
+                except (ImportError, AttributeError):
+                    continue
+        if _builtin is not None:
+            return _builtin
+    if _openssl is None:
+        import hashlib
+
+        _openssl = hashlib.sha256
+    return _openssl
+
+
 def row_hash(prev_hash: str, position: int, event_id: str, stream: str, version: int, type_: str,
              schema_version: int, payload: str, recorded_at: str, session: int | None, actor: str,
              causation_id: str | None, correlation_id: str | None) -> str:
@@ -53,7 +86,7 @@ def row_hash(prev_hash: str, position: int, event_id: str, stream: str, version:
         prev_hash, position, event_id, stream, version, type_, schema_version, payload, recorded_at,
         session, actor, causation_id, correlation_id,
     ])
-    return hashlib.sha256(canonical).hexdigest()
+    return sha256(BULK_HASHES)(canonical).hexdigest()  # called row after row (an exported file's check)
 
 
 _id_counter = itertools.count(int.from_bytes(os.urandom(2), "big"))
@@ -176,7 +209,7 @@ def chained(rows: Iterable[Sequence[Any]], position: int, prev: str, size: int) 
     """Rows of :data:`IMPORT_FIELDS` re-numbered after ``position``, chained after ``prev`` and hashed,
     as full rows of the events table (the 14 columns, the two hashes last) in chunks of ``size``: the
     sequential link of an import, both stores'."""
-    enc, sha = hash_encoder.encode, hashlib.sha256
+    enc, sha = hash_encoder.encode, sha256(BULK_HASHES)  # an import: a bulk path
     chunk: list[tuple[Any, ...]] = []
     for eid, stream, version, type_, sv, payload, when, session, actor, cause, corr in rows:
         position += 1
@@ -273,6 +306,8 @@ def import_workers() -> int:
     touches after the fork: 100k rows, 0.62 s in the worker for 0.15 s less here; 1M, 5.4 s for
     1.9 s), so it pays only on a core nobody else needs (benchmarks/README.md, "Eighth session");
     as the rebuild decides for its second process (``projections.runner._free_core``)."""
+    from . import cores  # a big import only (a one-shot command imports no more than it uses)
+
     return min(max(cores.idle() - 1, 0), 2)
 
 

@@ -8,11 +8,10 @@ newer engine: it is refused and left untouched.
 
 from __future__ import annotations
 
-import hashlib
+import os
 import re
 import sqlite3
 from datetime import UTC, datetime
-from pathlib import Path
 
 import msgspec
 
@@ -20,6 +19,7 @@ import cristal_events.migrations as _migrations_package
 
 from .errors import MigrationError, SchemaTooNew
 from .i18n import _
+from .log_rows import sha256
 
 APPLICATION_ID = 0x43524953  # "CRIS": marks an SQLite file as a cristal-events campaign
 _NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
@@ -32,16 +32,18 @@ class Migration(msgspec.Struct, frozen=True):
 
     @property
     def checksum(self) -> str:
-        return hashlib.sha256(self.sql.encode()).hexdigest()
+        return sha256()(self.sql.encode()).hexdigest()
 
 
 def available() -> list[Migration]:
     """The migrations shipped with this engine, in order."""
     out = []
-    for entry in Path(_migrations_package.__file__).parent.iterdir():
-        m = _NAME.match(entry.name)
+    folder = os.path.dirname(_migrations_package.__file__)  # os, not pathlib: see store.path_text
+    for name in os.listdir(folder):
+        m = _NAME.match(name)
         if m:
-            out.append(Migration(int(m.group(1)), entry.name, entry.read_text(encoding="utf-8")))
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                out.append(Migration(int(m.group(1)), name, f.read()))
     out.sort(key=lambda m: m.number)
     return out
 

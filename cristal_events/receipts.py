@@ -19,16 +19,16 @@ Python API::
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterable
 
 import msgspec
 
 from .errors import CristalError
 from .i18n import _
+from .patterns import pattern  # compiled when first used
 
 #: a receipt, optionally after the "Reçu :" that ``session end`` and ``cristal receipt`` print before it
-_RECEIPT = re.compile(r"(?:(?:Reçu|Receipt)\s*:\s*)?([0-9]{1,19}):([0-9a-fA-F]{64})")
+_RECEIPT = pattern(r"(?:(?:Reçu|Receipt)\s*:\s*)?([0-9]{1,19}):([0-9a-fA-F]{64})")
 _MAX_POSITION = 2**63 - 1
 
 

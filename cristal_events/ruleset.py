@@ -18,7 +18,6 @@ The core never imports a ruleset's modules by name: rulesets are found through
 entry-point group).
 """
 
-import hashlib
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, NamedTuple, TypeVar, overload
 
@@ -28,6 +27,7 @@ from .dice import Dice
 from .errors import RuleError
 from .events import CampaignCreated, Event
 from .i18n import _
+from .log_rows import sha256
 from .records import RecordedEvent
 from .rounding import RoundingMode, as_mode
 
@@ -109,7 +109,7 @@ def derive_seed(material: str, position: int) -> int:
     """The RNG seed of a command of the legacy scheme (before the die counter): the command whose
     first event landed at ``position`` rolled ``random.Random(derive_seed(material, position))``.
     Kept so that ``verify --rolls`` still checks logs written before (docs/verifiable-dice.md)."""
-    digest = hashlib.sha256(f"{material}:{position}".encode()).digest()
+    digest = sha256()(f"{material}:{position}".encode()).digest()
     return int.from_bytes(digest[:16], "big")
 
 

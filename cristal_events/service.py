@@ -13,11 +13,9 @@ position, so two writers never decide on a stale state; a refused command raises
 nothing. ``hooks`` run after each commit (the projections runner attaches itself there).
 """
 
-import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 
@@ -49,7 +47,7 @@ from .events import (
     tag_of,
 )
 from .i18n import N_, _, ngettext
-from .receipts import Receipt, ReceiptProblem, verify_receipts
+from .log_rows import sha256
 from .records import RecordedEvent
 from .rounding import MODES
 from .ruleset import CORE_SETTING_KEYS, Context, Emit, Ruleset
@@ -57,6 +55,11 @@ from .rulesets import get as get_ruleset
 from .session_dice import engine_dice, joined_salt, sealed_commitment
 from .store import Store, VerifyReport, create_store, new_event_id, new_event_ids, open_store
 from .version import __version__
+
+if TYPE_CHECKING:  # pathlib where a secret's file is used (store.path_text says why); receipts where asked for
+    from pathlib import Path
+
+    from .receipts import Receipt, ReceiptProblem
 
 CAMPAIGN_STREAM = "campaign"
 SNAPSHOT_EVERY = int(os.environ.get("CRISTAL_SNAPSHOT_EVERY", "1000"))
@@ -91,7 +94,7 @@ def snapshot_digest(state_version: str, position: int, event_hash: str, state: b
     by a plain edit of the table; a forger who recomputes it is caught by
     :meth:`Campaign.check_snapshots` (``cristal verify``), which folds the log."""
     head = f"{SNAPSHOT_DIGEST}\n{state_version}\n{position}\n{event_hash}\n".encode()
-    return hashlib.sha256(head + state).hexdigest()
+    return sha256(size=len(head) + len(state))(head + state).hexdigest()
 
 
 class SnapshotProblem(msgspec.Struct, kw_only=True):
@@ -308,17 +311,21 @@ SECRETS_SUFFIX = ".secrets"
 SEALED_SUFFIX = ".sealed"
 
 
-def secrets_path(campaign_path: str | os.PathLike[str]) -> Path:
+def secrets_path(campaign_path: str | os.PathLike[str]) -> "Path":
     """The file beside the campaign that holds the open session's dice secret (mode 0600)."""
+    from pathlib import Path
+
     return Path(str(campaign_path) + SECRETS_SUFFIX)
 
 
-def sealed_path(campaign_path: str | os.PathLike[str]) -> Path:
+def sealed_path(campaign_path: str | os.PathLike[str]) -> "Path":
     """The file beside the campaign that holds its sealed rolls until revealed (mode 0600)."""
+    from pathlib import Path
+
     return Path(str(campaign_path) + SEALED_SUFFIX)
 
 
-def _write_owner_only(path: Path, body: bytes, what: str) -> None:
+def _write_owner_only(path: "Path", body: bytes, what: str) -> None:
     """Replace ``path`` atomically with ``body``: a new file created with mode 0600, then renamed."""
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
@@ -692,7 +699,7 @@ class Campaign:
         return SnapshotRebuild(written=written, replaced=problems)
 
     # ------------------------------------------------------------ dice secrets
-    def secrets_file(self) -> Path:
+    def secrets_file(self) -> "Path":
         """Where the open session's secret is kept: ``<campaign>.secrets`` (see :func:`secrets_path`)."""
         # a PostgreSQL campaign keeps it in a file outside the database (PgStore.secrets_base)
         return secrets_path(getattr(self.store, "secrets_base", self.store.path))
@@ -733,7 +740,7 @@ class Campaign:
         self._secrets = dict(sessions)
 
     # ------------------------------------------------------------ secret rolls
-    def sealed_file(self) -> Path:
+    def sealed_file(self) -> "Path":
         """Where the sealed rolls' nonces and events are kept until revealed: ``<campaign>.sealed``
         (mode 0600, beside the session secret; see :func:`sealed_path`)."""
         return sealed_path(getattr(self.store, "secrets_base", self.store.path))
@@ -1040,7 +1047,7 @@ class Campaign:
                 number = core.sessions + 1
                 if new_secret is None:
                     raise RuleError(_("A session needs its dice secret to start."))
-                commitment = hashlib.sha256(new_secret.encode()).hexdigest()
+                commitment = sha256()(new_secret.encode()).hexdigest()
                 ev = SessionStarted(number=number, title=command.title, in_game_date=command.in_game_date,
                                     seed_commitment=commitment, dice=DICE_SCHEME, salt=command.salt)
                 return [Emit(CAMPAIGN_STREAM, ev)], [None]
@@ -1243,7 +1250,7 @@ class Campaign:
         return self.execute(Correct(position=position, reason=reason, changes=changes or {}), actor=actor)
 
     def verify(self, *, workers: int | None = None, progress: Progress | None = None,
-               receipts: Iterable[Receipt] = (), snapshots: bool = False, rolls: bool = False,
+               receipts: Iterable["Receipt"] = (), snapshots: bool = False, rolls: bool = False,
                read_models: Callable[..., list[str]] | None = None,
                progress_for: Callable[[str], Progress | None] | None = None) -> Verification:
         """The hash chain and the log's guards checked (:meth:`Store.verify`), then what is asked:
@@ -1289,16 +1296,22 @@ class Campaign:
                 out.first_bad_position = fair.mismatches[0].position
         return out
 
-    def receipt(self) -> Receipt:
+    def receipt(self) -> "Receipt":
         """The receipt of the last event: its position and chain hash (see :mod:`cristal_events.receipts`)."""
+        from .receipts import Receipt
+
         return Receipt(*self.store.head())
 
-    def session_receipts(self) -> dict[int, Receipt]:
+    def session_receipts(self) -> "dict[int, Receipt]":
         """Each ended session's receipt: the position and chain hash of its ``session.ended`` event."""
+        from .receipts import Receipt
+
         return {s: Receipt(p, h) for s, (p, h) in self.store.session_ends().items()}
 
-    def verify_receipts(self, receipts: Iterable[Receipt]) -> list[ReceiptProblem]:
+    def verify_receipts(self, receipts: "Iterable[Receipt]") -> "list[ReceiptProblem]":
         """The receipts this log no longer honours (another hash at the position, or no event there)."""
+        from .receipts import verify_receipts
+
         return verify_receipts(receipts, self.store.hash_at, self.store.last_position())
 
     def summarize(self, rec: RecordedEvent) -> str:

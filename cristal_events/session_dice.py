@@ -8,9 +8,8 @@ it says. Both read them from here, so that the check never imports the service i
 
 from __future__ import annotations
 
-import hashlib
-
 from .events import DiceRecorded
+from .log_rows import sha256
 
 
 def engine_dice(ev: DiceRecorded) -> int:
@@ -33,4 +32,4 @@ def sealed_commitment(position: int, purpose: str, nonce: str, events: str) -> s
     the sealed events, one a line. Binding the position and the purpose means a reveal cannot be
     moved to another sealed roll, nor a roll sealed for one command revealed as another's."""
     text = f"{SEALED_DOMAIN}\n{position}\n{purpose}\n{nonce}\n{events}"
-    return hashlib.sha256(text.encode()).hexdigest()
+    return sha256()(text.encode()).hexdigest()

@@ -14,7 +14,6 @@ the previous row's hash; ``verify`` recomputes the chain and reports the first b
 SQLite triggers abort every UPDATE and DELETE on the events table.
 """
 
-import hashlib
 import itertools
 import os
 import sqlite3
@@ -23,12 +22,11 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager, nullcontext
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from . import cores, migrate
+from . import migrate
 from .codec import Codec, encode
 from .errors import (
     CampaignDamaged,
@@ -42,6 +40,7 @@ from .events import Event
 from .i18n import _
 from .log_rows import (  # shared with the PostgreSQL store (re-exported: callers import them from here)
     ANY,
+    BULK_HASHES,
     GENESIS,
     IMPORT_FIELDS,
     LOG_COPY_COLUMNS,
@@ -55,6 +54,7 @@ from .log_rows import (  # shared with the PostgreSQL store (re-exported: caller
     new_event_id,
     new_event_ids,
     row_hash,
+    sha256,
     still_sealed,
     unlinked_problem,
     utc_now,
@@ -158,27 +158,28 @@ class Store:
     @classmethod
     def create(cls, path: str | os.PathLike[str], codec: Codec | None = None, *, timeout: float | None = None) -> "Store":
         """Create a new, empty campaign file (refuses an existing file)."""
-        p = Path(path)
-        if p.exists():
+        p = path_text(path)
+        if os.path.exists(p):
             raise CristalError(_("{p} already exists; choose another path or remove it first.").format(p=p))
-        if not p.parent.exists():
-            raise CristalError(_("The folder {parent} does not exist.").format(parent=p.parent))
+        parent = _parent(p)
+        if not os.path.exists(parent):
+            raise CristalError(_("The folder {parent} does not exist.").format(parent=parent))
         try:
             conn = _connect(p, "rwc", timeout)
             conn.execute("PRAGMA journal_mode=WAL")
             migrate.apply_pending(conn)
         except sqlite3.Error as exc:
             raise translate_sqlite_error(exc, p) from None
-        return cls(conn, str(p), codec)
+        return cls(conn, p, codec)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], codec: Codec | None = None, *, timeout: float | None = None,
              readonly: bool = False) -> "Store":
         """Open an existing campaign, applying pending migrations (unless read-only)."""
-        p = Path(path)
-        if not p.exists():
+        p = path_text(path)
+        if not os.path.exists(p):
             raise NotACampaign(_("No campaign at {p}; create one with 'cristal init {p} --name NAME'.").format(p=p))
-        if p.is_dir():
+        if os.path.isdir(p):
             raise NotACampaign(_("{p} is a folder, not a campaign file.").format(p=p))
         # No plain open()/close() of the file here: closing any descriptor of a database file drops
         # every POSIX lock this process holds on it, including those of an SQLite connection already
@@ -186,7 +187,7 @@ class Store:
         # says "file is not a database" for a file that is not one.
         if not os.access(p, os.R_OK):
             raise NotACampaign(_("{p} cannot be read (permission denied).").format(p=p))
-        if p.stat().st_size == 0 and not Path(f"{p}-wal").exists():
+        if os.stat(p).st_size == 0 and not os.path.exists(f"{p}-wal"):
             # SQLite would take an empty file for an empty database (and call it "not a campaign")
             raise CampaignDamaged(_("{p} is empty (0 bytes): a campaign truncated to nothing, or not a "
                                     "campaign file; restore a copy (a backup, or 'cristal import' of a JSONL "
@@ -203,7 +204,7 @@ class Store:
                 migrate.apply_pending(conn)
         except sqlite3.Error as exc:
             raise translate_sqlite_error(exc, p) from None
-        return cls(conn, str(p), codec)
+        return cls(conn, p, codec)
 
     def close(self) -> None:
         self.conn.close()
@@ -284,7 +285,7 @@ class Store:
                 position, prev = self._head()
                 when = recorded_at or utc_now()
                 rows = []
-                enc, sha = hash_encoder.encode, hashlib.sha256
+                enc, sha = hash_encoder.encode, sha256(len(ids))
                 for i, (event, eid) in enumerate(zip(events, ids)):
                     position += 1
                     cause = causation_ids[i] if causation_ids is not None else causation_id
@@ -734,8 +735,8 @@ class Store:
 
             return PgStore.peek_header(path)  # type: ignore[arg-type]
 
-        p = Path(path)
-        if not p.is_file():
+        p = path_text(path)
+        if not os.path.isfile(p):
             return None
         try:
             conn = _connect(p, "ro", 1)
@@ -756,7 +757,7 @@ class Store:
 
             return PgStore.peek_last_position(path)  # type: ignore[arg-type]
 
-        conn = _connect(Path(path), "ro", None)  # the usual busy timeout (CRISTAL_BUSY_TIMEOUT, 5 s)
+        conn = _connect(path_text(path), "ro", None)  # the usual busy timeout (CRISTAL_BUSY_TIMEOUT, 5 s)
         try:
             return conn.execute("SELECT COALESCE(MAX(position), 0) FROM events").fetchone()[0]
         finally:
@@ -836,11 +837,11 @@ class Store:
 
             return PgStore.ruleset_of(path)  # type: ignore[arg-type]
 
-        p = Path(path)
-        if not p.is_file():
+        p = path_text(path)
+        if not os.path.isfile(p):
             return None
         try:
-            conn = sqlite3.connect(f"file:{p.resolve().as_posix()}?mode=ro", uri=True, timeout=1)
+            conn = sqlite3.connect(f"file:{os.path.realpath(p)}?mode=ro", uri=True, timeout=1)
             try:
                 row = conn.execute("SELECT payload FROM events WHERE position = 1").fetchone()
             finally:
@@ -873,11 +874,11 @@ class Store:
 
             return PgStore.sealed_of(path)  # type: ignore[arg-type]
 
-        p = Path(path)
-        if not p.is_file():
+        p = path_text(path)
+        if not os.path.isfile(p):
             return []
         try:
-            conn = sqlite3.connect(f"file:{p.resolve().as_posix()}?mode=ro", uri=True, timeout=1)
+            conn = sqlite3.connect(f"file:{os.path.realpath(p)}?mode=ro", uri=True, timeout=1)
             try:
                 start = conn.execute(Store._LAST_SESSION_START).fetchone()[0]
                 if start is None:
@@ -925,13 +926,14 @@ class Store:
         if workers is None:
             workers = verify_workers(last)
         if (workers <= 1 or last < 2 * workers or not sys.platform.startswith("linux") or self.conn.in_transaction
-                or threading.active_count() > 1 or not Path(self.path).is_file()):
+                or threading.active_count() > 1 or not os.path.isfile(self.path)):
             tick = None if progress is None else (lambda n: progress(min(n, last), last))
             return [_walk_stretch(self.conn, 0, None, tick)]
         # the log cut in more stretches than processes, handed out in turn through a pipe holding their
         # numbers (a read of 4 bytes takes one; the pipe serialises the readers): a process slowed by the
         # machine's load takes fewer, where halves fixed in advance left this one waiting for the slower
         pieces = max(workers, min(workers * 8, last // _STRETCH_MIN))
+        sha256(last)  # a bulk: OpenSSL's SHA-256 loaded here, once, rather than in every process forked below
         los = [last * i // pieces for i in range(pieces)]
         spans: list[tuple[int, int | None]] = list(zip(los, [*los[1:], None]))  # (lo, hi], the last one open
         queue_r, queue_w = os.pipe()
@@ -951,7 +953,7 @@ class Store:
             return done
 
         try:
-            children = [_fork(lambda: take(_connect(Path(self.path), "ro", None))) for _ in range(workers - 1)]
+            children = [_fork(lambda: take(_connect(self.path, "ro", None))) for _ in range(workers - 1)]
             try:
                 # the others walk as fast as this one: its rows times the processes stand for the whole
                 tick = None if progress is None else (lambda n: progress(min(last, n * workers), last))
@@ -1034,7 +1036,7 @@ class Store:
             return PgStore.peek_access(path, token_hash)  # type: ignore[arg-type]
 
         try:
-            conn = _connect(Path(path), "ro", None)
+            conn = _connect(path_text(path), "ro", None)
             try:
                 row = conn.execute("SELECT name, characters, gm, granted_at FROM access_tokens "
                                    "WHERE token_hash = ? AND revoked_at IS NULL", (token_hash,)).fetchone()
@@ -1053,7 +1055,7 @@ class Store:
 
             return PgStore.peek_last_stream(path, prefix)  # type: ignore[arg-type]
 
-        conn = _connect(Path(path), "ro", None)
+        conn = _connect(path_text(path), "ro", None)
         try:
             row = conn.execute("SELECT stream FROM events WHERE stream LIKE ? ESCAPE '\\' "
                                "ORDER BY position DESC LIMIT 1",
@@ -1081,6 +1083,8 @@ def verify_workers(events: int) -> int:
     off Linux: a fork without exec is not safe everywhere, macOS's system libraries for one)."""
     if events < VERIFY_PARALLEL_MIN or not sys.platform.startswith("linux"):
         return 1
+    from . import cores  # a big verify only
+
     return max(1, min(cores.usable(), 4))
 
 
@@ -1100,7 +1104,7 @@ class _Stretch(msgspec.Struct, array_like=True):
 def _row_digest(conn: sqlite3.Connection, position: int) -> str:
     """The hash of one row recomputed in Python from its columns (the reference encoding)."""
     r = conn.execute(f"SELECT {_CANONICAL} FROM events WHERE position = ?", (position,)).fetchone()
-    return hashlib.sha256(hash_encoder.encode(r)).hexdigest()
+    return sha256()(hash_encoder.encode(r)).hexdigest()
 
 
 def _walk_stretch(conn: sqlite3.Connection, lo: int, hi: int | None, tick: Any = None) -> _Stretch:
@@ -1119,7 +1123,7 @@ def _walk(conn: sqlite3.Connection, lo: int, hi: int | None, *, in_sql: bool, ti
     cols = f"prev_hash, position, CAST(json_array({_CANONICAL}) AS BLOB), hash" if in_sql else f"{_CANONICAL}, hash"
     where, args = ("position > ?", (lo,)) if hi is None else ("position > ? AND position <= ?", (lo, hi))
     cur = conn.execute(f"SELECT {cols} FROM events WHERE {where} ORDER BY position", args)
-    enc, sha = hash_encoder.encode, hashlib.sha256
+    enc, sha = hash_encoder.encode, sha256(BULK_HASHES if hi is None else hi - lo)
     out = _Stretch()
     first = next(cur, None)
     if first is None:
@@ -1238,12 +1242,32 @@ def _short_switch_interval(seconds: float = 0.0005) -> Iterator[None]:
                 sys.setswitchinterval(_switch["saved"])
 
 
-def _uri_path(path: Path) -> str:
+def path_text(path: str | os.PathLike[str]) -> str:
+    """``str(pathlib.Path(path))`` without importing pathlib (with urllib.parse, ipaddress and fnmatch,
+    2-3 ms of a one-shot command's start-up: benchmarks/README.md, "Ninth session"): the path with its
+    empty and ``.`` parts dropped (``a//./b/`` is ``a/b``, ``""`` is ``.``), a leading ``//`` kept as POSIX
+    keeps it. The campaign's path as its messages and ``Store.path`` have always shown it."""
+    text = os.fspath(path)
+    if not isinstance(text, str):
+        raise TypeError(f"expected a str or os.PathLike path, not {type(text).__name__}")
+    root = "//" if text.startswith("//") and not text.startswith("///") else "/" if text.startswith("/") else ""
+    return root + "/".join(part for part in text.split("/") if part and part != ".") or "."
+
+
+def _parent(path: str) -> str:
+    """``str(pathlib.Path(path).parent)`` of a :func:`path_text`."""
+    head, sep, _tail = path.rpartition("/")
+    if not sep:
+        return "."
+    return head if head.strip("/") else head + "/" if head else "/"
+
+
+def _uri_path(path: str) -> str:
     """The file's absolute path for an SQLite ``file:`` URI: %, ? and # escaped (urllib.parse costs start-up)."""
-    return path.resolve().as_posix().replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    return os.path.realpath(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
 
 
-def _connect(path: Path, mode: str, timeout: float | None) -> sqlite3.Connection:
+def _connect(path: str, mode: str, timeout: float | None) -> sqlite3.Connection:
     if timeout is None:
         timeout = float(os.environ.get("CRISTAL_BUSY_TIMEOUT", "5"))
     uri = f"file:{_uri_path(path)}?mode={mode}"

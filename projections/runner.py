@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from cristal_events import cores
 from cristal_events.errors import ReadModelsBehind
 from cristal_events.i18n import _
 from cristal_events.log_rows import decoded
@@ -360,6 +359,8 @@ def _free_core() -> bool:
     tasks runnable now besides this one leave a core idle). On a busy machine the two processes
     share the cores the others leave, and a rebuild in two processes measured 1.4 to 1.7 x slower
     than in one (benchmarks/README.md, "Levers, A/B")."""
+    from cristal_events import cores  # a rebuild only: a catch-up never forks
+
     return hasattr(os, "fork") and cores.idle() >= 1
 
 

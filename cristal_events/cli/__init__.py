@@ -14,7 +14,6 @@ on the terminal.
 from __future__ import annotations
 
 import atexit
-import copy as _copy
 import importlib
 import inspect
 import os
@@ -141,6 +140,12 @@ def localized(cmd: click.Command, lang: str | None = None) -> click.Command:
     msgids looked up when shown (``i18n.translate_any``: the core's catalog, then each ruleset's), not when
     the command modules are imported, so that ``--lang`` works in a process that imported them already."""
     lang = lang or i18n.current()
+    if lang == i18n.LANGUAGES[0]:
+        # English: every catalog is gettext's NullTranslations (the msgids are the English texts, i18n.Domain),
+        # so the copy would hold the same texts; the command itself, without the copies (nor the copy module)
+        return cmd
+    import copy as _copy
+
     key = (id(cmd), lang)
     found = _LOCALIZED.get(key)
     if found is not None and found[0] is cmd:

@@ -11,7 +11,6 @@ The action duration table (L1230-L1257) is data in ``data/actions.json``.
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from functools import cache
-from pathlib import Path
 from typing import Literal
 
 import msgspec
@@ -23,6 +22,7 @@ from cristal_events.rolls import Roll
 from cristal_events.rounding import RoundingMode, to_fraction
 from cristal_events.rulesets.cristal.magic import SpellDurations
 
+from . import datafiles
 from .texts import _
 
 __all__ = [
@@ -35,7 +35,6 @@ __all__ = [
     "damage_amount", "roll_damage", "death_threshold", "vital_state", "change_pv", "apply_damage", "bleed",
 ]
 
-DATA = Path(__file__).parent / "data"
 DEFAULT_ATTACK_IT = 6  # L1263: bare hands or no IT defined
 SECONDS_PER_BLEED = 60  # L371: 1 PV per minute unconscious
 
@@ -61,7 +60,7 @@ class _ActionFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 def actions() -> dict[str, ActionDef]:
     """Every action of the table by key (loaded and validated once)."""
     try:
-        data = msgspec.json.decode((DATA / "actions.json").read_bytes(), type=_ActionFile)
+        data = msgspec.json.decode(datafiles.read("actions.json"), type=_ActionFile)
     except msgspec.ValidationError as exc:
         raise ContentError(_("actions.json is malformed: {exc}.").format(exc=exc)) from exc
     return {a.key: a for a in data.actions}

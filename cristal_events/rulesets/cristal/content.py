@@ -22,15 +22,18 @@ Example::
 
 import functools
 import re
-import unicodedata
-from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
 from cristal_events.errors import ContentError, UnknownEntity
+from cristal_events.patterns import pattern, unicode_data  # made when first used
 
+from . import datafiles
 from .texts import N_, _
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 FIXED_STATES: tuple[str, ...] = ("FRC", "DEX", "INT", "MAG", "CON", "REF", "OBS", "MEM", "CHAR")
 SENSES: tuple[str, ...] = ("Vue", "Ouïe", "Goûter", "Odorat", "Toucher", "Extrasensoriel")
@@ -316,8 +319,12 @@ class Content(msgspec.Struct, frozen=True, kw_only=True):
 def name_key(name: str) -> str:
     """How every name a user types is matched (race, class, item, spell, ability, a carried item):
     case, accents and runs of spaces aside ("epee  longue" is "Épée longue")."""
-    folded = unicodedata.normalize("NFKD", " ".join(name.split()).casefold())
-    return "".join(ch for ch in folded if not unicodedata.combining(ch))
+    folded = " ".join(name.split()).casefold()
+    if folded.isascii():  # NFKD leaves ASCII as it is, with no accent to drop: no unicodedata to import
+        return folded
+    ud = unicode_data()
+    folded = ud.normalize("NFKD", folded)
+    return "".join(ch for ch in folded if not ud.combining(ch))
 
 
 def did_you_mean(name: str, names: Any) -> str:
@@ -357,7 +364,7 @@ def _lookup(table: dict[str, Any], name: str, noun: str) -> Any:
 # ---------------------------------------------------------------------------------------------
 # Small grammars used by the data: adjustment formulas, dice amounts, effect scales.
 
-_ADJ_TERM = re.compile(r"^\s*([+-]?)\s*([A-Z]+|\d+)\s*(?:([*/])\s*(\d+))?\s*")
+_ADJ_TERM = pattern(r"^\s*([+-]?)\s*([A-Z]+|\d+)\s*(?:([*/])\s*(\d+))?\s*")
 
 
 def parse_adjustment(text: str) -> tuple[tuple[int, str, str, int], ...]:
@@ -381,7 +388,7 @@ def parse_adjustment(text: str) -> tuple[tuple[int, str, str, int], ...]:
     return tuple(terms)
 
 
-_AMOUNT = re.compile(r"^\(?\s*(\d+)(?:d(\d+))?\s*\)?$")
+_AMOUNT = pattern(r"^\(?\s*(\d+)(?:d(\d+))?\s*\)?$")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -614,15 +621,17 @@ def overrides_of(current: Content, added: Content, data: Any, *, source: str,
     return {section: sorted(names, key=str.casefold) for section, names in out.items()}
 
 
-def parse_file(path: Path) -> Any:
+def parse_file(path: "str | Path") -> Any:
     """A pack file parsed (size, UTF-8, syntax and nesting checked by :func:`cristal_events.packs.read_pack`)."""
     from cristal_events.packs import read_pack  # its TOML parser only when a pack is loaded
 
     return read_pack(path)
 
 
-def load_pack(path: str | Path) -> Content:
+def load_pack(path: "str | Path") -> Content:
     """Read a content pack: one JSON/TOML file with sections, or a folder of ``races.json`` ... files."""
+    from pathlib import Path  # a pack is loaded: the core's data files are read with os.path (datafiles)
+
     p = Path(path)
     if p.is_dir():
         merged = Content()
@@ -672,10 +681,9 @@ def _check_references(c: Content) -> None:
 @functools.cache
 def load_core() -> Content:
     """The book's own content (seed 000), decoded from the packaged JSON once and cached."""
-    data = Path(__file__).parent / "data"
     sections = {}
     for section in _SECTIONS:
-        raw = msgspec.json.decode((data / f"{section}.json").read_bytes())  # msgspec is loaded already: no json module
+        raw = msgspec.json.decode(datafiles.read(f"{section}.json"))  # msgspec is loaded already: no json module
         sections[section] = _decode_section(f"{section}.json", section, raw)
     content = Content(**sections)
     _check_references(content)

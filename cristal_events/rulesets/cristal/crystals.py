@@ -15,8 +15,8 @@ from cristal_events.dice import Dice
 from cristal_events.errors import ContentError, RuleError, UnknownEntity
 from cristal_events.rolls import Roll
 
+from . import datafiles
 from .magic import (
-    DATA,
     SIMPLE_DICE,
     EffectSpend,
     VariableEffect,
@@ -115,7 +115,7 @@ class _CrystalFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 @cache
 def _crystal_data() -> _CrystalFile:
     try:
-        return msgspec.json.decode((DATA / "crystals.json").read_bytes(), type=_CrystalFile)
+        return msgspec.json.decode(datafiles.read("crystals.json"), type=_CrystalFile)
     except msgspec.ValidationError as exc:
         raise ContentError(_("crystals.json is malformed: {exc}.").format(exc=exc)) from exc
 

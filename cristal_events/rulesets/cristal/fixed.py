@@ -20,12 +20,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from fractions import Fraction
-from pathlib import Path
 
 import msgspec
 
 from cristal_events.errors import RuleError
 
+from . import datafiles
 from .texts import _
 
 FIXED_STATES: tuple[str, ...] = ("FRC", "DEX", "INT", "MAG", "CON", "REF", "OBS", "MEM", "CHAR")
@@ -33,7 +33,7 @@ PRINCIPAL: tuple[str, ...] = ("FRC", "DEX", "INT", "MAG", "CON")  # the (*) stat
 
 # The printed tables, score -> value (L84-L189), loaded from data/fixed_tables.json. MAG has no table (L127).
 # (msgspec's JSON decoder, loaded already by every command: not the json module, for a one-shot's start-up)
-_DATA = msgspec.json.decode((Path(__file__).parent / "data" / "fixed_tables.json").read_bytes())
+_DATA = msgspec.json.decode(datafiles.read("fixed_tables.json"))
 _ROWS = {state: {int(k): v for k, v in t["rows"].items()} for state, t in _DATA["tables"].items()}
 #: the column each table prints, and its lines in the book (the sheet shows them)
 TABLE_COLUMNS: dict[str, tuple[str, str]] = {state: (t["column"], t["lines"]) for state, t in _DATA["tables"].items()}

@@ -12,10 +12,8 @@ Tables (CNC penalties, crystal bands, the crystal and artefact spells, potion li
 """
 
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import cache
-from pathlib import Path
 from typing import Literal
 
 import msgspec
@@ -23,9 +21,11 @@ import msgspec
 import cristal_events.rounding as rounding
 from cristal_events.dice import Dice
 from cristal_events.errors import ContentError, RuleError, UnknownEntity
+from cristal_events.patterns import pattern, unicode_data  # made when first used
 from cristal_events.rolls import Roll
 from cristal_events.rounding import RoundingMode
 
+from . import datafiles
 from .texts import N_, _
 
 __all__ = [  # the crystal, artefact and potion names are in .crystals
@@ -36,7 +36,6 @@ __all__ = [  # the crystal, artefact and potion names are in .crystals
     "spell_durations", "check_magic_can", "FORBIDDEN_EFFECTS",
 ]
 
-DATA = Path(__file__).parent / "data"
 
 
 # --------------------------------------------------------------------------- variable effects
@@ -83,8 +82,8 @@ class EffectOutcome(msgspec.Struct, frozen=True, kw_only=True):
     absorbed: bool = False
 
 
-_FRACTION_SCALE = re.compile(r"^\(?\s*(?P<amount>[^()/]+?)\s*\)?\s*/\s*(?P<den>\d+)$")
-SIMPLE_DICE = re.compile(r"^(?P<count>\d*)d(?P<faces>\d+)$")
+_FRACTION_SCALE = pattern(r"^\(?\s*(?P<amount>[^()/]+?)\s*\)?\s*/\s*(?P<den>\d+)$")
+SIMPLE_DICE = pattern(r"^(?P<count>\d*)d(?P<faces>\d+)$")
 
 
 def parse_scale(text: str | int) -> Scale:
@@ -212,7 +211,7 @@ class _PenaltyFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 @cache
 def _penalties() -> dict[str, _Penalty]:
     try:
-        data = msgspec.json.decode((DATA / "cnc_penalties.json").read_bytes(), type=_PenaltyFile)
+        data = msgspec.json.decode(datafiles.read("cnc_penalties.json"), type=_PenaltyFile)
     except msgspec.ValidationError as exc:
         raise ContentError(_("cnc_penalties.json is malformed: {exc}.").format(exc=exc)) from exc
     return {p.key: p for p in data.penalties}
@@ -358,7 +357,10 @@ class SpellTime(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def _fold(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).lower()
+    if text.isascii():  # as name_key: ASCII has nothing to decompose
+        return text.lower()
+    ud = unicode_data()
+    return "".join(c for c in ud.normalize("NFKD", text) if not ud.combining(c)).lower()
 
 
 def parse_spell_time(text: str | int) -> SpellTime:

@@ -7,11 +7,12 @@ the engine gives the distances and the game master decides.
 
 from collections.abc import Iterable, Mapping
 from functools import cache
-from pathlib import Path
 
 import msgspec
 
 from cristal_events.rulesets.cristal.content import SENSES, ItemTemplate
+
+from . import datafiles
 
 
 class Scale(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -31,7 +32,7 @@ class _File(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 @cache
 def scales() -> tuple[Scale, ...]:
     """The printed scales, loaded and validated once."""
-    raw = (Path(__file__).parent / "data" / "senses.json").read_bytes()
+    raw = datafiles.read("senses.json")
     return tuple(msgspec.json.decode(raw, type=_File).scales)
 
 

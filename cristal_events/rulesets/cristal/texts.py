@@ -9,14 +9,14 @@ were two languages, exactly as it was, so French outputs stay byte-identical). K
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from ...i18n import N_, Domain
 
 __all__ = ["N_", "SOURCES", "TEXTS", "_", "ngettext"]
 
 #: the ruleset's catalogs (declared as ``CristalRuleset.text_domain``)
-TEXTS = Domain("cristal_rules", Path(__file__).with_name("locale"))
+TEXTS = Domain("cristal_rules", os.path.join(os.path.dirname(__file__), "locale"))
 _ = TEXTS.gettext
 ngettext = TEXTS.ngettext
 

@@ -12,7 +12,6 @@ from typing import Any
 import msgspec
 
 from .. import crystals as cr
-from ..combat import tie_scores
 from ..state import CristalState
 from .model import (
     AbilityUsed,
@@ -141,6 +140,8 @@ def _ev_initiative(state: CristalState, ev: InitiativeRolled) -> _Folded:
 
 
 def _ev_tie(state: CristalState, ev: TieBroken) -> _Folded:
+    from ..combat import tie_scores  # the combat rules only where a tie is folded: a write outside a fight needs none
+
     cb = state.combats[ev.name]
     fighters = dict(cb.fighters)
     for fid in ev.rounds[0]:
