@@ -86,7 +86,7 @@ def main() -> None:
     import shutil
     from importlib.util import find_spec
 
-    import httpx
+    import httpx2 as httpx  # httpx's maintained successor, the one Starlette's test client prefers
 
     tmp = tempfile.mkdtemp(prefix="cristal-web-bench-")
     source = args.db or os.path.join(tmp, "big.db")

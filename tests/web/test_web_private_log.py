@@ -34,7 +34,9 @@ def test_a_private_note_and_a_sealed_roll_keep_their_secret_from_a_player(client
         assert by[note["position"]]["summary"] == "A private note of the game master (not shown to players)"
         assert by[public["position"]]["payload"]["text"] == "Il pleut"
         assert by[sealed]["payload"] == {"type": "roll.sealed"}  # its count: one event, nothing more
-    page = client.get("/ui/part/log", cookies={"cristal_token": table.tokens["alice"]}).text
+    client.cookies.set("cristal_token", table.tokens["alice"])  # the client's cookie, as a browser keeps it
+    page = client.get("/ui/part/log").text
+    client.cookies.clear()
     assert "traître" not in page and "CheckTechnique" not in page and "Il pleut" in page
     assert "A private note of the game master" in page
     gm = client.get("/api/log", headers=table.headers("mj")).text
