@@ -311,6 +311,39 @@ class CharacterPage:
     pv: list[tuple[int, int]] = field(default_factory=list)
 
 
+class Summary(msgspec.Struct, kw_only=True):
+    """What the index and the characters' pages need of the sessions walked so far (the
+    :class:`_Collector`'s material but the dice records, which the log holds): handed from a second
+    process to the first, and kept in a site's cache for the next export (:mod:`.site_cache`)."""
+
+    pv: dict[str, list[tuple[int, int]]] = {}
+    xp_walk: dict[str, list[tuple[int, int]]] = {}
+    seen: dict[str, list[int]] = {}
+    names: dict[str, str] = {}
+    pages: list[SessionPage] = []
+    marks: list[tuple[int, int]] = []
+    count: int = 0
+
+    def take(self, later: Summary) -> None:
+        """Add what a summary of the sessions after these holds, as :meth:`_Collector.take` does."""
+        for mine, theirs in ((self.pv, later.pv), (self.xp_walk, later.xp_walk)):
+            for cid, points in theirs.items():
+                pts = mine.setdefault(cid, [])
+                if pts and points and pts[-1][1] == points[0][1]:
+                    points = points[1:]
+                pts.extend(points)
+        for cid, (first, last) in later.seen.items():
+            self.seen.setdefault(cid, [first, last])[1] = last
+        self.names.update(later.names)
+        self.pages.extend(later.pages)
+        self.marks.extend(later.marks)
+        self.count += later.count
+
+
+_SUMMARY = msgspec.msgpack.Decoder(Summary)
+_ENCODE = msgspec.msgpack.Encoder().encode
+
+
 def _groups(steps: Iterable[Step]) -> Iterator[tuple[int | None, list[Step]]]:
     """Consecutive steps grouped by session (None: outside any session), one group at a time."""
     key: object = object()
@@ -596,6 +629,20 @@ class _Collector:
         return {"pv": self.pv, "xp_walk": self.xp_walk, "seen": self.seen, "names": self.names,
                 "pages": self.pages, "marks": self.marks, "count": self.count, "dice": self.dice}
 
+    def summary(self) -> Summary:
+        """A copy of what :meth:`handed` holds but the dice records, as a :class:`Summary`."""
+        return _SUMMARY.decode(_ENCODE({"pv": self.pv, "xp_walk": self.xp_walk, "seen": self.seen,
+                                        "names": self.names, "pages": self.pages, "marks": self.marks,
+                                        "count": self.count}))
+
+    def restore(self, summary: Summary, dice: Iterable[RecordedEvent]) -> None:
+        """Start from what a collector of the earlier sessions gathered (a site cache's
+        :class:`Summary`, decoded: not shared with anyone) and the dice records of those sessions
+        as the log holds them, as if this one had walked them."""
+        self.pv, self.xp_walk, self.seen, self.names = summary.pv, summary.xp_walk, summary.seen, summary.names
+        self.pages, self.marks, self.count = summary.pages, summary.marks, summary.count
+        self.dice = [self._kept(r) if r.type == "dice.rolled" else r for r in dice]
+
     def take(self, later: dict[str, Any]) -> None:
         """Add what a collector of the sessions after these handed (:meth:`handed`), as if this one
         had walked them: a chart's point is kept only where the value changed, across the split too."""
@@ -679,9 +726,12 @@ def write_site(camp: Any, steps: Iterable[Step], emit: Callable[[str, str], None
 
 
 def _write_sessions(col: _Collector, steps: Iterable[Step], emit: Callable[[str, str], None], *,
-                    preceding: str | None = None, following: str | None = None) -> None:
+                    preceding: str | None = None, following: str | None = None,
+                    mark: tuple[int, Callable[[], None]] | None = None) -> None:
     """Each session's page, written when the next one's name is known (``preceding``: the page
-    before the first; ``following``: the page after the last, when another process writes them)."""
+    before the first; ``following``: the page after the last, when another process writes them).
+    ``mark``: (position, call): ``call()`` when a page starts at that position, the pages before
+    it gathered by ``col`` (the site cache keeps what the index needs there)."""
     title = esc(col.camp.header.name)
     held: tuple[str, str, SessionPage, str | None] | None = None  # a page waits for its next's name
     section: _Section | None = None
@@ -690,6 +740,8 @@ def _write_sessions(col: _Collector, steps: Iterable[Step], emit: Callable[[str,
         if section is None or key != section.key:
             if section is not None:
                 held = _section_done(col, section, emit, title, held, preceding)
+            if mark is not None and s.rec.position == mark[0]:
+                mark[1]()
             section = col.start(key, s)
         col.add(section, s)
     if section is not None:
@@ -746,9 +798,33 @@ def _emit_session(emit: Callable[[str, str], None], title: str,
 PARALLEL_SITE_MIN = 50_000
 
 
+class Resume(msgspec.Struct, kw_only=True):
+    """Where an export starts again from an earlier one's pages (:mod:`.site_cache` decides it):
+    the pages up to ``cut`` are kept (``kept``: their files), ``summary`` is what the index needs
+    of them and ``preceding`` the last kept page, the walk goes on from ``cut``."""
+
+    cut: int
+    preceding: str | None
+    kept: list[str]
+    summary: Summary
+
+
+class Run(msgspec.Struct, kw_only=True):
+    """What an export hands its site cache (:mod:`.site_cache`): ``mark``, the position where the
+    last page starts (asked before the walk), and after it the pages written, ``boundary`` (the
+    :class:`Summary` of the pages before the last, None when no page started at ``mark``) and
+    whether it went on from an earlier export (``resume``)."""
+
+    mark: int | None = None
+    resume: Resume | None = None
+    pages: list[SessionPage] = []
+    boundary: Summary | None = None
+
+
 def export_site(camp: Any, emit: Callable[[str, str], None], *, after: int = 0, until: int | None = None,
                 character: str | None = None, progress: _Progress | None = None,
-                ledger: Iterable[LedgerEntry] | None = None, processes: int | None = None) -> int:
+                ledger: Iterable[LedgerEntry] | None = None, processes: int | None = None,
+                run: Run | None = None) -> int:
     """The site of positions ``after+1 .. until`` (with ``character``, only the events concerning it),
     as :func:`write_site` writes it, walked by :func:`.site_walk.steps` (the log read once, in
     position order, one session's steps in memory at a time); returns the number of events.
@@ -760,21 +836,40 @@ def export_site(camp: Any, emit: Callable[[str, str], None], *, after: int = 0, 
     writes the characters' pages and the index. Only for a SQLite file, a whole-campaign site
     (no ``character``) of :data:`PARALLEL_SITE_MIN` events or more, and an ``emit`` that can
     ``adopt`` the files another process wrote (:func:`.outputs.output_folder`'s); a second process
-    that fails leaves its sessions to this one."""
+    that fails leaves its sessions to this one.
+
+    ``run`` (a whole-campaign site only; :func:`.site_cache.export_site_cached` makes it): with a
+    ``resume``, the pages before its cut are kept (``emit.keep``) and the walk starts there; with
+    a ``mark``, what the index needs at the start of the last page is kept in ``run.boundary``."""
     if character is not None:
         check_character(camp, character)
+    if run is not None and (after or until is not None or character is not None):
+        raise ValueError("only a whole-campaign site goes on from an earlier export")
     with site_walk.no_cycle_collector():
         return _export_site(camp, emit, after=after, until=until, character=character, progress=progress,
-                            ledger=ledger, processes=processes)
+                            ledger=ledger, processes=processes, run=run)
 
 
 def _export_site(camp: Any, emit: Callable[[str, str], None], *, after: int, until: int | None,
                  character: str | None, progress: _Progress | None, ledger: Iterable[LedgerEntry] | None,
-                 processes: int | None) -> int:
+                 processes: int | None, run: Run | None) -> int:
     end = camp.store.last_position() if until is None else until
     entries = list(ledger or [])
     col = _Collector(camp, entries)
     infos = sessions(camp)
+    preceding: str | None = None
+    resume = run.resume if run is not None else None
+    if resume is not None:  # the pages up to the cut are kept: their material, and the dice the log holds
+        col.restore(resume.summary, _dice_records(camp, resume.cut))
+        emit.keep(resume.kept)  # type: ignore[attr-defined]
+        after, preceding = resume.cut, resume.preceding
+    mark: tuple[int, Callable[[], None]] | None = None
+    if run is not None and run.mark is not None:
+        def at_mark() -> None:
+            assert run is not None
+            run.boundary = col.summary()
+
+        mark = (run.mark, at_mark)
     if processes is None:
         processes = 2 if site_walk.two_cores() else 1
     split = None
@@ -782,9 +877,11 @@ def _export_site(camp: Any, emit: Callable[[str, str], None], *, after: int, unt
             and site_walk.forkable(camp)):
         split = site_walk.split_point(camp, after, end, infos)
     if split is None:
-        _write_sessions(col, site_walk.steps(camp, after=after, until=end, progress=progress, infos=infos), emit)
-        return _write_index(col, emit)
+        _write_sessions(col, site_walk.steps(camp, after=after, until=end, progress=progress, infos=infos), emit,
+                        preceding=preceding, mark=mark)
+        return _finish(col, emit, run)
     position, before_file, after_file = split
+    where = None if mark is None else mark[0]
 
     def later() -> dict[str, Any]:  # in the child: the later sessions, on its own connection
         from ..service import Campaign
@@ -792,27 +889,49 @@ def _export_site(camp: Any, emit: Callable[[str, str], None], *, after: int, unt
         with Campaign.open(camp.store.path, readonly=True) as own:
             other = _Collector(own, entries)
             written: list[str] = []
+            marked: list[Summary] = []
 
             def keep(name: str, html: str) -> None:
                 emit(name, html)
                 written.append(name)
 
             _write_sessions(other, site_walk.steps(own, after=position, until=end, infos=infos), keep,
-                            preceding=before_file)
-            return other.handed() | {"written": written}
+                            preceding=before_file,
+                            mark=None if where is None else (where, lambda: marked.append(other.summary())))
+            return other.handed() | {"written": written, "mark": marked}
 
     child = site_walk.fork(later)
     share = max(position - after, 1)
     tick = None if progress is None else (lambda n, _t: progress(min(n, share) * (end - after) // share, end - after))
     _write_sessions(col, site_walk.steps(camp, after=after, until=position, progress=tick, infos=infos), emit,
-                    following=after_file)
+                    preceding=preceding, following=after_file, mark=mark)
     got = site_walk.collect(child)
     if got is None:  # no second process, or it failed: this one writes the later sessions too
         _write_sessions(col, site_walk.steps(camp, after=position, until=end, infos=infos), emit,
-                        preceding=before_file)
+                        preceding=before_file, mark=mark)
     else:
         emit.adopt(got.pop("written"))  # type: ignore[attr-defined]
+        marked = got.pop("mark")
+        if run is not None and marked:  # the last page is the second process's: its summary after ours
+            run.boundary = col.summary()
+            run.boundary.take(marked[0])
         col.take(got)
     if progress is not None:
         progress(end - after, end - after)
+    return _finish(col, emit, run)
+
+
+def _finish(col: _Collector, emit: Callable[[str, str], None], run: Run | None) -> int:
+    """The characters' pages and the index; the pages written handed to ``run``."""
+    if run is not None:
+        run.pages = list(col.pages)
     return _write_index(col, emit)
+
+
+def _dice_records(camp: Any, until: int) -> list[RecordedEvent]:
+    """The records the dice sections read (:data:`_DICE_TYPES`) up to ``until``, in log order, as the
+    walk would have gathered them (read without their hashes, as the walk reads)."""
+    found = [rec for kind in sorted(_DICE_TYPES)
+             for rec in camp.store.read_all(until=until, type=kind, hashes=False)]
+    found.sort(key=lambda rec: rec.position)
+    return found
