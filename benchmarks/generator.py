@@ -252,6 +252,9 @@ def one_more_session(path: str | Path, events: int, *, seed: int = 1) -> int:
         else:
             _try(camp, RecordNote(text=f"Le MJ note : scène {rng.randint(1, 999)}", topic="récit"), stats)
     camp.end_session()
+    from cristal_events.projections import runner
+
+    runner.catch_up(camp)  # as a table's commands leave them (cli.common.catch_up): the export reads the ledger
     added = camp.store.last_position() - start
     camp.close()
     return added

@@ -11,7 +11,7 @@ import click
 from ..errors import CristalError
 from ..i18n import _, ngettext
 from ..jobs import exports, site_cache
-from ..jobs.outputs import check_folder, check_output, listed_files, output_file, output_folder
+from ..jobs.outputs import check_folder, check_output, output_file, output_folder
 from ..jobs.page import export_site, write_html
 from ..jobs.walk import resolve_range, walk
 from ..service import Campaign
@@ -49,21 +49,6 @@ def export_timeline(camp: Campaign, fmt: str, out: Any, *, session: int | None =
         case "html":
             return write_html(camp, steps, out, ledger=_session_rows(camp, session, character))
     raise CristalError(_("Unknown export format {fmt!r}; use one of {items}.").format(fmt=fmt, items=', '.join(exports.FORMATS)))
-
-
-def export_site_folder(camp: Campaign, folder: Path, *, full: bool = False,
-                       progress: Any = None) -> tuple[int, site_cache.Result]:
-    """The whole campaign's HTML site in ``folder`` (checked by :func:`.outputs.check_folder`), going
-    on from the earlier export the folder holds when its cache matches the log (:mod:`.site_cache`;
-    ``full``: a whole export all the same); the number of events and what it did."""
-    cache = site_cache.SiteCache.read(folder, full=full)
-    done: list[site_cache.Result] = []
-    with output_folder(folder, replacing=lambda: site_cache.forget(folder),
-                       finished=lambda: site_cache.write(folder, done[0].manifest)) as emit:
-        n, result = site_cache.export_site_cached(camp, emit, cache, ledger=_session_rows(camp, None, None),
-                                                  listed=listed_files(folder), progress=progress)
-        done.append(result)
-    return n, result
 
 
 def _session_rows(camp: Campaign, session: int | None, character: str | None) -> list[LedgerEntry]:
@@ -139,7 +124,8 @@ def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, sessio
         return
     if site:
         if session is None and character is None:  # a whole-campaign site: it may go on from the folder's
-            n, done = export_site_folder(camp, target, full=full, progress=tty_progress("export"))
+            n, done = site_cache.export_folder(camp, target, ledger=_session_rows(camp, None, None), full=full,
+                                               progress=tty_progress("export"))
             incremental, kept = done.incremental, done.kept
         else:
             with output_folder(target, replacing=lambda: site_cache.forget(target)) as emit:

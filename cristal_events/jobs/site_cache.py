@@ -22,13 +22,9 @@ the manifest makes the export write or delete anything: kept pages are not touch
 
 Python API::
 
-    cache = SiteCache.read(folder, full=False)       # cache.previous: None without a usable manifest
-    done = {}
-    with output_folder(folder, replacing=lambda: forget(folder),
-                       finished=lambda: write(folder, done["result"].manifest)) as emit:
-        n, done["result"] = export_site_cached(camp, emit, cache, ledger=entries,
-                                               listed=listed_files(folder))
-    done["result"].incremental, done["result"].kept  # went on from the earlier export? pages kept
+    n, result = export_folder(camp, Path("site"), ledger=entries)   # full=True: a whole export
+    result.incremental, result.kept     # went on from the earlier export? how many pages it kept
+    SiteCache.read(Path("site")).previous                           # the manifest, or None
 """
 
 from __future__ import annotations
@@ -44,6 +40,7 @@ from ..i18n import current
 from ..version import __version__
 from ..xp_ledger import LedgerEntry
 from .exports import xp_by_session
+from .outputs import listed_files, output_folder
 from .page import Resume, Run, SessionPage, Summary, _file_of, export_site
 
 #: bump whenever page code changes the bytes of a page (jobs/page.py, the rules' narration, the
@@ -202,6 +199,22 @@ def export_site_cached(camp: Any, emit: Callable[[str, str], None], cache: SiteC
                             whole=True, pages=[_page_file(camp, p) for p in run.pages], boundary=run.boundary,
                             trades=_trades(ledger, (p.key for p in kept)))
     return n, Result(incremental=resume is not None, kept=len(resume.kept) if resume else 0, manifest=manifest)
+
+
+def export_folder(camp: Any, folder: Path, *, ledger: list[LedgerEntry], full: bool = False,
+                  progress: Any = None, processes: int | None = None) -> tuple[int, Result]:
+    """The whole campaign's site in ``folder`` (checked by :func:`.outputs.check_folder`) through
+    :func:`.outputs.output_folder`, going on from the earlier export the folder holds when its cache
+    matches the log (``full``: a whole export all the same); the cache is removed before the first
+    page moves and written once the folder is complete. Returns the number of events and what it did."""
+    cache = SiteCache.read(folder, full=full)
+    done: list[Result] = []
+    with output_folder(folder, replacing=lambda: forget(folder),
+                       finished=lambda: write(folder, done[0].manifest)) as emit:
+        n, result = export_site_cached(camp, emit, cache, ledger=ledger, listed=listed_files(folder),
+                                       progress=progress, processes=processes)
+        done.append(result)
+    return n, result
 
 
 def _page_file(camp: Any, page: SessionPage) -> PageFile:
