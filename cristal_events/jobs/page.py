@@ -14,6 +14,8 @@ scripts, and every text a user typed goes through :func:`esc`, so a character na
 
 from __future__ import annotations
 
+import bisect
+import hashlib
 import html as _html
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -766,11 +768,20 @@ def _file_of(key: int | None, first: int) -> str:
     return f"session-{key}.html" if key is not None else f"hors-session-{first}.html"
 
 
-def _write_index(col: _Collector, emit: Callable[[str, str], None]) -> int:
-    """The characters' pages and the index, once every session is walked."""
+def _write_index(col: _Collector, emit: Callable[[str, str], None], run: Run | None = None) -> int:
+    """The characters' pages and the index, once every session is walked (with ``run``: each
+    character page's digest handed to it, and a page the earlier export made of the same material
+    kept as it is: :attr:`Run.same_character`)."""
     title = esc(col.camp.header.name)
     chars = col.characters()
+    starts = [p for _n, p in col.marks]
     for c in chars:
+        if run is not None:
+            digest = character_digest(c, col.marks, starts)
+            run.characters.append((c.file, digest))
+            if run.same_character is not None and run.same_character(c.file, digest):
+                emit.keep([c.file])  # type: ignore[attr-defined]
+                continue
         emit(c.file, _head(f"{esc(c.name)} — {title}") + f'<nav><a href="index.html">↑ {title}</a></nav>'
              f"<h1>{esc(c.name)}</h1><p class=\"sub\"><code>{esc(c.cid)}</code> — "
              + esc(_("positions #{first} to #{last}").format(first=c.first, last=c.last))
@@ -809,16 +820,21 @@ class Resume(msgspec.Struct, kw_only=True):
     summary: Summary
 
 
-class Run(msgspec.Struct, kw_only=True):
-    """What an export hands its site cache (:mod:`.site_cache`): ``mark``, the position where the
-    last page starts (asked before the walk), and after it the pages written, ``boundary`` (the
-    :class:`Summary` of the pages before the last, None when no page started at ``mark``) and
-    whether it went on from an earlier export (``resume``)."""
+@dataclass
+class Run:
+    """What an export and its site cache (:mod:`.site_cache`) hand each other: ``mark``, the position
+    where the last page starts (asked before the walk), ``resume`` (go on from an earlier export),
+    ``same_character(file, digest)`` (whether the earlier export's character page ``file`` was made
+    of the same material and is still as written: then it is kept); after the export, the pages
+    written, ``boundary`` (the :class:`Summary` of the pages before the last, None when no page
+    started at ``mark``) and each character page's file and digest."""
 
     mark: int | None = None
     resume: Resume | None = None
-    pages: list[SessionPage] = []
+    same_character: Callable[[str, str], bool] | None = None
+    pages: list[SessionPage] = field(default_factory=list)
     boundary: Summary | None = None
+    characters: list[tuple[str, str]] = field(default_factory=list)
 
 
 def export_site(camp: Any, emit: Callable[[str, str], None], *, after: int = 0, until: int | None = None,
@@ -925,7 +941,21 @@ def _finish(col: _Collector, emit: Callable[[str, str], None], run: Run | None) 
     """The characters' pages and the index; the pages written handed to ``run``."""
     if run is not None:
         run.pages = list(col.pages)
-    return _write_index(col, emit)
+    return _write_index(col, emit, run)
+
+
+_DIGEST = msgspec.msgpack.Encoder()
+
+
+def character_digest(c: CharacterPage, marks: list[tuple[int, int]], starts: list[int]) -> str:
+    """A digest of what a character's page is made of: its id, name, positions, XP and PV points and
+    the sessions' marks up to its last point (the page's title, language and code are the site's,
+    checked by :mod:`.site_cache` as a whole); a chart draws only the marks up to its last point.
+    ``starts``: the marks' positions, in log order."""
+    hi = max([c.last, *(p for p, _v in c.xp[-1:]), *(p for p, _v in c.pv[-1:])])
+    upto = bisect.bisect_right(starts, hi)
+    material = _DIGEST.encode([c.cid, c.name, c.first, c.last, c.xp, c.pv, marks[:upto]])
+    return hashlib.blake2b(material, digest_size=16).hexdigest()
 
 
 def _dice_records(camp: Any, until: int) -> list[RecordedEvent]:

@@ -64,6 +64,17 @@ class PageFile(msgspec.Struct, kw_only=True):
     ctime_ns: int
 
 
+class CharacterFile(msgspec.Struct, kw_only=True):
+    """One character's page as the export left it: its file, the digest of what it was made of
+    (:func:`.page.character_digest`) and the file's size, modification and change times."""
+
+    file: str
+    digest: str
+    size: int = 0
+    mtime_ns: int = 0
+    ctime_ns: int = 0
+
+
 class Manifest(msgspec.Struct, kw_only=True):
     """The site cache (:data:`CACHE_FILE`): what the next export needs to go on from this one."""
 
@@ -79,6 +90,8 @@ class Manifest(msgspec.Struct, kw_only=True):
     boundary: Summary
     #: the XP ledger's trades of each kept page's session, as the pages show them
     trades: list[tuple[int | None, list[tuple[str, int, int]]]]
+    #: each character's page (a page made of the same material, still as written, is kept)
+    characters: list[CharacterFile] = []
 
 
 _DECODER = msgspec.msgpack.Decoder(Manifest)
@@ -151,13 +164,10 @@ def plan(camp: Any, cache: SiteCache, listed: set[str], ledger: list[LedgerEntry
             return None
         if shown.receipt != _receipt(receipts, page.key) or page.file not in listed:
             return None
-        try:
-            st = os.lstat(cache.folder / page.file)
-        except OSError:
+        if not _unchanged(cache.folder / page.file, page.size, page.mtime_ns, page.ctime_ns):
             return None
-        if not stat.S_ISREG(st.st_mode) or (st.st_size, st.st_mtime_ns, st.st_ctime_ns) != (
-                page.size, page.mtime_ns, page.ctime_ns):
-            return None
+    if any(len(span) != 2 for span in b.seen.values()):  # a character's first and last positions
+        return None
     if m.trades != _trades(ledger, (p.key for p in kept)):
         return None
     return Resume(cut=last.first - 1, preceding=kept[-1].file if kept else None, kept=[p.file for p in kept],
@@ -190,6 +200,8 @@ def export_site_cached(camp: Any, emit: Callable[[str, str], None], cache: SiteC
     end = camp.store.last_position()
     resume = plan(camp, cache, listed, ledger)
     run = Run(mark=last_page_start(camp, end), resume=resume)
+    if resume is not None and cache.previous is not None:
+        run.same_character = _same_character(cache.folder, cache.previous, listed)
     n = export_site(camp, emit, ledger=ledger, progress=progress, processes=processes, run=run)
     manifest = None
     if run.boundary is not None and run.pages and run.pages[-1].first == run.mark:
@@ -197,7 +209,8 @@ def export_site_cached(camp: Any, emit: Callable[[str, str], None], cache: SiteC
         manifest = Manifest(site_format=SITE_FORMAT, package=__version__, campaign=camp.header.campaign_id,
                             first_hash=camp.store.hash_at(1) or "", ruleset=camp.ruleset.name, language=current(),
                             whole=True, pages=[_page_file(camp, p) for p in run.pages], boundary=run.boundary,
-                            trades=_trades(ledger, (p.key for p in kept)))
+                            trades=_trades(ledger, (p.key for p in kept)),
+                            characters=[CharacterFile(file=f, digest=d) for f, d in run.characters])
     return n, Result(incremental=resume is not None, kept=len(resume.kept) if resume else 0, manifest=manifest)
 
 
@@ -217,6 +230,28 @@ def export_folder(camp: Any, folder: Path, *, ledger: list[LedgerEntry], full: b
     return n, result
 
 
+def _same_character(folder: Path, previous: Manifest, listed: set[str]) -> Callable[[str, str], bool]:
+    """Whether the earlier export wrote the character page ``file`` from material of this digest and
+    the file is still as it left it (a regular file of the same size and times, in the folder's list)."""
+    known = {c.file: c for c in previous.characters}
+
+    def same(file: str, digest: str) -> bool:
+        c = known.get(file)
+        if c is None or c.digest != digest or file not in listed:
+            return False
+        return _unchanged(folder / file, c.size, c.mtime_ns, c.ctime_ns)
+
+    return same
+
+
+def _unchanged(path: Path, size: int, mtime_ns: int, ctime_ns: int) -> bool:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and (st.st_size, st.st_mtime_ns, st.st_ctime_ns) == (size, mtime_ns, ctime_ns)
+
+
 def _page_file(camp: Any, page: SessionPage) -> PageFile:
     return PageFile(file=page.file, key=page.key, first=page.first, last=page.last,
                     hash=camp.store.hash_at(page.last) or "", size=0, mtime_ns=0, ctime_ns=0)
@@ -228,16 +263,11 @@ def write(folder: Path, manifest: Manifest | None) -> None:
     without a manifest (or with a page missing), the old cache is removed."""
     target = folder / CACHE_FILE
     if manifest is not None:
-        pages = []
-        for p in manifest.pages:
-            try:
-                st = os.lstat(folder / p.file)
-            except OSError:
-                manifest = None
-                break
-            pages.append(msgspec.structs.replace(p, size=st.st_size, mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns))
-        else:
-            manifest = msgspec.structs.replace(manifest, pages=pages)
+        try:
+            manifest = msgspec.structs.replace(manifest, pages=[_stat(folder, p) for p in manifest.pages],
+                                               characters=[_stat(folder, c) for c in manifest.characters])
+        except OSError:
+            manifest = None
     if manifest is None:
         target.unlink(missing_ok=True)
         return
@@ -248,6 +278,12 @@ def write(folder: Path, manifest: Manifest | None) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _stat(folder: Path, entry: Any) -> Any:
+    """``entry`` (a :class:`PageFile` or :class:`CharacterFile`) with its file's size and times."""
+    st = os.lstat(folder / entry.file)
+    return msgspec.structs.replace(entry, size=st.st_size, mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns)
 
 
 def forget(folder: Path) -> None:

@@ -258,3 +258,36 @@ def test_two_processes_and_a_cache_write_the_same_site(db, tmp_path, monkeypatch
     a_night(db)
     assert export(db, site, processes=2).incremental
     assert files(site) == cold(db, tmp_path / "cold")
+
+
+def test_a_character_page_made_of_the_same_material_is_kept_and_an_edited_one_written_again(db, tmp_path):
+    site = tmp_path / "site"
+    m = export(db, site).manifest
+    assert m is not None and len(m.characters) >= 3
+    by_file = {c.file: c for c in m.characters}
+    pages = {p.name: p.stat() for p in site.glob("personnage-*.html")}
+    xar = next(f for f in pages if ">Xar</h1>" in (site / f).read_text())
+    other = next(f for f in pages if f != xar and ">Thor</h1>" not in (site / f).read_text())
+    (site / other).write_text((site / other).read_text().replace("</body>", "<p>à moi</p></body>"))
+    cristal(db, "session", "start", "--title", "Xar seul")
+    cristal(db, "gold", "xar", "+7", "--reason", "Un pourboire")
+    cristal(db, "damage", "xar", "1", "--reason", "Une ronce")
+    cristal(db, "session", "end")
+    again = export(db, site)
+    assert again.incremental and again.manifest is not None
+    now = {c.file: c for c in again.manifest.characters}
+    assert now[xar].digest != by_file[xar].digest  # Xar's PV changed: his page is written again
+    assert "à moi" not in (site / other).read_text()  # an edited page is written again
+    untouched = [f for f in pages if f not in (xar, other) and now[f].digest == by_file[f].digest]
+    assert untouched and all((site / f).stat().st_mtime_ns == pages[f].st_mtime_ns for f in untouched)
+    assert files(site) == cold(db, tmp_path / "cold")
+
+
+def test_a_new_character_before_the_others_moves_their_pages_and_the_site_stays_a_whole_exports(db, tmp_path):
+    site = tmp_path / "site"
+    export(db, site)
+    cristal(db, "session", "start", "--title", "Une recrue")
+    cristal(db, "character", "create", "aaron", "--race", "Humain", "--name", "Aaron")  # first by name
+    cristal(db, "session", "end")
+    assert export(db, site).incremental
+    assert files(site) == cold(db, tmp_path / "cold")
