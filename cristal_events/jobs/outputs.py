@@ -185,6 +185,7 @@ def output_folder(path: Path, fmt: str = "html", *, replacing: Callable[[], None
     staging = path.with_name(f".{path.name}.part-{os.urandom(4).hex()}")
     written: list[str] = []
     kept: set[str] = set()
+    previous: list[set[str]] = []
 
     class Emit:
         """``emit(name, text)`` writes a file; ``emit.adopt(names)`` counts files another process
@@ -201,8 +202,9 @@ def output_folder(path: Path, fmt: str = "html", *, replacing: Callable[[], None
             written.extend(n for n in names if (staging / n).is_file())
 
         def keep(self, names: list[str]) -> None:
-            listed = _manifest(path)
-            kept.update(n for n in names if n in listed)
+            if not previous:  # the previous export's list, read once (a site keeps some 3,700 files)
+                previous.append(_manifest(path))
+            kept.update(n for n in names if n in previous[0])
 
     emit = Emit()
 

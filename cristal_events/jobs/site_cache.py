@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import msgspec
 
