@@ -42,7 +42,7 @@ from ..version import __version__
 from ..xp_ledger import LedgerEntry
 from .exports import xp_by_session
 from .outputs import listed_files, output_folder
-from .page import Resume, Run, SessionPage, Summary, _file_of, export_site
+from .page import Resume, Run, SessionPage, Summary, export_site, session_file
 
 #: bump whenever page code changes the bytes of a page (jobs/page.py, the rules' narration, the
 #: site walk's diff): a site written by another format is written whole again
@@ -154,7 +154,7 @@ def plan(camp: Any, cache: SiteCache, listed: set[str], ledger: list[LedgerEntry
         return None
     expected_first = 1
     for page in m.pages:  # the names the export gives these pages, one after the other from #1
-        if page.file != _file_of(page.key, page.first) or page.first != expected_first or page.last < page.first:
+        if page.file != session_file(page.key, page.first) or page.first != expected_first or page.last < page.first:
             return None
         expected_first = page.last + 1
     if camp.store.hash_at(last.last) != last.hash:  # by the chain: every earlier row is the same

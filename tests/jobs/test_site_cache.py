@@ -291,3 +291,20 @@ def test_a_new_character_before_the_others_moves_their_pages_and_the_site_stays_
     cristal(db, "session", "end")
     assert export(db, site).incremental
     assert files(site) == cold(db, tmp_path / "cold")
+
+
+def test_a_chart_finds_its_marks_by_bisection_with_the_same_bytes():
+    """svg_chart with the marks' positions (the site's character pages) draws what it draws without."""
+    import random
+
+    rng = random.Random(5)
+    for _ in range(300):
+        marks = []
+        position = 1
+        for n in range(1, rng.randint(0, 90)):
+            position += rng.randint(1, 40)
+            marks.append((n, position))
+        points = sorted({(rng.randint(1, position + 50), rng.randint(-5, 60)) for _ in range(rng.randint(2, 30))})
+        starts = [p for _n, p in marks]
+        assert page.svg_chart("XP", points, marks=marks, starts=starts) == page.svg_chart("XP", points, marks=marks)
+    assert page._ascending([3, 1]) is None and page._ascending([1, 1, 4]) == [1, 1, 4]
