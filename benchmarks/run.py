@@ -18,7 +18,9 @@ temporary directory (``generator.cached``). Rows:
   fight and a note) and through the web table's in-process API path (``web.commands.run``, what
   ``cristal serve`` runs) on the big campaign vs the same command one-shot;
 * the three PostgreSQL rows, from benchmarks/postgres.py when it exists;
-* the peak memory of a process rebuilding the big campaign, and its HTML export.
+* the peak memory of a process rebuilding the big campaign, and its HTML export (cold: a new folder);
+  then the same export again after one more session played on a copy (the site cache, the warm
+  case: ``html_export_again``), of 100k and of the big campaign.
 Figures are medians of ``--repeat`` rounds (``--repeat-big`` on the big campaign), an engine figure and
 its baseline taking turns in each round (``baseline.median_times``).
 """
