@@ -308,3 +308,19 @@ def test_a_chart_finds_its_marks_by_bisection_with_the_same_bytes():
         starts = [p for _n, p in marks]
         assert page.svg_chart("XP", points, marks=marks, starts=starts) == page.svg_chart("XP", points, marks=marks)
     assert page._ascending([3, 1]) is None and page._ascending([1, 1, 4]) == [1, 1, 4]
+
+
+def test_the_dice_records_read_from_the_log_are_those_the_walk_keeps(db):
+    """A warm export reads the dice records of the kept pages from the log (each payload decoded
+    once): the same records, field for field, as the walk's collector keeps."""
+    with Campaign.open(db, readonly=True) as camp:
+        end = camp.store.last_position()
+        walked = page._Collector(camp, [])
+        for s in page.site_walk.steps(camp):
+            if s.rec.type == "dice.rolled":
+                walked.dice.append(walked._kept(s.rec))
+            elif s.rec.type in page._DICE_TYPES:
+                walked.dice.append(s.rec)
+        read = page._Collector(camp, [])._dice_until(end)
+    encode = msgspec.msgpack.Encoder(enc_hook=str).encode
+    assert len(read) == len(walked.dice) >= 5 and encode(read) == encode(walked.dice)
