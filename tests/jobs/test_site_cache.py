@@ -141,12 +141,13 @@ def _edit_manifest(site: Path, change) -> None:
     lambda m: msgspec.structs.replace(m, campaign="another-campaign"),
     lambda m: msgspec.structs.replace(m, site_format=m.site_format + 1),
     lambda m: msgspec.structs.replace(m, package="0.0.1"),
+    lambda m: msgspec.structs.replace(m, code="another code"),
     lambda m: msgspec.structs.replace(m, whole=False),
     lambda m: msgspec.structs.replace(m, pages=[*m.pages[:-1], msgspec.structs.replace(m.pages[-1], hash="0" * 64)]),
     lambda m: msgspec.structs.replace(m, pages=[msgspec.structs.replace(m.pages[0], size=m.pages[0].size + 1),
                                                 *m.pages[1:]]),
     lambda m: msgspec.structs.replace(m, trades=[]),
-], ids=["campaign", "format", "package", "not-whole", "row-hash", "file-size", "ledger"])
+], ids=["campaign", "format", "package", "code", "not-whole", "row-hash", "file-size", "ledger"])
 def test_a_manifest_that_does_not_match_gives_a_whole_export(db, tmp_path, change):
     site = tmp_path / "site"
     export(db, site)
@@ -324,3 +325,19 @@ def test_the_dice_records_read_from_the_log_are_those_the_walk_keeps(db):
         read = page._Collector(camp, [])._dice_until(end)
     encode = msgspec.msgpack.Encoder(enc_hook=str).encode
     assert len(read) == len(walked.dice) >= 5 and encode(read) == encode(walked.dice)
+
+
+def test_the_code_fingerprint_changes_with_a_file_of_the_package(tmp_path, monkeypatch):
+    """Any change to the code, a translation or a table the pages come from gives a whole export."""
+    import sys
+
+    pkg = tmp_path / "fakerules"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("X = 1\n")
+    (pkg / "narration.json").write_text('{"a": 1}')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    first = site_cache.code_fingerprint.__wrapped__("fakerules")
+    assert first == site_cache.code_fingerprint.__wrapped__("fakerules")
+    (pkg / "narration.json").write_text('{"a": 2}')
+    assert site_cache.code_fingerprint.__wrapped__("fakerules") != first
+    sys.modules.pop("fakerules", None)
