@@ -256,8 +256,10 @@ def test_two_processes_and_a_cache_write_the_same_site(db, tmp_path, monkeypatch
     one = export(db, tmp_path / "one", processes=1)
     assert one.manifest is not None
     assert msgspec.msgpack.encode(two.manifest.boundary) == msgspec.msgpack.encode(one.manifest.boundary)
-    a_night(db)
-    assert export(db, site, processes=2).incremental
+    for title in ("Une", "Deux", "Trois"):  # enough sessions after the cut for the walk to be split again
+        a_night(db, title=title)
+    again = export(db, site, processes=2)
+    assert again.incremental and forked == [1, 1]  # the walk after the kept pages in two processes too
     assert files(site) == cold(db, tmp_path / "cold")
 
 
