@@ -211,6 +211,55 @@ def extend(path: str | Path, events: int, *, quiet: bool = False) -> None:
     camp.close()
 
 
+def one_more_session(path: str | Path, events: int, *, seed: int = 1) -> int:
+    """Play one more session of at least ``events`` events on the campaign at ``path`` through the
+    engine's commands (``Campaign.execute``: decide, dice, append, fold, read models), as a game night
+    adds to a long campaign: fights, XP, purchases, wounds and care, rests, notes, with up to five
+    living characters (new ones recruited when fewer live); a session left open is ended first;
+    returns the number of events added."""
+    from cristal_events import open_campaign
+
+    rng = random.Random(seed)
+    camp = open_campaign(path)
+    start = camp.store.last_position()
+    stats: Counter = Counter()
+    alive = [cid for cid, c in camp.state().rules.characters.items() if not c.dead][-5:]
+    while len(alive) < 5:
+        cid = f"recrue-{start}-{len(alive)}"
+        _try(camp, C.CreateCharacter(id=cid, race="Humain", name=f"Recrue {len(alive) + 1}", gold=100), stats)
+        alive.append(cid)
+    PARTY[:] = [(cid, "Humain", "Guerrier", "FRC") for cid in alive]
+    if camp.state().core.session is not None:  # the last night was left open: it ends first
+        camp.end_session()
+    camp.start_session(title="Une nuit de plus")
+    fights = 0
+    while camp.store.last_position() - start < events:
+        r = rng.random()
+        who = rng.choice(alive)
+        if r < 0.35:
+            fights += 1
+            _fight(camp, rng, 10_000_000 + start + fights, stats)
+        elif r < 0.55:
+            _try(camp, C.AwardXp(characters=tuple(alive), amount=rng.randint(5, 40), reason="fin de combat"), stats)
+        elif r < 0.65:
+            _try(camp, C.AddItem(character=who, item=rng.choice(ITEMS)), stats)
+            _try(camp, C.ChangeGold(character=who, amount=-rng.randint(1, 30), reason="achat"), stats)
+        elif r < 0.8:
+            _try(camp, C.Damage(character=who, amount=rng.randint(1, 3), reason="piège"), stats)
+            _try(camp, C.Heal(character=who, amount=rng.randint(1, 6), source="repos", reason="soins"), stats)
+        elif r < 0.9:
+            _try(camp, C.Rest(all=True, days=1), stats)
+        else:
+            _try(camp, RecordNote(text=f"Le MJ note : scène {rng.randint(1, 999)}", topic="récit"), stats)
+    camp.end_session()
+    from cristal_events.projections import runner
+
+    runner.catch_up(camp)  # as a table's commands leave them (cli.common.catch_up): the export reads the ledger
+    added = camp.store.last_position() - start
+    camp.close()
+    return added
+
+
 CACHE = Path(tempfile.gettempdir()) / "cristal-bench-campaigns"
 
 

@@ -18,7 +18,9 @@ temporary directory (``generator.cached``). Rows:
   fight and a note) and through the web table's in-process API path (``web.commands.run``, what
   ``cristal serve`` runs) on the big campaign vs the same command one-shot;
 * the three PostgreSQL rows, from benchmarks/postgres.py when it exists;
-* the peak memory of a process rebuilding the big campaign, and its HTML export.
+* the peak memory of a process rebuilding the big campaign, and its HTML export (cold: a new folder);
+  then the same export again after one more session played on a copy (the site cache, the warm
+  case: ``html_export_again``), of 100k and of the big campaign.
 Figures are medians of ``--repeat`` rounds (``--repeat-big`` on the big campaign), an engine figure and
 its baseline taking turns in each round (``baseline.median_times``).
 """
@@ -355,20 +357,25 @@ _EXPORT_CODE = ("import atexit, sys\n"
                 "from cristal_events.cli import main; main()")
 
 
-def html_export(db: str, folder: str) -> tuple[float, int, int, float] | str:
+def html_export(db: str, folder: str, *, fresh: bool = True,
+                said: list[dict[str, Any]] | None = None) -> tuple[float, int, int, float] | str:
     """``cristal export timeline --format html -o SITE`` (the export is a small site: index.html, a
     page per session and per character, ``jobs.page.export_site``, its later sessions in a second
     process) as one command: (seconds, bytes of index.html, bytes of every file written in SITE,
     peak memory of the exporting process in MB: its VmHWM; the second process is a fork of it, whose
-    own peak is not in the figure), or why it was stopped and what it had written."""
+    own peak is not in the figure), or why it was stopped and what it had written. ``fresh=False``
+    exports into the site already there (the site cache: the export goes on from it when it matches);
+    ``said``: the command's ``--json`` answer is appended to it."""
     site = os.path.join(folder, "site")
-    shutil.rmtree(site, ignore_errors=True)
+    if fresh:
+        shutil.rmtree(site, ignore_errors=True)
     index = os.path.join(site, "index.html")
     t0 = time.perf_counter()
     try:
         done = subprocess.run([sys.executable, "-c", _EXPORT_CODE, "--db", db, "export",
-                               "timeline", "--format", "html", "-o", site], env=ENV, check=True, capture_output=True,
-                              timeout=EXPORT_SECONDS, preexec_fn=_limit_memory)
+                               "timeline", "--format", "html", "-o", site, *(["--json"] if said is not None else [])],
+                              env=ENV, check=True, capture_output=True, timeout=EXPORT_SECONDS,
+                              preexec_fn=_limit_memory)
     except subprocess.TimeoutExpired:
         pages = [f for f in Path(folder).rglob("*.html")]  # the pages are staged beside SITE until the end
         return (f"stopped after {EXPORT_SECONDS} s, {len(pages)} pages "
@@ -376,10 +383,38 @@ def html_export(db: str, folder: str) -> tuple[float, int, int, float] | str:
     except subprocess.CalledProcessError as exc:
         return f"failed after {time.perf_counter() - t0:.0f} s ({exc.stderr.decode(errors='replace').strip()[-120:]})"
     took = time.perf_counter() - t0
+    if said is not None:
+        said.append(msgspec.json.decode(done.stdout))
     total = sum(f.stat().st_size for f in Path(site).rglob("*") if f.is_file())
     peak = next((int(line.split()[1]) for line in done.stderr.decode(errors="replace").splitlines()
                  if line.startswith("VmHWM ")), 0)
     return took, os.path.getsize(index), total, peak / 1024
+
+
+#: the events of the game night the warm row adds (several hundred, as a session of the generator)
+NIGHT_EVENTS = 600
+
+
+def html_export_again(t: Table, src: str, n: int, folder: str, cold: float) -> None:
+    """The row "HTML export of N again after one more session": a copy of the campaign just exported
+    (the same log: the site in ``folder`` is its site), one more session played on it through the
+    engine's commands (``generator.one_more_session``), then the same command into the same folder,
+    which goes on from the earlier export (jobs/site_cache.py); the cold export is the baseline.
+    The warm case: the cold row's verdict stays the goal's."""
+    figure = f"HTML export of {n:,} again after one more session"
+    copy = writable_copy(src, folder, "export-again.db")
+    added = generator.one_more_session(copy, NIGHT_EVENTS)
+    said: list[dict[str, Any]] = []
+    again = html_export(copy, folder, fresh=False, said=said)
+    os.remove(copy)
+    if isinstance(again, str):
+        t.add(figure, "<= 10 s (the warm case)", again, f"cold {cold:,.1f} s", "-", None)
+        return
+    took, index, total, _peak = again
+    kept = (f"{said[0]['kept']:,} session pages kept (jobs/site_cache.py)" if said and said[0].get("incremental")
+            else "NOT incremental: the cache did not match")
+    t.add(figure, "<= 10 s (the warm case)", f"{took:,.1f} s", f"the cold export {cold:,.1f} s",
+          f"{took / cold:,.2f}", None, f"{added} events added; {kept}; the cold row's verdict stands")
 
 
 def writable_copy(src: str, folder: str, name: str) -> str:
@@ -565,6 +600,7 @@ def main() -> None:
                 t.add(figure, "index <= 2 MB, <= 10 s", f"{took:,.1f} s, index {index / 1e6:,.2f} MB", "-", "-",
                       took <= 10 and index <= 2e6 if n == n_big else None,
                       f"{total / 1e6:,.1f} MB written in all; peak memory {peak:,.0f} MB (VmHWM)")
+                html_export_again(t, big if n == n_big else paths[n], n, folder, took)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     print()

@@ -9,8 +9,8 @@ from typing import Any
 import click
 
 from ..errors import CristalError
-from ..i18n import _
-from ..jobs import exports
+from ..i18n import _, ngettext
+from ..jobs import exports, site_cache
 from ..jobs.outputs import check_folder, check_output, output_file, output_folder
 from ..jobs.page import export_site, write_html
 from ..jobs.walk import resolve_range, walk
@@ -76,10 +76,13 @@ def export_group() -> None:
 @click.option("--force", is_flag=True,
               help="With -o: replace an existing file that is not a previous export of this format "
                    "(never a campaign).")
+@click.option("--full", is_flag=True,
+              help="HTML with -o: write every page again, even when the folder holds an earlier export of "
+                   "this campaign that this one could go on from.")
 @click.option("--json", "as_json", is_flag=True, help="With -o: say what was written as JSON on stdout.")
 @click.pass_context
 def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, session: int | None,
-                        character: str | None, force: bool, as_json: bool) -> None:
+                        character: str | None, force: bool, full: bool, as_json: bool) -> None:
     """Export the campaign's timeline as JSONL, CSV, Markdown or HTML.
 
     A whole-campaign or one-session JSONL export verifies offline (cristal verify --file); a
@@ -96,7 +99,15 @@ def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, sessio
     previous HTML export, and a file in it that an export did not write is never replaced, even
     with --force. Without -o, HTML is the same content on one page.
 
+    A whole-campaign HTML export into the folder of an earlier one of the same campaign (same
+    language, no --session or --character) keeps the pages of the sessions it already wrote and
+    walks only what the log gained since; the files are the same as a whole export's. A folder
+    whose cache (.cristal-site-cache) does not match the log, or a page edited since, gives a whole
+    export; --full forces one.
+
     Example: cristal export timeline --format md --session 2 -o session2.md
+
+    Example: cristal export timeline --format html -o chronique --full
     """
 
     site = fmt == "html" and output is not None
@@ -112,14 +123,25 @@ def export_timeline_cmd(ctx: click.Context, fmt: str, output: str | None, sessio
                         progress=None if sys.stdout.isatty() else tty_progress("export"))
         return
     if site:
-        with output_folder(target) as emit:
-            n = export_timeline(camp, fmt, emit, session=session, character=character,
-                                progress=tty_progress("export"))
+        if session is None and character is None:  # a whole-campaign site: it may go on from the folder's
+            n, done = site_cache.export_folder(camp, target, ledger=_session_rows(camp, None, None), full=full,
+                                               progress=tty_progress("export"))
+            incremental, kept = done.incremental, done.kept
+        else:
+            with output_folder(target, replacing=lambda: site_cache.forget(target)) as emit:
+                n = export_timeline(camp, fmt, emit, session=session, character=character,
+                                    progress=tty_progress("export"))
+            incremental, kept = False, 0
         if as_json:
-            emit_json({"path": output, "format": fmt, "events": n, "index": str(target / "index.html")})
+            emit_json({"path": output, "format": fmt, "events": n, "index": str(target / "index.html"),
+                       "incremental": incremental, "kept": kept})
         else:
             echo(_("Wrote {n} events to {index} and its pages ({fmt}).").format(n=n, index=target / "index.html",
                                                                                 fmt=fmt), err=True)
+            if incremental:
+                echo(ngettext("{kept} session page kept from the previous export.",
+                              "{kept} session pages kept from the previous export.", kept).format(kept=kept),
+                     err=True)
         return
     with output_file(target, fmt) as fh:
         n = export_timeline(camp, fmt, fh, session=session, character=character,

@@ -70,10 +70,16 @@ def chi2_sf(statistic: float, df: int) -> float:
 
 
 # -------------------------------------------------------------------------------------------- streaks
+@functools.lru_cache(maxsize=1024)
 def no_run_probability(n: int, run: int, p: float) -> float:
     """The probability that ``n`` independent trials of success probability ``p`` hold no run of ``run``
     successes: A(m) = A(m−1) − (1−p)·p^run·A(m−run−1), A(m) = 1 for m < run, A(run) = 1 − p^run (a first
-    run that ends at trial m starts after a failure at m−run and a run-free start)."""
+    run that ends at trial m starts after a failure at m−run and a run-free start).
+
+    The recurrence reads A(m−run−1) through an iterator over the list it appends to (a list's
+    iterator sees what is appended) and keeps A(m−1) in a local: the same operations in the same
+    order as indexing the list, so the same floats, in half the time (the 1M campaign's report:
+    68 calls over 190,000 rolls of d6, 0.43 s against 0.93; benchmarks/README.md, "Ninth session")."""
     if run <= 0:
         return 0.0
     if n < run:
@@ -84,9 +90,11 @@ def no_run_probability(n: int, run: int, p: float) -> float:
         return 0.0
     a = [1.0] * run + [1.0 - p ** run]
     k = (1.0 - p) * p ** run
-    for m in range(run + 1, n + 1):
-        a.append(a[m - 1] - k * (a[m - run - 1] if m - run - 1 >= 0 else 1.0))
-    return max(0.0, min(1.0, a[n]))
+    cur, append, lag = a[-1], a.append, iter(a)  # lag: A(m−run−1), from A(0) on
+    for _ in range(n - run):
+        cur = cur - k * next(lag)
+        append(cur)
+    return max(0.0, min(1.0, cur))
 
 
 def run_tail(n: int, run: int, p: float) -> float:

@@ -132,6 +132,11 @@ def output_file(path: Path, fmt: str) -> Iterator[TextIO]:
 MANIFEST = ".cristal-export.json"  # the names of the files an HTML export wrote in its folder
 
 
+def listed_files(folder: Path) -> set[str]:
+    """The file names the previous export in ``folder`` listed (see :func:`_manifest`)."""
+    return _manifest(folder)
+
+
 def _manifest(folder: Path) -> set[str]:
     """The file names a previous export recorded in ``folder`` (plain names only; anything else in the
     manifest is ignored, so a hand-edited manifest cannot point an export outside its folder)."""
@@ -169,17 +174,23 @@ def check_folder(output: str, *, campaign: str | os.PathLike[str] | None = None)
 
 
 @contextmanager
-def output_folder(path: Path, fmt: str = "html") -> Iterator[Callable[[str, str], None]]:
+def output_folder(path: Path, fmt: str = "html", *, replacing: Callable[[], None] | None = None,
+                  finished: Callable[[], None] | None = None) -> Iterator[Callable[[str, str], None]]:
     """Yield ``emit(name, text)``: each file is written in a hidden folder beside ``path``; when the
     block succeeds they are moved into ``path`` (created if need be), the files of the previous export
-    that this one no longer writes are removed, and the manifest lists what is there now. A name that
-    exists in ``path`` without being in the previous export's manifest is refused, and nothing is moved."""
+    that this one neither writes nor keeps are removed, and the manifest lists what is there now. A
+    name that exists in ``path`` without being in the previous export's manifest is refused, and
+    nothing is moved. ``replacing()`` runs just before the first file moves, ``finished()`` once the
+    folder is complete (the HTML site's cache: :mod:`.site_cache`)."""
     staging = path.with_name(f".{path.name}.part-{os.urandom(4).hex()}")
     written: list[str] = []
+    kept: set[str] = set()
+    previous: list[set[str]] = []
 
     class Emit:
         """``emit(name, text)`` writes a file; ``emit.adopt(names)`` counts files another process
-        wrote with a fork of this emit (the HTML site's later sessions, :func:`.page.export_site`)."""
+        wrote with a fork of this emit (the HTML site's later sessions, :func:`.page.export_site`);
+        ``emit.keep(names)`` keeps files of the previous export as they are (the site cache's pages)."""
 
         def __call__(self, name: str, text: str) -> None:
             with open(staging / name, "w", encoding="utf-8", newline="") as fh:
@@ -189,6 +200,11 @@ def output_folder(path: Path, fmt: str = "html") -> Iterator[Callable[[str, str]
 
         def adopt(self, names: list[str]) -> None:
             written.extend(n for n in names if (staging / n).is_file())
+
+        def keep(self, names: list[str]) -> None:
+            if not previous:  # the previous export's list, read once (a site keeps some 3,700 files)
+                previous.append(_manifest(path))
+            kept.update(n for n in names if n in previous[0])
 
     emit = Emit()
 
@@ -205,14 +221,19 @@ def output_folder(path: Path, fmt: str = "html") -> Iterator[Callable[[str, str]
         if clash is not None:
             raise CristalError(_("{path} was not written by an export; move it away or choose another "
                                  "folder; nothing was written.").format(path=path / clash))
+        if replacing is not None:
+            replacing()
         _write_manifest(path, sorted(before | set(written)))  # first, so an interruption forgets nothing
         for name in written:
             os.replace(staging / name, path / name)
-        for name in sorted(before - set(written)):  # pages a previous export wrote and this one does not
+        now = set(written) | (kept & before)
+        for name in sorted(before - now):  # pages a previous export wrote and this one neither writes nor keeps
             old = path / name
             if old.is_file() and previous_export(old, fmt):
                 old.unlink()
-        _write_manifest(path, sorted(written))
+        _write_manifest(path, sorted(now))
+        if finished is not None:
+            finished()
     except OSError as exc:
         raise CristalError(_("Cannot write {path}: {reason}; the folder may hold a part of the export; "
                              "export again.").format(path=path, reason=exc.strerror)) from None

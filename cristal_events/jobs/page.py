@@ -14,6 +14,8 @@ scripts, and every text a user typed goes through :func:`esc`, so a character na
 
 from __future__ import annotations
 
+import bisect
+import hashlib
 import html as _html
 import math
 import string as _string
@@ -145,7 +147,7 @@ def nice_ticks(lo: int, hi: int, count: int = 5) -> list[int]:
 
 
 def chart_or_sentence(title: str, points: list[tuple[int, int]], marks: Sequence[tuple[int, int]], *,
-                      colour: str) -> str:
+                      colour: str, starts: Sequence[int] | None = None) -> str:
     """The chart of ``points``, or a sentence when fewer than two distinct points would make one."""
     if len({p for p, _ in points}) < 2 or len({v for _, v in points}) < 2:
         if not points:
@@ -155,14 +157,18 @@ def chart_or_sentence(title: str, points: list[tuple[int, int]], marks: Sequence
                  else _("from #{first} to #{last}").format(first=first, last=last))
         text = _("{title}: {value} ({where}, no change to draw).").format(title=title, value=value, where=where)
         return f'<p class="nochart">{esc(text)}</p>'
-    return svg_chart(title, points, marks=marks, colour=colour)
+    return svg_chart(title, points, marks=marks, colour=colour, starts=starts)
 
 
 def svg_chart(title: str, points: list[tuple[int, int]], *, marks: Sequence[tuple[int, int]] = (),
-              width: int = 420, height: int = 190, colour: str = "#c33") -> str:
+              width: int = 420, height: int = 190, colour: str = "#c33",
+              starts: Sequence[int] | None = None) -> str:
     """A step line of ``points`` (position, value) as inline SVG: a value axis with round ticks, the log
     positions along the bottom, a dashed mark where each session (``marks``: number, first position)
-    begins, labelled S1, S2 ... (thinned when there are many)."""
+    begins, labelled S1, S2 ... (thinned when there are many). ``starts``: the marks' positions in
+    ascending order, when the caller has them (the site's 4,572 charts of the 1M campaign each
+    looked through its 1,456 marks: 0.8 s under cProfile); the marks of the chart's stretch are then
+    found by bisection, the same marks."""
     points = thin(points)
     left, right, top, bottom = 44, 12, 30, 34
     xs = [p for p, _ in points]
@@ -183,8 +189,12 @@ def svg_chart(title: str, points: list[tuple[int, int]], *, marks: Sequence[tupl
         if i:
             path.append(f"{X(p)},{Y(points[i - 1][1])}")
         path.append(f"{X(p)},{Y(v)}")
-    inside = [(n, p) for n, p in marks if x0 <= p <= x1]
-    started = [(n, p) for n, p in marks if p < x0]
+    if starts is not None:
+        lo = bisect.bisect_left(starts, x0)
+        inside, started = list(marks[lo:bisect.bisect_right(starts, x1)]), marks[lo - 1:lo] if lo else []
+    else:
+        inside = [(n, p) for n, p in marks if x0 <= p <= x1]
+        started = [(n, p) for n, p in marks if p < x0]
     if started and (not inside or inside[0][1] > x0):  # the session the line starts in, at its left end
         inside.insert(0, (started[-1][0], x0))
     every = max(1, math.ceil(len(inside) / 8))
@@ -386,6 +396,39 @@ class CharacterPage:
     pv: list[tuple[int, int]] = field(default_factory=list)
 
 
+class Summary(msgspec.Struct, kw_only=True):
+    """What the index and the characters' pages need of the sessions walked so far (the
+    :class:`_Collector`'s material but the dice records, which the log holds): handed from a second
+    process to the first, and kept in a site's cache for the next export (:mod:`.site_cache`)."""
+
+    pv: dict[str, list[tuple[int, int]]] = {}
+    xp_walk: dict[str, list[tuple[int, int]]] = {}
+    seen: dict[str, list[int]] = {}
+    names: dict[str, str] = {}
+    pages: list[SessionPage] = []
+    marks: list[tuple[int, int]] = []
+    count: int = 0
+
+    def take(self, later: Summary) -> None:
+        """Add what a summary of the sessions after these holds, as :meth:`_Collector.take` does."""
+        for mine, theirs in ((self.pv, later.pv), (self.xp_walk, later.xp_walk)):
+            for cid, points in theirs.items():
+                pts = mine.setdefault(cid, [])
+                if pts and points and pts[-1][1] == points[0][1]:
+                    points = points[1:]
+                pts.extend(points)
+        for cid, (first, last) in later.seen.items():
+            self.seen.setdefault(cid, [first, last])[1] = last
+        self.names.update(later.names)
+        self.pages.extend(later.pages)
+        self.marks.extend(later.marks)
+        self.count += later.count
+
+
+_SUMMARY = msgspec.msgpack.Decoder(Summary)
+_ENCODE = msgspec.msgpack.Encoder().encode
+
+
 def _groups(steps: Iterable[Step]) -> Iterator[tuple[int | None, list[Step]]]:
     """Consecutive steps grouped by session (None: outside any session), one group at a time."""
     key: object = object()
@@ -552,9 +595,9 @@ def _characters_table(chars: list[CharacterPage], link: Callable[[CharacterPage]
             "</tr>" + "".join(rows) + "</table></section>\n")
 
 
-def _charts(c: CharacterPage, marks: list[tuple[int, int]]) -> str:
-    parts = [chart_or_sentence(f"{c.name} — XP", c.xp, marks, colour="#36a"),
-             chart_or_sentence(f"{c.name} — PV", c.pv, marks, colour="#c33")]
+def _charts(c: CharacterPage, marks: list[tuple[int, int]], starts: Sequence[int] | None = None) -> str:
+    parts = [chart_or_sentence(f"{c.name} — XP", c.xp, marks, colour="#36a", starts=starts),
+             chart_or_sentence(f"{c.name} — PV", c.pv, marks, colour="#c33", starts=starts)]
     return f'<div class="charts">{"".join(p for p in parts if p)}</div>'
 
 
@@ -671,6 +714,45 @@ class _Collector:
         return {"pv": self.pv, "xp_walk": self.xp_walk, "seen": self.seen, "names": self.names,
                 "pages": self.pages, "marks": self.marks, "count": self.count, "dice": self.dice}
 
+    def summary(self) -> Summary:
+        """A copy of what :meth:`handed` holds but the dice records, as a :class:`Summary`."""
+        return _SUMMARY.decode(_ENCODE({"pv": self.pv, "xp_walk": self.xp_walk, "seen": self.seen,
+                                        "names": self.names, "pages": self.pages, "marks": self.marks,
+                                        "count": self.count}))
+
+    def restore(self, summary: Summary, until: int) -> None:
+        """Start from what a collector of the earlier sessions gathered (a site cache's
+        :class:`Summary`, decoded: not shared with anyone) and the dice records of those sessions
+        (positions up to ``until``) read from the log, as if this one had walked them."""
+        self.pv, self.xp_walk, self.seen, self.names = summary.pv, summary.xp_walk, summary.seen, summary.names
+        self.pages, self.marks, self.count = summary.pages, summary.marks, summary.count
+        self.dice = self._dice_until(until)
+
+    def _dice_until(self, until: int) -> list[RecordedEvent]:
+        """The records the dice sections read (:data:`_DICE_TYPES`) up to ``until``, in log order, as
+        :meth:`add` keeps them. Read without decoding, each payload decoded once (``Codec.read``,
+        as the store decodes it): the 1M campaign's 264,000 dice records hold 4,292 different
+        payloads, and decoding each record was most of the 1.8 s of CPU this read took."""
+        store = self.camp.store
+        read = store.codec.read
+        events: dict[tuple[str, int, str], Any] = {}
+        found: list[RecordedEvent] = []
+        for kind in sorted(_DICE_TYPES):
+            for rec in store.read_all(until=until, type=kind, decode=False, hashes=False):
+                key = (rec.type, rec.schema_version, rec.payload)
+                ev = events.get(key)
+                if rec.type != "dice.rolled":  # kept whole, as add() keeps it
+                    if ev is None:
+                        ev = events[key] = read(*key)
+                    found.append(msgspec.structs.replace(rec, event=ev))
+                    continue
+                if ev is None:  # the record as add() keeps it (_kept), its event shared by the equal payloads
+                    ev = events[key] = self._kept(msgspec.structs.replace(rec, event=read(*key))).event
+                found.append(msgspec.structs.replace(rec, payload="", recorded_at="", event=ev,
+                                                     event_id="" if rec.correlation_id else rec.event_id))
+        found.sort(key=lambda rec: rec.position)
+        return found
+
     def take(self, later: dict[str, Any]) -> None:
         """Add what a collector of the sessions after these handed (:meth:`handed`), as if this one
         had walked them: a chart's point is kept only where the value changed, across the split too."""
@@ -754,9 +836,12 @@ def write_site(camp: Any, steps: Iterable[Step], emit: Callable[[str, str], None
 
 
 def _write_sessions(col: _Collector, steps: Iterable[Step], emit: Callable[[str, str], None], *,
-                    preceding: str | None = None, following: str | None = None) -> None:
+                    preceding: str | None = None, following: str | None = None,
+                    mark: tuple[int, Callable[[], None]] | None = None) -> None:
     """Each session's page, written when the next one's name is known (``preceding``: the page
-    before the first; ``following``: the page after the last, when another process writes them)."""
+    before the first; ``following``: the page after the last, when another process writes them).
+    ``mark``: (position, call): ``call()`` when a page starts at that position, the pages before
+    it gathered by ``col`` (the site cache keeps what the index needs there)."""
     title = esc(col.camp.header.name)
     held: tuple[str, str, SessionPage, str | None] | None = None  # a page waits for its next's name
     section: _Section | None = None
@@ -765,6 +850,8 @@ def _write_sessions(col: _Collector, steps: Iterable[Step], emit: Callable[[str,
         if section is None or key != section.key:
             if section is not None:
                 held = _section_done(col, section, emit, title, held, preceding)
+            if mark is not None and s.rec.position == mark[0]:
+                mark[1]()
             section = col.start(key, s)
         col.add(section, s)
     if section is not None:
@@ -778,26 +865,38 @@ def _section_done(col: _Collector, section: _Section, emit: Callable[[str, str],
                   preceding: str | None) -> tuple[str, str, SessionPage, str | None]:
     """A session's section finished: the page before it written (its next's name is now known),
     this one held until the next one's name is known."""
-    file = _file_of(section.key, section.first)
+    file = session_file(section.key, section.first)
     html = col.finish(section, file)
     if held is not None:
         _emit_session(emit, title, held, file)
     return (file, html, col.pages[-1], held[0] if held else preceding)
 
 
-def _file_of(key: int | None, first: int) -> str:
+def session_file(key: int | None, first: int) -> str:
+    """The file name of a session's page (``session-N.html``), or of a stretch outside any session
+    from position ``first`` (``hors-session-POS.html``)."""
     return f"session-{key}.html" if key is not None else f"hors-session-{first}.html"
 
 
-def _write_index(col: _Collector, emit: Callable[[str, str], None]) -> int:
-    """The characters' pages and the index, once every session is walked."""
+def _write_index(col: _Collector, emit: Callable[[str, str], None], run: Run | None = None) -> int:
+    """The characters' pages and the index, once every session is walked (with ``run``: each
+    character page's digest handed to it, and a page the earlier export made of the same material
+    kept as it is: :attr:`Run.same_character`)."""
     title = esc(col.camp.header.name)
     chars = col.characters()
+    starts = [p for _n, p in col.marks]
+    ordered = _ascending(starts)
     for c in chars:
+        if run is not None:
+            digest = character_digest(c, col.marks, starts)
+            run.characters.append((c.file, digest))
+            if run.same_character is not None and run.same_character(c.file, digest):
+                emit.keep([c.file])  # type: ignore[attr-defined]
+                continue
         emit(c.file, _head(f"{esc(c.name)} — {title}") + f'<nav><a href="index.html">↑ {title}</a></nav>'
              f"<h1>{esc(c.name)}</h1><p class=\"sub\"><code>{esc(c.cid)}</code> — "
              + esc(_("positions #{first} to #{last}").format(first=c.first, last=c.last))
-             + f"</p>{_charts(c, col.marks)}</body></html>\n")
+             + f"</p>{_charts(c, col.marks, ordered)}</body></html>\n")
     index = [_head(f"{title} — {esc(_('timeline'))}", SPARK_CSS), col.subtitle(),
              f'<nav><a href="#sessions">{esc(_("Sessions"))}</a><a href="#characters">{esc(_("Characters"))}</a></nav>',
              _sessions_table(col.pages, lambda p: p.file),
@@ -821,9 +920,38 @@ def _emit_session(emit: Callable[[str, str], None], title: str,
 PARALLEL_SITE_MIN = 50_000
 
 
+class Resume(msgspec.Struct, kw_only=True):
+    """Where an export starts again from an earlier one's pages (:mod:`.site_cache` decides it):
+    the pages up to ``cut`` are kept (``kept``: their files), ``summary`` is what the index needs
+    of them and ``preceding`` the last kept page, the walk goes on from ``cut``."""
+
+    cut: int
+    preceding: str | None
+    kept: list[str]
+    summary: Summary
+
+
+@dataclass
+class Run:
+    """What an export and its site cache (:mod:`.site_cache`) hand each other: ``mark``, the position
+    where the last page starts (asked before the walk), ``resume`` (go on from an earlier export),
+    ``same_character(file, digest)`` (whether the earlier export's character page ``file`` was made
+    of the same material and is still as written: then it is kept); after the export, the pages
+    written, ``boundary`` (the :class:`Summary` of the pages before the last, None when no page
+    started at ``mark``) and each character page's file and digest."""
+
+    mark: int | None = None
+    resume: Resume | None = None
+    same_character: Callable[[str, str], bool] | None = None
+    pages: list[SessionPage] = field(default_factory=list)
+    boundary: Summary | None = None
+    characters: list[tuple[str, str]] = field(default_factory=list)
+
+
 def export_site(camp: Any, emit: Callable[[str, str], None], *, after: int = 0, until: int | None = None,
                 character: str | None = None, progress: _Progress | None = None,
-                ledger: Iterable[LedgerEntry] | None = None, processes: int | None = None) -> int:
+                ledger: Iterable[LedgerEntry] | None = None, processes: int | None = None,
+                run: Run | None = None) -> int:
     """The site of positions ``after+1 .. until`` (with ``character``, only the events concerning it),
     as :func:`write_site` writes it, walked by :func:`.site_walk.steps` (the log read once, in
     position order, one session's steps in memory at a time); returns the number of events.
@@ -835,21 +963,40 @@ def export_site(camp: Any, emit: Callable[[str, str], None], *, after: int = 0, 
     writes the characters' pages and the index. Only for a SQLite file, a whole-campaign site
     (no ``character``) of :data:`PARALLEL_SITE_MIN` events or more, and an ``emit`` that can
     ``adopt`` the files another process wrote (:func:`.outputs.output_folder`'s); a second process
-    that fails leaves its sessions to this one."""
+    that fails leaves its sessions to this one.
+
+    ``run`` (a whole-campaign site only; :func:`.site_cache.export_site_cached` makes it): with a
+    ``resume``, the pages before its cut are kept (``emit.keep``) and the walk starts there; with
+    a ``mark``, what the index needs at the start of the last page is kept in ``run.boundary``."""
     if character is not None:
         check_character(camp, character)
+    if run is not None and (after or until is not None or character is not None):
+        raise ValueError("only a whole-campaign site goes on from an earlier export")
     with site_walk.no_cycle_collector():
         return _export_site(camp, emit, after=after, until=until, character=character, progress=progress,
-                            ledger=ledger, processes=processes)
+                            ledger=ledger, processes=processes, run=run)
 
 
 def _export_site(camp: Any, emit: Callable[[str, str], None], *, after: int, until: int | None,
                  character: str | None, progress: _Progress | None, ledger: Iterable[LedgerEntry] | None,
-                 processes: int | None) -> int:
+                 processes: int | None, run: Run | None) -> int:
     end = camp.store.last_position() if until is None else until
     entries = list(ledger or [])
     col = _Collector(camp, entries)
     infos = sessions(camp)
+    preceding: str | None = None
+    resume = run.resume if run is not None else None
+    if resume is not None:  # the pages up to the cut are kept: their material, and the dice the log holds
+        col.restore(resume.summary, resume.cut)
+        emit.keep(resume.kept)  # type: ignore[attr-defined]
+        after, preceding = resume.cut, resume.preceding
+    mark: tuple[int, Callable[[], None]] | None = None
+    if run is not None and run.mark is not None:
+        def at_mark() -> None:
+            assert run is not None
+            run.boundary = col.summary()
+
+        mark = (run.mark, at_mark)
     if processes is None:
         processes = 2 if site_walk.two_cores() else 1
     split = None
@@ -857,9 +1004,11 @@ def _export_site(camp: Any, emit: Callable[[str, str], None], *, after: int, unt
             and site_walk.forkable(camp)):
         split = site_walk.split_point(camp, after, end, infos)
     if split is None:
-        _write_sessions(col, site_walk.steps(camp, after=after, until=end, progress=progress, infos=infos), emit)
-        return _write_index(col, emit)
+        _write_sessions(col, site_walk.steps(camp, after=after, until=end, progress=progress, infos=infos), emit,
+                        preceding=preceding, mark=mark)
+        return _finish(col, emit, run)
     position, before_file, after_file = split
+    where = None if mark is None else mark[0]
 
     def later() -> dict[str, Any]:  # in the child: the later sessions, on its own connection
         from ..service import Campaign
@@ -867,27 +1016,59 @@ def _export_site(camp: Any, emit: Callable[[str, str], None], *, after: int, unt
         with Campaign.open(camp.store.path, readonly=True) as own:
             other = _Collector(own, entries)
             written: list[str] = []
+            marked: list[Summary] = []
 
             def keep(name: str, html: str) -> None:
                 emit(name, html)
                 written.append(name)
 
             _write_sessions(other, site_walk.steps(own, after=position, until=end, infos=infos), keep,
-                            preceding=before_file)
-            return other.handed() | {"written": written}
+                            preceding=before_file,
+                            mark=None if where is None else (where, lambda: marked.append(other.summary())))
+            return other.handed() | {"written": written, "mark": marked}
 
     child = site_walk.fork(later)
     share = max(position - after, 1)
     tick = None if progress is None else (lambda n, _t: progress(min(n, share) * (end - after) // share, end - after))
     _write_sessions(col, site_walk.steps(camp, after=after, until=position, progress=tick, infos=infos), emit,
-                    following=after_file)
+                    preceding=preceding, following=after_file, mark=mark)
     got = site_walk.collect(child)
     if got is None:  # no second process, or it failed: this one writes the later sessions too
         _write_sessions(col, site_walk.steps(camp, after=position, until=end, infos=infos), emit,
-                        preceding=before_file)
+                        preceding=before_file, mark=mark)
     else:
         emit.adopt(got.pop("written"))  # type: ignore[attr-defined]
+        marked = got.pop("mark")
+        if run is not None and marked:  # the last page is the second process's: its summary after ours
+            run.boundary = col.summary()
+            run.boundary.take(marked[0])
         col.take(got)
     if progress is not None:
         progress(end - after, end - after)
-    return _write_index(col, emit)
+    return _finish(col, emit, run)
+
+
+def _finish(col: _Collector, emit: Callable[[str, str], None], run: Run | None) -> int:
+    """The characters' pages and the index; the pages written handed to ``run``."""
+    if run is not None:
+        run.pages = list(col.pages)
+    return _write_index(col, emit, run)
+
+
+_DIGEST = msgspec.msgpack.Encoder()
+
+
+def character_digest(c: CharacterPage, marks: list[tuple[int, int]], starts: list[int]) -> str:
+    """A digest of what a character's page is made of: its id, name, positions, XP and PV points and
+    the sessions' marks up to its last point (the page's title, language and code are the site's,
+    checked by :mod:`.site_cache` as a whole); a chart draws only the marks up to its last point.
+    ``starts``: the marks' positions, in log order."""
+    hi = max([c.last, *(p for p, _v in c.xp[-1:]), *(p for p, _v in c.pv[-1:])])
+    upto = bisect.bisect_right(starts, hi)
+    material = _DIGEST.encode([c.cid, c.name, c.first, c.last, c.xp, c.pv, marks[:upto]])
+    return hashlib.blake2b(material, digest_size=16).hexdigest()
+
+
+def _ascending(starts: list[int]) -> list[int] | None:
+    """``starts`` when in ascending order (the sessions' marks are, page after page), else None."""
+    return starts if all(a <= b for a, b in zip(starts, starts[1:])) else None

@@ -108,6 +108,25 @@ def test_run_probabilities_match_enumeration():
     assert dice_stats.expected_longest_run(12, 0.5) == pytest.approx(mean, abs=1e-8)
 
 
+def test_the_run_recurrence_gives_the_floats_of_the_plain_loop():
+    """no_run_probability reads A(m-run-1) through an iterator: the very floats of the recurrence
+    written with indexes (the site's fairness report must stay the same bytes)."""
+    def plain(n, run, p):  # the function as it was written before, its early 0 included
+        if p < 1 and (n // run) * math.log1p(-(p ** run)) < -41.5:
+            return 0.0
+        a = [1.0] * run + [1.0 - p ** run]
+        k = (1.0 - p) * p ** run
+        for m in range(run + 1, n + 1):
+            a.append(a[m - 1] - k * a[m - run - 1])
+        return max(0.0, min(1.0, a[n]))
+
+    cases = [(n, run, 1 / sides) for sides in (2, 6, 10, 20, 100) for n in (1, 5, 37, 1_000, 25_000)
+             for run in (1, 2, 3, 5, 8, 13) if n >= run]
+    for n, run, p in cases:
+        assert dice_stats.no_run_probability.__wrapped__(n, run, p) == plain(n, run, p), (n, run, p)
+    assert dice_stats.no_run_probability(190_171, 9, 1 / 6) == plain(190_171, 9, 1 / 6)
+
+
 def cristal(db, *args):
     return CliRunner().invoke(cli, ["--db", str(db), *args], catch_exceptions=False)
 
