@@ -19,6 +19,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -26,7 +27,7 @@ from cristal_events import init_campaign
 from cristal_events.errors import CristalError
 from cristal_events.rulesets.cristal import characters as C
 from cristal_events.rulesets.cristal import fights as F
-from cristal_events.service import RecordNote
+from cristal_events.service import Campaign, RecordNote
 
 PARTY = [("thor", "Nain", "Guerrier", "FRC"), ("york", "Elfe", "Mage", "INT"), ("lya", "Humain", "Voleur", "DEX"),
          ("brom", "Nain", "Guerrier", "CON"), ("sela", "Elfe", "Voleur", "REF")]
@@ -220,7 +221,14 @@ def one_more_session(path: str | Path, events: int, *, seed: int = 1) -> int:
     from cristal_events import open_campaign
 
     rng = random.Random(seed)
-    camp = open_campaign(path)
+    said, Campaign.on_warning = Campaign.on_warning, None  # the night's warnings recorded, not printed
+    try:
+        return _one_more_session(open_campaign(path), events, rng)
+    finally:
+        Campaign.on_warning = said
+
+
+def _one_more_session(camp: Any, events: int, rng: random.Random) -> int:
     start = camp.store.last_position()
     stats: Counter = Counter()
     alive = [cid for cid, c in camp.state().rules.characters.items() if not c.dead][-5:]

@@ -246,6 +246,21 @@ def api_command_times(db: str, rounds: int) -> list[float]:
     return out
 
 
+def in_own_process(name: str, db: str, rounds: int) -> Any:
+    """``name(db, rounds)`` (a function of this module) run in a new Python process, its result back
+    as JSON: a console (``cristal play``) or a server (``cristal serve``) is a process of its own, and
+    the same lines timed here, after the import, replay, rebuild and verify rows had run in this
+    process, took 1.2-2.4 ms p50 where a process of their own took 1.2-1.4 (a replay of the 1M log
+    alone, first, made them 25 % slower: the allocator's and the caches' state; benchmarks/README.md,
+    "Ninth session: the console's figure in a process of its own")."""
+    code = (f"import sys; sys.path[:0] = [{str(HERE)!r}, {str(ROOT)!r}]; import msgspec, run; "
+            f"sys.stdout.buffer.write(msgspec.json.encode(run.{name}({db!r}, {rounds})))")
+    done = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, cwd=str(ROOT))
+    import msgspec
+
+    return msgspec.json.decode(done.stdout)
+
+
 def console_command_times(db: str, rounds: int) -> dict[str, list[float]]:
     """Engine time of a line at the console (``Console.run_line`` on the campaign kept open, its text
     output captured): ``attack A B 10,1`` in a fight of two extras started for it (the fight current:
@@ -555,9 +570,9 @@ def main() -> None:
         cmd_at, sheet_at, console_at = {}, {}, {}
         for n in sizes:
             db = writable_copy(paths[n], folder, f"cmd{n}.db")
-            cmd_at[n] = p50(api_command_times(db, a.commands))
+            cmd_at[n] = p50(in_own_process("api_command_times", db, a.commands))
             sheet_at[n] = p50(sheet_at_times(db, max(20, a.commands // 5)))
-            line = console_command_times(db, a.commands)
+            line = in_own_process("console_command_times", db, a.commands)
             att, note = p50(line["attack"]), p50(line["note"])
             console_at[n] = att
             print(f"  growth at {n:,}: command {cmd_at[n] * 1000:.2f} ms, console attack {att * 1000:.2f} ms, "
