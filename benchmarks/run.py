@@ -250,12 +250,15 @@ def in_own_process(name: str, db: str, rounds: int) -> Any:
     """``name(db, rounds)`` (a function of this module) run in a new Python process, its result back
     as JSON: a console (``cristal play``) or a server (``cristal serve``) is a process of its own, and
     the same lines timed here, after the import, replay, rebuild and verify rows had run in this
-    process, took 1.2-2.4 ms p50 where a process of their own took 1.2-1.4 (a replay of the 1M log
+    process, took 1.2-2.4 ms p50 where a process of their own took 1.2-1.5 (a replay of the 1M log
     alone, first, made them 25 % slower: the allocator's and the caches' state; benchmarks/README.md,
     "Ninth session: the console's figure in a process of its own")."""
     code = (f"import sys; sys.path[:0] = [{str(HERE)!r}, {str(ROOT)!r}]; import msgspec, run; "
             f"sys.stdout.buffer.write(msgspec.json.encode(run.{name}({db!r}, {rounds})))")
-    done = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, cwd=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=str(ROOT))
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr.decode(errors="replace"))
+        raise SystemExit(f"{name} failed in its own process (exit {done.returncode})")
     import msgspec
 
     return msgspec.json.decode(done.stdout)
