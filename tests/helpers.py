@@ -6,6 +6,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -41,3 +45,32 @@ def every_table(camp: Any) -> dict[str, list[Any]]:
     checkpoints, the snapshots): two campaigns built two ways compare equal row for row."""
     names = sorted(r[0] for r in camp.store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
     return {t: sorted(camp.store.conn.execute(f'SELECT * FROM "{t}"').fetchall(), key=repr) for t in names}
+
+
+def bench_generator() -> Any:
+    """The benchmarks' campaign generator (benchmarks/generator.py, not a package), loaded once as the
+    module ``bench_generator``."""
+    if "bench_generator" in sys.modules:
+        return sys.modules["bench_generator"]
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "generator.py"
+    spec = importlib.util.spec_from_file_location("bench_generator", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_generator"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def second_process_fails(monkeypatch: Any) -> None:
+    """Make a rebuild's second process fail (its rows refused as a cell SQLite cannot hold), while
+    this process writes its own as usual: what a failed child must leave to the first."""
+    from cristal_events.projections import runner
+
+    parent, real = os.getpid(), runner._plain_rows
+
+    def fails_in_the_child(rows: Any, table: Any) -> Any:
+        if os.getpid() != parent:
+            raise ValueError("a cell of type Fraction")
+        return real(rows, table)
+
+    monkeypatch.setattr(runner, "_plain_rows", fails_in_the_child)

@@ -4,38 +4,26 @@ the browser's own navigation timing (issue 18 item 5). Slow: it generates the ca
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
 
 import pytest
 from chromium import browser, console_errors, load_ms
 from click.testing import CliRunner
+from helpers import bench_generator
 
 from cristal_events.cli import cli
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
-ROOT = Path(__file__).resolve().parents[2]
 EVENTS = 200_000
 INDEX_LIMIT = 2 * 1024 * 1024
 LOAD_LIMIT_MS = 2000.0
-
-
-def _generator():
-    spec = importlib.util.spec_from_file_location("bench_generator", ROOT / "benchmarks" / "generator.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_generator"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("big")
     db = tmp / "big.db"
-    _generator().generate(db, EVENTS, quiet=True)
+    bench_generator().generate(db, EVENTS, quiet=True)
     out = tmp / "site"
     done = CliRunner().invoke(cli, ["--db", str(db), "export", "timeline", "--format", "html", "-o", str(out)],
                               catch_exceptions=False)

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import html
 import importlib
-import importlib.util
-import sys
-from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
+from helpers import bench_generator
 
 from cristal_events import i18n
 from cristal_events.display import visible
@@ -25,7 +23,6 @@ from cristal_events.rulesets.cristal import characters as C
 from cristal_events.service import Campaign, RecordNote
 
 walk = importlib.import_module("cristal_events.jobs.walk")  # the module (jobs exports its function as walk)
-ROOT = Path(__file__).resolve().parents[2]
 
 HOSTILE = ["<script>alert(1)</script>", "O'Neil & \"Fils\"", "ligne\nsuivante", "\x1b[2Jfin", "\u202eevil",
            "tab\there", "zéro\u200blargeur", "é" * 58 + "<&>", "x" * 59 + "&", "a\x85b", "\ud800", "", "plain"]
@@ -161,20 +158,11 @@ def test_the_comparer_made_for_a_struct_class_finds_what_diff_finds():
 
 
 # ------------------------------------------------------------------ a whole site, byte for byte
-def _generator():
-    spec = importlib.util.spec_from_file_location("bench_generator", ROOT / "benchmarks" / "generator.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_generator"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):
     """A generated campaign of about 2,500 events, then hostile names, reasons and notes."""
     db = tmp_path_factory.mktemp("bytes") / "c.db"
-    _generator().generate(db, 2500, quiet=True)
+    bench_generator().generate(db, 2500, quiet=True)
     with Campaign.open(db) as camp:
         camp.start_session(title="<Session> d'O'Neil & \"co\"")
         for i, text in enumerate(HOSTILE[:8]):

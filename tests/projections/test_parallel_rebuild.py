@@ -4,12 +4,12 @@ checkpoints and counts of a rebuild in one process, and folds them itself when t
 
 from __future__ import annotations
 
-import os
 import shutil
 
 import pytest
 from cristal_events.projections import runner
 from helpers import every_table as dump
+from helpers import second_process_fails
 
 from cristal_events import projections
 from cristal_events.rulesets.cristal import characters as C
@@ -65,15 +65,7 @@ def test_a_rebuild_in_two_processes_writes_what_one_process_writes(pair, monkeyp
 
 def test_a_failed_second_process_leaves_the_rebuild_to_the_first(pair, monkeypatch):
     a, b = pair
-    parent = os.getpid()
-    real = runner._plain_rows
-
-    def fails_in_the_child(rows, table):
-        if os.getpid() != parent:
-            raise ValueError("a cell of type Fraction")
-        return real(rows, table)
-
-    monkeypatch.setattr(runner, "_plain_rows", fails_in_the_child)
+    second_process_fails(monkeypatch)
     beside(monkeypatch, True)
     counts = runner.rebuild(a)
     beside(monkeypatch, False)

@@ -7,7 +7,6 @@ rebuild's lever: benchmarks/README.md, "Eighth session")."""
 
 from __future__ import annotations
 
-import os
 import shutil
 
 import msgspec
@@ -15,6 +14,7 @@ import pytest
 from cristal_events.projections import runner
 from cristal_events.projections.cristal_combats import CristalCombats
 from helpers import every_table as dump
+from helpers import second_process_fails
 
 from cristal_events import projections
 from cristal_events.rulesets.cristal import characters as C
@@ -129,15 +129,7 @@ def test_a_snapshot_unlike_the_fold_leaves_the_second_part_to_this_process(pair,
 
 def test_a_failed_second_process_leaves_the_split_rebuild_to_the_first(pair, monkeypatch):
     a, b, _ = pair
-    parent = os.getpid()
-    real = runner._plain_rows
-
-    def fails_in_the_child(rows, table):
-        if os.getpid() != parent:
-            raise ValueError("a cell of type Fraction")
-        return real(rows, table)
-
-    monkeypatch.setattr(runner, "_plain_rows", fails_in_the_child)
+    second_process_fails(monkeypatch)
     calls = watched(monkeypatch)
     two_processes(monkeypatch, True)
     counts = runner.rebuild(a)
