@@ -917,8 +917,8 @@ class PgStore:
                                     "WHERE token_hash = %s AND revoked_at IS NULL", (token_hash,))
         return access_row(row) if row else None
 
-    #: as :data:`Store._LAST_SESSION_START` and :data:`Store._SEALED_ROWS` (the partial indexes of
-    #: migrations 0001 and 0002 of PostgreSQL)
+    #: as :data:`Store._LAST_SESSION_START` and :data:`Store._SEALED_ROWS`, both read through the one
+    #: partial index of the rows looked up by type (migration 0004 of PostgreSQL, ``events_marked``)
     _LAST_SESSION_START = ("SELECT (SELECT position FROM events WHERE type = 'session.started' "
                            "ORDER BY position DESC LIMIT 1)")
     _SEALED_ROWS = ("SELECT position, type, payload FROM events WHERE position > %s "
