@@ -507,3 +507,27 @@ def _float_in_bounds(text: str) -> bool:
     except ValueError:
         return False
     return text.strip().isascii() and "_" not in text and math.isfinite(x) and abs(x) <= 1e9
+
+
+@pytest.mark.parametrize("number", ["1E300", "1.5E+12", "2e15", "-3E12", "12345678901"])
+def test_the_import_codec_refuses_a_number_past_the_bounds_written_in_any_case(number: str) -> None:
+    # the prefilter of bounds.check_payload (digits made zeros, E made e) must not let an upper-case
+    # exponent or a long number through to the log
+    from cristal_events.codec import Codec
+    from cristal_events.errors import EventDecodeError
+    from cristal_events.events import CORE_EVENTS, CORE_UPCASTERS
+
+    codec = Codec(CORE_EVENTS, CORE_UPCASTERS)
+    payload = '{"type":"campaign.setting_changed","key":"rounding","value":' + number + '}'
+    with pytest.raises(EventDecodeError, match=r"Invalid 'campaign.setting_changed' payload: value = "):
+        codec.decode("campaign.setting_changed", 1, payload)
+
+
+@pytest.mark.parametrize("number", ["1E3", "2.5e2", "999999999", "-1000000000"])
+def test_the_import_codec_takes_a_number_within_the_bounds_whatever_its_notation(number: str) -> None:
+    from cristal_events.codec import Codec
+    from cristal_events.events import CORE_EVENTS, CORE_UPCASTERS
+
+    codec = Codec(CORE_EVENTS, CORE_UPCASTERS)
+    payload = '{"type":"campaign.setting_changed","key":"rounding","value":' + number + '}'
+    assert codec.decode("campaign.setting_changed", 1, payload).value == json.loads(number)
