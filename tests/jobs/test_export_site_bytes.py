@@ -205,3 +205,24 @@ def test_the_site_is_the_same_bytes_as_the_plain_rendering(generated, lang, monk
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in pages and "<script>" not in pages
     assert "\\u202e" in pages and "\u202e" not in pages  # shown, never acting
     assert "characters.o&#x27;neil&lt;&amp;&gt;&quot;.gold" in pages  # an id in a change's path, escaped
+
+
+def test_a_map_made_with_one_key_set_is_diffed_as_any_other():
+    from cristal_events.maps import with_entry
+
+    base = {f"c{i}": Fighter(i, f"F{i}", None, {"ATT": i}, [], 0.5) for i in range(40)}
+    origin = with_entry(base, "c0", base["c0"])
+    cases = [
+        with_entry(origin, "c7", msgspec.structs.replace(origin["c7"], pv=-3, name="<x>")),
+        with_entry(origin, "new", Fighter(99, "New", Roll("1d6", (2,)), {}, [], 1.0)),
+        with_entry(origin, "c3", origin["c3"]),  # the same object: nothing changed
+        with_entry(origin, "c3", Fighter(3, "F3", None, {"ATT": 3}, [], 0.5)),  # equal, not the same
+        with_entry(origin, "c5", 5),  # a number for a struct
+    ]
+    for after in cases:
+        out: list = []
+        site_walk._diff(origin, after, ("characters",), out)
+        assert out == diff(origin, after, ("characters",)), after
+        plain: list = []
+        site_walk._diff(dict(origin), dict(after), ("characters",), plain)  # without the origin's record
+        assert out == plain

@@ -11,9 +11,9 @@ import cristal_events
 
 PACKAGE = Path(cristal_events.__file__).parent
 #: the kernel: the events and their envelope, the codec, dice and rolls, errors, rounding, bounds, display,
-#: receipts, the XP ledger's shapes, content packs, the migrations runner, the ruleset contract, the lazy patterns
+#: receipts, the XP ledger's shapes, content packs, the migrations runner, the ruleset contract, the lazy patterns, the rules' read-only maps
 KERNEL = ("events", "records", "codec", "dice", "rolls", "errors", "rounding", "bounds", "display", "receipts",
-          "xp_ledger", "packs", "migrate", "ruleset", "session_dice", "version", "i18n", "patterns")
+          "xp_ledger", "packs", "migrate", "ruleset", "session_dice", "version", "i18n", "patterns", "maps")
 ABOVE = ("cristal_events.store", "cristal_events.service", "cristal_events.cli", "cristal_events.projections",
          "projections", "cristal_events.jobs", "cristal_events.rulesets", "cristal_events.exchange",
          "cristal_events.fairness")

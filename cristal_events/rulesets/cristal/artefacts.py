@@ -16,6 +16,7 @@ import msgspec
 
 from cristal_events.errors import RuleError
 from cristal_events.events import Event
+from cristal_events.maps import with_entry
 from cristal_events.records import RecordedEvent
 from cristal_events.rolls import Roll
 from cristal_events.ruleset import Context, Emit
@@ -290,7 +291,7 @@ def _paid(state: CristalState, ev: MagicDetected | MagicAnalysed | SpellOnItem, 
     pv = ch.pv - ev.overdraw_pv
     ch = msgspec.structs.replace(ch, pm=ch.pm - ev.pm_spent, pv=pv,
                                  unconscious=ch.unconscious or pv < 0, dead=ch.dead or ev.dead, **changes)
-    return msgspec.structs.replace(state, characters={**state.characters, ch.id: ch})
+    return msgspec.structs.replace(state, characters=with_entry(state.characters, ch.id, ch))
 
 
 def evolve_detected(state: CristalState, ev: MagicDetected, rec: RecordedEvent) -> CristalState:
@@ -321,8 +322,8 @@ def evolve_broken(state: CristalState, ev: PotionBroken, rec: RecordedEvent) -> 
                 continue
             i = msgspec.structs.replace(i, qty=i.qty - 1)
         items.append(i)
-    return msgspec.structs.replace(state, characters={**state.characters,
-                                                      ch.id: msgspec.structs.replace(ch, items=items)})
+    return msgspec.structs.replace(state, characters=with_entry(state.characters, ch.id,
+                                                                  msgspec.structs.replace(ch, items=items)))
 
 
 # ============================================================================ summaries

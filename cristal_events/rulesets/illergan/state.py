@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 
 from cristal_events.errors import UnknownEntity
+from cristal_events.maps import with_entry
 
 from . import alcohol
 from .character import SkillEntry
@@ -231,7 +232,7 @@ def stat(hero: Hero, key: str) -> int:
 
 
 def put(state: IllerganState, hero: Hero) -> IllerganState:
-    return msgspec.structs.replace(state, characters={**state.characters, hero.id: hero})
+    return msgspec.structs.replace(state, characters=with_entry(state.characters, hero.id, hero))
 
 
 def plain(value: int | float | Fraction) -> int | float:

@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 
 from cristal_events.events import SessionStarted
+from cristal_events.maps import with_entry
 from cristal_events.records import RecordedEvent
 
 from ..state import CristalState
@@ -42,7 +43,7 @@ from .model import (
 
 # ============================================================================ folds
 def _put(state: CristalState, ch: Character) -> CristalState:
-    return msgspec.structs.replace(state, characters={**state.characters, ch.id: ch})
+    return msgspec.structs.replace(state, characters=with_entry(state.characters, ch.id, ch))
 
 
 def _update(state: CristalState, cid: str, **changes: Any) -> CristalState:

@@ -11,6 +11,8 @@ from typing import Any
 
 import msgspec
 
+from cristal_events.maps import with_entry
+
 from .. import crystals as cr
 from ..state import CristalState
 from .model import (
@@ -75,7 +77,7 @@ def _add_it(cb: Combat, fid: str, seconds: int, *, action: bool = True, **fighte
 
 def _character(state: CristalState, fid: str, **changes: Any) -> CristalState:
     ch = state.characters[fid]
-    return _replace(state, characters={**state.characters, fid: _replace(ch, **changes)})
+    return _replace(state, characters=with_entry(state.characters, fid, _replace(ch, **changes)))
 
 
 def _on_character(state: CristalState, cb: Combat, fid: str, attr: str) -> bool:
@@ -372,7 +374,7 @@ def _ev_potion(state: CristalState, ev: PotionUsed) -> _Folded:
                     continue
                 i = _replace(i, qty=i.qty - 1)
             items.append(i)
-        state = _replace(state, characters={**state.characters, ch.id: _replace(ch, items=items)})
+        state = _replace(state, characters=with_entry(state.characters, ch.id, _replace(ch, items=items)))
     return state, _add_it(state.combats[ev.name], ev.actor, ev.seconds)
 
 
