@@ -33,8 +33,9 @@ def _read_only(self: Any, *args: Any, **kwargs: Any) -> NoReturn:
 
 class DerivedMap(dict[Any, Any]):
     """A dict made from another with one key set, read-only: every method that would change it in
-    place raises TypeError (a later change would make :func:`changed_keys` wrong). ``dict(m)`` and
-    ``{**m}`` are plain, writable copies; pickling and ``copy`` give a plain dict too."""
+    place raises TypeError (a later change would make :func:`changed_keys` wrong). ``dict(m)``,
+    ``{**m}``, ``m.copy()``, ``m | other``, ``fromkeys``, pickling and ``copy`` give plain, writable
+    dicts."""
 
     __slots__ = ("_origin", "_key", "__weakref__")
     _origin: weakref.ref[DerivedMap] | None
@@ -46,6 +47,15 @@ class DerivedMap(dict[Any, Any]):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (dict, (dict(self),))
+
+    @classmethod
+    def fromkeys(cls, keys: Any, value: Any = None) -> dict[Any, Any]:
+        return dict.fromkeys(keys, value)
+
+    def __or__(self, other: Any) -> Any:  # a new map, not a change: a plain dict, as ``copy()`` gives
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        return {**self, **other}
 
 
 _set = dict.__setitem__
@@ -67,7 +77,7 @@ def changed_keys(before: Any, after: Any) -> tuple[Any, ...] | None:
     """The keys at which ``after`` may differ from ``before`` when ``after`` was made from
     ``before`` itself by :func:`with_entry`; None when that is not known (compare them whole)."""
     if type(after) is DerivedMap:
-        origin = after._origin
+        origin = getattr(after, "_origin", None)
         if origin is not None and origin() is before:
             return (after._key,)
     return None

@@ -29,10 +29,13 @@ def test_a_copy_with_one_key_set_is_that_dict_for_every_reader():
         decoded = msgspec.json.decode(msgspec.json.encode(Sheet(made)), type=Sheet)
         assert decoded == Sheet(expected) and type(decoded.characters) is dict
         assert msgspec.to_builtins(made) == expected
-        for plain in (dict(made), {**made}, copy.copy(made), copy.deepcopy(made), pickle.loads(pickle.dumps(made))):
+        for plain in (dict(made), {**made}, made.copy(), copy.copy(made), copy.deepcopy(made),
+                      pickle.loads(pickle.dumps(made)), made | {}, {} | made):
             assert plain == expected and type(plain) is dict
             plain["x"] = 0  # a plain copy is writable
     assert base == {"thor": 1, "york": 2, "lya": 3}
+    assert with_entry(base, "a", 1) | {"b": 2} == {**base, "a": 1, "b": 2}
+    assert DerivedMap.fromkeys("ab", 0) == {"a": 0, "b": 0} and type(DerivedMap.fromkeys("ab")) is dict
 
 
 @pytest.mark.parametrize("change", [
