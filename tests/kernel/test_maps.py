@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import gc
 import pickle
+import weakref
 
 import msgspec
 import pytest
@@ -68,8 +69,6 @@ def test_the_changed_key_is_told_only_about_the_map_it_was_made_from():
 def test_a_chain_of_copies_keeps_no_earlier_map_alive():
     m = with_entry({"a": 0}, "a", 1)
     first = m
-    import weakref
-
     gone = weakref.ref(first)
     for i in range(100):
         m = with_entry(m, "a", i)
