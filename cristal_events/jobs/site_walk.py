@@ -208,19 +208,9 @@ def _diff(a: Any, b: Any, path: tuple[Any, ...], out: list[Change], hint: Hint =
         return
     if isinstance(a, dict) and isinstance(b, dict):
         keys = changed_keys(a, b)
-        if keys is not None:  # b was made from a with these keys set (maps.with_entry): no other can differ
-            for key in keys:
-                vb = b[key]
-                if key in a:
-                    va = a[key]
-                    if va is not vb:
-                        if type(va) in _PLAIN and type(vb) in _PLAIN:
-                            if va != vb:
-                                out.append({"path": [*path, key], "before": va, "after": vb})
-                        else:
-                            _diff(va, vb, path + (key,), out, hint)
-                else:
-                    out.append({"path": [*path, key], "before": None, "after": _plain(vb)})
+        if keys is not None:  # b was made from a with these keys set (maps.with_entry): no other can
+            # differ, so the two maps are compared at those keys alone, by the small maps' loop below
+            _diff({k: a[k] for k in keys if k in a}, {k: b[k] for k in keys}, path, out, hint)
             return
         if len(a) >= _LARGE and len(b) >= len(a):
             ea, eb = _entry(a), _entry(b)
