@@ -428,9 +428,12 @@ def forkable(camp: Any) -> bool:
 
 
 #: the share of the log the first process walks: the later events cost more (a larger state: more
-#: characters to compare), so an even split left the first process waiting for the second, whose
-#: half took 1.17 × as long on the 1M campaign (317 s against 272 s at a load of 8); 0.54 evens them
-SPLIT_SHARE = 0.54
+#: characters), so an even split left the first process waiting for the second (the eighth session:
+#: 1.17 × as long; 0.54 evened them). Since the map of characters is compared at the key an event set
+#: (cristal_events.maps), the later half costs 1.06 × the earlier, and at 0.54 the second process
+#: ended 1.4-3.5 s before the first; at 0.515 the two ended within 0.8 s of each other in each of 4
+#: rounds of the 1M export (benchmarks/README.md, "Eleventh session")
+SPLIT_SHARE = 0.515
 
 
 def split_point(camp: Any, after: int, end: int,
