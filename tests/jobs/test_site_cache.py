@@ -248,18 +248,19 @@ def test_two_processes_and_a_cache_write_the_same_site(db, tmp_path, monkeypatch
     second's together, and the next export from it is the same bytes."""
     monkeypatch.setattr(page, "PARALLEL_SITE_MIN", 0)
     site = tmp_path / "site"
-    forked: list[int] = []
+    forked: list[str] = []
     real = page.site_walk.fork
-    monkeypatch.setattr(page.site_walk, "fork", lambda work: forked.append(1) or real(work))
+    monkeypatch.setattr(page.site_walk, "fork", lambda work: forked.append(work.__name__) or real(work))
     two = export(db, site, processes=2)
-    assert forked == [1] and two.manifest is not None
+    # a second process walked the later sessions, another made the dice sections
+    assert forked == ["later", "dice_sections"] and two.manifest is not None
     one = export(db, tmp_path / "one", processes=1)
     assert one.manifest is not None
     assert msgspec.msgpack.encode(two.manifest.boundary) == msgspec.msgpack.encode(one.manifest.boundary)
     for title in ("Une", "Deux", "Trois"):  # enough sessions after the cut for the walk to be split again
         a_night(db, title=title)
     again = export(db, site, processes=2)
-    assert again.incremental and forked == [1, 1]  # the walk after the kept pages in two processes too
+    assert again.incremental and forked == ["later", "dice_sections"] * 2  # after the kept pages too
     assert files(site) == cold(db, tmp_path / "cold")
 
 
