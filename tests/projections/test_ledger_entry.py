@@ -112,3 +112,23 @@ def test_a_ledger_behind_the_log_gives_the_rows_a_rebuild_would_write(built, tmp
     thor = next(c for c in report.characters if c.id == "thor")
     assert (thor.earned, thor.spent, thor.corrected, thor.balance) == (1150, 320, -540, 290)
     assert report.ok
+
+
+def test_the_ledger_is_read_with_the_cycle_collector_paused_and_left_as_it_was(built, monkeypatch):
+    import gc
+
+    from cristal_events.jobs import audit
+
+    seen: list[bool] = []
+    real = audit.from_row
+    monkeypatch.setattr(audit, "from_row", lambda row: seen.append(gc.isenabled()) or real(row))
+    assert gc.isenabled()
+    entries = _entries(built)
+    assert len(entries) == 18 and seen == [False] * 18  # each row read with the collector paused
+    assert gc.isenabled()  # and on again after
+    gc.disable()
+    try:
+        assert _entries(built) == entries
+        assert not gc.isenabled()  # a caller that had paused it finds it paused
+    finally:
+        gc.enable()
