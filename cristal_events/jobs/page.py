@@ -626,6 +626,10 @@ class _Collector:
         # the records the game master's dice sections read (the fairness report and the overrides,
         # re-rolls and sealed rolls): only those, so a long campaign's steps are still not kept
         self.dice: list[RecordedEvent] = []
+        # False: the steps' dice records are not kept (a second process's walk: the first reads them
+        # from the log, ``dice_later``); (after, until): the positions whose records the log still holds
+        self.keep_dice = True
+        self.dice_later: tuple[int, int] | None = None
         self._rolls: dict[bytes, Any] = {}
         self._encode = msgspec.msgpack.Encoder().encode
         self._named: dict[str, Any] = {}  # the character object each name in self.names was read from
@@ -674,10 +678,8 @@ class _Collector:
     def add(self, section: _Section, s: Step) -> None:
         """One step of the section: its line, and what the index gathers of it."""
         rec = s.rec
-        if rec.type == "dice.rolled":
-            self.dice.append(self._kept(rec))
-        elif rec.type in _DICE_TYPES:
-            self.dice.append(rec)
+        if rec.type in _DICE_TYPES and self.keep_dice:
+            self.dice.append(self._kept(rec) if rec.type == "dice.rolled" else rec)
         if s.characters:
             self._points(s, "PV", self.pv, self._pv_of)
             if self.xp_points is None:
@@ -726,19 +728,19 @@ class _Collector:
         (positions up to ``until``) read from the log, as if this one had walked them."""
         self.pv, self.xp_walk, self.seen, self.names = summary.pv, summary.xp_walk, summary.seen, summary.names
         self.pages, self.marks, self.count = summary.pages, summary.marks, summary.count
-        self.dice = self._dice_until(until)
+        self.dice = self._dice_between(0, until, self.camp.store)
 
-    def _dice_until(self, until: int) -> list[RecordedEvent]:
-        """The records the dice sections read (:data:`_DICE_TYPES`) up to ``until``, in log order, as
-        :meth:`add` keeps them. Read without decoding, each payload decoded once (``Codec.read``,
-        as the store decodes it): the 1M campaign's 264,000 dice records hold 4,292 different
-        payloads, and decoding each record was most of the 1.8 s of CPU this read took."""
-        store = self.camp.store
+    def _dice_between(self, after: int, until: int, store: Any) -> list[RecordedEvent]:
+        """The records the dice sections read (:data:`_DICE_TYPES`) of positions ``after+1 ..
+        until``, in log order, as :meth:`add` keeps them, read from ``store``. Read without decoding,
+        each payload decoded once (``Codec.read``, as the store decodes it): the 1M campaign's
+        264,000 dice records hold 4,292 different payloads, and decoding each record was most of
+        the 1.8 s of CPU this read took."""
         read = store.codec.read
         events: dict[tuple[str, int, str], Any] = {}
         found: list[RecordedEvent] = []
         for kind in sorted(_DICE_TYPES):
-            for rec in store.read_all(until=until, type=kind, decode=False, hashes=False):
+            for rec in store.read_all(after=after, until=until, type=kind, decode=False, hashes=False):
                 key = (rec.type, rec.schema_version, rec.payload)
                 ev = events.get(key)
                 if rec.type != "dice.rolled":  # kept whole, as add() keeps it
@@ -780,9 +782,13 @@ class _Collector:
                                      xp.get(cid, []), self.pv.get(cid, [])))
         return out
 
-    def dice_sections(self) -> str:
+    def dice_sections(self, store: Any = None) -> str:
         """The GM's dice (overrides, re-rolls, rolls still sealed) when there are any, then the
-        fairness report's charts (:func:`.dice_report.html_section`) when any die was rolled."""
+        fairness report's charts (:func:`.dice_report.html_section`) when any die was rolled; the
+        records of ``dice_later`` read first, from ``store`` (default: the campaign's own)."""
+        if self.dice_later is not None:
+            self.dice.extend(self._dice_between(*self.dice_later, store if store is not None else self.camp.store))
+            self.dice_later = None
         out = []
         fudges = fudge_record_lines(self.dice)
         if fudges:
@@ -885,9 +891,13 @@ def _write_index(col: _Collector, emit: Callable[[str, str], None], run: Run | N
     kept as it is: :attr:`Run.same_character`).
 
     ``beside`` (the walk had two processes): a forked process makes the dice sections (the fairness
-    report reads every roll: 0.9 s of the 1M campaign's 2.5 s here) while this one writes the
-    characters' pages; if it fails, this one makes them (the same text either way: tested)."""
-    dice = site_walk.fork(col.dice_sections) if beside else None
+    report reads every roll: 0.9 s of the 1M campaign's 2.5 s here; with the later sessions' dice
+    records, which it reads from the log) while this one writes the characters' pages; if it
+    fails, this one makes them (the same text either way: tested)."""
+    def dice_sections() -> str:
+        return dice_beside(col)
+
+    dice = site_walk.fork(dice_sections) if beside else None
     title = esc(col.camp.header.name)
     chars = col.characters()
     starts = [p for _n, p in col.marks]
@@ -909,6 +919,15 @@ def _write_index(col: _Collector, emit: Callable[[str, str], None], run: Run | N
              _characters_table(chars, lambda c: c.file) if chars else "", _dice_html(col, dice), "</body></html>\n"]
     emit("index.html", "".join(index))
     return col.count
+
+
+def dice_beside(col: _Collector) -> str:
+    """:meth:`_Collector.dice_sections` in a forked process, on a connection of its own (an SQLite
+    connection is not to be used across a fork)."""
+    from ..service import Campaign
+
+    with Campaign.open(col.camp.store.path, readonly=True) as own:
+        return col.dice_sections(own.store)
 
 
 def _dice_html(col: _Collector, child: tuple[int, Any] | None) -> str:
@@ -1028,6 +1047,7 @@ def _export_site(camp: Any, emit: Callable[[str, str], None], *, after: int, unt
 
         with Campaign.open(camp.store.path, readonly=True) as own:
             other = _Collector(own, entries)
+            other.keep_dice = False  # this one reads them from the log (dice_later): 3.8 µs a record to pickle
             written: list[str] = []
             marked: list[Summary] = []
 
@@ -1051,6 +1071,7 @@ def _export_site(camp: Any, emit: Callable[[str, str], None], *, after: int, unt
                         preceding=before_file, mark=mark)
     else:
         emit.adopt(got.pop("written"))  # type: ignore[attr-defined]
+        col.dice_later = (position, end)  # the second process did not keep its dice records
         marked = got.pop("mark")
         if run is not None and marked:  # the last page is the second process's: its summary after ours
             run.boundary = col.summary()

@@ -129,3 +129,23 @@ def test_a_second_process_that_fails_leaves_its_sessions_to_the_first(sample, tm
     assert _site(sample, tmp_path / "failed", processes=2) == one
     monkeypatch.setattr(site_walk, "fork", lambda work: None)  # no fork at all
     assert _site(sample, tmp_path / "nofork", processes=2) == one
+
+
+def test_the_dice_sections_are_the_same_whichever_process_reads_the_later_dice(sample, tmp_path, monkeypatch):
+    """The second process does not keep its sessions' dice records: the dice sections read them from
+    the log, in a forked process of their own or, when that one fails, in this one."""
+    monkeypatch.setattr(page, "PARALLEL_SITE_MIN", 0)
+    one = _site(sample, tmp_path / "one", processes=1)
+    real, kept = site_walk.fork, []
+
+    def dice_fails(work):
+        if work.__name__ == "dice_sections":
+            return real(lambda: 1 / 0)
+        return real(work)
+
+    monkeypatch.setattr(site_walk, "fork", dice_fails)
+    monkeypatch.setattr(page._Collector, "take", lambda self, later, real=page._Collector.take: kept.append(
+        len(later["dice"])) or real(self, later))
+    assert _site(sample, tmp_path / "dice-failed", processes=2) == one
+    assert kept == [0]  # the second process handed its share back without a dice record
+    assert '<section id="dice-fairness">' in one["index.html"]

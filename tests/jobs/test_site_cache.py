@@ -325,9 +325,12 @@ def test_the_dice_records_read_from_the_log_are_those_the_walk_keeps(db):
                 walked.dice.append(walked._kept(s.rec))
             elif s.rec.type in page._DICE_TYPES:
                 walked.dice.append(s.rec)
-        read = page._Collector(camp, [])._dice_until(end)
+        read = page._Collector(camp, [])._dice_between(0, end, camp.store)
+        middle = walked.dice[len(walked.dice) // 2].position  # a second process's share: after a cut
+        later = page._Collector(camp, [])._dice_between(middle, end, camp.store)
     encode = msgspec.msgpack.Encoder(enc_hook=str).encode
     assert len(read) == len(walked.dice) >= 5 and encode(read) == encode(walked.dice)
+    assert 0 < len(later) < len(read) and encode(later) == encode([r for r in walked.dice if r.position > middle])
 
 
 def test_the_code_fingerprint_changes_with_a_file_of_the_package(tmp_path, monkeypatch):
