@@ -39,11 +39,11 @@ from cristal_events.jobs import page
 from cristal_events.jobs.outputs import output_folder
 from cristal_events.service import Campaign
 
-site_walk = importlib.import_module("cristal_events.jobs.site_walk")
+cycles = importlib.import_module("cristal_events.cycles")  # the pause page.py reads, replaced per variant
 
 
 def variants() -> dict[str, tuple[object, int]]:
-    paused = site_walk.no_cycle_collector
+    paused = cycles.no_cycle_collector
     return {"every lever (collector paused, 2 processes)": (paused, 2),
             "collector on, 1 process": (nullcontext, 1),
             "collector paused, 1 process": (paused, 1)}
@@ -51,11 +51,11 @@ def variants() -> dict[str, tuple[object, int]]:
 
 def export_ab(db: str, rounds: int, until: int | None) -> dict[str, list[tuple[float, float]]]:
     out: dict[str, list[tuple[float, float]]] = {name: [] for name in variants()}
-    paused = site_walk.no_cycle_collector
+    paused = cycles.no_cycle_collector
     with tempfile.TemporaryDirectory(prefix="cristal-export-ab-") as folder:
         for r in range(rounds):
             for name, (collector, processes) in variants().items():
-                site_walk.no_cycle_collector = collector
+                cycles.no_cycle_collector = collector
                 target = Path(folder) / "site"
                 shutil.rmtree(target, ignore_errors=True)
                 try:
@@ -66,7 +66,7 @@ def export_ab(db: str, rounds: int, until: int | None) -> dict[str, list[tuple[f
                                              processes=processes)
                         out[name].append((time.perf_counter() - t0, time.process_time() - c0))
                 finally:
-                    site_walk.no_cycle_collector = paused
+                    cycles.no_cycle_collector = paused
                 wall, cpu = out[name][-1]
                 print(f"round {r + 1} {name}: {wall:.2f} s, {cpu:.2f} s CPU; load {os.getloadavg()[0]:.1f}",
                       flush=True)

@@ -27,6 +27,11 @@ hash_encoder = msgspec.json.Encoder()
 
 GENESIS = "0" * 64
 ANY = None  # expected_version that skips the concurrency check
+#: each session's end (:meth:`Store.session_ends`), the same query on both stores: its WHERE repeats the
+#: term of the partial index that serves it (SQLite migration 0008; PostgreSQL's ``events_marked``,
+#: postgres/0005); a SQLite file opened read-only before that migration scans
+SESSION_ENDS = ("SELECT session, position, hash FROM events WHERE type = 'session.ended' "
+                "AND session IS NOT NULL ORDER BY position")
 #: the fields of a row given to :meth:`Store.import_rows` (the envelope and payload of an exported event)
 IMPORT_FIELDS = ("event_id", "stream", "version", "type", "schema_version", "payload", "recorded_at", "session",
                  "actor", "causation_id", "correlation_id")

@@ -44,6 +44,7 @@ from .log_rows import (  # shared with the PostgreSQL store (re-exported: caller
     GENESIS,
     IMPORT_FIELDS,
     LOG_COPY_COLUMNS,
+    SESSION_ENDS,
     VerifyReport,
     access_row,
     chained,
@@ -482,14 +483,9 @@ class Store:
         row = self.conn.execute("SELECT position, hash FROM events ORDER BY position DESC LIMIT 1").fetchone()
         return (row[0], row[1]) if row else (0, GENESIS)
 
-    #: the session ends, through their partial index (migration 0008) where the campaign has it: the
-    #: WHERE repeats the index's own term; a file opened read-only before that migration scans
-    _SESSION_ENDS = ("SELECT session, position, hash FROM events WHERE type = 'session.ended' "
-                     "AND session IS NOT NULL ORDER BY position")
-
     def session_ends(self) -> dict[int, tuple[int, str]]:
         """Each ended session's number -> (position, chain hash) of its ``session.ended`` event."""
-        return {s: (p, h) for s, p, h in self.conn.execute(self._SESSION_ENDS)}
+        return {s: (p, h) for s, p, h in self.conn.execute(SESSION_ENDS)}
 
     # -------------------------------------------------------------- snapshots
     # Snapshots are derived data (a cache of the folded state), outside the log's triggers; each row

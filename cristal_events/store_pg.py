@@ -58,6 +58,7 @@ from .log_rows import (
     ANY,
     GENESIS,
     IMPORT_FIELDS,
+    SESSION_ENDS,
     VerifyReport,
     access_row,
     chained,
@@ -632,12 +633,8 @@ class PgStore:
         row = self._sql("SELECT position, hash FROM events ORDER BY position DESC LIMIT 1").fetchone()
         return (row[0], row[1]) if row else (0, GENESIS)
 
-    #: the session ends, through the partial index of the rows read by type (postgres/0005)
-    _SESSION_ENDS = ("SELECT session, position, hash FROM events WHERE type = 'session.ended' "
-                     "AND session IS NOT NULL ORDER BY position")
-
     def session_ends(self) -> dict[int, tuple[int, str]]:
-        return {s: (p, h) for s, p, h in self._sql(self._SESSION_ENDS).fetchall()}
+        return {s: (p, h) for s, p, h in self._sql(SESSION_ENDS).fetchall()}
 
     def read_all(self, after: int = 0, *, until: int | None = None, stream: str | None = None,
                  type: str | None = None, session: int | None = None, decode: bool = True,

@@ -25,6 +25,7 @@ from typing import Any, TextIO
 
 import msgspec
 
+from .. import cycles
 from ..display import visible
 from ..i18n import _, current, ngettext
 from ..records import RecordedEvent
@@ -1004,7 +1005,7 @@ def export_site(camp: Any, emit: Callable[[str, str], None], *, after: int = 0, 
         check_character(camp, character)
     if run is not None and (after or until is not None or character is not None):
         raise ValueError("only a whole-campaign site goes on from an earlier export")
-    with site_walk.no_cycle_collector():
+    with cycles.no_cycle_collector():
         return _export_site(camp, emit, after=after, until=until, character=character, progress=progress,
                             ledger=ledger, processes=processes, run=run)
 

@@ -22,14 +22,12 @@ The summary of a step is its narration (the site shows only the narration).
 
 from __future__ import annotations
 
-import gc
 import os
 import pickle
 import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -271,23 +269,6 @@ def changes(before: Any, after: Any, rec: Any = None) -> list[Change]:
     if a is not b:
         _diff(a, b, ("settings",), out)
     return out
-
-
-@contextmanager
-def no_cycle_collector() -> Iterator[None]:
-    """Python's cycle collector paused for the export, as it was before afterwards. The walk makes
-    a state per event, each holding a new map of the characters (2,000 of them at 1M events), and
-    keeps a session's states until its page is written: each collection of the youngest objects
-    then walks those maps again. The walk makes no reference cycle (its objects are freed by their
-    counts as each page is written); paused, the fold of the 1M campaign's events took 21 µs
-    instead of 81 and the diff 30 instead of 75 (benchmarks/README.md, "HTML export")."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 class Characters:

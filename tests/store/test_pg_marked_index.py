@@ -11,6 +11,7 @@ from pgcluster import with_campaign
 from cristal_events import store_pg
 from cristal_events.codec import Codec
 from cristal_events.events import CORE_EVENTS, CORE_UPCASTERS, NoteRecorded, SessionEnded, SessionStarted
+from cristal_events.log_rows import SESSION_ENDS
 from cristal_events.store_pg import PgStore
 
 
@@ -50,7 +51,7 @@ def test_session_starts_and_secret_rolls_are_read_through_the_one_index(url):
                 "'roll.revealed'::text]))") in indexes["events_marked"]
         assert "events_marked" in plan(store, PgStore._LAST_SESSION_START)
         assert "events_marked" in plan(store, PgStore._SEALED_ROWS.replace("%s", str(starts[-1])))
-        assert "events_marked" in plan(store, PgStore._SESSION_ENDS)
+        assert "events_marked" in plan(store, SESSION_ENDS)
         assert store.last_session_start() == starts[-1]
         assert PgStore.sealed_of(url) == []
         assert sorted(store.session_ends()) == [1, 2]
@@ -82,7 +83,7 @@ def test_a_campaign_created_with_the_two_indexes_migrates_to_the_one(url, monkey
         assert "events_marked" in names and not names & {"events_session_starts", "events_sealed_rolls"}
         assert new.last_session_start() == starts[-1]
         assert sorted(new.session_ends()) == [1, 2]
-        assert "events_marked" in plan(new, PgStore._SESSION_ENDS)
+        assert "events_marked" in plan(new, SESSION_ENDS)
         assert new.verify().ok
     finally:
         new.close()

@@ -14,7 +14,7 @@ import pytest
 
 from cristal_events import init_campaign, migrate, open_campaign
 from cristal_events.events import NoteRecorded
-from cristal_events.store import Store
+from cristal_events.log_rows import SESSION_ENDS
 
 
 def _play(camp, sessions: int) -> None:
@@ -26,7 +26,7 @@ def _play(camp, sessions: int) -> None:
 
 
 def _plan(conn: sqlite3.Connection) -> str:
-    return " ".join(str(r) for r in conn.execute("EXPLAIN QUERY PLAN " + Store._SESSION_ENDS))
+    return " ".join(str(r) for r in conn.execute("EXPLAIN QUERY PLAN " + SESSION_ENDS))
 
 
 def test_the_session_ends_are_read_through_their_partial_index(campaign):
