@@ -98,10 +98,10 @@ def ledger_rows(camp: Any, ledger: Any, *, progress: Progress | None = None) -> 
     """The ``xp_ledger`` entries of the whole log in position order: the caught-up table's, or (when
     the read model is behind) the rows a rebuild of ``ledger`` would write, computed in memory.
 
-    Read with the cycle collector paused (:func:`..cycles.no_cycle_collector`): each row makes a
-    dict and an entry and no reference cycle, and with the collector on, its collections walked the
-    entries already read again and again (the 1M campaign's 87,558 entries: 0.72-0.87 s, 0.50-0.54
-    without; benchmarks/README.md, "Eleventh session")."""
+    Read with the cycle collector paused (:func:`cristal_events.cycles.no_cycle_collector`): each
+    row makes a dict and an entry and no reference cycle, and with the collector on, its
+    collections walked the entries already read again and again (the 1M campaign's 87,558 entries:
+    0.72-0.87 s, 0.50-0.54 without; benchmarks/README.md, "Eleventh session")."""
     with no_cycle_collector():
         return _ledger_rows(camp, ledger, progress)
 
