@@ -21,7 +21,6 @@ give it a generated campaign or a copy (``generator.cached``); never a campaign 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import shutil
 import statistics
@@ -34,12 +33,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]
 
+from cristal_events import cycles  # the pause page.py reads, replaced per variant below
 from cristal_events.cli.export import _session_rows
 from cristal_events.jobs import page
 from cristal_events.jobs.outputs import output_folder
 from cristal_events.service import Campaign
-
-cycles = importlib.import_module("cristal_events.cycles")  # the pause page.py reads, replaced per variant
 
 
 def variants() -> dict[str, tuple[object, int]]:
