@@ -2,8 +2,8 @@
 
     PYTHONPATH=$PWD python docs/screenshots.py
 
-Builds the sample campaign in a temporary folder, exports its site and photographs the index and the
-first session's page (one state change unfolded) in headless Chromium, through selenium.
+Builds the sample campaign in a temporary folder, exports its site and photographs the index, the
+characters' list, the dice page and the first session's page (one state change unfolded) in headless Chromium, through selenium.
 """
 
 from __future__ import annotations
@@ -33,6 +33,9 @@ def main() -> None:
         with browser(1100, 900) as driver:
             driver.get((site / "index.html").as_uri())
             driver.save_screenshot(str(ROOT / "docs" / "export-index.png"))
+            for page, shot in (("personnages.html", "export-characters.png"), ("des.html", "export-dice.png")):
+                driver.get((site / page).as_uri())
+                driver.save_screenshot(str(ROOT / "docs" / shot))
             driver.get((site / "session-1.html").as_uri())
             attack = driver.find_element(By.ID, "e21")
             attack.find_element(By.CSS_SELECTOR, "details summary").click()

@@ -1,6 +1,7 @@
 """The timeline in HTML: a small self-contained site (``-o FOLDER``) or, on standard output, one page.
 
-The site (:func:`write_site`) is an ``index.html`` (the sessions, the characters, links), one page
+The site (:func:`write_site`) is an ``index.html`` (the sessions, links), the characters' list
+(``personnages.html``), the dice page (``des.html``: the GM's dice, the fairness report), one page
 per session (its events told in the book's terms, each event's state changes folded in a
 ``<details>`` disclosure, each combat as the book's table) and one page per character (its XP and
 PV charts). A page of a big campaign stays small, so it opens at once; the index of a 200,000-event
@@ -541,12 +542,12 @@ def _sessions_table(pages: list[SessionPage], link: Callable[[SessionPage], str]
 
 def sparkline(title: str, points: list[tuple[int, int]], *, colour: str, width: int = 120, height: int = 26,
               compact: bool = False) -> str:
-    """A small line of ``points`` for the index's table (its lowest and highest values as text).
+    """A small line of ``points`` for the characters' table (its lowest and highest values as text).
 
-    ``compact`` (the site's index, which lists every character: 2,286 of them in the 1M generated
-    campaign, whose index must stay under 2 MB): at most about :data:`SPARK_POINTS` points, a point repeated at the same pixel written
-    once, and the size and stroke left to the index's style sheet (:data:`SPARK_CSS`, the colour by
-    class), so a row of the table stays near 500 bytes."""
+    ``compact`` (the site's characters' list, :data:`CHARACTERS_FILE`, which has every character:
+    2,343 of them in a 1M generated campaign): at most about :data:`SPARK_POINTS` points, a point
+    repeated at the same pixel written once, and the size and stroke left to the page's style sheet
+    (:data:`SPARK_CSS`, the colour by class), so a row of the table stays near 570 bytes."""
     if len({p for p, _ in points}) < 2 or len({v for _, v in points}) < 2:
         return ""
     points = thin(points, SPARK_POINTS if compact else 40)
@@ -570,8 +571,8 @@ def sparkline(title: str, points: list[tuple[int, int]], *, colour: str, width: 
 
 
 XP_COLOUR, PV_COLOUR = "#36a", "#c33"
-SPARK_POINTS = 12  # the site index's sparklines: the character's page has the whole chart
-#: the style of the site index's compact sparklines (:func:`sparkline`)
+SPARK_POINTS = 12  # the characters' list's sparklines: the character's page has the whole chart
+#: the style of the characters' list's compact sparklines (:func:`sparkline`)
 SPARK_CSS = (".spark{width:120px;height:26px}.spark polyline{fill:none;stroke-width:1.5}"
              f".spark.xp polyline{{stroke:{XP_COLOUR}}}.spark.pv polyline{{stroke:{PV_COLOUR}}}"
              "#characters td:nth-child(3),#characters td:nth-child(4),#characters td:nth-child(6)"
@@ -580,12 +581,12 @@ SPARK_CSS = (".spark{width:120px;height:26px}.spark polyline{fill:none;stroke-wi
 
 def _characters_table(chars: list[CharacterPage], link: Callable[[CharacterPage], str] | None) -> str:
     rows = []
-    compact = link is not None  # the site's index (its head carries SPARK_CSS)
+    compact = link is not None  # the site's characters' list (its head carries SPARK_CSS)
     for c in chars:
         name = f'<a href="{link(c)}">{esc(c.name)}</a>' if link else f'<a href="#c-{esc(c.cid)}">{esc(c.name)}</a>'
         xp = c.xp[-1][1] if c.xp else ""
         pv = c.pv[-1][1] if c.pv else ""
-        num = "<td>" if compact else '<td class="num">'  # compact: the index's style sheet aligns them
+        num = "<td>" if compact else '<td class="num">'  # compact: the page's style sheet aligns them
         rows.append(f"<tr><td>{name}</td><td><code>{esc(c.cid)}</code></td>{num}#{c.first}–#{c.last}</td>"
                     f'{num}{xp}</td><td>{sparkline(c.name + " — XP", c.xp, colour=XP_COLOUR, compact=compact)}</td>'
                     f'{num}{pv}</td><td>{sparkline(c.name + " — PV", c.pv, colour=PV_COLOUR, compact=compact)}</td></tr>')
@@ -834,8 +835,9 @@ def write_html(camp: Any, steps: Iterable[Step], out: TextIO, *,
 def write_site(camp: Any, steps: Iterable[Step], emit: Callable[[str, str], None], *,
                ledger: Iterable[LedgerEntry] | None = None) -> int:
     """The timeline as a small site: ``emit(name, html)`` receives ``index.html``, one
-    ``session-N.html`` per session (``hors-session-POS.html`` for a stretch outside any session) and
-    one ``personnage-N.html`` per character; returns the number of events. Each session page is
+    ``session-N.html`` per session (``hors-session-POS.html`` for a stretch outside any session),
+    one ``personnage-N.html`` per character, their list ``personnages.html`` and, when a die was
+    rolled, the dice page ``des.html``; returns the number of events. Each session page is
     written as soon as its session is walked, so memory holds one session at a time."""
     col = _Collector(camp, list(ledger or []))
     _write_sessions(col, steps, emit)
@@ -887,9 +889,12 @@ def session_file(key: int | None, first: int) -> str:
 
 def _write_index(col: _Collector, emit: Callable[[str, str], None], run: Run | None = None, *,
                  beside: bool = False) -> int:
-    """The characters' pages and the index, once every session is walked (with ``run``: each
-    character page's digest handed to it, and a page the earlier export made of the same material
-    kept as it is: :attr:`Run.same_character`).
+    """The characters' pages, the list of the characters (:data:`CHARACTERS_FILE`), the dice page
+    (:data:`DICE_FILE`, when a die was rolled) and the index, once every session is walked (with
+    ``run``: each character page's digest handed to it, and a page the earlier export made of the
+    same material kept as it is: :attr:`Run.same_character`). The index holds the sessions' table
+    and links to the other two: its size grows with the sessions only, not with the characters or
+    the dice (a 1M generated campaign's index: 0.61 MB, with 2,343 characters).
 
     ``beside`` (the walk had two processes): a forked process makes the dice sections (the fairness
     report reads every roll: 0.9 s of the 1M campaign's 2.5 s here; with the later sessions' dice
@@ -903,6 +908,7 @@ def _write_index(col: _Collector, emit: Callable[[str, str], None], run: Run | N
     chars = col.characters()
     starts = [p for _n, p in col.marks]
     ordered = _ascending(starts)
+    up = f'<a href="index.html">↑ {title}</a>'
     for c in chars:
         if run is not None:
             digest = character_digest(c, col.marks, starts)
@@ -910,16 +916,27 @@ def _write_index(col: _Collector, emit: Callable[[str, str], None], run: Run | N
             if run.same_character is not None and run.same_character(c.file, digest):
                 emit.keep([c.file])  # type: ignore[attr-defined]
                 continue
-        emit(c.file, _head(f"{esc(c.name)} — {title}") + f'<nav><a href="index.html">↑ {title}</a></nav>'
-             f"<h1>{esc(c.name)}</h1><p class=\"sub\"><code>{esc(c.cid)}</code> — "
+        emit(c.file, _head(f"{esc(c.name)} — {title}") + f'<nav>{up}<a href="{CHARACTERS_FILE}">'
+             f'{esc(_("Characters"))}</a></nav><h1>{esc(c.name)}</h1><p class="sub"><code>{esc(c.cid)}</code> — '
              + esc(_("positions #{first} to #{last}").format(first=c.first, last=c.last))
              + f"</p>{_charts(c, col.marks, ordered)}</body></html>\n")
-    index = [_head(f"{title} — {esc(_('timeline'))}", SPARK_CSS), col.subtitle(),
-             f'<nav><a href="#sessions">{esc(_("Sessions"))}</a><a href="#characters">{esc(_("Characters"))}</a></nav>',
-             _sessions_table(col.pages, lambda p: p.file),
-             _characters_table(chars, lambda c: c.file) if chars else "", _dice_html(col, dice), "</body></html>\n"]
-    emit("index.html", "".join(index))
+    nav = [f'<a href="#sessions">{esc(_("Sessions"))}</a>']
+    if chars:
+        nav.append(f'<a href="{CHARACTERS_FILE}">{esc(_("Characters"))}</a>')
+        emit(CHARACTERS_FILE, _head(f"{esc(_('Characters'))} — {title}", SPARK_CSS) + f"<nav>{up}</nav>"
+             + col.subtitle() + _characters_table(chars, lambda c: c.file) + "</body></html>\n")
+    made = _dice_html(col, dice)
+    if made:
+        nav.append(f'<a href="{DICE_FILE}">{esc(_("Dice"))}</a>')
+        emit(DICE_FILE, _head(f"{esc(_('Dice'))} — {title}") + f"<nav>{up}</nav>" + col.subtitle() + made
+             + "</body></html>\n")
+    emit("index.html", "".join([_head(f"{title} — {esc(_('timeline'))}"), col.subtitle(), f"<nav>{''.join(nav)}</nav>",
+                                _sessions_table(col.pages, lambda p: p.file), "</body></html>\n"]))
     return col.count
+
+
+#: the site's list of the characters, and its page of the dice (the GM's and the fairness report)
+CHARACTERS_FILE, DICE_FILE = "personnages.html", "des.html"
 
 
 def dice_beside(col: _Collector) -> str:

@@ -48,7 +48,7 @@ from .page import Resume, Run, SessionPage, Summary, export_site, session_file
 
 #: bump whenever page code changes the bytes of a page (jobs/page.py, the rules' narration, the
 #: site walk's diff): a site written by another format is written whole again
-SITE_FORMAT = 1
+SITE_FORMAT = 2  # 2: the characters' table and the dice on pages of their own
 #: the site's cache, beside the pages (a dot-file: not a page, not in the folder's list of files)
 CACHE_FILE = ".cristal-site-cache"
 

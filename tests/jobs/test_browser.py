@@ -51,8 +51,13 @@ def test_the_site_loads_in_chromium_reads_in_names_and_shows_the_hostile_name_as
         links = _texts(driver, "#sessions a")
         assert links[1:] == ["Session 1 : L'auberge du Pendu", "Session 2 : La route de Valombre",
                              "Session 3 : La maison de Taz", "Session 4 : Intrus"]
+        assert _texts(driver, "nav a") == ["Sessions", "Personnages", "Dés"]
+        driver.find_element(By.LINK_TEXT, "Personnages").click()  # the characters' list, a page of its own
         assert HOSTILE in _texts(driver, "#characters td a")
         assert len(driver.find_elements(By.CSS_SELECTOR, "#characters svg.spark")) >= 5
+        driver.get((site / "index.html").as_uri())
+        driver.find_element(By.LINK_TEXT, "Dés").click()  # the GM's dice and the fairness charts
+        assert driver.find_elements(By.CSS_SELECTOR, "#dice-fairness svg")
 
         driver.get((site / "session-1.html").as_uri())
         summaries = _texts(driver, "span.summary")
@@ -70,8 +75,10 @@ def test_the_site_loads_in_chromium_reads_in_names_and_shows_the_hostile_name_as
         assert driver.find_elements(By.TAG_NAME, "script") == []
         assert f"{HOSTILE} (Humain) entre dans l'histoire : PV 12, PM 6" in _texts(driver, "span.summary")
 
-        driver.get((site / "index.html").as_uri())
+        driver.get((site / "personnages.html").as_uri())
         driver.find_element(By.LINK_TEXT, "Thor").click()  # the character's page, with its charts
         assert driver.find_element(By.TAG_NAME, "h1").text == "Thor"
         assert len(driver.find_elements(By.CSS_SELECTOR, "svg.chart")) == 2
+        driver.find_element(By.LINK_TEXT, "Personnages").click()  # back to the list
+        assert _texts(driver, "#characters h2") == ["Personnages"]
         assert console_errors(driver) == []

@@ -103,7 +103,7 @@ def test_two_processes_write_the_same_site_as_one(sample, tmp_path, monkeypatch)
     two = _site(sample, tmp_path / "two", processes=2)
     # a second process wrote the later sessions, another made the dice sections
     assert forked == ["later", "dice_sections"]
-    assert two == one and '<section id="dice-fairness">' in two["index.html"]
+    assert two == one and '<section id="dice-fairness">' in two["des.html"]
     assert {k: v for k, v in one.items() if k.endswith(".html")} == {k: generic[k] + page_marker(k, one)
                                                                      for k in generic}
     # the pages on either side of the split link to each other
@@ -148,4 +148,4 @@ def test_the_dice_sections_are_the_same_whichever_process_reads_the_later_dice(s
         len(later["dice"])) or real(self, later))
     assert _site(sample, tmp_path / "dice-failed", processes=2) == one
     assert kept == [0]  # the second process handed its share back without a dice record
-    assert '<section id="dice-fairness">' in one["index.html"]
+    assert '<section id="dice-fairness">' in one["des.html"]
