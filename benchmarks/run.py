@@ -378,8 +378,8 @@ _EXPORT_CODE = ("import atexit, sys\n"
 def html_export(db: str, folder: str, *, fresh: bool = True,
                 said: list[dict[str, Any]] | None = None) -> tuple[float, int, int, float] | str:
     """``cristal export timeline --format html -o SITE`` (the export is a small site: index.html, a
-    page per session and per character, ``jobs.page.export_site``, its later sessions in a second
-    process) as one command: (seconds, bytes of index.html, bytes of every file written in SITE,
+    page per session and per character, the characters' list and the dice page,
+    ``jobs.page.export_site``, its later sessions in a second process) as one command: (seconds, bytes of index.html, bytes of every file written in SITE,
     peak memory of the exporting process in MB: its VmHWM; the second process is a fork of it, whose
     own peak is not in the figure), or why it was stopped and what it had written. ``fresh=False``
     exports into the site already there (the site cache: the export goes on from it when it matches);
@@ -407,6 +407,13 @@ def html_export(db: str, folder: str, *, fresh: bool = True,
     peak = next((int(line.split()[1]) for line in done.stderr.decode(errors="replace").splitlines()
                  if line.startswith("VmHWM ")), 0)
     return took, os.path.getsize(index), total, peak / 1024
+
+
+def linked_pages(folder: str) -> str:
+    """The sizes of the two pages the site's index links to (the characters' list, the dice page)."""
+    site = Path(folder) / "site"
+    sizes = [(name, site / file) for name, file in (("characters' list", "personnages.html"), ("dice page", "des.html"))]
+    return ", ".join(f"{name} {path.stat().st_size / 1e6:,.2f} MB" for name, path in sizes if path.exists())
 
 
 #: the events of the game night the warm row adds (several hundred, as a session of the generator)
@@ -617,7 +624,8 @@ def main() -> None:
                 took, index, total, peak = exported
                 t.add(figure, "index <= 2 MB, <= 10 s", f"{took:,.1f} s, index {index / 1e6:,.2f} MB", "-", "-",
                       took <= 10 and index <= 2e6 if n == n_big else None,
-                      f"{total / 1e6:,.1f} MB written in all; peak memory {peak:,.0f} MB (VmHWM)")
+                      f"{total / 1e6:,.1f} MB written in all ({linked_pages(folder)}); peak memory {peak:,.0f} MB "
+                      "(VmHWM)")
                 html_export_again(t, big if n == n_big else paths[n], n, folder, took)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
