@@ -19,8 +19,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import msgspec
-
 from cristal_events.rulesets.cristal import fights
 from cristal_events.rulesets.cristal.ruleset import CristalState
 
@@ -122,9 +120,8 @@ class CristalCombats(Projection):
         def same(a: Any, b: Any) -> bool:
             return a is b or a == b
 
-        for field in msgspec.structs.fields(CristalState):
-            if field.name not in ("combats", "characters") and not same(getattr(before, field.name),
-                                                                        getattr(after, field.name)):
+        for name in CristalState.__struct_fields__:  # msgspec.structs.fields() would cost 35 µs a command
+            if name not in ("combats", "characters") and not same(getattr(before, name), getattr(after, name)):
                 return None
         rows: list[Any] = []
         gone: list[tuple[Any, ...]] = []
