@@ -379,9 +379,10 @@ def html_export(db: str, folder: str, *, fresh: bool = True,
                 said: list[dict[str, Any]] | None = None) -> tuple[float, int, int, float] | str:
     """``cristal export timeline --format html -o SITE`` (the export is a small site: index.html, a
     page per session and per character, the characters' list and the dice page,
-    ``jobs.page.export_site``, its later sessions in a second process) as one command: (seconds, bytes of index.html, bytes of every file written in SITE,
-    peak memory of the exporting process in MB: its VmHWM; the second process is a fork of it, whose
-    own peak is not in the figure), or why it was stopped and what it had written. ``fresh=False``
+    ``jobs.page.export_site``, its later sessions in a second process) as one command: (seconds,
+    bytes of index.html, bytes of every file written in SITE, peak memory of the exporting process
+    in MB: its VmHWM; the second process is a fork of it, whose own peak is not in the figure), or
+    why it was stopped and what it had written. ``fresh=False``
     exports into the site already there (the site cache: the export goes on from it when it matches);
     ``said``: the command's ``--json`` answer is appended to it."""
     site = os.path.join(folder, "site")

@@ -3,7 +3,8 @@
     PYTHONPATH=$PWD python docs/screenshots.py
 
 Builds the sample campaign in a temporary folder, exports its site and photographs the index, the
-characters' list, the dice page and the first session's page (one state change unfolded) in headless Chromium, through selenium.
+characters' list, the dice page and the first session's page (one state change unfolded) in
+headless Chromium, through selenium.
 """
 
 from __future__ import annotations

@@ -921,17 +921,19 @@ def _write_index(col: _Collector, emit: Callable[[str, str], None], run: Run | N
              + esc(_("positions #{first} to #{last}").format(first=c.first, last=c.last))
              + f"</p>{_charts(c, col.marks, ordered)}</body></html>\n")
     nav = [f'<a href="#sessions">{esc(_("Sessions"))}</a>']
+
+    def linked(file: str, name: str, body: str, css: str = "") -> None:  # a page the index links to
+        nav.append(f'<a href="{file}">{esc(name)}</a>')
+        emit(file, _head(f"{esc(name)} — {title}", css) + f"<nav>{up}</nav>" + col.subtitle() + body
+             + "</body></html>\n")
+
     if chars:
-        nav.append(f'<a href="{CHARACTERS_FILE}">{esc(_("Characters"))}</a>')
-        emit(CHARACTERS_FILE, _head(f"{esc(_('Characters'))} — {title}", SPARK_CSS) + f"<nav>{up}</nav>"
-             + col.subtitle() + _characters_table(chars, lambda c: c.file) + "</body></html>\n")
+        linked(CHARACTERS_FILE, _("Characters"), _characters_table(chars, lambda c: c.file), SPARK_CSS)
     made = _dice_html(col, dice)
     if made:
-        nav.append(f'<a href="{DICE_FILE}">{esc(_("Dice"))}</a>')
-        emit(DICE_FILE, _head(f"{esc(_('Dice'))} — {title}") + f"<nav>{up}</nav>" + col.subtitle() + made
-             + "</body></html>\n")
-    emit("index.html", "".join([_head(f"{title} — {esc(_('timeline'))}"), col.subtitle(), f"<nav>{''.join(nav)}</nav>",
-                                _sessions_table(col.pages, lambda p: p.file), "</body></html>\n"]))
+        linked(DICE_FILE, _("Dice"), made)
+    emit("index.html", _head(f"{title} — {esc(_('timeline'))}") + col.subtitle() + f"<nav>{''.join(nav)}</nav>"
+         + _sessions_table(col.pages, lambda p: p.file) + "</body></html>\n")
     return col.count
 
 

@@ -50,8 +50,8 @@ def test_the_index_and_pages_open_in_chromium_in_under_2_s(site):
     sessions = sorted(site.glob("session-*.html"), key=lambda p: p.stat().st_size)
     characters = sorted(site.glob("personnage-*.html"))
     rng = random.Random(18)
-    pages = [site / "index.html", site / "personnages.html", site / "des.html", sessions[-1], sessions[len(sessions) // 2], *rng.sample(sessions, 2),
-             *rng.sample(characters, 2)]
+    pages = [site / "index.html", site / "personnages.html", site / "des.html", sessions[-1],
+             sessions[len(sessions) // 2], *rng.sample(sessions, 2), *rng.sample(characters, 2)]
     with browser() as driver:
         times = {p.name: load_ms(driver, p.as_uri()) for p in pages}
         assert console_errors(driver) == []
