@@ -40,14 +40,28 @@ def browser(width: int = 1200, height: int = 1400) -> Iterator[Any]:
         driver.quit()
 
 
+#: how long the navigation timing may take to record the load event's end after ``driver.get`` returned
+TIMING_WAIT_S = 10.0
+_TIMING = ("const n = performance.getEntriesByType('navigation')[0];"
+           "return n && n.loadEventEnd > 0 ? [n.startTime, n.loadEventEnd] : null;")
+
+
 def load_ms(driver: Any, url: str) -> float:
     """Open ``url`` and return its load time as the browser's navigation timing measured it (from the
-    start of the navigation to the end of the load event), in milliseconds."""
+    start of the navigation to the end of the load event), in milliseconds.
+
+    ``driver.get`` returns once the document is complete, which the browser marks just before the
+    load event runs: its end (``loadEventEnd``) may still be 0 then (seen on a 0.67 MB session page),
+    so the timing is read once it is set, waiting up to :data:`TIMING_WAIT_S`."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
     driver.get(url)
-    timing = driver.execute_script(
-        "const n = performance.getEntriesByType('navigation')[0];"
-        "return n ? [n.startTime, n.loadEventEnd] : null;")
-    assert timing is not None and timing[1] > 0, f"{url}: the browser gave no navigation timing"
+    try:
+        timing = WebDriverWait(driver, TIMING_WAIT_S, poll_frequency=0.01).until(
+            lambda d: d.execute_script(_TIMING))
+    except TimeoutException:
+        raise AssertionError(f"{url}: the browser gave no navigation timing") from None
     return float(timing[1] - timing[0])
 
 
