@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -103,12 +104,8 @@ def _seeded_secrets(seed: int) -> Iterator[None]:
     different fights on every generation (the 1M campaign had 1,000,394 events in one session's run,
     1,000,753 in the next, and 2,286 or 2,343 characters). At the table the secrets stay fresh."""
     draw = random.Random(f"secrets-{seed}")
-    real = service._random_hex
-    service._random_hex = lambda nbytes: draw.randbytes(nbytes).hex()
-    try:
+    with mock.patch.object(service, "_random_hex", lambda nbytes: draw.randbytes(nbytes).hex()):
         yield
-    finally:
-        service._random_hex = real
 
 
 def play(path: str | Path, events: int, *, seed: int = 1, quiet: bool = False) -> Counter:

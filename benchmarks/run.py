@@ -54,6 +54,7 @@ from cristal_events.projections import runner
 
 import cristal_events.store as S
 from cristal_events import open_campaign
+from cristal_events.jobs.page import CHARACTERS_FILE, DICE_FILE
 from cristal_events.store import Store
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
@@ -413,7 +414,7 @@ def html_export(db: str, folder: str, *, fresh: bool = True,
 def linked_pages(folder: str) -> str:
     """The sizes of the two pages the site's index links to (the characters' list, the dice page)."""
     site = Path(folder) / "site"
-    sizes = [(name, site / file) for name, file in (("characters' list", "personnages.html"), ("dice page", "des.html"))]
+    sizes = [(name, site / file) for name, file in (("characters' list", CHARACTERS_FILE), ("dice page", DICE_FILE))]
     return ", ".join(f"{name} {path.stat().st_size / 1e6:,.2f} MB" for name, path in sizes if path.exists())
 
 

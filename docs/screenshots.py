@@ -23,6 +23,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 
 from cristal_events.cli import cli  # noqa: E402
 from cristal_events.cli.script import load, run  # noqa: E402
+from cristal_events.jobs.page import CHARACTERS_FILE, DICE_FILE  # noqa: E402
 
 
 def main() -> None:
@@ -34,7 +35,7 @@ def main() -> None:
         with browser(1100, 900) as driver:
             driver.get((site / "index.html").as_uri())
             driver.save_screenshot(str(ROOT / "docs" / "export-index.png"))
-            for page, shot in (("personnages.html", "export-characters.png"), ("des.html", "export-dice.png")):
+            for page, shot in ((CHARACTERS_FILE, "export-characters.png"), (DICE_FILE, "export-dice.png")):
                 driver.get((site / page).as_uri())
                 driver.save_screenshot(str(ROOT / "docs" / shot))
             driver.get((site / "session-1.html").as_uri())

@@ -893,8 +893,8 @@ def _write_index(col: _Collector, emit: Callable[[str, str], None], run: Run | N
     (:data:`DICE_FILE`, when a die was rolled) and the index, once every session is walked (with
     ``run``: each character page's digest handed to it, and a page the earlier export made of the
     same material kept as it is: :attr:`Run.same_character`). The index holds the sessions' table
-    and links to the other two: its size grows with the sessions only, not with the characters or
-    the dice (the 1M generated campaign's index: 0.66 MB, with 2,450 characters).
+    and links to the other two: its size grows with the sessions (and who was at each), not with
+    the characters or the dice (the 1M generated campaign's index: 0.66 MB, with 2,450 characters).
 
     ``beside`` (the walk had two processes): a forked process makes the dice sections (the fairness
     report reads every roll: 0.9 s of the 1M campaign's 2.5 s here; with the later sessions' dice
